@@ -1,0 +1,165 @@
+"""The alpha-beta cost model in closed form, one function per algorithm.
+
+Each function gives what the message-by-message simulation gives (time, steps, bytes), but from a
+formula in S (bytes), n GPUs, g per server, N = n / g servers and the two link classes, so that a
+page can evaluate it thousands of times; tests check every formula against the simulation. A
+message of b bytes costs alpha + b / B; a step lasts as long as its busiest queue (simulate.py).
+Bandwidths follow nccl-tests (doc/PERFORMANCE.md): algbw = S / t, busbw = algbw * 2(n-1)/n.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from . import tree
+from .topology import Link, Topology
+
+ALGORITHMS = ("naive", "ring", "multi-ring", "tree", "hierarchical")
+BUSBW_FACTORS = {  # nccl-tests src/*.cu: busbw = algbw * factor
+    "allreduce": lambda n: 2 * (n - 1) / n,
+    "reducescatter": lambda n: (n - 1) / n,
+    "allgather": lambda n: (n - 1) / n,
+    "alltoall": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "reduce": lambda n: 1.0,
+}
+
+
+def cost(algorithm: str, topo: Topology, nbytes: float, chunks: int | None = None) -> dict:
+    """Closed-form time, steps and bytes of one all-reduce of `nbytes` per GPU."""
+    n = topo.gpus
+    if n == 1:
+        out = _result(0.0, 0, 0, 0.0, 0.0, 0.0, "nothing to send: one GPU")
+    elif algorithm == "tree":
+        out = _tree(topo, nbytes, chunks)
+    else:
+        out = {"naive": _naive, "ring": _ring, "multi-ring": _multi_ring,
+               "hierarchical": _hierarchical}[algorithm](topo, nbytes)
+    algbw = nbytes / out["time_s"] / 1e9 if out["time_s"] > 0 else None
+    out["algorithm"] = algorithm
+    out["gpus"], out["gpus_per_node"], out["bytes"] = n, topo.gpus_per_node, nbytes
+    out["algbw_GBps"] = algbw
+    out["busbw_GBps"] = None if algbw is None else algbw * BUSBW_FACTORS["allreduce"](n)
+    return out
+
+
+def _result(time_s, steps, network_steps, per_gpu, inter_node, per_nic, formula) -> dict:
+    return {
+        "time_s": time_s,
+        "steps": steps,
+        "network_steps": network_steps,
+        "bytes_sent_per_gpu_max": per_gpu,
+        "bytes_inter_node": inter_node,
+        "bytes_per_nic_max": per_nic,
+        "formula": formula,
+    }
+
+
+def _step(link: Link, nbytes: float, messages: int = 1) -> float:
+    """Time of `messages` back-to-back messages of nbytes on one queue."""
+    return messages * link.seconds(nbytes)
+
+
+def _naive(topo: Topology, s: float) -> dict:
+    n, g = topo.gpus, topo.gpus_per_node
+    t = 2 * ((g - 1) * _step(topo.intra, s) + (n - g) * _step(topo.inter, s))
+    return _result(t, 2 * (n - 1), 2 * (n - g), (n - 1) * s, 2 * (n - g) * s, (n - g) * s,
+                   "2[(g-1)(a_intra + S/B_intra) + (n-g)(a_inter + S/B_inter)]")
+
+
+def _ring(topo: Topology, s: float) -> dict:
+    n, nodes = topo.gpus, topo.nodes
+    c = s / n
+    if nodes == 1:
+        step, formula = _step(topo.intra, c), "2(n-1)(a_intra + S/(n B_intra))"
+    elif topo.gpus_per_node == 1:
+        step, formula = _step(topo.inter, c), "2(n-1)(a_inter + S/(n B_inter))"
+    else:
+        step = max(_step(topo.intra, c), _step(topo.inter, c))
+        formula = "2(n-1) max(a_intra + S/(n B_intra), a_inter + S/(n B_inter))"
+    per_gpu = 2 * (n - 1) * c
+    crossing = per_gpu if nodes > 1 else 0.0
+    return _result(2 * (n - 1) * step, 2 * (n - 1), 2 * (n - 1) if nodes > 1 else 0, per_gpu,
+                   nodes * crossing, crossing, formula)
+
+
+def _multi_ring(topo: Topology, s: float) -> dict:
+    n, g, nodes = topo.gpus, topo.gpus_per_node, topo.nodes
+    c = s / (g * n)
+    if nodes == 1:  # g rings over the same NVLink neighbours: g messages per queue per step
+        step, formula = _step(topo.intra, c, g), "2(n-1) g (a_intra + S/(g n B_intra))"
+    elif g == 1:
+        step, formula = _step(topo.inter, c), "2(n-1)(a_inter + S/(n B_inter))"
+    else:  # each GPU: g-1 messages over NVLink and one through its card, at once
+        step = max(_step(topo.intra, c, g - 1), _step(topo.inter, c))
+        formula = "2(n-1) max((g-1)(a_intra + S/(g n B_intra)), a_inter + S/(g n B_inter))"
+    per_nic = 2 * (n - 1) * c if nodes > 1 else 0.0
+    return _result(2 * (n - 1) * step, 2 * (n - 1), 2 * (n - 1) if nodes > 1 else 0,
+                   2 * (n - 1) * s / n, nodes * g * per_nic, per_nic, formula)
+
+
+def _hierarchical(topo: Topology, s: float) -> dict:
+    g, nodes = topo.gpus_per_node, topo.nodes
+    inside = 2 * (g - 1) * _step(topo.intra, s / g)
+    across = 2 * (nodes - 1) * _step(topo.inter, s / (g * nodes))
+    per_nic = 2 * (nodes - 1) * s / (g * nodes)
+    return _result(
+        inside + across, 2 * (g - 1) + 2 * (nodes - 1), 2 * (nodes - 1),
+        2 * (g - 1) * s / g + per_nic, 2 * (nodes - 1) * s, per_nic,
+        "2(g-1)(a_intra + S/(g B_intra)) + 2(N-1)(a_inter + S/(g N B_inter))",
+    )
+
+
+def tree_chunks(nbytes: float) -> int:
+    """Pipeline chunks per tree: NCCL's 512 KiB slots over each half of the message."""
+    return max(1, math.ceil(nbytes / 2 / tree.COST_CHUNK_BYTES))
+
+
+def _tree(topo: Topology, s: float, chunks: int | None) -> dict:
+    k = chunks or tree_chunks(s)
+    c = s / (2 * k)
+    profile, sends, inter_sends = _tree_profile(topo.gpus, topo.gpus_per_node, k)
+    cost = (_step(topo.intra, c), _step(topo.inter, c))
+    t = sum(times * max(m * cost[cls] for cls, m in enumerate(ms)) for ms, times in profile)
+    return _result(
+        t, sum(times for _, times in profile), sum(x for ms, x in profile if ms[1]),
+        max(sends) * s / 2, sum(inter_sends) * s / 2, max(inter_sends) * s / 2,
+        "sum over steps of max over link classes of q(a + S/(2kB)); q = busiest queue's messages",
+    )
+
+
+@lru_cache(maxsize=256)
+def _tree_profile(n: int, g: int, k: int):
+    """How many steps have each busiest-queue pattern (messages per class), and who sends what.
+
+    In each phase, edge e with offset o carries chunk j at step o + j, so it is active at steps
+    o .. o + k - 1; from the last offset to step k - 1 every edge is active (the steady state),
+    and only the steps of filling and draining the pipeline differ.
+    """
+    profile: dict[tuple[int, int], int] = {}
+    sends, inter_sends = [0] * n, [0] * n
+    for edges in tree.phases(n):
+        last = max(off for *_, off in edges)
+        steady = range(last, k)
+        for t in [t for t in range(last + k) if t not in steady] + ([last] if steady else []):
+            queues: dict[tuple[int, int, int], int] = {}
+            for _, src, dst, off in edges:
+                if off <= t < off + k:
+                    cls = int(src // g != dst // g)
+                    queues[(src, cls, 0)] = queues.get((src, cls, 0), 0) + 1
+                    queues[(dst, cls, 1)] = queues.get((dst, cls, 1), 0) + 1
+            ms = tuple(max((m for (_, c, _), m in queues.items() if c == cls), default=0)
+                       for cls in (0, 1))
+            profile[ms] = profile.get(ms, 0) + (len(steady) if steady and t == last else 1)
+        for _, src, dst, _ in edges:
+            sends[src] += 1
+            inter_sends[src] += src // g != dst // g
+    return tuple(profile.items()), tuple(sends), tuple(inter_sends)
+
+
+def bandwidths(nbytes: float, time_s: float, gpus: int, collective: str = "allreduce") -> dict:
+    """nccl-tests' algorithm and bus bandwidth (GB/s = 1e9 B/s) for one measured time."""
+    factor = BUSBW_FACTORS[collective](gpus)
+    algbw = nbytes / time_s / 1e9
+    return {"algbw_GBps": algbw, "busbw_GBps": algbw * factor, "factor": factor}

@@ -1,0 +1,15 @@
+"""The ring all-reduce over all GPUs in rank order (the seed's ring).
+
+Reduce-scatter then all-gather, 2(n - 1) steps; with servers contiguous in rank order the ring
+crosses each server boundary once, so it uses one network card per server.
+"""
+
+from __future__ import annotations
+
+from . import schedule as sch
+from .topology import Topology
+
+
+def schedule(topo: Topology, length: int) -> list[sch.Step]:
+    rs, ag = sch.ring(list(range(topo.gpus)), 0, length)
+    return rs + ag

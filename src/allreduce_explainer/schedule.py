@@ -1,0 +1,96 @@
+"""Schedules: the steps of an all-reduce as lists of transfers, before any value moves.
+
+A step is a phase name, whether its transfers add into the receiver's buffer (reduce) or overwrite
+it (copy), and four parallel lists: GPU src[i] sends elements [start[i], stop[i]) of its buffer to
+dst[i]. Parallel lists rather than one object per message keep n = 1024 (two million messages for
+the ring) fast enough for the browser. All transfers of a step read the buffers as they were
+before the step (lock-step), which is what lets a page show a step as one picture.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple
+
+
+class Step(NamedTuple):
+    phase: str
+    reduce: bool
+    src: list[int]
+    dst: list[int]
+    start: list[int]
+    stop: list[int]
+
+    def __len__(self) -> int:  # number of messages
+        return len(self.src)
+
+
+def split(start: int, stop: int, parts: int) -> list[tuple[int, int]]:
+    """Split [start, stop) into `parts` ranges whose sizes differ by at most one element.
+
+    The leftover elements go to the first ranges, as in baidu-allreduce's collectives.cu; with
+    fewer elements than parts, the last ranges are empty.
+    """
+    size, extra = divmod(stop - start, parts)
+    bounds, at = [], start
+    for p in range(parts):
+        end = at + size + (1 if p < extra else 0)
+        bounds.append((at, end))
+        at = end
+    return bounds
+
+
+def make_step(phase: str, reduce: bool, src, dst, start, stop) -> Step:
+    """A step without its empty transfers (a vector shorter than the GPU count has empty chunks)."""
+    if any(map(operator.eq, start, stop)):
+        keep = [i for i, (a, b) in enumerate(zip(start, stop, strict=True)) if b > a]
+        src, dst = [src[i] for i in keep], [dst[i] for i in keep]
+        start, stop = [start[i] for i in keep], [stop[i] for i in keep]
+    return Step(phase, reduce, src, dst, start, stop)
+
+
+def ring(order: list[int], start: int, stop: int, names=("reduce-scatter", "all-gather")):
+    """Reduce-scatter and all-gather steps of one ring over the GPUs in `order` on [start, stop).
+
+    The m GPUs cut the range into m chunks. At reduce-scatter step s the GPU at position p sends
+    chunk (p - s) mod m to position p + 1, which adds it in; after m - 1 steps position p owns the
+    complete sum of chunk (p + 1) mod m. At all-gather step s position p forwards chunk
+    (p + 1 - s) mod m, which the next GPU copies, until every GPU holds every chunk.
+    """
+    m = len(order)
+    chunks = split(start, stop, m)
+    lo, hi = [a for a, _ in chunks], [b for _, b in chunks]
+    nxt = order[1:] + order[:1]
+
+    def steps(offset: int, reduce: bool, phase: str) -> list[Step]:
+        out = []
+        for s in range(m - 1):
+            r = (s - offset) % m  # position p sends chunk (p - r) mod m: a rotation by r
+            out.append(make_step(phase, reduce, order, nxt, lo[m - r :] + lo[: m - r],
+                                 hi[m - r :] + hi[: m - r]))
+        return out
+
+    return steps(0, True, names[0]), steps(1, False, names[1])
+
+
+def merge(*step_lists: list[Step]) -> list[Step]:
+    """Run several schedules side by side: step s of the result is step s of each.
+
+    The joined sender and receiver lists are shared between steps that join the same lists, so
+    the simulator can work out their routes once.
+    """
+    joined: dict[tuple[int, ...], list[int]] = {}
+
+    def join(lists: list[list[int]]) -> list[int]:
+        key = tuple(map(id, lists))
+        if key not in joined:
+            joined[key] = [x for part in lists for x in part]
+        return joined[key]
+
+    out = []
+    for s in range(max((len(steps) for steps in step_lists), default=0)):
+        parts = [steps[s] for steps in step_lists if s < len(steps)]
+        out.append(Step(parts[0].phase, parts[0].reduce,
+                        join([p.src for p in parts]), join([p.dst for p in parts]),
+                        [x for p in parts for x in p.start], [x for p in parts for x in p.stop]))
+    return out

@@ -1,0 +1,208 @@
+"""Run a schedule on real vectors, message by message, and time it with the alpha-beta model.
+
+The result is a trace (DESIGN.md: the interface between simulation and view): for every step the
+messages with their values and each GPU's buffer afterwards, plus cumulative bytes per GPU per link
+class and a summary. In summary mode (`full=False`) only the results, counts and bytes are kept, so
+n = 1024 stays cheap.
+
+Timing rule: a message costs alpha + bytes / B on its link class. Each GPU has one queue per
+direction per link class, so messages leaving (or entering) one GPU over the same class in the same
+step go one after another, while NVLink and the network card, and sending and receiving, work at
+once. A step lasts as long as its busiest queue.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from itertools import repeat
+from fractions import Fraction
+
+from . import hierarchical, multiring, naive, ring, tree
+from .dtypes import DType
+from .schedule import Step
+from .topology import INTER, INTRA, Topology
+
+ALGORITHMS = {
+    "naive": naive.schedule,
+    "ring": ring.schedule,
+    "multi-ring": multiring.schedule,
+    "tree": tree.schedule,
+    "hierarchical": hierarchical.schedule,
+}
+CLASSES = (INTRA, INTER)
+
+
+def run(
+    algorithm: str, topo: Topology, inputs: list[list], dtype: DType, full: bool = True, **opts
+) -> dict:
+    """Simulate `algorithm` on `inputs` (one list per GPU) and return the trace or summary."""
+    n, length = topo.gpus, len(inputs[0])
+    steps = ALGORITHMS[algorithm](topo, length, **opts)
+    bufs = [list(v) for v in inputs]
+    counts = [[1] * length for _ in range(n)] if full else None
+    add, size = dtype.adder(), dtype.itemsize
+    alpha = (topo.intra.latency_us * 1e-6, topo.inter.latency_us * 1e-6)
+    per_byte = (1 / (topo.intra.gbps * 1e9), 1 / (topo.inter.gbps * 1e9))
+    routes: dict[tuple[int, int], _Route] = {}
+    time_s, messages, network_steps = 0.0, 0, 0
+    trace = []
+    for step in steps:
+        key = (id(step.src), id(step.dst))
+        route = routes.get(key) or routes.setdefault(key, _Route(step, bufs, topo.gpus_per_node))
+        elems = list(map(operator.sub, step.stop, step.start))
+        route.sent = list(map(operator.add, route.sent, elems))
+        step_time = route.time(elems, size, alpha, per_byte)
+        # One-element chunks (n GPUs, about n elements) are indexed, not sliced: no allocation.
+        where = step.start if elems.count(1) == len(elems) else list(map(slice, step.start, step.stop))
+        payloads = list(map(list.__getitem__, route.src_rows, where))
+        _deliver(step.reduce, route.dst_rows, where, payloads, add)
+        if counts is not None:
+            _deliver(step.reduce, [counts[d] for d in step.dst], where,
+                     list(map(list.__getitem__, [counts[s] for s in step.src], where)), operator.add)
+        if full and where is step.start:
+            payloads = [[v] for v in payloads]
+        time_s += step_time
+        messages += len(step)
+        network_steps += route.crosses
+        if full:
+            sent = _bytes_sent(routes.values(), n, size)
+            trace.append(_step_record(step, payloads, route.cls, bufs, counts, sent, step_time))
+    sent = _bytes_sent(routes.values(), n, size)
+    result = summarize(algorithm, topo, inputs, bufs, dtype)
+    result.update(
+        steps=len(steps),
+        messages=messages,
+        network_steps=network_steps,
+        bytes_sent_per_gpu=[a + b for a, b in sent],
+        bytes_sent_per_gpu_by_link=[{INTRA: a, INTER: b} for a, b in sent],
+        bytes_inter_node=sum(b for _, b in sent),
+        bytes_per_nic_max=max(b for _, b in sent),
+        time_s=time_s,
+    )
+    if full:
+        result["trace"] = trace
+    return result
+
+
+class _Route:
+    """What a step's pattern of senders and receivers implies, worked out once per pattern.
+
+    A ring sends from the same GPUs to the same GPUs at every step (only the chunks rotate), so
+    the link classes, the queues and the buffer rows are computed once and reused.
+    """
+
+    def __init__(self, step: Step, bufs: list[list], g: int):
+        self.cls = [int(s // g != d // g) for s, d in zip(step.src, step.dst)]
+        self.crosses = any(self.cls)
+        self.by_class = [[i for i, c in enumerate(self.cls) if c == k] for k in (0, 1)]
+        sends = [2 * s + c for s, c in zip(step.src, self.cls)]
+        recvs = [2 * d + c for d, c in zip(step.dst, self.cls)]
+        self.sends = sends
+        self.queues = None
+        if len(set(sends)) < len(sends) or len(set(recvs)) < len(recvs):
+            self.queues = (sends, recvs)
+        self.src_rows = [bufs[s] for s in step.src]
+        self.dst_rows = [bufs[d] for d in step.dst]
+        self.sent = [0] * len(step.src)  # elements sent so far, per position
+
+    def time(self, elems: list[int], size: int, alpha, per_byte) -> float:
+        """The step's duration: its busiest queue (GPU, link class, direction)."""
+        if self.queues is None:  # one message per queue: the largest message sets the pace
+            return max(
+                (alpha[k] + max(map(elems.__getitem__, idx)) * size * per_byte[k]
+                 for k, idx in enumerate(self.by_class) if idx),
+                default=0.0,
+            )
+        costs = [alpha[c] + e * size * per_byte[c] for c, e in zip(self.cls, elems)]
+        busiest = 0.0
+        for keys in self.queues:
+            queue: dict[int, float] = {}
+            for k, c in zip(keys, costs):
+                queue[k] = queue.get(k, 0.0) + c
+            busiest = max(busiest, *queue.values())
+        return busiest
+
+
+def _deliver(reduce: bool, rows: list[list], where: list, payloads: list, add) -> None:
+    """Add the payloads into, or copy them over, the receivers' buffers at `where`.
+
+    `where` holds slices with lists as payloads, or indices with single values. Everything runs
+    in C-level maps: a ring of 1024 GPUs delivers two million messages.
+    """
+    if reduce:
+        current = map(list.__getitem__, rows, where)
+        if where and isinstance(where[0], slice):
+            payloads = map(list, map(map, repeat(add), current, payloads))
+        else:
+            payloads = map(add, current, payloads)
+    list(map(list.__setitem__, rows, where, payloads))
+
+
+def _bytes_sent(routes, n: int, size: int) -> list[list[int]]:
+    """Bytes sent so far by every GPU, as [intra, inter]."""
+    sent = [0] * (2 * n)
+    for route in routes:
+        for k, e in zip(route.sends, route.sent):
+            sent[k] += e * size
+    return [sent[2 * i : 2 * i + 2] for i in range(n)]
+
+
+def _step_record(step: Step, payloads, cls, bufs, counts, sent, step_time: float) -> dict:
+    return {
+        "phase": step.phase,
+        "op": "add" if step.reduce else "copy",
+        "messages": [
+            {"src": s, "dst": d, "start": a, "stop": b, "link": CLASSES[c], "values": v}
+            for s, d, a, b, c, v in zip(step.src, step.dst, step.start, step.stop, cls, payloads)
+        ],
+        "buffers": [list(b) for b in bufs],
+        "contributors": [list(c) for c in counts],
+        "time_s": step_time,
+        "bytes_sent": sent,
+    }
+
+
+def summarize(algorithm: str, topo: Topology, inputs, results, dtype: DType) -> dict:
+    """Compare every GPU's result with the exact sum, rounded once to the element type."""
+    length = len(inputs[0])
+    columns = list(zip(*inputs, strict=True)) if inputs else []
+    if dtype.is_float:
+        target = [dtype.round_exact(sum(map(Fraction, col), Fraction(0))) for col in columns]
+    else:
+        target = [sum(col) for col in columns]
+    identical = all(_same_bits(r, results[0]) for r in results)
+    matches = all(_same_bits(r, target) for r in results)
+    return {
+        "algorithm": algorithm,
+        "gpus": topo.gpus,
+        "gpus_per_node": topo.gpus_per_node,
+        "dtype": dtype.name,
+        "length": length,
+        "inputs": inputs,
+        "target": target,
+        "results": results,
+        "matches_target": matches,
+        "identical_on_all_gpus": identical,
+        "max_ulp_error": _max_ulp(results, target, dtype),
+    }
+
+
+def _same_bits(a: list, b: list) -> bool:
+    """Equal element by element, telling -0.0 from 0.0 (the bits must match, not just the value)."""
+    if a != b:
+        return False
+    return all(math.copysign(1, x) == math.copysign(1, y) for x, y in zip(a, b) if x == 0)
+
+
+def _max_ulp(results, target, dtype: DType):
+    """Largest distance from the target over all GPUs and elements, in units in the last place."""
+    worst = 0
+    if dtype.is_float and not all(map(math.isfinite, (x for r in results for x in r))):
+        return None
+    for r in results:
+        for x, t in zip(r, target, strict=True):
+            if x != t:
+                err = abs(Fraction(x) - Fraction(t)) / Fraction(dtype.ulp(t))
+                worst = max(worst, float(err) if dtype.is_float else int(err))
+    return worst
