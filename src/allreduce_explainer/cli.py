@@ -1,0 +1,161 @@
+"""The command line: `allreduce-explainer simulate|cost|busbw ...`, tables or --json.
+
+Bad arguments end with status 2 and one line naming the argument, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from . import api
+from .errors import ParamError
+from .topology import H100_NVLINK_GBPS, NIC_400G_GBPS
+
+PROG = "allreduce-explainer"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, status 2
+        self.exit(2, f"{PROG}: error: {message}\n")
+
+
+def _number(text: str) -> float:
+    """A number in any notation Python reads (14e9, 1.5, 8)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
+def _whole(text: str) -> int:
+    value = _number(text)
+    if value != int(value):
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+    return int(value)
+
+
+def _links(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--intra-bw", type=_number, default=H100_NVLINK_GBPS, metavar="GBPS",
+                   help="link rate inside a server, GB/s per direction "
+                   f"(default {H100_NVLINK_GBPS:g}: H100 SXM NVLink 4)")
+    p.add_argument("--inter-bw", type=_number, default=NIC_400G_GBPS, metavar="GBPS",
+                   help="network card per GPU, GB/s per direction "
+                   f"(default {NIC_400G_GBPS:g}: a 400 Gb/s card)")
+    p.add_argument("--intra-latency", type=_number, default=0.0, metavar="US",
+                   help="latency per message inside a server, us (default 0: bandwidth only; "
+                   "NCCL 2.30's Simple ring charges 3.4 per NVLink hop)")
+    p.add_argument("--inter-latency", type=_number, default=0.0, metavar="US",
+                   help="latency per message between servers, us (default 0; NCCL charges 14)")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="All-reduce simulated on real vectors, and its cost.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("simulate", help="run an all-reduce message by message on real vectors")
+    s.add_argument("algorithm", choices=api.ALGORITHMS)
+    s.add_argument("--gpus", type=_whole, default=4, metavar="N", help="GPUs (default 4)")
+    s.add_argument("--gpus-per-node", type=_whole, metavar="G",
+                   help="GPUs per server (default: all GPUs in one server)")
+    s.add_argument("--length", type=_whole, metavar="L",
+                   help="elements per gradient (default 2N; taken from --values if given)")
+    s.add_argument("--dtype", choices=("int", "fp32", "bf16"), default="int",
+                   help="element type: int (int32, exact), fp32 or bf16 (default int)")
+    s.add_argument("--seed", type=_whole, default=0, help="seed of the random gradients")
+    s.add_argument("--values", metavar="FILE|-",
+                   help="JSON array of N arrays, the per-GPU gradients (- reads stdin)")
+    s.add_argument("--chunks", type=_whole, help="tree only: pipeline chunks per tree (default 2)")
+    s.add_argument("--trace", action="store_true", help="include every step's messages and buffers")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    _links(s)
+
+    c = sub.add_parser("cost", help="closed-form alpha-beta time of one all-reduce")
+    c.add_argument("algorithm", choices=api.ALGORITHMS)
+    c.add_argument("--gpus", type=_whole, required=True, metavar="N")
+    c.add_argument("--gpus-per-node", type=_whole, metavar="G",
+                   help="GPUs per server (default: all GPUs in one server)")
+    c.add_argument("--bytes", type=_number, required=True, metavar="S",
+                   help="gradient size in bytes per GPU (14e9 = a 7B model in BF16)")
+    c.add_argument("--chunks", type=_whole,
+                   help="tree only: pipeline chunks per tree (default: 512 KiB each, as NCCL)")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+    _links(c)
+
+    b = sub.add_parser("busbw", help="nccl-tests' algbw and busbw from one measured time")
+    b.add_argument("--gpus", type=_whole, required=True, metavar="N")
+    b.add_argument("--bytes", type=_number, required=True, metavar="S",
+                   help="size as nccl-tests counts it (the total for reduce-scatter, all-gather)")
+    b.add_argument("--time-us", type=_number, required=True, metavar="T")
+    b.add_argument("--collective", default="allreduce",
+                   choices=("allreduce", "reducescatter", "allgather", "alltoall", "broadcast",
+                            "reduce"))
+    b.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+ARGUMENT_OF = {  # ParamError field -> the flag that set it
+    "gpus": "--gpus", "gpus_per_node": "--gpus-per-node", "length": "--length",
+    "dtype": "--dtype", "seed": "--seed", "values": "--values", "bytes": "--bytes",
+    "intra_bw": "--intra-bw", "inter_bw": "--inter-bw", "intra_latency": "--intra-latency",
+    "inter_latency": "--inter-latency", "chunks": "--chunks", "time_us": "--time-us",
+    "collective": "--collective", "algorithm": "algorithm",
+}
+
+
+def _link_args(a) -> dict:
+    return {"intra_bw": a.intra_bw, "inter_bw": a.inter_bw,
+            "intra_latency": a.intra_latency, "inter_latency": a.inter_latency}
+
+
+def _read_values(source: str):
+    try:
+        text = sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
+    except OSError as e:
+        raise ParamError("values", f"cannot read {source}: {e.strerror}") from None
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise ParamError("values", f"not valid JSON ({e.msg}, line {e.lineno})") from None
+
+
+def run(a) -> dict:
+    if a.command == "simulate":
+        values = _read_values(a.values) if a.values else None
+        return api.simulate(a.algorithm, a.gpus, a.gpus_per_node, a.length, a.dtype, a.seed,
+                            values, a.trace, a.chunks, **_link_args(a))
+    if a.command == "cost":
+        return api.estimate(a.algorithm, a.gpus, a.bytes, a.gpus_per_node, a.chunks,
+                            **_link_args(a))
+    return api.busbw(a.gpus, a.bytes, a.time_us, a.collective)
+
+
+def table(result: dict) -> str:
+    """A readable two-column table of the scalar results (lists are summarised)."""
+    rows = []
+    for key, value in result.items():
+        if key == "trace":
+            continue
+        if isinstance(value, list):
+            value = value if len(str(value)) <= 60 else f"[{len(value)} items]"
+        elif isinstance(value, float):
+            value = f"{value:.6g}"
+        rows.append((key, str(value)))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    a = p.parse_args(argv)
+    try:
+        result = run(a)
+    except ParamError as e:
+        p.exit(2, f"{PROG}: error: argument {ARGUMENT_OF.get(e.field, e.field)}: {e.message}\n")
+    print(json.dumps(result) if a.json else table(result))
+    return 0
