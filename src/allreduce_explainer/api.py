@@ -7,7 +7,8 @@ one raises a ParamError that names it.
 from __future__ import annotations
 
 from . import cost as cost_model
-from . import dtypes, gradients, simulate as sim
+from . import dtypes, gradients, tree
+from . import simulate as sim
 from .errors import ParamError
 from .topology import H100_NVLINK_GBPS, NIC_400G_GBPS, Topology
 from .validate import count, positive
@@ -27,18 +28,37 @@ def algorithm_name(name) -> str:
     return name
 
 
-def topology(gpus, gpus_per_node=None, intra_bw=H100_NVLINK_GBPS, inter_bw=NIC_400G_GBPS,
-             intra_latency=0.0, inter_latency=0.0, max_gpus=MAX_COST_GPUS) -> Topology:
-    return Topology.make(gpus, gpus_per_node, intra_bw, inter_bw, intra_latency, inter_latency,
-                         max_gpus=max_gpus)
+def topology(
+    gpus,
+    gpus_per_node=None,
+    intra_bw=H100_NVLINK_GBPS,
+    inter_bw=NIC_400G_GBPS,
+    intra_latency=0.0,
+    inter_latency=0.0,
+    max_gpus=MAX_COST_GPUS,
+) -> Topology:
+    return Topology.make(
+        gpus, gpus_per_node, intra_bw, inter_bw, intra_latency, inter_latency, max_gpus=max_gpus
+    )
 
 
-def simulate(algorithm, gpus=4, gpus_per_node=None, length=None, dtype="int", seed=0,
-             values=None, trace=False, chunks=None, **links) -> dict:
+def simulate(
+    algorithm,
+    gpus=4,
+    gpus_per_node=None,
+    length=None,
+    dtype="int",
+    seed=0,
+    values=None,
+    trace=False,
+    chunks=None,
+    **links,
+) -> dict:
     """Run one all-reduce on real vectors; the trace of every step when `trace` is true."""
     algorithm = algorithm_name(algorithm)
-    topo = topology(gpus, gpus_per_node, max_gpus=MAX_TRACE_GPUS if trace else MAX_SIM_GPUS,
-                    **links)
+    topo = topology(
+        gpus, gpus_per_node, max_gpus=MAX_TRACE_GPUS if trace else MAX_SIM_GPUS, **links
+    )
     dt = dtypes.get(dtype)
     max_length = MAX_TRACE_LENGTH if trace else min(MAX_LENGTH, MAX_ELEMENTS // topo.gpus)
     if values is None:
@@ -53,6 +73,8 @@ def simulate(algorithm, gpus=4, gpus_per_node=None, length=None, dtype="int", se
         if algorithm != "tree":
             raise ParamError("chunks", "only the tree is pipelined in chunks")
         opts["chunks"] = count("chunks", chunks, 1, 64)
+    elif algorithm == "tree":  # no more chunks than elements in half the vector
+        opts["chunks"] = max(1, min(tree.SIMULATE_CHUNKS, len(inputs[0]) // 2))
     return sim.run(algorithm, topo, inputs, dt, full=bool(trace), **opts)
 
 
@@ -71,7 +93,8 @@ def busbw(gpus, nbytes, time_us, collective="allreduce") -> dict:
     if collective not in cost_model.BUSBW_FACTORS:
         raise ParamError("collective", f"must be one of {', '.join(cost_model.BUSBW_FACTORS)}")
     n = count("gpus", gpus, 1, MAX_COST_GPUS)
-    out = cost_model.bandwidths(positive("bytes", nbytes), positive("time_us", time_us) * 1e-6,
-                                n, collective)
+    out = cost_model.bandwidths(
+        positive("bytes", nbytes), positive("time_us", time_us) * 1e-6, n, collective
+    )
     out.update(gpus=n, bytes=nbytes, time_us=time_us, collective=collective)
     return out

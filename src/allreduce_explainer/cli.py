@@ -41,17 +41,37 @@ def _whole(text: str) -> int:
 
 
 def _links(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--intra-bw", type=_number, default=H100_NVLINK_GBPS, metavar="GBPS",
-                   help="link rate inside a server, GB/s per direction "
-                   f"(default {H100_NVLINK_GBPS:g}: H100 SXM NVLink 4)")
-    p.add_argument("--inter-bw", type=_number, default=NIC_400G_GBPS, metavar="GBPS",
-                   help="network card per GPU, GB/s per direction "
-                   f"(default {NIC_400G_GBPS:g}: a 400 Gb/s card)")
-    p.add_argument("--intra-latency", type=_number, default=0.0, metavar="US",
-                   help="latency per message inside a server, us (default 0: bandwidth only; "
-                   "NCCL 2.30's Simple ring charges 3.4 per NVLink hop)")
-    p.add_argument("--inter-latency", type=_number, default=0.0, metavar="US",
-                   help="latency per message between servers, us (default 0; NCCL charges 14)")
+    p.add_argument(
+        "--intra-bw",
+        type=_number,
+        default=H100_NVLINK_GBPS,
+        metavar="GBPS",
+        help="link rate inside a server, GB/s per direction "
+        f"(default {H100_NVLINK_GBPS:g}: H100 SXM NVLink 4)",
+    )
+    p.add_argument(
+        "--inter-bw",
+        type=_number,
+        default=NIC_400G_GBPS,
+        metavar="GBPS",
+        help="network card per GPU, GB/s per direction "
+        f"(default {NIC_400G_GBPS:g}: a 400 Gb/s card)",
+    )
+    p.add_argument(
+        "--intra-latency",
+        type=_number,
+        default=0.0,
+        metavar="US",
+        help="latency per message inside a server, us (default 0: bandwidth only; "
+        "NCCL 2.30's Simple ring charges 3.4 per NVLink hop)",
+    )
+    p.add_argument(
+        "--inter-latency",
+        type=_number,
+        default=0.0,
+        metavar="US",
+        help="latency per message between servers, us (default 0; NCCL charges 14)",
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -61,15 +81,30 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="run an all-reduce message by message on real vectors")
     s.add_argument("algorithm", choices=api.ALGORITHMS)
     s.add_argument("--gpus", type=_whole, default=4, metavar="N", help="GPUs (default 4)")
-    s.add_argument("--gpus-per-node", type=_whole, metavar="G",
-                   help="GPUs per server (default: all GPUs in one server)")
-    s.add_argument("--length", type=_whole, metavar="L",
-                   help="elements per gradient (default 2N; taken from --values if given)")
-    s.add_argument("--dtype", choices=("int", "fp32", "bf16"), default="int",
-                   help="element type: int (int32, exact), fp32 or bf16 (default int)")
+    s.add_argument(
+        "--gpus-per-node",
+        type=_whole,
+        metavar="G",
+        help="GPUs per server (default: all GPUs in one server)",
+    )
+    s.add_argument(
+        "--length",
+        type=_whole,
+        metavar="L",
+        help="elements per gradient (default 2N; taken from --values if given)",
+    )
+    s.add_argument(
+        "--dtype",
+        choices=("int", "fp32", "bf16"),
+        default="int",
+        help="element type: int (int32, exact), fp32 or bf16 (default int)",
+    )
     s.add_argument("--seed", type=_whole, default=0, help="seed of the random gradients")
-    s.add_argument("--values", metavar="FILE|-",
-                   help="JSON array of N arrays, the per-GPU gradients (- reads stdin)")
+    s.add_argument(
+        "--values",
+        metavar="FILE|-",
+        help="JSON array of N arrays, the per-GPU gradients (- reads stdin)",
+    )
     s.add_argument("--chunks", type=_whole, help="tree only: pipeline chunks per tree (default 2)")
     s.add_argument("--trace", action="store_true", help="include every step's messages and buffers")
     s.add_argument("--json", action="store_true", help="print one JSON object")
@@ -78,44 +113,81 @@ def parser() -> argparse.ArgumentParser:
     c = sub.add_parser("cost", help="closed-form alpha-beta time of one all-reduce")
     c.add_argument("algorithm", choices=api.ALGORITHMS)
     c.add_argument("--gpus", type=_whole, required=True, metavar="N")
-    c.add_argument("--gpus-per-node", type=_whole, metavar="G",
-                   help="GPUs per server (default: all GPUs in one server)")
-    c.add_argument("--bytes", type=_number, required=True, metavar="S",
-                   help="gradient size in bytes per GPU (14e9 = a 7B model in BF16)")
-    c.add_argument("--chunks", type=_whole,
-                   help="tree only: pipeline chunks per tree (default: 512 KiB each, as NCCL)")
+    c.add_argument(
+        "--gpus-per-node",
+        type=_whole,
+        metavar="G",
+        help="GPUs per server (default: all GPUs in one server)",
+    )
+    c.add_argument(
+        "--bytes",
+        type=_number,
+        required=True,
+        metavar="S",
+        help="gradient size in bytes per GPU (14e9 = a 7B model in BF16)",
+    )
+    c.add_argument(
+        "--chunks",
+        type=_whole,
+        help="tree only: pipeline chunks per tree (default: 512 KiB each, as NCCL)",
+    )
     c.add_argument("--json", action="store_true", help="print one JSON object")
     _links(c)
 
     b = sub.add_parser("busbw", help="nccl-tests' algbw and busbw from one measured time")
     b.add_argument("--gpus", type=_whole, required=True, metavar="N")
-    b.add_argument("--bytes", type=_number, required=True, metavar="S",
-                   help="size as nccl-tests counts it (the total for reduce-scatter, all-gather)")
+    b.add_argument(
+        "--bytes",
+        type=_number,
+        required=True,
+        metavar="S",
+        help="size as nccl-tests counts it (the total for reduce-scatter, all-gather)",
+    )
     b.add_argument("--time-us", type=_number, required=True, metavar="T")
-    b.add_argument("--collective", default="allreduce",
-                   choices=("allreduce", "reducescatter", "allgather", "alltoall", "broadcast",
-                            "reduce"))
+    b.add_argument(
+        "--collective",
+        default="allreduce",
+        choices=("allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce"),
+    )
     b.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
 
 ARGUMENT_OF = {  # ParamError field -> the flag that set it
-    "gpus": "--gpus", "gpus_per_node": "--gpus-per-node", "length": "--length",
-    "dtype": "--dtype", "seed": "--seed", "values": "--values", "bytes": "--bytes",
-    "intra_bw": "--intra-bw", "inter_bw": "--inter-bw", "intra_latency": "--intra-latency",
-    "inter_latency": "--inter-latency", "chunks": "--chunks", "time_us": "--time-us",
-    "collective": "--collective", "algorithm": "algorithm",
+    "gpus": "--gpus",
+    "gpus_per_node": "--gpus-per-node",
+    "length": "--length",
+    "dtype": "--dtype",
+    "seed": "--seed",
+    "values": "--values",
+    "bytes": "--bytes",
+    "intra_bw": "--intra-bw",
+    "inter_bw": "--inter-bw",
+    "intra_latency": "--intra-latency",
+    "inter_latency": "--inter-latency",
+    "chunks": "--chunks",
+    "time_us": "--time-us",
+    "collective": "--collective",
+    "algorithm": "algorithm",
 }
 
 
 def _link_args(a) -> dict:
-    return {"intra_bw": a.intra_bw, "inter_bw": a.inter_bw,
-            "intra_latency": a.intra_latency, "inter_latency": a.inter_latency}
+    return {
+        "intra_bw": a.intra_bw,
+        "inter_bw": a.inter_bw,
+        "intra_latency": a.intra_latency,
+        "inter_latency": a.inter_latency,
+    }
 
 
 def _read_values(source: str):
     try:
-        text = sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            with open(source, encoding="utf-8") as f:
+                text = f.read()
     except OSError as e:
         raise ParamError("values", f"cannot read {source}: {e.strerror}") from None
     try:
@@ -127,11 +199,22 @@ def _read_values(source: str):
 def run(a) -> dict:
     if a.command == "simulate":
         values = _read_values(a.values) if a.values else None
-        return api.simulate(a.algorithm, a.gpus, a.gpus_per_node, a.length, a.dtype, a.seed,
-                            values, a.trace, a.chunks, **_link_args(a))
+        return api.simulate(
+            a.algorithm,
+            a.gpus,
+            a.gpus_per_node,
+            a.length,
+            a.dtype,
+            a.seed,
+            values,
+            a.trace,
+            a.chunks,
+            **_link_args(a),
+        )
     if a.command == "cost":
-        return api.estimate(a.algorithm, a.gpus, a.bytes, a.gpus_per_node, a.chunks,
-                            **_link_args(a))
+        return api.estimate(
+            a.algorithm, a.gpus, a.bytes, a.gpus_per_node, a.chunks, **_link_args(a)
+        )
     return api.busbw(a.gpus, a.bytes, a.time_us, a.collective)
 
 

@@ -34,8 +34,12 @@ def cost(algorithm: str, topo: Topology, nbytes: float, chunks: int | None = Non
     elif algorithm == "tree":
         out = _tree(topo, nbytes, chunks)
     else:
-        out = {"naive": _naive, "ring": _ring, "multi-ring": _multi_ring,
-               "hierarchical": _hierarchical}[algorithm](topo, nbytes)
+        out = {
+            "naive": _naive,
+            "ring": _ring,
+            "multi-ring": _multi_ring,
+            "hierarchical": _hierarchical,
+        }[algorithm](topo, nbytes)
     algbw = nbytes / out["time_s"] / 1e9 if out["time_s"] > 0 else None
     out["algorithm"] = algorithm
     out["gpus"], out["gpus_per_node"], out["bytes"] = n, topo.gpus_per_node, nbytes
@@ -64,8 +68,15 @@ def _step(link: Link, nbytes: float, messages: int = 1) -> float:
 def _naive(topo: Topology, s: float) -> dict:
     n, g = topo.gpus, topo.gpus_per_node
     t = 2 * ((g - 1) * _step(topo.intra, s) + (n - g) * _step(topo.inter, s))
-    return _result(t, 2 * (n - 1), 2 * (n - g), (n - 1) * s, 2 * (n - g) * s, (n - g) * s,
-                   "2[(g-1)(a_intra + S/B_intra) + (n-g)(a_inter + S/B_inter)]")
+    return _result(
+        t,
+        2 * (n - 1),
+        2 * (n - g),
+        (n - 1) * s,
+        2 * (n - g) * s,
+        (n - g) * s,
+        "2[(g-1)(a_intra + S/B_intra) + (n-g)(a_inter + S/B_inter)]",
+    )
 
 
 def _ring(topo: Topology, s: float) -> dict:
@@ -80,8 +91,15 @@ def _ring(topo: Topology, s: float) -> dict:
         formula = "2(n-1) max(a_intra + S/(n B_intra), a_inter + S/(n B_inter))"
     per_gpu = 2 * (n - 1) * c
     crossing = per_gpu if nodes > 1 else 0.0
-    return _result(2 * (n - 1) * step, 2 * (n - 1), 2 * (n - 1) if nodes > 1 else 0, per_gpu,
-                   nodes * crossing, crossing, formula)
+    return _result(
+        2 * (n - 1) * step,
+        2 * (n - 1),
+        2 * (n - 1) if nodes > 1 else 0,
+        per_gpu,
+        nodes * crossing,
+        crossing,
+        formula,
+    )
 
 
 def _multi_ring(topo: Topology, s: float) -> dict:
@@ -95,8 +113,15 @@ def _multi_ring(topo: Topology, s: float) -> dict:
         step = max(_step(topo.intra, c, g - 1), _step(topo.inter, c))
         formula = "2(n-1) max((g-1)(a_intra + S/(g n B_intra)), a_inter + S/(g n B_inter))"
     per_nic = 2 * (n - 1) * c if nodes > 1 else 0.0
-    return _result(2 * (n - 1) * step, 2 * (n - 1), 2 * (n - 1) if nodes > 1 else 0,
-                   2 * (n - 1) * s / n, nodes * g * per_nic, per_nic, formula)
+    return _result(
+        2 * (n - 1) * step,
+        2 * (n - 1),
+        2 * (n - 1) if nodes > 1 else 0,
+        2 * (n - 1) * s / n,
+        nodes * g * per_nic,
+        per_nic,
+        formula,
+    )
 
 
 def _hierarchical(topo: Topology, s: float) -> dict:
@@ -105,8 +130,12 @@ def _hierarchical(topo: Topology, s: float) -> dict:
     across = 2 * (nodes - 1) * _step(topo.inter, s / (g * nodes))
     per_nic = 2 * (nodes - 1) * s / (g * nodes)
     return _result(
-        inside + across, 2 * (g - 1) + 2 * (nodes - 1), 2 * (nodes - 1),
-        2 * (g - 1) * s / g + per_nic, 2 * (nodes - 1) * s, per_nic,
+        inside + across,
+        2 * (g - 1) + 2 * (nodes - 1),
+        2 * (nodes - 1),
+        2 * (g - 1) * s / g + per_nic,
+        2 * (nodes - 1) * s,
+        per_nic,
         "2(g-1)(a_intra + S/(g B_intra)) + 2(N-1)(a_inter + S/(g N B_inter))",
     )
 
@@ -123,8 +152,12 @@ def _tree(topo: Topology, s: float, chunks: int | None) -> dict:
     cost = (_step(topo.intra, c), _step(topo.inter, c))
     t = sum(times * max(m * cost[cls] for cls, m in enumerate(ms)) for ms, times in profile)
     return _result(
-        t, sum(times for _, times in profile), sum(x for ms, x in profile if ms[1]),
-        max(sends) * s / 2, sum(inter_sends) * s / 2, max(inter_sends) * s / 2,
+        t,
+        sum(times for _, times in profile),
+        sum(x for ms, x in profile if ms[1]),
+        max(sends) * s / 2,
+        sum(inter_sends) * s / 2,
+        max(inter_sends) * s / 2,
         "sum over steps of max over link classes of q(a + S/(2kB)); q = busiest queue's messages",
     )
 
@@ -149,8 +182,9 @@ def _tree_profile(n: int, g: int, k: int):
                     cls = int(src // g != dst // g)
                     queues[(src, cls, 0)] = queues.get((src, cls, 0), 0) + 1
                     queues[(dst, cls, 1)] = queues.get((dst, cls, 1), 0) + 1
-            ms = tuple(max((m for (_, c, _), m in queues.items() if c == cls), default=0)
-                       for cls in (0, 1))
+            ms = tuple(
+                max((m for (_, c, _), m in queues.items() if c == cls), default=0) for cls in (0, 1)
+            )
             profile[ms] = profile.get(ms, 0) + (len(steady) if steady and t == last else 1)
         for _, src, dst, _ in edges:
             sends[src] += 1

@@ -35,6 +35,8 @@ class DType:
         if x == 0 or math.isinf(x) or math.isnan(x):
             return x
         m, e = math.frexp(x)
+        if abs(x) > 2 * self.max_value:
+            return math.copysign(math.inf, x)
         bits = self.mantissa_bits - max(0, self.min_exp - e)
         if bits < 0:
             return math.copysign(0.0, x)

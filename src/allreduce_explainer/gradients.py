@@ -21,8 +21,9 @@ def draw(gpus: int, length: int, dtype: DType, seed: int) -> list[list]:
     """Random gradients, reproducible from the seed."""
     rng = random.Random(seed)
     if dtype.is_float:
-        return [[dtype.round(rng.gauss(0.0, FLOAT_SCALE)) for _ in range(length)]
-                for _ in range(gpus)]
+        return [
+            [dtype.round(rng.gauss(0.0, FLOAT_SCALE)) for _ in range(length)] for _ in range(gpus)
+        ]
     return [[rng.randint(-INT_RANGE, INT_RANGE) for _ in range(length)] for _ in range(gpus)]
 
 

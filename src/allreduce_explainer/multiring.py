@@ -18,5 +18,7 @@ def ring_order(topo: Topology, r: int) -> list[int]:
 
 def schedule(topo: Topology, length: int) -> list[sch.Step]:
     g = topo.gpus_per_node
-    parts = [sch.ring(ring_order(topo, r), a, b) for r, (a, b) in enumerate(sch.split(0, length, g))]
+    parts = [
+        sch.ring(ring_order(topo, r), a, b) for r, (a, b) in enumerate(sch.split(0, length, g))
+    ]
     return sch.merge(*(p[0] for p in parts)) + sch.merge(*(p[1] for p in parts))

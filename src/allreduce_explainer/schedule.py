@@ -66,8 +66,11 @@ def ring(order: list[int], start: int, stop: int, names=("reduce-scatter", "all-
         out = []
         for s in range(m - 1):
             r = (s - offset) % m  # position p sends chunk (p - r) mod m: a rotation by r
-            out.append(make_step(phase, reduce, order, nxt, lo[m - r :] + lo[: m - r],
-                                 hi[m - r :] + hi[: m - r]))
+            out.append(
+                make_step(
+                    phase, reduce, order, nxt, lo[m - r :] + lo[: m - r], hi[m - r :] + hi[: m - r]
+                )
+            )
         return out
 
     return steps(0, True, names[0]), steps(1, False, names[1])
@@ -90,7 +93,14 @@ def merge(*step_lists: list[Step]) -> list[Step]:
     out = []
     for s in range(max((len(steps) for steps in step_lists), default=0)):
         parts = [steps[s] for steps in step_lists if s < len(steps)]
-        out.append(Step(parts[0].phase, parts[0].reduce,
-                        join([p.src for p in parts]), join([p.dst for p in parts]),
-                        [x for p in parts for x in p.start], [x for p in parts for x in p.stop]))
+        out.append(
+            Step(
+                parts[0].phase,
+                parts[0].reduce,
+                join([p.src for p in parts]),
+                join([p.dst for p in parts]),
+                [x for p in parts for x in p.start],
+                [x for p in parts for x in p.stop],
+            )
+        )
     return out

@@ -8,20 +8,43 @@ from __future__ import annotations
 from . import api
 
 CASES = [
-    ("ring", 8, 4, "int"), ("ring", 7, 7, "bf16"), ("multi-ring", 8, 4, "fp32"),
-    ("tree", 8, 8, "int"), ("tree", 6, 3, "bf16"), ("hierarchical", 12, 4, "fp32"),
+    ("ring", 8, 4, "int"),
+    ("ring", 7, 7, "bf16"),
+    ("multi-ring", 8, 4, "fp32"),
+    ("tree", 8, 8, "int"),
+    ("tree", 6, 3, "bf16"),
+    ("hierarchical", 12, 4, "fp32"),
     ("naive", 5, 5, "int"),
 ]
-COSTS = [("naive", 8, 8), ("naive", 64, 8), ("ring", 64, 8), ("multi-ring", 64, 8),
-         ("hierarchical", 64, 8), ("tree", 64, 8)]
+COSTS = [
+    ("naive", 8, 8),
+    ("naive", 64, 8),
+    ("ring", 64, 8),
+    ("multi-ring", 64, 8),
+    ("hierarchical", 64, 8),
+    ("tree", 64, 8),
+]
 
 
 def run() -> dict:
     sims = []
     for algorithm, n, g, dtype in CASES:
         r = api.simulate(algorithm, n, g, length=3 * n + 1, dtype=dtype, seed=n, trace=True)
-        sims.append({k: r[k] for k in ("algorithm", "results", "target", "matches_target",
-                                      "identical_on_all_gpus", "max_ulp_error", "steps",
-                                      "bytes_sent_per_gpu", "time_s")})
+        sims.append(
+            {
+                k: r[k]
+                for k in (
+                    "algorithm",
+                    "results",
+                    "target",
+                    "matches_target",
+                    "identical_on_all_gpus",
+                    "max_ulp_error",
+                    "steps",
+                    "bytes_sent_per_gpu",
+                    "time_s",
+                )
+            }
+        )
     costs = [api.estimate(a, n, 14e9, g) for a, n, g in COSTS]
     return {"simulations": sims, "costs": costs}

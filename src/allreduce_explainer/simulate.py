@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 import operator
-from itertools import repeat
 from fractions import Fraction
+from itertools import repeat
 
 from . import hierarchical, multiring, naive, ring, tree
 from .dtypes import DType
@@ -54,12 +54,19 @@ def run(
         route.sent = list(map(operator.add, route.sent, elems))
         step_time = route.time(elems, size, alpha, per_byte)
         # One-element chunks (n GPUs, about n elements) are indexed, not sliced: no allocation.
-        where = step.start if elems.count(1) == len(elems) else list(map(slice, step.start, step.stop))
+        where = (
+            step.start if elems.count(1) == len(elems) else list(map(slice, step.start, step.stop))
+        )
         payloads = list(map(list.__getitem__, route.src_rows, where))
         _deliver(step.reduce, route.dst_rows, where, payloads, add)
         if counts is not None:
-            _deliver(step.reduce, [counts[d] for d in step.dst], where,
-                     list(map(list.__getitem__, [counts[s] for s in step.src], where)), operator.add)
+            _deliver(
+                step.reduce,
+                [counts[d] for d in step.dst],
+                where,
+                list(map(list.__getitem__, [counts[s] for s in step.src], where)),
+                operator.add,
+            )
         if full and where is step.start:
             payloads = [[v] for v in payloads]
         time_s += step_time
@@ -110,8 +117,11 @@ class _Route:
         """The step's duration: its busiest queue (GPU, link class, direction)."""
         if self.queues is None:  # one message per queue: the largest message sets the pace
             return max(
-                (alpha[k] + max(map(elems.__getitem__, idx)) * size * per_byte[k]
-                 for k, idx in enumerate(self.by_class) if idx),
+                (
+                    alpha[k] + max(map(elems.__getitem__, idx)) * size * per_byte[k]
+                    for k, idx in enumerate(self.by_class)
+                    if idx
+                ),
                 default=0.0,
             )
         costs = [alpha[c] + e * size * per_byte[c] for c, e in zip(self.cls, elems)]

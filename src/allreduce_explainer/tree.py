@@ -87,8 +87,10 @@ def phases(n: int) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int
 def schedule(topo: Topology, length: int, chunks: int = SIMULATE_CHUNKS) -> list[Step]:
     pieces = [split(a, b, chunks) for a, b in split(0, length, 2)]
     steps: list[Step] = []
-    for name, edges, reduce in (("reduce up the trees", phases(topo.gpus)[0], True),
-                                ("broadcast down the trees", phases(topo.gpus)[1], False)):
+    for name, edges, reduce in (
+        ("reduce up the trees", phases(topo.gpus)[0], True),
+        ("broadcast down the trees", phases(topo.gpus)[1], False),
+    ):
         count = max((off for *_, off in edges), default=-chunks) + chunks
         cols: list[tuple[list, list, list, list]] = [([], [], [], []) for _ in range(count)]
         for t, src, dst, off in edges:

@@ -1,0 +1,36 @@
+# The README's commands. Each target does every set-up step it needs, and does it only once.
+PY := .venv/bin/python
+PORT ?= 8000
+
+.PHONY: serve build test lint bench setup chromium clean
+
+serve: setup  ## build the site and serve it on http://127.0.0.1:$(PORT)/
+	$(PY) build.py --serve --port $(PORT)
+
+build: setup
+	$(PY) build.py
+
+test: setup chromium  ## every test: core, CLI, Pyodide in Node, the site in Chromium; then lint
+	$(PY) -m pytest
+	.venv/bin/ruff check .
+
+bench: setup chromium
+	$(PY) bench/core.py --write
+
+setup: .venv/.installed node_modules/.installed
+
+.venv/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+chromium:  ## Debian's Chromium: Playwright cannot download its own browser here
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+clean:
+	rm -rf site .venv node_modules

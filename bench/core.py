@@ -1,0 +1,150 @@
+"""Time the core under CPython and under Pyodide (Node), side by side, against the page's targets.
+
+`measure` is the single definition of what is timed: this script calls it under CPython, and
+bench/core_pyodide.mjs loads this very file into Pyodide and calls it there, so both interpreters
+run exactly the same code. Usage, from the repo root: .venv/bin/python bench/core.py [--write]
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "RESULTS.md"
+HEADING = "## Core simulation speed"
+TRACE_GPUS = (8, 16, 32)
+# Pyodide targets in seconds: what a reader can wait for after moving a slider.
+TARGETS = {"trace ring n=16, L=128": 0.020, "1,000 cost evaluations (ring, n=64)": 0.020,
+           "summary ring n=1024, 8/server, L=1024": 2.0,
+           "summary hierarchical n=1024, 8/server, L=1024": 2.0}
+
+
+def _median(fn: Callable[[], object], repeats: int) -> float:
+    """Median wall time of `repeats` calls: robust to one cold or interrupted run."""
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def measure(repeats: int = 5) -> dict[str, float]:
+    """Median seconds per case; stdlib + core only, because it also runs inside Pyodide."""
+    from allreduce_explainer import api
+
+    out = {}
+    for n in TRACE_GPUS:
+        out[f"trace ring n={n}, L={8 * n}"] = _median(
+            lambda n=n: api.simulate("ring", n, None, length=8 * n, dtype="int", seed=n,
+                                     trace=True), repeats)
+    for algorithm in ("ring", "hierarchical"):
+        out[f"summary {algorithm} n=1024, 8/server, L=1024"] = _median(
+            lambda a=algorithm: api.simulate(a, 1024, 8, length=1024, dtype="int", seed=1,
+                                             trace=False), max(1, repeats // 2 + 1))
+
+    def costs() -> None:
+        for i in range(1000):
+            api.estimate("ring", 64, 1024.0 * (i + 1), 8)
+
+    out["1,000 cost evaluations (ring, n=64)"] = _median(costs, repeats)
+    return out
+
+
+def run_pyodide(repeats: int) -> tuple[str, dict[str, float]]:
+    """Build the zip the site ships, and run `measure` from it under Pyodide in Node."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    sys.path.insert(0, str(ROOT))
+    import build
+
+    node = shutil.which("node")
+    if node is None or not (ROOT / "node_modules" / "pyodide").is_dir():
+        sys.exit("Node.js and node_modules/pyodide are needed: install Node, then run `npm ci`")
+    with tempfile.TemporaryDirectory() as tmp:
+        zip_path = build.write_core_zip(Path(tmp))
+        proc = subprocess.run([node, str(ROOT / "bench" / "core_pyodide.mjs"), str(zip_path),
+                               str(Path(__file__).resolve()), str(repeats)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        sys.exit(f"Pyodide benchmark failed:\n{proc.stderr[-4000:]}")
+    out = json.loads(proc.stdout)
+    return out["python"], out["results"]
+
+
+def table(cpython: dict[str, float], pyodide: dict[str, float]) -> str:
+    """Markdown table: both interpreters in ms, their ratio, and each Pyodide target met or not."""
+    rows = ["| Measurement | CPython (ms) | Pyodide (ms) | Pyodide/CPython | Target (Pyodide) |",
+            "|---|---:|---:|---:|---|"]
+    for case, c in cpython.items():
+        p = pyodide[case]
+        limit = TARGETS.get(case)
+        target = "" if limit is None else (
+            f"< {limit * 1e3:g} ms: {'PASS' if p < limit else 'FAIL'}")
+        rows.append(f"| {case} | {c * 1e3:.1f} | {p * 1e3:.1f} | {p / c:.2f} | {target} |")
+    return "\n".join(rows)
+
+
+def machine(pyodide_version: str) -> str:
+    """Enough about the machine and interpreters to compare figures taken elsewhere."""
+    import datetime
+    import platform
+
+    cpuinfo = Path("/proc/cpuinfo")
+    models = [line.split(":", 1)[1].strip() for line in
+              (cpuinfo.read_text().splitlines() if cpuinfo.exists() else [])
+              if line.startswith("model name")]
+    return (f"Measured {datetime.date.today().isoformat()} on {models[0] if models else '?'}, "
+            f"nproc = {_cmd('nproc')}; "
+            f"CPython {platform.python_version()}, Pyodide's Python {pyodide_version.split()[0]} "
+            f"(Node {_cmd('node', '--version')}). Medians of several runs.")
+
+
+def _cmd(*args: str) -> str:
+    """One line of a command's output, or '?' where the command is missing."""
+    import subprocess
+
+    try:
+        return subprocess.run(args, capture_output=True, text=True).stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
+def write_results(section: str) -> None:
+    """Replace this script's section of bench/RESULTS.md, keeping every other section."""
+    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    lines, kept, skipping = text.splitlines(), [], False
+    for line in lines:
+        if line.startswith("## "):
+            skipping = line.strip() == HEADING
+        if not skipping:
+            kept.append(line)
+    body = "\n".join(kept).rstrip("\n")
+    RESULTS.write_text(f"{body}\n\n{HEADING}\n\n{section}\n")
+
+
+def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="also update bench/RESULTS.md")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    cpython = measure(args.repeats)
+    pyodide_version, pyodide = run_pyodide(args.repeats)
+    section = f"{machine(pyodide_version)}\n\n{table(cpython, pyodide)}"
+    print(section)
+    if args.write:
+        write_results(section)
+        print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""The CLI is a contract: flags, JSON keys, exit status 2 with one line on bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from allreduce_explainer.cli import main
+
+SIMULATE_KEYS = {
+    "algorithm",
+    "gpus",
+    "gpus_per_node",
+    "dtype",
+    "length",
+    "inputs",
+    "target",
+    "results",
+    "matches_target",
+    "identical_on_all_gpus",
+    "max_ulp_error",
+    "steps",
+    "messages",
+    "bytes_sent_per_gpu",
+    "bytes_inter_node",
+    "bytes_per_nic_max",
+    "network_steps",
+}
+COST_KEYS = {
+    "time_s",
+    "algbw_GBps",
+    "busbw_GBps",
+    "steps",
+    "network_steps",
+    "bytes_sent_per_gpu_max",
+    "bytes_inter_node",
+    "bytes_per_nic_max",
+    "formula",
+}
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "allreduce_explainer", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("algorithm", ["naive", "ring", "multi-ring", "tree", "hierarchical"])
+def test_simulate_json_keys_and_exact_sum(algorithm):
+    p = cli(
+        "simulate", algorithm, "--gpus", "8", "--gpus-per-node", "4", "--length", "13", "--json"
+    )
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out.keys() >= SIMULATE_KEYS and "trace" not in out
+    assert out["matches_target"] and all(r == out["target"] for r in out["results"])
+    assert len(out["bytes_sent_per_gpu"]) == 8
+
+
+def test_simulate_values_from_stdin_with_trace():
+    values = [[1, 2, 3], [10, 20, 30], [100, 200, 300]]
+    p = cli(
+        "simulate",
+        "ring",
+        "--gpus",
+        "3",
+        "--values",
+        "-",
+        "--trace",
+        "--json",
+        stdin=json.dumps(values),
+    )
+    out = json.loads(p.stdout)
+    assert out["target"] == [111, 222, 333]
+    assert len(out["trace"]) == out["steps"] == 4
+    assert out["trace"][-1]["buffers"] == [[111, 222, 333]] * 3
+    # bf16 elements are 2 bytes: 2(n-1) chunks of one element each
+    p = cli(
+        "simulate",
+        "ring",
+        "--gpus",
+        "3",
+        "--values",
+        "-",
+        "--dtype",
+        "bf16",
+        "--json",
+        stdin=json.dumps(values),
+    )
+    assert sum(json.loads(p.stdout)["bytes_sent_per_gpu"]) == 2 * 2 * 3 * 2
+
+
+def test_cost_json_headline_and_scientific_notation():
+    p = cli("cost", "ring", "--gpus", "64", "--gpus-per-node", "8", "--bytes", "14e9", "--json")
+    out = json.loads(p.stdout)
+    assert out.keys() >= COST_KEYS
+    assert out["time_s"] == pytest.approx(0.55125, rel=1e-3)
+    assert out["busbw_GBps"] == pytest.approx(50.0)
+    assert out["bytes_per_nic_max"] == pytest.approx(2 * 63 / 64 * 14e9)
+
+
+def test_busbw_factors():
+    p = cli("busbw", "--gpus", "8", "--bytes", "1e9", "--time-us", "1e4", "--json")
+    out = json.loads(p.stdout)
+    assert out["algbw_GBps"] == pytest.approx(100.0) and out["factor"] == pytest.approx(1.75)
+    p = cli(
+        "busbw",
+        "--gpus",
+        "8",
+        "--bytes",
+        "1e9",
+        "--time-us",
+        "1e4",
+        "--collective",
+        "allgather",
+        "--json",
+    )
+    assert json.loads(p.stdout)["busbw_GBps"] == pytest.approx(87.5)
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["cost", "ring", "--gpus", "0", "--bytes", "1"], "--gpus"),
+        (["cost", "ring", "--gpus", "8", "--bytes", "-5"], "--bytes"),
+        (["cost", "ring", "--gpus", "8", "--bytes", "nan"], "--bytes"),
+        (["cost", "ring", "--gpus", "10", "--gpus-per-node", "4", "--bytes", "1"], "--gpus"),
+        (["cost", "fancy", "--gpus", "8", "--bytes", "1"], "algorithm"),
+        (["simulate", "ring", "--gpus", "2.5"], "--gpus"),
+        (["simulate", "ring", "--length", "0"], "--length"),
+        (["simulate", "ring", "--values", "/nonexistent.json"], "--values"),
+        (["simulate", "ring", "--gpus", "5000"], "--gpus"),
+        (["simulate", "ring", "--gpus", "100", "--trace"], "--gpus"),
+        (["simulate", "ring", "--intra-bw", "0"], "--intra-bw"),
+        (["busbw", "--gpus", "8", "--bytes", "1", "--time-us", "0"], "--time-us"),
+        (["cost", "ring", "--gpus", "8"], "--bytes"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(args, names):
+    p = cli(*args)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and names in lines[0] and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize(
+    "payload", ["[[1,2],[3]]", "not json", '[[1, 2], [3, "x"]]', "[[2147483647], [1]]", "{}"]
+)
+def test_bad_values_exit_2(payload):
+    p = cli("simulate", "ring", "--gpus", "2", "--values", "-", stdin=payload)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
+    assert "--values" in p.stderr
+
+
+def test_table_output_without_json(capsys):
+    assert main(["simulate", "ring", "--gpus", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "matches_target" in out and "True" in out
