@@ -1,21 +1,44 @@
 """Build the explainer into site/ (and serve it on 127.0.0.1 with --serve).
 
-Pages come from content/*.md (prose with front matter) and templates/ (Jinja2); every widget's
-default state is computed here by the same Python functions the browser's worker runs.
+Pages come from content/*.md (front matter and prose) and templates/ (Jinja2). Every widget's
+default state is computed here by the same Python function that the browser's worker runs later,
+and inlined, so a page reads, steps and draws before Python has started in the browser.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import html
 import io
+import json
+import re
+import shutil
+import sys
 import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "src"))
+
+import frontmatter  # noqa: E402
+import jinja2  # noqa: E402
+import latex2mathml.converter  # noqa: E402
+import markdown  # noqa: E402
+
+from allreduce_explainer import facts, palette, widgets  # noqa: E402
+
 PACKAGE = ROOT / "src" / "allreduce_explainer"
+CONTENT = ROOT / "content"
+TEMPLATES = ROOT / "templates"
+NODE = ROOT / "node_modules"
 SITE = ROOT / "site"
 FIXED_TIME = (2020, 1, 1, 0, 0, 0)  # zip entries carry no build time, so builds are reproducible
 BROWSER_EXCLUDES = {"cli.py", "__main__.py"}  # the worker never parses a command line
+PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                 "pyodide-lock.json"]
+PLOTLY = "plotly.js-basic-dist-min/plotly-basic.min.js"
+MARKDOWN_EXTENSIONS = ["tables", "footnotes", "attr_list", "def_list", "toc"]
 
 
 def core_zip() -> bytes:
@@ -33,7 +56,7 @@ def core_zip() -> bytes:
 
 
 def write_core_zip(site: Path = SITE) -> Path:
-    """Write site/py/<hash>.zip (the hash in the name lets it be cached for ever)."""
+    """Write site/py/core-<hash>.zip (the hash in the name lets browsers cache it for ever)."""
     data = core_zip()
     dest = site / "py" / f"core-{hashlib.sha256(data).hexdigest()[:16]}.zip"
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -43,8 +66,169 @@ def write_core_zip(site: Path = SITE) -> Path:
     return dest
 
 
-def main() -> None:
-    write_core_zip()
+class Stash:
+    """Holds finished HTML (MathML, widgets) out of Markdown's reach, behind plain tokens."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def put(self, fragment: str) -> str:
+        self.items.append(fragment)
+        return f"STASH{len(self.items) - 1}X"
+
+    def restore(self, text: str) -> str:
+        text = re.sub(r"<p>\s*(STASH\d+X)\s*</p>", r"\1", text)
+        return re.sub(r"STASH(\d+)X", lambda m: self.items[int(m.group(1))], text)
+
+
+MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
+
+
+def math_to_mathml(text: str, stash: Stash) -> str:
+    """$...$ and $$...$$ become MathML at build time: no math library is downloaded."""
+
+    def convert(m: re.Match) -> str:
+        display = m.group(1) is not None
+        tex = m.group(1) if display else m.group(2)
+        mathml = latex2mathml.converter.convert(tex.strip(),
+                                                display="block" if display else "inline")
+        return stash.put(mathml)
+
+    return MATH.sub(convert, text)
+
+
+def load_pages() -> list[dict]:
+    pages = []
+    for path in sorted(CONTENT.glob("*.md")):
+        post = frontmatter.load(path)
+        meta = dict(post.metadata)
+        for key in ("title", "slug", "order"):
+            if key not in meta:
+                raise SystemExit(f"{path}: front matter needs {key!r}")
+        pages.append({**meta, "source": post.content, "path": path})
+    pages.sort(key=lambda p: p["order"])
+    return pages
+
+
+def state_json(state: dict) -> str:
+    """JSON for an inline <script type="application/json">: nothing in it can close the tag."""
+    text = json.dumps(state, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+class Builder:
+    def __init__(self, site: Path):
+        self.site = site
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(TEMPLATES),
+            autoescape=jinja2.select_autoescape(["html"]),
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.facts = facts.all_facts()
+        self.assets: dict[str, str] = {}
+
+    def widget_html(self, name: str, base: str) -> str:
+        if name not in widgets.WIDGETS:
+            raise SystemExit(f"unknown widget {name!r}")
+        state = widgets.WIDGETS[name]()
+        return self.env.get_template(f"widgets/{name}.html").render(
+            name=name, state=state, state_json=state_json(state), base=base)
+
+    def render_prose(self, page: dict, base: str) -> tuple[str, list[str]]:
+        stash, used = Stash(), []
+
+        def widget(name: str) -> str:
+            used.append(name)
+            return stash.put(self.widget_html(name, base))
+
+        env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+        text = env.from_string(page["source"]).render(f=self.facts, widget=widget)
+        text = math_to_mathml(text, stash)
+        body = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, output_format="html")
+        return stash.restore(body), used
+
+    def copy_static(self) -> None:
+        dest = self.site / "static"
+        shutil.copytree(TEMPLATES / "static", dest)
+        (dest / "gpu-colours.css").write_text(
+            ":root {\n" + "".join(f"  --gpu-{i}: {c};\n"
+                                  for i, c in enumerate(palette.GPU_COLOURS)) + "}\n")
+
+    def copy_vendor(self) -> None:
+        missing = [f for f in PYODIDE_FILES if not (NODE / "pyodide" / f).exists()]
+        if missing or not (NODE / PLOTLY).exists():
+            raise SystemExit("node_modules is missing pyodide or plotly.js: run `npm ci` first")
+        for f in PYODIDE_FILES:
+            dest = self.site / "vendor" / "pyodide" / f
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(NODE / "pyodide" / f, dest)
+        shutil.copyfile(NODE / PLOTLY, self.site / "vendor" / "plotly-basic.min.js")
+
+    def build(self) -> None:
+        if self.site.exists():
+            shutil.rmtree(self.site)
+        self.site.mkdir(parents=True)
+        self.copy_static()
+        self.copy_vendor()
+        core = write_core_zip(self.site).relative_to(self.site).as_posix()
+        pages = load_pages()
+        stages = [p for p in pages if p["order"] < 99]
+        for i, page in enumerate(pages):
+            base = "../"
+            body, used = self.render_prose(page, base)
+            charts = any(widgets.WIDGETS[w]().get("kind") == "chart" for w in used)
+            in_stages = page in stages
+            index = stages.index(page) if in_stages else None
+            out = self.env.get_template("page.html").render(
+                page=page, body=body, base=base, pages=pages, stages=stages, core=core,
+                charts=charts, live=bool(used),
+                prev=stages[index - 1] if in_stages and index > 0 else None,
+                next=stages[index + 1] if in_stages and index + 1 < len(stages) else None,
+            )
+            dest = self.site / page["slug"] / "index.html"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(out, encoding="utf-8")
+        home = self.env.get_template("home.html").render(
+            base="", pages=pages, stages=stages, core=core, charts=False, live=False,
+            page={"title": "All-reduce, explained", "slug": ""})
+        (self.site / "index.html").write_text(home, encoding="utf-8")
+
+
+def serve(site: Path, port: int) -> None:
+    """Serve site/ on 127.0.0.1 with the MIME types Pyodide needs."""
+    import functools
+    import http.server
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                          ".wasm": "application/wasm", ".mjs": "text/javascript",
+                          ".js": "text/javascript", ".json": "application/json"}
+
+        def log_message(self, fmt: str, *args) -> None:  # quiet: one line per error only
+            if args and str(args[1]).startswith(("4", "5")):
+                super().log_message(fmt, *args)
+
+    handler = functools.partial(Handler, directory=str(site))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as httpd:
+        print(f"Serving {site} at http://127.0.0.1:{port}/ (Ctrl-C to stop)")
+        try:
+            httpd.serve_forever()
+        except KeyboardInterrupt:
+            pass
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--serve", action="store_true", help="serve the site after building it")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--out", type=Path, default=SITE, help="output folder (default site/)")
+    a = ap.parse_args(argv)
+    Builder(a.out).build()
+    print(f"Built {a.out}")
+    if a.serve:
+        serve(a.out, a.port)
 
 
 if __name__ == "__main__":

@@ -34,10 +34,18 @@ def _median(fn: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
+def summary_repeats(repeats: int) -> int:
+    """Fewer runs of the slow summary cases: each takes seconds under Pyodide."""
+    return max(1, repeats // 2 + 1)
+
+
 def measure(repeats: int = 5) -> dict[str, float]:
     """Median seconds per case; stdlib + core only, because it also runs inside Pyodide."""
     from allreduce_explainer import api
 
+    # Warm up first: V8 compiles Pyodide's WebAssembly in tiers, so the first calls run slower.
+    for algorithm in ("ring", "hierarchical"):
+        api.simulate(algorithm, 16, 8, length=128, dtype="int", seed=0, trace=True)
     out = {}
     for n in TRACE_GPUS:
         out[f"trace ring n={n}, L={8 * n}"] = _median(
@@ -46,7 +54,7 @@ def measure(repeats: int = 5) -> dict[str, float]:
     for algorithm in ("ring", "hierarchical"):
         out[f"summary {algorithm} n=1024, 8/server, L=1024"] = _median(
             lambda a=algorithm: api.simulate(a, 1024, 8, length=1024, dtype="int", seed=1,
-                                             trace=False), max(1, repeats // 2 + 1))
+                                             trace=False), summary_repeats(repeats))
 
     def costs() -> None:
         for i in range(1000):
@@ -92,7 +100,7 @@ def table(cpython: dict[str, float], pyodide: dict[str, float]) -> str:
     return "\n".join(rows)
 
 
-def machine(pyodide_version: str) -> str:
+def machine(pyodide_version: str, repeats: int) -> str:
     """Enough about the machine and interpreters to compare figures taken elsewhere."""
     import datetime
     import platform
@@ -104,7 +112,8 @@ def machine(pyodide_version: str) -> str:
     return (f"Measured {datetime.date.today().isoformat()} on {models[0] if models else '?'}, "
             f"nproc = {_cmd('nproc')}; "
             f"CPython {platform.python_version()}, Pyodide's Python {pyodide_version.split()[0]} "
-            f"(Node {_cmd('node', '--version')}). Medians of several runs.")
+            f"(Node {_cmd('node', '--version')}). "
+            f"Medians of {repeats} runs ({summary_repeats(repeats)} for the summary cases).")
 
 
 def _cmd(*args: str) -> str:
@@ -118,16 +127,22 @@ def _cmd(*args: str) -> str:
 
 
 def write_results(section: str) -> None:
-    """Replace this script's section of bench/RESULTS.md, keeping every other section."""
+    """Replace this script's section of bench/RESULTS.md in place, keeping every other section."""
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    lines, kept, skipping = text.splitlines(), [], False
-    for line in lines:
+    new = [HEADING, "", section, ""]
+    out: list[str] = []
+    skipping = replaced = False
+    for line in text.splitlines():
         if line.startswith("## "):
             skipping = line.strip() == HEADING
+            if skipping and not replaced:
+                out += new
+                replaced = True
         if not skipping:
-            kept.append(line)
-    body = "\n".join(kept).rstrip("\n")
-    RESULTS.write_text(f"{body}\n\n{HEADING}\n\n{section}\n")
+            out.append(line)
+    if not replaced:
+        out += ["", *new] if out and out[-1] else new
+    RESULTS.write_text("\n".join(out).rstrip("\n") + "\n")
 
 
 def main() -> None:
@@ -139,7 +154,7 @@ def main() -> None:
     args = parser.parse_args()
     cpython = measure(args.repeats)
     pyodide_version, pyodide = run_pyodide(args.repeats)
-    section = f"{machine(pyodide_version)}\n\n{table(cpython, pyodide)}"
+    section = f"{machine(pyodide_version, args.repeats)}\n\n{table(cpython, pyodide)}"
     print(section)
     if args.write:
         write_results(section)

@@ -24,7 +24,8 @@ def draw(gpus: int, length: int, dtype: DType, seed: int) -> list[list]:
         return [
             [dtype.round(rng.gauss(0.0, FLOAT_SCALE)) for _ in range(length)] for _ in range(gpus)
         ]
-    return [[rng.randint(-INT_RANGE, INT_RANGE) for _ in range(length)] for _ in range(gpus)]
+    values = range(-INT_RANGE, INT_RANGE + 1)
+    return [rng.choices(values, k=length) for _ in range(gpus)]
 
 
 def check(values, gpus: int, dtype: DType, max_length: int, field: str = "values") -> list[list]:

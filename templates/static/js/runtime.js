@@ -1,0 +1,200 @@
+// The page side of live recomputation: one Pyodide worker, widgets that ask it for new states.
+// JavaScript renders and wires events; every number comes from Python (the inline default state,
+// or the worker's answer).
+(function () {
+  "use strict";
+  var AE = (window.AE = window.AE || {});
+  AE.views = AE.views || {};
+  var root = document.documentElement;
+
+  function meta(name) {
+    var m = document.querySelector('meta[name="' + name + '"]');
+    return m ? m.getAttribute("content") : null;
+  }
+
+  // ---- The worker: boot Pyodide once, then answer calls by id. -------------------------------
+  function Python() {
+    this.status = "loading";
+    this.nextId = 1;
+    this.pending = {};
+    this.waiting = [];  // calls made before Python was ready
+  }
+  Python.prototype.setStatus = function (status, message) {
+    this.status = status;
+    root.setAttribute("data-python", status);
+    var el = document.querySelector('[data-role="python-status"]');
+    if (el) el.textContent = message;
+    document.dispatchEvent(new CustomEvent("ae:python", { detail: { status: status } }));
+  };
+  Python.prototype.start = function () {
+    var self = this;
+    if (location.protocol === "file:") {
+      return this.fail("This page was opened from a file, where browsers do not run Python " +
+        "workers; it shows the precomputed defaults. Serve the folder (see the README) for live recomputation.");
+    }
+    var base = new URL(meta("ae-base") || "./", location.href);
+    try {
+      this.worker = new Worker(new URL("static/js/worker.mjs", base), { type: "module" });
+    } catch (e) {
+      return this.fail("This page cannot start a worker here (" + (e && e.message || e) +
+        "), so it shows the precomputed defaults. Open it on its own site for live recomputation.");
+    }
+    this.worker.onmessage = function (e) { self.receive(e.data); };
+    this.worker.onerror = function (e) {
+      e.preventDefault();
+      self.fail("Python could not start (" + (e.message || "the worker failed to load") +
+        "); the page shows the precomputed defaults.");
+    };
+    this.worker.postMessage({
+      type: "init",
+      core: new URL(meta("ae-core"), location.href).href,
+      indexURL: new URL("vendor/pyodide/", base).href,
+    });
+  };
+  Python.prototype.fail = function (message) {
+    this.setStatus("failed", message);
+    var waiting = this.waiting;
+    this.waiting = [];
+    waiting.forEach(function (w) { w.reject(new Error(message)); });
+    Object.keys(this.pending).forEach(function (id) {
+      this.pending[id].reject(new Error(message));
+    }, this);
+    this.pending = {};
+  };
+  Python.prototype.receive = function (msg) {
+    if (msg.type === "ready") {
+      this.setStatus("ready", "Live: every change you make is recomputed by the Python simulation in your browser.");
+      var waiting = this.waiting;
+      this.waiting = [];
+      waiting.forEach(function (w) { this.send(w); }, this);
+    } else if (msg.type === "failed") {
+      this.fail("Python could not start (" + msg.message + "); the page shows the precomputed defaults.");
+    } else if (msg.type === "result") {
+      var p = this.pending[msg.id];
+      delete this.pending[msg.id];
+      if (p) p.resolve({ response: JSON.parse(msg.response), pythonMs: msg.pythonMs });
+    }
+  };
+  Python.prototype.send = function (w) {
+    var id = this.nextId++;
+    this.pending[id] = w;
+    this.worker.postMessage({ type: "call", id: id, widget: w.widget, params: w.params });
+  };
+  Python.prototype.call = function (widget, params) {
+    var self = this;
+    return new Promise(function (resolve, reject) {
+      var w = { widget: widget, params: params, resolve: resolve, reject: reject };
+      if (self.status === "ready") self.send(w);
+      else if (self.status === "loading") self.waiting.push(w);
+      else reject(new Error(document.querySelector('[data-role="python-status"]').textContent));
+    });
+  };
+
+  // ---- Widgets: controls in, states out. -----------------------------------------------------
+  function Widget(el) {
+    this.el = el;
+    this.name = el.getAttribute("data-widget");
+    this.state = JSON.parse(el.querySelector('script[data-role="state"]').textContent);
+    this.view = AE.views[el.getAttribute("data-kind")](el, this);
+    this.busy = false;
+    this.queued = null;  // the latest params asked for while a call was running: latest wins
+    this.render();
+    this.wire();
+  }
+  Widget.prototype.render = function () {
+    var s = this.state;
+    this.view.render(s);
+    var readouts = s.readouts || {};
+    this.el.querySelectorAll("[data-readout]").forEach(function (o) {
+      var k = o.getAttribute("data-readout");
+      if (k in readouts) o.textContent = readouts[k];
+    });
+    this.el.querySelectorAll("[data-param]").forEach(function (c) {
+      var k = c.getAttribute("data-param");
+      if (k in s.params && document.activeElement !== c && s.params[k] !== null) c.value = s.params[k];
+    });
+  };
+  Widget.prototype.controlValue = function (c) {
+    var v = c.value;
+    if (c.type === "number") return v.trim() === "" ? null : Number(v);
+    return v;
+  };
+  Widget.prototype.wire = function () {
+    var self = this;
+    this.el.querySelectorAll("[data-param]").forEach(function (c) {
+      c.addEventListener("change", function () {
+        var change = {};
+        change[c.getAttribute("data-param")] = self.controlValue(c);
+        if (c.getAttribute("data-param") !== "values" && "values" in self.state.params) change.values = null;
+        self.update(change);
+      });
+    });
+    this.el.querySelectorAll('[data-action="reroll"]').forEach(function (b) {
+      b.addEventListener("click", function () {
+        self.update({ seed: Math.floor(Math.random() * 1e9), values: null });
+      });
+    });
+    this.el.querySelectorAll('[data-action="add"]').forEach(function (b) {
+      b.addEventListener("click", function () {
+        var parts = b.getAttribute("data-param-step").split(":");
+        var change = {};
+        change[parts[0]] = Number(self.state.params[parts[0]]) + Number(parts[1]);
+        self.update(change);
+      });
+    });
+  };
+  Widget.prototype.clearErrors = function () {
+    this.el.querySelectorAll("[data-error-for]").forEach(function (e) { e.textContent = ""; });
+    this.el.querySelectorAll('[aria-invalid="true"]').forEach(function (c) { c.removeAttribute("aria-invalid"); });
+  };
+  Widget.prototype.showError = function (field, message) {
+    var slot = field && this.el.querySelector('[data-error-for="' + CSS.escape(String(field)) + '"]');
+    var control = field && this.el.querySelector('[data-param="' + CSS.escape(String(field)) + '"]');
+    if (!slot) slot = this.el.querySelector('[data-error-for="_"]');
+    if (slot) slot.textContent = message;
+    if (control) control.setAttribute("aria-invalid", "true");
+  };
+  Widget.prototype.update = function (change) {
+    var params = Object.assign({}, this.state.params, this.queued || {}, change);
+    this.clearErrors();
+    if (this.busy) { this.queued = params; return; }
+    this.ask(params);
+  };
+  Widget.prototype.ask = function (params) {
+    var self = this;
+    this.busy = true;
+    this.el.setAttribute("aria-busy", "true");
+    AE.python.call(this.name, params).then(function (r) {
+      if (r.response.ok) {
+        self.state = r.response.state;
+        self.render();
+      } else {
+        var err = r.response.error;
+        self.showError(err.field, err.field && err.field !== "_" ? err.message : err.message);
+        self.render();  // the controls go back to the last good state's values
+        var c = err.field && self.el.querySelector('[data-param="' + CSS.escape(String(err.field)) + '"]');
+        if (c && change_kept(params, err.field)) c.value = params[err.field];
+      }
+    }, function (e) {
+      self.showError("_", e.message);
+      self.render();
+    }).then(function () {
+      self.busy = false;
+      self.el.removeAttribute("aria-busy");
+      if (self.queued) {
+        var next = self.queued;
+        self.queued = null;
+        self.ask(next);
+      }
+    });
+  };
+  function change_kept(params, field) { return params[field] !== null && params[field] !== undefined; }
+
+  AE.Widget = Widget;
+  AE.Python = Python;
+  AE.formatValue = function (v, digits) {
+    if (typeof v !== "number") return String(v);
+    var text = digits ? String(Number(v.toPrecision(digits))) : String(v);
+    return text.replace("-", "−");
+  };
+})();

@@ -1,0 +1,198 @@
+// The stepper view: one generic view for every trace (naive, ring, tree ...). It only indexes
+// into the frames Python computed; "Step k of K", buttons disabled at the ends, arrow keys/space.
+(function () {
+  "use strict";
+  var AE = (window.AE = window.AE || {});
+  AE.views = AE.views || {};
+  var PLAY_MS = 1100;
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function reducedMotion() {
+    return window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches;
+  }
+
+  AE.views.stepper = function (root, widget) {
+    var k = 0, state = null, timer = null;
+    var q = function (sel) { return root.querySelector(sel); };
+    var grid = q('[data-role="grid"]'), counter = q('[data-role="step-counter"]');
+    var narration = q('[data-role="narration"]'), verdict = q('[data-role="verdict"]');
+    var check = q('[data-role="check"]');
+    var buttons = {};
+    ["prev", "next", "reset", "play"].forEach(function (a) {
+      buttons[a] = q('[data-action="' + a + '"]');
+    });
+
+    function last() { return state.frames.length - 1; }
+    function go(to) {
+      k = Math.max(0, Math.min(last(), to));
+      if (k === last()) stop();
+      draw();
+    }
+    function stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      buttons.play.setAttribute("aria-pressed", "false");
+      buttons.play.setAttribute("aria-label", "Play");
+    }
+    function play() {
+      if (timer) return stop();
+      if (k === last()) k = 0;
+      if (reducedMotion()) return go(last());  // no animation when the reader asks for less motion
+      buttons.play.setAttribute("aria-pressed", "true");
+      buttons.play.setAttribute("aria-label", "Pause");
+      timer = setInterval(function () { go(k + 1); }, PLAY_MS);
+      go(k + 1);
+    }
+    buttons.prev.addEventListener("click", function () { stop(); go(k - 1); });
+    buttons.next.addEventListener("click", function () { stop(); go(k + 1); });
+    buttons.reset.addEventListener("click", function () { stop(); go(0); });
+    buttons.play.addEventListener("click", play);
+    root.addEventListener("keydown", function (e) {
+      if (e.target.closest("input, select, textarea")) return;
+      if (e.key === "ArrowRight" || e.key === " ") { e.preventDefault(); stop(); go(k + 1); }
+      else if (e.key === "ArrowLeft") { e.preventDefault(); stop(); go(k - 1); }
+      else if (e.key === "Home") { e.preventDefault(); stop(); go(0); }
+      else if (e.key === "End") { e.preventDefault(); stop(); go(last()); }
+    });
+
+    function cellMarks(frame) {
+      // which cells were sent from and which received in this step
+      var marks = {};
+      frame.moves.forEach(function (m) {
+        for (var j = m[2]; j < m[3]; j++) {
+          marks[m[0] + ":" + j] = (marks[m[0] + ":" + j] || "") + " sent";
+          marks[m[1] + ":" + j] = (marks[m[1] + ":" + j] || "") + " received";
+        }
+      });
+      return marks;
+    }
+
+    function table(frame) {
+      var t = el("table", { class: "buffers" });
+      var cap = el("caption", { class: "visually-hidden" },
+        "Buffers after step " + k + ": one row per GPU, one column per number");
+      t.appendChild(cap);
+      var head = el("thead"), hr = el("tr");
+      hr.appendChild(el("th", { scope: "col" }, "GPU"));
+      state.chunks.forEach(function (c, i) {
+        if (c[1] > c[0]) hr.appendChild(el("th", { scope: "colgroup", colspan: c[1] - c[0], class: "chunk-head chunk-" + (i % 2) },
+          state.chunks.length > 1 ? "chunk " + i : "gradient"));
+      });
+      hr.appendChild(el("th", { scope: "col", class: "move-head" }, "this step"));
+      head.appendChild(hr);
+      t.appendChild(head);
+      var body = el("tbody"), marks = cellMarks(frame);
+      var editable = state.editable && k === 0;
+      frame.buffers.forEach(function (row, i) {
+        var tr = el("tr", { "data-gpu": i });
+        var th = el("th", { scope: "row", class: "gpu", style: "--gpu: var(--gpu-" + (i % 16) + ")" });
+        th.appendChild(el("span", { class: "swatch", "aria-hidden": "true" }));
+        th.appendChild(document.createTextNode("GPU " + i));
+        tr.appendChild(th);
+        row.forEach(function (v, j) {
+          var cls = "cell chunk-" + (chunkIndex(j) % 2) + (marks[i + ":" + j] || "") +
+            (frame.complete[i][j] ? " complete" : "");
+          var td = el("td", { class: cls, "data-elem": j });
+          if (editable) {
+            var inp = el("input", { type: "text", inputmode: "decimal",
+              "aria-label": "GPU " + i + ", number " + j, size: 4 });
+            inp.value = String(v);
+            inp.addEventListener("change", function () { edit(i, j, inp.value); });
+            td.appendChild(inp);
+          } else {
+            td.textContent = AE.formatValue(v, state.digits);
+          }
+          tr.appendChild(td);
+        });
+        var moves = frame.moves.filter(function (m) { return m[0] === i; });
+        tr.appendChild(el("td", { class: "move" }, moves.map(function (m) {
+          return (state.chunks.length > 1 ? "chunk " + m[4] : "all") + " → GPU " + m[1];
+        }).join(", ")));
+        body.appendChild(tr);
+      });
+      (state.extra_rows || []).forEach(function (x) {
+        var tr = el("tr", { class: "extra" });
+        tr.appendChild(el("th", { scope: "row" }, x.label));
+        x.values.forEach(function (v) {
+          tr.appendChild(el("td", { class: "cell" }, AE.formatValue(v, x.digits || state.digits)));
+        });
+        tr.appendChild(el("td"));
+        body.appendChild(tr);
+      });
+      t.appendChild(body);
+      return t;
+    }
+
+    function chunkIndex(j) {
+      for (var c = 0; c < state.chunks.length; c++) if (j < state.chunks[c][1]) return c;
+      return 0;
+    }
+
+    function edit(i, j, text) {
+      var values = state.inputs.map(function (r) { return r.slice(); });
+      var trimmed = text.trim().replace("−", "-");
+      var num = Number(trimmed);
+      values[i][j] = trimmed === "" || !isFinite(num) ? text : num;  // Python says what is wrong
+      widget.update({ values: values });
+    }
+
+    function checkTable() {
+      var c = state.check, t = el("table", { class: "buffers check-table" });
+      t.appendChild(el("caption", { class: "visually-hidden" }, "Every GPU's result against the target"));
+      var hr = el("tr");
+      hr.appendChild(el("th", { scope: "col" }, "check"));
+      state.target.forEach(function (_, j) { hr.appendChild(el("th", { scope: "col" }, "#" + j)); });
+      var head = el("thead"); head.appendChild(hr); t.appendChild(head);
+      var body = el("tbody");
+      function row(label, cells, cls) {
+        var tr = el("tr", cls ? { class: cls } : {});
+        tr.appendChild(el("th", { scope: "row" }, label));
+        cells.forEach(function (x) { tr.appendChild(el("td", { class: "cell" }, x)); });
+        body.appendChild(tr);
+      }
+      c.matches.forEach(function (m, i) {
+        row("GPU " + i, m.map(function (ok) { return ok ? "✓" : "✗"; }), "marks");
+      });
+      row("target", state.target.map(function (v) { return AE.formatValue(v, state.digits); }), "extra");
+      if (state.dtype !== "int") {
+        row("sum in GPU order", c.in_order.map(function (v) { return AE.formatValue(v, state.digits); }), "extra");
+        row("ulp from target", c.ulps.map(String), "extra");
+        row("ulp from GPU order", c.ulps_in_order.map(String), "extra");
+      }
+      t.appendChild(body);
+      return t;
+    }
+
+    function draw() {
+      var frame = state.frames[k];
+      grid.replaceChildren(table(frame));
+      counter.textContent = "Step " + k + " of " + last();
+      narration.replaceChildren.apply(narration, frame.narration.map(function (line) { return el("p", {}, line); }));
+      buttons.prev.disabled = k === 0;
+      buttons.reset.disabled = k === 0;
+      buttons.next.disabled = k === last();
+      root.setAttribute("data-step", k);
+      if (verdict && state.check) {
+        var done = k === last();
+        verdict.textContent = done ? state.check.verdict : "Step to the end to see the check.";
+        verdict.classList.toggle("ok", done && state.check.all_match);
+        check.replaceChildren.apply(check, done ? [checkTable()] : []);
+      }
+    }
+
+    return {
+      render: function (s) {
+        stop();
+        state = s;
+        k = 0;
+        draw();
+      },
+    };
+  };
+})();

@@ -1,0 +1,36 @@
+// The page's Python: boots Pyodide, unpacks the core from the site's zip, answers widget calls.
+// A module worker because Pyodide's ES module build requires it.
+import { loadPyodide } from "../../vendor/pyodide/pyodide.mjs";
+
+let bridge = null;
+
+async function init(msg) {
+  const zip = fetch(msg.core).then((r) => {
+    if (!r.ok) throw new Error(`the core's zip answered ${r.status}`);
+    return r.arrayBuffer();
+  });
+  const pyodide = await loadPyodide({ indexURL: msg.indexURL });
+  pyodide.unpackArchive(await zip, "zip");
+  bridge = pyodide.pyimport("allreduce_explainer.bridge");
+}
+
+self.onmessage = async (e) => {
+  const msg = e.data;
+  if (msg.type === "init") {
+    try {
+      await init(msg);
+      self.postMessage({ type: "ready" });
+    } catch (err) {
+      self.postMessage({ type: "failed", message: String((err && err.message) || err) });
+    }
+  } else if (msg.type === "call") {
+    const t0 = performance.now();
+    let response;
+    try {
+      response = bridge.call(msg.widget, JSON.stringify(msg.params));
+    } catch (err) {
+      response = JSON.stringify({ ok: false, error: { field: null, message: `worker: ${err.message}` } });
+    }
+    self.postMessage({ type: "result", id: msg.id, response, pythonMs: performance.now() - t0 });
+  }
+};
