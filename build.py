@@ -8,8 +8,10 @@ and inlined, so a page reads, steps and draws before Python has started in the b
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import hashlib
-import html
+import http.server
 import io
 import json
 import re
@@ -35,8 +37,13 @@ NODE = ROOT / "node_modules"
 SITE = ROOT / "site"
 FIXED_TIME = (2020, 1, 1, 0, 0, 0)  # zip entries carry no build time, so builds are reproducible
 BROWSER_EXCLUDES = {"cli.py", "__main__.py"}  # the worker never parses a command line
-PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
-                 "pyodide-lock.json"]
+PYODIDE_FILES = [
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+]
 PLOTLY = "plotly.js-basic-dist-min/plotly-basic.min.js"
 MARKDOWN_EXTENSIONS = ["tables", "footnotes", "attr_list", "def_list", "toc"]
 
@@ -90,8 +97,9 @@ def math_to_mathml(text: str, stash: Stash) -> str:
     def convert(m: re.Match) -> str:
         display = m.group(1) is not None
         tex = m.group(1) if display else m.group(2)
-        mathml = latex2mathml.converter.convert(tex.strip(),
-                                                display="block" if display else "inline")
+        mathml = latex2mathml.converter.convert(
+            tex.strip(), display="block" if display else "inline"
+        )
         return stash.put(mathml)
 
     return MATH.sub(convert, text)
@@ -134,7 +142,8 @@ class Builder:
             raise SystemExit(f"unknown widget {name!r}")
         state = widgets.WIDGETS[name]()
         return self.env.get_template(f"widgets/{name}.html").render(
-            name=name, state=state, state_json=state_json(state), base=base)
+            name=name, state=state, state_json=state_json(state), base=base
+        )
 
     def render_prose(self, page: dict, base: str) -> tuple[str, list[str]]:
         stash, used = Stash(), []
@@ -153,8 +162,10 @@ class Builder:
         dest = self.site / "static"
         shutil.copytree(TEMPLATES / "static", dest)
         (dest / "gpu-colours.css").write_text(
-            ":root {\n" + "".join(f"  --gpu-{i}: {c};\n"
-                                  for i, c in enumerate(palette.GPU_COLOURS)) + "}\n")
+            ":root {\n"
+            + "".join(f"  --gpu-{i}: {c};\n" for i, c in enumerate(palette.GPU_COLOURS))
+            + "}\n"
+        )
 
     def copy_vendor(self) -> None:
         missing = [f for f in PYODIDE_FILES if not (NODE / "pyodide" / f).exists()]
@@ -175,15 +186,21 @@ class Builder:
         core = write_core_zip(self.site).relative_to(self.site).as_posix()
         pages = load_pages()
         stages = [p for p in pages if p["order"] < 99]
-        for i, page in enumerate(pages):
+        for _i, page in enumerate(pages):
             base = "../"
             body, used = self.render_prose(page, base)
             charts = any(widgets.WIDGETS[w]().get("kind") == "chart" for w in used)
             in_stages = page in stages
             index = stages.index(page) if in_stages else None
             out = self.env.get_template("page.html").render(
-                page=page, body=body, base=base, pages=pages, stages=stages, core=core,
-                charts=charts, live=bool(used),
+                page=page,
+                body=body,
+                base=base,
+                pages=pages,
+                stages=stages,
+                core=core,
+                charts=charts,
+                live=bool(used),
                 prev=stages[index - 1] if in_stages and index > 0 else None,
                 next=stages[index + 1] if in_stages and index + 1 < len(stages) else None,
             )
@@ -191,32 +208,45 @@ class Builder:
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(out, encoding="utf-8")
         home = self.env.get_template("home.html").render(
-            base="", pages=pages, stages=stages, core=core, charts=False, live=False,
-            page={"title": "All-reduce, explained", "slug": ""})
+            base="",
+            pages=pages,
+            stages=stages,
+            core=core,
+            charts=False,
+            live=False,
+            page={"title": "All-reduce, explained", "slug": "", "summary": ""},
+        )
         (self.site / "index.html").write_text(home, encoding="utf-8")
 
 
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files with the MIME types Pyodide needs (.wasm, .mjs)."""
+
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".json": "application/json",
+    }
+
+    def copyfile(self, source, outputfile) -> None:
+        # the browser went away mid-file: not our error, and not worth a traceback
+        with contextlib.suppress(ConnectionResetError, BrokenPipeError):
+            super().copyfile(source, outputfile)
+
+    def log_message(self, format: str, *args) -> None:  # quiet, but for errors
+        if len(args) > 1 and str(args[1]).startswith(("4", "5")):
+            super().log_message(format, *args)
+
+
 def serve(site: Path, port: int) -> None:
-    """Serve site/ on 127.0.0.1 with the MIME types Pyodide needs."""
-    import functools
-    import http.server
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                          ".wasm": "application/wasm", ".mjs": "text/javascript",
-                          ".js": "text/javascript", ".json": "application/json"}
-
-        def log_message(self, fmt: str, *args) -> None:  # quiet: one line per error only
-            if args and str(args[1]).startswith(("4", "5")):
-                super().log_message(fmt, *args)
-
+    """Serve site/ on 127.0.0.1 only: a classroom laptop needs no network."""
     handler = functools.partial(Handler, directory=str(site))
     with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as httpd:
         print(f"Serving {site} at http://127.0.0.1:{port}/ (Ctrl-C to stop)")
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             httpd.serve_forever()
-        except KeyboardInterrupt:
-            pass
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -19,9 +19,12 @@ RESULTS = ROOT / "bench" / "RESULTS.md"
 HEADING = "## Core simulation speed"
 TRACE_GPUS = (8, 16, 32)
 # Pyodide targets in seconds: what a reader can wait for after moving a slider.
-TARGETS = {"trace ring n=16, L=128": 0.020, "1,000 cost evaluations (ring, n=64)": 0.020,
-           "summary ring n=1024, 8/server, L=1024": 2.0,
-           "summary hierarchical n=1024, 8/server, L=1024": 2.0}
+TARGETS = {
+    "trace ring n=16, L=128": 0.020,
+    "1,000 cost evaluations (ring, n=64)": 0.020,
+    "summary ring n=1024, 8/server, L=1024": 2.0,
+    "summary hierarchical n=1024, 8/server, L=1024": 2.0,
+}
 
 
 def _median(fn: Callable[[], object], repeats: int) -> float:
@@ -49,12 +52,18 @@ def measure(repeats: int = 5) -> dict[str, float]:
     out = {}
     for n in TRACE_GPUS:
         out[f"trace ring n={n}, L={8 * n}"] = _median(
-            lambda n=n: api.simulate("ring", n, None, length=8 * n, dtype="int", seed=n,
-                                     trace=True), repeats)
+            lambda n=n: api.simulate(
+                "ring", n, None, length=8 * n, dtype="int", seed=n, trace=True
+            ),
+            repeats,
+        )
     for algorithm in ("ring", "hierarchical"):
         out[f"summary {algorithm} n=1024, 8/server, L=1024"] = _median(
-            lambda a=algorithm: api.simulate(a, 1024, 8, length=1024, dtype="int", seed=1,
-                                             trace=False), summary_repeats(repeats))
+            lambda a=algorithm: api.simulate(
+                a, 1024, 8, length=1024, dtype="int", seed=1, trace=False
+            ),
+            summary_repeats(repeats),
+        )
 
     def costs() -> None:
         for i in range(1000):
@@ -78,9 +87,19 @@ def run_pyodide(repeats: int) -> tuple[str, dict[str, float]]:
         sys.exit("Node.js and node_modules/pyodide are needed: install Node, then run `npm ci`")
     with tempfile.TemporaryDirectory() as tmp:
         zip_path = build.write_core_zip(Path(tmp))
-        proc = subprocess.run([node, str(ROOT / "bench" / "core_pyodide.mjs"), str(zip_path),
-                               str(Path(__file__).resolve()), str(repeats)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=1800)
+        proc = subprocess.run(
+            [
+                node,
+                str(ROOT / "bench" / "core_pyodide.mjs"),
+                str(zip_path),
+                str(Path(__file__).resolve()),
+                str(repeats),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
     if proc.returncode != 0:
         sys.exit(f"Pyodide benchmark failed:\n{proc.stderr[-4000:]}")
     out = json.loads(proc.stdout)
@@ -89,13 +108,16 @@ def run_pyodide(repeats: int) -> tuple[str, dict[str, float]]:
 
 def table(cpython: dict[str, float], pyodide: dict[str, float]) -> str:
     """Markdown table: both interpreters in ms, their ratio, and each Pyodide target met or not."""
-    rows = ["| Measurement | CPython (ms) | Pyodide (ms) | Pyodide/CPython | Target (Pyodide) |",
-            "|---|---:|---:|---:|---|"]
+    rows = [
+        "| Measurement | CPython (ms) | Pyodide (ms) | Pyodide/CPython | Target (Pyodide) |",
+        "|---|---:|---:|---:|---|",
+    ]
     for case, c in cpython.items():
         p = pyodide[case]
         limit = TARGETS.get(case)
-        target = "" if limit is None else (
-            f"< {limit * 1e3:g} ms: {'PASS' if p < limit else 'FAIL'}")
+        target = (
+            "" if limit is None else (f"< {limit * 1e3:g} ms: {'PASS' if p < limit else 'FAIL'}")
+        )
         rows.append(f"| {case} | {c * 1e3:.1f} | {p * 1e3:.1f} | {p / c:.2f} | {target} |")
     return "\n".join(rows)
 
@@ -106,14 +128,18 @@ def machine(pyodide_version: str, repeats: int) -> str:
     import platform
 
     cpuinfo = Path("/proc/cpuinfo")
-    models = [line.split(":", 1)[1].strip() for line in
-              (cpuinfo.read_text().splitlines() if cpuinfo.exists() else [])
-              if line.startswith("model name")]
-    return (f"Measured {datetime.date.today().isoformat()} on {models[0] if models else '?'}, "
-            f"nproc = {_cmd('nproc')}; "
-            f"CPython {platform.python_version()}, Pyodide's Python {pyodide_version.split()[0]} "
-            f"(Node {_cmd('node', '--version')}). "
-            f"Medians of {repeats} runs ({summary_repeats(repeats)} for the summary cases).")
+    models = [
+        line.split(":", 1)[1].strip()
+        for line in (cpuinfo.read_text().splitlines() if cpuinfo.exists() else [])
+        if line.startswith("model name")
+    ]
+    return (
+        f"Measured {datetime.date.today().isoformat()} on {models[0] if models else '?'}, "
+        f"nproc = {_cmd('nproc')}; "
+        f"CPython {platform.python_version()}, Pyodide's Python {pyodide_version.split()[0]} "
+        f"(Node {_cmd('node', '--version')}). "
+        f"Medians of {repeats} runs ({summary_repeats(repeats)} for the summary cases)."
+    )
 
 
 def _cmd(*args: str) -> str:

@@ -25,5 +25,9 @@ def call(name: str, params_json: str) -> str:
     except ParamError as e:
         return json.dumps({"ok": False, "error": {"field": e.field, "message": e.message}})
     except Exception as e:  # noqa: BLE001 - the page must get an answer, whatever happened
-        return json.dumps({"ok": False, "error": {"field": None,
-                                                  "message": f"internal error: {type(e).__name__}"}})
+        return json.dumps(
+            {
+                "ok": False,
+                "error": {"field": None, "message": f"internal error: {type(e).__name__}"},
+            }
+        )

@@ -6,13 +6,33 @@ never the only cue (every GPU is also labelled by number).
 
 GPU_COLOURS = [
     # Okabe & Ito, "Color Universal Design" (2008), black replaced by grey
-    "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999",
+    "#E69F00",
+    "#56B4E9",
+    "#009E73",
+    "#F0E442",
+    "#0072B2",
+    "#D55E00",
+    "#CC79A7",
+    "#999999",
     # Paul Tol, "muted" qualitative scheme (personal.sron.nl/~pault)
-    "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255",
+    "#332288",
+    "#88CCEE",
+    "#44AA99",
+    "#117733",
+    "#999933",
+    "#DDCC77",
+    "#CC6677",
+    "#882255",
 ]
 # The two methods compared in charts: blue for the ring, vermillion for naive (Okabe & Ito).
-SERIES = {"ring": "#0072B2", "naive": "#D55E00", "tree": "#009E73", "hierarchical": "#CC79A7",
-          "multi-ring": "#56B4E9", "measured": "#000000"}
+SERIES = {
+    "ring": "#0072B2",
+    "naive": "#D55E00",
+    "tree": "#009E73",
+    "hierarchical": "#CC79A7",
+    "multi-ring": "#56B4E9",
+    "measured": "#000000",
+}
 
 
 def gpu_colour(i: int) -> str:

@@ -116,8 +116,11 @@ class _Route:
     def time(self, elems: list[int], size: int, alpha, per_byte) -> float:
         """The step's duration: its busiest queue (GPU, link class, direction)."""
         if self.queues is None and elems and elems.count(elems[0]) == len(elems):  # one size
-            return max(alpha[k] + elems[0] * size * per_byte[k]
-                       for k, idx in enumerate(self.by_class) if idx)
+            return max(
+                alpha[k] + elems[0] * size * per_byte[k]
+                for k, idx in enumerate(self.by_class)
+                if idx
+            )
         if self.queues is None:  # one message per queue: the largest message sets the pace
             return max(
                 (

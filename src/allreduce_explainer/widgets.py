@@ -44,10 +44,7 @@ def _vectors(p: dict, lo: int, hi: int, max_length: int, dtype: str) -> tuple[in
 
 def _text(v, dtype: str) -> str:
     """A value as the narration prints it (the grid uses the same digits)."""
-    if dtype == "int":
-        text = str(v)
-    else:
-        text = f"{v:.{DIGITS[dtype]}g}"
+    text = str(v) if dtype == "int" else f"{v:.{DIGITS[dtype]}g}"
     return text.replace("-", "−")
 
 
@@ -56,18 +53,35 @@ def _frames(trace: list[dict], first_buffers, first_counts, n: int, chunks, narr
 
     A move is [src, dst, start, stop, chunk]: GPU src sent elements [start, stop), its chunk.
     """
-    frames = [{"buffers": first_buffers, "complete": _complete(first_counts, n), "moves": [],
-               "phase": "start", "narration": narrate(None, 0)}]
+    frames = [
+        {
+            "buffers": first_buffers,
+            "complete": _complete(first_counts, n),
+            "moves": [],
+            "phase": "start",
+            "narration": narrate(None, 0),
+        }
+    ]
     for s, step in enumerate(trace, 1):
-        frames.append({
-            "buffers": step["buffers"],
-            "complete": _complete(step["contributors"], n),
-            "moves": [[m["src"], m["dst"], m["start"], m["stop"],
-                       _chunk_of(chunks, m["start"], m["stop"])] for m in step["messages"]],
-            "op": step["op"],
-            "phase": step["phase"],
-            "narration": narrate(step, s),
-        })
+        frames.append(
+            {
+                "buffers": step["buffers"],
+                "complete": _complete(step["contributors"], n),
+                "moves": [
+                    [
+                        m["src"],
+                        m["dst"],
+                        m["start"],
+                        m["stop"],
+                        _chunk_of(chunks, m["start"], m["stop"]),
+                    ]
+                    for m in step["messages"]
+                ],
+                "op": step["op"],
+                "phase": step["phase"],
+                "narration": narrate(step, s),
+            }
+        )
     return frames
 
 
@@ -88,10 +102,14 @@ def _ring_narration(chunks, dtype: str, n: int):
         for m in step["messages"]:
             c = _chunk_of(chunks, m["start"], m["stop"])
             sent = ", ".join(_text(v, dtype) for v in m["values"])
-            now = ", ".join(_text(v, dtype) for v in step["buffers"][m["dst"]][m["start"]:m["stop"]])
-            lines.append(f"GPU {m['src']} sends chunk {c} ({sent}) to GPU {m['dst']}, "
-                         f"which now holds {now}.")
+            now = ", ".join(
+                _text(v, dtype) for v in step["buffers"][m["dst"]][m["start"] : m["stop"]]
+            )
+            lines.append(
+                f"GPU {m['src']} sends chunk {c} ({sent}) to GPU {m['dst']}, which now holds {now}."
+            )
         return lines
+
     return narrate
 
 
@@ -131,14 +149,21 @@ def ring_reduce_scatter(params=None) -> dict:
     chunks = split(0, r["length"], n)
     trace = r["trace"][: n - 1]
     state = _ring_common(p, r)
-    state["frames"] = _frames(trace, r["inputs"], [[1] * r["length"]] * n, n, chunks,
-                              _ring_narration(chunks, r["dtype"], n))
+    state["frames"] = _frames(
+        trace,
+        r["inputs"],
+        [[1] * r["length"]] * n,
+        n,
+        chunks,
+        _ring_narration(chunks, r["dtype"], n),
+    )
     state["editable"] = True
     state["owned"] = [(i + 1) % n for i in range(n)]
     last = state["frames"][-1]
     last["narration"].append(
         "Every GPU now owns the complete sum of one chunk: "
-        + "; ".join(f"GPU {i} owns chunk {(i + 1) % n}" for i in range(n)) + "."
+        + "; ".join(f"GPU {i} owns chunk {(i + 1) % n}" for i in range(n))
+        + "."
     )
     return state
 
@@ -150,11 +175,18 @@ def ring_all_gather(params=None) -> dict:
     chunks = split(0, r["length"], n)
     rs_end = r["trace"][n - 2] if n > 1 else None
     state = _ring_common(p, r)
-    state["frames"] = _frames(r["trace"][n - 1:], rs_end["buffers"], rs_end["contributors"], n,
-                              chunks, _ring_narration(chunks, dtype, n))
+    state["frames"] = _frames(
+        r["trace"][n - 1 :],
+        rs_end["buffers"],
+        rs_end["contributors"],
+        n,
+        chunks,
+        _ring_narration(chunks, dtype, n),
+    )
     state["frames"][0]["narration"] = [
         "After the reduce-scatter every GPU owns the complete sum of one chunk; "
-        "now those chunks travel the ring."]
+        "now those chunks travel the ring."
+    ]
     state["check"] = check(r)
     state["frames"][-1]["narration"].append(state["check"]["verdict"])
     return state
@@ -171,12 +203,16 @@ def check(r: dict) -> dict:
     ulps_in_order = [_ulps(x, t, dt) for x, t in zip(r["results"][0], in_order, strict=True)]
     all_match = all(all(row) for row in matches)
     if all_match:
-        verdict = (f"Exact match: all {n} GPUs hold the target sum in every one of the "
-                   f"{r['length']} elements.")
+        verdict = (
+            f"Exact match: all {n} GPUs hold the target sum in every one of the "
+            f"{r['length']} elements."
+        )
     elif r["identical_on_all_gpus"]:
-        verdict = (f"Identical bits on all {n} GPUs; the ring's sum is at most {max(ulps):g} ulp "
-                   f"from the exactly rounded sum, and at most {max(ulps_in_order):g} ulp from "
-                   f"the sum taken in GPU order.")
+        verdict = (
+            f"Identical bits on all {n} GPUs; the ring's sum is at most {max(ulps):g} ulp "
+            f"from the exactly rounded sum, and at most {max(ulps_in_order):g} ulp from "
+            f"the sum taken in GPU order."
+        )
     else:
         verdict = "Mismatch: the GPUs disagree."
     return {
@@ -221,8 +257,10 @@ def naive(params=None) -> dict:
         vals = ", ".join(_text(v, "int") for v in m["values"])
         if step["op"] == "add":
             now = ", ".join(_text(v, "int") for v in step["buffers"][0])
-            return [f"Step {s}: GPU {m['src']} sends its whole gradient ({vals}) to GPU 0, "
-                    f"which adds it in and now holds {now}."]
+            return [
+                f"Step {s}: GPU {m['src']} sends its whole gradient ({vals}) to GPU 0, "
+                f"which adds it in and now holds {now}."
+            ]
         return [f"Step {s}: GPU 0 sends the finished sum ({vals}) to GPU {m['dst']}."]
 
     frames = _frames(r["trace"], r["inputs"], [[1] * length] * n, n, [(0, length)], narrate)
@@ -238,8 +276,7 @@ def naive(params=None) -> dict:
         "target": r["target"],
         "extra_rows": [
             {"label": "target (sum)", "values": r["target"]},
-            {"label": f"average (sum / {n})", "values": [t / n for t in r["target"]],
-             "digits": 3},
+            {"label": f"average (sum / {n})", "values": [t / n for t in r["target"]], "digits": 3},
         ],
         "frames": frames,
         "readouts": {
@@ -260,8 +297,11 @@ def scaling(params=None) -> dict:
     p = _options(params, SCALING_DEFAULTS)
     n = count("gpus", p["gpus"], 1, 1024)
     if n > PER_SERVER and n % PER_SERVER:
-        raise ParamError("gpus", f"above {PER_SERVER}, use a multiple of {PER_SERVER} "
-                                 f"(whole servers of {PER_SERVER} GPUs)")
+        raise ParamError(
+            "gpus",
+            f"above {PER_SERVER}, use a multiple of {PER_SERVER} "
+            f"(whole servers of {PER_SERVER} GPUs)",
+        )
     params_b = positive("params_b", p["params_b"])
     if params_b > 10_000:
         raise ParamError("params_b", "must be at most 10,000 (billion parameters)")
@@ -274,33 +314,63 @@ def scaling(params=None) -> dict:
     naive_t, ring_t = times("naive", [n])[0], times("ring", [n])[0]
     series = [("naive", "gather to GPU 0, broadcast back"), ("ring", "ring all-reduce")]
     data = [
-        {"type": "scatter", "mode": "lines+markers", "name": label, "x": xs,
-         "y": times(alg, xs), "line": {"color": SERIES[alg]},
-         "marker": {"color": SERIES[alg], "symbol": "circle" if alg == "ring" else "square"},
-         "hovertemplate": "%{x} GPUs: %{y:.3g} s<extra>" + label + "</extra>"}
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": label,
+            "x": xs,
+            "y": times(alg, xs),
+            "line": {"color": SERIES[alg]},
+            "marker": {"color": SERIES[alg], "symbol": "circle" if alg == "ring" else "square"},
+            "hovertemplate": "%{x} GPUs: %{y:.3g} s<extra>" + label + "</extra>",
+        }
         for alg, label in series
     ]
     if n > 1:
-        data.append({"type": "scatter", "mode": "markers", "name": f"{n} GPUs",
-                     "x": [n, n], "y": [naive_t, ring_t], "showlegend": False,
-                     "marker": {"size": 14, "color": "rgba(0,0,0,0)",
-                                "line": {"width": 2, "color": "#888888"}},
-                     "hoverinfo": "skip"})
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"{n} GPUs",
+                "x": [n, n],
+                "y": [naive_t, ring_t],
+                "showlegend": False,
+                "marker": {
+                    "size": 14,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"width": 2, "color": "#888888"},
+                },
+                "hoverinfo": "skip",
+            }
+        )
     return {
         "kind": "chart",
         "params": {"gpus": n, "params_b": params_b},
-        "figure": {"data": data, "layout": {
-            "xaxis": {"title": {"text": "GPUs (8 per server)"}, "type": "log",
-                      "range": [math.log10(1.6), math.log10(1300)], "tickvals": xs},
-            "yaxis": {"title": {"text": "time of one all-reduce (s)"}, "type": "log"},
-            "legend": {"orientation": "h", "y": -0.25},
-            "margin": {"l": 60, "r": 10, "t": 10, "b": 60},
-        }},
-        "summary": (f"At {n} GPUs the naive method takes {fmt.seconds(naive_t)} and the ring "
-                    f"{fmt.seconds(ring_t)} for {fmt.nbytes(s)} of gradient."),
-        "table": {"columns": ["GPUs", "naive (s)", "ring (s)"],
-                  "rows": [[x, fmt.sig(a, 3), fmt.sig(b, 3)]
-                           for x, a, b in zip(xs, data[0]["y"], data[1]["y"], strict=True)]},
+        "figure": {
+            "data": data,
+            "layout": {
+                "xaxis": {
+                    "title": {"text": "GPUs (8 per server)"},
+                    "type": "log",
+                    "range": [math.log10(1.6), math.log10(1300)],
+                    "tickvals": xs,
+                },
+                "yaxis": {"title": {"text": "time of one all-reduce (s)"}, "type": "log"},
+                "legend": {"orientation": "h", "y": -0.25},
+                "margin": {"l": 60, "r": 10, "t": 10, "b": 60},
+            },
+        },
+        "summary": (
+            f"At {n} GPUs the naive method takes {fmt.seconds(naive_t)} and the ring "
+            f"{fmt.seconds(ring_t)} for {fmt.nbytes(s)} of gradient."
+        ),
+        "table": {
+            "columns": ["GPUs", "naive (s)", "ring (s)"],
+            "rows": [
+                [x, fmt.sig(a, 3), fmt.sig(b, 3)]
+                for x, a, b in zip(xs, data[0]["y"], data[1]["y"], strict=True)
+            ],
+        },
         "readouts": {
             "naive": fmt.seconds(naive_t),
             "ring": fmt.seconds(ring_t),

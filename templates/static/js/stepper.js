@@ -38,14 +38,14 @@
       if (timer) clearInterval(timer);
       timer = null;
       buttons.play.setAttribute("aria-pressed", "false");
-      buttons.play.setAttribute("aria-label", "Play");
+      buttons.play.textContent = "Play";
     }
     function play() {
       if (timer) return stop();
       if (k === last()) k = 0;
       if (reducedMotion()) return go(last());  // no animation when the reader asks for less motion
       buttons.play.setAttribute("aria-pressed", "true");
-      buttons.play.setAttribute("aria-label", "Pause");
+      buttons.play.textContent = "Pause";
       timer = setInterval(function () { go(k + 1); }, PLAY_MS);
       go(k + 1);
     }

@@ -1,0 +1,83 @@
+"""Screenshots of every page at phone and desktop widths, light and dark, for a person to look at.
+
+Usage: python tests/screenshots.py [OUT_DIR] [--wait-python]  (builds and serves the site itself)
+The browser tests call shoot() too and save the pictures as test artifacts.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+WIDTHS = {"phone": 360, "desktop": 1280}
+
+
+def pages(site: Path) -> list[str]:
+    return sorted(
+        str(p.parent.relative_to(site)).replace(".", "") + "/"
+        for p in site.glob("**/index.html")
+        if "embed" not in p.parts
+    )
+
+
+def shoot(browser, base_url: str, site: Path, out: Path, wait_python: bool = False) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    shots = []
+    for path in pages(site):
+        for scheme in ("light", "dark"):
+            for label, width in WIDTHS.items():
+                ctx = browser.new_context(
+                    viewport={"width": width, "height": 900}, color_scheme=scheme
+                )
+                page = ctx.new_page()
+                page.goto(base_url + "/" + path.lstrip("/"))
+                if wait_python and page.locator("html[data-python]").count():
+                    page.wait_for_selector(
+                        "html:not([data-python=loading])", state="attached", timeout=60000
+                    )
+                page.wait_for_timeout(300)
+                name = (path.strip("/").replace("/", "_") or "home") + f"-{label}-{scheme}.png"
+                page.screenshot(path=str(out / name), full_page=True)
+                shots.append(out / name)
+                ctx.close()
+    return shots
+
+
+def main() -> None:
+    from conftest import CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    import build
+
+    out = (
+        Path(sys.argv[1])
+        if len(sys.argv) > 1 and not sys.argv[1].startswith("--")
+        else ROOT / "test-artifacts" / "screens"
+    )
+    site = Path(tempfile.mkdtemp())
+    build.Builder(site).build()
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(build.Handler, directory=str(site))
+    )
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+        for s in shoot(
+            b, f"http://127.0.0.1:{httpd.server_address[1]}", site, out, "--wait-python" in sys.argv
+        ):
+            print(s)
+        b.close()
+    httpd.shutdown()
+
+
+if __name__ == "__main__":
+    main()
