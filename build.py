@@ -52,10 +52,11 @@ def core_zip() -> bytes:
     """The core package as a deterministic zip for Pyodide to unpack into its file system."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        for path in sorted(PACKAGE.glob("*.py")):
+        for path in sorted(PACKAGE.rglob("*.py")):
             if path.name in BROWSER_EXCLUDES:
                 continue
-            info = zipfile.ZipInfo(f"allreduce_explainer/{path.name}", FIXED_TIME)
+            name = path.relative_to(PACKAGE).as_posix()
+            info = zipfile.ZipInfo(f"allreduce_explainer/{name}", FIXED_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             z.writestr(info, path.read_bytes())
@@ -137,26 +138,26 @@ class Builder:
         self.facts = facts.all_facts()
         self.assets: dict[str, str] = {}
 
-    def widget_html(self, name: str, base: str) -> str:
-        if name not in widgets.WIDGETS:
-            raise SystemExit(f"unknown widget {name!r}")
-        state = widgets.WIDGETS[name]()
+    def widget_html(self, name: str, state: dict, base: str) -> str:
         return self.env.get_template(f"widgets/{name}.html").render(
             name=name, state=state, state_json=state_json(state), base=base
         )
 
-    def render_prose(self, page: dict, base: str) -> tuple[str, list[str]]:
-        stash, used = Stash(), []
+    def render_prose(self, page: dict, base: str) -> tuple[str, list[dict]]:
+        """The page's HTML, and the default state of every widget placed in it."""
+        stash, states = Stash(), []
 
         def widget(name: str) -> str:
-            used.append(name)
-            return stash.put(self.widget_html(name, base))
+            if name not in widgets.WIDGETS:
+                raise SystemExit(f"{page['path']}: unknown widget {name!r}")
+            states.append(widgets.WIDGETS[name]())
+            return stash.put(self.widget_html(name, states[-1], base))
 
         env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
         text = env.from_string(page["source"]).render(f=self.facts, widget=widget)
         text = math_to_mathml(text, stash)
         body = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, output_format="html")
-        return stash.restore(body), used
+        return stash.restore(body), states
 
     def copy_static(self) -> None:
         dest = self.site / "static"
@@ -186,10 +187,10 @@ class Builder:
         core = write_core_zip(self.site).relative_to(self.site).as_posix()
         pages = load_pages()
         stages = [p for p in pages if p["order"] < 99]
-        for _i, page in enumerate(pages):
+        for page in pages:
             base = "../"
-            body, used = self.render_prose(page, base)
-            charts = any(widgets.WIDGETS[w]().get("kind") == "chart" for w in used)
+            body, states = self.render_prose(page, base)
+            charts = any(s["kind"] == "chart" for s in states)
             in_stages = page in stages
             index = stages.index(page) if in_stages else None
             out = self.env.get_template("page.html").render(
@@ -200,7 +201,7 @@ class Builder:
                 stages=stages,
                 core=core,
                 charts=charts,
-                live=bool(used),
+                live=bool(states),
                 prev=stages[index - 1] if in_stages and index > 0 else None,
                 next=stages[index + 1] if in_stages and index + 1 < len(stages) else None,
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import re
 import shutil
 import sys
 import threading
@@ -13,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
+PY_READY = "html[data-python=ready]"
 sys.path.insert(0, str(ROOT))
 
 CHROMIUM_ARGS = [
@@ -69,3 +71,53 @@ def browser():
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+class Watch:
+    """Console errors, page errors and requests that leave 127.0.0.1, for one page."""
+
+    def __init__(self, page, base_url: str):
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on(
+            "request",
+            lambda r: r.url.startswith((base_url, "data:", "blob:")) or self.foreign.append(r.url),
+        )
+        page.on(
+            "worker",
+            lambda w: w.on("console", lambda m: m.type == "error" and self.errors.append(m.text)),
+        )
+
+    def assert_clean(self):
+        assert self.errors == [], self.errors
+        assert self.foreign == [], self.foreign
+
+
+@pytest.fixture()
+def page(browser, server):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    p = ctx.new_page()
+    p.watch = Watch(p, server)
+    yield p
+    ctx.close()
+
+
+def open_page(page, server, slug: str, live: bool = False):
+    page.goto(f"{server}/{slug}/")
+    if live:
+        page.wait_for_selector(PY_READY, state="attached", timeout=90_000)
+
+
+def step_to_end(widget):
+    nxt = widget.locator("[data-action=next]")
+    while nxt.is_enabled():
+        nxt.click()
+    counter = widget.locator("[data-role=step-counter]").inner_text()
+    k, total = map(int, re.findall(r"\d+", counter))
+    assert k == total
+
+
+def expect_counter(widget, text):
+    widget.locator("[data-role=step-counter]", has_text=text).wait_for(timeout=30_000)

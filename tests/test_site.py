@@ -2,61 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from conftest import PY_READY, expect_counter, open_page, step_to_end
 from screenshots import pages, shoot
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parent.parent
-PY_READY = "html[data-python=ready]"
-
-
-class Watch:
-    """Console errors, page errors and requests that leave 127.0.0.1, for one page."""
-
-    def __init__(self, page, base_url: str):
-        self.errors: list[str] = []
-        self.foreign: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on(
-            "request",
-            lambda r: r.url.startswith((base_url, "data:", "blob:")) or self.foreign.append(r.url),
-        )
-        page.on(
-            "worker",
-            lambda w: w.on("console", lambda m: m.type == "error" and self.errors.append(m.text)),
-        )
-
-    def assert_clean(self):
-        assert self.errors == [], self.errors
-        assert self.foreign == [], self.foreign
-
-
-@pytest.fixture()
-def page(browser, server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    p = ctx.new_page()
-    p.watch = Watch(p, server)
-    yield p
-    ctx.close()
-
-
-def open_page(page, server, slug: str, live: bool = False):
-    page.goto(f"{server}/{slug}/")
-    if live:
-        page.wait_for_selector(PY_READY, state="attached", timeout=90_000)
-
-
-def step_to_end(widget):
-    nxt = widget.locator("[data-action=next]")
-    while nxt.is_enabled():
-        nxt.click()
-    counter = widget.locator("[data-role=step-counter]").inner_text()
-    k, total = map(int, re.findall(r"\d+", counter))
-    assert k == total
 
 
 def test_every_page_loads_clean_and_python_gets_ready(page, server, site):
@@ -132,10 +85,6 @@ def test_seven_gpus_ten_numbers_recompute_and_match(page, server, slug, name):
         assert "exact match" in w.locator("[data-role=verdict]").inner_text().lower()
         assert w.locator("tr.marks td").evaluate_all("els => els.every(e => e.textContent === '✓')")
     page.watch.assert_clean()
-
-
-def expect_counter(widget, text):
-    widget.locator("[data-role=step-counter]", has_text=text).wait_for(timeout=30_000)
 
 
 def test_bad_value_is_shown_next_to_its_control_and_recovers(page, server):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from allreduce_explainer import bridge, widgets
 from allreduce_explainer.schedule import split
 
+W = widgets.WIDGETS
 BASIC_TRACE_TYPES = {"scatter", "bar", "pie"}  # all that plotly.js-basic-dist draws
 
 
@@ -30,7 +31,7 @@ def test_default_state_is_json_and_figures_are_valid_plotly(name):
     st.integers(0, 10**6),
 )
 def test_reduce_scatter_ends_with_each_gpu_owning_one_complete_chunk(n, length, dtype, seed):
-    s = widgets.ring_reduce_scatter({"gpus": n, "length": length, "dtype": dtype, "seed": seed})
+    s = W["ring_reduce_scatter"]({"gpus": n, "length": length, "dtype": dtype, "seed": seed})
     assert len(s["frames"]) == n  # the start and n - 1 steps
     last = s["frames"][-1]
     chunks = split(0, length, n)
@@ -49,7 +50,7 @@ def test_reduce_scatter_ends_with_each_gpu_owning_one_complete_chunk(n, length, 
     st.integers(0, 10**6),
 )
 def test_all_gather_ends_with_the_sum_everywhere_and_a_verdict(n, length, dtype, seed):
-    s = widgets.ring_all_gather({"gpus": n, "length": length, "dtype": dtype, "seed": seed})
+    s = W["ring_all_gather"]({"gpus": n, "length": length, "dtype": dtype, "seed": seed})
     last = s["frames"][-1]
     assert all(all(row) for row in last["complete"])
     assert all(b == last["buffers"][0] for b in last["buffers"])
@@ -61,27 +62,27 @@ def test_all_gather_ends_with_the_sum_everywhere_and_a_verdict(n, length, dtype,
 
 
 def test_all_gather_starts_where_reduce_scatter_ends():
-    rs = widgets.ring_reduce_scatter({"gpus": 7, "length": 10})
-    ag = widgets.ring_all_gather({"gpus": 7, "length": 10})
+    rs = W["ring_reduce_scatter"]({"gpus": 7, "length": 10})
+    ag = W["ring_all_gather"]({"gpus": 7, "length": 10})
     assert ag["frames"][0]["buffers"] == rs["frames"][-1]["buffers"]
     assert ag["inputs"] == rs["inputs"]
 
 
 def test_edited_values_are_used():
     values = [[1, 2, 3], [4, 5, 6]]
-    s = widgets.ring_all_gather({"gpus": 2, "length": 3, "values": values})
+    s = W["ring_all_gather"]({"gpus": 2, "length": 3, "values": values})
     assert s["target"] == [5, 7, 9] and s["frames"][-1]["buffers"] == [[5, 7, 9]] * 2
 
 
 def test_naive_counts_gpu0_bytes():
-    s = widgets.naive({"gpus": 5, "length": 3})
+    s = W["naive"]({"gpus": 5, "length": 3})
     assert len(s["frames"]) == 1 + 2 * 4
     assert s["readouts"]["root_received"].startswith("48 bytes")  # 4 gradients x 3 x 4 bytes
     assert s["extra_rows"][1]["values"] == [t / 5 for t in s["target"]]
 
 
 def test_scaling_chart_marks_the_chosen_count():
-    s = widgets.scaling({"gpus": 128, "params_b": 70})
+    s = W["scaling"]({"gpus": 128, "params_b": 70})
     marker = s["figure"]["data"][2]
     assert marker["x"] == [128, 128]
     ring = s["figure"]["data"][1]

@@ -37,4 +37,13 @@ def headline() -> dict[str, str]:
 
 
 def all_facts() -> dict[str, str]:
-    return headline()
+    """Stage 1's headline figures and every widget module's facts(); a name may appear once."""
+    from .widgets import FACTS
+
+    out = headline()
+    for more in FACTS:
+        for key, value in more().items():
+            if key in out:
+                raise ValueError(f"fact {key!r} is defined twice")
+            out[key] = value
+    return out

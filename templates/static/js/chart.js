@@ -18,38 +18,55 @@
     return out;
   }
 
+  // A chart widget's state holds one figure ("figure", "summary", "table") or several under
+  // "figures": {name: {figure, summary, table}}, drawn into [data-role=chart][data-figure=name].
+  // A widget with no chart at all (kind "panel") only has readouts, which the runtime fills.
+  function table(t) {
+    var tb = document.createElement("table");
+    tb.className = "buffers";
+    var hr = document.createElement("tr");
+    t.columns.forEach(function (c) {
+      var th = document.createElement("th"); th.scope = "col"; th.textContent = c; hr.appendChild(th);
+    });
+    var head = document.createElement("thead"); head.appendChild(hr); tb.appendChild(head);
+    var body = document.createElement("tbody");
+    t.rows.forEach(function (r) {
+      var tr = document.createElement("tr");
+      r.forEach(function (x) { var td = document.createElement("td"); td.textContent = x; tr.appendChild(td); });
+      body.appendChild(tr);
+    });
+    tb.appendChild(body);
+    return tb;
+  }
+
   AE.views.chart = function (root) {
-    var chart = root.querySelector('[data-role="chart"]');
-    var summary = root.querySelector('[data-role="chart-summary"]');
-    var tableBox = root.querySelector('[data-role="chart-table"]');
     var state = null;
 
-    function table(t) {
-      var tb = document.createElement("table");
-      tb.className = "buffers";
-      var hr = document.createElement("tr");
-      t.columns.forEach(function (c) { var th = document.createElement("th"); th.scope = "col"; th.textContent = c; hr.appendChild(th); });
-      var head = document.createElement("thead"); head.appendChild(hr); tb.appendChild(head);
-      var body = document.createElement("tbody");
-      t.rows.forEach(function (r) {
-        var tr = document.createElement("tr");
-        r.forEach(function (x) { var td = document.createElement("td"); td.textContent = x; tr.appendChild(td); });
-        body.appendChild(tr);
-      });
-      tb.appendChild(body);
-      return tb;
+    function parts(name) {
+      if (!name) return state;
+      return (state.figures || {})[name] || null;
     }
-
+    function find(role, name) {
+      var sel = '[data-role="' + role + '"]' + (name ? '[data-figure="' + name + '"]' : ":not([data-figure])");
+      return root.querySelector(sel);
+    }
     function draw() {
-      if (window.Plotly) {
-        Plotly.react(chart, state.figure.data, themed(state.figure.layout),
-          { displayModeBar: false, responsive: true });
-      }
-      chart.setAttribute("aria-label", state.summary);
-      summary.textContent = state.summary;
-      if (tableBox && state.table) tableBox.replaceChildren(table(state.table));
+      root.querySelectorAll('[data-role="chart"]').forEach(function (chart) {
+        var name = chart.getAttribute("data-figure");
+        var p = parts(name);
+        if (!p || !p.figure) return;
+        if (window.Plotly) {
+          Plotly.react(chart, p.figure.data, themed(p.figure.layout),
+            { displayModeBar: false, responsive: true });
+        }
+        chart.setAttribute("aria-label", p.summary);
+        var summary = find("chart-summary", name), box = find("chart-table", name);
+        if (summary) summary.textContent = p.summary;
+        if (box && p.table) box.replaceChildren(table(p.table));
+      });
     }
     document.addEventListener("ae:theme", function () { if (state) draw(); });
     return { render: function (s) { state = s; draw(); } };
   };
+  AE.views.panel = AE.views.chart;
 })();

@@ -1,0 +1,24 @@
+"""The page widgets: each a pure function from JSON-able parameters to a JSON-able state.
+
+The build calls each with its defaults and inlines the state into the page; the browser's worker
+calls the same function (through bridge.py) whenever a reader changes a control. A bad parameter
+raises ParamError naming it, which the page shows next to that control.
+
+Each module of this package serves one page and exports WIDGETS, a dict name -> function, and
+optionally facts() -> dict of the figures its prose quotes ({{ f.NAME }}); this registry collects
+them all, so a new page adds a module and nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+WIDGETS: dict = {}
+FACTS: list = []  # the modules' facts() functions, called by the build only
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    if _info.name != "common":
+        _module = importlib.import_module(f"{__name__}.{_info.name}")
+        WIDGETS.update(_module.WIDGETS)
+        if hasattr(_module, "facts"):
+            FACTS.append(_module.facts)

@@ -1,0 +1,158 @@
+"""Stages 2 and 3: the ring's reduce-scatter and all-gather on real numbers, and the check."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .. import api, dtypes
+from ..schedule import split
+from .common import DIGITS, chunk_of, options, stepper_frames, value_text, vectors
+
+
+def _ring_narration(chunks, dtype: str, n: int):
+    def narrate(step, s):
+        if step is None:
+            return [f"Each of the {n} GPUs holds its own gradient, cut into {n} chunks."]
+        verb = "adds it to its own" if step["op"] == "add" else "stores it"
+        lines = [f"Step {s}: every GPU sends one chunk to the next GPU, which {verb}."]
+        for m in step["messages"]:
+            c = chunk_of(chunks, m["start"], m["stop"])
+            sent = ", ".join(value_text(v, dtype) for v in m["values"])
+            now = ", ".join(
+                value_text(v, dtype) for v in step["buffers"][m["dst"]][m["start"] : m["stop"]]
+            )
+            lines.append(
+                f"GPU {m['src']} sends chunk {c} ({sent}) to GPU {m['dst']}, which now holds {now}."
+            )
+        return lines
+
+    return narrate
+
+
+RING_DEFAULTS = {"gpus": 4, "length": 8, "dtype": "int", "seed": 1, "values": None}
+RING_LIMITS = {"gpus": (2, 16), "length": 64}
+
+
+def _ring_trace(params) -> tuple[dict, dict]:
+    p = options(params, RING_DEFAULTS)
+    dtype = p["dtype"]
+    dtypes.get(dtype)
+    n, inputs = vectors(p, *RING_LIMITS["gpus"], RING_LIMITS["length"], dtype)
+    result = api.simulate("ring", n, values=inputs, dtype=dtype, trace=True)
+    return p, result
+
+
+def _ring_common(p: dict, r: dict) -> dict:
+    n, length = r["gpus"], r["length"]
+    return {
+        "kind": "stepper",
+        "params": {**p, "gpus": n, "length": length},
+        "gpus": n,
+        "length": length,
+        "dtype": r["dtype"],
+        "digits": DIGITS[r["dtype"]],
+        "chunks": split(0, length, n),
+        "inputs": r["inputs"],
+        "target": r["target"],
+        "extra_rows": [{"label": "target (sum)", "values": r["target"]}],
+    }
+
+
+def ring_reduce_scatter(params=None) -> dict:
+    """Stage 2: the ring's reduce-scatter, n - 1 steps on real numbers."""
+    p, r = _ring_trace(params)
+    n = r["gpus"]
+    chunks = split(0, r["length"], n)
+    trace = r["trace"][: n - 1]
+    state = _ring_common(p, r)
+    state["frames"] = stepper_frames(
+        trace,
+        r["inputs"],
+        [[1] * r["length"]] * n,
+        n,
+        chunks,
+        _ring_narration(chunks, r["dtype"], n),
+    )
+    state["editable"] = True
+    state["owned"] = [(i + 1) % n for i in range(n)]
+    last = state["frames"][-1]
+    last["narration"].append(
+        "Every GPU now owns the complete sum of one chunk: "
+        + "; ".join(f"GPU {i} owns chunk {(i + 1) % n}" for i in range(n))
+        + "."
+    )
+    return state
+
+
+def ring_all_gather(params=None) -> dict:
+    """Stage 3: the all-gather from the end of the reduce-scatter, then the exact check."""
+    p, r = _ring_trace(params)
+    n, dtype = r["gpus"], r["dtype"]
+    chunks = split(0, r["length"], n)
+    rs_end = r["trace"][n - 2] if n > 1 else None
+    state = _ring_common(p, r)
+    state["frames"] = stepper_frames(
+        r["trace"][n - 1 :],
+        rs_end["buffers"],
+        rs_end["contributors"],
+        n,
+        chunks,
+        _ring_narration(chunks, dtype, n),
+    )
+    state["frames"][0]["narration"] = [
+        "After the reduce-scatter every GPU owns the complete sum of one chunk; "
+        "now those chunks travel the ring."
+    ]
+    state["check"] = check(r)
+    state["frames"][-1]["narration"].append(state["check"]["verdict"])
+    return state
+
+
+def check(r: dict) -> dict:
+    """Element by element, every GPU against the target; for floats, ulps from two references."""
+    dt = dtypes.get(r["dtype"])
+    n, inputs, target = r["gpus"], r["inputs"], r["target"]
+    add = dt.adder()
+    in_order = [_fold(add, col) for col in zip(*inputs, strict=True)]
+    matches = [[x == t for x, t in zip(res, target, strict=True)] for res in r["results"]]
+    ulps = [_ulps(x, t, dt) for x, t in zip(r["results"][0], target, strict=True)]
+    ulps_in_order = [_ulps(x, t, dt) for x, t in zip(r["results"][0], in_order, strict=True)]
+    all_match = all(all(row) for row in matches)
+    if all_match:
+        verdict = (
+            f"Exact match: all {n} GPUs hold the target sum in every one of the "
+            f"{r['length']} elements."
+        )
+    elif r["identical_on_all_gpus"]:
+        verdict = (
+            f"Identical bits on all {n} GPUs; the ring's sum is at most {max(ulps):g} ulp "
+            f"from the exactly rounded sum, and at most {max(ulps_in_order):g} ulp from "
+            f"the sum taken in GPU order."
+        )
+    else:
+        verdict = "Mismatch: the GPUs disagree."
+    return {
+        "matches": matches,
+        "all_match": all_match,
+        "identical": r["identical_on_all_gpus"],
+        "in_order": in_order,
+        "ulps": ulps,
+        "ulps_in_order": ulps_in_order,
+        "verdict": verdict,
+    }
+
+
+def _fold(add, values):
+    acc = values[0]
+    for v in values[1:]:
+        acc = add(acc, v)
+    return acc
+
+
+def _ulps(x, ref, dt: dtypes.DType) -> float:
+    if x == ref:
+        return 0
+    return float(abs(Fraction(x) - Fraction(ref)) / Fraction(dt.ulp(ref)))
+
+
+WIDGETS = {"ring_reduce_scatter": ring_reduce_scatter, "ring_all_gather": ring_all_gather}

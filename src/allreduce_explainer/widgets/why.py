@@ -1,0 +1,154 @@
+"""Stage 1: the naive method on real vectors, and its cost against the ring's."""
+
+from __future__ import annotations
+
+import math
+
+from .. import api, dtypes, fmt
+from ..errors import ParamError
+from ..palette import SERIES
+from ..validate import count, positive
+from .common import options, stepper_frames, value_text, vectors
+
+NAIVE_DEFAULTS = {"gpus": 4, "length": 6, "seed": 1, "values": None}
+
+
+def naive(params=None) -> dict:
+    """Stage 1: gather to GPU 0, add, broadcast back, on real integer vectors."""
+    p = options(params, NAIVE_DEFAULTS)
+    n, inputs = vectors(p, 2, 8, 16, "int")
+    r = api.simulate("naive", n, values=inputs, trace=True)
+    length = r["length"]
+    nbytes = length * dtypes.INT.itemsize
+
+    def narrate(step, s):
+        if step is None:
+            return [f"Each of the {n} GPUs holds its own gradient of {length} numbers."]
+        m = step["messages"][0]
+        vals = ", ".join(value_text(v, "int") for v in m["values"])
+        if step["op"] == "add":
+            now = ", ".join(value_text(v, "int") for v in step["buffers"][0])
+            return [
+                f"Step {s}: GPU {m['src']} sends its whole gradient ({vals}) to GPU 0, "
+                f"which adds it in and now holds {now}."
+            ]
+        return [f"Step {s}: GPU 0 sends the finished sum ({vals}) to GPU {m['dst']}."]
+
+    frames = stepper_frames(r["trace"], r["inputs"], [[1] * length] * n, n, [(0, length)], narrate)
+    return {
+        "kind": "stepper",
+        "params": {**p, "gpus": n, "length": length},
+        "gpus": n,
+        "length": length,
+        "dtype": "int",
+        "digits": 0,
+        "chunks": [(0, length)],
+        "inputs": r["inputs"],
+        "target": r["target"],
+        "extra_rows": [
+            {"label": "target (sum)", "values": r["target"]},
+            {"label": f"average (sum / {n})", "values": [t / n for t in r["target"]], "digits": 3},
+        ],
+        "frames": frames,
+        "readouts": {
+            "root_received": f"{(n - 1) * nbytes:,} bytes ({n - 1} gradients of {nbytes} bytes)",
+            "root_sent": f"{(n - 1) * nbytes:,} bytes",
+            "other_sent": f"{nbytes:,} bytes",
+        },
+    }
+
+
+SCALING_DEFAULTS = {"gpus": 64, "params_b": 7.0}
+SCALING_X = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+PER_SERVER = 8
+
+
+def scaling(params=None) -> dict:
+    """Stage 1: time of naive and ring against GPU count (8 per server, no latency)."""
+    p = options(params, SCALING_DEFAULTS)
+    n = count("gpus", p["gpus"], 1, 1024)
+    if n > PER_SERVER and n % PER_SERVER:
+        raise ParamError(
+            "gpus",
+            f"above {PER_SERVER}, use a multiple of {PER_SERVER} "
+            f"(whole servers of {PER_SERVER} GPUs)",
+        )
+    params_b = positive("params_b", p["params_b"])
+    if params_b > 10_000:
+        raise ParamError("params_b", "must be at most 10,000 (billion parameters)")
+    s = params_b * 1e9 * 2
+
+    def times(algorithm: str, xs: list[int]) -> list[float]:
+        return [api.estimate(algorithm, x, s, min(x, PER_SERVER))["time_s"] for x in xs]
+
+    xs = [x for x in SCALING_X if x > 1]
+    naive_t, ring_t = times("naive", [n])[0], times("ring", [n])[0]
+    series = [("naive", "gather to GPU 0, broadcast back"), ("ring", "ring all-reduce")]
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": label,
+            "x": xs,
+            "y": times(alg, xs),
+            "line": {"color": SERIES[alg]},
+            "marker": {"color": SERIES[alg], "symbol": "circle" if alg == "ring" else "square"},
+            "hovertemplate": "%{x} GPUs: %{y:.3g} s<extra>" + label + "</extra>",
+        }
+        for alg, label in series
+    ]
+    if n > 1:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"{n} GPUs",
+                "x": [n, n],
+                "y": [naive_t, ring_t],
+                "showlegend": False,
+                "marker": {
+                    "size": 14,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"width": 2, "color": "#888888"},
+                },
+                "hoverinfo": "skip",
+            }
+        )
+    return {
+        "kind": "chart",
+        "params": {"gpus": n, "params_b": params_b},
+        "figure": {
+            "data": data,
+            "layout": {
+                "xaxis": {
+                    "title": {"text": "GPUs (8 per server)"},
+                    "type": "log",
+                    "range": [math.log10(1.6), math.log10(1300)],
+                    "tickvals": xs,
+                },
+                "yaxis": {"title": {"text": "time of one all-reduce (s)"}, "type": "log"},
+                "legend": {"orientation": "h", "y": -0.25},
+                "margin": {"l": 60, "r": 10, "t": 10, "b": 60},
+            },
+        },
+        "summary": (
+            f"At {n} GPUs the naive method takes {fmt.seconds(naive_t)} and the ring "
+            f"{fmt.seconds(ring_t)} for {fmt.nbytes(s)} of gradient."
+        ),
+        "table": {
+            "columns": ["GPUs", "naive (s)", "ring (s)"],
+            "rows": [
+                [x, fmt.sig(a, 3), fmt.sig(b, 3)]
+                for x, a, b in zip(xs, data[0]["y"], data[1]["y"], strict=True)
+            ],
+        },
+        "readouts": {
+            "naive": fmt.seconds(naive_t),
+            "ring": fmt.seconds(ring_t),
+            "ratio": f"{naive_t / ring_t:.0f}×" if ring_t > 0 else "—",
+            "gradient": fmt.nbytes(s),
+        },
+    }
+
+
+WIDGETS = {"naive": naive, "scaling": scaling}
