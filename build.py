@@ -101,6 +101,8 @@ def math_to_mathml(text: str, stash: Stash) -> str:
         mathml = latex2mathml.converter.convert(
             tex.strip(), display="block" if display else "inline"
         )
+        if display:  # a wide formula scrolls in its own box, which keyboards can reach
+            mathml = f'<div class="formula" tabindex="0">{mathml}</div>'
         return stash.put(mathml)
 
     return MATH.sub(convert, text)
@@ -135,6 +137,7 @@ class Builder:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        self.env.globals["embed"] = False
         self.facts = facts.all_facts()
         self.assets: dict[str, str] = {}
 
@@ -143,15 +146,15 @@ class Builder:
             name=name, state=state, state_json=state_json(state), base=base
         )
 
-    def render_prose(self, page: dict, base: str) -> tuple[str, list[dict]]:
+    def render_prose(self, page: dict, base: str) -> tuple[str, list[tuple[str, dict]]]:
         """The page's HTML, and the default state of every widget placed in it."""
         stash, states = Stash(), []
 
         def widget(name: str) -> str:
             if name not in widgets.WIDGETS:
                 raise SystemExit(f"{page['path']}: unknown widget {name!r}")
-            states.append(widgets.WIDGETS[name]())
-            return stash.put(self.widget_html(name, states[-1], base))
+            states.append((name, widgets.WIDGETS[name]()))
+            return stash.put(self.widget_html(name, states[-1][1], base))
 
         env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
         text = env.from_string(page["source"]).render(f=self.facts, widget=widget)
@@ -178,6 +181,17 @@ class Builder:
             shutil.copyfile(NODE / "pyodide" / f, dest)
         shutil.copyfile(NODE / PLOTLY, self.site / "vendor" / "plotly-basic.min.js")
 
+    def write_embeds(self, page: dict, states: list[tuple[str, dict]], core: str) -> None:
+        """site/embed/<widget>/: the widget alone, for a course page's iframe."""
+        base = "../../"
+        for name, state in states:
+            out = self.env.get_template("embed.html").render(
+                page=page, base=base, core=core, live=True, embed=True, stages=[],
+                charts=state["kind"] == "chart", widget=self.widget_html(name, state, base))
+            dest = self.site / "embed" / name / "index.html"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(out, encoding="utf-8")
+
     def build(self) -> None:
         if self.site.exists():
             shutil.rmtree(self.site)
@@ -190,7 +204,7 @@ class Builder:
         for page in pages:
             base = "../"
             body, states = self.render_prose(page, base)
-            charts = any(s["kind"] == "chart" for s in states)
+            charts = any(s["kind"] == "chart" for _, s in states)
             in_stages = page in stages
             index = stages.index(page) if in_stages else None
             out = self.env.get_template("page.html").render(
@@ -205,6 +219,7 @@ class Builder:
                 prev=stages[index - 1] if in_stages and index > 0 else None,
                 next=stages[index + 1] if in_stages and index + 1 < len(stages) else None,
             )
+            self.write_embeds(page, states, core)
             dest = self.site / page["slug"] / "index.html"
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(out, encoding="utf-8")

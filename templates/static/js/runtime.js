@@ -96,11 +96,20 @@
     this.name = el.getAttribute("data-widget");
     this.state = JSON.parse(el.querySelector('script[data-role="state"]').textContent);
     this.view = AE.views[el.getAttribute("data-kind")](el, this);
+    this.defaults = JSON.parse(JSON.stringify(this.state.params));  // what a bare link shows
     this.busy = false;
     this.queued = null;  // the latest params asked for while a call was running: latest wins
     this.render();
     this.wire();
+    if (AE.share) AE.share.attach(this);
   }
+  // Called by views when the reader moves to another step.
+  Widget.prototype.onStep = function (k) {
+    if (AE.share) AE.share.record(this, false);
+  };
+  Widget.prototype.step = function () {
+    return this.view.step ? this.view.step() : 0;
+  };
   Widget.prototype.render = function () {
     var s = this.state;
     this.view.render(s);
@@ -154,20 +163,25 @@
     if (slot) slot.textContent = message;
     if (control) control.setAttribute("aria-invalid", "true");
   };
-  Widget.prototype.update = function (change) {
-    var params = Object.assign({}, this.state.params, this.queued || {}, change);
+  // Ask Python for the state at these parameters. `after` runs once it is shown (restoring a
+  // link's step); a change the reader made goes into the page's history, a restored one not.
+  Widget.prototype.update = function (change, after) {
+    var params = Object.assign({}, this.state.params, this.queued ? this.queued.params : {}, change);
     this.clearErrors();
-    if (this.busy) { this.queued = params; return; }
-    this.ask(params);
+    var request = { params: params, after: after || null, push: !after };
+    if (this.busy) { this.queued = request; return; }
+    this.ask(request);
   };
-  Widget.prototype.ask = function (params) {
-    var self = this;
+  Widget.prototype.ask = function (request) {
+    var self = this, params = request.params;
     this.busy = true;
     this.el.setAttribute("aria-busy", "true");
     AE.python.call(this.name, params).then(function (r) {
       if (r.response.ok) {
         self.state = r.response.state;
         self.render();
+        if (request.after) request.after();
+        if (AE.share) AE.share.record(self, request.push);
       } else {
         var err = r.response.error;
         self.showError(err.field, err.field && err.field !== "_" ? err.message : err.message);
@@ -186,6 +200,7 @@
         self.queued = null;
         self.ask(next);
       }
+      self.el.dispatchEvent(new CustomEvent("ae:settled", { bubbles: true }));
     });
   };
   function change_kept(params, field) { return params[field] !== null && params[field] !== undefined; }

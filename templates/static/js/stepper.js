@@ -30,9 +30,11 @@
 
     function last() { return state.frames.length - 1; }
     function go(to) {
+      var before = k;
       k = Math.max(0, Math.min(last(), to));
       if (k === last()) stop();
       draw();
+      if (k !== before) widget.onStep(k);
     }
     function stop() {
       if (timer) clearInterval(timer);
@@ -157,7 +159,9 @@
         body.appendChild(tr);
       }
       c.matches.forEach(function (m, i) {
-        row("GPU " + i, m.map(function (ok) { return ok ? "✓" : "✗"; }), "marks");
+        // a float that is off by some ulps is "≈", not wrong: the verdict and rows below say how far
+        var miss = state.dtype === "int" ? "✗" : "≈";
+        row("GPU " + i, m.map(function (ok) { return ok ? "✓" : miss; }), "marks");
       });
       row("target", state.target.map(function (v) { return AE.formatValue(v, state.digits); }), "extra");
       if (state.dtype !== "int") {
@@ -191,6 +195,12 @@
         stop();
         state = s;
         k = 0;
+        draw();
+      },
+      step: function () { return k; },
+      setStep: function (to) {
+        stop();
+        k = Math.max(0, Math.min(last(), to));
         draw();
       },
     };
