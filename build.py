@@ -45,6 +45,8 @@ PYODIDE_FILES = [
     "pyodide-lock.json",
 ]
 PLOTLY = "plotly.js-basic-dist-min/plotly-basic.min.js"
+EXTRA_ORDER = 90  # pages ordered from 90 up are not stages (course use, further reading)
+WIDGET_CALL = re.compile(r"""widget\(\s*["'](\w+)["']\s*\)""")
 MARKDOWN_EXTENSIONS = ["tables", "footnotes", "attr_list", "def_list", "toc"]
 
 
@@ -127,6 +129,16 @@ def state_json(state: dict) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def widget_docs(pages: list[dict]) -> list[dict]:
+    """Every widget, the page it is on and its URL parameters with their defaults (a contract)."""
+    docs = []
+    for page in pages:
+        for name in WIDGET_CALL.findall(page["source"]):
+            params = widgets.WIDGETS[name]()["params"]
+            docs.append({"name": name, "page": page, "params": params})
+    return docs
+
+
 class Builder:
     def __init__(self, site: Path):
         self.site = site
@@ -157,9 +169,14 @@ class Builder:
             return stash.put(self.widget_html(name, states[-1][1], base))
 
         env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
-        text = env.from_string(page["source"]).render(f=self.facts, widget=widget)
+        text = env.from_string(page["source"]).render(
+            f=self.facts, widget=widget, widget_docs=self.widget_docs
+        )
         text = math_to_mathml(text, stash)
         body = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, output_format="html")
+        # a wide table scrolls in its own box, which keyboards can reach (widgets are stashed)
+        body = body.replace("<table>", '<div class="table-scroll" tabindex="0"><table>')
+        body = body.replace("</table>", "</table></div>")
         return stash.restore(body), states
 
     def copy_static(self) -> None:
@@ -200,7 +217,8 @@ class Builder:
         self.copy_vendor()
         core = write_core_zip(self.site).relative_to(self.site).as_posix()
         pages = load_pages()
-        stages = [p for p in pages if p["order"] < 99]
+        stages = [p for p in pages if p["order"] < EXTRA_ORDER]
+        self.widget_docs = widget_docs(pages)
         for page in pages:
             base = "../"
             body, states = self.render_prose(page, base)
