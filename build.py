@@ -45,9 +45,16 @@ PYODIDE_FILES = [
     "pyodide-lock.json",
 ]
 PLOTLY = "plotly.js-basic-dist-min/plotly-basic.min.js"
+# Scripts only from the site itself, plus WebAssembly compilation for Pyodide. Inline styles are
+# allowed because Plotly.js writes its own <style> element and style attributes on its SVG.
+CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+    "worker-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'"
+)
 EXTRA_ORDER = 90  # pages ordered from 90 up are not stages (course use, further reading)
 WIDGET_CALL = re.compile(r"""widget\(\s*["'](\w+)["']\s*\)""")
-MARKDOWN_EXTENSIONS = ["tables", "footnotes", "attr_list", "def_list", "toc"]
+MARKDOWN_EXTENSIONS = ["tables", "footnotes", "attr_list", "def_list", "toc", "fenced_code"]
 
 
 def core_zip() -> bytes:
@@ -74,6 +81,16 @@ def write_core_zip(site: Path = SITE) -> Path:
         old.unlink()
     dest.write_bytes(data)
     return dest
+
+
+def write_manifest(folder: Path) -> None:
+    """SHA256SUMS of every vendored file, in `sha256sum -c` format, to check what is shipped."""
+    lines = [
+        f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(folder).as_posix()}\n"
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "SHA256SUMS"
+    ]
+    (folder / "SHA256SUMS").write_text("".join(lines))
 
 
 class Stash:
@@ -150,6 +167,7 @@ class Builder:
             lstrip_blocks=True,
         )
         self.env.globals["embed"] = False
+        self.env.globals["csp"] = CSP
         self.facts = facts.all_facts()
         self.assets: dict[str, str] = {}
 
@@ -197,14 +215,22 @@ class Builder:
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(NODE / "pyodide" / f, dest)
         shutil.copyfile(NODE / PLOTLY, self.site / "vendor" / "plotly-basic.min.js")
+        write_manifest(self.site / "vendor")
 
     def write_embeds(self, page: dict, states: list[tuple[str, dict]], core: str) -> None:
         """site/embed/<widget>/: the widget alone, for a course page's iframe."""
         base = "../../"
         for name, state in states:
             out = self.env.get_template("embed.html").render(
-                page=page, base=base, core=core, live=True, embed=True, stages=[],
-                charts=state["kind"] == "chart", widget=self.widget_html(name, state, base))
+                page=page,
+                base=base,
+                core=core,
+                live=True,
+                embed=True,
+                stages=[],
+                charts=state["kind"] == "chart",
+                widget=self.widget_html(name, state, base),
+            )
             dest = self.site / "embed" / name / "index.html"
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(out, encoding="utf-8")
@@ -263,6 +289,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ".js": "text/javascript",
         ".json": "application/json",
     }
+
+    def end_headers(self) -> None:
+        # The pages carry the policy in a <meta> tag too; a header is what applies to the worker.
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
 
     def copyfile(self, source, outputfile) -> None:
         # the browser went away mid-file: not our error, and not worth a traceback

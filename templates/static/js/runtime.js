@@ -13,11 +13,18 @@
   }
 
   // ---- The worker: boot Pyodide once, then answer calls by id. -------------------------------
+  // Faults: a call that gets no answer within CALL_TIMEOUT_MS, or a worker that dies, ends that
+  // worker; a new one starts and the unanswered calls (at most one per widget) are replayed. Boot
+  // itself may take BOOT_TIMEOUT_MS before the page gives up and stays on its precomputed states.
+  var CALL_TIMEOUT_MS = 10000, BOOT_TIMEOUT_MS = 90000, MAX_RESTARTS = 3;
+  var STATIC = "; the page shows the precomputed defaults.";
+
   function Python() {
     this.status = "loading";
     this.nextId = 1;
-    this.pending = {};
-    this.waiting = [];  // calls made before Python was ready
+    this.pending = {};  // id -> call sent to the worker, awaiting its answer
+    this.waiting = [];  // calls made while Python was (re)starting
+    this.restarts = 0;
   }
   Python.prototype.setStatus = function (status, message) {
     this.status = status;
@@ -42,42 +49,76 @@
     this.worker.onmessage = function (e) { self.receive(e.data); };
     this.worker.onerror = function (e) {
       e.preventDefault();
-      self.fail("Python could not start (" + (e.message || "the worker failed to load") +
-        "); the page shows the precomputed defaults.");
+      if (self.status === "ready") self.restart("Python stopped (" + (e.message || "the worker died") + ")");
+      else self.fail("Python could not start (" + (e.message || "the worker failed to load") + ")" + STATIC);
     };
+    this.bootTimer = setTimeout(function () {
+      self.fail("Python did not start within " + BOOT_TIMEOUT_MS / 1000 + " s" + STATIC);
+    }, BOOT_TIMEOUT_MS);
     this.worker.postMessage({
       type: "init",
       core: new URL(meta("ae-core"), location.href).href,
       indexURL: new URL("vendor/pyodide/", base).href,
     });
   };
-  Python.prototype.fail = function (message) {
-    this.setStatus("failed", message);
-    var waiting = this.waiting;
-    this.waiting = [];
-    waiting.forEach(function (w) { w.reject(new Error(message)); });
-    Object.keys(this.pending).forEach(function (id) {
-      this.pending[id].reject(new Error(message));
+  Python.prototype.stopWorker = function () {
+    clearTimeout(this.bootTimer);
+    if (this.worker) {
+      this.worker.onmessage = this.worker.onerror = null;
+      this.worker.terminate();
+      this.worker = null;
+    }
+  };
+  Python.prototype.unanswered = function () {
+    var calls = Object.keys(this.pending).map(function (id) {
+      clearTimeout(this.pending[id].timer);
+      return this.pending[id];
     }, this);
     this.pending = {};
+    return calls;
+  };
+  Python.prototype.restart = function (why) {
+    this.stopWorker();
+    if (++this.restarts > MAX_RESTARTS) {
+      return this.fail(why + ", again" + STATIC);
+    }
+    this.waiting = this.unanswered().concat(this.waiting);
+    this.setStatus("loading", why + "; restarting it and repeating your last change…");
+    this.start();
+  };
+  Python.prototype.fail = function (message) {
+    this.stopWorker();
+    this.setStatus("failed", message);
+    var calls = this.unanswered().concat(this.waiting);
+    this.waiting = [];
+    calls.forEach(function (w) { w.reject(new Error(message)); });
   };
   Python.prototype.receive = function (msg) {
     if (msg.type === "ready") {
-      this.setStatus("ready", "Live: every change you make is recomputed by the Python simulation in your browser.");
+      clearTimeout(this.bootTimer);
+      this.setStatus("ready", this.restarts
+        ? "Python was restarted; live recomputation works again."
+        : "Live: every change you make is recomputed by the Python simulation in your browser.");
       var waiting = this.waiting;
       this.waiting = [];
       waiting.forEach(function (w) { this.send(w); }, this);
     } else if (msg.type === "failed") {
-      this.fail("Python could not start (" + msg.message + "); the page shows the precomputed defaults.");
+      this.fail("Python could not start (" + msg.message + ")" + STATIC);
     } else if (msg.type === "result") {
       var p = this.pending[msg.id];
       delete this.pending[msg.id];
-      if (p) p.resolve({ response: JSON.parse(msg.response), pythonMs: msg.pythonMs });
+      if (p) {
+        clearTimeout(p.timer);
+        p.resolve({ response: JSON.parse(msg.response), pythonMs: msg.pythonMs });
+      }
     }
   };
   Python.prototype.send = function (w) {
-    var id = this.nextId++;
+    var self = this, id = this.nextId++;
     this.pending[id] = w;
+    w.timer = setTimeout(function () {
+      if (self.pending[id]) self.restart("Python did not answer within " + CALL_TIMEOUT_MS / 1000 + " s");
+    }, CALL_TIMEOUT_MS);
     this.worker.postMessage({ type: "call", id: id, widget: w.widget, params: w.params });
   };
   Python.prototype.call = function (widget, params) {
