@@ -1,4 +1,4 @@
-"""Every widget answers any JSON with a state or a structured error: no exception, quickly, small."""
+"""Every widget answers any JSON with a state or a structured error: no exception, fast, small."""
 
 from __future__ import annotations
 
