@@ -8,7 +8,6 @@ import threading
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-
 from conftest import PY_READY, expect_counter, open_page
 from screenshots import pages
 
@@ -16,7 +15,8 @@ pytestmark = pytest.mark.browser
 
 
 def live_pages(site) -> list[str]:
-    return [p for p in pages(site) if "data-python" in (site / p.strip("/") / "index.html").read_text()]
+    return [p for p in pages(site)
+            if "data-python" in (site / p.strip("/") / "index.html").read_text()]
 
 
 def test_url_state_round_trips_through_reload_and_back(page, server):
@@ -80,7 +80,8 @@ def test_copy_link_and_embed_code(page, server):
     assert link.endswith("/why-allreduce/?scaling.gpus=72#w-scaling")
     w.locator("[data-action=copy-embed]").click()
     code = page.evaluate("() => navigator.clipboard.readText()")
-    assert code.startswith('<iframe src="http://127.0.0.1') and "/embed/scaling/?scaling.gpus=72" in code
+    assert code.startswith('<iframe src="http://127.0.0.1')
+    assert "/embed/scaling/?scaling.gpus=72" in code
     assert 'allow="clipboard-write"' in code and 'title="' in code and 'height="' in code
 
 
@@ -128,7 +129,7 @@ def test_embed_works_in_a_cross_site_iframe_and_reports_height(page, course_site
     expect_counter(w, "Step 0 of 5")
     heights = page.evaluate("() => window.heights")
     assert heights and max(heights) > 300
-    assert page.evaluate("() => history.length") == entries  # the course page's history is untouched
+    assert page.evaluate("() => history.length") == entries  # the course page's history as it was
 
 
 def test_sandboxed_embed_keeps_its_state_and_says_why(page, course_site):
