@@ -209,7 +209,7 @@
   Widget.prototype.update = function (change, after) {
     var params = Object.assign({}, this.state.params, this.queued ? this.queued.params : {}, change);
     this.clearErrors();
-    var request = { params: params, after: after || null, push: !after };
+    var request = { params: params, after: after || null, push: !after, t0: performance.now() };
     if (this.busy) { this.queued = request; return; }
     this.ask(request);
   };
@@ -220,7 +220,12 @@
     AE.python.call(this.name, params).then(function (r) {
       if (r.response.ok) {
         self.state = r.response.state;
+        var t1 = performance.now();
         self.render();
+        var t2 = performance.now();
+        // for bench/: from the reader's change to the new state on screen, and its parts
+        AE.timings.push({ widget: self.name, kind: "recompute", python: r.pythonMs,
+          render: t2 - t1, total: t2 - request.t0 });
         if (request.after) request.after();
         if (AE.share) AE.share.record(self, request.push);
       } else {
@@ -246,6 +251,7 @@
   };
   function change_kept(params, field) { return params[field] !== null && params[field] !== undefined; }
 
+  AE.timings = [];
   AE.Widget = Widget;
   AE.Python = Python;
   AE.formatValue = function (v, digits) {

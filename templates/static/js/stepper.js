@@ -30,10 +30,11 @@
 
     function last() { return state.frames.length - 1; }
     function go(to) {
-      var before = k;
+      var before = k, t0 = performance.now();
       k = Math.max(0, Math.min(last(), to));
       if (k === last()) stop();
       draw();
+      if (AE.timings) AE.timings.push({ widget: widget.name, kind: "step", render: performance.now() - t0 });
       if (k !== before) widget.onStep(k);
     }
     function stop() {
