@@ -26,6 +26,7 @@
   function entries(w) {
     var out = [];
     Object.keys(w.state.params).sort().forEach(function (k) {
+      if (w.el.querySelector('[data-store][data-param="' + k + '"]')) return;  // kept, not shared
       if (!same(w.state.params[k], w.defaults[k])) out.push([w.name + "." + k, encode(w.state.params[k])]);
     });
     if (w.step()) out.push([w.name + ".step", String(w.step())]);
@@ -40,7 +41,7 @@
       if (name === "step") step = Math.max(0, parseInt(value, 10) || 0);
       else if (Object.prototype.hasOwnProperty.call(w.defaults, name)) params[name] = decode(value);
     });
-    return { params: params, step: step };
+    return { params: params, step: step, any: Object.keys(params).length > 0 || step > 0 };
   }
 
   function query(list) {
@@ -155,13 +156,54 @@
     send();
   }
 
+  // Inputs that are costly to lose (a pasted log, a custom model) are the controls marked
+  // data-store: kept in the browser's storage, restored on the next visit. A stored value that is
+  // unreadable or from another version is dropped, with a notice; blocked storage only means
+  // nothing is kept.
+  var STORE_VERSION = 1;
+  function storeKey(w, param) { return "allreduce-explainer:" + w.name + ":" + param; }
+  function stored(w) {
+    var out = {}, dropped = false;
+    w.el.querySelectorAll("[data-store][data-param]").forEach(function (c) {
+      var key = storeKey(w, c.getAttribute("data-param")), text = null;
+      try { text = localStorage.getItem(key); } catch (e) { return; }
+      if (text === null) return;
+      try {
+        var item = JSON.parse(text);
+        if (!item || item.v !== STORE_VERSION || !("value" in item)) throw new Error("old");
+        out[c.getAttribute("data-param")] = item.value;
+      } catch (e) {
+        dropped = true;
+        try { localStorage.removeItem(key); } catch (e2) { /* nothing kept anyway */ }
+      }
+    });
+    if (dropped) w.showError("_", "A value saved by an earlier visit could not be read and was discarded.");
+    return out;
+  }
+  function keep(w) {
+    w.el.querySelectorAll("[data-store][data-param]").forEach(function (c) {
+      var param = c.getAttribute("data-param");
+      try {
+        localStorage.setItem(storeKey(w, param), JSON.stringify({ v: STORE_VERSION, value: w.state.params[param] }));
+      } catch (e) { /* storage full or blocked: the value is simply not kept */ }
+    });
+  }
+
   AE.share = {
     attach: function (w) {
       if (!w.el.id) w.el.id = "w-" + w.name;
       toolbar(w);
-      apply(w);
+      var saved = stored(w);
+      if (Object.keys(saved).length && !read(w).any) {
+        w.update(Object.assign({}, w.state.params, saved), function () {});
+      } else {
+        apply(w);
+      }
     },
-    record: record,
+    record: function (w, push) {
+      keep(w);
+      record(w, push);
+    },
   };
   window.addEventListener("popstate", function () { (AE.widgets || []).forEach(apply); });
   if (embedded && framed) reportHeight();
