@@ -1,0 +1,75 @@
+"""GPUs and network cards for the calculator, each figure with its source.
+
+Link rates are per GPU and per direction, GB/s = 1e9 bytes/s. `fabric` says how a server's GPUs
+are joined: "switch" (NVSwitch: any pair gets the full per-GPU rate, so one ring can use all of
+it) or "mesh" (point-to-point links: a ring between neighbours gets only one link's rate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class GPU:
+    name: str
+    link_gbps: float  # intra-server rate per direction
+    fabric: str  # "switch" or "mesh"
+    peer_gbps: float  # what one ring between two neighbours gets
+    peak_bf16_tflops: float  # dense BF16 peak
+    gpus_per_node: int
+    source: str
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+GPUS = [
+    GPU("A100 SXM", 300.0, "switch", 300.0, 312.0, 8,
+        "NVIDIA A100 datasheet: NVLink 3, 12 links x 25 GB/s = 600 GB/s both ways; BF16 312 "
+        "TFLOP/s dense (624 with sparsity)"),
+    GPU("H100 SXM", 450.0, "switch", 450.0, 989.0, 8,
+        "NVIDIA H100 datasheet: NVLink 4, 18 links, 900 GB/s both ways; BF16 1,979 TFLOP/s "
+        "with sparsity, 989 dense"),
+    GPU("H200 SXM", 450.0, "switch", 450.0, 989.0, 8,
+        "NVIDIA H200 datasheet: NVLink 4, 900 GB/s both ways; BF16 1,979 TFLOP/s with "
+        "sparsity, 989 dense (the H100's compute)"),
+    GPU("B200", 900.0, "switch", 900.0, 2250.0, 8,
+        "NVIDIA DGX B200 / Blackwell datasheet: NVLink 5, 1.8 TB/s both ways per GPU; BF16 "
+        "4.5 PFLOP/s with sparsity, 2.25 dense"),
+    GPU("MI300X", 448.0, "mesh", 64.0, 1307.4, 8,
+        "AMD Instinct MI300X datasheet and CDNA 3 white paper: 7 Infinity Fabric links of "
+        "128 GB/s both ways (64 per direction) to the 7 peers, 448 GB/s per direction in all; "
+        "BF16 1,307.4 TFLOP/s dense"),
+]
+
+# Network cards, one per GPU; Gb/s on the wire / 8 = GB/s per direction.
+NETWORKS = [
+    {"name": "100 Gb/s", "gbps": 12.5,
+     "source": "InfiniBand EDR / 100 GbE; nccl-tests #29 measures about 12.2 GB/s busbw"},
+    {"name": "200 Gb/s", "gbps": 25.0,
+     "source": "InfiniBand HDR / 200 GbE (DGX A100: 8 x 200 Gb/s; NCCL #812: 192 GB/s busbw)"},
+    {"name": "400 Gb/s", "gbps": 50.0,
+     "source": "InfiniBand NDR / ConnectX-7 (DGX H100); 46-49 GB/s measured per card "
+               "(nccl-tests #267, #290)"},
+    {"name": "800 Gb/s", "gbps": 100.0,
+     "source": "InfiniBand XDR / ConnectX-8 (800 Gb/s per port)"},
+]
+
+
+def find(items: list, name: str, what: str):
+    """Case-insensitive exact name, else the one item whose name starts with `name`."""
+    from .errors import ParamError
+
+    key = str(name).strip().lower().replace("_", "-")
+    names = {getattr(i, "name", None) or i["name"]: i for i in items}
+    norm = {n.lower().replace(" ", "-"): i for n, i in names.items()}
+    if key.replace(" ", "-") in norm:
+        return norm[key.replace(" ", "-")]
+    hits = [i for n, i in norm.items() if n.startswith(key.replace(" ", "-"))]
+    if len(hits) == 1:
+        return hits[0]
+    choices = ", ".join(names)
+    if hits:
+        raise ParamError(what, f"{name!r} is ambiguous: it could be any of {choices}")
+    raise ParamError(what, f"unknown {what} {name!r}: choose one of {choices}")
