@@ -194,7 +194,7 @@ class Builder:
         body = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, output_format="html")
         # a wide table scrolls in its own box, which keyboards can reach (widgets are stashed)
         body = body.replace("<table>", '<div class="table-scroll" tabindex="0"><table>')
-        body = body.replace("</table>", "</table></div>")
+        body = body.replace("</table>", "</table></div>").replace("<pre>", '<pre tabindex="0">')
         return stash.restore(body), states
 
     def copy_static(self) -> None:

@@ -4,13 +4,14 @@
   var AE = (window.AE = window.AE || {});
   AE.views = AE.views || {};
 
-  function themed(layout) {
-    var css = getComputedStyle(document.documentElement);
-    var fg = css.getPropertyValue("--fg").trim(), grid = css.getPropertyValue("--grid").trim();
+  // The theme's colours as the chart element resolves them (its color and border-color).
+  function themed(layout, chart) {
+    var css = getComputedStyle(chart);
+    var fg = css.color, grid = css.borderTopColor;
     var out = JSON.parse(JSON.stringify(layout));
     out.paper_bgcolor = "rgba(0,0,0,0)";
     out.plot_bgcolor = "rgba(0,0,0,0)";
-    out.font = Object.assign({ family: css.getPropertyValue("--font").trim(), color: fg }, out.font || {});
+    out.font = Object.assign({ family: css.fontFamily, color: fg }, out.font || {});
     ["xaxis", "yaxis"].forEach(function (a) {
       out[a] = Object.assign({ gridcolor: grid, linecolor: grid, zerolinecolor: grid }, out[a] || {});
     });
@@ -56,7 +57,7 @@
         var p = parts(name);
         if (!p || !p.figure) return;
         if (window.Plotly) {
-          Plotly.react(chart, p.figure.data, themed(p.figure.layout),
+          Plotly.react(chart, p.figure.data, themed(p.figure.layout, chart),
             { displayModeBar: false, responsive: true });
         }
         chart.setAttribute("aria-label", p.summary);
