@@ -15,8 +15,9 @@ pytestmark = pytest.mark.browser
 
 
 def live_pages(site) -> list[str]:
-    return [p for p in pages(site)
-            if "data-python" in (site / p.strip("/") / "index.html").read_text()]
+    return [
+        p for p in pages(site) if "data-python" in (site / p.strip("/") / "index.html").read_text()
+    ]
 
 
 def test_url_state_round_trips_through_reload_and_back(page, server):
@@ -45,8 +46,10 @@ def test_url_state_round_trips_through_reload_and_back(page, server):
 
 
 def test_crafted_link_opens_that_state(page, server):
-    page.goto(f"{server}/ring-all-gather/?ring_all_gather.gpus=5&ring_all_gather.length=11"
-              "&ring_all_gather.step=4")
+    page.goto(
+        f"{server}/ring-all-gather/?ring_all_gather.gpus=5&ring_all_gather.length=11"
+        "&ring_all_gather.step=4"
+    )
     w = page.locator("[data-widget=ring_all_gather]")
     expect_counter(w, "Step 4 of 4")
     assert w.locator("tbody tr[data-gpu]").count() == 5
@@ -59,8 +62,10 @@ def test_crafted_link_opens_that_state(page, server):
 
 def test_hostile_url_values_are_data(page, server):
     payload = "<img src=x onerror=window.__pwned=1>"
-    page.goto(f"{server}/ring-reduce-scatter/?ring_reduce_scatter.gpus={payload}"
-              f"&ring_reduce_scatter.dtype=%3Cscript%3Ewindow.__pwned%3D1%3C/script%3E")
+    page.goto(
+        f"{server}/ring-reduce-scatter/?ring_reduce_scatter.gpus={payload}"
+        f"&ring_reduce_scatter.dtype=%3Cscript%3Ewindow.__pwned%3D1%3C/script%3E"
+    )
     page.wait_for_selector(PY_READY, state="attached", timeout=90_000)
     w = page.locator("[data-widget=ring_reduce_scatter]")
     w.locator("[data-error-for=dtype]").wait_for(state="visible", timeout=30_000)
@@ -163,9 +168,11 @@ def test_axe_finds_no_serious_violation(browser, server, site, scheme):
             if when == "after":
                 page.wait_for_selector(PY_READY, state="attached", timeout=90_000)
             result = axe.run(page)
-            bad = [(v["id"], [n["target"] for n in v["nodes"]][:3])
-                   for v in result.response["violations"]
-                   if v["impact"] in ("serious", "critical")]
+            bad = [
+                (v["id"], [n["target"] for n in v["nodes"]][:3])
+                for v in result.response["violations"]
+                if v["impact"] in ("serious", "critical")
+            ]
             assert bad == [], f"{path} ({scheme}, {when} Python): {bad}"
     ctx.close()
 
@@ -219,8 +226,7 @@ def test_print_shows_state_without_controls(page, server):
     w = page.locator("[data-widget=ring_all_gather]")
     w.locator("[data-action=next]").click()
     page.emulate_media(media="print")
-    for sel in (".controls", ".stepper-bar", ".widget-tools", ".site-header nav",
-                "[data-action]"):
+    for sel in (".controls", ".stepper-bar", ".widget-tools", ".site-header nav", "[data-action]"):
         assert all(not e.is_visible() for e in page.locator(sel).all()), sel
     assert w.locator("[data-role=grid] table").is_visible()
     assert w.locator("[data-role=narration]").inner_text().startswith("Step 1")
@@ -241,5 +247,7 @@ def test_every_live_page_has_a_chart_alternative(page, server, site):
         page.goto(f"{server}/{path}")
         for chart in page.locator("[data-role=chart]").all():
             assert chart.get_attribute("aria-label")
-        assert page.locator("[data-role=chart]").count() == page.locator(
-            "[data-role=chart-table]").count()
+        assert (
+            page.locator("[data-role=chart]").count()
+            == page.locator("[data-role=chart-table]").count()
+        )

@@ -1,0 +1,240 @@
+"""Read the output of nccl-tests' `all_reduce_perf` (and its siblings), line by line or whole.
+
+A data row is `size count type redop root`, then `time algbw busbw #wrong` for the out-of-place
+run and again for the in-place run (NVIDIA/nccl-tests `src/util.cu`, writeBenchmarkLine*). The
+formats met in the wild, all read here:
+
+- versions before 2.13 have no `root` column and call the last column of each half `error`
+  (a float); newer ones print `#wrong` (a count), or `N/A` when checking is off (`-c 0`);
+- under mpirun each printf may carry a rank tag, `[0]` or OpenMPI's `[1,0]<stdout>:`, even in
+  the middle of a row (`... sum -1[0]  1626.5 ...`);
+- per-iteration timing (`-I`) adds `i_min i_max i_p99 i_cv%` to each half; `-T` appends a
+  timestamp; trace replay prints the in-place half only;
+- header (`#`), blank and summary lines (`# Avg bus bandwidth : X`) are skipped, the summary
+  kept.
+
+parse_line() returns a Row or a Skip that says why the line is not a row; parse_text() reads a
+whole file and also counts the `#  Rank  k ...` device lines, which give the GPU count that
+busbw needs and the rows do not carry.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+RANK_TAG = re.compile(r"\[\d+(?:,\d+)*\](?:<std(?:out|err)>)?:?")
+TIMESTAMP = re.compile(r"\s(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)$")
+SUMMARY = re.compile(r"^#\s*(Avg bus bandwidth|Out of bounds values)\s*:\s*(\S+)", re.I)
+RANK_LINE = re.compile(r"^#\s+Rank\s+(\d+)\b", re.I)
+WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+HALF = 4  # time algbw busbw #wrong
+PER_ITER = 4  # i_min i_max i_p99 i_cv%
+MAX_LINE = 4000
+
+
+@dataclass(frozen=True)
+class Half:
+    """One run of a row: average time per iteration (µs), algbw and busbw (GB/s = 1e9 B/s).
+
+    `wrong` is the #wrong count (or the old `error` value); None where nccl-tests printed N/A,
+    as it does when data checking is off. `text` keeps the printed tokens, whose decimals tell
+    how finely nccl-tests rounded them.
+    """
+
+    time_us: float | None
+    algbw_GBps: float | None
+    busbw_GBps: float | None
+    wrong: float | None
+    text: tuple[str, ...]
+    per_iter_us: tuple[float | None, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    size_bytes: int
+    count: int
+    type: str
+    redop: str
+    root: int | None  # None: a version without the root column
+    out_of_place: Half | None  # None: trace replay prints the in-place half only
+    in_place: Half
+    rank: int | None = None  # the MPI rank tag the line carried, if any
+    timestamp: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A line that is not a data row: kind is blank, header, summary or unreadable."""
+
+    kind: str
+    reason: str
+    name: str | None = None  # for a summary line: what it reports
+    value: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Report:
+    rows: list[Row]
+    skipped: list[tuple[int, Skip]]  # (line number from 1, why)
+    ranks: int  # `#  Rank k ...` device lines seen: the GPU count, when the header is there
+    avg_busbw_GBps: float | None
+    wrong_column: str | None  # "#wrong" or "error", from the header
+
+    def to_dict(self) -> dict:
+        return {
+            "rows": [r.to_dict() for r in self.rows],
+            "skipped": [[i, s.to_dict()] for i, s in self.skipped],
+            "ranks": self.ranks,
+            "avg_busbw_GBps": self.avg_busbw_GBps,
+            "wrong_column": self.wrong_column,
+        }
+
+
+def _strip_tags(line: str) -> tuple[str, int | None]:
+    """Remove rank tags wherever mpirun put them; the first one names the rank."""
+    m = RANK_TAG.search(line)
+    rank = int(m.group(0)[1:].split("]")[0].split(",")[-1]) if m else None
+    return RANK_TAG.sub(" ", line), rank
+
+
+def _value(token: str, field: str) -> float | None:
+    if token.upper() == "N/A":
+        return None
+    try:
+        v = float(token)
+    except ValueError:
+        raise _Bad(f"{field} is {token!r}, not a number") from None
+    if v != v or v in (float("inf"), float("-inf")):
+        raise _Bad(f"{field} is {token!r}, not a finite number")
+    return v
+
+
+def _whole(token: str, field: str) -> int:
+    if not re.fullmatch(r"-?\d+", token):
+        raise _Bad(f"{field} is {token!r}, not a whole number")
+    return int(token)
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _half(tokens: list[str], per_iter: bool) -> Half:
+    time_us, algbw, busbw = (
+        _value(t, f) for t, f in zip(tokens[:3], ("time", "algbw", "busbw"), strict=True)
+    )
+    for v, f in ((time_us, "time"), (algbw, "algbw"), (busbw, "busbw")):
+        if v is not None and v < 0:
+            raise _Bad(f"{f} is negative")
+    extra = tuple(_value(t, "per-iteration time") for t in tokens[4:]) if per_iter else None
+    return Half(time_us, algbw, busbw, _value(tokens[3], "#wrong"), tuple(tokens[:4]), extra)
+
+
+# Columns after the prefix -> (root column present, halves present, per-iteration timing).
+LAYOUTS = {
+    (5, 2 * HALF): (True, 2, False),
+    (5, 2 * (HALF + PER_ITER)): (True, 2, True),
+    (5, HALF): (True, 1, False),
+    (4, 2 * HALF): (False, 2, False),
+}
+
+
+def parse_line(line: str) -> Row | Skip:
+    """One line of nccl-tests output: a Row, or a Skip saying why it is not one."""
+    if not isinstance(line, str):
+        return Skip("unreadable", "not text")
+    if len(line) > MAX_LINE:
+        return Skip("unreadable", f"longer than {MAX_LINE} characters: not an nccl-tests row")
+    text, rank = _strip_tags(line.strip())
+    text = text.strip()
+    if not text:
+        return Skip("blank", "an empty line")
+    if text.startswith("#"):
+        m = SUMMARY.match(text)
+        if m:
+            return Skip("summary", "a summary line", m.group(1).lower(), m.group(2))
+        return Skip("header", "a header or comment line (starts with #)")
+    stamp = TIMESTAMP.search(text)
+    if stamp:
+        text = text[: stamp.start()]
+    tokens = text.split()
+    try:
+        return _row(tokens, rank, stamp.group(1) if stamp else None)
+    except _Bad as e:
+        return Skip("unreadable", str(e))
+
+
+def _row(tokens: list[str], rank: int | None, stamp: str | None) -> Row:
+    if len(tokens) < 2 or not re.fullmatch(r"\d+", tokens[0]):
+        raise _Bad("does not start with a size in bytes: not a data row")
+    layout = next(
+        (v for (pre, rest), v in LAYOUTS.items() if pre + rest == len(tokens)),
+        None,
+    )
+    if layout is None:
+        raise _Bad(
+            f"has {len(tokens)} columns; a row has 12 (no root column), 13, "
+            "21 (per-iteration timing) or 9 (in-place only)"
+        )
+    has_root, halves, per_iter = layout
+    pre = 5 if has_root else 4
+    size, count = _whole(tokens[0], "size"), _whole(tokens[1], "count")
+    dtype, redop = tokens[2], tokens[3]
+    for word, field in ((dtype, "type"), (redop, "redop")):
+        if not WORD.match(word):
+            raise _Bad(f"{field} is {word!r}, not a name")
+    if size < 0 or count < 0:
+        raise _Bad("size and count must not be negative")
+    root = _whole(tokens[4], "root") if has_root else None
+    width = (len(tokens) - pre) // halves
+    parts = [tokens[pre + i * width : pre + (i + 1) * width] for i in range(halves)]
+    runs = [_half(p, per_iter) for p in parts]
+    out_of_place = runs[0] if halves == 2 else None
+    return Row(size, count, dtype, redop, root, out_of_place, runs[-1], rank, stamp)
+
+
+def parse_text(text: str) -> Report:
+    """A whole output file: its rows, what was skipped and why, the GPU count and the summary."""
+    rows, skipped, ranks, avg, wrong_column = [], [], set(), None, None
+    for i, line in enumerate(text.splitlines(), 1):
+        item = parse_line(line)
+        if isinstance(item, Row):
+            rows.append(item)
+            continue
+        skipped.append((i, item))
+        bare = _strip_tags(line.strip())[0].strip()
+        m = RANK_LINE.match(bare)
+        if m:
+            ranks.add(int(m.group(1)))
+        if item.name == "avg bus bandwidth":
+            try:
+                avg = float(item.value)
+            except ValueError:
+                avg = None
+        if item.kind == "header" and re.search(r"\bsize\b.*\bbusbw\b", bare):
+            wrong_column = "#wrong" if "#wrong" in bare else "error" if "error" in bare else None
+    return Report(rows, skipped, len(ranks), avg, wrong_column)
+
+
+def decimals(token: str) -> int:
+    """Digits after the point in a printed number (how finely nccl-tests rounded it)."""
+    if "e" in token.lower() or "." not in token:
+        return 0
+    return len(token.split(".")[1])
+
+
+def resolution(token: str) -> float:
+    """Half a unit in the last printed place: the rounding error the printed number carries."""
+    t = token.lower()
+    if "e" in t:
+        mant, exp = t.split("e")
+        d = len(mant.split(".")[1]) if "." in mant else 0
+        return 0.5 * 10.0 ** (int(exp) - d)
+    return 0.5 * 10.0 ** -decimals(token)

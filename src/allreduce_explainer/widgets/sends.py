@@ -1,0 +1,401 @@
+"""Stage 4: what each GPU sends as the ring grows, and nccl-tests' algbw and busbw.
+
+The counted values come from the simulation, message by message (every GPU's bytes), the formula
+values from cost.py; the chart draws both so that a reader sees them agree.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from .. import api, cost, dtypes, fmt, nccltests
+from ..errors import ParamError
+from ..palette import SERIES
+from ..topology import H100_NVLINK_GBPS, Topology
+from ..validate import count, positive
+from .common import options
+
+COUNTED = (*range(2, 17), *range(20, 65, 4))  # GPU counts simulated message by message
+FORMULA = sorted({2**i for i in range(1, 13)} | {3 * 2**i for i in range(0, 11)})  # 2 .. 4096
+MAX_GPUS = 4096
+SEED_GRADIENT = 14e9  # a 7B model's BF16 gradient (REFERENCE.md), as on stage 1
+X_RANGE = [math.log10(1.6), math.log10(6000)]
+Y_RANGE = [math.log10(0.4), math.log10(8000)]
+
+
+@lru_cache(maxsize=1)
+def counted() -> tuple[tuple[int, float, float, float, float], ...]:
+    """(n, ring max, ring min, naive root, naive other) bytes sent per GPU, as multiples of S.
+
+    Integer vectors of n elements give every ring chunk one element, so no chunk is empty and
+    the counts scale exactly to any S. The simulations do not depend on the page's parameters,
+    so they run once per process (at build time, and once in the browser).
+    """
+    out = []
+    for n in COUNTED:
+        item = dtypes.INT.itemsize
+        ring = api.simulate("ring", n, length=n, trace=False)["bytes_sent_per_gpu"]
+        naive = api.simulate("naive", n, length=1, trace=False)["bytes_sent_per_gpu"]
+        unit = n * item
+        out.append((n, max(ring) / unit, min(ring) / unit, naive[0] / item, max(naive[1:]) / item))
+    return tuple(out)
+
+
+def formula(n: int, s: float) -> tuple[float, float, float]:
+    """cost.py's bytes per GPU for the ring and the naive root, and a naive non-root GPU (S)."""
+    topo = Topology.make(n)
+    ring = cost.cost("ring", topo, s)["bytes_sent_per_gpu_max"]
+    root = cost.cost("naive", topo, s)["bytes_sent_per_gpu_max"]
+    return ring, root, s
+
+
+SENDS_DEFAULTS = {"gpus": 64, "gradient_gb": 14.0}
+
+
+def sends(params=None) -> dict:
+    """Bytes each GPU sends, in gradients: the ring approaches 2, the naive root grows as n - 1."""
+    p = options(params, SENDS_DEFAULTS)
+    n = count("gpus", p["gpus"], 2, MAX_GPUS)
+    gb = positive("gradient_gb", p["gradient_gb"])
+    if gb > 1e6:
+        raise ParamError("gradient_gb", "must be at most 1,000,000 (GB)")
+    s = gb * 1e9
+    rows = counted()
+    f = {x: [v / s for v in formula(x, s)] for x in sorted({*FORMULA, *COUNTED, n})}
+    fx = list(FORMULA)
+    ring_n, root_n, _ = formula(n, s)
+    xs = [r[0] for r in rows]
+    data = [
+        _line("ring", fx, [f[x][0] for x in fx], SERIES["ring"], "dash"),
+        _dots("ring, counted", xs, [r[1] for r in rows], SERIES["ring"], "circle", "ring"),
+        _line("naive root", fx, [f[x][1] for x in fx], SERIES["naive"], "dash"),
+        _dots(
+            "naive root, counted", xs, [r[3] for r in rows], SERIES["naive"], "square", "naive root"
+        ),  # fmt: skip
+        _line("naive, other GPUs", fx, [1.0] * len(fx), OTHER, "dash"),
+        _dots(
+            "naive, other GPUs, counted",
+            xs,
+            [r[4] for r in rows],
+            OTHER,
+            "diamond",
+            "naive, other GPUs",
+        ),  # fmt: skip
+        {**_line("two gradients", [1.6, 6000], [2, 2], "#888888", "dot"), "showlegend": False},
+        _key("counted (simulation)", {"mode": "markers", "marker": {"color": "#888888"}}),
+        _key(
+            "formula (cost model)", {"mode": "lines", "line": {"color": "#888888", "dash": "dash"}}
+        ),
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": f"{n} GPUs",
+            "x": [n, n],
+            "y": [ring_n / s, root_n / s],
+            "showlegend": False,
+            "marker": {"size": 16, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": "#888"}},
+            "hoverinfo": "skip",
+        },
+    ]
+    counted_at = {r[0]: r for r in rows}
+    at = counted_at.get(n)
+    return {
+        "kind": "chart",
+        "params": {"gpus": n, "gradient_gb": gb},
+        "figure": {"data": data, "layout": _layout()},
+        "summary": (
+            f"At {n} GPUs each GPU of the ring sends {fmt.sig(ring_n / s, 4)} gradients "
+            f"({fmt.nbytes(ring_n)}), approaching 2 as GPUs join; the naive method's root sends "
+            f"{fmt.sig(root_n / s, 4)} ({fmt.nbytes(root_n)}), growing with n; the counted "
+            "values (n up to 64) equal the formulas."
+        ),
+        "table": _table(rows, f),
+        "readouts": {
+            "ring": f"{fmt.nbytes(ring_n)} = {fmt.sig(ring_n / s, 4)} × S",
+            "ring_counted": (
+                f"{fmt.nbytes(at[1] * s)} (every GPU the same)"
+                if at
+                else "— (counted up to 64 GPUs)"
+            ),
+            "root": f"{fmt.nbytes(root_n)} = {n - 1} × S (and receives as much)",
+            "other": f"{fmt.nbytes(s)} = 1 × S",
+            "gradient": fmt.nbytes(s),
+        },
+    }
+
+
+OTHER = "#999999"  # a naive non-root GPU: grey, the palette's neutral
+
+
+def _key(name: str, style: dict) -> dict:
+    """A legend entry with no data: says which marks are counted and which are formulas."""
+    return {"type": "scatter", "name": name, "x": [None], "y": [None], "hoverinfo": "skip", **style}
+
+
+def _line(name, x, y, colour, dash) -> dict:
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name,
+        "legendgroup": name,
+        "x": list(x),
+        "y": list(y),
+        "line": {"color": colour, "dash": dash, "width": 2},
+        "hovertemplate": "%{x} GPUs: %{y:.4g} × S<extra>" + name + "</extra>",
+    }
+
+
+def _dots(name, x, y, colour, symbol, group) -> dict:
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": name,
+        "legendgroup": group,
+        "showlegend": False,
+        "x": list(x),
+        "y": list(y),
+        "marker": {"color": colour, "symbol": symbol, "size": 7},
+        "hovertemplate": "%{x} GPUs: %{y:.4g} × S<extra>" + name + "</extra>",
+    }
+
+
+def _layout() -> dict:
+    return {
+        "xaxis": {
+            "title": {"text": "GPUs"},
+            "type": "log",
+            "range": X_RANGE,
+            "tickvals": [2, 8, 32, 128, 512, 2048],
+        },
+        "yaxis": {
+            "title": {"text": "sent per GPU (× S)"},
+            "type": "log",
+            "range": Y_RANGE,
+            "tickvals": [0.5, 1, 2, 10, 100, 1000],
+        },
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        "margin": {"l": 60, "r": 10, "t": 10, "b": 50},
+    }
+
+
+def _table(rows, f) -> dict:
+    by_n = {r[0]: r for r in rows}
+    xs = sorted({*by_n, *FORMULA})
+    return {
+        "columns": [
+            "GPUs",
+            "ring, counted (× S)",
+            "ring, formula",
+            "naive root, counted",
+            "naive root, formula",
+            "naive other, counted",
+        ],
+        "rows": [
+            [
+                x,
+                fmt.sig(by_n[x][1], 4) if x in by_n else "—",
+                fmt.sig(f[x][0], 4),
+                fmt.sig(by_n[x][3], 4) if x in by_n else "—",
+                fmt.sig(f[x][1], 4),
+                fmt.sig(by_n[x][4], 4) if x in by_n else "—",
+            ]
+            for x in xs
+        ],
+    }
+
+
+# ---- Algorithm bandwidth and bus bandwidth ---------------------------------------------------
+
+# The ~370 GB/s busbw an 8-GPU H100 server reaches over NVLink with the ring (NCCL_ALGO=RING),
+# which NCCL's maintainers give as the effective NVLink rate (NVIDIA/nccl-tests#212).
+H100_RING_BUSBW = 370.0
+COLLECTIVES = ("allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce")
+BUSBW_DEFAULTS = {
+    "gpus": 8,
+    "bytes": SEED_GRADIENT,
+    "time_us": round(SEED_GRADIENT * 2 * 7 / 8 / (H100_RING_BUSBW * 1e9) * 1e6),
+    "collective": "allreduce",
+    "link_gbps": H100_NVLINK_GBPS,
+}
+
+
+def busbw(params=None) -> dict:
+    """algbw = S / t and busbw = algbw x factor, held against the link's rate."""
+    p = options(params, BUSBW_DEFAULTS)
+    link = _link(p["link_gbps"])
+    r = _bandwidths(p["gpus"], p["bytes"], p["time_us"], p["collective"])
+    return {
+        "kind": "panel",
+        "params": {**p, "gpus": r["gpus"], "link_gbps": link},
+        "readouts": _readouts(r, link),
+    }
+
+
+def _link(value) -> float:
+    link = positive("link_gbps", value)
+    if link > 1e5:
+        raise ParamError("link_gbps", "must be at most 100,000 GB/s")
+    return link
+
+
+def _bandwidths(gpus, nbytes, time_us, collective) -> dict:
+    if collective not in COLLECTIVES:
+        raise ParamError("collective", f"must be one of {', '.join(COLLECTIVES)}")
+    n = count("gpus", gpus, 1, 1 << 16)
+    if positive("bytes", nbytes) > 1e15:
+        raise ParamError("bytes", "must be at most 1e15")
+    if positive("time_us", time_us) > 1e12:
+        raise ParamError("time_us", "must be at most 1e12 µs")
+    return api.busbw(n, nbytes, time_us, collective)
+
+
+FACTOR_TEXT = {
+    "allreduce": "2(n−1)/n",
+    "reducescatter": "(n−1)/n",
+    "allgather": "(n−1)/n",
+    "alltoall": "(n−1)/n",
+    "broadcast": "1",
+    "reduce": "1",
+}
+
+
+def _readouts(r: dict, link: float) -> dict:
+    n, factor = r["gpus"], r["factor"]
+    return {
+        "algbw": f"{fmt.sig(r['algbw_GBps'], 4)} GB/s",
+        "busbw": f"{fmt.sig(r['busbw_GBps'], 4)} GB/s",
+        "factor": f"{FACTOR_TEXT[r['collective']]} = {fmt.sig(factor, 4)} at n = {n}",
+        "busbw_share": f"{r['busbw_GBps'] / link:.0%} of {fmt.sig(link, 4)} GB/s",
+        "algbw_share": f"{r['algbw_GBps'] / link:.0%} of {fmt.sig(link, 4)} GB/s",
+        "time": f"{fmt.sig(r['time_us'], 6)} µs ({fmt.seconds(r['time_us'] * 1e-6)})",
+        "size": fmt.nbytes(r["bytes"]),
+    }
+
+
+# ---- One all_reduce_perf line ------------------------------------------------------------------
+
+# A real row: 2 x H100 PCIe joined by NVLink bridges, 1 GiB, nccl-tests' all_reduce_perf
+# (NVIDIA/nccl-tests#194). H100 PCIe: NVLink bridge 600 GB/s bidirectional, so 300 GB/s per
+# direction (NVIDIA H100 datasheet).
+SAMPLE_LINE = (
+    "  1073741824     268435456     float     sum      -1   9306.7  115.37  115.37      0"
+    "   9291.5  115.56  115.56      0"
+)
+LINE_DEFAULTS = {"line": SAMPLE_LINE, "gpus": 2, "collective": "allreduce", "link_gbps": 300.0}
+
+
+def nccl_line(params=None) -> dict:
+    """One pasted nccl-tests row: its columns named, algbw and busbw recomputed and checked."""
+    p = options(params, LINE_DEFAULTS)
+    line = p["line"]
+    if not isinstance(line, str):
+        raise ParamError("line", "must be text")
+    if len(line) > nccltests.MAX_LINE:
+        raise ParamError("line", f"paste one line (at most {nccltests.MAX_LINE} characters)")
+    link = _link(p["link_gbps"])
+    first = next((x for x in line.splitlines() if x.strip()), "")
+    row = nccltests.parse_line(first)
+    if not isinstance(row, nccltests.Row):
+        raise ParamError("line", f"cannot read it: {row.reason}")
+    half = row.out_of_place or row.in_place
+    if not half.time_us:
+        raise ParamError("line", "its time is N/A or 0, so there is no bandwidth to compute")
+    if row.size_bytes == 0:
+        raise ParamError("line", "its size is 0 bytes, so there is no bandwidth to compute")
+    r = _bandwidths(p["gpus"], row.size_bytes, half.time_us, p["collective"])
+    readouts = _readouts(r, link)
+    readouts.update(_columns(row, r))
+    return {
+        "kind": "panel",
+        "params": {**p, "gpus": r["gpus"], "link_gbps": link},
+        "readouts": readouts,
+    }
+
+
+def _columns(row: nccltests.Row, r: dict) -> dict:
+    """Each column of the row in words, and whether its printed bandwidths agree with ours."""
+    out = {
+        "col_size": f"{row.size_bytes:,} bytes ({fmt.nbytes(row.size_bytes)})",
+        "col_count": f"{row.count:,} elements of {row.type}",
+        "col_redop": row.redop,
+        "col_root": (
+            "no root column (an older nccl-tests)"
+            if row.root is None
+            else "−1: no root (an all-reduce has none)"
+            if row.root < 0
+            else str(row.root)
+        ),
+    }
+    for key, half in (("oop", row.out_of_place), ("ip", row.in_place)):
+        if half is None:
+            out[f"{key}_time"] = out[f"{key}_algbw"] = out[f"{key}_busbw"] = "not printed"
+            out[f"{key}_wrong"] = "not printed"
+            out[f"{key}_check"] = "—"
+            continue
+        out[f"{key}_time"] = "N/A" if half.time_us is None else f"{half.text[0]} µs"
+        out[f"{key}_algbw"] = _gb(half.algbw_GBps)
+        out[f"{key}_busbw"] = _gb(half.busbw_GBps)
+        out[f"{key}_wrong"] = (
+            "N/A (data not checked)"
+            if half.wrong is None
+            else f"{half.wrong:g}" + (" (all correct)" if half.wrong == 0 else " — errors!")
+        )
+        out[f"{key}_check"] = agreement(row.size_bytes, half, r)
+    return out
+
+
+def _gb(v) -> str:
+    return "N/A" if v is None else f"{fmt.sig(v, 5)} GB/s"
+
+
+def agreement(size: int, half: nccltests.Half, r: dict) -> str:
+    """Do the printed algbw and busbw follow from the printed size and time at this n?
+
+    nccl-tests computes them from the unrounded time and prints each rounded, so allow for the
+    rounding of the time (and of the bandwidths themselves) before calling them different.
+    """
+    if half.time_us is None or half.time_us == 0 or half.algbw_GBps is None:
+        return "nothing to check (N/A)"
+    algbw = size / half.time_us / 1e3
+    busbw = algbw * r["factor"]
+    rel = nccltests.resolution(half.text[0]) / half.time_us
+    ok_alg = abs(algbw - half.algbw_GBps) <= algbw * rel + nccltests.resolution(half.text[1])
+    ok_bus = half.busbw_GBps is not None and abs(busbw - half.busbw_GBps) <= busbw * rel + (
+        nccltests.resolution(half.text[2])
+    )
+    ours = f"algbw {fmt.sig(algbw, 5)}, busbw {fmt.sig(busbw, 5)} GB/s"
+    if ok_alg and ok_bus:
+        return f"agrees: {ours}"
+    if ok_alg:
+        return f"algbw agrees but busbw does not ({ours}): is the GPU count right?"
+    return f"differs ({ours}): is this line from another test?"
+
+
+WIDGETS = {"sends": sends, "busbw": busbw, "nccl_line": nccl_line}
+
+
+def facts() -> dict[str, str]:
+    """Stage 4's quoted figures."""
+    s = SEED_GRADIENT
+    ring8 = cost.cost("ring", Topology.make(8), s)
+    ring64 = cost.cost("ring", Topology.make(64, 8), s)
+    d = BUSBW_DEFAULTS
+    b = api.busbw(d["gpus"], d["bytes"], d["time_us"])
+    sample = nccltests.parse_line(SAMPLE_LINE)
+    return {
+        "sends_ring_8": fmt.sig(ring8["bytes_sent_per_gpu_max"] / s, 3),
+        "sends_ring_64": fmt.sig(ring64["bytes_sent_per_gpu_max"] / s, 4),
+        "sends_ring_64_bytes": fmt.nbytes(ring64["bytes_sent_per_gpu_max"]),
+        "sends_root_64_bytes": fmt.nbytes(63 * s),
+        "sends_max_counted": str(max(COUNTED)),
+        "busbw_time": fmt.seconds(d["time_us"] * 1e-6),
+        "busbw_time_us": f"{d['time_us']:g}",
+        "busbw_share": f"{b['busbw_GBps'] / H100_NVLINK_GBPS:.0%}",
+        "busbw_algbw": f"{fmt.sig(b['algbw_GBps'], 3)} GB/s",
+        "busbw_busbw": f"{fmt.sig(b['busbw_GBps'], 3)} GB/s",
+        "busbw_ideal_time": fmt.seconds(ring8["time_s"]),
+        "busbw_h100_ring": f"{H100_RING_BUSBW:g} GB/s",
+        "line_size": f"{sample.size_bytes:,}",
+        "line_time": f"{sample.out_of_place.time_us:g} µs",
+    }
