@@ -161,3 +161,74 @@ def test_table_output_without_json(capsys):
     assert main(["simulate", "ring", "--gpus", "4"]) == 0
     out = capsys.readouterr().out
     assert "matches_target" in out and "True" in out
+
+
+# ---- buckets and ddp (stage 7) ---------------------------------------------------------------
+
+
+def test_buckets_json_follows_pytorch_defaults_and_explicit_cap():
+    mib = 1 << 20
+    sizes = ",".join(str(x) for x in [100, 2 * mib, 30_000_000, 5, 600_000, 600_000])
+    p = cli("buckets", "--param-bytes", sizes, "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["buckets"] == [[5, 4], [3, 2], [1, 0]]
+    p = cli("buckets", "--param-bytes", "10,10,52428800,10,10", "--bucket-cap-mb", "1", "--json")
+    out = json.loads(p.stdout)
+    assert out["buckets"] == [[4, 3, 2], [1, 0]] and out["first_bucket_bytes"] == mib
+    p = cli("buckets", "--param-bytes", "600000,600000", "--first-bucket-mb", "0.5", "--json")
+    assert json.loads(p.stdout)["buckets"] == [[1], [0]]
+
+
+def test_ddp_json_keys_and_sweep():
+    p = cli("ddp", "--model", "gpt2", "--gpus", "8", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out.keys() >= {"backward_s", "allreduce_total_s", "exposed_s", "buckets"}
+    assert "sweep" not in out
+    assert sorted(i for b in out["buckets"] for i in b) == list(range(148))
+    p = cli(
+        "ddp",
+        "--model",
+        "resnet50",
+        "--gpus",
+        "16",
+        "--gpus-per-node",
+        "8",
+        "--sweep",
+        "--bucket-cap-mb",
+        "10",
+        "--json",
+    )
+    out = json.loads(p.stdout)
+    assert out["best_bucket_mb"] > 0 and len(out["sweep"]) > 10
+    assert out["bucket_cap_bytes"] == out["first_bucket_bytes"] == 10 << 20
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["buckets", "--param-bytes", "1,x"], "--param-bytes"),
+        (["buckets", "--param-bytes", "1,-2"], "--param-bytes"),
+        (["buckets", "--param-bytes", ""], "--param-bytes"),
+        (["buckets", "--param-bytes", "1", "--bucket-cap-mb", "0"], "--bucket-cap-mb"),
+        (["buckets", "--param-bytes", "1", "--first-bucket-mb", "nan"], "--first-bucket-mb"),
+        (["buckets"], "--param-bytes"),
+        (["ddp", "--model", "gpt3", "--gpus", "8"], "--model"),
+        (["ddp", "--model", "gpt2", "--gpus", "0"], "--gpus"),
+        (["ddp", "--model", "gpt2", "--gpus", "12", "--gpus-per-node", "8"], "--gpus"),
+        (["ddp", "--model", "gpt2", "--gpus", "8", "--mfu", "2"], "--mfu"),
+        (["ddp", "--model", "gpt2", "--gpus", "8", "--batch", "0"], "--batch"),
+        (["ddp", "--model", "gpt2", "--gpus", "8", "--peak-tflops", "-1"], "--peak-tflops"),
+        (["ddp", "--model", "gpt2", "--gpus", "8", "--inter-latency", "-1"], "--inter-latency"),
+    ],
+)
+def test_buckets_and_ddp_bad_arguments_exit_2_with_one_line(args, names):
+    p = cli(*args)
+    assert p.returncode == 2, p.stdout
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and names in lines[0] and "Traceback" not in p.stderr
+
+
+def test_buckets_help_says_param_bytes_are_bytes():
+    p = cli("buckets", "--help")
+    assert "BYTES" in p.stdout and "MiB" in p.stdout

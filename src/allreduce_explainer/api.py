@@ -7,7 +7,8 @@ one raises a ParamError that names it.
 from __future__ import annotations
 
 from . import cost as cost_model
-from . import dtypes, gradients, tree
+from . import ddp as ddp_engine
+from . import dtypes, gradients, models, tree
 from . import simulate as sim
 from .errors import ParamError
 from .topology import H100_NVLINK_GBPS, NIC_400G_GBPS, Topology
@@ -97,4 +98,123 @@ def busbw(gpus, nbytes, time_us, collective="allreduce") -> dict:
         positive("bytes", nbytes), positive("time_us", time_us) * 1e-6, n, collective
     )
     out.update(gpus=n, bytes=nbytes, time_us=time_us, collective=collective)
+    return out
+
+
+# ---- DDP buckets (stage 7) -------------------------------------------------------------------
+
+MAX_TENSORS = 100_000
+MAX_TENSOR_BYTES = 1 << 50
+MAX_BUCKET_MB = 1 << 30  # 1 PiB: far beyond any model, still a finite number of bytes
+MAX_BATCH = 1 << 20
+# H100 SXM dense BF16 peak, 989 TFLOP/s (NVIDIA H100 datasheet; REFERENCE.md).
+H100_BF16_TFLOPS = 989.0
+# Share of peak a well-tuned training run achieves (model FLOPs utilisation): an assumption.
+DEFAULT_MFU = 0.4
+# NCCL 2.30 tuning.cc, Simple protocol, ring per-hop latencies (REFERENCE.md).
+DDP_INTRA_LATENCY_US = 3.4
+DDP_INTER_LATENCY_US = 14.0
+
+
+def _bucket_mb(field: str, value) -> float | None:
+    if value is None:
+        return None
+    v = positive(field, value)
+    if v > MAX_BUCKET_MB:
+        raise ParamError(field, f"must be at most {MAX_BUCKET_MB:,} MiB")
+    if int(v * ddp_engine.MIB) < 1:
+        raise ParamError(field, "must be at least one byte")
+    return v
+
+
+def param_sizes(values) -> list[int]:
+    """Parameter sizes in bytes, in model order: whole numbers of at least 1."""
+    if isinstance(values, str):
+        parts = [p.strip() for p in values.split(",") if p.strip()]
+        try:
+            values = [float(p) for p in parts]
+        except ValueError:
+            raise ParamError("param_bytes", "must be numbers separated by commas") from None
+    if not isinstance(values, (list, tuple)) or not values:
+        raise ParamError("param_bytes", "must be a non-empty list of sizes in bytes")
+    if len(values) > MAX_TENSORS:
+        raise ParamError("param_bytes", f"at most {MAX_TENSORS:,} tensors")
+    return [count("param_bytes", v, 1, MAX_TENSOR_BYTES) for v in values]
+
+
+def buckets(param_bytes, bucket_cap_mb=None, first_bucket_mb=None) -> dict:
+    """PyTorch DDP's steady-state buckets for parameters of these sizes (bytes, model order)."""
+    sizes = param_sizes(param_bytes)
+    cap = _bucket_mb("bucket_cap_mb", bucket_cap_mb)
+    first = _bucket_mb("first_bucket_mb", first_bucket_mb)
+    out = ddp_engine.buckets(sizes, cap, first)
+    first_b, cap_b = ddp_engine.limits(cap, first)
+    return {
+        "buckets": out,
+        "bucket_bytes": [sum(sizes[i] for i in b) for b in out],
+        "first_bucket_bytes": first_b,
+        "bucket_cap_bytes": cap_b,
+    }
+
+
+def model_name(name) -> models.Model:
+    if name not in models.MODELS:
+        raise ParamError("model", f"must be one of {', '.join(models.MODELS)}")
+    return models.get(name)
+
+
+def ddp(
+    model="gpt2",
+    gpus=8,
+    gpus_per_node=None,
+    bucket_cap_mb=None,
+    first_bucket_mb=None,
+    batch=None,
+    mfu=DEFAULT_MFU,
+    peak_tflops=H100_BF16_TFLOPS,
+    grad_bytes=4,
+    sweep=False,
+    intra_bw=H100_NVLINK_GBPS,
+    inter_bw=NIC_400G_GBPS,
+    intra_latency=DDP_INTRA_LATENCY_US,
+    inter_latency=DDP_INTER_LATENCY_US,
+) -> dict:
+    """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep)."""
+    m = model_name(model)
+    topo = topology(gpus, gpus_per_node, intra_bw, inter_bw, intra_latency, inter_latency)
+    cap = _bucket_mb("bucket_cap_mb", bucket_cap_mb)
+    first = _bucket_mb("first_bucket_mb", first_bucket_mb)
+    b = count("batch", ddp_engine.DEFAULT_BATCH[m.key] if batch is None else batch, 1, MAX_BATCH)
+    u = positive("mfu", mfu)
+    if u > 1:
+        raise ParamError("mfu", "is a share of peak: at most 1")
+    peak = positive("peak_tflops", peak_tflops)
+    if peak > 1e6:
+        raise ParamError("peak_tflops", "must be at most 1,000,000 TFLOP/s")
+    if grad_bytes not in (2, 4):
+        raise ParamError("grad_bytes", "must be 2 (BF16) or 4 (FP32)")
+    flops = peak * 1e12 * u
+    r = ddp_engine.run(m, topo, b, flops, grad_bytes, cap, first)
+    out = {
+        "model": m.key,
+        "params": m.params,
+        "gpus": topo.gpus,
+        "gpus_per_node": topo.gpus_per_node,
+        "batch": b,
+        "sample": m.sample,
+        "algorithm": r["algorithm"],
+        "gradient_bytes": r["gradient_bytes"],
+        "first_bucket_bytes": r["limits_bytes"][0],
+        "bucket_cap_bytes": r["limits_bytes"][1],
+        "backward_s": r["backward_s"],
+        "allreduce_total_s": r["allreduce_total_s"],
+        "comm_end_s": r["comm_end_s"],
+        "exposed_s": r["exposed_s"],
+        "buckets": r["bucket_indices"],
+        "bucket_timeline": r["buckets"],
+    }
+    if sweep:
+        rows = ddp_engine.sweep(m, topo, b, flops, grad_bytes)
+        best = ddp_engine.best(rows)
+        out.update(best_bucket_mb=best["bucket_mb"], best_exposed_s=best["exposed_s"], sweep=rows)
     return out

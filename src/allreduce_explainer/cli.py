@@ -40,7 +40,9 @@ def _whole(text: str) -> int:
     return int(value)
 
 
-def _links(p: argparse.ArgumentParser) -> None:
+def _links(
+    p: argparse.ArgumentParser, intra_latency: float = 0.0, inter_latency: float = 0.0
+) -> None:
     p.add_argument(
         "--intra-bw",
         type=_number,
@@ -60,17 +62,19 @@ def _links(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--intra-latency",
         type=_number,
-        default=0.0,
+        default=intra_latency,
         metavar="US",
-        help="latency per message inside a server, us (default 0: bandwidth only; "
-        "NCCL 2.30's Simple ring charges 3.4 per NVLink hop)",
+        help=f"latency per message inside a server, us (default {intra_latency:g}"
+        + ("" if intra_latency else ": bandwidth only")
+        + "; NCCL 2.30's Simple ring charges 3.4 per NVLink hop)",
     )
     p.add_argument(
         "--inter-latency",
         type=_number,
-        default=0.0,
+        default=inter_latency,
         metavar="US",
-        help="latency per message between servers, us (default 0; NCCL charges 14)",
+        help=f"latency per message between servers, us (default {inter_latency:g}; "
+        "NCCL charges 14)",
     )
 
 
@@ -150,7 +154,82 @@ def parser() -> argparse.ArgumentParser:
         choices=("allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce"),
     )
     b.add_argument("--json", action="store_true", help="print one JSON object")
+    _ddp_parsers(sub)
     return p
+
+
+def _bucket_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--bucket-cap-mb",
+        type=_number,
+        metavar="X",
+        help="bucket cap in MiB (2^20 bytes), as DDP's bucket_cap_mb; unset: PyTorch's "
+        "default of 25 with a first bucket of 1",
+    )
+    p.add_argument(
+        "--first-bucket-mb",
+        type=_number,
+        metavar="Y",
+        help="cap of the first bucket in MiB (default 1 without --bucket-cap-mb, else the cap)",
+    )
+
+
+def _ddp_parsers(sub) -> None:
+    k = sub.add_parser(
+        "buckets",
+        help="PyTorch DDP's steady-state gradient buckets for given parameter sizes",
+        description="Gradients become ready in reverse model order; buckets are filled in that "
+        "order and printed in the order they are all-reduced, as lists of parameter indices "
+        "numbered in model order.",
+    )
+    k.add_argument(
+        "--param-bytes",
+        required=True,
+        metavar="B1,B2,...",
+        help="parameter sizes in BYTES, in model order, separated by commas",
+    )
+    _bucket_flags(k)
+    k.add_argument("--json", action="store_true", help="print one JSON object")
+
+    d = sub.add_parser(
+        "ddp",
+        help="a real model under DDP: buckets, backward pass and exposed communication",
+    )
+    d.add_argument("--model", required=True, choices=api.models.MODELS)
+    d.add_argument("--gpus", type=_whole, required=True, metavar="N")
+    d.add_argument(
+        "--gpus-per-node",
+        type=_whole,
+        metavar="G",
+        help="GPUs per server (default: all GPUs in one server)",
+    )
+    _bucket_flags(d)
+    d.add_argument("--batch", type=_whole, metavar="B", help="samples per GPU (default: per model)")
+    d.add_argument(
+        "--mfu",
+        type=_number,
+        default=api.DEFAULT_MFU,
+        help=f"share of peak FLOP/s achieved (default {api.DEFAULT_MFU:g}, an assumption)",
+    )
+    d.add_argument(
+        "--peak-tflops",
+        type=_number,
+        default=api.H100_BF16_TFLOPS,
+        metavar="T",
+        help=f"GPU peak, TFLOP/s (default {api.H100_BF16_TFLOPS:g}: H100 SXM dense BF16)",
+    )
+    d.add_argument(
+        "--grad-bytes",
+        type=_whole,
+        default=4,
+        choices=(2, 4),
+        help="bytes per gradient element: 4 (FP32, default) or 2 (BF16)",
+    )
+    d.add_argument(
+        "--sweep", action="store_true", help="also sweep the bucket cap from 0.1 MiB to the model"
+    )
+    d.add_argument("--json", action="store_true", help="print one JSON object")
+    _links(d, api.DDP_INTRA_LATENCY_US, api.DDP_INTER_LATENCY_US)
 
 
 ARGUMENT_OF = {  # ParamError field -> the flag that set it
@@ -169,6 +248,14 @@ ARGUMENT_OF = {  # ParamError field -> the flag that set it
     "time_us": "--time-us",
     "collective": "--collective",
     "algorithm": "algorithm",
+    "param_bytes": "--param-bytes",
+    "bucket_cap_mb": "--bucket-cap-mb",
+    "first_bucket_mb": "--first-bucket-mb",
+    "model": "--model",
+    "batch": "--batch",
+    "mfu": "--mfu",
+    "peak_tflops": "--peak-tflops",
+    "grad_bytes": "--grad-bytes",
 }
 
 
@@ -214,6 +301,22 @@ def run(a) -> dict:
     if a.command == "cost":
         return api.estimate(
             a.algorithm, a.gpus, a.bytes, a.gpus_per_node, a.chunks, **_link_args(a)
+        )
+    if a.command == "buckets":
+        return api.buckets(a.param_bytes, a.bucket_cap_mb, a.first_bucket_mb)
+    if a.command == "ddp":
+        return api.ddp(
+            a.model,
+            a.gpus,
+            a.gpus_per_node,
+            a.bucket_cap_mb,
+            a.first_bucket_mb,
+            a.batch,
+            a.mfu,
+            a.peak_tflops,
+            a.grad_bytes,
+            a.sweep,
+            **_link_args(a),
         )
     return api.busbw(a.gpus, a.bytes, a.time_us, a.collective)
 

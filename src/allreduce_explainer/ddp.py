@@ -1,0 +1,199 @@
+"""PyTorch DDP's gradient buckets in steady state, and how they overlap the backward pass.
+
+Bucketing (torch/csrc/distributed/c10d/reducer.cpp, `compute_bucket_assignment_by_size`, called by
+`Reducer::rebuild_buckets` after the first iteration with the tensors in the order their gradients
+became ready): walk the tensors in that order, add each to the open bucket, and close the bucket as
+soon as its size reaches the current limit, so a bucket may overshoot by one tensor and a tensor
+larger than the limit sits alone. The limits are [first, cap, cap, ...]. `bucket_cap_mb=25` means
+25 × 2^20 bytes; the first limit is `dist._DEFAULT_FIRST_BUCKET_BYTES` (1 MiB) only when
+`bucket_cap_mb` is left unset, otherwise the cap (torch/nn/parallel/distributed.py).
+
+Timeline: the backward pass runs the layers in reverse; a layer's gradients are ready when its
+backward finishes. A bucket's all-reduce starts when its last gradient is ready and the previous
+bucket's all-reduce has finished (one communication stream), and takes the cost model's time.
+What remains after the backward pass ends is exposed: the step waits for it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from . import cost
+from .models import Model
+from .topology import Topology
+
+MIB = 1 << 20
+DEFAULT_CAP_MB = 25.0  # torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25)
+DEFAULT_FIRST_MB = 1.0  # torch.distributed._DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
+# Samples per GPU per step (an assumption, typical of data-parallel training of each model).
+DEFAULT_BATCH = {
+    "gpt2": 8,
+    "gpt2-xl": 4,
+    "bert-base": 16,
+    "resnet50": 64,
+    "mistral-7b": 1,
+    "llama3-8b": 1,
+    "llama3-70b": 1,
+    "llama3-405b": 1,
+}
+
+
+def limits(cap_mb: float | None = None, first_mb: float | None = None) -> tuple[int, int]:
+    """(first bucket, later buckets) in bytes, with PyTorch's defaults.
+
+    Without a cap: 25 MiB and a first bucket of 1 MiB; with an explicit cap, the first bucket
+    uses the cap too, unless first_mb sets it.
+    """
+    cap = DEFAULT_CAP_MB if cap_mb is None else cap_mb
+    if first_mb is None:
+        first_mb = DEFAULT_FIRST_MB if cap_mb is None else cap
+    return int(first_mb * MIB), int(cap * MIB)
+
+
+def assign(sizes: Sequence[int], bucket_limits: Sequence[int]) -> list[list[int]]:
+    """compute_bucket_assignment_by_size for one dtype on one device: positions in `sizes` order.
+
+    Limits after the last repeat the last one.
+    """
+    out: list[list[int]] = []
+    current: list[int] = []
+    size, which = 0, 0
+    for i, s in enumerate(sizes):
+        current.append(i)
+        size += s
+        if size >= bucket_limits[which]:
+            out.append(current)
+            current, size = [], 0
+            which = min(which + 1, len(bucket_limits) - 1)
+    if current:
+        out.append(current)
+    return out
+
+
+def buckets(
+    param_bytes: Sequence[int], cap_mb: float | None = None, first_mb: float | None = None
+) -> list[list[int]]:
+    """Steady-state buckets, in all-reduce order, of parameter indices in model order.
+
+    Gradients become ready in reverse model order, so the first bucket holds the last parameters.
+    """
+    n = len(param_bytes)
+    ready = [param_bytes[i] for i in range(n - 1, -1, -1)]
+    return [[n - 1 - j for j in b] for b in assign(ready, limits(cap_mb, first_mb))]
+
+
+def backward_times(layer_flops: Sequence[float], flops_per_s: float) -> list[float]:
+    """Backward time of each layer: about twice its forward FLOPs, at the achieved rate."""
+    return [2.0 * f / flops_per_s for f in layer_flops]
+
+
+def timeline(
+    layer_backward_s: Sequence[float],
+    tensor_layer: Sequence[int],
+    tensor_bytes: Sequence[int],
+    bucket_list: Sequence[Sequence[int]],
+    allreduce_s: Callable[[int], float],
+) -> dict:
+    """When each bucket is ready, starts and ends its all-reduce, and the exposed time.
+
+    Layers are in forward order; the backward runs them last to first from time 0.
+    """
+    done = [0.0] * len(layer_backward_s)
+    t = 0.0
+    for i in range(len(layer_backward_s) - 1, -1, -1):
+        t += layer_backward_s[i]
+        done[i] = t
+    backward = t
+    rows, free = [], 0.0
+    for b in bucket_list:
+        nbytes = sum(tensor_bytes[i] for i in b)
+        ready = max(done[tensor_layer[i]] for i in b)
+        start = max(ready, free)
+        free = start + allreduce_s(nbytes)
+        rows.append(
+            {"bytes": nbytes, "tensors": len(b), "ready_s": ready, "start_s": start, "end_s": free}
+        )
+    return {
+        "backward_s": backward,
+        "layer_done_s": done,
+        "buckets": rows,
+        "allreduce_total_s": sum(r["end_s"] - r["start_s"] for r in rows),
+        "comm_end_s": free,
+        "exposed_s": max(0.0, free - backward),
+    }
+
+
+def sweep_caps(total_bytes: int, points: int = 41, low_mb: float = 0.1) -> list[float]:
+    """Bucket caps in MiB, log-spaced from low_mb to the whole model (the last bucket is all)."""
+    high = max(total_bytes / MIB, low_mb)
+    step = math.log(high / low_mb) / (points - 1) if high > low_mb else 0.0
+    return [low_mb * math.exp(step * k) for k in range(points)]
+
+
+def nccl_ring(topo: Topology) -> str:
+    """The ring NCCL would run: one ring in a server, one ring per network card across servers."""
+    return "ring" if topo.nodes == 1 or topo.gpus_per_node == 1 else "multi-ring"
+
+
+def allreduce_time(topo: Topology, algorithm: str | None = None) -> Callable[[int], float]:
+    """The cost model's time of one all-reduce of b bytes per GPU, on this topology."""
+    name = algorithm or nccl_ring(topo)
+    memo: dict[int, float] = {0: 0.0}  # a model's buckets repeat the same few sizes
+
+    def seconds(b: int) -> float:
+        if b not in memo:
+            memo[b] = cost.cost(name, topo, float(b))["time_s"]
+        return memo[b]
+
+    return seconds
+
+
+def run(
+    model: Model,
+    topo: Topology,
+    batch: int,
+    flops_per_s: float,
+    grad_bytes: int,
+    cap_mb: float | None = None,
+    first_mb: float | None = None,
+) -> dict:
+    """One steady-state backward pass of `model` under DDP on `topo`: buckets and timeline."""
+    tensors = model.tensors()
+    sizes = [e * grad_bytes for _, e, _ in tensors]
+    bucket_list = buckets(sizes, cap_mb, first_mb)
+    back = backward_times([layer.flops * batch for layer in model.layers], flops_per_s)
+    out = timeline(back, [i for *_, i in tensors], sizes, bucket_list, allreduce_time(topo))
+    out["bucket_indices"] = bucket_list
+    out["limits_bytes"] = list(limits(cap_mb, first_mb))
+    out["gradient_bytes"] = sum(sizes)
+    out["algorithm"] = nccl_ring(topo)
+    return out
+
+
+def sweep(
+    model: Model, topo: Topology, batch: int, flops_per_s: float, grad_bytes: int, points: int = 41
+) -> list[dict]:
+    """Exposed communication against the bucket cap (explicit cap: the first bucket uses it)."""
+    tensors = model.tensors()
+    sizes = [e * grad_bytes for _, e, _ in tensors]
+    layer_of = [i for *_, i in tensors]
+    back = backward_times([layer.flops * batch for layer in model.layers], flops_per_s)
+    timed = allreduce_time(topo)
+    rows = []
+    for cap in sweep_caps(sum(sizes), points):
+        t = timeline(back, layer_of, sizes, buckets(sizes, cap), timed)
+        rows.append(
+            {
+                "bucket_mb": cap,
+                "buckets": len(t["buckets"]),
+                "exposed_s": t["exposed_s"],
+                "allreduce_total_s": t["allreduce_total_s"],
+            }
+        )
+    return rows
+
+
+def best(rows: list[dict]) -> dict:
+    """The least exposed time; among equals, the least total all-reduce time (fewest launches)."""
+    return min(rows, key=lambda r: (round(r["exposed_s"], 12), r["allreduce_total_s"]))

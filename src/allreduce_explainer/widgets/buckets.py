@@ -1,0 +1,307 @@
+"""Stage 7: PyTorch DDP's gradient buckets, overlapping all-reduce with the backward pass."""
+
+from __future__ import annotations
+
+import math
+
+from .. import api, ddp, fmt, models
+from ..errors import ParamError
+from ..palette import SERIES
+from ..topology import NIC_400G_GBPS
+from ..validate import count, nonnegative, positive
+from .common import options
+
+GRAD_BYTES = {"fp32": 4, "bf16": 2}
+DEFAULTS = {
+    "model": "gpt2",
+    "batch": ddp.DEFAULT_BATCH["gpt2"],
+    "batch_model": "gpt2",  # the model the batch was chosen for: a new model resets it
+    "gpus": 8,
+    "gpus_per_node": 8,
+    "bucket_cap_mb": ddp.DEFAULT_CAP_MB,
+    "first_bucket_mb": ddp.DEFAULT_FIRST_MB,
+    "grad_dtype": "fp32",
+    "mfu": api.DEFAULT_MFU,
+    "inter_bw": NIC_400G_GBPS,
+    "intra_latency": api.DDP_INTRA_LATENCY_US,
+    "inter_latency": api.DDP_INTER_LATENCY_US,
+}
+COLOURS = ("#0072B2", "#56B4E9")  # alternate buckets (Okabe & Ito blues)
+EXPOSED = SERIES["naive"]
+
+
+def _params(params) -> dict:
+    p = options(params, DEFAULTS)
+    if not isinstance(p["model"], str) or p["model"] not in models.MODELS:
+        raise ParamError("model", f"must be one of {', '.join(models.MODELS)}")
+    if p["batch_model"] != p["model"] or p["batch"] is None:
+        p["batch"], p["batch_model"] = ddp.DEFAULT_BATCH[p["model"]], p["model"]
+    if not isinstance(p["grad_dtype"], str) or p["grad_dtype"] not in GRAD_BYTES:
+        raise ParamError("grad_dtype", "must be fp32 or bf16")
+    count("batch", p["batch"], 1, 4096)
+    count("gpus", p["gpus"], 2, 4096)
+    count("gpus_per_node", p["gpus_per_node"], 1, 64)
+    for key in ("bucket_cap_mb", "first_bucket_mb"):
+        if positive(key, p[key]) > 1e6:
+            raise ParamError(key, "must be at most 1,000,000 MiB")
+    for key in ("intra_latency", "inter_latency"):
+        if nonnegative(key, p[key]) > 1e5:
+            raise ParamError(key, "must be at most 100,000 µs")
+    if positive("inter_bw", p["inter_bw"]) > 1e5:
+        raise ParamError("inter_bw", "must be at most 100,000 GB/s")
+    return p
+
+
+def ddp_buckets(params=None) -> dict:
+    """Stage 7: one steady-state backward pass under DDP, and the sweep over bucket sizes."""
+    p = _params(params)
+    args = {
+        "model": p["model"],
+        "gpus": p["gpus"],
+        "gpus_per_node": p["gpus_per_node"],
+        "batch": p["batch"],
+        "mfu": p["mfu"],
+        "grad_bytes": GRAD_BYTES[p["grad_dtype"]],
+        "inter_bw": p["inter_bw"],
+        "intra_latency": p["intra_latency"],
+        "inter_latency": p["inter_latency"],
+    }
+    r = api.ddp(**args, bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=p["first_bucket_mb"])
+    swept = api.ddp(**args, sweep=True)  # PyTorch's defaults, and the sweep
+    rows, best = swept["sweep"], ddp.best(swept["sweep"])
+    m = models.get(p["model"])
+    return {
+        "kind": "chart",
+        "params": p,
+        **_timeline(r),  # the main figure: figure, summary, table
+        "figures": {"sweep": _sweep(rows, best, swept, r, p)},
+        "readouts": {
+            "model": f"{m.label}: {m.params:,} parameters in {len(m.tensors())} tensors",
+            "gradient": fmt.nbytes(r["gradient_bytes"]),
+            "batch": f"{r['batch']} × {m.sample} per GPU",
+            "backward": fmt.seconds(r["backward_s"]),
+            "allreduce": fmt.seconds(r["allreduce_total_s"]),
+            "exposed": fmt.seconds(r["exposed_s"]),
+            "buckets": str(len(r["buckets"])),
+            "best": f"{fmt.sig(best['bucket_mb'], 2)} MiB",
+            "best_exposed": fmt.seconds(best["exposed_s"]),
+            "default_exposed": fmt.seconds(swept["exposed_s"]),
+            "algorithm": "one ring over NVLink"
+            if r["algorithm"] == "ring"
+            else "one ring per network card",
+        },
+    }
+
+
+def _ms(x: float) -> float:
+    return x * 1e3
+
+
+def _timeline(r: dict) -> dict:
+    rows = r["bucket_timeline"]
+    ready = [b["ready_s"] for b in rows]
+    prev = [0.0, *ready[:-1]]
+    k = list(range(1, len(rows) + 1))
+    colours = [COLOURS[i % 2] for i in range(len(rows))]
+    data = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": "backward (colour: bucket filled)",
+            "y": ["backward"] * len(rows),
+            "base": [_ms(a) for a in prev],
+            "x": [_ms(b - a) for a, b in zip(prev, ready, strict=True)],
+            "marker": {"color": colours},
+            "customdata": k,
+            "hovertemplate": "gradients of bucket %{customdata}: ready at %{x:.3g} ms"
+            "<extra></extra>",
+        },
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": "all-reduce per bucket",
+            "y": ["all-reduce"] * len(rows),
+            "base": [_ms(b["start_s"]) for b in rows],
+            "x": [_ms(b["end_s"] - b["start_s"]) for b in rows],
+            "marker": {"color": colours, "line": {"width": 1, "color": "#ffffff"}},
+            "customdata": [[i, fmt.nbytes(b["bytes"])] for i, b in zip(k, rows, strict=True)],
+            "hovertemplate": "bucket %{customdata[0]} (%{customdata[1]}): %{base:.3g} ms"
+            "<extra></extra>",
+        },
+    ]
+    if r["exposed_s"] > 0:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"exposed: {fmt.seconds(r['exposed_s'])}",
+                "x": [_ms(r["backward_s"]), _ms(r["comm_end_s"])],
+                "y": ["exposed", "exposed"],
+                "line": {"color": EXPOSED, "width": 10},
+                "hoverinfo": "skip",
+            }
+        )
+    end = max(r["backward_s"], r["comm_end_s"])
+    return {
+        "figure": {
+            "data": data,
+            "layout": {
+                "barmode": "overlay",
+                "bargap": 0.35,
+                "xaxis": {
+                    "title": {"text": "time into the backward pass (ms)"},
+                    "range": [0, _ms(end) * 1.03],
+                },
+                "yaxis": {
+                    "categoryorder": "array",
+                    "categoryarray": ["exposed", "all-reduce", "backward"],
+                    "range": [-0.6, 2.6],
+                    "fixedrange": True,
+                },
+                "shapes": [
+                    {
+                        "type": "line",
+                        "x0": _ms(r["backward_s"]),
+                        "x1": _ms(r["backward_s"]),
+                        "y0": 0,
+                        "y1": 1,
+                        "yref": "paper",
+                        "line": {"dash": "dot", "width": 2, "color": "#888888"},
+                    }
+                ],
+                "legend": {"orientation": "h", "y": -0.4, "yanchor": "top"},
+                "margin": {"l": 80, "r": 10, "t": 10, "b": 60},
+            },
+        },
+        "summary": (
+            f"The backward pass takes {fmt.seconds(r['backward_s'])} and fills "
+            f"{len(rows)} buckets; their all-reduces take {fmt.seconds(r['allreduce_total_s'])} "
+            f"in all and end at {fmt.seconds(r['comm_end_s'])}, leaving "
+            f"{fmt.seconds(r['exposed_s'])} exposed."
+        ),
+        "table": {
+            "columns": ["bucket", "size", "tensors", "ready (ms)", "start (ms)", "end (ms)"],
+            "rows": [
+                [
+                    i,
+                    fmt.nbytes(b["bytes"]),
+                    b["tensors"],
+                    *(fmt.sig(_ms(b[key]), 4) for key in ("ready_s", "start_s", "end_s")),
+                ]
+                for i, b in zip(k, rows, strict=True)
+            ],
+        },
+    }
+
+
+def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) -> dict:
+    xs = [row["bucket_mb"] for row in rows]
+    ys = [_ms(row["exposed_s"]) for row in rows]
+    top = max(max(ys), _ms(default["exposed_s"]), _ms(current["exposed_s"]))
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": "exposed (all buckets at the cap)",
+            "x": xs,
+            "y": ys,
+            "line": {"color": SERIES["ring"]},
+            "marker": {"color": SERIES["ring"], "size": 5},
+            "hovertemplate": "%{x:.3g} MiB: %{y:.3g} ms<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": f"best: {fmt.sig(best['bucket_mb'], 2)} MiB",
+            "x": [best["bucket_mb"]],
+            "y": [_ms(best["exposed_s"])],
+            "marker": {"symbol": "star", "size": 16, "color": SERIES["tree"]},
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "PyTorch default",
+            "x": [ddp.DEFAULT_CAP_MB],
+            "y": [_ms(default["exposed_s"])],
+            "marker": {"symbol": "diamond", "size": 13, "color": SERIES["hierarchical"]},
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": f"your setting ({fmt.sig(p['bucket_cap_mb'], 3)} MiB)",
+            "x": [p["bucket_cap_mb"]],
+            "y": [_ms(current["exposed_s"])],
+            "marker": {
+                "size": 16,
+                "color": "rgba(0,0,0,0)",
+                "line": {"width": 2, "color": "#888888"},
+            },
+        },
+    ]
+    return {
+        "figure": {
+            "data": data,
+            "layout": {
+                "xaxis": {
+                    "title": {"text": "bucket cap (MiB)"},
+                    "type": "log",
+                    "range": [math.log10(xs[0]) - 0.1, math.log10(xs[-1]) + 0.1],
+                },
+                "yaxis": {
+                    "title": {"text": "exposed (ms)"},
+                    "range": [0, top * 1.1 if top > 0 else 1],
+                },
+                "legend": {"orientation": "h", "y": -0.4, "yanchor": "top"},
+                "margin": {"l": 60, "r": 10, "t": 10, "b": 60},
+            },
+        },
+        "summary": (
+            f"Exposed communication against bucket cap, from {fmt.sig(xs[0], 2)} MiB to the whole "
+            f"model ({fmt.sig(xs[-1], 3)} MiB): least at {fmt.sig(best['bucket_mb'], 2)} MiB "
+            f"({fmt.seconds(best['exposed_s'])}); PyTorch's default leaves "
+            f"{fmt.seconds(default['exposed_s'])}."
+        ),
+        "table": {
+            "columns": ["bucket cap (MiB)", "buckets", "exposed (ms)", "all-reduce busy (ms)"],
+            "rows": [
+                [
+                    fmt.sig(r["bucket_mb"], 3),
+                    r["buckets"],
+                    fmt.sig(_ms(r["exposed_s"]), 3),
+                    fmt.sig(_ms(r["allreduce_total_s"]), 3),
+                ]
+                for r in rows
+            ],
+        },
+    }
+
+
+def facts() -> dict[str, str]:
+    """Stage 7's figures: GPT-2 small on 8 H100s in one server, and across two servers."""
+    out = {}
+    m = models.get("gpt2")
+    out["ddp_gpt2_params"] = f"{m.params:,}"
+    out["ddp_gpt2_tensors"] = str(len(m.tensors()))
+    out["ddp_resnet_params"] = f"{models.get('resnet50').params:,}"
+    out["ddp_resnet_gflop"] = fmt.sig(models.get("resnet50").forward_flops / 1e9, 2)
+    out["ddp_bert_params"] = f"{models.get('bert-base').params:,}"
+    one = api.ddp("gpt2", 8, 8, sweep=True)
+    two = api.ddp("gpt2", 16, 8, sweep=True)
+    for key, r in (("one", one), ("two", two)):
+        best = ddp.best(r["sweep"])
+        out[f"ddp_{key}_backward"] = fmt.seconds(r["backward_s"])
+        out[f"ddp_{key}_allreduce"] = fmt.seconds(r["allreduce_total_s"])
+        out[f"ddp_{key}_exposed"] = fmt.seconds(r["exposed_s"])
+        out[f"ddp_{key}_buckets"] = str(len(r["buckets"]))
+        out[f"ddp_{key}_best"] = fmt.sig(best["bucket_mb"], 2)
+        out[f"ddp_{key}_best_exposed"] = fmt.seconds(best["exposed_s"])
+        out[f"ddp_{key}_tiny"] = fmt.seconds(r["sweep"][0]["exposed_s"])
+        out[f"ddp_{key}_tiny_buckets"] = str(r["sweep"][0]["buckets"])
+        out[f"ddp_{key}_whole"] = fmt.seconds(r["sweep"][-1]["exposed_s"])
+    out["ddp_gradient"] = fmt.nbytes(one["gradient_bytes"])
+    out["ddp_wte"] = fmt.nbytes(50257 * 768 * 4)
+    out["ddp_tokens"] = f"{ddp.DEFAULT_BATCH['gpt2'] * 1024:,}"
+    return out
+
+
+WIDGETS = {"ddp_buckets": ddp_buckets}

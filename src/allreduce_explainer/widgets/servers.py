@@ -1,0 +1,362 @@
+"""Stage 6: across servers, the flat ring, one ring per network card, and the hierarchical method.
+
+Every byte count here is counted from the messages of the core's simulation, never from the
+formulas; the tests check that the counts equal the formulas. Times come from the closed forms in
+cost.py, which the tests check against the same simulation.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import api, fmt
+from ..errors import ParamError
+from ..palette import SERIES
+from ..schedule import split
+from ..topology import H100_NVLINK_GBPS, NIC_400G_GBPS
+from ..validate import count, nonnegative, positive
+from .common import DIGITS, complete, options, vectors
+from .ring import check
+
+METHODS = ("ring", "multi-ring", "hierarchical")
+LABELS = {
+    "ring": "flat ring (one card per server)",
+    "multi-ring": "one ring per card (NCCL)",
+    "hierarchical": "hierarchical (Horovod)",
+}
+INT_BYTES = 4  # the stepper's int32 elements
+
+
+# ---- Counting from the messages ---------------------------------------------------------------
+
+
+def count_bytes(method: str, servers: int, g: int, nbytes: float) -> dict:
+    """Bytes over the network of one all-reduce of `nbytes` per GPU, counted from the messages.
+
+    The simulation runs on a vector of n·g int32 elements, so that every chunk of every method
+    has the same size; the counts then scale exactly to `nbytes`.
+    """
+    n = servers * g
+    length = n * g
+    r = api.simulate(method, n, g, length=length)
+    inter = [b["inter"] for b in r["bytes_sent_per_gpu_by_link"]]
+    scale = nbytes / (length * INT_BYTES)
+    per_server = [sum(inter[k * g : (k + 1) * g]) for k in range(servers)]
+    return {
+        "total": sum(inter) * scale,
+        "per_server": max(per_server) * scale,
+        "per_card": max(inter) * scale,
+        "cards_used_per_server": max(
+            sum(1 for b in inter[k * g : (k + 1) * g] if b) for k in range(servers)
+        ),
+        "network_steps": r["network_steps"],
+        "steps": r["steps"],
+        "messages": r["messages"],
+        "exact": r["matches_target"] and r["identical_on_all_gpus"],
+    }
+
+
+# ---- The stepper: one method on real numbers --------------------------------------------------
+
+STEP_DEFAULTS = {
+    "method": "hierarchical",
+    "servers": 2,
+    "gpus_per_node": 4,
+    "length": 16,
+    "seed": 6,
+    "values": None,
+}
+
+
+def _method(value) -> str:
+    if not isinstance(value, str) or value not in METHODS:
+        raise ParamError("method", f"must be one of {', '.join(METHODS)}")
+    return value
+
+
+def servers_stepper(params=None) -> dict:
+    """Stage 6: step through one method on N servers of g GPUs, counting network bytes."""
+    p = options(params, STEP_DEFAULTS)
+    method = _method(p["method"])
+    servers = count("servers", p["servers"], 1, 4)
+    g = count("gpus_per_node", p["gpus_per_node"], 1, 4)
+    n = servers * g
+    if n < 2:
+        raise ParamError("gpus_per_node", "one GPU in all: nothing to add up; use 2 or more")
+    _, inputs = vectors({**p, "gpus": n}, 2, 16, 64, "int")
+    r = api.simulate(method, n, g, values=inputs, trace=True)
+    length = r["length"]
+    groups = split(0, length, n if method == "ring" else g)
+    frames = _frames(r, groups, servers, g, method)
+    counted = _counts_from_trace(r, servers, g)
+    state_check = check(r)
+    frames[-1]["narration"].append(state_check["verdict"])
+    return {
+        "kind": "stepper",
+        "params": {**p, "servers": servers, "gpus_per_node": g, "length": length},
+        "gpus": n,
+        "length": length,
+        "dtype": "int",
+        "digits": DIGITS["int"],
+        "chunks": groups,
+        "inputs": r["inputs"],
+        "target": r["target"],
+        "extra_rows": [{"label": "target (sum)", "values": r["target"]}],
+        "frames": frames,
+        "check": state_check,
+        "readouts": {
+            "total": f"{counted['total']:,} bytes",
+            "per_server": f"{counted['per_server']:,} bytes",
+            "per_card": f"{counted['per_card']:,} bytes",
+            "network_steps": f"{r['network_steps']} of {r['steps']}",
+            "gradient": f"{length * INT_BYTES:,} bytes ({length} int32 numbers)",
+        },
+    }
+
+
+def _counts_from_trace(r: dict, servers: int, g: int) -> dict:
+    inter = [b["inter"] for b in r["bytes_sent_per_gpu_by_link"]]
+    return {
+        "total": sum(inter),
+        "per_server": max(sum(inter[k * g : (k + 1) * g]) for k in range(servers)),
+        "per_card": max(inter),
+    }
+
+
+def _group(groups, start: int) -> int:
+    return next((i for i, (a, b) in enumerate(groups) if a <= start < b), 0)
+
+
+def _frames(r: dict, groups, servers: int, g: int, method: str) -> list[dict]:
+    n, length = r["gpus"], r["length"]
+    what = {"ring": "chunk", "multi-ring": "ring part", "hierarchical": "shard"}[method]
+    frames = [
+        {
+            "buffers": r["inputs"],
+            "complete": complete([[1] * length] * n, n),
+            "moves": [],
+            "phase": "start",
+            "narration": [
+                f"{servers} servers of {g} GPUs; GPU i sits on server i // {g}. "
+                f"The column groups are the {len(groups)} {what}s of the method."
+            ],
+        }
+    ]
+    network = 0
+    for s, step in enumerate(r["trace"], 1):
+        msgs = step["messages"]
+        cross = [m for m in msgs if m["link"] == "inter"]
+        step_bytes = sum((m["stop"] - m["start"]) * INT_BYTES for m in cross)
+        network += step_bytes
+        verb = "adds" if step["op"] == "add" else "copies"
+        lines = [
+            f"Step {s}, {step['phase']}: {len(msgs)} messages, {len(cross)} of them between "
+            f"servers; each receiver {verb}."
+        ]
+        lines.append(
+            f"Network bytes this step: {step_bytes:,}; so far: {network:,}."
+            if cross
+            else "Nothing crosses the network in this step: NVLink only."
+        )
+        for m in cross[:8]:
+            lines.append(
+                f"GPU {m['src']} (server {m['src'] // g}) → GPU {m['dst']} "
+                f"(server {m['dst'] // g}): numbers {m['start']}–{m['stop'] - 1}."
+            )
+        if len(cross) > 8:
+            lines.append(f"… and {len(cross) - 8} more messages between servers.")
+        frames.append(
+            {
+                "buffers": step["buffers"],
+                "complete": complete(step["contributors"], n),
+                "moves": [
+                    [m["src"], m["dst"], m["start"], m["stop"], _group(groups, m["start"])]
+                    for m in msgs
+                ],
+                "op": step["op"],
+                "phase": step["phase"],
+                "narration": lines,
+            }
+        )
+    return frames
+
+
+# ---- Counts and times as servers are added ---------------------------------------------------
+
+COUNT_DEFAULTS = {
+    "servers": 8,
+    "gpus_per_node": 8,
+    "gradient_gb": 14.0,  # a 7B-parameter model's BF16 gradient (stage 1)
+    "intra_bw": H100_NVLINK_GBPS,
+    "inter_bw": NIC_400G_GBPS,
+    "intra_latency": 0.0,
+    "inter_latency": 0.0,
+}
+MAX_COUNTED_GPUS = 64  # live counting from the messages stays well under a second up to here
+SERVER_X = [1, 2, 4, 8, 16, 32, 64]
+
+
+def servers_compare(params=None) -> dict:
+    """Stage 6: bytes over the network and time of the three methods, as servers are added."""
+    p = options(params, COUNT_DEFAULTS)
+    servers = count("servers", p["servers"], 1, 64)
+    g = count("gpus_per_node", p["gpus_per_node"], 1, 8)
+    gb = positive("gradient_gb", p["gradient_gb"])
+    if gb > 10_000:
+        raise ParamError("gradient_gb", "must be at most 10,000 GB")
+    links = {
+        "intra_bw": positive("intra_bw", p["intra_bw"]),
+        "inter_bw": positive("inter_bw", p["inter_bw"]),
+        "intra_latency": nonnegative("intra_latency", p["intra_latency"]),
+        "inter_latency": nonnegative("inter_latency", p["inter_latency"]),
+    }
+    for key in links:
+        if links[key] > 1e6:
+            raise ParamError(key, "must be at most 1,000,000")
+    s, n = gb * 1e9, servers * g
+    times = {
+        m: [api.estimate(m, x * g, s, g, **links)["time_s"] for x in SERVER_X] for m in METHODS
+    }
+    at = {m: api.estimate(m, n, s, g, **links) for m in METHODS}
+    counted = n <= MAX_COUNTED_GPUS and servers > 1
+    counts = {m: count_bytes(m, servers, g, s) if counted else None for m in METHODS}
+    readouts = {"verdict": _verdict(at, servers, g), "gradient": fmt.nbytes(s)}
+    for m in METHODS:
+        key = m.replace("-", "_")
+        c = counts[m]
+        readouts[f"{key}_total"] = fmt.nbytes(c["total"]) if c else "—"
+        readouts[f"{key}_server"] = fmt.nbytes(c["per_server"]) if c else "—"
+        readouts[f"{key}_card"] = fmt.nbytes(c["per_card"]) if c else "—"
+        readouts[f"{key}_steps"] = str(at[m]["network_steps"])
+        readouts[f"{key}_time"] = fmt.seconds(at[m]["time_s"])
+    readouts["counted"] = _counted_note(servers, g, counts)
+    return {
+        "kind": "chart",
+        "params": {**p, "servers": servers, "gpus_per_node": g, "gradient_gb": gb, **links},
+        "figure": _figure(times, servers, g, at),
+        "summary": (
+            f"With {servers} servers of {g} GPUs and {fmt.nbytes(s)} per GPU: "
+            + ", ".join(f"{LABELS[m]} {fmt.seconds(at[m]['time_s'])}" for m in METHODS)
+            + "."
+        ),
+        "table": {
+            "columns": ["servers", *[f"{LABELS[m]} (s)" for m in METHODS]],
+            "rows": [
+                [x, *[fmt.sig(times[m][i], 3) for m in METHODS]] for i, x in enumerate(SERVER_X)
+            ],
+        },
+        "readouts": readouts,
+    }
+
+
+def _counted_note(servers: int, g: int, counts: dict) -> str:
+    if servers == 1:
+        return "One server: nothing crosses the network."
+    if counts["ring"] is None:
+        return (
+            f"{servers * g} GPUs is more than the page counts live ({MAX_COUNTED_GPUS}); "
+            "times still come from the formulas."
+        )
+    msgs = sum(c["messages"] for c in counts.values())
+    ok = all(c["exact"] for c in counts.values())
+    return (
+        f"Counted from the {msgs:,} messages of the three simulated all-reduces, scaled to the "
+        f"gradient; {'all' if ok else 'NOT all'} {servers * g} GPUs end with the exact sum."
+    )
+
+
+def _verdict(at: dict, servers: int, g: int) -> str:
+    if servers == 1:
+        return "One server: all three are the same ring over NVLink."
+    order = sorted(METHODS, key=lambda m: at[m]["time_s"])
+    best, second = order[0], order[1]
+    t0, t1 = at[best]["time_s"], at[second]["time_s"]
+    if t1 <= t0 * 1.005:
+        return f"For these settings {LABELS[best]} and {LABELS[second]} take the same time."
+    return (
+        f"For these settings the fastest is {LABELS[best]}: {fmt.seconds(t0)}, "
+        f"{t1 / t0:.2g}× faster than {LABELS[second]}."
+    )
+
+
+def _figure(times: dict, servers: int, g: int, at: dict) -> dict:
+    symbols = {"ring": "circle", "multi-ring": "diamond", "hierarchical": "square"}
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": LABELS[m],
+            "x": SERVER_X,
+            "y": times[m],
+            "line": {"color": SERIES[m]},
+            "marker": {"color": SERIES[m], "symbol": symbols[m]},
+            "hovertemplate": "%{x} servers: %{y:.3g} s<extra>" + LABELS[m] + "</extra>",
+        }
+        for m in METHODS
+    ]
+    data.append(
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": f"{servers} servers",
+            "x": [servers] * len(METHODS),
+            "y": [at[m]["time_s"] for m in METHODS],
+            "showlegend": False,
+            "marker": {
+                "size": 14,
+                "color": "rgba(0,0,0,0)",
+                "line": {"width": 2, "color": "#888888"},
+            },
+            "hoverinfo": "skip",
+        }
+    )
+    return {
+        "data": data,
+        "layout": {
+            "xaxis": {
+                "title": {"text": f"servers ({g} GPUs each)"},
+                "type": "log",
+                "range": [math.log10(0.8), math.log10(80)],
+                "tickvals": SERVER_X,
+            },
+            "yaxis": {"title": {"text": "time of one all-reduce (s)"}, "type": "log"},
+            "legend": {"orientation": "h", "y": -0.4, "yanchor": "top"},
+            "margin": {"l": 60, "r": 10, "t": 10, "b": 60},
+        },
+    }
+
+
+# ---- Figures the prose quotes ----------------------------------------------------------------
+
+
+def facts() -> dict[str, str]:
+    """Stage 6: 8 servers of 8 H100s, 14 GB, and a small message with NCCL's latencies."""
+    s, nodes, g = 14e9, 8, 8
+    c = {m: count_bytes(m, nodes, g, s) for m in METHODS}
+    t = {m: api.estimate(m, nodes * g, s, g)["time_s"] for m in METHODS}
+    small = 1e6  # 1 MB, with NCCL 2.30's Simple ring per-hop latencies (REFERENCE.md)
+    lat = {"intra_latency": 3.4, "inter_latency": 14.0}
+    ts = {m: api.estimate(m, nodes * g, small, g, **lat)["time_s"] for m in METHODS}
+    two = {m: count_bytes(m, 2, g, s) for m in METHODS}
+    t2 = {m: api.estimate(m, 2 * g, s, g)["time_s"] for m in METHODS}
+    out = {
+        "srv_gradient": fmt.nbytes(s),
+        "srv_small": fmt.nbytes(small),
+        "srv_ratio_total_8": f"{c['ring']['total'] / c['hierarchical']['total']:.2f}",
+        "srv_ratio_total_2": f"{two['ring']['total'] / two['hierarchical']['total']:.2f}",
+        "srv_card_ratio": f"{c['ring']['per_card'] / c['multi-ring']['per_card']:.0f}",
+    }
+    for m in METHODS:
+        k = m.replace("-", "")
+        out[f"srv_total_{k}"] = fmt.nbytes(c[m]["total"])
+        out[f"srv_server_{k}"] = fmt.nbytes(c[m]["per_server"])
+        out[f"srv_card_{k}"] = fmt.nbytes(c[m]["per_card"])
+        out[f"srv_netsteps_{k}"] = str(c[m]["network_steps"])
+        out[f"srv_time_{k}"] = fmt.seconds(t[m])
+        out[f"srv_time2_{k}"] = fmt.seconds(t2[m])
+        out[f"srv_small_{k}"] = fmt.seconds(ts[m])
+        out[f"srv_total2_{k}"] = fmt.nbytes(two[m]["total"])
+    return out
+
+
+WIDGETS = {"servers_stepper": servers_stepper, "servers_compare": servers_compare}
