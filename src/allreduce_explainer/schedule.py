@@ -10,6 +10,7 @@ before the step (lock-step), which is what lets a page show a step as one pictur
 from __future__ import annotations
 
 import operator
+from itertools import chain
 from typing import NamedTuple
 
 
@@ -40,9 +41,9 @@ def split(start: int, stop: int, parts: int) -> list[tuple[int, int]]:
     return bounds
 
 
-def make_step(phase: str, reduce: bool, src, dst, start, stop) -> Step:
+def make_step(phase: str, reduce: bool, src, dst, start, stop, may_be_empty=True) -> Step:
     """A step without its empty transfers (a vector shorter than the GPU count has empty chunks)."""
-    if any(map(operator.eq, start, stop)):
+    if may_be_empty and any(map(operator.eq, start, stop)):
         keep = [i for i, (a, b) in enumerate(zip(start, stop, strict=True)) if b > a]
         src, dst = [src[i] for i in keep], [dst[i] for i in keep]
         start, stop = [start[i] for i in keep], [stop[i] for i in keep]
@@ -66,11 +67,8 @@ def ring(order: list[int], start: int, stop: int, names=("reduce-scatter", "all-
         out = []
         for s in range(m - 1):
             r = (s - offset) % m  # position p sends chunk (p - r) mod m: a rotation by r
-            out.append(
-                make_step(
-                    phase, reduce, order, nxt, lo[m - r :] + lo[: m - r], hi[m - r :] + hi[: m - r]
-                )
-            )
+            starts, stops = lo[m - r :] + lo[: m - r], hi[m - r :] + hi[: m - r]
+            out.append(make_step(phase, reduce, order, nxt, starts, stops, stop - start < m))
         return out
 
     return steps(0, True, names[0]), steps(1, False, names[1])
@@ -87,7 +85,7 @@ def merge(*step_lists: list[Step]) -> list[Step]:
     def join(lists: list[list[int]]) -> list[int]:
         key = tuple(map(id, lists))
         if key not in joined:
-            joined[key] = [x for part in lists for x in part]
+            joined[key] = list(chain.from_iterable(lists))
         return joined[key]
 
     out = []
@@ -99,8 +97,8 @@ def merge(*step_lists: list[Step]) -> list[Step]:
                 parts[0].reduce,
                 join([p.src for p in parts]),
                 join([p.dst for p in parts]),
-                [x for p in parts for x in p.start],
-                [x for p in parts for x in p.stop],
+                list(chain.from_iterable(p.start for p in parts)),
+                list(chain.from_iterable(p.stop for p in parts)),
             )
         )
     return out

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections import Counter
 from fractions import Fraction
 from itertools import repeat
 
@@ -45,7 +46,7 @@ def run(
     alpha = (topo.intra.latency_us * 1e-6, topo.inter.latency_us * 1e-6)
     per_byte = (1 / (topo.intra.gbps * 1e9), 1 / (topo.inter.gbps * 1e9))
     routes: dict[tuple[int, int], _Route] = {}
-    time_s, messages, network_steps = 0.0, 0, 0
+    time_s = 0.0
     trace = []
     for step in steps:
         key = (id(step.src), id(step.dst))
@@ -70,26 +71,49 @@ def run(
         if full and where is step.start:
             payloads = [[v] for v in payloads]
         time_s += step_time
-        messages += len(step)
-        network_steps += route.crosses
         if full:
             sent = _bytes_sent(routes.values(), n, size)
             trace.append(_step_record(step, payloads, route.cls, bufs, counts, sent, step_time))
-    sent = _bytes_sent(routes.values(), n, size)
     result = summarize(algorithm, topo, inputs, bufs, dtype)
-    result.update(
-        steps=len(steps),
-        messages=messages,
-        network_steps=network_steps,
-        bytes_sent_per_gpu=[a + b for a, b in sent],
-        bytes_sent_per_gpu_by_link=[{INTRA: a, INTER: b} for a, b in sent],
-        bytes_inter_node=sum(b for _, b in sent),
-        bytes_per_nic_max=max(b for _, b in sent),
-        time_s=time_s,
-    )
+    result.update(_totals(routes, steps, n, size, time_s))
     if full:
         result["trace"] = trace
     return result
+
+
+def count(algorithm: str, topo: Topology, length: int, itemsize: int, **opts) -> dict:
+    """Steps, messages, bytes and time of `algorithm` on a vector of `length` elements.
+
+    The same schedule and timing rule as run(), without moving values: what a page needs to count
+    bytes on 512 GPUs, where the values would cost seconds.
+    """
+    steps = ALGORITHMS[algorithm](topo, length, **opts)
+    alpha = (topo.intra.latency_us * 1e-6, topo.inter.latency_us * 1e-6)
+    per_byte = (1 / (topo.intra.gbps * 1e9), 1 / (topo.inter.gbps * 1e9))
+    routes: dict[tuple[int, int], _Route] = {}
+    time_s = 0.0
+    for step in steps:
+        key = (id(step.src), id(step.dst))
+        route = routes.get(key) or routes.setdefault(key, _Route(step, None, topo.gpus_per_node))
+        elems = list(map(operator.sub, step.stop, step.start))
+        route.sent = list(map(operator.add, route.sent, elems))
+        time_s += route.time(elems, itemsize, alpha, per_byte)
+    return _totals(routes, steps, topo.gpus, itemsize, time_s)
+
+
+def _totals(routes: dict, steps: list[Step], n: int, size: int, time_s: float) -> dict:
+    sent = _bytes_sent(routes.values(), n, size)
+    crossing = {key for key, route in routes.items() if route.crosses}
+    return {
+        "steps": len(steps),
+        "messages": sum(len(step) for step in steps),
+        "network_steps": sum((id(st.src), id(st.dst)) in crossing for st in steps),
+        "bytes_sent_per_gpu": [a + b for a, b in sent],
+        "bytes_sent_per_gpu_by_link": [{INTRA: a, INTER: b} for a, b in sent],
+        "bytes_inter_node": sum(b for _, b in sent),
+        "bytes_per_nic_max": max(b for _, b in sent),
+        "time_s": time_s,
+    }
 
 
 class _Route:
@@ -106,22 +130,27 @@ class _Route:
         sends = [2 * s + c for s, c in zip(step.src, self.cls)]
         recvs = [2 * d + c for d, c in zip(step.dst, self.cls)]
         self.sends = sends
-        self.queues = None
-        if len(set(sends)) < len(sends) or len(set(recvs)) < len(recvs):
-            self.queues = (sends, recvs)
-        self.src_rows = [bufs[s] for s in step.src]
-        self.dst_rows = [bufs[d] for d in step.dst]
+        self.queues = (sends, recvs)
+        # the most messages any one queue of each class holds in this pattern
+        depth = [0, 0]
+        for keys in self.queues:
+            for key, m in Counter(keys).items():
+                depth[key % 2] = max(depth[key % 2], m)
+        self.depth = depth
+        if bufs is not None:  # count() moves no values
+            self.src_rows = [bufs[s] for s in step.src]
+            self.dst_rows = [bufs[d] for d in step.dst]
         self.sent = [0] * len(step.src)  # elements sent so far, per position
 
     def time(self, elems: list[int], size: int, alpha, per_byte) -> float:
         """The step's duration: its busiest queue (GPU, link class, direction)."""
-        if self.queues is None and elems and elems.count(elems[0]) == len(elems):  # one size
+        if elems and elems.count(elems[0]) == len(elems):  # one size: deepest queue x one cost
             return max(
-                alpha[k] + elems[0] * size * per_byte[k]
-                for k, idx in enumerate(self.by_class)
-                if idx
+                m * (alpha[k] + elems[0] * size * per_byte[k])
+                for k, m in enumerate(self.depth)
+                if m
             )
-        if self.queues is None:  # one message per queue: the largest message sets the pace
+        if self.depth[0] <= 1 and self.depth[1] <= 1:  # one message per queue: the largest
             return max(
                 (
                     alpha[k] + max(map(elems.__getitem__, idx)) * size * per_byte[k]
