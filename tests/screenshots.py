@@ -53,10 +53,10 @@ def shoot(browser, base_url: str, site: Path, out: Path, wait_python: bool = Fal
 
 
 def main() -> None:
-    from conftest import CHROMIUM_ARGS
     from playwright.sync_api import sync_playwright
 
     import build
+    from conftest import CHROMIUM_ARGS
 
     out = (
         Path(sys.argv[1])

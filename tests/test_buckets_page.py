@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+
 from conftest import open_page
 
 pytestmark = pytest.mark.browser

@@ -4,6 +4,7 @@ the exact match, before Python and after a live change."""
 from __future__ import annotations
 
 import pytest
+
 from conftest import expect_counter, open_page, step_to_end
 
 pytestmark = pytest.mark.browser

@@ -8,6 +8,7 @@ import threading
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+
 from conftest import PY_READY, expect_counter, open_page
 from screenshots import pages
 

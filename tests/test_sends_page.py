@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from conftest import open_page
 
 pytestmark = pytest.mark.browser

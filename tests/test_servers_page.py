@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+
 from conftest import expect_counter, open_page, step_to_end
 
 pytestmark = pytest.mark.browser

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from conftest import PY_READY, expect_counter, open_page, step_to_end
 from screenshots import pages, shoot
 
@@ -152,3 +153,22 @@ def test_every_control_has_a_visible_label(page, server, site):
 def test_screenshots(browser, server, site, artifacts):
     shots = shoot(browser, server, site, artifacts / "screens")
     assert len(shots) == 4 * len(pages(site))
+
+
+def test_quick_successive_changes_all_count(page, server):
+    """A change made while the previous one is still computing keeps the previous one."""
+    open_page(page, server, "ring-reduce-scatter", live=True)
+    w = page.locator("[data-widget=ring_reduce_scatter]")
+    w.locator("[data-param=gpus]").fill("7")
+    w.locator("[data-param=gpus]").press("Enter")
+    w.locator("[data-param=length]").fill("10")
+    w.locator("[data-param=length]").press("Enter")
+    w.locator("[data-param=dtype]").select_option("bf16")
+    page.wait_for_function("() => document.querySelectorAll("
+                           "'[data-widget=ring_reduce_scatter] thead th[colspan]').length === 7")
+    page.wait_for_function("() => !document.querySelector("
+                           "'[data-widget=ring_reduce_scatter]').hasAttribute('aria-busy')")
+    assert w.locator("tbody tr[data-gpu]").count() == 7
+    assert w.locator("tr[data-gpu='0'] td.cell").count() == 10
+    assert w.locator("[data-param=dtype]").input_value() == "bf16"
+    page.watch.assert_clean()

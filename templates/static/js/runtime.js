@@ -40,21 +40,29 @@
         "workers; it shows the precomputed defaults. Serve the folder (see the README) for live recomputation.");
     }
     var base = new URL(meta("ae-base") || "./", location.href);
+    var early = AE.early;  // the worker boot.js started from the <head>, if it could
+    AE.early = null;
     try {
-      this.worker = new Worker(new URL("static/js/worker.mjs", base), { type: "module" });
+      this.worker = early ? early.worker : new Worker(new URL("static/js/worker.mjs", base), { type: "module" });
     } catch (e) {
       return this.fail("This page cannot start a worker here (" + (e && e.message || e) +
         "), so it shows the precomputed defaults. Open it on its own site for live recomputation.");
     }
-    this.worker.onmessage = function (e) { self.receive(e.data); };
-    this.worker.onerror = function (e) {
+    var onmessage = function (e) { self.receive(e.data); };
+    var onerror = function (e) {
       e.preventDefault();
       if (self.status === "ready") self.restart("Python stopped (" + (e.message || "the worker died") + ")");
       else self.fail("Python could not start (" + (e.message || "the worker failed to load") + ")" + STATIC);
     };
+    this.worker.onmessage = onmessage;
+    this.worker.onerror = onerror;
     this.bootTimer = setTimeout(function () {
       self.fail("Python did not start within " + BOOT_TIMEOUT_MS / 1000 + " s" + STATIC);
     }, BOOT_TIMEOUT_MS);
+    if (early) {  // it was sent "init" already: hear what it said since
+      early.events.forEach(function (ev) { (ev.type === "message" ? onmessage : onerror)(ev.event); });
+      return;
+    }
     this.worker.postMessage({
       type: "init",
       core: new URL(meta("ae-core"), location.href).href,
@@ -207,7 +215,10 @@
   // Ask Python for the state at these parameters. `after` runs once it is shown (restoring a
   // link's step); a change the reader made goes into the page's history, a restored one not.
   Widget.prototype.update = function (change, after) {
-    var params = Object.assign({}, this.state.params, this.queued ? this.queued.params : {}, change);
+    // build on the newest parameters asked for, so that a change made while another is still
+    // computing keeps that other change
+    var newest = this.queued ? this.queued.params : this.inflight || this.state.params;
+    var params = Object.assign({}, newest, change);
     this.clearErrors();
     var request = { params: params, after: after || null, push: !after, t0: performance.now() };
     if (this.busy) { this.queued = request; return; }
@@ -216,6 +227,7 @@
   Widget.prototype.ask = function (request) {
     var self = this, params = request.params;
     this.busy = true;
+    this.inflight = params;
     this.el.setAttribute("aria-busy", "true");
     AE.python.call(this.name, params).then(function (r) {
       if (r.response.ok) {
@@ -233,13 +245,15 @@
         self.showError(err.field, err.field && err.field !== "_" ? err.message : err.message);
         self.render();  // the controls go back to the last good state's values
         var c = err.field && self.el.querySelector('[data-param="' + CSS.escape(String(err.field)) + '"]');
-        if (c && change_kept(params, err.field)) c.value = params[err.field];
+        // the control keeps what the reader typed, next to the message about it
+        if (c) c.value = params[err.field] === null || params[err.field] === undefined ? "" : params[err.field];
       }
     }, function (e) {
       self.showError("_", e.message);
       self.render();
     }).then(function () {
       self.busy = false;
+      self.inflight = null;
       self.el.removeAttribute("aria-busy");
       if (self.queued) {
         var next = self.queued;
@@ -249,7 +263,6 @@
       self.el.dispatchEvent(new CustomEvent("ae:settled", { bubbles: true }));
     });
   };
-  function change_kept(params, field) { return params[field] !== null && params[field] !== undefined; }
 
   AE.timings = [];
   AE.Widget = Widget;
