@@ -14,8 +14,9 @@ test: setup chromium  ## every test: core, CLI, Pyodide in Node, the site in Chr
 	$(PY) -m pytest
 	.venv/bin/ruff check .
 
-bench: setup chromium
+bench: setup chromium  ## the core's speed (CPython, Pyodide) and the site's in Chromium -> bench/RESULTS.md
 	$(PY) bench/core.py --write
+	$(PY) bench/site.py --write
 
 setup: .venv/.installed node_modules/.installed
 

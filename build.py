@@ -10,12 +10,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import gzip
 import hashlib
 import http.server
 import io
 import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -45,6 +48,14 @@ PYODIDE_FILES = [
     "pyodide-lock.json",
 ]
 PLOTLY = "plotly.js-basic-dist-min/plotly-basic.min.js"
+# Pyodide's standard library pre-compiled to bytecode by that very Pyodide under Node (slow, so
+# cached per Pyodide version and tool); the worker is told its name instead of the .py original.
+STDLIB_TOOL = ROOT / "buildtools" / "compile_stdlib.mjs"
+STDLIB_CACHE = NODE / ".cache" / "allreduce-explainer"
+WORKER_STAMP = "const BUILD = null;"
+COMPRESSIBLE = {".html", ".js", ".mjs", ".css", ".json", ".wasm", ".zip", ".svg", ".txt"}
+HASHED_NAME = re.compile(r"-[0-9a-f]{16}\.\w+$")  # core-<hash>.zip, stdlib-<hash>.zip
+IMMUTABLE = "public, max-age=31536000, immutable"
 # Scripts only from the site itself, plus WebAssembly compilation for Pyodide. Inline styles are
 # allowed because Plotly.js writes its own <style> element and style attributes on its SVG.
 CSP = (
@@ -81,6 +92,48 @@ def write_core_zip(site: Path = SITE) -> Path:
         old.unlink()
     dest.write_bytes(data)
     return dest
+
+
+def compiled_stdlib() -> bytes:
+    """The bytecode standard library for the vendored Pyodide, from the cache or compiled now."""
+    sources = [
+        STDLIB_TOOL,
+        NODE / "pyodide" / "package.json",
+        NODE / "pyodide" / "python_stdlib.zip",
+    ]
+    key = hashlib.sha256(b"".join(hashlib.sha256(p.read_bytes()).digest() for p in sources))
+    cached = STDLIB_CACHE / f"stdlib-{key.hexdigest()[:16]}.zip"
+    if not cached.exists():
+        node = shutil.which("node")
+        if node is None:
+            raise SystemExit("Node.js is missing: the build compiles Pyodide's stdlib with it")
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")  # other builds may run at the same time
+        subprocess.run([node, str(STDLIB_TOOL), str(tmp)], cwd=ROOT, check=True)
+        os.replace(tmp, cached)
+    return cached.read_bytes()
+
+
+def write_stdlib(site: Path) -> Path:
+    """site/py/stdlib-<hash>.zip: a versioned name, so browsers may cache it for ever."""
+    data = compiled_stdlib()
+    dest = site / "py" / f"stdlib-{hashlib.sha256(data).hexdigest()[:16]}.zip"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(data)
+    return dest
+
+
+def stamp_worker(site: Path, stdlib: Path) -> None:
+    """Tell the copied worker the compiled stdlib's name and the lock's info (it fetches neither
+    the .py stdlib nor the lock file then)."""
+    lock = json.loads((NODE / "pyodide" / "pyodide-lock.json").read_text())
+    build = {"stdlib": stdlib.relative_to(site).as_posix(), "lock": lock["info"]}
+    worker = site / "static" / "js" / "worker.mjs"
+    text = worker.read_text()
+    if text.count(WORKER_STAMP) != 1:
+        raise SystemExit(f"{worker}: expected one line {WORKER_STAMP!r} to fill in")
+    stamp = f"const BUILD = {json.dumps(build, sort_keys=True)};"
+    worker.write_text(text.replace(WORKER_STAMP, stamp))
 
 
 def write_manifest(folder: Path) -> None:
@@ -216,6 +269,7 @@ class Builder:
             shutil.copyfile(NODE / "pyodide" / f, dest)
         shutil.copyfile(NODE / PLOTLY, self.site / "vendor" / "plotly-basic.min.js")
         write_manifest(self.site / "vendor")
+        stamp_worker(self.site, write_stdlib(self.site))
 
     def write_embeds(self, page: dict, states: list[tuple[str, dict]], core: str) -> None:
         """site/embed/<widget>/: the widget alone, for a course page's iframe."""
@@ -277,10 +331,57 @@ class Builder:
             page={"title": "All-reduce, explained", "slug": "", "summary": ""},
         )
         (self.site / "index.html").write_text(home, encoding="utf-8")
+        compress_site(self.site)
+
+
+def gzipped(data: bytes) -> bytes:
+    """gzip at level 9 with no time or name in the header, so builds stay byte-identical; big
+    files (Pyodide) are compressed once and cached by content, as compressing them takes seconds."""
+    if len(data) < 1 << 18:
+        return gzip.compress(data, compresslevel=9, mtime=0)
+    cached = STDLIB_CACHE / "gz" / f"{hashlib.sha256(data).hexdigest()}.gz"
+    if not cached.exists():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+        os.replace(tmp, cached)
+    return cached.read_bytes()
+
+
+def compress_site(site: Path) -> None:
+    """Write x.gz next to every text, WebAssembly or stored-zip file that gzip shrinks by a tenth
+    or more; the handler sends it to browsers that accept gzip, and a host that ignores .gz files
+    still serves the originals."""
+    for path in sorted(site.rglob("*")):
+        if not path.is_file() or path.suffix not in COMPRESSIBLE:
+            continue
+        data = path.read_bytes()
+        packed = gzipped(data)
+        if len(packed) <= 0.9 * len(data):
+            path.with_name(path.name + ".gz").write_bytes(packed)
+
+
+def accepts_gzip(header: str) -> bool:
+    """Whether an Accept-Encoding header allows gzip (`gzip`, or `*`, with a q-value above 0)."""
+    codings = {}
+    for part in header.split(","):
+        name, _, params = part.strip().partition(";")
+        q = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        codings[name.strip().lower()] = q
+    return codings.get("gzip", codings.get("*", 0.0)) > 0
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
-    """Static files with the MIME types Pyodide needs (.wasm, .mjs)."""
+    """Static files with the MIME types Pyodide needs (.wasm, .mjs), the build's .gz twins to
+    browsers that accept gzip, and caching headers: for ever for content-hashed names, else
+    revalidate (304) on every use, as a rebuilt page or a new Pyodide keeps its name."""
 
     extensions_map = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -290,10 +391,44 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ".json": "application/json",
     }
 
+    gz_type: str | None = None  # the original's type while its .gz twin is being sent
+    vary = False
+    immutable = False
+
+    def send_head(self):
+        self.gz_type, self.vary = None, False
+        url_path = self.path.split("?", 1)[0].split("#", 1)[0]
+        local = Path(super().translate_path(self.path))
+        if local.is_dir() and url_path.endswith("/"):
+            local = local / "index.html"
+        self.immutable = local.is_file() and bool(HASHED_NAME.search(local.name))
+        twin = local.with_name(local.name + ".gz")
+        if local.is_file() and twin.is_file():
+            self.vary = True
+            if accepts_gzip(self.headers.get("Accept-Encoding", "")):
+                self.gz_type = super().guess_type(str(local))
+        return super().send_head()
+
+    def translate_path(self, path: str) -> str:
+        local = super().translate_path(path)
+        if self.gz_type is None:
+            return local
+        if Path(local).is_dir():
+            local = str(Path(local) / "index.html")
+        return local + ".gz"
+
+    def guess_type(self, path) -> str:
+        return self.gz_type or super().guess_type(path)
+
     def end_headers(self) -> None:
         # The pages carry the policy in a <meta> tag too; a header is what applies to the worker.
         self.send_header("Content-Security-Policy", CSP)
         self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Cache-Control", IMMUTABLE if self.immutable else "no-cache")
+        if self.gz_type is not None:
+            self.send_header("Content-Encoding", "gzip")
+        if self.vary:
+            self.send_header("Vary", "Accept-Encoding")
         super().end_headers()
 
     def copyfile(self, source, outputfile) -> None:

@@ -2,14 +2,29 @@
 // A module worker because Pyodide's ES module build requires it.
 import { loadPyodide } from "../../vendor/pyodide/pyodide.mjs";
 
+// build.py writes here, when it copies this file into the site, the name of the standard library
+// it pre-compiled to bytecode for this very Pyodide (so nothing is compiled while the reader
+// waits) and the `info` of Pyodide's lock file (so the lock is not fetched: the core needs no
+// package). Left null, as in templates/, Pyodide loads its own .py standard library and lock.
+const BUILD = null;
+
 let bridge = null;
+
+function options(indexURL) {
+  const opts = { indexURL };
+  if (BUILD) {
+    opts.stdLibURL = new URL(BUILD.stdlib, new URL("../../", import.meta.url)).href;
+    opts.lockFileContents = { info: BUILD.lock, packages: {} };
+  }
+  return opts;
+}
 
 async function init(msg) {
   const zip = fetch(msg.core).then((r) => {
     if (!r.ok) throw new Error(`the core's zip answered ${r.status}`);
     return r.arrayBuffer();
   });
-  const pyodide = await loadPyodide({ indexURL: msg.indexURL });
+  const pyodide = await loadPyodide(options(msg.indexURL));
   pyodide.unpackArchive(await zip, "zip");
   bridge = pyodide.pyimport("allreduce_explainer.bridge");
 }

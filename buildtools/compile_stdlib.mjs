@@ -1,0 +1,57 @@
+// Pre-compile Pyodide's standard library to bytecode, inside that very Pyodide, under Node.
+// Usage: node buildtools/compile_stdlib.mjs <out.zip>
+//
+// Why: Pyodide ships python_stdlib.zip as .py sources, so every page load compiles each module
+// that Python imports while it starts (and that the core imports) before anything runs. .pyc files
+// are only valid for the exact interpreter that wrote them (magic number, bytecode), so they are
+// written by the Pyodide the site ships, not by the build's CPython. The zip keeps the original's
+// layout, with each `x.py` replaced by `x.pyc` (zipimport loads a .pyc without its source), stored
+// uncompressed as the original is (the server compresses the transfer), with fixed timestamps so
+// two builds write the same bytes.
+import { loadPyodide } from "pyodide";
+import { writeFile } from "node:fs/promises";
+
+const COMPILE = `
+import io, marshal, sys, zipfile
+from importlib.util import MAGIC_NUMBER
+
+def compile_stdlib():
+    tag = f"python{sys.version_info[0]}{sys.version_info[1]}.zip"
+    src = next(p for p in sys.path if p.endswith(tag))
+    out = io.BytesIO()
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zout:
+        for info in sorted(zin.infolist(), key=lambda i: i.filename):
+            data = zin.read(info)
+            name = info.filename
+            if name.endswith(".py"):
+                # the file name zipimport would have given the module, for tracebacks
+                code = compile(data, f"{src}/{name}", "exec", dont_inherit=True, optimize=0)
+                # flags 0b01: a hash-based pyc that is never checked (there is no source to check)
+                data = MAGIC_NUMBER + (1).to_bytes(4, "little") + bytes(8) + marshal.dumps(code)
+                name += "c"
+            entry = zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0))
+            entry.external_attr = info.external_attr
+            zout.writestr(entry, data)
+    return out.getvalue()
+
+compile_stdlib()
+`;
+
+async function main() {
+  const [outPath] = process.argv.slice(2);
+  if (!outPath) throw new Error("usage: node buildtools/compile_stdlib.mjs <out.zip>");
+  const log = console.log; // Pyodide's start-up chatter stays off stdout
+  console.log = (...args) => console.error(...args);
+  try {
+    const pyodide = await loadPyodide();
+    const zip = pyodide.runPython(COMPILE).toJs();
+    await writeFile(outPath, zip);
+  } finally {
+    console.log = log;
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`compile_stdlib failed: ${err && err.stack ? err.stack : err}\n`);
+  process.exit(1);
+});

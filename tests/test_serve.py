@@ -1,0 +1,118 @@
+"""What `build.py --serve` sends: gzip twins only to those who accept gzip, caching headers."""
+
+from __future__ import annotations
+
+import email.utils
+import gzip
+import http.client
+import json
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+import build
+
+
+def get(server: str, path: str, **headers: str):
+    req = urllib.request.Request(server + path, headers=headers)
+    try:
+        with urllib.request.urlopen(req) as r:  # urllib never decompresses by itself
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def test_gzip_twin_goes_to_a_browser_that_accepts_gzip(site, server):
+    status, headers, body = get(server, "/static/js/worker.mjs", **{"Accept-Encoding": "gzip"})
+    assert status == 200
+    assert headers["Content-Encoding"] == "gzip"
+    assert headers["Content-Type"] == "text/javascript"
+    assert "Accept-Encoding" in headers["Vary"]
+    assert int(headers["Content-Length"]) == len(body)
+    assert gzip.decompress(body) == (site / "static/js/worker.mjs").read_bytes()
+
+
+@pytest.mark.parametrize("accept", [None, "identity", "gzip;q=0", "br", "*;q=0"])
+def test_the_original_goes_to_everyone_else(site, server, accept):
+    headers = {"Accept-Encoding": accept} if accept else {}
+    status, got, body = get(server, "/static/js/worker.mjs", **headers)
+    assert status == 200
+    assert got["Content-Encoding"] is None
+    assert body == (site / "static/js/worker.mjs").read_bytes()
+
+
+def test_a_folder_url_gets_its_index_compressed_as_html(site, server):
+    status, headers, body = get(server, "/why-allreduce/", **{"Accept-Encoding": "gzip, br"})
+    assert status == 200
+    assert headers["Content-Type"].startswith("text/html")
+    assert gzip.decompress(body) == (site / "why-allreduce/index.html").read_bytes()
+    conn = http.client.HTTPConnection(urllib.parse.urlsplit(server).netloc)
+    conn.request("GET", "/why-allreduce", headers={"Accept-Encoding": "gzip"})
+    assert conn.getresponse().status == 301  # the folder redirect still works
+    conn.close()
+
+
+def test_wasm_keeps_its_type_when_compressed(server):
+    status, headers, _ = get(
+        server, "/vendor/pyodide/pyodide.asm.wasm", **{"Accept-Encoding": "gzip"}
+    )
+    assert status == 200
+    assert headers["Content-Type"] == "application/wasm"
+    assert headers["Content-Encoding"] == "gzip"
+
+
+def test_hashed_names_are_cached_for_ever_the_rest_revalidated(site, server):
+    core = next((site / "py").glob("core-*.zip")).name
+    assert "immutable" in get(server, f"/py/{core}")[1]["Cache-Control"]
+    for path in ("/why-allreduce/index.html", "/vendor/pyodide/pyodide.asm.wasm"):
+        assert get(server, path)[1]["Cache-Control"] == "no-cache"
+    status, headers, _ = get(server, "/py/core-0123456789abcdef.zip")
+    assert status == 404 and "immutable" not in (headers["Cache-Control"] or "")
+
+
+def test_revalidation_answers_304(site, server):
+    _, headers, _ = get(server, "/static/js/worker.mjs", **{"Accept-Encoding": "gzip"})
+    since = headers["Last-Modified"]
+    assert email.utils.parsedate_to_datetime(since)
+    status, headers, body = get(
+        server, "/static/js/worker.mjs", **{"Accept-Encoding": "gzip", "If-Modified-Since": since}
+    )
+    assert status == 304 and body == b""
+
+
+def test_every_gz_twin_is_its_original_compressed(site):
+    twins = list(site.rglob("*.gz"))
+    assert any(t.name == "pyodide.asm.wasm.gz" for t in twins)
+    for twin in twins:
+        original = twin.with_name(twin.name[:-3])
+        assert gzip.decompress(twin.read_bytes()) == original.read_bytes(), twin
+
+
+def test_the_worker_is_told_the_compiled_stdlib_and_the_lock_info(site):
+    text = (site / "static/js/worker.mjs").read_text()
+    stamp = json.loads(re.search(r"^const BUILD = (\{.*\});$", text, re.M).group(1))
+    stdlib = site / stamp["stdlib"]
+    assert stdlib.is_file() and build.HASHED_NAME.search(stdlib.name)
+    lock = json.loads((build.NODE / "pyodide" / "pyodide-lock.json").read_text())
+    assert stamp["lock"] == lock["info"]
+
+
+@pytest.mark.parametrize(
+    ("header", "ok"),
+    [
+        ("gzip", True),
+        ("gzip, deflate, br, zstd", True),
+        ("br;q=1.0, gzip;q=0.5", True),
+        ("*", True),
+        ("gzip;q=0", False),
+        ("gzip;q=0.0, *", False),
+        ("identity", False),
+        ("", False),
+        ("gzip;q=nonsense", False),
+    ],
+)
+def test_accepts_gzip(header, ok):
+    assert build.accepts_gzip(header) is ok
