@@ -84,8 +84,9 @@ def core_zip() -> bytes:
 
 
 def write_core_zip(site: Path = SITE) -> Path:
-    """Write site/py/core-<hash>.zip (the hash in the name lets browsers cache it for ever)."""
-    data = core_zip()
+    """Write site/py/core-<hash>.zip (the hash in the name lets browsers cache it for ever), its
+    modules compiled to bytecode by the shipped Pyodide, so the browser compiles nothing."""
+    data = pyodide_compiled(core_zip())
     dest = site / "py" / f"core-{hashlib.sha256(data).hexdigest()[:16]}.zip"
     dest.parent.mkdir(parents=True, exist_ok=True)
     for old in dest.parent.glob("core-*.zip"):
@@ -94,29 +95,38 @@ def write_core_zip(site: Path = SITE) -> Path:
     return dest
 
 
-def compiled_stdlib() -> bytes:
-    """The bytecode standard library for the vendored Pyodide, from the cache or compiled now."""
-    sources = [
+def pyodide_compiled(sources: bytes | None = None) -> bytes:
+    """A zip of Python sources (by default Pyodide's standard library) compiled to bytecode by
+    the vendored Pyodide under Node; cached by content, as starting Pyodide takes seconds."""
+    inputs = [
         STDLIB_TOOL,
         NODE / "pyodide" / "package.json",
         NODE / "pyodide" / "python_stdlib.zip",
     ]
-    key = hashlib.sha256(b"".join(hashlib.sha256(p.read_bytes()).digest() for p in sources))
-    cached = STDLIB_CACHE / f"stdlib-{key.hexdigest()[:16]}.zip"
+    digests = [hashlib.sha256(p.read_bytes()).digest() for p in inputs]
+    digests.append(hashlib.sha256(sources or b"").digest())
+    cached = STDLIB_CACHE / f"pyc-{hashlib.sha256(b''.join(digests)).hexdigest()[:16]}.zip"
     if not cached.exists():
         node = shutil.which("node")
         if node is None:
-            raise SystemExit("Node.js is missing: the build compiles Pyodide's stdlib with it")
+            raise SystemExit("Node.js is missing: the build compiles Python to bytecode with it")
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")  # other builds may run at the same time
-        subprocess.run([node, str(STDLIB_TOOL), str(tmp)], cwd=ROOT, check=True)
+        args = [node, str(STDLIB_TOOL), str(tmp)]
+        if sources is not None:
+            src = tmp.with_suffix(".src.zip")
+            src.write_bytes(sources)
+            args.append(str(src))
+        subprocess.run(args, cwd=ROOT, check=True)
+        if sources is not None:
+            src.unlink()
         os.replace(tmp, cached)
     return cached.read_bytes()
 
 
 def write_stdlib(site: Path) -> Path:
     """site/py/stdlib-<hash>.zip: a versioned name, so browsers may cache it for ever."""
-    data = compiled_stdlib()
+    data = pyodide_compiled()
     dest = site / "py" / f"stdlib-{hashlib.sha256(data).hexdigest()[:16]}.zip"
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_bytes(data)

@@ -1,5 +1,6 @@
-// Pre-compile Pyodide's standard library to bytecode, inside that very Pyodide, under Node.
-// Usage: node buildtools/compile_stdlib.mjs <out.zip>
+// Pre-compile Pyodide's standard library (or, given <in.zip>, any zip of Python sources, such as
+// the core's) to bytecode, inside that very Pyodide, under Node.
+// Usage: node buildtools/compile_stdlib.mjs <out.zip> [<in.zip>]
 //
 // Why: Pyodide ships python_stdlib.zip as .py sources, so every page load compiles each module
 // that Python imports while it starts (and that the core imports) before anything runs. .pyc files
@@ -9,15 +10,16 @@
 // uncompressed as the original is (the server compresses the transfer), with fixed timestamps so
 // two builds write the same bytes.
 import { loadPyodide } from "pyodide";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 
 const COMPILE = `
 import io, marshal, sys, zipfile
 from importlib.util import MAGIC_NUMBER
 
-def compile_stdlib():
-    tag = f"python{sys.version_info[0]}{sys.version_info[1]}.zip"
-    src = next(p for p in sys.path if p.endswith(tag))
+def compile_zip(src=None):
+    if src is None:  # the standard library, as this Pyodide found it
+        tag = f"python{sys.version_info[0]}{sys.version_info[1]}.zip"
+        src = next(p for p in sys.path if p.endswith(tag))
     out = io.BytesIO()
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zout:
         for info in sorted(zin.infolist(), key=lambda i: i.filename):
@@ -34,17 +36,22 @@ def compile_stdlib():
             zout.writestr(entry, data)
     return out.getvalue()
 
-compile_stdlib()
+compile_zip(SOURCE)
 `;
 
 async function main() {
-  const [outPath] = process.argv.slice(2);
-  if (!outPath) throw new Error("usage: node buildtools/compile_stdlib.mjs <out.zip>");
+  const [outPath, inPath] = process.argv.slice(2);
+  if (!outPath) throw new Error("usage: node buildtools/compile_stdlib.mjs <out.zip> [<in.zip>]");
   const log = console.log; // Pyodide's start-up chatter stays off stdout
   console.log = (...args) => console.error(...args);
   try {
     const pyodide = await loadPyodide();
-    const zip = pyodide.runPython(COMPILE).toJs();
+    let source = "None";
+    if (inPath) {
+      pyodide.FS.writeFile("/tmp/in.zip", await readFile(inPath));
+      source = '"/tmp/in.zip"';
+    }
+    const zip = pyodide.runPython(COMPILE.replace("SOURCE", source)).toJs();
     await writeFile(outPath, zip);
   } finally {
     console.log = log;
