@@ -103,13 +103,13 @@ CHANGE_JS = """async ({ widget, param, values, n }) => {
   const c = w.querySelector('[data-param="' + param + '"]');
   const out = [];
   for (let i = 0; i < n; i++) {
-    const before = AE.timings.length;
     const settled = new Promise((r) => w.addEventListener("ae:settled", r, { once: true }));
     c.value = String(values[i % values.length]);
     c.dispatchEvent(new Event("change", { bubbles: true }));
     await settled;
     await new Promise((r) => requestAnimationFrame(() => r()));
-    out.push(AE.timings.slice(before).find((t) => t.kind === "recompute") || null);
+    const last = AE.timings[AE.timings.length - 1];  // the runtime keeps only the latest 256
+    out.push(last && last.kind === "recompute" ? last : null);
   }
   return out;
 }"""
@@ -124,9 +124,8 @@ STEP_JS = """async ({ n }) => {
   for (let i = 0; i < n; i++) {
     if (forward && next.disabled) forward = false;
     if (!forward && prev.disabled) forward = true;
-    const before = AE.timings.length;
     (forward ? next : prev).click();
-    out.push(AE.timings[before].render);
+    out.push(AE.timings[AE.timings.length - 1].render);
     await new Promise((r) => requestAnimationFrame(() => r()));
   }
   return out;

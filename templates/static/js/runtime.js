@@ -236,7 +236,7 @@
         self.render();
         var t2 = performance.now();
         // for bench/: from the reader's change to the new state on screen, and its parts
-        AE.timings.push({ widget: self.name, kind: "recompute", python: r.pythonMs,
+        AE.timing({ widget: self.name, kind: "recompute", python: r.pythonMs,
           render: t2 - t1, total: t2 - request.t0 });
         if (request.after) request.after();
         if (AE.share) AE.share.record(self, request.push);
@@ -264,7 +264,12 @@
     });
   };
 
+  // The latest interactions' timings, for bench/ (bounded: a long session must not grow it).
   AE.timings = [];
+  AE.timing = function (entry) {
+    AE.timings.push(entry);
+    if (AE.timings.length > 256) AE.timings.shift();
+  };
   AE.Widget = Widget;
   AE.Python = Python;
   AE.formatValue = function (v, digits) {

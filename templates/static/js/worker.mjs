@@ -9,6 +9,7 @@ import { loadPyodide } from "../../vendor/pyodide/pyodide.mjs";
 const BUILD = null;
 
 let bridge = null;
+let python = null;  // kept for the memory report (bench/memory.py)
 
 function options(indexURL) {
   const opts = { indexURL };
@@ -27,6 +28,7 @@ async function init(msg) {
   const pyodide = await loadPyodide(options(msg.indexURL));
   pyodide.unpackArchive(await zip, "zip");
   bridge = pyodide.pyimport("allreduce_explainer.bridge");
+  python = pyodide;
 }
 
 self.onmessage = async (e) => {
@@ -38,6 +40,9 @@ self.onmessage = async (e) => {
     } catch (err) {
       self.postMessage({ type: "failed", message: String((err && err.message) || err) });
     }
+  } else if (msg.type === "stats") {  // for bench/memory.py: Python's live objects, Wasm memory
+    const objects = python.runPython("import gc; gc.collect(); len(gc.get_objects())");
+    self.postMessage({ type: "stats", objects, wasmBytes: python._module.HEAP8.buffer.byteLength });
   } else if (msg.type === "call") {
     const t0 = performance.now();
     let response;
