@@ -232,3 +232,108 @@ def test_buckets_and_ddp_bad_arguments_exit_2_with_one_line(args, names):
 def test_buckets_help_says_param_bytes_are_bytes():
     p = cli("buckets", "--help")
     assert "BYTES" in p.stdout and "MiB" in p.stdout
+
+
+# ---- Stage 8: calc, presets, nccl-tests ---------------------------------------------------------
+
+CALC_KEYS = {
+    "gradient_bytes",
+    "allreduce_s",
+    "algbw_GBps",
+    "busbw_GBps",
+    "lower_bound_s",
+    "compute_s",
+    "share_no_overlap",
+    "share_with_overlap",
+    "algorithm",
+}
+
+
+def test_calc_reproduces_stage_one_and_accepts_any_spelling():
+    p = cli("calc", "--params", "7e9", "--gpus", "64", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out.keys() >= CALC_KEYS
+    assert out["allreduce_s"] == pytest.approx(0.55125) and out["algorithm"] == "ring"
+    a = json.loads(cli("calc", "--model", "llama-3-8b", "--gpus", "16", "--gpu", "h100",
+                       "--json").stdout)  # fmt: skip
+    b = json.loads(cli("calc", "--model", "Llama 3 8B", "--gpus", "16", "--json").stdout)
+    assert a == b and a["params"] == 8_030_261_248
+    auto = json.loads(
+        cli(
+            "calc",
+            "--model",
+            "gpt2-xl",
+            "--gpus",
+            "64",
+            "--algorithm",
+            "auto",
+            "--nic-gbps",
+            "200",
+            "--grad-dtype",
+            "fp32",
+            "--json",
+        ).stdout  # fmt: skip
+    )
+    assert auto["algorithm"] == "multi-ring" and auto["gradient_bytes"] == 4 * 1_557_611_200
+
+
+@pytest.mark.parametrize(
+    "args,flag",
+    [
+        (["--model", "llama3", "--gpus", "8"], "--model"),
+        (["--params", "7e9", "--gpus", "60"], "--gpus"),
+        (["--params", "7e9", "--gpus", "8", "--gpu", "v100"], "--gpu"),
+        (["--params", "7e9", "--gpus", "8", "--mfu", "2"], "--mfu"),
+        (["--params", "7e9", "--gpus", "8", "--nic-gbps", "0"], "--nic-gbps"),
+        (["--params", "1", "--gpus", "8"], "--params"),
+        (["--model", "gpt2", "--params", "7e9", "--gpus", "8"], "--params"),
+    ],
+)
+def test_calc_bad_input_exits_2_with_one_line(args, flag):
+    p = cli("calc", *args, "--json")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and flag in p.stderr and "Traceback" not in p.stderr
+
+
+def test_presets_list_models_gpus_and_networks_with_sources():
+    out = json.loads(cli("presets", "--json").stdout)
+    assert set(out) == {"models", "gpus", "networks"}
+    for group in out.values():
+        assert all(item["name"] and item["source"] for item in group)
+    assert {m["name"] for m in out["models"]} >= {"GPT-2 XL", "Llama 3 405B", "Mistral 7B"}
+    assert all(m["params"] == m["published"] for m in out["models"])
+    h100 = next(g for g in out["gpus"] if g["name"] == "H100 SXM")
+    assert h100["link_gbps"] == 450 and h100["peak_bf16_tflops"] == 989
+    assert [n["gbits"] for n in out["networks"]] == [100, 200, 400, 800]
+
+
+def test_ddp_model_accepts_any_spelling():
+    p = cli("ddp", "--model", "GPT-2 small", "--gpus", "8", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["model"] == "gpt2"
+
+
+def test_nccl_tests_reads_a_file_and_stdin():
+    data = "tests/data/allreduce_mpirun.txt"
+    out = json.loads(cli("nccl-tests", data, "--json").stdout)
+    assert out["gpus"] == 16 and len(out["rows"]) == 21
+    assert set(out["rows"][0]) >= {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "in_place"}
+    assert set(out["fit"]) >= {"latency_us", "busbw_GBps"}
+    assert [s["line"] for s in out["skipped"] if s["kind"] == "unreadable"] == [41]
+    with open(data) as f:
+        piped = json.loads(cli("nccl-tests", "-", "--json", stdin=f.read()).stdout)
+    assert piped == out
+    two = json.loads(cli("nccl-tests", "tests/data/allreduce_two_runs.txt", "--json").stdout)
+    assert len(two["runs"]) == 2 and two["rows"] == two["runs"][0]["rows"]
+
+
+def test_nccl_tests_errors_exit_2():
+    p = cli("nccl-tests", "tests/data/allreduce_rows_only.txt", "--json")
+    assert p.returncode == 2 and "--gpus" in p.stderr and p.stderr.count("\n") == 1
+    ok = cli("nccl-tests", "tests/data/allreduce_rows_only.txt", "--gpus", "32", "--json")
+    assert ok.returncode == 0 and json.loads(ok.stdout)["gpus"] == 32
+    big = cli("nccl-tests", "-", "--json", stdin="x" * 5_000_001)
+    assert big.returncode == 2 and "5 MB" in big.stderr and big.stderr.count("\n") == 1
+    missing = cli("nccl-tests", "/nonexistent/log.txt")
+    assert missing.returncode == 2 and "cannot read" in missing.stderr

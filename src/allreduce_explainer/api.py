@@ -6,9 +6,9 @@ one raises a ParamError that names it.
 
 from __future__ import annotations
 
+from . import calculator, dtypes, fit, gradients, models, tree
 from . import cost as cost_model
 from . import ddp as ddp_engine
-from . import dtypes, gradients, models, tree
 from . import simulate as sim
 from .errors import ParamError
 from .topology import H100_NVLINK_GBPS, NIC_400G_GBPS, Topology
@@ -158,9 +158,8 @@ def buckets(param_bytes, bucket_cap_mb=None, first_bucket_mb=None) -> dict:
 
 
 def model_name(name) -> models.Model:
-    if name not in models.MODELS:
-        raise ParamError("model", f"must be one of {', '.join(models.MODELS)}")
-    return models.get(name)
+    """Any spelling of a model's key or label, or an unambiguous prefix (llama-3-8b, gpt2-xl)."""
+    return models.get(calculator.resolve_model(name))
 
 
 def ddp(
@@ -218,3 +217,29 @@ def ddp(
         best = ddp_engine.best(rows)
         out.update(best_bucket_mb=best["bucket_mb"], best_exposed_s=best["exposed_s"], sweep=rows)
     return out
+
+
+# ---- Your cluster (stage 8) -------------------------------------------------------------------
+
+
+def calc(model=None, params=None, **kw) -> dict:
+    """The calculator: all-reduce time, bandwidths, lower bound, compute and shares of a step."""
+    if model is None and params is None:
+        raise ParamError("model", "give a model name or a parameter count")
+    if model is not None and params is not None:
+        raise ParamError("params", "give a model name or a parameter count, not both")
+    out = calculator.calc(model=model, params=params, **kw)
+    return {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
+
+
+def presets() -> dict:
+    """The calculator's models, GPUs and network cards, each with its source."""
+    return calculator.presets()
+
+
+def nccl_tests(text, gpus=None) -> dict:
+    """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, every run."""
+    if not isinstance(text, str):
+        raise ParamError("log", "must be text")
+    n = None if gpus is None else count("gpus", gpus, 1, MAX_COST_GPUS)
+    return fit.read_log(text, n)

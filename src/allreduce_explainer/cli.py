@@ -155,6 +155,7 @@ def parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--json", action="store_true", help="print one JSON object")
     _ddp_parsers(sub)
+    _cluster_parsers(sub)
     return p
 
 
@@ -195,7 +196,13 @@ def _ddp_parsers(sub) -> None:
         "ddp",
         help="a real model under DDP: buckets, backward pass and exposed communication",
     )
-    d.add_argument("--model", required=True, choices=api.models.MODELS)
+    d.add_argument(
+        "--model",
+        required=True,
+        metavar="NAME",
+        help=f"one of {', '.join(api.models.MODELS)}; any case or spelling (llama-3-8b), or an "
+        "unambiguous prefix",
+    )
     d.add_argument("--gpus", type=_whole, required=True, metavar="N")
     d.add_argument(
         "--gpus-per-node",
@@ -232,6 +239,94 @@ def _ddp_parsers(sub) -> None:
     _links(d, api.DDP_INTRA_LATENCY_US, api.DDP_INTER_LATENCY_US)
 
 
+def _cluster_parsers(sub) -> None:
+    """Stage 8: calc, presets, nccl-tests."""
+    from . import calculator
+
+    c = sub.add_parser(
+        "calc",
+        help="all-reduce time per step, bus bandwidth and share of a step for a model on a cluster",
+        description="Defaults are stage 1's case: a BF16 gradient, H100 SXM servers of 8, one "
+        "400 Gb/s card per GPU, the single ring, bandwidth only (no latency).",
+    )
+    which = c.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--model",
+        metavar="NAME",
+        help=f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)",
+    )
+    which.add_argument(
+        "--params",
+        type=_number,
+        metavar="P",
+        help="a custom parameter count (7e9): a uniform stack of transformer layers",
+    )
+    c.add_argument("--gpus", type=_whole, required=True, metavar="N")
+    c.add_argument(
+        "--gpus-per-node", type=_whole, metavar="G", help="GPUs per server (default: the GPU's, 8)"
+    )
+    c.add_argument(
+        "--gpu",
+        default="H100 SXM",
+        metavar="NAME",
+        help="A100 SXM, H100 SXM, H200 SXM, B200 or MI300X (any case, or a prefix: h100)",
+    )
+    c.add_argument(
+        "--nic-gbps",
+        type=_number,
+        default=400.0,
+        metavar="R",
+        help="network card per GPU, Gb/s on the wire (default 400 = 50 GB/s)",
+    )
+    c.add_argument("--algorithm", choices=calculator.ALGORITHMS, default="ring")
+    c.add_argument("--grad-dtype", choices=tuple(calculator.GRAD_BYTES), default="bf16")
+    c.add_argument(
+        "--tokens-per-gpu",
+        type=_number,
+        default=calculator.DEFAULT_TOKENS,
+        metavar="T",
+        help=f"tokens per GPU per step (default {calculator.DEFAULT_TOKENS:,}, an assumption)",
+    )
+    c.add_argument(
+        "--mfu",
+        type=_number,
+        default=calculator.DEFAULT_MFU,
+        metavar="U",
+        help=f"share of peak achieved (default {calculator.DEFAULT_MFU:g}; Llama 3: 0.38-0.43)",
+    )
+    c.add_argument(
+        "--intra-latency",
+        type=_number,
+        default=0.0,
+        metavar="US",
+        help="latency per message inside a server, us (default 0; NCCL charges 3.4)",
+    )
+    c.add_argument(
+        "--inter-latency",
+        type=_number,
+        default=0.0,
+        metavar="US",
+        help="latency per message between servers, us (default 0; NCCL charges 14)",
+    )
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+
+    p = sub.add_parser("presets", help="the calculator's models, GPUs and network cards")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    n = sub.add_parser(
+        "nccl-tests",
+        help="read all_reduce_perf output and fit latency and bus bandwidth to it",
+    )
+    n.add_argument("file", metavar="FILE|-", help="the output (- reads stdin); at most 5 MB")
+    n.add_argument(
+        "--gpus",
+        type=_whole,
+        metavar="N",
+        help="GPUs in the run (default: counted from the '#  Rank' lines)",
+    )
+    n.add_argument("--json", action="store_true", help="print one JSON object")
+
+
 ARGUMENT_OF = {  # ParamError field -> the flag that set it
     "gpus": "--gpus",
     "gpus_per_node": "--gpus-per-node",
@@ -256,6 +351,14 @@ ARGUMENT_OF = {  # ParamError field -> the flag that set it
     "mfu": "--mfu",
     "peak_tflops": "--peak-tflops",
     "grad_bytes": "--grad-bytes",
+    "params": "--params",
+    "gpu": "--gpu",
+    "nic_gbps": "--nic-gbps",
+    "grad_dtype": "--grad-dtype",
+    "tokens_per_gpu": "--tokens-per-gpu",
+    "intra_latency_us": "--intra-latency",
+    "inter_latency_us": "--inter-latency",
+    "log": "FILE",
 }
 
 
@@ -318,7 +421,42 @@ def run(a) -> dict:
             a.sweep,
             **_link_args(a),
         )
+    if a.command == "calc":
+        return api.calc(
+            a.model,
+            a.params,
+            grad_dtype=a.grad_dtype,
+            algorithm=a.algorithm,
+            tokens_per_gpu=a.tokens_per_gpu,
+            mfu=a.mfu,
+            gpu=a.gpu,
+            gpus=a.gpus,
+            gpus_per_node=a.gpus_per_node,
+            nic_gbps=a.nic_gbps,
+            intra_latency_us=a.intra_latency,
+            inter_latency_us=a.inter_latency,
+        )
+    if a.command == "presets":
+        return api.presets()
+    if a.command == "nccl-tests":
+        return api.nccl_tests(_read_log(a.file), a.gpus)
     return api.busbw(a.gpus, a.bytes, a.time_us, a.collective)
+
+
+def _read_log(source: str) -> str:
+    """At most 5 MB and one byte is read: enough to refuse a longer log without loading it."""
+    limit = 5_000_001
+    try:
+        if source == "-":
+            data = sys.stdin.buffer.read(limit)
+        else:
+            with open(source, "rb") as f:
+                data = f.read(limit)
+    except OSError as e:
+        raise ParamError("log", f"cannot read {source}: {e.strerror}") from None
+    if len(data) >= limit:
+        raise ParamError("log", "is larger than 5 MB (5,000,000 bytes): keep the runs you need")
+    return data.decode("utf-8", "replace")
 
 
 def table(result: dict) -> str:

@@ -19,6 +19,7 @@ class GPU:
     peak_bf16_tflops: float  # dense BF16 peak
     gpus_per_node: int
     source: str
+    memory_gb: float = 0.0  # HBM per GPU, GB (added for the calculator's memory check)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -27,20 +28,25 @@ class GPU:
 GPUS = [
     GPU("A100 SXM", 300.0, "switch", 300.0, 312.0, 8,
         "NVIDIA A100 datasheet: NVLink 3, 12 links x 25 GB/s = 600 GB/s both ways; BF16 312 "
-        "TFLOP/s dense (624 with sparsity)"),
+        "TFLOP/s dense (624 with sparsity); 80 GB HBM2e (A100 SXM 80GB)",
+        memory_gb=80.0),
     GPU("H100 SXM", 450.0, "switch", 450.0, 989.0, 8,
         "NVIDIA H100 datasheet: NVLink 4, 18 links, 900 GB/s both ways; BF16 1,979 TFLOP/s "
-        "with sparsity, 989 dense"),
+        "with sparsity, 989 dense; 80 GB HBM3",
+        memory_gb=80.0),
     GPU("H200 SXM", 450.0, "switch", 450.0, 989.0, 8,
         "NVIDIA H200 datasheet: NVLink 4, 900 GB/s both ways; BF16 1,979 TFLOP/s with "
-        "sparsity, 989 dense (the H100's compute)"),
+        "sparsity, 989 dense (the H100's compute); 141 GB HBM3e",
+        memory_gb=141.0),
     GPU("B200", 900.0, "switch", 900.0, 2250.0, 8,
         "NVIDIA DGX B200 / Blackwell datasheet: NVLink 5, 1.8 TB/s both ways per GPU; BF16 "
-        "4.5 PFLOP/s with sparsity, 2.25 dense"),
+        "4.5 PFLOP/s with sparsity, 2.25 dense; 1,440 GB HBM3e per 8 GPUs = 180 GB each",
+        memory_gb=180.0),
     GPU("MI300X", 448.0, "mesh", 64.0, 1307.4, 8,
         "AMD Instinct MI300X datasheet and CDNA 3 white paper: 7 Infinity Fabric links of "
         "128 GB/s both ways (64 per direction) to the 7 peers, 448 GB/s per direction in all; "
-        "BF16 1,307.4 TFLOP/s dense"),
+        "BF16 1,307.4 TFLOP/s dense; 192 GB HBM3",
+        memory_gb=192.0),
 ]
 
 # Network cards, one per GPU; Gb/s on the wire / 8 = GB/s per direction.

@@ -238,3 +238,90 @@ def resolution(token: str) -> float:
         d = len(mant.split(".")[1]) if "." in mant else 0
         return 0.5 * 10.0 ** (int(exp) - d)
     return 0.5 * 10.0 ** -decimals(token)
+
+
+# ---- A whole log split into runs (stage 8) ----------------------------------------------------
+
+HOST = re.compile(r"\bon\s+(\S+)\s+device\b", re.I)
+RUN_START = re.compile(r"^#\s*(nThread|Collective test starting|Using devices)\b", re.I)
+MAX_LINES = 200_000  # lines looked at; beyond, the rest is reported as not read
+MAX_READ = 20_000  # non-blank lines parsed; each costs tens of microseconds (more in Pyodide)
+
+
+@dataclass
+class Run:
+    """One `all_reduce_perf` invocation: its rows, and the ranks and hosts its header lists."""
+
+    rows: list[Row]
+    ranks: set[int]
+    hosts: set[str]
+    first_line: int
+    avg_busbw_GBps: float | None = None
+
+
+@dataclass
+class Log:
+    runs: list[Run]
+    skipped: list[tuple[int, str, str]]  # (line number from 1, kind, reason); blanks counted only
+    blank: int
+    lines: int
+
+
+def parse_runs(text: str) -> Log:
+    """Every run in a log, in order. A run starts at a `# nThread ...` header or a `#  Rank`
+    line after rows, or where the size stops growing (nccl-tests sweeps sizes upwards). Rows of
+    a second MPI rank (a tag other than the first row's) are skipped, with that reason, as are
+    lines past the reading limits: nothing is dropped without a line that says so.
+    """
+    runs: list[Run] = []
+    skipped: list[tuple[int, str, str]] = []
+    blank = read = 0
+    lines = text.splitlines()
+    cur: Run | None = None
+    rank_of_rows: int | None = None
+
+    def fresh(i: int) -> Run:
+        runs.append(Run([], set(), set(), i))
+        return runs[-1]
+
+    for i, line in enumerate(lines, 1):
+        if i > MAX_LINES or read >= MAX_READ:
+            why = f"not read: at most {MAX_READ:,} non-blank lines or {MAX_LINES:,} lines are read"
+            skipped.append((i, "unread", f"lines {i:,}–{len(lines):,} {why}"))
+            break
+        if not line.strip():
+            blank += 1
+            continue
+        read += 1
+        item = parse_line(line)
+        if isinstance(item, Row):
+            if rank_of_rows is None:
+                rank_of_rows = item.rank
+            if item.rank != rank_of_rows:
+                reason = f"a row printed by rank {item.rank}; rank {rank_of_rows}'s rows are used"
+                skipped.append((i, "duplicate", reason))
+                continue
+            if cur is None or (cur.rows and item.size_bytes <= cur.rows[-1].size_bytes):
+                cur = fresh(i)
+            cur.rows.append(item)
+            continue
+        skipped.append((i, item.kind, item.reason))
+        bare = _strip_tags(line.strip())[0].strip()
+        rank = RANK_LINE.match(bare)
+        if (RUN_START.match(bare) or rank) and (cur is None or cur.rows):
+            cur = fresh(i)
+        if rank and cur is not None:
+            cur.ranks.add(int(rank.group(1)))
+            host = HOST.search(bare)
+            if host:
+                cur.hosts.add(host.group(1))
+        if item.name == "avg bus bandwidth" and cur is not None:
+            cur.avg_busbw_GBps = _float_or_none(item.value)
+    return Log([r for r in runs if r.rows], skipped, blank, len(lines))
+
+
+def _float_or_none(text: str | None) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None

@@ -31,7 +31,7 @@ SERIES = {
     "tree": "#009E73",
     "hierarchical": "#CC79A7",
     "multi-ring": "#56B4E9",
-    "measured": "#000000",
+    "measured": "#D55E00",  # vermillion: black would vanish on the dark theme
 }
 
 

@@ -41,7 +41,7 @@
       if (name === "step") step = Math.max(0, parseInt(value, 10) || 0);
       else if (Object.prototype.hasOwnProperty.call(w.defaults, name)) params[name] = decode(value);
     });
-    return { params: params, step: step, any: Object.keys(params).length > 0 || step > 0 };
+    return { params: params, step: step };
   }
 
   function query(list) {
@@ -69,9 +69,10 @@
     } catch (e) { /* a sandboxed frame may refuse: the state just stays out of the URL */ }
   }
 
-  // Bring a widget to what the URL says: new parameters need Python; a step alone does not.
-  function apply(w) {
-    var u = read(w), wanted = Object.assign({}, w.defaults, u.params);
+  // Bring a widget to what the URL says, over what storage kept (see below): new parameters
+  // need Python; a step alone does not.
+  function apply(w, saved) {
+    var u = read(w), wanted = Object.assign({}, w.defaults, saved || {}, u.params);
     var differs = Object.keys(wanted).some(function (k) { return !same(wanted[k], w.state.params[k]); });
     var setStep = function () { if (w.view.setStep) w.view.setStep(u.step); };
     if (differs) w.update(wanted, setStep);
@@ -193,18 +194,15 @@
     attach: function (w) {
       if (!w.el.id) w.el.id = "w-" + w.name;
       toolbar(w);
-      var saved = stored(w);
-      if (Object.keys(saved).length && !read(w).any) {
-        w.update(Object.assign({}, w.state.params, saved), function () {});
-      } else {
-        apply(w);
-      }
+      apply(w, stored(w));
     },
     record: function (w, push) {
       keep(w);
       record(w, push);
     },
   };
-  window.addEventListener("popstate", function () { (AE.widgets || []).forEach(apply); });
+  window.addEventListener("popstate", function () {
+    (AE.widgets || []).forEach(function (w) { apply(w, stored(w)); });
+  });
   if (embedded && framed) reportHeight();
 })();

@@ -1,0 +1,452 @@
+"""Stage 8's calculator: a real model, GPU count and network in; all-reduce time per step, bus
+bandwidth and the share of a training step it costs out. Pure functions over cost.py (the
+closed forms), ddp.py (buckets and their overlap with the backward pass) and hardware.py.
+
+Units: bytes; GB/s = 1e9 B/s per direction; network cards in Gb/s on the wire (400 = 50 GB/s).
+Latency per message is 0 by default (bandwidth only, as the CLI and the seed's numbers), so the
+defaults give stage 1's 0.55 s exactly; NCCL 2.30 charges about 3.4 µs per NVLink hop and 14 µs
+per network hop (tuning.cc, Simple protocol; REFERENCE.md), which a reader can enter.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from . import cost, ddp, hardware, models
+from .errors import ParamError
+from .models import Layer, Model
+from .topology import Topology
+from .validate import count, nonnegative, number, positive
+
+GRAD_BYTES = {"bf16": 2, "fp32": 4}
+CANDIDATES = ("ring", "multi-ring", "tree", "hierarchical")
+ALGORITHMS = (*CANDIDATES, "auto")
+MAX_GPUS = 4096  # the tree's closed form grows with n; 4,096 keeps a page update under ~1 s
+MAX_GPUS_PER_NODE = 64
+MIN_PARAMS, MAX_PARAMS = 1e6, 1e13
+# Mixed-precision Adam keeps 16 bytes per parameter: BF16 weights and gradients (2 + 2), FP32
+# master weights (4) and Adam's two moments (4 + 4); Rajbhandari et al., "ZeRO", SC 2020, §3.1.
+ADAM_BYTES_PER_PARAM = 16
+# Defaults, each an assumption stated on the page: 16,384 tokens per GPU per step (four
+# sequences of 4,096), and 40 % of peak (Llama 3 405B reached 38-43 % BF16 MFU on 16k H100s:
+# Dubey et al., "The Llama 3 Herd of Models", 2024, Table 4).
+DEFAULT_TOKENS = 16384
+DEFAULT_MFU = 0.4
+SEED_PARAMS = 7e9  # stage 1's model: 7e9 parameters, BF16 gradient of 14 GB (REFERENCE.md)
+# A custom parameter count becomes a uniform stack of L transformer layers of width d with
+# 12·L·d² = P and d = 128·L (GPT-3's 175B has d/L = 12288/96 = 128; Llama 3 8B 4096/32 = 128).
+ASPECT = 128
+CUSTOM_SEQUENCE = 4096  # tokens per sample of a custom model: sets the samples per GPU only
+# The published totals each preset reproduces (Hugging Face hub safetensors counts; the model
+# cards round them to 8B, 70B, 405B, 7B, 1.5B).
+PUBLISHED = {
+    "gpt2": (124_439_808, "openai-community/gpt2 on the Hugging Face hub: 124M"),
+    "bert-base": (109_482_240, "google-bert/bert-base-uncased: 110M (Devlin et al. 2019)"),
+    "gpt2-xl": (1_557_611_200, "openai-community/gpt2-xl: 1.5B (Radford et al. 2019)"),
+    "mistral-7b": (7_241_732_096, "mistralai/Mistral-7B-v0.1: 7.24B (Jiang et al. 2023)"),
+    "llama3-8b": (8_030_261_248, "meta-llama/Meta-Llama-3-8B model card: 8.03B"),
+    "llama3-70b": (70_553_706_496, "meta-llama/Meta-Llama-3-70B model card: 70.6B"),
+    "llama3-405b": (405_853_388_800, "meta-llama/Llama-3.1-405B model card: 405.9B"),
+}
+PRESET_MODELS = tuple(k for k in models.MODELS if k in models.TRANSFORMERS)
+
+
+# ---- Names -------------------------------------------------------------------------------------
+
+
+def _squash(text: str) -> str:
+    """Case, spaces, hyphens, underscores and dots do not matter: Llama 3 8B = llama-3-8b."""
+    return "".join(c for c in str(text).lower() if c not in " -_.")
+
+
+def resolve_model(name, keys: tuple[str, ...] = models.MODELS) -> str:
+    """A model key from its key or label, in any case and spelling, or an unambiguous prefix."""
+    if not isinstance(name, str) or not name.strip():
+        raise ParamError("model", "must be a model name")
+    names = {}
+    for k in keys:
+        label = models.TRANSFORMERS[k][0] if k in models.TRANSFORMERS else models.get(k).label
+        names[_squash(k)] = k
+        names[_squash(label)] = k
+    key = _squash(name)
+    if key in names:
+        return names[key]
+    hits = sorted({k for n, k in names.items() if n.startswith(key)})
+    if len(hits) == 1:
+        return hits[0]
+    choices = ", ".join(keys)
+    if hits:
+        raise ParamError("model", f"{name!r} is ambiguous: it could be {', '.join(hits)}")
+    raise ParamError("model", f"unknown model {name!r}: choose one of {choices}")
+
+
+def model_label(key: str) -> str:
+    return models.TRANSFORMERS[key][0] if key in models.TRANSFORMERS else models.get(key).label
+
+
+# ---- Models ------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8)
+def uniform_stack(params: int) -> Model:
+    """A custom parameter count as L identical layers (12·L·d² = P, d = 128·L), for the overlap.
+
+    Each layer holds attention (QKV 3/12, output 1/12) and MLP (4/12 twice) tensors, FLOPs 2 per
+    parameter per token; the parameters sum to exactly `params`.
+    """
+    layers = max(1, round((params / (12 * ASPECT**2)) ** (1 / 3)))
+    shares = (("attn.qkv", 3), ("attn.out", 1), ("mlp.fc", 4), ("mlp.proj", 4))
+    out, left = [], params
+    for i in range(layers):
+        size = left // (layers - i)
+        left -= size
+        parts, rest = [], size
+        for j, (name, twelfths) in enumerate(shares):
+            n = rest if j == len(shares) - 1 else size * twelfths // 12
+            rest -= n
+            parts.append((f"layers.{i}.{name}.weight", n))
+        out.append(Layer(f"layers.{i}", tuple(parts), 2.0 * size * CUSTOM_SEQUENCE))
+    d = ASPECT * layers
+    sample = f"a sequence of {CUSTOM_SEQUENCE:,} tokens"
+    source = f"custom: {layers} uniform layers of width about {d:,} (12·L·d² = P, d = 128·L)"
+    return Model("custom", "custom", sample, CUSTOM_SEQUENCE, tuple(out), source)
+
+
+def model_for(model, params) -> Model:
+    """A preset (by any spelling of its name) or, when model is None or "custom", a stack."""
+    if model is None or (isinstance(model, str) and _squash(model) == "custom"):
+        p = number("params", params)
+        if not MIN_PARAMS <= p <= MAX_PARAMS:
+            raise ParamError("params", f"must be between {MIN_PARAMS:.0e} and {MAX_PARAMS:.0e}")
+        return uniform_stack(int(round(p)))
+    key = resolve_model(model)
+    if key not in models.TRANSFORMERS:
+        raise ParamError(
+            "model",
+            f"{model_label(key)} is not a transformer: the 6·P·T rule for its compute does not "
+            "hold (stage 7 treats it with its layer FLOPs)",
+        )
+    return models.get(key)
+
+
+# ---- The cluster -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cluster:
+    gpus: int
+    gpus_per_node: int
+    gpu: hardware.GPU
+    nic_gbps: float  # GB/s per direction per card
+    intra_latency_us: float = 0.0
+    inter_latency_us: float = 0.0
+
+    @property
+    def servers(self) -> int:
+        return self.gpus // self.gpus_per_node
+
+    def intra_rate(self, algorithm: str) -> float:
+        """What an algorithm gets inside a server, GB/s per GPU per direction.
+
+        On a switch (NVSwitch) any pair gets the full rate. On a mesh (MI300X) a single ring, and
+        each edge of a tree, uses one point-to-point link: 64 GB/s. Multi-ring and hierarchical
+        can lay several rings over distinct links at once, modelled as all links busy (up to
+        7 × 64 = 448 GB/s): an upper bound.
+        """
+        if self.gpu.fabric == "mesh" and algorithm in ("ring", "tree"):
+            return self.gpu.peer_gbps
+        return self.gpu.link_gbps
+
+    def topology(self, algorithm: str, gpus: int | None = None) -> Topology:
+        n = self.gpus if gpus is None else gpus
+        return Topology.make(
+            n,
+            min(self.gpus_per_node, n),
+            self.intra_rate(algorithm),
+            self.nic_gbps,
+            self.intra_latency_us,
+            self.inter_latency_us,
+            max_gpus=MAX_GPUS,
+        )
+
+
+# The tree's closed form walks its pipeline step by step, which at thousands of GPUs takes a
+# tenth of a second per message size. Once a tree has more chunks than its deepest offset (at
+# most 11 below 4,096 GPUs), one more chunk adds exactly one more steady step, so its time is
+# linear in the chunk count at a given chunk size: two short pipelines give the slope.
+TREE_K1, TREE_K2 = 12, 13
+
+
+def tree_time(topo: Topology, nbytes: float) -> float:
+    """cost.py's tree time for nbytes (NCCL's 512 KiB chunks), by that linearity when long."""
+    k = cost.tree_chunks(nbytes)
+    if k <= TREE_K2:
+        return cost.cost("tree", topo, nbytes, k)["time_s"]
+    c = nbytes / (2 * k)  # bytes per chunk per tree
+    t1 = cost.cost("tree", topo, 2 * TREE_K1 * c, TREE_K1)["time_s"]
+    t2 = cost.cost("tree", topo, 2 * TREE_K2 * c, TREE_K2)["time_s"]
+    return t1 + (k - TREE_K1) * (t2 - t1)
+
+
+def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None = None) -> dict:
+    """cost.py's closed form on this cluster; "auto" is the fastest of the four."""
+    if algorithm == "auto":
+        options = [allreduce(cluster, a, nbytes, gpus) for a in CANDIDATES]
+        return min(options, key=lambda r: r["time_s"])
+    topo = cluster.topology(algorithm, gpus)
+    if topo.gpus == 1 or nbytes <= 0:
+        t = 0.0
+    elif algorithm == "tree":
+        t = tree_time(topo, nbytes)
+    else:
+        t = cost.cost(algorithm, topo, nbytes)["time_s"]
+    algbw = nbytes / t / 1e9 if t > 0 else None
+    n = topo.gpus
+    return {
+        "algorithm": algorithm,
+        "time_s": t,
+        "algbw_GBps": algbw,
+        "busbw_GBps": None if algbw is None else algbw * cost.BUSBW_FACTORS["allreduce"](n),
+    }
+
+
+def lower_bound(n: int, g: int, nbytes: float, link_gbps: float, nic_gbps: float) -> dict:
+    """The least time any all-reduce needs on these links, and which limit sets it.
+
+    Across servers: each server must send out and take in 2(N−1)/N·S through its g cards.
+    Per GPU: each GPU must send 2(n−1)/n·S over its own links (Patarasuk & Yuan 2009): NVLink
+    and, when there are other servers, its card. One server uses NVLink alone.
+    """
+    nodes = n // g
+    across = 2 * (nodes - 1) / nodes * nbytes / (g * nic_gbps * 1e9) if nodes > 1 else 0.0
+    per_gpu_rate = link_gbps + (nic_gbps if nodes > 1 else 0.0)
+    per_gpu = 2 * (n - 1) / n * nbytes / (per_gpu_rate * 1e9)
+    limit = "the network cards, across servers" if across > per_gpu else "each GPU's own links"
+    return {
+        "time_s": max(across, per_gpu),
+        "across_s": across,
+        "per_gpu_s": per_gpu,
+        "limit": limit,
+    }
+
+
+def compute_s(params: float, tokens: float, peak_tflops: float, mfu: float) -> float:
+    """Forward and backward of a dense transformer: 6·P·T FLOPs at peak × MFU (Kaplan 2020)."""
+    return 6.0 * params * tokens / (peak_tflops * 1e12 * mfu)
+
+
+def overlap(
+    model: Model, cluster: Cluster, algorithm: str, grad_bytes: int, backward_s: float
+) -> dict:
+    """DDP's buckets (PyTorch defaults: 25 MiB, first 1 MiB) against a backward pass of
+    `backward_s`, shared out over the layers in proportion to their FLOPs (ddp.py's engine).
+
+    The engine times each layer at 2 × forward FLOPs × samples; here the samples per GPU are
+    tokens / sequence length, and the layer times are scaled so that they add up to the
+    backward's 2/3 of the 6·P·T compute time: one compute figure for both shares.
+    """
+    tensors = model.tensors()
+    sizes = [e * grad_bytes for _, e, _ in tensors]
+    flops = [layer.flops for layer in model.layers]
+    total = sum(flops)
+    back = [backward_s * f / total for f in flops] if total else [0.0] * len(flops)
+    bucket_list = ddp.buckets(sizes)
+    memo: dict[int, float] = {0: 0.0}
+
+    def seconds(b: int) -> float:
+        if b not in memo:
+            memo[b] = allreduce(cluster, algorithm, float(b))["time_s"]
+        return memo[b]
+
+    t = ddp.timeline(back, [i for *_, i in tensors], sizes, bucket_list, seconds)
+    return {
+        "backward_s": t["backward_s"],
+        "exposed_s": t["exposed_s"],
+        "buckets": len(bucket_list),
+        "allreduce_total_s": t["allreduce_total_s"],
+    }
+
+
+# ---- The calculator's front door ----------------------------------------------------------------
+
+
+def _gpu(gpu, link_gbps, peak_tflops, memory_gb) -> hardware.GPU:
+    """A preset GPU, or a custom one (NVSwitch-like: the full rate between any pair)."""
+    if gpu is not None and _squash(gpu) != "custom":
+        return hardware.find(hardware.GPUS, gpu, "gpu")
+    link = _bounded("link_gbps", link_gbps, 1e5)
+    peak = _bounded("peak_tflops", peak_tflops, 1e6)
+    mem = _bounded("memory_gb", memory_gb, 1e5)
+    return hardware.GPU("custom", link, "switch", link, peak, 8, "your figures", mem)
+
+
+def _bounded(field: str, value, hi: float) -> float:
+    v = positive(field, value)
+    if v > hi:
+        raise ParamError(field, f"must be at most {hi:,.0f}")
+    return v
+
+
+def cluster_for(
+    gpu="H100 SXM",
+    gpus=64,
+    gpus_per_node=None,
+    nic_gbps=400.0,
+    link_gbps=None,
+    peak_tflops=None,
+    memory_gb=None,
+    intra_latency_us=0.0,
+    inter_latency_us=0.0,
+) -> Cluster:
+    """Validated cluster: nic_gbps is the card's line rate in Gb/s (bits), as sold."""
+    g = _gpu(gpu, link_gbps, peak_tflops, memory_gb)
+    n = count("gpus", gpus, 1, MAX_GPUS)
+    per = g.gpus_per_node if gpus_per_node is None else gpus_per_node
+    per = min(count("gpus_per_node", per, 1, MAX_GPUS_PER_NODE), n)
+    if n % per:
+        raise ParamError("gpus", f"{n} GPUs do not fill servers of {per}: use a multiple of {per}")
+    nic = _bounded("nic_gbps", nic_gbps, 1e6) / 8
+    lat = [nonnegative(f, v) for f, v in (("intra_latency_us", intra_latency_us),
+                                          ("inter_latency_us", inter_latency_us))]  # fmt: skip
+    for f, v in zip(("intra_latency_us", "inter_latency_us"), lat, strict=True):
+        if v > 1e6:
+            raise ParamError(f, "must be at most 1,000,000 µs")
+    return Cluster(n, per, g, nic, lat[0], lat[1])
+
+
+def calc(
+    model=None,
+    params=SEED_PARAMS,
+    grad_dtype="bf16",
+    algorithm="ring",
+    tokens_per_gpu=DEFAULT_TOKENS,
+    mfu=DEFAULT_MFU,
+    overlap_too=True,
+    **cluster,
+) -> dict:
+    """Everything the page and `allreduce-explainer calc` report, JSON-able."""
+    m = model_for(model, params)
+    if not isinstance(grad_dtype, str) or grad_dtype not in GRAD_BYTES:
+        raise ParamError("grad_dtype", "must be bf16 or fp32")
+    if algorithm not in ALGORITHMS:
+        raise ParamError("algorithm", f"must be one of {', '.join(ALGORITHMS)}")
+    c = cluster_for(**cluster)
+    tokens = _bounded("tokens_per_gpu", tokens_per_gpu, 1e9)
+    u = positive("mfu", mfu)
+    if u > 1:
+        raise ParamError("mfu", "is a share of peak: at most 1")
+    p = m.params
+    s = float(p * GRAD_BYTES[grad_dtype])
+    r = allreduce(c, algorithm, s)
+    bound = lower_bound(c.gpus, c.gpus_per_node, s, c.gpu.link_gbps, c.nic_gbps)
+    comp = compute_s(p, tokens, c.gpu.peak_bf16_tflops, u)
+    a = r["time_s"]
+    out = {
+        "model": m.key,
+        "model_label": model_label(m.key) if m.key != "custom" else "custom",
+        "params": p,
+        "params_source": PUBLISHED[m.key][1] if m.key in PUBLISHED else m.source,
+        "grad_dtype": grad_dtype,
+        "gradient_bytes": s,
+        "gpus": c.gpus,
+        "gpus_per_node": c.gpus_per_node,
+        "servers": c.servers,
+        "gpu": c.gpu.name,
+        "fabric": c.gpu.fabric,
+        "intra_GBps_used": c.intra_rate(r["algorithm"]),
+        "nic_GBps": c.nic_gbps,
+        "algorithm": r["algorithm"],
+        "algorithm_asked": algorithm,
+        "allreduce_s": a,
+        "algbw_GBps": r["algbw_GBps"],
+        "busbw_GBps": r["busbw_GBps"],
+        "lower_bound_s": bound["time_s"],
+        "lower_bound_limit": bound["limit"],
+        "compute_s": comp,
+        "tokens_per_gpu": tokens,
+        "samples_per_gpu": tokens / m.tokens,
+        "sample": m.sample,
+        "mfu": u,
+        "peak_tflops": c.gpu.peak_bf16_tflops,
+        "share_no_overlap": a / (comp + a) if comp + a > 0 else 0.0,
+        "memory": memory(p, c),
+        "times_s": {k: allreduce(c, k, s)["time_s"] for k in CANDIDATES},
+    }
+    if overlap_too:
+        o = overlap(m, c, r["algorithm"] if algorithm != "auto" else "auto", _grad(grad_dtype),
+                    2.0 / 3.0 * comp)  # fmt: skip
+        out["backward_s"] = o["backward_s"]
+        out["exposed_s"] = o["exposed_s"]
+        out["buckets"] = o["buckets"]
+        out["share_with_overlap"] = o["exposed_s"] / (comp + o["exposed_s"])
+    return out
+
+
+def _grad(dtype: str) -> int:
+    return GRAD_BYTES[dtype]
+
+
+def memory(params: int, c: Cluster) -> dict:
+    """Plain DDP keeps everything on every GPU; ZeRO-3 / FSDP shard it over the n GPUs."""
+    need = ADAM_BYTES_PER_PARAM * params
+    have = c.gpu.memory_gb * 1e9
+    return {
+        "bytes_per_gpu": need,
+        "gpu_bytes": have,
+        "fits": need <= have,
+        "sharded_bytes_per_gpu": need / c.gpus,
+        "sharded_fits": need / c.gpus <= have,
+    }
+
+
+def share_curve(model: Model, grad_dtype: str, algorithm: str, c: Cluster, comp: float) -> list:
+    """(GPUs, all-reduce s, exposed s) at powers of two below a server and servers × 2^k."""
+    g = c.gpus_per_node
+    xs = sorted(
+        {2**k for k in range(1, 13) if 2**k < g}
+        | {g * 2**k for k in range(0, 13) if g * 2**k <= MAX_GPUS}
+        | {c.gpus}
+    )
+    s = float(model.params * GRAD_BYTES[grad_dtype])
+    out = []
+    for x in xs:
+        if x < 2:
+            continue
+        sub = Cluster(x, min(g, x), c.gpu, c.nic_gbps, c.intra_latency_us, c.inter_latency_us)
+        a = allreduce(sub, algorithm, s)
+        o = overlap(model, sub, algorithm, GRAD_BYTES[grad_dtype], 2.0 / 3.0 * comp)
+        out.append((x, a["time_s"], o["exposed_s"], a["algorithm"]))
+    return out
+
+
+def presets() -> dict:
+    """The calculator's choices with their sources (`allreduce-explainer presets`)."""
+    return {
+        "models": [
+            {
+                "name": model_label(k),
+                "key": k,
+                "params": models.get(k).params,
+                "published": PUBLISHED[k][0],
+                "source": f"{PUBLISHED[k][1]}; computed from the configuration "
+                f"({models.get(k).source})",
+            }
+            for k in PRESET_MODELS
+        ],
+        "gpus": [g.to_json() for g in hardware.GPUS],
+        "networks": [
+            {
+                "name": n["name"],
+                "gbits": float(n["name"].split()[0]),
+                "GBps": n["gbps"],
+                "source": n["source"],
+            }  # fmt: skip
+            for n in hardware.NETWORKS
+        ],
+    }
+
+
+def is_finite(x: float) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)

@@ -1,0 +1,596 @@
+"""Stage 8: your cluster. The calculator (calculator.py) and a pasted `all_reduce_perf` log
+(nccltests.parse_runs, fit.py) in one widget, so that the fitted line, the measured points and
+the calculator's assumption share one set of parameters and the fit can be applied to it.
+
+Presets and custom values: each of model, GPU and network is a select with a "custom" choice and
+number fields beside it. The select decides: a preset writes its figures into the fields (so they
+show what is used), "custom" uses the fields as they are, starting from the last preset's.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from .. import calculator, fit, fmt, hardware, nccltests
+from ..errors import ParamError
+from ..palette import SERIES
+from ..validate import count
+from .common import options
+
+MAX_LOG_BYTES = 5_000_000  # 5 MB: pasted or opened logs above this are refused
+MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)
+MAX_LISTED = 50  # unreadable lines listed one by one; the rest are counted by reason
+H100 = hardware.find(hardware.GPUS, "H100 SXM", "gpu")
+DEFAULTS = {
+    "model": "custom",
+    "params": calculator.SEED_PARAMS,
+    "grad_dtype": "bf16",
+    "gpu": H100.name,
+    "link_gbps": H100.link_gbps,
+    "peak_tflops": H100.peak_bf16_tflops,
+    "memory_gb": H100.memory_gb,
+    "gpus": 64,
+    "gpus_per_node": 8,
+    "network": "400 Gb/s",
+    "nic_gbps": 400.0,
+    "algorithm": "ring",
+    "tokens_per_gpu": calculator.DEFAULT_TOKENS,
+    "mfu": calculator.DEFAULT_MFU,
+    "intra_latency_us": 0.0,
+    "inter_latency_us": 0.0,
+    "log": "",
+    "log_file": "",  # an opened file's text: held in a hidden input, never drawn in the text box
+    "log_gpus": None,
+    "run": 1,
+}
+# The selects' options (value, text), for the template: presets by their canonical names.
+CHOICES = {
+    "models": [[k, calculator.model_label(k)] for k in calculator.PRESET_MODELS],
+    "gpus": [[g.name, g.name] for g in hardware.GPUS],
+    "networks": [[n["name"], n["name"]] for n in hardware.NETWORKS],
+}
+ALGORITHM_TEXT = {
+    "ring": "single ring (the seed's)",
+    "multi-ring": "multi-ring (one ring per card, as NCCL)",
+    "tree": "double binary tree",
+    "hierarchical": "hierarchical (Horovod)",
+    "auto": "the fastest of them",
+}
+
+
+def _choose(p: dict) -> dict:
+    """Apply the select-decides rule; the names are normalised to the presets' spellings."""
+    out = dict(p)
+    if not isinstance(p["model"], str):
+        raise ParamError("model", "must be a model name")
+    if calculator._squash(p["model"]) == "custom":
+        out["model"] = "custom"
+    else:
+        key = calculator.resolve_model(p["model"], calculator.PRESET_MODELS)
+        out["model"], out["params"] = key, calculator.models.get(key).params
+    if not isinstance(p["gpu"], str):
+        raise ParamError("gpu", "must be a GPU name")
+    if calculator._squash(p["gpu"]) == "custom":
+        out["gpu"] = "custom"
+    else:
+        g = hardware.find(hardware.GPUS, p["gpu"], "gpu")
+        out.update(gpu=g.name, link_gbps=g.link_gbps, peak_tflops=g.peak_bf16_tflops)
+        out["memory_gb"] = g.memory_gb
+    if not isinstance(p["network"], str):
+        raise ParamError("network", "must be a network card")
+    if calculator._squash(p["network"]) == "custom":
+        out["network"] = "custom"
+    else:
+        nic = hardware.find(hardware.NETWORKS, p["network"], "network")
+        out.update(network=nic["name"], nic_gbps=nic["gbps"] * 8)
+    return out
+
+
+def _calc(p: dict) -> dict:
+    return calculator.calc(
+        model=p["model"],
+        params=p["params"],
+        grad_dtype=p["grad_dtype"],
+        algorithm=p["algorithm"],
+        tokens_per_gpu=p["tokens_per_gpu"],
+        mfu=p["mfu"],
+        **_cluster_args(p),
+    )
+
+
+def _cluster_args(p: dict) -> dict:
+    return {
+        "gpu": p["gpu"],
+        "gpus": p["gpus"],
+        "gpus_per_node": p["gpus_per_node"],
+        "nic_gbps": p["nic_gbps"],
+        "link_gbps": p["link_gbps"],
+        "peak_tflops": p["peak_tflops"],
+        "memory_gb": p["memory_gb"],
+        "intra_latency_us": p["intra_latency_us"],
+        "inter_latency_us": p["inter_latency_us"],
+    }
+
+
+def cluster(params=None) -> dict:
+    """The calculator's outputs, the share against GPU count, and the pasted log against both."""
+    p = _choose(options(params, DEFAULTS))
+    r = _calc(p)
+    c = calculator.cluster_for(**_cluster_args(p))
+    model = calculator.model_for(p["model"], p["params"])
+    p.update(gpus=r["gpus"], gpus_per_node=p["gpus_per_node"], params=r["params"])
+    curve = calculator.share_curve(model, p["grad_dtype"], p["algorithm"], c, r["compute_s"])
+    log = _log(p, c)
+    state = {
+        "kind": "chart",
+        "params": p,
+        **_share_figure(curve, r),  # the main figure: the share against GPU count
+        "figures": _log_figures(log, r),
+        "readouts": {**_readouts(r, p), **_log_readouts(log)},
+        "result": {k: v for k, v in r.items() if k != "memory"},
+        "choices": CHOICES,
+    }
+    if log and log["fit"] and log["apply"]:
+        state["fit_apply"] = log["apply"]
+    return state
+
+
+# ---- Readouts ----------------------------------------------------------------------------------
+
+
+def _pct(x: float) -> str:
+    return f"{fmt.sig(100 * x, 2)} %"
+
+
+def _readouts(r: dict, p: dict) -> dict:
+    mem = r["memory"]
+    fits = (
+        f"yes: {fmt.nbytes(mem['bytes_per_gpu'])} of {fmt.nbytes(mem['gpu_bytes'])}"
+        if mem["fits"]
+        else f"no: {fmt.nbytes(mem['bytes_per_gpu'])} needed, {fmt.nbytes(mem['gpu_bytes'])} "
+        f"on the GPU; sharded over {r['gpus']} GPUs (ZeRO-3 / FSDP) "
+        f"{fmt.nbytes(mem['sharded_bytes_per_gpu'])} each"
+        + ("" if mem["sharded_fits"] else ", still too much")
+    )
+    mesh = (
+        f" (a mesh: one ring gets one link, {fmt.sig(r['intra_GBps_used'], 3)} GB/s)"
+        if r["fabric"] == "mesh" and r["algorithm"] in ("ring", "tree")
+        else ""
+    )
+    others = ", ".join(
+        f"{k} {fmt.seconds(v)}" for k, v in r["times_s"].items() if k != r["algorithm"]
+    )
+    return {
+        "params": f"{r['params']:,} ({r['params_source']})",
+        "gradient": f"{fmt.nbytes(r['gradient_bytes'])} ({r['grad_dtype'].upper()})",
+        "cluster": f"{r['gpus']} × {r['gpu']} in {r['servers']} server"
+        + ("s" if r["servers"] > 1 else "")
+        + f", {fmt.sig(r['nic_GBps'], 4)} GB/s per card{mesh}",
+        "allreduce": fmt.seconds(r["allreduce_s"]),
+        "algorithm": f"{ALGORITHM_TEXT[r['algorithm']]}; others: {others}",
+        "busbw": "—"
+        if r["busbw_GBps"] is None
+        else f"{fmt.sig(r['busbw_GBps'], 4)} GB/s (algbw {fmt.sig(r['algbw_GBps'], 4)} GB/s)",
+        "bound": f"{fmt.seconds(r['lower_bound_s'])}, set by {r['lower_bound_limit']}",
+        "compute": f"{fmt.seconds(r['compute_s'])} ({fmt.sig(r['samples_per_gpu'], 3)} × "
+        f"{r['sample']} per GPU at {fmt.sig(100 * r['mfu'], 3)} % of "
+        f"{fmt.sig(r['peak_tflops'], 4)} TFLOP/s)",
+        "share_no_overlap": _pct(r["share_no_overlap"]),
+        "share_with_overlap": f"{_pct(r['share_with_overlap'])} "
+        f"({fmt.seconds(r['exposed_s'])} exposed after {r['buckets']} buckets)",
+        "memory": fits,
+    }
+
+
+# ---- Share against GPU count ---------------------------------------------------------------
+
+
+def _share_figure(curve: list, r: dict) -> dict:
+    comp = r["compute_s"]
+    xs = [x for x, *_ in curve]
+    no = [100 * a / (comp + a) for _, a, _, _ in curve]
+    yes = [100 * e / (comp + e) for _, _, e, _ in curve]
+    n = r["gpus"]
+    data = [
+        _series("no overlap", xs, no, SERIES["ring"], "solid", "circle"),
+        _series("with DDP's overlap", xs, yes, SERIES["tree"], "dash", "diamond"),
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": f"{n} GPUs",
+            "x": [n, n],
+            "y": [100 * r["share_no_overlap"], 100 * r["share_with_overlap"]],
+            "showlegend": False,
+            "marker": {"size": 16, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": "#888"}},
+            "hoverinfo": "skip",
+        },
+    ]
+    layout = {
+        "xaxis": {
+            "title": {"text": "GPUs"},
+            "type": "log",
+            "range": [math.log10(1.5), math.log10(calculator.MAX_GPUS * 1.4)],
+            "tickvals": [2, 8, 32, 128, 512, 2048],
+        },
+        "yaxis": {"title": {"text": "all-reduce share of a step (%)"}, "range": [0, 100]},
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        "margin": {"l": 60, "r": 10, "t": 10, "b": 50},
+    }
+    return {
+        "figure": {"data": data, "layout": layout},
+        "summary": (
+            f"At {n} GPUs the all-reduce takes {_pct(r['share_no_overlap'])} of a step if it "
+            f"waits for the backward pass and {_pct(r['share_with_overlap'])} with DDP's "
+            "buckets overlapping it; the tokens per GPU stay fixed as GPUs are added."
+        ),
+        "table": {
+            "columns": ["GPUs", "all-reduce", "algorithm", "exposed", "share", "with overlap"],
+            "rows": [
+                [
+                    x,
+                    fmt.seconds(a),
+                    alg,
+                    fmt.seconds(e),
+                    _pct(a / (comp + a)),
+                    _pct(e / (comp + e)),
+                ]  # fmt: skip
+                for x, a, e, alg in curve
+            ],
+        },
+    }
+
+
+def _series(name, x, y, colour, dash, symbol) -> dict:
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": name,
+        "x": list(x),
+        "y": list(y),
+        "line": {"color": colour, "dash": dash, "width": 2},
+        "marker": {"color": colour, "symbol": symbol, "size": 6},
+        "hovertemplate": "%{x} GPUs: %{y:.3g} %<extra>" + name + "</extra>",
+    }
+
+
+# ---- The pasted log ----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=2)
+def _parsed(text: str) -> nccltests.Log:
+    """Parsing is the slow part (tens of µs a line): a calculator change should not redo it."""
+    return nccltests.parse_runs(text)
+
+
+def _log_text(p: dict) -> tuple[str, str]:
+    """The text to read and the parameter it came from: a paste wins over an opened file.
+
+    An opened file goes to `log_file`, not into the text box: a text box of millions of short
+    lines takes Chromium minutes to lay out, which would freeze the page.
+    """
+    for field in ("log", "log_file"):
+        text = p[field]
+        if text is None or text == "":
+            continue
+        if not isinstance(text, str):
+            raise ParamError(field, "must be text")
+        size = len(text.encode("utf-8", "replace"))
+        if size > MAX_LOG_BYTES:
+            raise ParamError(
+                field, f"is {fmt.nbytes(size)}: at most 5 MB is read; paste or open a shorter log"
+            )
+        return text, field
+    return "", ""
+
+
+def _log(p: dict, c: calculator.Cluster) -> dict | None:
+    count("run", p["run"], 1, 100_000)
+    text, field = _log_text(p)
+    if not text:
+        if p["log_gpus"] is not None:
+            count("log_gpus", p["log_gpus"], 1, 1 << 16)
+        return None
+    log = _parsed(text)
+    out = {"log": log, "fit": None, "apply": None, "run": None, "source": field}
+    if not log.runs:
+        if p["run"] != 1:
+            raise ParamError("run", "the log has no runs to choose from")
+        return out
+    k = count("run", p["run"], 1, len(log.runs))
+    run = log.runs[k - 1]
+    n = (
+        count("log_gpus", p["log_gpus"], 1, 1 << 16)
+        if p["log_gpus"] is not None
+        else len(run.ranks)
+    )
+    m = fit.measured(run, n or None)
+    out.update(run=m, k=k, n=n or None, fit=m["fit"])
+    if not n:  # ask for the count, keeping the log (an error would drop the paste)
+        return out
+    servers = len(run.hosts) if run.hosts and n % len(run.hosts) == 0 else None
+    if servers is None:
+        servers = 1 if n <= c.gpus_per_node else max(1, n // c.gpus_per_node)
+    per = n // servers if n % servers == 0 else n
+    assumed = calculator.Cluster(n, per, c.gpu, c.nic_gbps, c.intra_latency_us, c.inter_latency_us)
+    out.update(servers=n // per, per=per, assumed=assumed)
+    if m["fit"] and m["fit"]["busbw_GBps"]:
+        out["apply"] = _apply(m["fit"], n, n // per, per, p)
+    return out
+
+
+def _apply(f: dict, n: int, servers: int, per: int, p: dict) -> dict:
+    """The calculator parameters the fit sets (see the page: what a fit can and cannot say).
+
+    Inside one server the run was limited by the GPU links: the fitted busbw becomes the link
+    rate (a custom GPU keeping the peak and memory). Across servers the cards limit it: the
+    busbw spread over a server's g cards becomes the card rate. The fitted latency is spread
+    over the ring's 2(n − 1) steps as a per-message latency of that link class.
+    """
+    step_us = f["latency_us"] / (2 * (n - 1))
+    if servers == 1:
+        return {
+            "gpu": "custom",
+            "link_gbps": _round(f["busbw_GBps"]),
+            "peak_tflops": p["peak_tflops"],
+            "memory_gb": p["memory_gb"],
+            "intra_latency_us": _round(step_us),
+        }
+    return {
+        "network": "custom",
+        "nic_gbps": _round(8 * f["busbw_GBps"] / per),
+        "inter_latency_us": _round(step_us),
+    }
+
+
+def _round(x: float) -> float:
+    return float(f"{x:.4g}")
+
+
+def _assumed_curve(log: dict, r: dict, sizes: list[float]) -> list[tuple[float, float, float]]:
+    """(size, time µs, busbw) of the calculator's algorithm on the measured cluster."""
+    out = []
+    for s in sizes:
+        a = calculator.allreduce(log["assumed"], r["algorithm_asked"], s)
+        if a["time_s"] > 0:
+            out.append((s, a["time_s"] * 1e6, a["busbw_GBps"]))
+    return out
+
+
+def _log_figures(log: dict | None, r: dict) -> dict:
+    time_fig = {"data": [], "layout": _size_layout("time (µs)")}
+    bus_fig = {"data": [], "layout": _size_layout("busbw (GB/s)")}
+    if not log or not log["run"]:
+        why = "Paste all_reduce_perf output to compare it with the model."
+        empty = {"columns": ["size", "measured"], "rows": []}
+        return {
+            "time": {"figure": time_fig, "summary": why, "table": empty},
+            "busbw": {"figure": bus_fig, "summary": why, "table": empty},
+        }
+    m, f = log["run"], log["fit"]
+    rows = [x for x in m["rows"] if x["time_us"] and x["size_bytes"] > 0][:MAX_DRAWN_ROWS]
+    sizes = [x["size_bytes"] for x in rows]
+    assumed = _assumed_curve(log, r, sizes) if log["n"] else []
+    grey = "#888888"
+    time_fig["data"] = [
+        _dots("measured (out-of-place)", sizes, [x["time_us"] for x in rows]),
+        _dots(
+            "measured (in-place)",
+            [x["size_bytes"] for x in rows if x["in_place"] and x["in_place"]["time_us"]],
+            [x["in_place"]["time_us"] for x in rows if x["in_place"] and x["in_place"]["time_us"]],
+            hollow=True,
+        ),
+        _line(
+            "calculator's assumption", [a[0] for a in assumed], [a[1] for a in assumed], grey, "dot"
+        ),  # fmt: skip
+    ]
+    bus_fig["data"] = [
+        _dots("measured (out-of-place)", sizes, [x["busbw_GBps"] for x in rows]),
+        _line(
+            "calculator's assumption", [a[0] for a in assumed], [a[2] for a in assumed], grey, "dot"
+        ),  # fmt: skip
+    ]
+    fitted_t = []
+    if f:
+        fitted_t = [f["latency_us"] + s / (f["algbw_GBps"] * 1e3) for s in sizes]
+        time_fig["data"].insert(2, _line("fitted", sizes, fitted_t, SERIES["ring"], "solid"))
+    if f and log["n"] and log["n"] > 1:
+        factor = fit.busbw_factor(log["n"])
+        fitted_bus = [s / t / 1e3 * factor for s, t in zip(sizes, fitted_t, strict=True)]
+        bus_fig["data"].insert(1, _line("fitted", sizes, fitted_bus, SERIES["ring"], "solid"))
+    summary = _fit_text(log)
+    table = {
+        "columns": [
+            "size",
+            "measured µs",
+            "fitted µs",
+            "assumed µs",
+            "measured busbw",
+            "assumed busbw",
+        ],  # fmt: skip
+        "rows": [
+            [
+                fmt.nbytes(x["size_bytes"]),
+                fmt.sig(x["time_us"], 5),
+                fmt.sig(fitted_t[i], 4) if fitted_t else "—",
+                _assumed_at(assumed, x["size_bytes"], 1),
+                "N/A" if x["busbw_GBps"] is None else fmt.sig(x["busbw_GBps"], 4),
+                _assumed_at(assumed, x["size_bytes"], 2),
+            ]
+            for i, x in enumerate(rows)
+        ],
+    }
+    return {
+        "time": {"figure": time_fig, "summary": summary, "table": table},
+        "busbw": {"figure": bus_fig, "summary": summary, "table": table},
+    }
+
+
+def _assumed_at(assumed, size, i) -> str:
+    hit = next((a for a in assumed if a[0] == size), None)
+    return "—" if hit is None or hit[i] is None else fmt.sig(hit[i], 4)
+
+
+def _fit_text(log: dict) -> str:
+    f = log["fit"]
+    if not f:
+        return "Too few measured sizes, or times that do not grow with size: nothing to fit."
+    bus = "" if f["busbw_GBps"] is None else f", busbw {fmt.sig(f['busbw_GBps'], 4)} GB/s"
+    gpus = f" of {log['n']} GPUs" if log["n"] else ""
+    return (
+        f"Fitted to {f['points']} {f['times']} times{gpus}: latency "
+        f"{fmt.sig(f['latency_us'], 3)} µs, algbw {fmt.sig(f['algbw_GBps'], 4)} GB/s{bus}; "
+        f"rms relative error {fmt.sig(100 * f['rms_rel_error'], 2)} %."
+    )
+
+
+def _size_layout(title: str) -> dict:
+    return {
+        "xaxis": {
+            "title": {"text": "size (bytes)"},
+            "type": "log",
+            "dtick": 1,
+            "exponentformat": "SI",
+        },  # fmt: skip
+        "yaxis": {"title": {"text": title}, "type": "log", "dtick": 1, "exponentformat": "SI"},
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        "margin": {"l": 60, "r": 10, "t": 10, "b": 50},
+    }
+
+
+MEASURED = SERIES["measured"]
+
+
+def _dots(name, x, y, hollow=False) -> dict:
+    colour = MEASURED
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": name,
+        "x": list(x),
+        "y": list(y),
+        "marker": {
+            "size": 7,
+            "color": "rgba(0,0,0,0)" if hollow else colour,
+            "line": {"width": 1.5, "color": colour},
+        },
+    }
+
+
+def _line(name, x, y, colour, dash) -> dict:
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name,
+        "x": list(x),
+        "y": list(y),
+        "line": {"color": colour, "dash": dash, "width": 2},
+    }
+
+
+def _log_readouts(log: dict | None) -> dict:
+    if not log:
+        return {
+            "log_status": "No log yet: paste the output of all_reduce_perf, or open a file.",
+            "log_fit": "—",
+            "log_apply": "—",
+            "log_skipped": "",
+        }
+    parsed = log["log"]
+    kinds: dict[str, int] = {}
+    listed = []
+    for line, kind, reason in parsed.skipped:
+        kinds[kind] = kinds.get(kind, 0) + 1
+        if kind in ("unreadable", "duplicate", "unread") and len(listed) < MAX_LISTED:
+            listed.append(f"line {line}: {reason}")
+    extra = sum(kinds.get(k, 0) for k in ("unreadable", "duplicate", "unread")) - len(listed)
+    if extra > 0:
+        listed.append(f"… and {extra:,} more lines that could not be read")
+    counted = [f"{v:,} {k}" for k, v in sorted(kinds.items())] + [f"{parsed.blank:,} blank"]
+    runs = len(parsed.runs)
+    source = "the opened file" if log["source"] == "log_file" else "the pasted text"
+    if not log["run"]:
+        status = f"No all_reduce_perf rows found in {parsed.lines:,} lines of {source}."
+    else:
+        m = log["run"]
+        status = (
+            f"Run {log['k']} of {runs} in {source}: {len(m['rows'])} rows from line "
+            f"{m['first_line']}. "
+            "How many GPUs ran it? The log has no '#  Rank' lines: enter the count above "
+            "for the bus bandwidth."
+        )
+    if log["run"] and log["n"]:
+        m = log["run"]
+        status = (
+            f"Run {log['k']} of {runs} in {source}: {len(m['rows'])} rows from line "
+            f"{m['first_line']}, "
+            f"{log['n']} GPUs"
+            + (" (from the rank lines)" if m["gpus_in_file"] == log["n"] else " (as entered)")
+            + f" in {log['servers']} server"
+            + ("s" if log["servers"] > 1 else "")
+            + (
+                ""
+                if m["avg_busbw_GBps"] is None
+                else f"; its summary: avg busbw {fmt.sig(m['avg_busbw_GBps'], 4)} GB/s"
+            )  # fmt: skip
+            + "."
+        )
+    apply = log["apply"]
+    if apply and "link_gbps" in apply:
+        apply_text = (
+            f"one server: GPU link rate {fmt.sig(apply['link_gbps'], 4)} GB/s, latency "
+            f"{fmt.sig(apply['intra_latency_us'], 3)} µs per step"
+        )
+    elif apply:
+        apply_text = (
+            f"across servers: network card {fmt.sig(apply['nic_gbps'], 4)} Gb/s "
+            f"({fmt.sig(apply['nic_gbps'] / 8, 4)} GB/s), latency "
+            f"{fmt.sig(apply['inter_latency_us'], 3)} µs per step"
+        )
+    else:
+        apply_text = "— (no fit)"
+    return {
+        "log_status": status,
+        "log_fit": _fit_text(log) if log["run"] else "—",
+        "log_apply": apply_text,
+        "log_skipped": "Lines not read as rows: "
+        + ", ".join(counted)
+        + (".\n" + "\n".join(listed) if listed else "."),
+    }
+
+
+WIDGETS = {"cluster": cluster}
+
+
+def facts() -> dict[str, str]:
+    """Stage 8's quoted figures: the defaults (stage 1's case) and a few presets."""
+    r = calculator.calc()
+    multi = calculator.calc(algorithm="multi-ring")
+    mi = calculator.calc(gpu="MI300X", gpus=8)
+    mi_multi = calculator.calc(gpu="MI300X", gpus=8, algorithm="multi-ring")
+    l70 = calculator.calc(model="llama3-70b")
+    return {
+        "cluster_allreduce": fmt.seconds(r["allreduce_s"]),
+        "cluster_busbw": f"{fmt.sig(r['busbw_GBps'], 3)} GB/s",
+        "cluster_algbw": f"{fmt.sig(r['algbw_GBps'], 3)} GB/s",
+        "cluster_bound": fmt.seconds(r["lower_bound_s"]),
+        "cluster_compute": fmt.seconds(r["compute_s"]),
+        "cluster_share": _pct(r["share_no_overlap"]),
+        "cluster_share_overlap": _pct(r["share_with_overlap"]),
+        "cluster_exposed": fmt.seconds(r["exposed_s"]),
+        "cluster_multi": fmt.seconds(multi["allreduce_s"]),
+        "cluster_multi_share": _pct(multi["share_no_overlap"]),
+        "cluster_memory": fmt.nbytes(r["memory"]["bytes_per_gpu"]),
+        "cluster_tokens": f"{calculator.DEFAULT_TOKENS:,}",
+        "cluster_mfu": f"{100 * calculator.DEFAULT_MFU:g} %",
+        "cluster_mi300x_ring": fmt.seconds(mi["allreduce_s"]),
+        "cluster_mi300x_multi": fmt.seconds(mi_multi["allreduce_s"]),
+        "cluster_l70_allreduce": fmt.seconds(l70["allreduce_s"]),
+        "cluster_l70_share": _pct(l70["share_no_overlap"]),
+        "cluster_l70_overlap": _pct(l70["share_with_overlap"]),
+        "cluster_l70_memory": fmt.nbytes(l70["memory"]["bytes_per_gpu"]),
+        "cluster_max_gpus": f"{calculator.MAX_GPUS:,}",
+        "cluster_bound_ratio": fmt.sig(r["allreduce_s"] / r["lower_bound_s"], 2),
+        "cluster_l8_samples": fmt.sig(calculator.calc(model="llama3-8b")["samples_per_gpu"], 3),
+        "cluster_l8_sequence": f"{calculator.models.get('llama3-8b').tokens:,}",
+    }

@@ -1,0 +1,59 @@
+// Stage 8 wiring, no computation: (1) a log opened from disk is read here, in the browser (never
+// uploaded), and handed to Python as the log_file parameter (a hidden input, kept in storage, never
+// drawn: a text box of millions of lines freezes Chromium); only the first 5 MB and one byte are
+// read, so Python can refuse a longer file with its own message. (2) The "use the fitted figures"
+// button applies the parameters Python put in the state (state.fit_apply).
+(function () {
+  "use strict";
+  var LIMIT = 5000001;
+
+  function widgetOf(el) {
+    var fig = el.closest("[data-widget]");
+    var all = (window.AE && window.AE.widgets) || [];
+    for (var i = 0; i < all.length; i++) if (all[i].el === fig) return all[i];
+    return null;
+  }
+
+  function sync(fig) {
+    var w = widgetOf(fig), b = fig.querySelector('[data-action="use-fit"]');
+    if (b) b.disabled = !(w && w.state && w.state.fit_apply && document.documentElement.getAttribute("data-python") === "ready");
+  }
+
+  document.querySelectorAll('[data-widget] [data-role="log-file"]').forEach(function (input) {
+    var fig = input.closest("[data-widget]");
+    input.addEventListener("change", function () {
+      var file = input.files && input.files[0];
+      if (!file) return;
+      file.slice(0, LIMIT).text().then(function (text) {
+        // into the hidden log_file parameter, not the text box (see widgets/cluster.py)
+        var w = widgetOf(fig);
+        if (w) w.update({ log: "", log_file: text });
+        input.value = "";
+      });
+    });
+    var button = fig.querySelector('[data-action="use-fit"]');
+    if (button) {
+      button.addEventListener("click", function () {
+        var w = widgetOf(fig);
+        if (w && w.state.fit_apply) w.update(w.state.fit_apply);
+      });
+    }
+    // (3) Typing in a preset's figure (a custom model size, GPU, card rate) makes that choice
+    // "custom" in the same request, so the typed value is what Python uses; the runtime's own
+    // handler for that field is skipped (capture phase), or it would send the value alone.
+    fig.addEventListener("change", function (e) {
+      var c = e.target, box = c.closest && c.closest("[data-custom-for]");
+      if (!box || !c.hasAttribute("data-param")) return;
+      var w = widgetOf(fig);
+      if (!w) return;
+      e.stopPropagation();
+      var change = {};
+      change[box.getAttribute("data-custom-for")] = "custom";
+      change[c.getAttribute("data-param")] = w.controlValue(c);
+      w.update(change);
+    }, true);
+    fig.addEventListener("ae:settled", function () { sync(fig); });
+    document.addEventListener("ae:python", function () { sync(fig); });
+    sync(fig);
+  });
+})();
