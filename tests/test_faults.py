@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conftest import PY_READY, expect_counter, open_page
 from screenshots import pages
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.browser
 
@@ -98,3 +102,46 @@ def test_bad_values_in_every_control_of_every_page(page, server, site):
                     assert accepted == typed, (path, name, param, value, accepted)
             assert page.evaluate("() => window.__pwned") is None
         page.watch.assert_clean()
+
+
+def test_pasted_log_survives_a_reload_after_other_changes(page, server):
+    open_page(page, server, "your-cluster", live=True)
+    w = page.locator("[data-widget=cluster]")
+    box = w.locator("[data-param=log]")
+    box.fill((ROOT / "tests" / "data" / "allreduce_current.txt").read_text())
+    box.press("Tab")
+    w.locator("[data-readout=log_fit]", has_text="latency").wait_for(timeout=30_000)
+    settle(page, "cluster", lambda: (w.locator("[data-param=mfu]").fill("0.5"),
+                                     w.locator("[data-param=mfu]").press("Enter")))
+    assert "cluster.mfu=0.5" in page.url and "log" not in page.url.split("?", 1)[1]
+    page.reload()
+    page.wait_for_selector(PY_READY, state="attached", timeout=90_000)
+    w.locator("[data-readout=log_fit]", has_text="latency").wait_for(timeout=30_000)
+    assert w.locator("[data-param=mfu]").input_value() == "0.5"
+    page.watch.assert_clean()
+
+
+def test_corrupted_stored_value_is_dropped_with_a_notice(page, server):
+    page.context.add_init_script(
+        "try { localStorage.setItem('allreduce-explainer:cluster:log', '{not json'); } "
+        "catch (e) {}")
+    open_page(page, server, "your-cluster", live=True)
+    w = page.locator("[data-widget=cluster]")
+    assert "discarded" in w.locator("[data-error-for=_]").inner_text()
+    assert page.evaluate("() => localStorage.getItem('allreduce-explainer:cluster:log')") in (
+        None, '{"v":1,"value":""}')
+    page.watch.assert_clean()
+
+
+def test_pasted_markup_is_shown_as_text(page, server):
+    open_page(page, server, "your-cluster", live=True)
+    w = page.locator("[data-widget=cluster]")
+    box = w.locator("[data-param=log]")
+    hostile = ("<img src=x onerror=window.__pwned=1>\n<script>window.__pwned=2</script>\n"
+               "# Rank  0 Group  0 Pid 1 on <b>host</b> device  0\n")
+    box.fill(hostile)
+    box.press("Tab")
+    w.locator("[data-readout=log_skipped]", has_text="not a data row").wait_for(timeout=30_000)
+    assert page.evaluate("() => window.__pwned") is None
+    assert w.locator("img[src=x], b").count() == 0
+    page.watch.assert_clean()
