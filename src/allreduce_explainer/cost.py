@@ -10,7 +10,9 @@ Bandwidths follow nccl-tests (doc/PERFORMANCE.md): algbw = S / t, busbw = algbw 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from functools import lru_cache
+from itertools import chain
 
 from . import tree
 from .topology import Link, Topology
@@ -174,16 +176,17 @@ def _tree_profile(n: int, g: int, k: int):
     sends, inter_sends = [0] * n, [0] * n
     for edges in tree.phases(n):
         last = max(off for *_, off in edges)
+        # per offset and link class, the queues its edges load: 2·src sends, 2·dst + 1 receives
+        keys: list[tuple[list[int], list[int]]] = [([], []) for _ in range(last + 1)]
+        for _, src, dst, off in edges:
+            keys[off][int(src // g != dst // g)].extend((2 * src, 2 * dst + 1))
         steady = range(last, k)
-        for t in [t for t in range(last + k) if t not in steady] + ([last] if steady else []):
-            queues: dict[tuple[int, int, int], int] = {}
-            for _, src, dst, off in edges:
-                if off <= t < off + k:
-                    cls = int(src // g != dst // g)
-                    queues[(src, cls, 0)] = queues.get((src, cls, 0), 0) + 1
-                    queues[(dst, cls, 1)] = queues.get((dst, cls, 1), 0) + 1
+        explicit = chain(range(last), range(k, last + k)) if steady else range(last + k)
+        for t in chain(explicit, [last] if steady else []):
+            live = range(max(0, t - k + 1), min(t, last) + 1)  # offsets active at step t
             ms = tuple(
-                max((m for (_, c, _), m in queues.items() if c == cls), default=0) for cls in (0, 1)
+                max(Counter(chain.from_iterable(keys[o][cls] for o in live)).values(), default=0)
+                for cls in (0, 1)
             )
             profile[ms] = profile.get(ms, 0) + (len(steady) if steady and t == last else 1)
         for _, src, dst, _ in edges:
