@@ -170,3 +170,20 @@ def test_nccl_dtree_matches_the_published_picture():
     assert b.index(-1) == 1 and b[9] == 1 and b[0] == 9
     a, b = dtree_parents(12)  # even: mirrored, root 11
     assert b.index(-1) == 11 and b[3] == 11
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(ALGORITHMS), cluster(32), st.integers(1, 200), st.floats(0, 20),
+       st.floats(0, 20))
+def test_count_only_mode_equals_the_full_simulation(algorithm, ng, length, a_in, a_out):
+    from allreduce_explainer.simulate import count
+
+    n, g = ng
+    topo = Topology.make(n, g, intra_latency_us=a_in, inter_latency_us=a_out)
+    full = run(algorithm, topo, [[1] * length for _ in range(n)], dtypes.BF16, full=False)
+    counted = count(algorithm, topo, length, dtypes.BF16.itemsize)
+    for key, value in counted.items():
+        if key == "time_s":
+            assert value == pytest.approx(full[key], rel=1e-12, abs=1e-18)
+        else:
+            assert value == full[key], key

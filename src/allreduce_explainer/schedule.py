@@ -21,6 +21,7 @@ class Step(NamedTuple):
     dst: list[int]
     start: list[int]
     stop: list[int]
+    size: int | None = None  # the elements of every transfer, when they are all the same
 
     def __len__(self) -> int:  # number of messages
         return len(self.src)
@@ -41,13 +42,15 @@ def split(start: int, stop: int, parts: int) -> list[tuple[int, int]]:
     return bounds
 
 
-def make_step(phase: str, reduce: bool, src, dst, start, stop, may_be_empty=True) -> Step:
+def make_step(
+    phase: str, reduce: bool, src, dst, start, stop, may_be_empty=True, size=None
+) -> Step:
     """A step without its empty transfers (a vector shorter than the GPU count has empty chunks)."""
     if may_be_empty and any(map(operator.eq, start, stop)):
         keep = [i for i, (a, b) in enumerate(zip(start, stop, strict=True)) if b > a]
         src, dst = [src[i] for i in keep], [dst[i] for i in keep]
         start, stop = [start[i] for i in keep], [stop[i] for i in keep]
-    return Step(phase, reduce, src, dst, start, stop)
+    return Step(phase, reduce, src, dst, start, stop, size)
 
 
 def ring(order: list[int], start: int, stop: int, names=("reduce-scatter", "all-gather")):
@@ -61,6 +64,7 @@ def ring(order: list[int], start: int, stop: int, names=("reduce-scatter", "all-
     m = len(order)
     chunks = split(start, stop, m)
     lo, hi = [a for a, _ in chunks], [b for _, b in chunks]
+    size = (stop - start) // m if (stop - start) % m == 0 and stop > start else None
     nxt = order[1:] + order[:1]
 
     def steps(offset: int, reduce: bool, phase: str) -> list[Step]:
@@ -68,7 +72,7 @@ def ring(order: list[int], start: int, stop: int, names=("reduce-scatter", "all-
         for s in range(m - 1):
             r = (s - offset) % m  # position p sends chunk (p - r) mod m: a rotation by r
             starts, stops = lo[m - r :] + lo[: m - r], hi[m - r :] + hi[: m - r]
-            out.append(make_step(phase, reduce, order, nxt, starts, stops, stop - start < m))
+            out.append(make_step(phase, reduce, order, nxt, starts, stops, stop - start < m, size))
         return out
 
     return steps(0, True, names[0]), steps(1, False, names[1])
@@ -91,6 +95,7 @@ def merge(*step_lists: list[Step]) -> list[Step]:
     out = []
     for s in range(max((len(steps) for steps in step_lists), default=0)):
         parts = [steps[s] for steps in step_lists if s < len(steps)]
+        sizes = {p.size for p in parts}
         out.append(
             Step(
                 parts[0].phase,
@@ -99,6 +104,7 @@ def merge(*step_lists: list[Step]) -> list[Step]:
                 join([p.dst for p in parts]),
                 list(chain.from_iterable(p.start for p in parts)),
                 list(chain.from_iterable(p.stop for p in parts)),
+                sizes.pop() if len(sizes) == 1 else None,
             )
         )
     return out

@@ -92,12 +92,20 @@ def count(algorithm: str, topo: Topology, length: int, itemsize: int, **opts) ->
     per_byte = (1 / (topo.intra.gbps * 1e9), 1 / (topo.inter.gbps * 1e9))
     routes: dict[tuple[int, int], _Route] = {}
     time_s = 0.0
+    uniform: dict[tuple[int, int], int] = {}  # (route, size) -> steps whose transfers are all size
     for step in steps:
         key = (id(step.src), id(step.dst))
         route = routes.get(key) or routes.setdefault(key, _Route(step, None, topo.gpus_per_node))
+        if step.size is not None:  # known size: no per-message work at all
+            uniform[key, step.size] = uniform.get((key, step.size), 0) + 1
+            continue
         elems = list(map(operator.sub, step.stop, step.start))
         route.sent = list(map(operator.add, route.sent, elems))
         time_s += route.time(elems, itemsize, alpha, per_byte)
+    for (key, size), times in uniform.items():
+        route = routes[key]
+        route.sent = [x + size * times for x in route.sent]
+        time_s += times * route.time([size], itemsize, alpha, per_byte)
     return _totals(routes, steps, topo.gpus, itemsize, time_s)
 
 
