@@ -63,7 +63,8 @@ def test_pasted_line_is_read_checked_and_bad_lines_are_refused(page, server):
     w.locator("[data-param=gpus]").fill("8")  # blur the text box: its change event fires
     w.locator("[data-param=gpus]").press("Enter")
     w.locator("[data-readout=col_root]", has_text="no root column").wait_for(timeout=30_000)
-    assert w.locator("[data-readout=oop_check]").inner_text().startswith("agrees")
+    # the line's answer may come before the GPU count's: wait for the count's too
+    w.locator("[data-readout=oop_check]", has_text=re.compile(r"^agrees")).wait_for(timeout=30_000)
     assert w.locator("[data-readout=oop_wrong]").inner_text().startswith("N/A")
     w.locator("[data-param=gpus]").fill("4")
     w.locator("[data-param=gpus]").press("Enter")
