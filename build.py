@@ -51,10 +51,19 @@ PLOTLY = "plotly.js-basic-dist-min/plotly-basic.min.js"
 # Pyodide's standard library pre-compiled to bytecode by that very Pyodide under Node (slow, so
 # cached per Pyodide version and tool); the worker is told its name instead of the .py original.
 STDLIB_TOOL = ROOT / "buildtools" / "compile_stdlib.mjs"
+SNAPSHOT_TOOL = ROOT / "buildtools" / "snapshot.mjs"
+TOOL_DEPENDS = [  # what the tools' output depends on besides the tool and its inputs
+    NODE / "pyodide" / "package.json",
+    NODE / "pyodide" / "python_stdlib.zip",
+    TEMPLATES / "static" / "js" / "snapshot.mjs",
+]
 STDLIB_CACHE = NODE / ".cache" / "allreduce-explainer"
 WORKER_STAMP = "const BUILD = null;"
-COMPRESSIBLE = {".html", ".js", ".mjs", ".css", ".json", ".wasm", ".zip", ".svg", ".txt"}
-HASHED_NAME = re.compile(r"-[0-9a-f]{16}\.\w+$")  # core-<hash>.zip, stdlib-<hash>.zip
+EMPTY_ZIP = b"PK\x05\x06" + bytes(18)  # a zip's end record, and nothing before it
+COMPRESSIBLE = {
+    ".html", ".js", ".mjs", ".css", ".json", ".wasm", ".zip", ".bin", ".svg", ".txt"
+}
+HASHED_NAME = re.compile(r"-[0-9a-f]{16}\.\w+$")  # core-<hash>.zip, snapshot-<hash>.bin, …
 IMMUTABLE = "public, max-age=31536000, immutable"
 # Scripts only from the site itself, plus WebAssembly compilation for Pyodide. Inline styles are
 # allowed because Plotly.js writes its own <style> element and style attributes on its SVG.
@@ -83,61 +92,70 @@ def core_zip() -> bytes:
     return out.getvalue()
 
 
-def write_core_zip(site: Path = SITE) -> Path:
-    """Write site/py/core-<hash>.zip (the hash in the name lets browsers cache it for ever), its
-    modules compiled to bytecode by the shipped Pyodide, so the browser compiles nothing."""
-    data = pyodide_compiled(core_zip())
-    dest = site / "py" / f"core-{hashlib.sha256(data).hexdigest()[:16]}.zip"
+def node_tool(tool: Path, *inputs: bytes) -> bytes:
+    """What a build tool writes when run under Node on the vendored Pyodide (`node tool out
+    in...`), cached by the content of the tool, Pyodide and the inputs: starting Pyodide takes
+    seconds, and the tools write the same bytes for the same inputs."""
+    digests = [hashlib.sha256(p.read_bytes()).digest() for p in (tool, *TOOL_DEPENDS)]
+    digests += [hashlib.sha256(data).digest() for data in inputs]
+    key = hashlib.sha256(b"".join(digests)).hexdigest()[:16]
+    cached = STDLIB_CACHE / f"{tool.stem}-{key}.out"
+    if not cached.exists():
+        node = shutil.which("node")
+        if node is None:
+            raise SystemExit("Node.js is missing: the build runs Pyodide with it")
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")  # other builds may run at the same time
+        sources = [tmp.with_suffix(f".in{i}") for i in range(len(inputs))]
+        for path, data in zip(sources, inputs):
+            path.write_bytes(data)
+        try:
+            subprocess.run([node, str(tool), str(tmp), *map(str, sources)], cwd=ROOT, check=True)
+        finally:
+            for path in sources:
+                path.unlink()
+        os.replace(tmp, cached)
+    return cached.read_bytes()
+
+
+def versioned(site: Path, stem: str, data: bytes, suffix: str) -> Path:
+    """Write site/py/<stem>-<hash><suffix>: the hash in the name lets browsers cache it for ever."""
+    dest = site / "py" / f"{stem}-{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
     dest.parent.mkdir(parents=True, exist_ok=True)
-    for old in dest.parent.glob("core-*.zip"):
+    for old in dest.parent.glob(f"{stem}-*{suffix}"):
         old.unlink()
     dest.write_bytes(data)
     return dest
 
 
-def pyodide_compiled(sources: bytes | None = None) -> bytes:
-    """A zip of Python sources (by default Pyodide's standard library) compiled to bytecode by
-    the vendored Pyodide under Node; cached by content, as starting Pyodide takes seconds."""
-    inputs = [
-        STDLIB_TOOL,
-        NODE / "pyodide" / "package.json",
-        NODE / "pyodide" / "python_stdlib.zip",
-    ]
-    digests = [hashlib.sha256(p.read_bytes()).digest() for p in inputs]
-    digests.append(hashlib.sha256(sources or b"").digest())
-    cached = STDLIB_CACHE / f"pyc-{hashlib.sha256(b''.join(digests)).hexdigest()[:16]}.zip"
-    if not cached.exists():
-        node = shutil.which("node")
-        if node is None:
-            raise SystemExit("Node.js is missing: the build compiles Python to bytecode with it")
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")  # other builds may run at the same time
-        args = [node, str(STDLIB_TOOL), str(tmp)]
-        if sources is not None:
-            src = tmp.with_suffix(".src.zip")
-            src.write_bytes(sources)
-            args.append(str(src))
-        subprocess.run(args, cwd=ROOT, check=True)
-        if sources is not None:
-            src.unlink()
-        os.replace(tmp, cached)
-    return cached.read_bytes()
+def compiled_core() -> bytes:
+    """The core's zip, its modules compiled to bytecode by the shipped Pyodide."""
+    return node_tool(STDLIB_TOOL, core_zip())
 
 
-def write_stdlib(site: Path) -> Path:
-    """site/py/stdlib-<hash>.zip: a versioned name, so browsers may cache it for ever."""
-    data = pyodide_compiled()
-    dest = site / "py" / f"stdlib-{hashlib.sha256(data).hexdigest()[:16]}.zip"
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_bytes(data)
-    return dest
+def write_python(site: Path) -> dict[str, str]:
+    """The worker's Python files, made by the shipped Pyodide so the browser compiles and imports
+    nothing: the standard library and the core as bytecode, the memory snapshot of a Pyodide that
+    has booted, imported the core and called every widget, and the empty zip that stands in for
+    the standard library until Python asks for a module it has not loaded. Returns their paths in
+    the site, by role."""
+    stdlib = node_tool(STDLIB_TOOL)
+    core = compiled_core()
+    snapshot = node_tool(SNAPSHOT_TOOL, stdlib, core)
+    files = {
+        "nostdlib": versioned(site, "nostdlib", EMPTY_ZIP, ".zip"),
+        "stdlib": versioned(site, "stdlib", stdlib, ".zip"),
+        "core": versioned(site, "core", core, ".zip"),
+        "snapshot": versioned(site, "snapshot", snapshot, ".bin"),
+    }
+    return {role: path.relative_to(site).as_posix() for role, path in files.items()}
 
 
-def stamp_worker(site: Path, stdlib: Path) -> None:
-    """Tell the copied worker the compiled stdlib's name and the lock's info (it fetches neither
-    the .py stdlib nor the lock file then)."""
+def stamp_worker(site: Path, files: dict[str, str]) -> None:
+    """Tell the copied worker the names of its files and the lock's info: it starts booting as
+    soon as it is loaded, fetching neither the .py stdlib nor the lock file."""
     lock = json.loads((NODE / "pyodide" / "pyodide-lock.json").read_text())
-    build = {"stdlib": stdlib.relative_to(site).as_posix(), "lock": lock["info"]}
+    build = {**files, "lock": lock["info"]}
     worker = site / "static" / "js" / "worker.mjs"
     text = worker.read_text()
     if text.count(WORKER_STAMP) != 1:
@@ -279,7 +297,6 @@ class Builder:
             shutil.copyfile(NODE / "pyodide" / f, dest)
         shutil.copyfile(NODE / PLOTLY, self.site / "vendor" / "plotly-basic.min.js")
         write_manifest(self.site / "vendor")
-        stamp_worker(self.site, write_stdlib(self.site))
 
     def write_embeds(self, page: dict, states: list[tuple[str, dict]], core: str) -> None:
         """site/embed/<widget>/: the widget alone, for a course page's iframe."""
@@ -305,7 +322,9 @@ class Builder:
         self.site.mkdir(parents=True)
         self.copy_static()
         self.copy_vendor()
-        core = write_core_zip(self.site).relative_to(self.site).as_posix()
+        python = write_python(self.site)
+        stamp_worker(self.site, python)
+        core = python["core"]
         pages = load_pages()
         stages = [p for p in pages if p["order"] < EXTRA_ORDER]
         self.widget_docs = widget_docs(pages)

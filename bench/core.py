@@ -86,7 +86,8 @@ def run_pyodide(repeats: int) -> tuple[str, dict[str, float]]:
     if node is None or not (ROOT / "node_modules" / "pyodide").is_dir():
         sys.exit("Node.js and node_modules/pyodide are needed: install Node, then run `npm ci`")
     with tempfile.TemporaryDirectory() as tmp:
-        zip_path = build.write_core_zip(Path(tmp))
+        zip_path = Path(tmp) / "core.zip"
+        zip_path.write_bytes(build.compiled_core())
         proc = subprocess.run(
             [
                 node,

@@ -48,6 +48,20 @@ def test_blocked_pyodide_leaves_a_readable_steppable_page(browser, server):
     ctx.close()
 
 
+def test_a_snapshot_that_does_not_load_falls_back_to_booting_python(page, server):
+    """A host that loses or mangles the snapshot costs a slower start, not live recomputation."""
+    warnings = []
+    page.on("worker", lambda w: w.on("console", lambda m: warnings.append(m.text)))
+    page.context.route("**/py/snapshot-*.bin", lambda r: r.fulfill(status=200, body=b"garbage"))
+    open_page(page, server, "ring-reduce-scatter", live=True)
+    w = page.locator("[data-widget=ring_reduce_scatter]")
+    w.locator("[data-param=gpus]").fill("6")
+    w.locator("[data-param=gpus]").press("Enter")
+    expect_counter(w, "Step 0 of 5")
+    assert any("snapshot did not load" in m for m in warnings), warnings
+    page.watch.assert_clean()
+
+
 def settle(page, widget_name: str, action) -> None:
     """Run `action` and wait until the widget has handled the resulting request."""
     page.evaluate(

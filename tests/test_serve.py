@@ -10,6 +10,7 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
+import zipfile
 
 import pytest
 
@@ -91,11 +92,14 @@ def test_every_gz_twin_is_its_original_compressed(site):
         assert gzip.decompress(twin.read_bytes()) == original.read_bytes(), twin
 
 
-def test_the_worker_is_told_the_compiled_stdlib_and_the_lock_info(site):
+def test_the_worker_is_told_its_python_files_and_the_lock_info(site):
     text = (site / "static/js/worker.mjs").read_text()
     stamp = json.loads(re.search(r"^const BUILD = (\{.*\});$", text, re.M).group(1))
-    stdlib = site / stamp["stdlib"]
-    assert stdlib.is_file() and build.HASHED_NAME.search(stdlib.name)
+    for role in ("core", "nostdlib", "snapshot", "stdlib"):
+        path = site / stamp[role]
+        assert path.is_file() and build.HASHED_NAME.search(path.name), role
+    assert zipfile.ZipFile(site / stamp["nostdlib"]).namelist() == []
+    assert "allreduce_explainer/bridge.pyc" in zipfile.ZipFile(site / stamp["core"]).namelist()
     lock = json.loads((build.NODE / "pyodide" / "pyodide-lock.json").read_text())
     assert stamp["lock"] == lock["info"]
 

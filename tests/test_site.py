@@ -24,6 +24,23 @@ def test_every_page_loads_clean_and_python_gets_ready(page, server, site):
         page.watch.assert_clean()
 
 
+def test_python_starts_from_the_snapshot_and_fetches_the_stdlib_only_when_asked(page, server):
+    """The 4 MB standard library stays on the server until Python imports a module that the
+    snapshot does not hold; then it is fetched once and the import works."""
+    asked = []
+    page.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]))
+    open_page(page, server, "your-cluster", live=True)
+    assert any(a.startswith("snapshot-") for a in asked), asked
+    assert not any(a.startswith("stdlib-") for a in asked), asked
+    python = page.workers[0]
+    hsv = python.evaluate(
+        "() => self.pyodide.runPython('import colorsys; colorsys.rgb_to_hsv(0.2, 0.4, 0.4)').toJs()"
+    )
+    assert hsv == [0.5, 0.5, 0.4]
+    assert sum(a.startswith("stdlib-") for a in asked) == 1, asked
+    page.watch.assert_clean()
+
+
 def test_stage2_stepper_reaches_owned_chunks_without_python(page, server):
     open_page(page, server, "ring-reduce-scatter")
     w = page.locator("[data-widget=ring_reduce_scatter]")

@@ -247,12 +247,7 @@ def overlap(
     tokens / sequence length, and the layer times are scaled so that they add up to the
     backward's 2/3 of the 6·P·T compute time: one compute figure for both shares.
     """
-    tensors = model.tensors()
-    sizes = [e * grad_bytes for _, e, _ in tensors]
-    flops = [layer.flops for layer in model.layers]
-    total = sum(flops)
-    back = [backward_s * f / total for f in flops] if total else [0.0] * len(flops)
-    bucket_list = ddp.buckets(sizes)
+    ready = _readiness(model, grad_bytes, backward_s)
     memo: dict[int, float] = {0: 0.0}
 
     def seconds(b: int) -> float:
@@ -260,13 +255,25 @@ def overlap(
             memo[b] = allreduce(cluster, algorithm, float(b))["time_s"]
         return memo[b]
 
-    t = ddp.timeline(back, [i for *_, i in tensors], sizes, bucket_list, seconds)
+    t = ddp.schedule(ready, seconds)
     return {
         "backward_s": t["backward_s"],
         "exposed_s": t["exposed_s"],
-        "buckets": len(bucket_list),
+        "buckets": len(ready["buckets"]),
         "allreduce_total_s": t["allreduce_total_s"],
     }
+
+
+@lru_cache(maxsize=8)
+def _readiness(model: Model, grad_bytes: int, backward_s: float) -> dict:
+    """The buckets and when each is ready: the same for every cluster, so share_curve's GPU
+    counts (and a reader's network changes) reuse them. Read only: it is shared."""
+    tensors = model.tensors()
+    sizes = [e * grad_bytes for _, e, _ in tensors]
+    flops = [layer.flops for layer in model.layers]
+    total = sum(flops)
+    back = [backward_s * f / total for f in flops] if total else [0.0] * len(flops)
+    return ddp.readiness(back, [i for *_, i in tensors], sizes, ddp.buckets(sizes))
 
 
 # ---- The calculator's front door ----------------------------------------------------------------

@@ -88,14 +88,14 @@ def backward_times(layer_flops: Sequence[float], flops_per_s: float) -> list[flo
     return [2.0 * f / flops_per_s for f in layer_flops]
 
 
-def timeline(
+def readiness(
     layer_backward_s: Sequence[float],
     tensor_layer: Sequence[int],
     tensor_bytes: Sequence[int],
     bucket_list: Sequence[Sequence[int]],
-    allreduce_s: Callable[[int], float],
 ) -> dict:
-    """When each bucket is ready, starts and ends its all-reduce, and the exposed time.
+    """When each layer's backward ends, and each bucket's (bytes, tensors, ready time): all the
+    timeline needs from the model, whatever the network (so a sweep over clusters reuses it).
 
     Layers are in forward order; the backward runs them last to first from time 0.
     """
@@ -104,24 +104,42 @@ def timeline(
     for i in range(len(layer_backward_s) - 1, -1, -1):
         t += layer_backward_s[i]
         done[i] = t
-    backward = t
+    ready = tuple(
+        (sum(tensor_bytes[i] for i in b), len(b), max(done[tensor_layer[i]] for i in b))
+        for b in bucket_list
+    )
+    return {"backward_s": t, "layer_done_s": done, "buckets": ready}
+
+
+def schedule(ready: dict, allreduce_s: Callable[[int], float]) -> dict:
+    """Each bucket's all-reduce starts when it is ready and the previous one has ended."""
     rows, free = [], 0.0
-    for b in bucket_list:
-        nbytes = sum(tensor_bytes[i] for i in b)
-        ready = max(done[tensor_layer[i]] for i in b)
-        start = max(ready, free)
+    for nbytes, tensors, at in ready["buckets"]:
+        start = max(at, free)
         free = start + allreduce_s(nbytes)
         rows.append(
-            {"bytes": nbytes, "tensors": len(b), "ready_s": ready, "start_s": start, "end_s": free}
+            {"bytes": nbytes, "tensors": tensors, "ready_s": at, "start_s": start, "end_s": free}
         )
     return {
-        "backward_s": backward,
-        "layer_done_s": done,
+        "backward_s": ready["backward_s"],
+        "layer_done_s": ready["layer_done_s"],
         "buckets": rows,
         "allreduce_total_s": sum(r["end_s"] - r["start_s"] for r in rows),
         "comm_end_s": free,
-        "exposed_s": max(0.0, free - backward),
+        "exposed_s": max(0.0, free - ready["backward_s"]),
     }
+
+
+def timeline(
+    layer_backward_s: Sequence[float],
+    tensor_layer: Sequence[int],
+    tensor_bytes: Sequence[int],
+    bucket_list: Sequence[Sequence[int]],
+    allreduce_s: Callable[[int], float],
+) -> dict:
+    """When each bucket is ready, starts and ends its all-reduce, and the exposed time."""
+    ready = readiness(layer_backward_s, tensor_layer, tensor_bytes, bucket_list)
+    return schedule(ready, allreduce_s)
 
 
 def sweep_caps(total_bytes: int, points: int = 41, low_mb: float = 0.1) -> list[float]:

@@ -18,7 +18,7 @@ lookups are counted as free: they are a few per cent of the total.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Layer:
         return sum(n for _, n in self.tensors)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: the calculator caches work per model
 class Model:
     key: str
     label: str
@@ -41,11 +41,11 @@ class Model:
     layers: tuple[Layer, ...]
     source: str  # the reference implementation whose parameter count this reproduces
 
-    @property
+    @cached_property
     def params(self) -> int:
         return sum(layer.params for layer in self.layers)
 
-    @property
+    @cached_property
     def forward_flops(self) -> float:
         """Forward FLOPs per sample."""
         return sum(layer.flops for layer in self.layers)

@@ -1,41 +1,88 @@
-// The page's Python: boots Pyodide, unpacks the core from the site's zip, answers widget calls.
+// The page's Python: restores Pyodide from the site's snapshot (or boots it), answers widget calls.
 // A module worker because Pyodide's ES module build requires it.
 import { loadPyodide } from "../../vendor/pyodide/pyodide.mjs";
+import { CORE, stdlibOnDemand, unpack } from "./snapshot.mjs";
 
-// build.py writes here, when it copies this file into the site, the name of the standard library
-// it pre-compiled to bytecode for this very Pyodide (so nothing is compiled while the reader
-// waits) and the `info` of Pyodide's lock file (so the lock is not fetched: the core needs no
-// package). Left null, as in templates/, Pyodide loads its own .py standard library and lock.
+// build.py writes here, when it copies this file into the site, the names of the files it made
+// with this very Pyodide: the standard library and the core compiled to bytecode; the memory
+// snapshot of a Pyodide that has booted, imported the core and called every widget
+// (buildtools/snapshot.mjs), so nothing is compiled or imported while the reader waits; the empty
+// zip that stands in for the standard library while Python runs from it (snapshot.mjs); and the
+// `info` of Pyodide's lock file (the core needs no package, so the lock is not fetched). Left
+// null, as in templates/, the worker boots Pyodide the documented way when the page sends "init".
 const BUILD = null;
+const SITE = new URL("../../", import.meta.url);
 
 let bridge = null;
-let python = null;  // kept for the memory report (bench/memory.py)
+let python = null;  // kept for the memory report (bench/memory.py), and as self.pyodide for tests
 
-function options(indexURL) {
+function bytes(url) {
+  return fetch(url).then((r) => {
+    if (!r.ok) throw new Error(`${url} answered ${r.status}`);
+    return r.arrayBuffer();
+  });
+}
+
+// The real standard library, fetched synchronously (workers may) when Python imports from it a
+// module the snapshot does not hold.
+function fetchStdlib() {
+  const request = new XMLHttpRequest();
+  request.open("GET", new URL(BUILD.stdlib, SITE).href, false);
+  request.responseType = "arraybuffer";
+  request.send();
+  if (request.status !== 200) throw new Error(`the standard library answered ${request.status}`);
+  return new Uint8Array(request.response);
+}
+
+function options(indexURL, stdlib) {
   const opts = { indexURL };
   if (BUILD) {
-    opts.stdLibURL = new URL(BUILD.stdlib, new URL("../../", import.meta.url)).href;
+    opts.stdLibURL = new URL(stdlib, SITE).href;
     opts.lockFileContents = { info: BUILD.lock, packages: {} };
   }
   return opts;
 }
 
-async function init(msg) {
-  const zip = fetch(msg.core).then((r) => {
-    if (!r.ok) throw new Error(`the core's zip answered ${r.status}`);
-    return r.arrayBuffer();
-  });
-  const pyodide = await loadPyodide(options(msg.indexURL));
-  pyodide.unpackArchive(await zip, "zip");
-  bridge = pyodide.pyimport("allreduce_explainer.bridge");
-  python = pyodide;
+// Restores the snapshot if there is one; if that fails (a host that mangles the file, a browser
+// that rejects it), boots Python from the start instead: slower, same answers.
+async function start(indexURL) {
+  if (BUILD && BUILD.snapshot) {
+    try {
+      const snapshot = bytes(new URL(BUILD.snapshot, SITE)).then(unpack);
+      snapshot.catch(() => {});  // its failure is caught below, once loadPyodide awaits it
+      const opts = { ...options(indexURL, BUILD.nostdlib), _loadSnapshot: snapshot };
+      const pyodide = await loadPyodide(opts);
+      stdlibOnDemand(pyodide, BUILD.lock.python, fetchStdlib);
+      return pyodide;
+    } catch (err) {
+      const why = (err && err.message) || err;
+      console.warn(`Python's snapshot did not load (${why}); starting Python from scratch.`);
+    }
+  }
+  return loadPyodide(options(indexURL, BUILD && BUILD.stdlib));
 }
+
+// Python imports the core from its zip, as it does the standard library; the snapshot has it
+// imported already, and the zip on the path serves any import made later.
+async function boot(core, indexURL) {
+  const zip = bytes(core);  // in parallel with Pyodide's own files
+  const pyodide = await start(indexURL);
+  pyodide.FS.writeFile(CORE, new Uint8Array(await zip));
+  pyodide.runPython(`import sys\nif "${CORE}" not in sys.path: sys.path.insert(0, "${CORE}")`);
+  bridge = pyodide.pyimport("allreduce_explainer.bridge");
+  python = self.pyodide = pyodide;
+}
+
+// A built worker knows its files, so it starts booting as soon as it is loaded, without waiting
+// for the page's "init" message to be delivered.
+let booting = BUILD ? boot(new URL(BUILD.core, SITE).href, new URL("vendor/pyodide/", SITE).href) : null;
+if (booting) booting.catch(() => {});  // reported when "init" asks for it
 
 self.onmessage = async (e) => {
   const msg = e.data;
   if (msg.type === "init") {
     try {
-      await init(msg);
+      await (booting ??= boot(msg.core, msg.indexURL));
       self.postMessage({ type: "ready" });
     } catch (err) {
       self.postMessage({ type: "failed", message: String((err && err.message) || err) });

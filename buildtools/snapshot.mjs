@@ -1,0 +1,74 @@
+// Boot the shipped Pyodide under Node exactly as the page's worker would (the compiled standard
+// library, the core unpacked, the bridge imported, every widget called once with its defaults),
+// then write its memory snapshot, which the worker restores instead of starting Python.
+// Usage: node buildtools/snapshot.mjs <out.bin> <stdlib.zip> <core.zip>
+//
+// Why: starting CPython and Pyodide's own Python runtime, then importing the core, is most of a
+// page's wait for Python; restoring memory replaces all of it (Pyodide's `_makeSnapshot` /
+// `_loadSnapshot`, the way Pyodide builds its own dist/snapshot.bin in Node). The snapshot holds
+// no JavaScript objects, only WebAssembly memory, so one made in Node serves every browser.
+//
+// The build must give the same bytes every time, so the entropy, clocks and hash seed Python sees
+// here are fixed: every reader's Python then starts from one known state (its `random` module is
+// not used for anything secret; the site has no secrets).
+import nodeCrypto from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import { loadPyodide } from "pyodide";
+import { CORE, pack } from "../templates/static/js/snapshot.mjs";
+
+function fixWorld() {
+  let x = 0x9e3779b9; // xorshift32: a fixed stream in place of the system's randomness
+  const next = () => {
+    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    return x;
+  };
+  const fill = (view) => {
+    const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = next() & 255;
+    return view;
+  };
+  nodeCrypto.randomFillSync = fill; // what Emscripten uses under Node
+  globalThis.crypto.getRandomValues = fill;
+  Math.random = () => next() / 2 ** 32;
+  let ms = Date.UTC(2020, 0, 1); // file times in Pyodide's file system, Python's clocks
+  Date.now = () => (ms += 1);
+  let t = 0;
+  performance.now = () => (t += 1);
+}
+
+const WARM = `
+import json, sys
+sys.path.insert(0, "${CORE}")
+from allreduce_explainer import bridge
+from allreduce_explainer.widgets import WIDGETS
+for name in sorted(WIDGETS):
+    assert json.loads(bridge.call(name, "{}"))["ok"], name
+`;
+
+async function main() {
+  const [outPath, stdlibPath, corePath] = process.argv.slice(2);
+  if (!corePath) throw new Error("usage: node buildtools/snapshot.mjs <out.bin> <stdlib.zip> <core.zip>");
+  fixWorld();
+  const lock = JSON.parse(await readFile(new URL(import.meta.resolve("pyodide/pyodide-lock.json")), "utf8"));
+  const log = console.log; // Pyodide's start-up chatter stays off stdout
+  console.log = (...args) => console.error(...args);
+  try {
+    const pyodide = await loadPyodide({
+      stdLibURL: stdlibPath,
+      lockFileContents: { info: lock.info, packages: {} },
+      env: { PYTHONHASHSEED: "0" },
+      _makeSnapshot: true,
+    });
+    pyodide.FS.writeFile(CORE, new Uint8Array(await readFile(corePath)));
+    pyodide.runPython(WARM);
+    const memory = pyodide.makeMemorySnapshot();
+    await writeFile(outPath, pack(memory));
+  } finally {
+    console.log = log;
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`snapshot failed: ${err && err.stack ? err.stack : err}\n`);
+  process.exit(1);
+});

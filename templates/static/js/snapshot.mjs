@@ -1,0 +1,69 @@
+// Python restored from a memory snapshot: the file's format, and the standard library fetched
+// only when Python asks for a module the snapshot does not hold. Shared by the page's worker,
+// buildtools/snapshot.mjs (which writes the file) and tests/pyodide_selfcheck.mjs (which
+// restores it under Node).
+
+// A snapshot is mostly empty pages, so it is stored as its size, the numbers of the pages that
+// hold anything and those pages: about half its size before compression, and so that much less
+// for the browser to decompress.
+const PAGE = 1 << 16;
+const MAGIC = 0x31534541; // "AES1"
+
+export function pack(memory) {
+  const pages = [];
+  for (let p = 0; p * PAGE < memory.length; p++) {  // the last page may be shorter
+    if (memory.subarray(p * PAGE, (p + 1) * PAGE).some((b) => b !== 0)) pages.push(p);
+  }
+  const head = new Uint32Array([MAGIC, memory.length, pages.length, ...pages]);
+  const out = new Uint8Array(head.byteLength + pages.length * PAGE);
+  out.set(new Uint8Array(head.buffer));
+  pages.forEach((p, i) => out.set(memory.subarray(p * PAGE, (p + 1) * PAGE), head.byteLength + i * PAGE));
+  return out;
+}
+
+export function unpack(buffer) {
+  const [magic, size, count] = buffer.byteLength >= 12 ? new Uint32Array(buffer, 0, 3) : [];
+  if (magic !== MAGIC || buffer.byteLength !== 12 + 4 * count + count * PAGE) {
+    throw new Error("not a packed snapshot");
+  }
+  const pages = new Uint32Array(buffer, 12, count);
+  const data = new Uint8Array(buffer, 12 + 4 * count);
+  const memory = new Uint8Array(size);
+  pages.forEach((p, i) => {
+    const length = Math.min(PAGE, size - p * PAGE);
+    memory.set(data.subarray(i * PAGE, i * PAGE + length), p * PAGE);
+  });
+  return memory;
+}
+
+// Where Python imports the core from: a zip on sys.path, as the standard library is.
+export const CORE = "/lib/allreduce_explainer.zip";
+
+// Python restored from the snapshot holds every module the widgets use, so its standard library
+// is not fetched while the reader waits: an empty zip stands in for it. This finder, asked before
+// Python's path finder for any module not loaded yet, calls `load` (which returns the real zip's
+// bytes) once, the first time the module is the standard library's or Pyodide's, and writes them
+// where Pyodide put the stand-in, for the zip importer that knows their table of contents from
+// the snapshot. `version` is Python's, as in "3.14.2".
+export function stdlibOnDemand(pyodide, version, load) {
+  const [major, minor] = version.split(".");
+  const path = `/lib/python${major}${minor}.zip`;
+  pyodide.globals.set("_load_stdlib", (name) => pyodide.FS.writeFile(path, load(name)));
+  pyodide.runPython(`
+import sys
+
+class _StdlibOnDemand:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top not in sys.stdlib_module_names and top not in ("pyodide", "_pyodide"):
+            return None  # the core's, say: the path finder finds it
+        sys.meta_path.remove(_StdlibOnDemand)
+        _load_stdlib(name)
+        return None
+
+sys.meta_path.insert(
+    [getattr(f, "__name__", "") for f in sys.meta_path].index("PathFinder"), _StdlibOnDemand
+)
+`);
+}
