@@ -48,8 +48,9 @@ PYODIDE_FILES = [
     "pyodide-lock.json",
 ]
 PLOTLY = "plotly.js-basic-dist-min/plotly-basic.min.js"
-# Pyodide's standard library pre-compiled to bytecode by that very Pyodide under Node (slow, so
-# cached per Pyodide version and tool); the worker is told its name instead of the .py original.
+# Tools run under Node with the shipped Pyodide: one compiles Python to bytecode (the standard
+# library, the core), one writes the memory snapshot the worker restores. Their outputs are cached
+# by content, as each starts Pyodide, which takes seconds.
 STDLIB_TOOL = ROOT / "buildtools" / "compile_stdlib.mjs"
 SNAPSHOT_TOOL = ROOT / "buildtools" / "snapshot.mjs"
 TOOL_DEPENDS = [  # what the tools' output depends on besides the tool and its inputs
@@ -57,7 +58,7 @@ TOOL_DEPENDS = [  # what the tools' output depends on besides the tool and its i
     NODE / "pyodide" / "python_stdlib.zip",
     TEMPLATES / "static" / "js" / "snapshot.mjs",
 ]
-STDLIB_CACHE = NODE / ".cache" / "allreduce-explainer"
+TOOL_CACHE = NODE / ".cache" / "allreduce-explainer"
 WORKER_STAMP = "const BUILD = null;"
 EMPTY_ZIP = b"PK\x05\x06" + bytes(18)  # a zip's end record, and nothing before it
 COMPRESSIBLE = {
@@ -99,7 +100,7 @@ def node_tool(tool: Path, *inputs: bytes) -> bytes:
     digests = [hashlib.sha256(p.read_bytes()).digest() for p in (tool, *TOOL_DEPENDS)]
     digests += [hashlib.sha256(data).digest() for data in inputs]
     key = hashlib.sha256(b"".join(digests)).hexdigest()[:16]
-    cached = STDLIB_CACHE / f"{tool.stem}-{key}.out"
+    cached = TOOL_CACHE / f"{tool.stem}-{key}.out"
     if not cached.exists():
         node = shutil.which("node")
         if node is None:
@@ -368,7 +369,7 @@ def gzipped(data: bytes) -> bytes:
     files (Pyodide) are compressed once and cached by content, as compressing them takes seconds."""
     if len(data) < 1 << 18:
         return gzip.compress(data, compresslevel=9, mtime=0)
-    cached = STDLIB_CACHE / "gz" / f"{hashlib.sha256(data).hexdigest()}.gz"
+    cached = TOOL_CACHE / "gz" / f"{hashlib.sha256(data).hexdigest()}.gz"
     if not cached.exists():
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")

@@ -1,5 +1,6 @@
 // Boot the shipped Pyodide under Node exactly as the page's worker would (the compiled standard
-// library, the core unpacked, the bridge imported, every widget called once with its defaults),
+// library, the core's zip on sys.path, the bridge imported, every widget called with its defaults
+// and with the widgets' WARM parameters),
 // then write its memory snapshot, which the worker restores instead of starting Python.
 // Usage: node buildtools/snapshot.mjs <out.bin> <stdlib.zip> <core.zip>
 //
@@ -40,9 +41,9 @@ const WARM = `
 import json, sys
 sys.path.insert(0, "${CORE}")
 from allreduce_explainer import bridge
-from allreduce_explainer.widgets import WIDGETS
-for name in sorted(WIDGETS):
-    assert json.loads(bridge.call(name, "{}"))["ok"], name
+from allreduce_explainer.widgets import WARM, WIDGETS
+for name, params in [(name, {}) for name in sorted(WIDGETS)] + WARM:
+    assert json.loads(bridge.call(name, json.dumps(params)))["ok"], (name, params)
 `;
 
 async function main() {

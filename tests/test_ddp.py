@@ -118,6 +118,9 @@ def test_timeline_equals_an_independent_calculation(seed):
     exposed, comm = independent_exposed(times, layer, sizes, buckets, ar)
     assert t["exposed_s"] == pytest.approx(exposed, abs=1e-12)
     assert t["comm_end_s"] == pytest.approx(comm, abs=1e-12)
+    # the row-less version the calculator's sweeps use gives the very same figures
+    ready = ddp.readiness(times, layer, sizes, buckets)
+    assert ddp.comm_end(ready, ar) == (t["comm_end_s"], t["allreduce_total_s"])
 
 
 @pytest.mark.parametrize("key", ["gpt2", "bert-base", "resnet50"])

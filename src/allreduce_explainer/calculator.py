@@ -160,16 +160,21 @@ class Cluster:
         return self.gpu.link_gbps
 
     def topology(self, algorithm: str, gpus: int | None = None) -> Topology:
-        n = self.gpus if gpus is None else gpus
-        return Topology.make(
-            n,
-            min(self.gpus_per_node, n),
-            self.intra_rate(algorithm),
-            self.nic_gbps,
-            self.intra_latency_us,
-            self.inter_latency_us,
-            max_gpus=MAX_GPUS,
-        )
+        return _topology(self, algorithm, self.gpus if gpus is None else gpus)
+
+
+@lru_cache(maxsize=256)
+def _topology(c: Cluster, algorithm: str, n: int) -> Topology:
+    """Made once per cluster, algorithm and size: a share curve asks for each a hundred times."""
+    return Topology.make(
+        n,
+        min(c.gpus_per_node, n),
+        c.intra_rate(algorithm),
+        c.nic_gbps,
+        c.intra_latency_us,
+        c.inter_latency_us,
+        max_gpus=MAX_GPUS,
+    )
 
 
 # The tree's closed form walks its pipeline step by step, which at thousands of GPUs takes a
@@ -248,19 +253,13 @@ def overlap(
     backward's 2/3 of the 6·P·T compute time: one compute figure for both shares.
     """
     ready = _readiness(model, grad_bytes, backward_s)
-    memo: dict[int, float] = {0: 0.0}
-
-    def seconds(b: int) -> float:
-        if b not in memo:
-            memo[b] = allreduce(cluster, algorithm, float(b))["time_s"]
-        return memo[b]
-
-    t = ddp.schedule(ready, seconds)
+    took = {b: allreduce(cluster, algorithm, float(b))["time_s"] for b in ready["sizes"]}
+    end, busy = ddp.comm_end(ready, took.__getitem__)
     return {
-        "backward_s": t["backward_s"],
-        "exposed_s": t["exposed_s"],
+        "backward_s": ready["backward_s"],
+        "exposed_s": max(0.0, end - ready["backward_s"]),
         "buckets": len(ready["buckets"]),
-        "allreduce_total_s": t["allreduce_total_s"],
+        "allreduce_total_s": busy,
     }
 
 
@@ -273,7 +272,8 @@ def _readiness(model: Model, grad_bytes: int, backward_s: float) -> dict:
     flops = [layer.flops for layer in model.layers]
     total = sum(flops)
     back = [backward_s * f / total for f in flops] if total else [0.0] * len(flops)
-    return ddp.readiness(back, [i for *_, i in tensors], sizes, ddp.buckets(sizes))
+    ready = ddp.readiness(back, [i for *_, i in tensors], sizes, ddp.buckets(sizes))
+    return {**ready, "sizes": frozenset(b for b, _, _ in ready["buckets"])}
 
 
 # ---- The calculator's front door ----------------------------------------------------------------

@@ -111,6 +111,17 @@ def readiness(
     return {"backward_s": t, "layer_done_s": done, "buckets": ready}
 
 
+def comm_end(ready: dict, allreduce_s: Callable[[int], float]) -> tuple[float, float]:
+    """(when the last all-reduce ends, the time spent all-reducing): schedule() without its
+    rows, for sweeps that need only the exposed time."""
+    free = busy = 0.0
+    for nbytes, _, at in ready["buckets"]:
+        start = at if at > free else free
+        free = start + allreduce_s(nbytes)
+        busy += free - start  # as schedule() sums its rows
+    return free, busy
+
+
 def schedule(ready: dict, allreduce_s: Callable[[int], float]) -> dict:
     """Each bucket's all-reduce starts when it is ready and the previous one has ended."""
     rows, free = [], 0.0

@@ -5,8 +5,10 @@ calls the same function (through bridge.py) whenever a reader changes a control.
 raises ParamError naming it, which the page shows next to that control.
 
 Each module of this package serves one page and exports WIDGETS, a dict name -> function, and
-optionally facts() -> dict of the figures its prose quotes ({{ f.NAME }}); this registry collects
-them all, so a new page adds a module and nothing else.
+optionally facts() -> dict of the figures its prose quotes ({{ f.NAME }}) and WARM, calls
+[(widget, params)] whose first answer is slow (a model to build, a layout to count): the site's
+Python snapshot has made them already, so a reader's first choice is as quick as the second. This
+registry collects them all, so a new page adds a module and nothing else.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ import pkgutil
 
 WIDGETS: dict = {}
 FACTS: list = []  # the modules' facts() functions, called by the build only
+WARM: list = []  # the modules' slow first calls, made before the snapshot is taken
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _info.name != "common":
         _module = importlib.import_module(f"{__name__}.{_info.name}")
         WIDGETS.update(_module.WIDGETS)
         if hasattr(_module, "facts"):
             FACTS.append(_module.facts)
+        WARM.extend(getattr(_module, "WARM", []))

@@ -42,6 +42,7 @@
 
   AE.views.chart = function (root) {
     var state = null;
+    var drawn = new WeakMap();  // chart element -> the JSON of what it shows
 
     function parts(name) {
       if (!name) return state;
@@ -51,14 +52,20 @@
       var sel = '[data-role="' + role + '"]' + (name ? '[data-figure="' + name + '"]' : ":not([data-figure])");
       return root.querySelector(sel);
     }
-    function draw() {
+    // A chart whose figure, summary and table Python sent unchanged (a stage 8 chart with no log
+    // pasted) is left alone: redrawing it, or even rewriting its text, makes the browser lay out
+    // and paint again. A new theme redraws every figure.
+    function draw(retheme) {
       root.querySelectorAll('[data-role="chart"]').forEach(function (chart) {
         var name = chart.getAttribute("data-figure");
         var p = parts(name);
         if (!p || !p.figure) return;
+        var json = JSON.stringify(p);
+        if (!retheme && drawn.get(chart) === json) return;
         if (window.Plotly) {
           Plotly.react(chart, p.figure.data, themed(p.figure.layout, chart),
             { displayModeBar: false, responsive: true });
+          drawn.set(chart, json);
         }
         chart.setAttribute("aria-label", p.summary);
         var summary = find("chart-summary", name), box = find("chart-table", name);
@@ -66,8 +73,8 @@
         if (box && p.table) box.replaceChildren(table(p.table));
       });
     }
-    document.addEventListener("ae:theme", function () { if (state) draw(); });
-    return { render: function (s) { state = s; draw(); } };
+    document.addEventListener("ae:theme", function () { if (state) draw(true); });
+    return { render: function (s) { state = s; draw(false); } };
   };
   AE.views.panel = AE.views.chart;
 })();

@@ -110,6 +110,11 @@
       var waiting = this.waiting;
       this.waiting = [];
       waiting.forEach(function (w) { this.send(w); }, this);
+      // the worker runs the page's widgets while the reader reads, to warm up (worker.mjs)
+      var names = (AE.widgets || []).map(function (w) { return w.name; });
+      this.worker.postMessage({ type: "warm", widgets: names.filter(function (n, i) {
+        return names.indexOf(n) === i;
+      }) });
     } else if (msg.type === "failed") {
       this.fail("Python could not start (" + msg.message + ")" + STATIC);
     } else if (msg.type === "result") {
@@ -163,13 +168,14 @@
     var s = this.state;
     this.view.render(s);
     var readouts = s.readouts || {};
+    // only what changed is written: each write makes the browser lay the page out again
     this.el.querySelectorAll("[data-readout]").forEach(function (o) {
       var k = o.getAttribute("data-readout");
-      if (k in readouts) o.textContent = readouts[k];
+      if (k in readouts && o.textContent !== readouts[k]) o.textContent = readouts[k];
     });
     this.el.querySelectorAll("[data-param]").forEach(function (c) {
-      var k = c.getAttribute("data-param");
-      if (k in s.params && document.activeElement !== c && s.params[k] !== null) c.value = s.params[k];
+      var k = c.getAttribute("data-param"), v = s.params[k];
+      if (k in s.params && document.activeElement !== c && v !== null && c.value !== String(v)) c.value = v;
     });
   };
   Widget.prototype.controlValue = function (c) {

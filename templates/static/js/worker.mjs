@@ -78,6 +78,26 @@ async function boot(core, indexURL) {
 let booting = BUILD ? boot(new URL(BUILD.core, SITE).href, new URL("vendor/pyodide/", SITE).href) : null;
 if (booting) booting.catch(() => {});  // reported when "init" asks for it
 
+// After "ready", while the reader reads: call the page's widgets with their defaults for a few
+// hundred milliseconds of Python, one call per task, so a reader's change waits behind one call
+// at most. Python restored from the snapshot has run nothing in this browser yet, so the
+// WebAssembly compiler has not optimised the interpreter; without these calls a reader's first
+// twenty or so changes take two to four times as long as later ones (bench/RESULTS.md).
+const WARM_MS = 300;
+
+function warm(widgets) {
+  let spent = 0;
+  let i = 0;
+  const next = () => {
+    if (spent >= WARM_MS || widgets.length === 0) return;
+    const t0 = performance.now();
+    bridge.call(widgets[i++ % widgets.length], "{}");
+    spent += performance.now() - t0;
+    setTimeout(next, 0);
+  };
+  setTimeout(next, 0);
+}
+
 self.onmessage = async (e) => {
   const msg = e.data;
   if (msg.type === "init") {
@@ -87,6 +107,8 @@ self.onmessage = async (e) => {
     } catch (err) {
       self.postMessage({ type: "failed", message: String((err && err.message) || err) });
     }
+  } else if (msg.type === "warm" && bridge) {
+    warm(msg.widgets);
   } else if (msg.type === "stats") {  // for bench/memory.py: Python's live objects, Wasm memory
     const objects = python.runPython("import gc; gc.collect(); len(gc.get_objects())");
     self.postMessage({ type: "stats", objects, wasmBytes: python._module.HEAP8.buffer.byteLength });
