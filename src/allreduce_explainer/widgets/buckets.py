@@ -170,7 +170,7 @@ def _timeline(r: dict) -> dict:
                     }
                 ],
                 "legend": {"orientation": "h", "y": -0.4, "yanchor": "top"},
-                "margin": {"l": 80, "r": 10, "t": 10, "b": 60},
+                "margin": {"l": 80, "r": 30, "t": 10, "b": 60},
             },
         },
         "summary": (
@@ -252,7 +252,7 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
                     "range": [0, top * 1.1 if top > 0 else 1],
                 },
                 "legend": {"orientation": "h", "y": -0.4, "yanchor": "top"},
-                "margin": {"l": 60, "r": 10, "t": 10, "b": 60},
+                "margin": {"l": 60, "r": 30, "t": 10, "b": 60},
             },
         },
         "summary": (

@@ -217,7 +217,7 @@ def _share_figure(curve: list, r: dict) -> dict:
         },
         "yaxis": {"title": {"text": "all-reduce share of a step (%)"}, "range": [0, 100]},
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-        "margin": {"l": 60, "r": 10, "t": 10, "b": 50},
+        "margin": {"l": 60, "r": 30, "t": 10, "b": 50},
     }
     return {
         "figure": {"data": data, "layout": layout},
@@ -456,7 +456,7 @@ def _size_layout(title: str) -> dict:
         },  # fmt: skip
         "yaxis": {"title": {"text": title}, "type": "log", "dtick": 1, "exponentformat": "SI"},
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-        "margin": {"l": 60, "r": 10, "t": 10, "b": 50},
+        "margin": {"l": 60, "r": 30, "t": 10, "b": 50},
     }
 
 

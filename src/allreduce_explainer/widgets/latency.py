@@ -257,7 +257,7 @@ def _time_layout(small: float, large: float) -> dict:
             ],  # fmt: skip
         },
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-        "margin": {"l": 60, "r": 10, "t": 10, "b": 50},
+        "margin": {"l": 60, "r": 30, "t": 10, "b": 50},
     }
 
 
@@ -318,7 +318,7 @@ def steps(params=None) -> dict:
                     "range": [0, math.log10(20000)],
                 },
                 "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-                "margin": {"l": 60, "r": 10, "t": 10, "b": 50},
+                "margin": {"l": 60, "r": 30, "t": 10, "b": 50},
             },
         },
         "summary": (

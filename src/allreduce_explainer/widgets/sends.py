@@ -175,7 +175,7 @@ def _layout() -> dict:
             "tickvals": [0.5, 1, 2, 10, 100, 1000],
         },
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-        "margin": {"l": 60, "r": 10, "t": 10, "b": 50},
+        "margin": {"l": 60, "r": 30, "t": 10, "b": 50},
     }
 
 

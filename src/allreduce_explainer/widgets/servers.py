@@ -327,9 +327,9 @@ def _figure(times: dict, servers: int, g: int, at: dict) -> dict:
                 "range": [math.log10(0.8), math.log10(80)],
                 "tickvals": SERVER_X,
             },
-            "yaxis": {"title": {"text": "time of one all-reduce (s)"}, "type": "log"},
+            "yaxis": {"title": {"text": "all-reduce time (s)"}, "type": "log"},
             "legend": {"orientation": "h", "y": -0.4, "yanchor": "top"},
-            "margin": {"l": 60, "r": 10, "t": 10, "b": 60},
+            "margin": {"l": 60, "r": 30, "t": 10, "b": 60},
         },
     }
 

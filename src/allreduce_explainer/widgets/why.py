@@ -128,7 +128,7 @@ def scaling(params=None) -> dict:
                 },
                 "yaxis": {"title": {"text": "time of one all-reduce (s)"}, "type": "log"},
                 "legend": {"orientation": "h", "y": -0.25},
-                "margin": {"l": 60, "r": 10, "t": 10, "b": 60},
+                "margin": {"l": 60, "r": 30, "t": 10, "b": 60},
             },
         },
         "summary": (
