@@ -53,11 +53,13 @@ PLOTLY = "plotly.js-basic-dist-min/plotly-basic.min.js"
 # by content, as each starts Pyodide, which takes seconds.
 STDLIB_TOOL = ROOT / "buildtools" / "compile_stdlib.mjs"
 SNAPSHOT_TOOL = ROOT / "buildtools" / "snapshot.mjs"
-TOOL_DEPENDS = [  # what the tools' output depends on besides the tool and its inputs
-    NODE / "pyodide" / "package.json",
-    NODE / "pyodide" / "python_stdlib.zip",
-    TEMPLATES / "static" / "js" / "snapshot.mjs",
-]
+# what a tool's output depends on besides the tool and its inputs: Pyodide, and the modules the
+# tool imports from the site
+PYODIDE_VERSION = NODE / "pyodide" / "package.json"
+TOOL_DEPENDS = {
+    STDLIB_TOOL: [PYODIDE_VERSION, NODE / "pyodide" / "python_stdlib.zip"],
+    SNAPSHOT_TOOL: [PYODIDE_VERSION, TEMPLATES / "static" / "js" / "snapshot.mjs"],
+}
 TOOL_CACHE = NODE / ".cache" / "allreduce-explainer"
 WORKER_STAMP = "const BUILD = null;"
 EMPTY_ZIP = b"PK\x05\x06" + bytes(18)  # a zip's end record, and nothing before it
@@ -97,7 +99,7 @@ def node_tool(tool: Path, *inputs: bytes) -> bytes:
     """What a build tool writes when run under Node on the vendored Pyodide (`node tool out
     in...`), cached by the content of the tool, Pyodide and the inputs: starting Pyodide takes
     seconds, and the tools write the same bytes for the same inputs."""
-    digests = [hashlib.sha256(p.read_bytes()).digest() for p in (tool, *TOOL_DEPENDS)]
+    digests = [hashlib.sha256(p.read_bytes()).digest() for p in (tool, *TOOL_DEPENDS[tool])]
     digests += [hashlib.sha256(data).digest() for data in inputs]
     key = hashlib.sha256(b"".join(digests)).hexdigest()[:16]
     cached = TOOL_CACHE / f"{tool.stem}-{key}.out"

@@ -1,7 +1,7 @@
 // Boot the shipped Pyodide under Node exactly as the page's worker would (the compiled standard
 // library, the core's zip on sys.path, the bridge imported, every widget called with its defaults
-// and with the widgets' WARM parameters),
-// then write its memory snapshot, which the worker restores instead of starting Python.
+// and with the widgets' WARM parameters), then write its memory snapshot, which the worker
+// restores instead of starting Python.
 // Usage: node buildtools/snapshot.mjs <out.bin> <stdlib.zip> <core.zip>
 //
 // Why: starting CPython and Pyodide's own Python runtime, then importing the core, is most of a

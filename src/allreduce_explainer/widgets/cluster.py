@@ -61,6 +61,7 @@ ALGORITHM_TEXT = {
 
 WARM = [("cluster", {"model": key}) for key in calculator.PRESET_MODELS]
 
+
 def _choose(p: dict) -> dict:
     """Apply the select-decides rule; the names are normalised to the presets' spellings."""
     out = dict(p)
