@@ -63,9 +63,7 @@ TOOL_DEPENDS = {
 TOOL_CACHE = NODE / ".cache" / "allreduce-explainer"
 WORKER_STAMP = "const BUILD = null;"
 EMPTY_ZIP = b"PK\x05\x06" + bytes(18)  # a zip's end record, and nothing before it
-COMPRESSIBLE = {
-    ".html", ".js", ".mjs", ".css", ".json", ".wasm", ".zip", ".bin", ".svg", ".txt"
-}
+COMPRESSIBLE = {".html", ".js", ".mjs", ".css", ".json", ".wasm", ".zip", ".bin", ".svg", ".txt"}
 HASHED_NAME = re.compile(r"-[0-9a-f]{16}\.\w+$")  # core-<hash>.zip, snapshot-<hash>.bin, …
 IMMUTABLE = "public, max-age=31536000, immutable"
 # Scripts only from the site itself, plus WebAssembly compilation for Pyodide. Inline styles are

@@ -77,8 +77,11 @@ def main() -> None:
     httpd.shutdown()
     print(f"After 300 warm-up changes, then {a.changes} more on stage 2 (GPU count 5 <-> 6):")
     print("| measure | after warm-up | at the end | growth |\n|---|---:|---:|---:|")
-    for key, label in (("js_heap", "page JS heap (bytes)"), ("py_objects", "Python live objects"),
-                       ("wasm", "Wasm memory (bytes)")):
+    for key, label in (
+        ("js_heap", "page JS heap (bytes)"),
+        ("py_objects", "Python live objects"),
+        ("wasm", "Wasm memory (bytes)"),
+    ):
         b, e = before[key], after[key]
         print(f"| {label} | {b:,} | {e:,} | {100 * (e - b) / b:+.1f}% |")
 

@@ -173,8 +173,13 @@ def test_nccl_dtree_matches_the_published_picture():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(ALGORITHMS), cluster(32), st.integers(1, 200), st.floats(0, 20),
-       st.floats(0, 20))
+@given(
+    st.sampled_from(ALGORITHMS),
+    cluster(32),
+    st.integers(1, 200),
+    st.floats(0, 20),
+    st.floats(0, 20),
+)
 def test_count_only_mode_equals_the_full_simulation(algorithm, ng, length, a_in, a_out):
     from allreduce_explainer.simulate import count
 

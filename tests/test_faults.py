@@ -95,8 +95,11 @@ def test_bad_values_in_every_control_of_every_page(page, server, site):
                     if control.input_value() == value:
                         continue  # no change, no request
                     # leaving the field is what makes a text box (and any input) report a change
-                    settle(page, name,
-                           lambda c=control, v=value: (c.fill(v), c.evaluate("e => e.blur()")))
+                    settle(
+                        page,
+                        name,
+                        lambda c=control, v=value: (c.fill(v), c.evaluate("e => e.blur()")),
+                    )
                     error = widget.locator(f"[data-error-for='{param}']").inner_text()
                     if error:  # said next to the control, which still shows what was typed
                         shown = control.input_value()
@@ -125,8 +128,14 @@ def test_pasted_log_survives_a_reload_after_other_changes(page, server):
     box.fill((ROOT / "tests" / "data" / "allreduce_current.txt").read_text())
     box.press("Tab")
     w.locator("[data-readout=log_fit]", has_text="latency").wait_for(timeout=30_000)
-    settle(page, "cluster", lambda: (w.locator("[data-param=mfu]").fill("0.5"),
-                                     w.locator("[data-param=mfu]").press("Enter")))
+    settle(
+        page,
+        "cluster",
+        lambda: (
+            w.locator("[data-param=mfu]").fill("0.5"),
+            w.locator("[data-param=mfu]").press("Enter"),
+        ),
+    )
     assert "cluster.mfu=0.5" in page.url and "log" not in page.url.split("?", 1)[1]
     page.reload()
     page.wait_for_selector(PY_READY, state="attached", timeout=90_000)
@@ -137,13 +146,15 @@ def test_pasted_log_survives_a_reload_after_other_changes(page, server):
 
 def test_corrupted_stored_value_is_dropped_with_a_notice(page, server):
     page.context.add_init_script(
-        "try { localStorage.setItem('allreduce-explainer:cluster:log', '{not json'); } "
-        "catch (e) {}")
+        "try { localStorage.setItem('allreduce-explainer:cluster:log', '{not json'); } catch (e) {}"
+    )
     open_page(page, server, "your-cluster", live=True)
     w = page.locator("[data-widget=cluster]")
     assert "discarded" in w.locator("[data-error-for=_]").inner_text()
     assert page.evaluate("() => localStorage.getItem('allreduce-explainer:cluster:log')") in (
-        None, '{"v":1,"value":""}')
+        None,
+        '{"v":1,"value":""}',
+    )
     page.watch.assert_clean()
 
 
@@ -151,8 +162,10 @@ def test_pasted_markup_is_shown_as_text(page, server):
     open_page(page, server, "your-cluster", live=True)
     w = page.locator("[data-widget=cluster]")
     box = w.locator("[data-param=log]")
-    hostile = ("<img src=x onerror=window.__pwned=1>\n<script>window.__pwned=2</script>\n"
-               "# Rank  0 Group  0 Pid 1 on <b>host</b> device  0\n")
+    hostile = (
+        "<img src=x onerror=window.__pwned=1>\n<script>window.__pwned=2</script>\n"
+        "# Rank  0 Group  0 Pid 1 on <b>host</b> device  0\n"
+    )
     box.fill(hostile)
     box.press("Tab")
     w.locator("[data-readout=log_skipped]", has_text="not a data row").wait_for(timeout=30_000)

@@ -28,8 +28,10 @@ def test_url_state_round_trips_through_reload_and_back(page, server):
     w.locator("[data-param=gpus]").press("Enter")
     expect_counter(w, "Step 0 of 6")
     w.locator("[data-param=dtype]").select_option("fp32")
-    page.wait_for_function("() => !document.querySelector("
-                           "'[data-widget=ring_reduce_scatter]').hasAttribute('aria-busy')")
+    page.wait_for_function(
+        "() => !document.querySelector("
+        "'[data-widget=ring_reduce_scatter]').hasAttribute('aria-busy')"
+    )
     w.locator("[data-action=next]").click()
     w.locator("[data-action=next]").click()
     assert "ring_reduce_scatter.gpus=7" in page.url and "ring_reduce_scatter.step=2" in page.url

@@ -185,10 +185,14 @@ def test_quick_successive_changes_all_count(page, server):
     w.locator("[data-param=length]").fill("10")
     w.locator("[data-param=length]").press("Enter")
     w.locator("[data-param=dtype]").select_option("bf16")
-    page.wait_for_function("() => document.querySelectorAll("
-                           "'[data-widget=ring_reduce_scatter] thead th[colspan]').length === 7")
-    page.wait_for_function("() => !document.querySelector("
-                           "'[data-widget=ring_reduce_scatter]').hasAttribute('aria-busy')")
+    page.wait_for_function(
+        "() => document.querySelectorAll("
+        "'[data-widget=ring_reduce_scatter] thead th[colspan]').length === 7"
+    )
+    page.wait_for_function(
+        "() => !document.querySelector("
+        "'[data-widget=ring_reduce_scatter]').hasAttribute('aria-busy')"
+    )
     assert w.locator("tbody tr[data-gpu]").count() == 7
     assert w.locator("tr[data-gpu='0'] td.cell").count() == 10
     assert w.locator("[data-param=dtype]").input_value() == "bf16"

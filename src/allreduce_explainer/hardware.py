@@ -26,40 +26,87 @@ class GPU:
 
 
 GPUS = [
-    GPU("A100 SXM", 300.0, "switch", 300.0, 312.0, 8,
+    GPU(
+        "A100 SXM",
+        300.0,
+        "switch",
+        300.0,
+        312.0,
+        8,
         "NVIDIA A100 datasheet: NVLink 3, 12 links x 25 GB/s = 600 GB/s both ways; BF16 312 "
         "TFLOP/s dense (624 with sparsity); 80 GB HBM2e (A100 SXM 80GB)",
-        memory_gb=80.0),
-    GPU("H100 SXM", 450.0, "switch", 450.0, 989.0, 8,
+        memory_gb=80.0,
+    ),
+    GPU(
+        "H100 SXM",
+        450.0,
+        "switch",
+        450.0,
+        989.0,
+        8,
         "NVIDIA H100 datasheet: NVLink 4, 18 links, 900 GB/s both ways; BF16 1,979 TFLOP/s "
         "with sparsity, 989 dense; 80 GB HBM3",
-        memory_gb=80.0),
-    GPU("H200 SXM", 450.0, "switch", 450.0, 989.0, 8,
+        memory_gb=80.0,
+    ),
+    GPU(
+        "H200 SXM",
+        450.0,
+        "switch",
+        450.0,
+        989.0,
+        8,
         "NVIDIA H200 datasheet: NVLink 4, 900 GB/s both ways; BF16 1,979 TFLOP/s with "
         "sparsity, 989 dense (the H100's compute); 141 GB HBM3e",
-        memory_gb=141.0),
-    GPU("B200", 900.0, "switch", 900.0, 2250.0, 8,
+        memory_gb=141.0,
+    ),
+    GPU(
+        "B200",
+        900.0,
+        "switch",
+        900.0,
+        2250.0,
+        8,
         "NVIDIA DGX B200 / Blackwell datasheet: NVLink 5, 1.8 TB/s both ways per GPU; BF16 "
         "4.5 PFLOP/s with sparsity, 2.25 dense; 1,440 GB HBM3e per 8 GPUs = 180 GB each",
-        memory_gb=180.0),
-    GPU("MI300X", 448.0, "mesh", 64.0, 1307.4, 8,
+        memory_gb=180.0,
+    ),
+    GPU(
+        "MI300X",
+        448.0,
+        "mesh",
+        64.0,
+        1307.4,
+        8,
         "AMD Instinct MI300X datasheet and CDNA 3 white paper: 7 Infinity Fabric links of "
         "128 GB/s both ways (64 per direction) to the 7 peers, 448 GB/s per direction in all; "
         "BF16 1,307.4 TFLOP/s dense; 192 GB HBM3",
-        memory_gb=192.0),
+        memory_gb=192.0,
+    ),
 ]
 
 # Network cards, one per GPU; Gb/s on the wire / 8 = GB/s per direction.
 NETWORKS = [
-    {"name": "100 Gb/s", "gbps": 12.5,
-     "source": "InfiniBand EDR / 100 GbE; nccl-tests #29 measures about 12.2 GB/s busbw"},
-    {"name": "200 Gb/s", "gbps": 25.0,
-     "source": "InfiniBand HDR / 200 GbE (DGX A100: 8 x 200 Gb/s; NCCL #812: 192 GB/s busbw)"},
-    {"name": "400 Gb/s", "gbps": 50.0,
-     "source": "InfiniBand NDR / ConnectX-7 (DGX H100); 46-49 GB/s measured per card "
-               "(nccl-tests #267, #290)"},
-    {"name": "800 Gb/s", "gbps": 100.0,
-     "source": "InfiniBand XDR / ConnectX-8 (800 Gb/s per port)"},
+    {
+        "name": "100 Gb/s",
+        "gbps": 12.5,
+        "source": "InfiniBand EDR / 100 GbE; nccl-tests #29 measures about 12.2 GB/s busbw",
+    },
+    {
+        "name": "200 Gb/s",
+        "gbps": 25.0,
+        "source": "InfiniBand HDR / 200 GbE (DGX A100: 8 x 200 Gb/s; NCCL #812: 192 GB/s busbw)",
+    },
+    {
+        "name": "400 Gb/s",
+        "gbps": 50.0,
+        "source": "InfiniBand NDR / ConnectX-7 (DGX H100); 46-49 GB/s measured per card "
+        "(nccl-tests #267, #290)",
+    },
+    {
+        "name": "800 Gb/s",
+        "gbps": 100.0,
+        "source": "InfiniBand XDR / ConnectX-8 (800 Gb/s per port)",
+    },
 ]
 
 
