@@ -13,6 +13,7 @@ build: setup
 test: setup chromium  ## every test: core, CLI, Pyodide in Node, the site in Chromium; then lint
 	$(PY) -m pytest
 	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
 
 bench: setup chromium  ## the core's speed (CPython, Pyodide) and the site's in Chromium -> bench/RESULTS.md
 	$(PY) bench/core.py --write
