@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 PORT ?= 8000
 
-.PHONY: serve build test lint bench setup chromium clean
+.PHONY: serve build test lint bench setup chromium clean lock
 
 serve: setup  ## build the site and serve it on http://127.0.0.1:$(PORT)/
 	$(PY) build.py --serve --port $(PORT)
@@ -21,11 +21,16 @@ bench: setup chromium  ## the core's speed (CPython, Pyodide) and the site's in 
 
 setup: .venv/.installed node_modules/.installed
 
-.venv/.installed: pyproject.toml
+.venv/.installed: pyproject.toml requirements-dev.lock
 	test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.lock
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
+
+lock:  ## re-pin the whole Python dependency tree, with hashes, after editing pyproject.toml
+	python3 -m venv /tmp/pip-tools-venv && /tmp/pip-tools-venv/bin/pip install --quiet pip-tools==7.6.2
+	/tmp/pip-tools-venv/bin/pip-compile --quiet --generate-hashes --extra dev --strip-extras \
+	  --no-emit-index-url --no-emit-find-links -o requirements-dev.lock pyproject.toml
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
