@@ -215,6 +215,12 @@ def test_json_versions_and_variants():
         ('{"results": [{"size": 8}]}', "result 1: no 'count' field"),
         ('{"results": [{"size": -8, "count": 2}]}', "result 1: size and count"),
         ('{"results": [7]}', "result 1: not an object"),
+        ('{"a":' + "[" * 100_000, "nested too deep"),
+        (
+            '{"results": [{"size": 8, "count": 2, "type": "float", "redop": "sum", "root": "-1",'
+            ' "in_place": {"time": "nan", "alg_bw": 0.0, "bus_bw": 0.0}}]}',
+            "not a finite number",
+        ),
     ],
 )
 def test_bad_json_says_why(text, reason):
@@ -222,9 +228,12 @@ def test_bad_json_says_why(text, reason):
     assert not log.runs and reason in log.skipped[0][2]
 
 
-def test_bad_json_through_the_cli_names_the_missing_gpu_count_or_reads_nothing():
-    out = api.nccl_tests('{"results": []}', 8)
-    assert out["rows"] == [] and out["runs"] == []
+def test_json_through_the_cli_takes_the_gpu_count_from_its_devices():
+    rows = _rows(SOURCES[0])
+    out = api.nccl_tests(_json_doc(rows, 16))
+    assert out["gpus"] == 16 and len(out["rows"]) == len(rows)
+    assert out["rows"][-1]["busbw_GBps"] == rows[-1].out_of_place.busbw_GBps
+    assert api.nccl_tests('{"results": []}', 8)["runs"] == []
 
 
 # ---- rows as each generation of nccl-tests prints them, read back -------------------------------

@@ -377,9 +377,10 @@ def parse_json(text: str) -> Log:
     lines = text.count("\n") + 1
     try:
         doc = json.loads(text, parse_float=str)  # keep each number as printed, for resolution()
-    except json.JSONDecodeError as e:
-        why = f"starts like nccl-tests' -J JSON output but is not JSON: {e.msg}"
-        return Log([], [(e.lineno, "unreadable", why)], 0, lines)
+    except (json.JSONDecodeError, RecursionError) as e:
+        msg = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deep"
+        why = f"starts like nccl-tests' -J JSON output but is not JSON: {msg}"
+        return Log([], [(getattr(e, "lineno", 1), "unreadable", why)], 0, lines)
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
         return Log([], [(1, "unreadable", "a JSON document without a 'results' list")], 0, lines)
     rows, skipped = [], []
