@@ -6,6 +6,10 @@ formats met in the wild, all read here:
 
 - versions before 2.13 have no `root` column and call the last column of each half `error`
   (a float); newer ones print `#wrong` (a count), or `N/A` when checking is off (`-c 0`);
+- the siblings' oldest rows lack `redop` too: all_gather_perf prints `size count type time algbw
+  busbw error ...`, 11 columns (NVIDIA/nccl-tests#44), and broadcast_perf `size count type root
+  ...` (NVIDIA/nccl-tests#82), told from `redop` by the number in the fourth column.
+  all_reduce_perf always printed `redop` (nccl-tests' first commit, b188a15, all_reduce.cu:17);
 - under mpirun each printf may carry a rank tag, `[0]` or OpenMPI's `[1,0]<stdout>:`, even in
   the middle of a row (`... sum -1[0]  1626.5 ...`);
 - per-iteration timing (`-I`) adds `i_min i_max i_p99 i_cv%` to each half; `-T` appends a
@@ -15,13 +19,15 @@ formats met in the wild, all read here:
 
 parse_line() returns a Row or a Skip that says why the line is not a row; parse_text() reads a
 whole file and also counts the `#  Rank  k ...` device lines, which give the GPU count that
-busbw needs and the rows do not carry.
+busbw needs and the rows do not carry. parse_runs() also reads the JSON document that `-J FILE`
+writes (added to nccl-tests in October 2025, commit 00f5281; see parse_json).
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 RANK_TAG = re.compile(r"\[\d+(?:,\d+)*\](?:<std(?:out|err)>)?:?")
 TIMESTAMP = re.compile(r"\s(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)$")
@@ -55,7 +61,7 @@ class Row:
     size_bytes: int
     count: int
     type: str
-    redop: str
+    redop: str | None  # None: the oldest rows, without the redop column
     root: int | None  # None: a version without the root column
     out_of_place: Half | None  # None: trace replay prints the in-place half only
     in_place: Half
@@ -137,12 +143,13 @@ def _half(tokens: list[str], per_iter: bool) -> Half:
     return Half(time_us, algbw, busbw, _value(tokens[3], "#wrong"), tuple(tokens[:4]), extra)
 
 
-# Columns after the prefix -> (root column present, halves present, per-iteration timing).
+# Columns in a row -> (columns before the timings, halves printed, per-iteration timing).
 LAYOUTS = {
-    (5, 2 * HALF): (True, 2, False),
-    (5, 2 * (HALF + PER_ITER)): (True, 2, True),
-    (5, HALF): (True, 1, False),
-    (4, 2 * HALF): (False, 2, False),
+    5 + 2 * HALF: (5, 2, False),  # size count type redop root | out-of-place | in-place
+    5 + 2 * (HALF + PER_ITER): (5, 2, True),  # -I: i_min i_max i_p99 i_cv% after each half
+    5 + HALF: (5, 1, False),  # trace replay: the in-place half only
+    4 + 2 * HALF: (4, 2, False),  # no root (redop), or the oldest broadcast (root, no redop)
+    3 + 2 * HALF: (3, 2, False),  # the oldest all-reduce: neither redop nor root
 }
 
 
@@ -174,30 +181,35 @@ def parse_line(line: str) -> Row | Skip:
 def _row(tokens: list[str], rank: int | None, stamp: str | None) -> Row:
     if len(tokens) < 2 or not re.fullmatch(r"\d+", tokens[0]):
         raise _Bad("does not start with a size in bytes: not a data row")
-    layout = next(
-        (v for (pre, rest), v in LAYOUTS.items() if pre + rest == len(tokens)),
-        None,
-    )
+    layout = LAYOUTS.get(len(tokens))
     if layout is None:
         raise _Bad(
-            f"has {len(tokens)} columns; a row has 12 (no root column), 13, "
-            "21 (per-iteration timing) or 9 (in-place only)"
+            f"has {len(tokens)} columns; a row has 13, 12 (no root column), 11 (no redop or root "
+            "column), 21 (per-iteration timing) or 9 (in-place only)"
         )
-    has_root, halves, per_iter = layout
-    pre = 5 if has_root else 4
-    size, count = _whole(tokens[0], "size"), _whole(tokens[1], "count")
-    dtype, redop = tokens[2], tokens[3]
+    pre, halves, per_iter = layout
+    size, count, dtype = _whole(tokens[0], "size"), _whole(tokens[1], "count"), tokens[2]
+    redop, root = _redop_root(tokens[3:pre])
     for word, field in ((dtype, "type"), (redop, "redop")):
-        if not WORD.match(word):
+        if word is not None and not WORD.match(word):
             raise _Bad(f"{field} is {word!r}, not a name")
     if size < 0 or count < 0:
         raise _Bad("size and count must not be negative")
-    root = _whole(tokens[4], "root") if has_root else None
     width = (len(tokens) - pre) // halves
     parts = [tokens[pre + i * width : pre + (i + 1) * width] for i in range(halves)]
     runs = [_half(p, per_iter) for p in parts]
     out_of_place = runs[0] if halves == 2 else None
     return Row(size, count, dtype, redop, root, out_of_place, runs[-1], rank, stamp)
+
+
+def _redop_root(tokens: list[str]) -> tuple[str | None, int | None]:
+    """The columns between type and the timings: redop and root, redop alone, root alone (the
+    oldest broadcast rows) or neither (the oldest all-reduce rows)."""
+    if len(tokens) == 2:
+        return tokens[0], _whole(tokens[1], "root")
+    if len(tokens) == 1 and re.fullmatch(r"-?\d+", tokens[0]):
+        return None, int(tokens[0])
+    return (tokens[0], None) if tokens else (None, None)
 
 
 def parse_text(text: str) -> Report:
@@ -240,6 +252,16 @@ def resolution(token: str) -> float:
     return 0.5 * 10.0 ** -decimals(token)
 
 
+def agrees(derived: float, printed: float | None, token: str, rel: float = 0.0) -> bool:
+    """Is a printed figure the one derived from other printed figures, within nccl-tests' rounding?
+
+    nccl-tests computes algbw and busbw from the unrounded time and prints each rounded, so a
+    bandwidth derived from the printed time carries that time's relative rounding `rel`
+    (resolution(time) / time), and the printed bandwidth is off by up to half its last place.
+    """
+    return printed is not None and abs(derived - printed) <= derived * rel + resolution(token)
+
+
 # ---- A whole log split into runs (stage 8) ----------------------------------------------------
 
 HOST = re.compile(r"\bon\s+(\S+)\s+device\b", re.I)
@@ -273,6 +295,8 @@ def parse_runs(text: str) -> Log:
     a second MPI rank (a tag other than the first row's) are skipped, with that reason, as are
     lines past the reading limits: nothing is dropped without a line that says so.
     """
+    if text.lstrip().startswith("{"):
+        return parse_json(text)
     runs: list[Run] = []
     skipped: list[tuple[int, str, str]] = []
     blank = read = 0
@@ -318,6 +342,130 @@ def parse_runs(text: str) -> Log:
         if item.name == "avg bus bandwidth" and cur is not None:
             cur.avg_busbw_GBps = _float_or_none(item.value)
     return Log([r for r in runs if r.rows], skipped, blank, len(lines))
+
+
+def _split_runs(rows: list[Row], first_line: int) -> list[Run]:
+    """A new run wherever the size stops growing (another type, op or -N cycle)."""
+    runs: list[Run] = []
+    for row in rows:
+        if not runs or row.size_bytes <= runs[-1].rows[-1].size_bytes:
+            runs.append(Run([], set(), set(), first_line))
+        runs[-1].rows.append(row)
+    return runs
+
+
+# ---- The JSON document of `-J FILE` ------------------------------------------------------------
+#
+# Written by NVIDIA/nccl-tests src/util.cu (version 2.19.6, commit a0b82b2): one object, on one
+# line, with `config` (nthreads, ngpus, devices: writeDeviceReport, lines 643-731), `results` (one
+# object per row: writeBenchmarkLinePreamble 461-465, writeBenchmarkLineBody 516-522,
+# writePerIterReport 571-602, writeBenchmarkLineTerminator) and `average_bus_bandwidth` (788-790;
+# spelled `average_bus_bandwidith` / `bandwidith` before commit 85ca91d, February 2026). Numbers
+# are printed with "%lf" (line 296); `root` is the row's root as text ("%6i", line 456); `nwrong`
+# is null when checking is off; the time key is `cpu_time` under -C; `out_of_place` is null in
+# trace replay (line 483).
+JSON_AVERAGE = (("average_bus_bandwidth", "bandwidth"), ("average_bus_bandwidith", "bandwidith"))
+
+
+def parse_json(text: str) -> Log:
+    """The runs of a `-J` JSON document, read as parse_runs reads the printed table.
+
+    The GPU count is devices × nthreads × ngpus: each process reports one device entry, parsed
+    from the first `#  Rank` line of its block (util.cu parseRankInfo, line 428, called once per
+    process at lines 705-709 and 723), while a process drives nthreads × ngpus GPUs.
+    """
+    lines = text.count("\n") + 1
+    try:
+        doc = json.loads(text, parse_float=str)  # keep each number as printed, for resolution()
+    except (json.JSONDecodeError, RecursionError) as e:
+        msg = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deep"
+        why = f"starts like nccl-tests' -J JSON output but is not JSON: {msg}"
+        return Log([], [(getattr(e, "lineno", 1), "unreadable", why)], 0, lines)
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+        return Log([], [(1, "unreadable", "a JSON document without a 'results' list")], 0, lines)
+    rows, skipped = [], []
+    for i, result in enumerate(doc["results"], 1):
+        try:
+            rows.append(_json_row(result))
+        except (_Bad, TypeError, ValueError, KeyError) as e:
+            skipped.append((1, "unreadable", f"result {i}: {_why(e)}"))
+    runs = _split_runs(rows, 1)
+    ranks, hosts = _json_devices(doc.get("config"))
+    for run in runs:
+        run.ranks, run.hosts = set(range(ranks)), set(hosts)
+    if runs:
+        runs[-1].avg_busbw_GBps = _json_average(doc)
+    return Log(runs, skipped, 0, lines)
+
+
+def _why(e: Exception) -> str:
+    if isinstance(e, KeyError):
+        return f"no {e.args[0]!r} field"
+    return str(e) if isinstance(e, _Bad) else f"not a result row ({e})"
+
+
+def _json_row(r: dict) -> Row:
+    if not isinstance(r, dict):
+        raise _Bad("not an object")
+    size, count = r["size"], r["count"]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (size, count)):
+        raise _Bad("size and count must be whole numbers, not negative")
+    dtype, redop = r["type"], r["redop"]
+    for word, field in ((dtype, "type"), (redop, "redop")):
+        if not isinstance(word, str) or not WORD.match(word):
+            raise _Bad(f"{field} is {word!r}, not a name")
+    root = _whole(str(r["root"]).strip(), "root")
+    out_of_place = _json_half(r, "out_of_place")
+    in_place = _json_half(r, "in_place")
+    if in_place is None:
+        raise _Bad("no in-place result")
+    return Row(size, count, dtype, redop, root, out_of_place, in_place)
+
+
+def _json_half(r: dict, key: str) -> Half | None:
+    h = r.get(key)
+    if h is None:
+        return None
+    if not isinstance(h, dict):
+        raise _Bad(f"{key} is not an object")
+    fields = ("cpu_time" if "cpu_time" in h else "time", "alg_bw", "bus_bw")
+    tokens = [_json_token(h[f]) for f in fields] + [_json_token(h.get("nwrong"))]
+    half = _half(tokens, per_iter=False)
+    it = r.get(f"{key}_per_iter")
+    if isinstance(it, dict):
+        keys = ("min_us", "max_us", "p99_us", "cv_pct")  # the text columns i_min i_max i_p99 i_cv%
+        per_iter = tuple(_value(_json_token(it.get(k)), f"{key} {k}") for k in keys)
+        half = replace(half, per_iter_us=per_iter)
+    return half
+
+
+def _json_token(v) -> str:
+    """A JSON value as the text token the table would show: numbers as printed, null as N/A."""
+    if v is None:
+        return "N/A"
+    if isinstance(v, bool) or not isinstance(v, str | int):
+        raise _Bad(f"{v!r} is not a number")
+    return str(v)
+
+
+def _json_devices(config) -> tuple[int, list[str]]:
+    if not isinstance(config, dict) or not isinstance(config.get("devices"), list):
+        return 0, []
+    per_process = 1
+    for key in ("nthreads", "ngpus"):
+        v = config.get(key)
+        per_process *= v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 1
+    devices = [d for d in config["devices"] if isinstance(d, dict)]
+    hosts = [d["hostname"] for d in devices if isinstance(d.get("hostname"), str)]
+    return len(devices) * per_process, hosts
+
+
+def _json_average(doc: dict) -> float | None:
+    for outer, inner in JSON_AVERAGE:
+        v = doc.get(outer)
+        if isinstance(v, dict) and inner in v:
+            return _float_or_none(v[inner])
+    return None
 
 
 def _float_or_none(text: str | None) -> float | None:
