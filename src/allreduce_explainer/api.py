@@ -269,14 +269,24 @@ def shard(
     return head | out
 
 
-def shard_step(**params) -> dict:
-    """The sharded stepper (shard.run): reduce-scatter, update one shard, all-gather; vs DDP."""
-    return shard_engine.run(**params)
+def shard_step(
+    gpus=4,
+    length=8,
+    dtype="int",
+    optimizer="sgd",
+    lr=None,
+    seed=1,
+    grads=None,
+    params=None,
+    reference="ring",
+) -> dict:
+    """The sharded stepper: reduce-scatter, update one shard, all-gather; checked against DDP."""
+    return shard_engine.run(gpus, length, dtype, optimizer, lr, seed, grads, params, reference)
 
 
-def innetwork(**params) -> dict:
-    """The in-network reduction stepper (innetwork.run) beside the ring on the same vectors."""
-    return innetwork_engine.run(**params)
+def innetwork(gpus=8, length=16, dtype="bf16", seed=1, values=None) -> dict:
+    """The in-network reduction stepper beside the ring on the same vectors."""
+    return innetwork_engine.run(gpus, length, dtype, seed, values)
 
 
 # ---- Your cluster (stage 8) -------------------------------------------------------------------
