@@ -127,3 +127,13 @@ def test_bad_input_names_the_field(call, field):
     with pytest.raises(ParamError) as e:
         call()
     assert e.value.field == field
+
+
+def test_published_h100_runs_imply_a_steady_nvls_wire_rate():
+    rows = {r["gpus"]: r for r in innetwork.measured_h100()}
+    assert rows[8]["nvls_busbw_GBps"] == 480 and rows[8]["ring_busbw_GBps"] == 370
+    assert rows[8]["nvls_algbw_GBps"] == pytest.approx(480 * 8 / 14)
+    for n in range(5, 9):  # about 308 GB/s of the 450: NVIDIA/nccl issue 2140's 68.7 %
+        assert rows[n]["nvls_wire_GBps"] == pytest.approx(308, abs=8)
+        assert rows[n]["ideal_nvls_busbw_GBps"] > rows[n]["nvls_busbw_GBps"]
+    assert rows[2]["exceeds_link"] and not rows[8]["exceeds_link"]

@@ -36,6 +36,14 @@ MAX_GPUS = 64
 MAX_LENGTH = 1024
 # Accumulation inside the switch per element type (reduce_kernel.h lines 1110-1114).
 ACCUMULATE = {"bf16": "fp32", "fp32": "fp32", "int": "int"}
+# Measured all_reduce_perf bus bandwidth on one 8 x H100 SXM server, GB/s, by GPU count, with
+# NCCL_ALGO=Ring ("about 365-370" for 2 to 8 GPUs) and NCCL_ALGO=NVLS (about 365-370 up to 4 GPUs,
+# then 420, 440, 460, 480): NVIDIA/nccl issue 1455. The same 370 -> 480 at 8 GPUs, algbw 211 -> 275:
+# NVIDIA/nccl issue 2140; 368.76 with NVLS disabled: NVIDIA/nccl-tests issue 309.
+MEASURED_H100_BUSBW_GBPS = {
+    "ring": {n: 370.0 for n in range(2, 9)},
+    "nvls": {2: 370.0, 3: 370.0, 4: 370.0, 5: 420.0, 6: 440.0, 7: 460.0, 8: 480.0},
+}
 
 
 def switch_sum(column, dt: DType):
@@ -202,6 +210,34 @@ def bandwidth(gpus, nbytes, link_GBps=H100_NVLINK_GBPS) -> dict:
         }
     out["busbw_gain"] = out["nvls"]["busbw_GBps"] / out["ring"]["busbw_GBps"]
     return out
+
+
+def measured_h100(link_GBps=H100_NVLINK_GBPS) -> list[dict]:
+    """The published H100 runs beside this model: busbw measured and ideal, and the wire rate a
+    measured busbw implies (ring: busbw itself; NVLS: algbw × (n+1)/n, its bytes per link).
+
+    From 5 to 8 GPUs the implied NVLS wire rate stays near 308 GB/s (about 68 % of the link, as
+    NVIDIA/nccl issue 2140 computes); at 2 GPUs the "NVLS" figure would need more than the link
+    (`exceeds_link`), so that run cannot have moved NVLS's bytes: it matched the ring's.
+    """
+    rows = []
+    for n in range(2, 9):
+        ideal = bandwidth(n, 1.0, link_GBps)
+        ring, nvls = (MEASURED_H100_BUSBW_GBPS[k][n] for k in ("ring", "nvls"))
+        algbw = nvls / BUSBW_FACTORS["allreduce"](n)
+        rows.append(
+            {
+                "gpus": n,
+                "ring_busbw_GBps": ring,
+                "nvls_busbw_GBps": nvls,
+                "ideal_ring_busbw_GBps": ideal["ring"]["busbw_GBps"],
+                "ideal_nvls_busbw_GBps": ideal["nvls"]["busbw_GBps"],
+                "nvls_algbw_GBps": algbw,
+                "nvls_wire_GBps": algbw * (n + 1) / n,
+                "exceeds_link": algbw * (n + 1) / n > link_GBps,
+            }
+        )
+    return rows
 
 
 def across_servers(servers, gpus_per_node, nbytes) -> dict:
