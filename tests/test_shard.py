@@ -222,8 +222,15 @@ def test_bytes_per_gpu_against_the_formulas(servers, g, psi):
     assert comm["ddp"] == pytest.approx(2 * (n - 1) / n * s, rel=1e-12, abs=1e-6)
     assert comm["zero1"] == comm["zero2"] == pytest.approx(comm["ddp"], rel=1e-12, abs=1e-6)
     assert comm["zero3"] == pytest.approx(1.5 * comm["ddp"], rel=1e-12, abs=1e-6)
-    hsdp = 3 * (g - 1) / g * s + 2 * (servers - 1) / servers * s / g
-    assert comm["hsdp"] == pytest.approx(hsdp, rel=1e-12, abs=1e-6)
+    across = 2 * (servers - 1) / servers * s / g
+    assert comm["hsdp"] == pytest.approx(3 * (g - 1) / g * s + across, rel=1e-12, abs=1e-6)
+    nic = {
+        k: shardcost.communication(k, psi, groups, shardcost.ring_time)["comm_bytes_per_nic_max"]
+        for k in shardcost.STRATEGIES
+    }
+    assert nic["hsdp"] == pytest.approx(across, rel=1e-12, abs=1e-6)  # only the shard crosses
+    for k in ("ddp", "zero1", "zero2", "zero3"):  # a flat ring: a boundary GPU's whole share
+        assert nic[k] == (comm[k] if servers > 1 and n > 1 else 0.0)
 
 
 def test_times_come_from_the_ring_and_zero3_takes_one_and_a_half_ddp():

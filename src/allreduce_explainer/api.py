@@ -232,6 +232,8 @@ def shard(
     nic_gbps=400.0,
     tokens_per_gpu=calculator.DEFAULT_TOKENS,
     mfu=calculator.DEFAULT_MFU,
+    intra_latency_us=0.0,
+    inter_latency_us=0.0,
 ) -> dict:
     """Memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP for a model on a cluster.
 
@@ -240,7 +242,14 @@ def shard(
     `fits` whether the model states fit the GPU's memory (GiB).
     """
     m = calculator.model_for(model, None)
-    c = calculator.cluster_for(gpu=gpu, gpus=gpus, gpus_per_node=gpus_per_node, nic_gbps=nic_gbps)
+    c = calculator.cluster_for(
+        gpu=gpu,
+        gpus=gpus,
+        gpus_per_node=gpus_per_node,
+        nic_gbps=nic_gbps,
+        intra_latency_us=intra_latency_us,
+        inter_latency_us=inter_latency_us,
+    )
     tokens = positive("tokens_per_gpu", tokens_per_gpu)
     if tokens > 1e9:
         raise ParamError("tokens_per_gpu", "must be at most 1,000,000,000")

@@ -15,11 +15,12 @@ not the same: when DDP's all-reduce is another algorithm (a tree, NVLS) than the
 ring, or when the update needs a global value summed in another order (a gradient norm for
 clipping, itself all-reduced over the shards). `reference="tree"` shows the first case.
 
-Numbers: int (int32, plain SGD with a whole learning rate: exact), fp32 (parameters, gradients and
-optimizer in fp32) or bf16 (mixed precision as ZeRO does it: BF16 gradients and parameters on the
-wire, FP32 master weights and Adam moments kept per shard, each parameter rounded to BF16 after
-its update). Every float operation is rounded to FP32 once (dtypes.py: exact for +, -, x, / and
-sqrt of FP32 operands computed in double).
+The update uses the summed gradient (DDP averages it, which in exact arithmetic is a learning
+rate divided by the GPU count). Numbers: int (int32, plain SGD with a whole learning rate: exact),
+fp32 (parameters, gradients and optimizer in fp32) or bf16 (mixed precision as ZeRO does it: BF16
+gradients and parameters on the wire, FP32 master weights and Adam moments kept per shard, each
+parameter rounded to BF16 after its update). Every float operation is rounded to FP32 once
+(dtypes.py: exact for +, -, x, / and sqrt of FP32 operands computed in double).
 """
 
 from __future__ import annotations

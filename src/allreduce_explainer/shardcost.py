@@ -21,9 +21,14 @@ sends 2(m-1)/m·S per GPU for an all-reduce and (m-1)/m·S for a reduce-scatter 
 - HSDP: the same three inside each server, plus an all-reduce across servers of each GPU's
   gradient shard (2Ψ/g bytes) among the N GPUs that hold the same shard.
 
-Time: each collective is timed by a function (collective, S, group) -> seconds; the default is the
-ring of cost.py (a reduce-scatter or an all-gather is one half of its all-reduce), and NCCL's model
-can be passed in its place. Collectives are summed (no overlap) for `comm_s`.
+Time: each collective is timed by a function (collective, S, group) -> seconds, with collective
+one of "allreduce", "reducescatter", "allgather" (nccl-tests' names), S the full buffer in bytes
+(the all-reduce's, the reduce-scatter's input, the all-gather's output) and the group a Topology
+(its GPUs, GPUs per server and links; HSDP's cross-server group has one GPU per server). The
+default is the ring of cost.py (a reduce-scatter or an all-gather is one half of its all-reduce);
+NCCL's model plugs in as a function of the same shape, built for the cluster's GPU. Collectives
+are summed for `comm_s` (no overlap); `step_s` adds the compute, `step_s_overlapped` takes the
+larger of the two (perfect overlap): the two ends of the range.
 """
 
 from __future__ import annotations
@@ -157,12 +162,14 @@ def communication(strategy: str, params: int, groups: Groups, comm_time: CommTim
                 "time_s": comm_time(collective, size, group),
             }
         )
-    inter = sum(r["bytes_sent_per_gpu"] for r in rows if r["group"] == "across")
+        # a ring over several servers sends a boundary GPU's whole share through its card
+        crosses = group.nodes > 1 and group.gpus > 1
+        rows[-1]["bytes_per_nic_max"] = rows[-1]["bytes_sent_per_gpu"] if crosses else 0.0
     return {
         "collectives": rows,
         "comm_bytes_per_gpu": sum(r["bytes_sent_per_gpu"] for r in rows),
+        "comm_bytes_per_nic_max": sum(r["bytes_per_nic_max"] for r in rows),
         "comm_s": sum(r["time_s"] for r in rows),
-        "hsdp_inter_bytes_per_gpu": inter,
     }
 
 
@@ -248,7 +255,7 @@ def strategies(
             "memory_bytes_per_gpu": mem,
             "memory_formula": FORMULAS[s],
             "comm_bytes_per_gpu": comm["comm_bytes_per_gpu"],
-            "comm_bytes_inter_per_gpu": comm["hsdp_inter_bytes_per_gpu"] if s == "hsdp" else None,
+            "comm_bytes_per_nic_max": comm["comm_bytes_per_nic_max"],
             "comm_s": comm["comm_s"],
             "step_s": compute + comm["comm_s"],
             "step_s_overlapped": max(compute, comm["comm_s"]),
