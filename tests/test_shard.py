@@ -135,7 +135,8 @@ def test_frames_state_and_each_gpu_owns_one_shard(n):
         ["start"] + ["reduce-scatter"] * (n - 1) + ["update"] + ["all-gather"] * (n - 1)
     )
     assert all(all(row) for row in frames[-1]["complete"])
-    assert frames[-1]["params"] == r["final_params"]
+    assert frames[-1]["buffers"] == r["final_params"] and frames[-1]["shows"] == "params"
+    assert frames[n - 1]["buffers"] == r["reduce_scatter_result"]
     states = r["optimizer_state"]
     assert sorted((s["start"], s["stop"]) for s in states) == split(0, length, n)
     for f in frames[1:]:
@@ -166,6 +167,7 @@ def test_bytes_of_reduce_scatter_and_all_gather_equal_ddp(n, dtype):
         ({"gpus": 0}, "gpus"),
         ({"reference": "nvls"}, "reference"),
         ({"params": [1, 2]}, "params"),
+        ({"params": "1, 2"}, "params"),
         ({"grads": [[1]]}, "grads"),
         ({"dtype": "fp64"}, "dtype"),
     ],

@@ -128,6 +128,8 @@ def run(
         length = len(grads[0])
     if params is None:
         params = gradients.draw(1, length, dt, seed + 1)[0]
+    elif not isinstance(params, list):
+        raise ParamError("params", "must be a list of numbers, one per element")
     else:
         params = gradients.check([params], 1, dt, MAX_LENGTH, "params")[0]
         if len(params) != length:
@@ -159,6 +161,7 @@ def run(
         "owned": owned,
         "grads": grads,
         "params": params,
+        "reduce_scatter_result": summed,
         "summed_grads": ddp["summed"],
         "optimizer_state": states,
         "ddp_params": ddp["params"],
@@ -246,13 +249,12 @@ def _bytes(rs: dict, ag: dict, allreduce: dict, n: int) -> dict:
 def _frames(rs, ag, grads, params, after_update, chunks, owned, states, dt) -> list[dict]:
     """Start, each reduce-scatter step, the update, each all-gather step.
 
-    Every frame has `buffers` (the vectors the phase works on: gradients, then parameters),
-    `grads` and `params` (what each GPU holds), `complete` (cells that are final for the phase),
-    `moves` ([src, dst, start, stop, chunk]) and `narration`.
+    Every frame has `buffers` (each GPU's vector the phase works on), `shows` (which one:
+    "grads" until the update, then "params"), `complete` (cells final for the phase), `moves`
+    ([src, dst, start, stop, chunk]) and `narration`; the update frame adds `optimizer_state`.
     """
     n = len(grads)
     name = dt.name
-    params_all = [list(params) for _ in range(n)]
 
     def moves(step):
         return [
@@ -265,8 +267,7 @@ def _frames(rs, ag, grads, params, after_update, chunks, owned, states, dt) -> l
             "phase": "start",
             "op": None,
             "buffers": grads,
-            "grads": grads,
-            "params": params_all,
+            "shows": "grads",
             "complete": [[n == 1] * len(params) for _ in range(n)],
             "moves": [],
             "narration": [
@@ -281,8 +282,7 @@ def _frames(rs, ag, grads, params, after_update, chunks, owned, states, dt) -> l
                 "phase": "reduce-scatter",
                 "op": "add",
                 "buffers": step["buffers"],
-                "grads": step["buffers"],
-                "params": params_all,
+                "shows": "grads",
                 "complete": [[c == n for c in row] for row in step["contributors"]],
                 "moves": moves(step),
                 "narration": [
@@ -291,7 +291,6 @@ def _frames(rs, ag, grads, params, after_update, chunks, owned, states, dt) -> l
                 ],
             }
         )
-    summed = rs["results"]
     fresh = [[False] * len(params) for _ in range(n)]
     for p in range(n):
         a, b = chunks[owned[p]]
@@ -302,8 +301,7 @@ def _frames(rs, ag, grads, params, after_update, chunks, owned, states, dt) -> l
             "phase": "update",
             "op": "update",
             "buffers": after_update,
-            "grads": summed,
-            "params": after_update,
+            "shows": "params",
             "complete": [list(row) for row in fresh],
             "moves": [],
             "optimizer_state": states,
@@ -322,8 +320,7 @@ def _frames(rs, ag, grads, params, after_update, chunks, owned, states, dt) -> l
                 "phase": "all-gather",
                 "op": "copy",
                 "buffers": step["buffers"],
-                "grads": summed,
-                "params": step["buffers"],
+                "shows": "params",
                 "complete": [list(row) for row in fresh],
                 "moves": moves(step),
                 "narration": [
