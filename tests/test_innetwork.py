@@ -105,12 +105,15 @@ def test_busbw_above_the_line_rate_only_for_nvls(n):
     assert b["nvls"]["wire_GBps"] == pytest.approx(450)
     assert b["busbw_gain"] == pytest.approx(2 * (n - 1) / (n + 1))
     assert (b["busbw_gain"] > 1) == (n > 3)  # two GPUs: the ring moves less (S against 3S/2)
+    assert b["ring"]["time_s"] == pytest.approx(b["lower_bound_s"])
+    assert b["nvls_beats_bound"] == (n > 3)
 
 
 def test_sharp_halves_the_cards_bytes_as_servers_grow():
     a = innetwork.across_servers(64, 8, 8e9)
     assert a["sharp_bytes_per_card"] == 1e9
     assert a["ring_bytes_per_card"] == pytest.approx(2 * 63 / 64 * 1e9)
+    assert a["tree_bytes_per_card_max"] == 2e9
 
 
 @pytest.mark.parametrize(

@@ -209,6 +209,10 @@ def bandwidth(gpus, nbytes, link_GBps=H100_NVLINK_GBPS) -> dict:
             "wire_GBps": wire / t / 1e9,
         }
     out["busbw_gain"] = out["nvls"]["busbw_GBps"] / out["ring"]["busbw_GBps"]
+    # Any all-reduce by point-to-point sends must move 2(n-1)/n·S through each GPU's link
+    # (Patarasuk & Yuan 2009); the switch adds, so NVLS is not bound by it.
+    out["lower_bound_s"] = ring_bytes(n, s) / rate
+    out["nvls_beats_bound"] = out["nvls"]["time_s"] < out["lower_bound_s"]
     return out
 
 
@@ -241,11 +245,15 @@ def measured_h100(link_GBps=H100_NVLINK_GBPS) -> list[dict]:
 
 
 def across_servers(servers, gpus_per_node, nbytes) -> dict:
-    """Bytes each network card sends per all-reduce across servers, ring against the network's
-    own reduction (InfiniBand SHARP, NCCL's CollNet), one card per GPU.
+    """Bytes each network card sends per all-reduce across servers, one card per GPU: a ring,
+    NCCL's double binary tree (NVLSTree's part across servers) and the network's own reduction
+    (InfiniBand SHARP, NCCL's CollNet), after NVLS has reduced inside each server.
 
-    A hierarchical ring spreads the server's 2(N-1)/N·S over its g cards; with SHARP each server
-    sends its partial sum up once and receives the total once: S/g per card each way.
+    A ring spreads the server's 2(N-1)/N·S over its g cards. In a double binary tree each half of
+    the data follows one tree, and a server is an inner node (two children) in one and a leaf in
+    the other (NVIDIA, "Massively Scale Your Deep Learning Training with NCCL 2.4", 2019): it
+    sends S/2 up and 2·S/2 down in the first, S/2 up in the second: 2S, so 2S/g per card at
+    most. With SHARP each server sends its partial sum up once and receives the total once: S/g.
     """
     nodes = count("servers", servers, 1, 1 << 16)
     g = count("gpus_per_node", gpus_per_node, 1, 64)
@@ -257,5 +265,6 @@ def across_servers(servers, gpus_per_node, nbytes) -> dict:
         "gpus_per_node": g,
         "bytes": s,
         "ring_bytes_per_card": 2 * (nodes - 1) / nodes * s / g,
+        "tree_bytes_per_card_max": 2 * s / g if nodes > 2 else s / g,
         "sharp_bytes_per_card": s / g,
     }
