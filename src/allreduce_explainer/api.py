@@ -6,9 +6,11 @@ one raises a ParamError that names it.
 
 from __future__ import annotations
 
-from . import calculator, dtypes, fit, gradients, models, tree
+from . import calculator, dtypes, fit, gradients, models, shardcost, tree
 from . import cost as cost_model
 from . import ddp as ddp_engine
+from . import innetwork as innetwork_engine
+from . import shard as shard_engine
 from . import simulate as sim
 from .errors import ParamError
 from .topology import H100_NVLINK_GBPS, NIC_400G_GBPS, Topology
@@ -217,6 +219,83 @@ def ddp(
         best = ddp_engine.best(rows)
         out.update(best_bucket_mb=best["bucket_mb"], best_exposed_s=best["exposed_s"], sweep=rows)
     return out
+
+
+# ---- Sharded data parallel and in-network reduction (issue 14) -------------------------------
+
+
+def shard(
+    model,
+    gpus,
+    gpus_per_node=None,
+    gpu="H100 SXM",
+    nic_gbps=400.0,
+    tokens_per_gpu=calculator.DEFAULT_TOKENS,
+    mfu=calculator.DEFAULT_MFU,
+    intra_latency_us=0.0,
+    inter_latency_us=0.0,
+) -> dict:
+    """Memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP for a model on a cluster.
+
+    `strategies[name].memory_bytes_per_gpu` is {"params", "grads", "optimizer", "total"} in
+    bytes; `comm_bytes_per_gpu` the bytes each GPU sends per step; `comm_s` the ring's time;
+    `fits` whether the model states fit the GPU's memory (GiB).
+    """
+    m = calculator.model_for(model, None)
+    c = calculator.cluster_for(
+        gpu=gpu,
+        gpus=gpus,
+        gpus_per_node=gpus_per_node,
+        nic_gbps=nic_gbps,
+        intra_latency_us=intra_latency_us,
+        inter_latency_us=inter_latency_us,
+    )
+    tokens = positive("tokens_per_gpu", tokens_per_gpu)
+    if tokens > 1e9:
+        raise ParamError("tokens_per_gpu", "must be at most 1,000,000,000")
+    u = positive("mfu", mfu)
+    if u > 1:
+        raise ParamError("mfu", "is a share of peak: at most 1")
+    out = shardcost.strategies(m, c, tokens, u)
+    head = {
+        "model": m.key,
+        "params": m.params,
+        "gpus": c.gpus,
+        "gpus_per_node": c.gpus_per_node,
+        "servers": c.servers,
+        "gpu": c.gpu.name,
+        "intra_GBps": c.intra_rate("ring"),
+        "nic_GBps": c.nic_gbps,
+        "bytes_per_param": {
+            "params": shardcost.PARAM_BYTES,
+            "grads": shardcost.GRAD_BYTES,
+            "optimizer": shardcost.OPTIMIZER_BYTES,
+        },
+        "comm_model": "ring",
+        "tokens_per_gpu": tokens,
+        "mfu": u,
+    }
+    return head | out
+
+
+def shard_step(
+    gpus=4,
+    length=8,
+    dtype="int",
+    optimizer="sgd",
+    lr=None,
+    seed=1,
+    grads=None,
+    params=None,
+    reference="ring",
+) -> dict:
+    """The sharded stepper: reduce-scatter, update one shard, all-gather; checked against DDP."""
+    return shard_engine.run(gpus, length, dtype, optimizer, lr, seed, grads, params, reference)
+
+
+def innetwork(gpus=8, length=16, dtype="bf16", seed=1, values=None) -> dict:
+    """The in-network reduction stepper beside the ring on the same vectors."""
+    return innetwork_engine.run(gpus, length, dtype, seed, values)
 
 
 # ---- Your cluster (stage 8) -------------------------------------------------------------------

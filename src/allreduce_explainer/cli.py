@@ -156,6 +156,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print one JSON object")
     _ddp_parsers(sub)
     _cluster_parsers(sub)
+    _shard_parser(sub)
     return p
 
 
@@ -327,6 +328,58 @@ def _cluster_parsers(sub) -> None:
     n.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def _shard_parser(sub) -> None:
+    """Issue 14: memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP."""
+    from . import calculator
+
+    s = sub.add_parser(
+        "shard",
+        help="memory and communication per GPU of DDP, ZeRO-1, ZeRO-2, ZeRO-3/FSDP and HSDP",
+        description="Mixed-precision Adam: 2 + 2 + 12 bytes per parameter (ZeRO paper). "
+        "memory_bytes_per_gpu is an object {params, grads, optimizer, total} in bytes; "
+        "comm_bytes_per_gpu the bytes each GPU sends per step; comm_s the ring's time; fits "
+        "compares the model states (no activations) with the GPU's memory in GiB.",
+    )
+    s.add_argument(
+        "--model",
+        required=True,
+        metavar="NAME",
+        help=f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)",
+    )
+    s.add_argument("--gpus", type=_whole, required=True, metavar="N")
+    s.add_argument(
+        "--gpus-per-node", type=_whole, metavar="G", help="GPUs per server (default: the GPU's, 8)"
+    )
+    s.add_argument(
+        "--gpu",
+        default="H100 SXM",
+        metavar="NAME",
+        help="A100 SXM, H100 SXM, H200 SXM, B200 or MI300X (any case, or a prefix: h100)",
+    )
+    s.add_argument(
+        "--nic-gbps",
+        type=_number,
+        default=400.0,
+        metavar="R",
+        help="network card per GPU, Gb/s on the wire (default 400 = 50 GB/s)",
+    )
+    s.add_argument(
+        "--tokens-per-gpu",
+        type=_number,
+        default=calculator.DEFAULT_TOKENS,
+        metavar="T",
+        help=f"tokens per GPU per step (default {calculator.DEFAULT_TOKENS:,}, an assumption)",
+    )
+    s.add_argument(
+        "--mfu",
+        type=_number,
+        default=calculator.DEFAULT_MFU,
+        metavar="U",
+        help=f"share of peak achieved (default {calculator.DEFAULT_MFU:g})",
+    )
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+
+
 ARGUMENT_OF = {  # ParamError field -> the flag that set it
     "gpus": "--gpus",
     "gpus_per_node": "--gpus-per-node",
@@ -436,6 +489,10 @@ def run(a) -> dict:
             intra_latency_us=a.intra_latency,
             inter_latency_us=a.inter_latency,
         )
+    if a.command == "shard":
+        return api.shard(
+            a.model, a.gpus, a.gpus_per_node, a.gpu, a.nic_gbps, a.tokens_per_gpu, a.mfu
+        )
     if a.command == "presets":
         return api.presets()
     if a.command == "nccl-tests":
@@ -474,6 +531,18 @@ def table(result: dict) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
 
+def shard_table(result: dict) -> str:
+    """One row per strategy: memory per GPU (GiB), bytes sent (GB), time (s), fits."""
+    rows = [f"{result['model']} on {result['gpus']} x {result['gpu']}"]
+    rows.append(f"{'strategy':<14} {'memory GiB':>10} {'sent GB':>9} {'comm s':>9}  fits")
+    for s in result["strategies"].values():
+        rows.append(
+            f"{s['label']:<14} {s['memory_bytes_per_gpu']['total'] / 2**30:>10.2f} "
+            f"{s['comm_bytes_per_gpu'] / 1e9:>9.2f} {s['comm_s']:>9.4f}  {s['fits']}"
+        )
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = parser()
     a = p.parse_args(argv)
@@ -481,5 +550,8 @@ def main(argv: list[str] | None = None) -> int:
         result = run(a)
     except ParamError as e:
         p.exit(2, f"{PROG}: error: argument {ARGUMENT_OF.get(e.field, e.field)}: {e.message}\n")
-    print(json.dumps(result) if a.json else table(result))
+    if a.json:
+        print(json.dumps(result))
+    else:
+        print(shard_table(result) if a.command == "shard" else table(result))
     return 0

@@ -47,4 +47,22 @@ def run() -> dict:
             }
         )
     costs = [api.estimate(a, n, 14e9, g) for a, n, g in COSTS]
-    return {"simulations": sims, "costs": costs}
+    return {"simulations": sims, "costs": costs, "issue14": _issue14()}
+
+
+def _issue14() -> dict:
+    """Sharded steps (Adam's square roots and divisions), the switch's sum, ZeRO's figures."""
+    shards = [
+        api.shard_step(6, 13, dtype, optimizer, seed=6)
+        for dtype, optimizer in (("int", "sgd"), ("fp32", "adam"), ("bf16", "adam"))
+    ]
+    nvls = api.innetwork(8, 17, "bf16", seed=8)
+    zero = api.shard("llama3-8b", 64)["strategies"]
+    return {
+        "shard": [{k: r[k] for k in ("final_params", "optimizer_state", "check")} for r in shards],
+        "innetwork": {k: nvls[k] for k in ("switch_result", "ring_result", "switch", "ring")},
+        "strategies": {
+            k: {f: v[f] for f in ("memory_bytes_per_gpu", "comm_bytes_per_gpu", "comm_s")}
+            for k, v in zero.items()
+        },
+    }

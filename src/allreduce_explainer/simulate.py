@@ -35,11 +35,22 @@ CLASSES = (INTRA, INTER)
 
 
 def run(
-    algorithm: str, topo: Topology, inputs: list[list], dtype: DType, full: bool = True, **opts
+    algorithm: str,
+    topo: Topology,
+    inputs: list[list],
+    dtype: DType,
+    full: bool = True,
+    steps: list[Step] | None = None,
+    **opts,
 ) -> dict:
-    """Simulate `algorithm` on `inputs` (one list per GPU) and return the trace or summary."""
+    """Simulate `algorithm` on `inputs` (one list per GPU) and return the trace or summary.
+
+    `steps` runs a given schedule instead (a reduce-scatter or an all-gather on its own, as
+    sharded data parallel does); `algorithm` then only names it.
+    """
     n, length = topo.gpus, len(inputs[0])
-    steps = ALGORITHMS[algorithm](topo, length, **opts)
+    if steps is None:
+        steps = ALGORITHMS[algorithm](topo, length, **opts)
     bufs = [list(v) for v in inputs]
     counts = [[1] * length for _ in range(n)] if full else None
     add, size = dtype.adder(), dtype.itemsize
