@@ -75,7 +75,15 @@ CSP = (
 )
 EXTRA_ORDER = 90  # pages ordered from 90 up are not stages (course use, further reading)
 WIDGET_CALL = re.compile(r"""widget\(\s*["'](\w+)["']\s*\)""")
-MARKDOWN_EXTENSIONS = ["tables", "footnotes", "attr_list", "def_list", "toc", "fenced_code", "md_in_html"]
+MARKDOWN_EXTENSIONS = [
+    "tables",
+    "footnotes",
+    "attr_list",
+    "def_list",
+    "toc",
+    "fenced_code",
+    "md_in_html",
+]
 
 
 def core_zip() -> bytes:

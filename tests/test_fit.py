@@ -5,7 +5,6 @@ widget's handling of a pasted log."""
 from __future__ import annotations
 
 import random
-import time
 from pathlib import Path
 
 import numpy as np
@@ -131,17 +130,15 @@ def test_a_new_run_starts_where_sizes_stop_growing():
     assert len(log.runs) == 2 and len(log.runs[0].rows) == len(log.runs[1].rows)
 
 
-def test_size_limit_and_speed_limits():
+def test_size_limit_and_line_limits():
     with pytest.raises(ParamError) as e:
         fit.read_log("x" * 5_000_001)
     assert e.value.field == "log" and "5 MB" in e.value.message
-    t0 = time.perf_counter()
     log = nccltests.parse_runs("\n" * 4_000_000)
     assert log.blank >= nccltests.MAX_LINES - 1
     assert log.skipped[-1][1] == "unread"  # the rest is reported, not dropped
     log = nccltests.parse_runs("not a row\n" * 400_000)
     assert log.skipped[-1][1] == "unread" and "not read" in log.skipped[-1][2]
-    assert time.perf_counter() - t0 < 5
 
 
 # ---- The widget with a log -----------------------------------------------------------------------
