@@ -1,0 +1,95 @@
+"""Check yourself: exercises generated from a seed, answered by the core, checked in Python.
+
+exercise({"kind": ..., "seed": ...}) is a widget like the others: JSON-able parameters in, a
+JSON-able state out (prompt, hint, worked solution, its final answer as a student would type it,
+the unit and tolerance). With "answer" it adds "feedback": {correct, message}. A bad kind or seed
+raises ParamError naming the field; a bad answer never raises: it gets a message.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..errors import ParamError
+from ..validate import count
+from .check import check_choice, check_quantity, check_vector
+from .kinds import CHOICE, KINDS, STAGES, VECTOR, Problem
+
+__all__ = ["KINDS", "STAGES", "exercise", "kinds_by_stage", "problem", "feedback"]
+MAX_SEED = 2**53  # a seed a page's URL and JavaScript's numbers carry exactly
+MAX_ANSWER = 200
+
+
+def problem(kind, seed) -> Problem:
+    """The problem `kind` draws from `seed`."""
+    if kind not in KINDS:
+        raise ParamError("kind", f"must be one of {', '.join(KINDS)}")
+    s = count("seed", seed, 0, MAX_SEED)
+    return KINDS[kind][1](random.Random(s))
+
+
+def feedback(p: Problem, answer) -> dict:
+    """The verdict on a typed answer: {correct, message}; never an exception."""
+    if not isinstance(answer, str):
+        return {"correct": False, "message": "Type an answer as text."}
+    if len(answer) > MAX_ANSWER:
+        return {"correct": False, "message": "That answer is too long: a number and a unit."}
+    if p.dimension == VECTOR:
+        out = check_vector(answer, p.answer, p.tolerance)
+    elif p.dimension == CHOICE:
+        out = check_choice(answer, p.answer, p.choices)
+    else:
+        out = check_quantity(answer, p.answer, p.dimension, p.unit, p.tolerance)
+    return out
+
+
+def exercise(params=None) -> dict:
+    """The widget: {"kind", "seed"[, "answer"]} -> the problem's state [and the feedback]."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise ParamError("_", "parameters must be an object")
+    unknown = sorted(set(params) - {"kind", "seed", "answer"})
+    if unknown:
+        raise ParamError(str(unknown[0])[:40], "is not a parameter of this widget")
+    kind, seed = params.get("kind", "ring_time"), params.get("seed", 0)
+    p = problem(kind, seed)
+    state = {
+        "kind": "exercise",
+        "exercise": kind,
+        "stage": KINDS[kind][0],
+        "seed": int(seed),
+        "params": {"kind": kind, "seed": int(seed)},
+        "prompt": p.prompt,
+        "hint": p.hint,
+        "solution_steps": p.steps,
+        "solution_answer": p.answer_text(),
+        "unit": p.unit,
+        "dimension": p.dimension,
+        "tolerance": p.tolerance,
+        "tolerance_text": _tolerance_text(p),
+        "choices": list(p.choices),
+        "given": p.given,
+    }
+    if params.get("answer") is not None:
+        state["params"]["answer"] = params["answer"]
+        state["feedback"] = feedback(p, params["answer"])
+    return state
+
+
+def _tolerance_text(p: Problem) -> str:
+    if p.dimension == CHOICE:
+        return "one word"
+    if p.tolerance == 0:
+        return "exact"
+    return f"within {p.tolerance:.0%}" + (
+        f"; in {p.unit} unless you write a unit" if p.unit else ""
+    )
+
+
+def kinds_by_stage() -> dict[int, dict]:
+    """Every stage's title and exercise kinds, for a teacher's sheet and the pages."""
+    return {s: {"title": t, "kinds": [f.__name__ for f in fs]} for s, (t, fs) in STAGES.items()}
+
+
+WIDGETS = {"exercise": exercise}
