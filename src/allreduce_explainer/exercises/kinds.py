@@ -137,9 +137,10 @@ def naive_time(rng: random.Random) -> Problem:
         f"{show(r['time_s'], u)}.",
     ]
     return Problem(
-        prompt=f"{_gpus(n, g)} train a model of {params_b:g} billion parameters and all-reduce its BF16 "
-        f"gradient the naive way: every GPU sends its whole gradient to GPU 0, which adds them "
-        f"up and sends the sum back to each GPU in turn. {LINKS} How long does it take, in {u}?",
+        prompt=f"{_gpus(n, g)} train a model of {params_b:g} billion parameters and all-reduce "
+        f"its BF16 gradient the naive way: every GPU sends its whole gradient to GPU 0, which "
+        f"adds them up and sends the sum back to each GPU in turn. {LINKS} How long does it "
+        f"take, in {u}?",
         hint="GPU 0's links do all the work: count the gradients it receives, then sends, and "
         "divide each by the rate of the link it uses.",
         steps=steps,
@@ -185,7 +186,7 @@ def ring_time(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 2: ring reduce-scatter ------------------------------------------------------------------
+# ---- Stage 2: ring reduce-scatter ----------------------------------------------------------------
 
 
 def _small_ring(rng: random.Random, lo: int = 3, hi: int = 7) -> tuple[int, list, list]:
@@ -292,7 +293,7 @@ def rs_owner(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 3: all-gather ---------------------------------------------------------------------------
+# ---- Stage 3: all-gather -------------------------------------------------------------------------
 
 
 def ring_steps(rng: random.Random) -> Problem:
@@ -375,7 +376,7 @@ def ag_cell(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 4: what each GPU sends, and nccl-tests' busbw --------------------------------------------
+# ---- Stage 4: what each GPU sends, and nccl-tests' busbw -----------------------------------------
 
 HEADER = (
     "#       size         count      type   redop    root     time   algbw   busbw #wrong"
@@ -464,7 +465,7 @@ def naive_root_bytes(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 5: latency, ring against tree ------------------------------------------------------------
+# ---- Stage 5: latency, ring against tree ---------------------------------------------------------
 
 
 def _flat(rng: random.Random) -> dict:
@@ -567,7 +568,8 @@ def speedup(rng: random.Random) -> Problem:
         "the faster.",
         steps=_ring_tree_steps(f, s, ring, tr)
         + [
-            f"The {which} is faster by {show(b, 'µs', 4)} / {show(a, 'µs', 4)} = {fmt.sig(want, 3)}×."
+            f"The {which} is faster by {show(b, 'µs', 4)} / {show(a, 'µs', 4)} = "
+            f"{fmt.sig(want, 3)}×."
         ],
         answer=want,
         dimension=COUNT,
@@ -675,7 +677,7 @@ def network_steps(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 7: DDP buckets --------------------------------------------------------------------------
+# ---- Stage 7: DDP buckets ------------------------------------------------------------------------
 
 
 def _params(rng: random.Random) -> tuple[list[float], float | None]:
@@ -740,7 +742,7 @@ def first_bucket(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 8: your cluster -------------------------------------------------------------------------
+# ---- Stage 8: your cluster -----------------------------------------------------------------------
 
 
 def _model(rng: random.Random) -> tuple[str, int]:
@@ -845,7 +847,7 @@ def compute_time(rng: random.Random) -> Problem:
     )
 
 
-# ---- The registry -----------------------------------------------------------------------------------
+# ---- The registry --------------------------------------------------------------------------------
 
 STAGES: dict[int, tuple[str, tuple[Callable[[random.Random], Problem], ...]]] = {
     1: ("Why all-reduce", (allreduce_sum, naive_time, ring_time)),
