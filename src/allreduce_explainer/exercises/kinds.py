@@ -843,7 +843,7 @@ def compute_time(rng: random.Random) -> Problem:
         dimension=TIME,
         unit=u,
         tolerance=TOLERANCE,
-        given={"params": params, "tokens": tokens, "mfu": mfu, "peak_tflops": peak},
+        given={"params": params, "tokens": tokens, "mfu": mfu, "gpu": c["gpu"]},
     )
 
 
