@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from allreduce_explainer import simulate
 from allreduce_explainer.cost import tree_chunks
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.exercises import KINDS, exercise, kinds_by_stage
+from allreduce_explainer.exercises import KINDS, exercise, kinds_by_stage, sheet
 from allreduce_explainer.exercises.units import AnswerError, parse, parse_vector
 from allreduce_explainer.topology import Topology
 
@@ -372,6 +372,9 @@ def test_the_worked_solution_is_steps_ending_in_the_answer():
         ("2.11x", 2.11, "count"),
         ("6 steps", 6, "count"),
         ("1.75 GB", 1.75e9, "bytes"),
+        ("≈ 0.55 s.", 0.55, "time"),
+        ("about 14 GB", 14e9, "bytes"),
+        ("5.", 5, None),
     ],
 )
 def test_units_are_read(text, value, dimension):
@@ -393,3 +396,38 @@ def test_vectors_are_read():
     assert parse_vector("(−1; 2)") == [-1, 2]
     with pytest.raises(AnswerError):
         parse_vector("[1, a]")
+
+
+# ---- the teacher's sheet -----------------------------------------------------------------------
+
+
+def test_a_sheet_lists_each_problem_with_its_seed_and_a_separate_key():
+    kinds = ["ring_time", "line_busbw", "ring_time", "bucket_count"]
+    s = sheet({"kinds": kinds, "seed": 40})
+    assert [p["kind"] for p in s["problems"]] == kinds
+    assert [p["seed"] for p in s["problems"]] == [40, 41, 42, 43]
+    for p, a in zip(s["problems"], s["answers"], strict=True):
+        alone = state(p["kind"], p["seed"])
+        assert p["prompt"] == alone["prompt"] and "solution_answer" not in p
+        assert a["solution_answer"] == alone["solution_answer"]
+    assert s["problems"][0]["prompt"] != s["problems"][2]["prompt"]
+    assert sheet({"kinds": "ring_time, line_busbw", "seed": 3})["params"]["kinds"] == kinds[:2]
+    assert len(sheet()["problems"]) == 8  # one per stage by default
+    json.dumps(s, allow_nan=False)
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"kinds": []}, "kinds"),
+        ({"kinds": ["nope"]}, "kinds"),
+        ({"kinds": ["ring_time"] * 41}, "kinds"),
+        ({"kinds": 3}, "kinds"),
+        ({"seed": -1}, "seed"),
+        ({"level": 1}, "level"),
+    ],
+)
+def test_bad_sheet_parameters_name_their_field(params, field):
+    with pytest.raises(ParamError) as e:
+        sheet(params)
+    assert e.value.field == field

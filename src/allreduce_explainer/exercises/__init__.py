@@ -15,9 +15,10 @@ from ..validate import count
 from .check import check_choice, check_quantity, check_vector
 from .kinds import CHOICE, KINDS, STAGES, VECTOR, Problem
 
-__all__ = ["KINDS", "STAGES", "exercise", "kinds_by_stage", "problem", "feedback"]
+__all__ = ["KINDS", "STAGES", "exercise", "feedback", "kinds_by_stage", "problem", "sheet"]
 MAX_SEED = 2**53  # a seed a page's URL and JavaScript's numbers carry exactly
 MAX_ANSWER = 200
+MAX_SHEET = 40  # problems on one sheet
 
 
 def problem(kind, seed) -> Problem:
@@ -92,4 +93,42 @@ def kinds_by_stage() -> dict[int, dict]:
     return {s: {"title": t, "kinds": [f.__name__ for f in fs]} for s, (t, fs) in STAGES.items()}
 
 
-WIDGETS = {"exercise": exercise}
+def sheet(params=None) -> dict:
+    """A teacher's problem set: {"kinds": [...], "seed": N} -> the problems and, apart, the key.
+
+    Problem i uses seed + i, so one seed names the whole sheet and each problem on it can be
+    opened alone (its kind and seed are listed).
+    """
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise ParamError("_", "parameters must be an object")
+    unknown = sorted(set(params) - {"kinds", "seed"})
+    if unknown:
+        raise ParamError(str(unknown[0])[:40], "is not a parameter of this widget")
+    kinds = params.get("kinds", [fs[0].__name__ for _, fs in STAGES.values()])
+    if isinstance(kinds, str):
+        kinds = [k.strip() for k in kinds.split(",") if k.strip()]
+    if not isinstance(kinds, list) or not kinds or len(kinds) > MAX_SHEET:
+        raise ParamError("kinds", f"must be a list of 1 to {MAX_SHEET} exercise kinds")
+    bad = [k for k in kinds if k not in KINDS]
+    if bad:
+        raise ParamError(
+            "kinds", f"unknown kind {str(bad[0])[:40]!r}: choose from {', '.join(KINDS)}"
+        )
+    seed = count("seed", params.get("seed", 0), 0, MAX_SEED - MAX_SHEET)
+    problems, key = [], []
+    for i, kind in enumerate(kinds):
+        p = problem(kind, seed + i)
+        head = {"number": i + 1, "kind": kind, "stage": KINDS[kind][0], "seed": seed + i}
+        problems.append({**head, "prompt": p.prompt, "unit": p.unit, "tolerance": p.tolerance})
+        key.append({**head, "solution_steps": p.steps, "solution_answer": p.answer_text()})
+    return {
+        "kind": "sheet",
+        "params": {"kinds": list(kinds), "seed": seed},
+        "problems": problems,
+        "answers": key,
+    }
+
+
+WIDGETS = {"exercise": exercise, "exercise_sheet": sheet}

@@ -123,7 +123,11 @@ def tidy(text: str) -> str:
         text = text.replace(a, b)
     for space in ("\u2009", "\u202f", "\u00a0", "_"):
         text = text.replace(space, "")
-    return text.strip()
+    text = text.strip()
+    for lead in ("about ", "approx ", "~", "≈", "="):  # "≈ 0.55 s" is an answer too
+        if text.lower().startswith(lead):
+            text = text[len(lead) :].strip()
+    return text[:-1].rstrip() if text.endswith(".") and not text[-2:-1].isdigit() else text
 
 
 def number_prefix(text: str) -> tuple[float, str]:
