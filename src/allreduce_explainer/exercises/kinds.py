@@ -53,6 +53,10 @@ def _int(v) -> str:
     return f"{int(v):,}" if float(v).is_integer() else repr(v)
 
 
+def _plural(k: int, word: str) -> str:
+    return f"{k} {word}" + ("" if k == 1 else "s")
+
+
 def show(value: float, unit_text: str, digits: int = 3) -> str:
     """A value in base units, written in `unit_text` to `digits` significant figures."""
     scale = unit(unit_text).scale if unit_text else 1.0
@@ -125,10 +129,10 @@ def naive_time(rng: random.Random) -> Problem:
     steps = [
         f"The gradient is {params_b:g}e9 parameters × 2 bytes (BF16) = {fmt.nbytes(s)}.",
         f"GPU 0 takes in the other {n - 1} gradients one after another: {g - 1} over NVLink, "
-        f"{fmt.nbytes(s)} / {topo.intra.gbps:g} GB/s = {fmt.seconds(per_nv)} each"
+        f"{fmt.nbytes(s)} / {topo.intra.gbps:g} GB/s = {show(per_nv, time_unit(per_nv))} each"
         + (
             f", and {n - g} through its card, {fmt.nbytes(s)} / {topo.inter.gbps:g} GB/s = "
-            f"{fmt.seconds(per_nic)} each"
+            f"{show(per_nic, time_unit(per_nic))} each"
             if n > g
             else ""
         )
@@ -167,8 +171,8 @@ def ring_time(rng: random.Random) -> Problem:
         f"{n} chunks of {fmt.nbytes(chunk)}.",
         f"The ring takes 2(n − 1) = {r['steps']} steps; in each, every GPU sends one chunk.",
         f"A step lasts as long as its slowest transfer: {fmt.nbytes(chunk)} over {link} at "
-        f"{rate:g} GB/s = {fmt.seconds(step)}.",
-        f"{r['steps']} × {fmt.seconds(step)} = {show(r['time_s'], u)}.",
+        f"{rate:g} GB/s = {show(step, time_unit(step))}.",
+        f"{r['steps']} × {show(step, time_unit(step))} = {show(r['time_s'], u)}.",
     ]
     return Problem(
         prompt=f"{_gpus(n, g)} all-reduce the BF16 gradient of a model of {params_b:g} billion "
@@ -499,8 +503,9 @@ def ring_latency(rng: random.Random) -> Problem:
     per = r["time_s"] / r["steps"]
     steps = [
         f"The ring takes 2(n − 1) = {r['steps']} steps, each a message of S/n = {s / n:g} bytes.",
-        f"One message: {f['latency_us']} µs + {s / n:g} B / {f['gbps']} GB/s = {show(per, 'µs')}.",
-        f"{r['steps']} × {show(per, 'µs')} = {show(r['time_s'], u)}: almost all latency.",
+        f"One message: {f['latency_us']} µs + {s / n:g} B / {f['gbps']} GB/s = "
+        f"{show(per, 'µs', 4)}.",
+        f"{r['steps']} × {show(per, 'µs', 4)} = {show(r['time_s'], u)}.",
     ]
     return Problem(
         prompt=f"{_flat_text(f)}. How long does a ring all-reduce of {s:,} bytes take, in {u}?",
@@ -716,7 +721,7 @@ def bucket_count(rng: random.Random) -> Problem:
         prompt=_bucket_prompt(sizes, cap) + " How many buckets are there?",
         hint="Walk the parameters from the last one, adding each to the open bucket, and "
         "close it as soon as it reaches the limit.",
-        steps=[*_bucket_steps(sizes, r), f"{len(r['buckets'])} buckets."],
+        steps=[*_bucket_steps(sizes, r), _plural(len(r["buckets"]), "bucket") + "."],
         answer=len(r["buckets"]),
         dimension=COUNT,
         unit="",
