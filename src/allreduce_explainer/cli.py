@@ -157,7 +157,80 @@ def parser() -> argparse.ArgumentParser:
     _ddp_parsers(sub)
     _cluster_parsers(sub)
     _shard_parser(sub)
+    _figure_parser(sub)
     return p
+
+
+# ---- figure: a widget's chart as SVG or PNG ---------------------------------------------------
+
+
+def _figure_parser(sub) -> None:
+    f = sub.add_parser(
+        "figure",
+        help="write a widget's chart as SVG or PNG, in the site's theme (needs the [figures] "
+        "extra and a Chrome or Chromium)",
+        description="Any other --name value is the widget's parameter (e.g. --gpus 64); values "
+        "are read as JSON when they can be (numbers, true, lists), else as text.",
+    )
+    f.add_argument("widget", metavar="WIDGET", help="a chart widget, e.g. scaling, latency")
+    f.add_argument("--out", required=True, metavar="FILE.svg|FILE.png")
+    f.add_argument("--theme", choices=("light", "dark"), default="light")
+    f.add_argument("--figure", metavar="NAME", help="which chart, for a widget with several")
+    f.add_argument("--title", help="the title (default: the y axis against the x axis)")
+    f.add_argument("--width", type=_whole, default=960, help="pixels (default 960)")
+    f.add_argument("--height", type=_whole, default=540, help="pixels (default 540)")
+
+
+def _widget_params(extra: list[str]) -> dict:
+    """--name value pairs (a flag with no value is true), values read as JSON if they can be."""
+    params, i = {}, 0
+    while i < len(extra):
+        flag = extra[i]
+        if not flag.startswith("--") or len(flag) < 3:
+            raise ParamError("widget", f"unexpected {flag!r}: its parameters are --name value")
+        name, _, value = flag[2:].partition("=")
+        if not value and (i + 1 == len(extra) or extra[i + 1].startswith("--")):
+            value, i = "true", i + 1
+        elif not value:
+            value, i = extra[i + 1], i + 2
+        else:
+            i += 1
+        try:
+            params[name.replace("-", "_")] = json.loads(value)
+        except ValueError:
+            params[name.replace("-", "_")] = value
+    return params
+
+
+def _figure(p: argparse.ArgumentParser, a, extra: list[str]) -> int:
+    from . import figures
+
+    fmt = a.out.rsplit(".", 1)[-1].lower() if "." in a.out else ""
+    try:
+        if fmt not in figures.FORMATS:
+            raise ParamError("out", "must end in .svg or .png")
+        if not 16 <= a.width <= 8000 or not 16 <= a.height <= 8000:
+            raise ParamError("width" if not 16 <= a.width <= 8000 else "height",
+                             "must be between 16 and 8000 pixels")  # fmt: skip
+        fig = figures.widget_figure(a.widget, _widget_params(extra), a.figure)
+        data = figures.render(figures.themed(fig, a.theme, a.title), fmt, a.width, a.height)
+    except ParamError as e:
+        flag = {"widget": "WIDGET", "figure": "--figure", "out": "--out"}.get(e.field)
+        p.exit(2, f"{PROG}: error: argument {flag or '--' + e.field.replace('_', '-')}: "
+                  f"{e.message}\n")  # fmt: skip
+    except ImportError:
+        p.exit(2, f"{PROG}: error: figure needs Plotly and Kaleido: pip install "
+                  "'allreduce-explainer[figures]'\n")  # fmt: skip
+    except Exception as e:  # Kaleido: no browser found, or the browser failed
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        p.exit(2, f"{PROG}: error: figure could not be drawn ({type(e).__name__}: {first}); "
+                  "Kaleido needs Chrome or Chromium (apt-get install chromium)\n")  # fmt: skip
+    try:
+        with open(a.out, "wb") as out:
+            out.write(data)
+    except OSError as e:
+        p.exit(2, f"{PROG}: error: argument --out: cannot write {a.out}: {e.strerror}\n")
+    return 0
 
 
 def _bucket_flags(p: argparse.ArgumentParser) -> None:
@@ -545,6 +618,9 @@ def shard_table(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = parser()
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["figure"]:  # the widget's own parameters follow as --name value
+        return _figure(p, *p.parse_known_args(argv))
     a = p.parse_args(argv)
     try:
         result = run(a)

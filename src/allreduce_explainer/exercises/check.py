@@ -1,0 +1,138 @@
+"""The verdict on a typed answer: right within the problem's tolerance, or wrong with a reason.
+
+When a wrong answer becomes right under a likely slip (GB for GiB, bits for bytes, ms for s, a
+number without its unit in another unit), the message says which slip: that is the hint a
+student needs, and it does not give the answer away.
+"""
+
+from __future__ import annotations
+
+from .units import (
+    BYTES,
+    COUNT,
+    DIMENSION_NAMES,
+    RATE,
+    SWAP_PREFIX,
+    TIME,
+    AnswerError,
+    Quantity,
+    Unit,
+    parse,
+    parse_vector,
+    unit,
+)
+
+# Units a bare number, or one with the wrong prefix, may have been meant in.
+_SLIPS = {
+    TIME: ("s", "ms", "us", "ns"),
+    BYTES: ("B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"),
+    RATE: ("B/s", "MB/s", "GB/s", "TB/s", "Gb/s", "Mb/s", "GiB/s", "MiB/s"),
+}
+
+
+def close(got: float, want: float, tolerance: float) -> bool:
+    """Within `tolerance` relative to the answer (exact for a zero answer)."""
+    if want == 0:
+        return got == 0
+    return abs(got - want) <= tolerance * abs(want) * (1 + 1e-12)
+
+
+def verdict(correct: bool, message: str) -> dict:
+    return {"correct": correct, "message": message}
+
+
+def check_quantity(text, want: float, dimension: str, asked: str, tolerance: float) -> dict:
+    """A number with a unit against `want` (base units), asked in the unit `asked`."""
+    try:
+        q = parse(text)
+    except AnswerError as e:
+        return verdict(False, f"I could not read that: {e}.")
+    asked_unit = unit(asked) or Unit("", COUNT, 1.0)
+    if q.unit is not None and q.unit.dimension != dimension:
+        if dimension == COUNT:
+            return verdict(False, f"The answer is a plain number, not {q.unit.text}.")
+        if q.unit.dimension == COUNT:
+            return verdict(
+                False, f"The answer is {DIMENSION_NAMES[dimension]}: give it in {asked}."
+            )
+        return verdict(
+            False,
+            f"{q.unit.text} measures {DIMENSION_NAMES[q.unit.dimension]}; the answer is "
+            f"{DIMENSION_NAMES[dimension]}, in {asked}.",
+        )
+    got = q.base(asked_unit)
+    if close(got, want, tolerance):
+        return verdict(True, "Correct.")
+    slip = _slip(q, asked_unit, want, dimension, tolerance)
+    if slip:
+        return verdict(False, slip)
+    if close(abs(got), abs(want), tolerance):
+        return verdict(False, "Check the sign.")
+    for factor, what in ((2, "twice"), (0.5, "half")):
+        if close(got, want * factor, tolerance):
+            return verdict(False, f"Not quite: your answer is {what} the right one.")
+    return verdict(False, "Not correct. Try the hint, or check each step again.")
+
+
+def _slip(q: Quantity, asked: Unit, want: float, dimension: str, tolerance: float) -> str | None:
+    """The message for an answer that is right in another unit than the one written."""
+    written = q.unit or asked
+    if dimension in (BYTES, RATE) and written.prefix in SWAP_PREFIX and not written.bits:
+        other = SWAP_PREFIX[written.prefix]
+        swapped = unit(other + "B" + ("/s" if dimension == RATE else ""))
+        if close(q.number * swapped.scale, want, tolerance):
+            return (
+                f"Your number is right in {swapped.text}, but you wrote {written.text}: "
+                f"{'1 ' + other}B is {_power(other)} bytes. Convert, or change the unit."
+            )
+    if dimension in (BYTES, RATE):
+        if close(q.number * written.scale * 8, want, tolerance) and written.bits:
+            return (
+                f"{written.text} counts bits; a byte is 8 bits. Your number is right in bytes: "
+                "write B, not b."
+            )
+        if close(q.number * written.scale / 8, want, tolerance) and not written.bits:
+            return (
+                "Your number is right in bits, not bytes (a byte is 8 bits): write b, "
+                "or divide by 8."
+            )
+    if dimension in _SLIPS:
+        for name in _SLIPS[dimension]:
+            u = unit(name)
+            if u.scale != written.scale and close(q.number * u.scale, want, tolerance):
+                if q.unit is None:
+                    return f"Your number is right in {name}, but the question asks in {asked.text}."
+                return f"Your number is right in {name}, not in {written.text}: check the unit."
+    return None
+
+
+def _power(prefix: str) -> str:
+    return {"k": "10^3", "M": "10^6", "G": "10^9", "T": "10^12", "P": "10^15"}.get(
+        prefix, f"2^{10 * ('KMGTP'.index(prefix[0]) + 1)}"
+    )
+
+
+def check_vector(text, want: list, tolerance: float = 0.0) -> dict:
+    try:
+        got = parse_vector(text)
+    except AnswerError as e:
+        return verdict(False, f"I could not read that: {e}.")
+    if len(got) != len(want):
+        return verdict(False, f"Give {len(want)} numbers, one per element; you gave {len(got)}.")
+    wrong = [i for i, (g, w) in enumerate(zip(got, want)) if not close(g, w, tolerance)]
+    if not wrong:
+        return verdict(True, "Correct.")
+    which = ", ".join(str(i) for i in wrong)
+    return verdict(False, f"Not correct: check element{'s' if len(wrong) > 1 else ''} {which}.")
+
+
+def check_choice(text, want: str, choices: tuple[str, ...]) -> dict:
+    if not isinstance(text, str) or not text.strip():
+        return verdict(False, f"Type one of: {', '.join(choices)}.")
+    t = text.strip().lower()
+    hits = [c for c in choices if c.startswith(t) or t.startswith(c)]
+    if len(hits) != 1:
+        return verdict(False, f"I could not read that: type one of {', '.join(choices)}.")
+    if hits[0] == want:
+        return verdict(True, "Correct.")
+    return verdict(False, "Not correct. Work out both times, then compare them.")
