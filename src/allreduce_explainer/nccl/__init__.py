@@ -3,7 +3,7 @@ numbers, topology.py for the channel search, tuning.py for the time model, model
 candidates, NCCL's choice and the calibrated prediction."""
 
 from .constants import ALGORITHMS, NCCL_COMMIT, NCCL_VERSION, PROTOCOLS
-from .model import MEASUREMENTS, Candidate, busbw_factor, calibration, choose, predict
+from .model import MEASUREMENTS, Candidate, busbw_factor, calibration, choose, predict, sweep
 from .topology import System, graphs
 from .tuning import COLLECTIVES, algo_time_us, log2i, tables
 
@@ -23,5 +23,6 @@ __all__ = [
     "graphs",
     "log2i",
     "predict",
+    "sweep",
     "tables",
 ]

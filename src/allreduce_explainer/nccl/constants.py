@@ -112,11 +112,12 @@ COLLNET_RSAG_NET_FACTOR = 0.9  # tuning.cc:342
 COLLNET_ARITY_LATENCY_US = 0.4  # tuning.cc:420-421
 # tuning.cc:623-627, treeCorrectionFactor[protocol][log2i(bytes >> 6)], 64 B to 256 MB
 TREE_CORRECTION_FACTOR = (
-    (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0),
-    (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0),
-    (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9),
+    (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0),  # noqa: E501
+    (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0),  # noqa: E501
+    (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9),  # noqa: E501
 )  # fmt: skip
-TREE_CORRECTION_SIZES = 23  # tuning.cc:640: logSize < 23 for Tree (NVLSTree: < 24, line 643)
+TREE_CORRECTION_SIZES = 23  # tuning.cc:640: Tree corrects sizes with logSize < 23
+NVLS_TREE_CORRECTION_SIZES = 24  # tuning.cc:643: NVLSTree (Blackwell, x86) with logSize < 24
 # tuning.cc:649, "Plateau effect of ring": latency multiplier, compCap < 80 else >= 80
 RING_PLATEAU_FACTOR = (1.9, 1.4)
 RING_PLATEAU_MIN_BYTES_PER_CHANNEL_RANK = 64  # tuning.cc:648

@@ -10,11 +10,11 @@ generation, the ratio of a cited measurement to NCCL's own figure on the measure
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import lru_cache
+from functools import cache
 
 from ..errors import ParamError
 from . import constants as K
-from .topology import System
+from .topology import System, graphs
 from .tuning import _collective, algo_time_us, tables
 
 GiB = 1 << 30
@@ -68,7 +68,7 @@ def busbw_factor(coll: str, n: int) -> float:
     return 2 * (n - 1) / n if coll == "AllReduce" else (n - 1) / n
 
 
-@lru_cache(maxsize=None)
+@cache
 def calibration(generation: int, algorithm: str) -> float:
     """Measured / NCCL's bus bandwidth on the measured system; 1.0 where nothing is cited."""
     for m in MEASUREMENTS:
@@ -159,3 +159,55 @@ def _name(value: str | None, names: tuple, field: str) -> str | None:
 def _why(s: System) -> str:
     avail = sorted({a for a, _ in tables(s, "AllReduce")}, key=K.ALGORITHMS.index)
     return f"{s.gpus} x {s.gpu}, {s.nodes} server(s): available {', '.join(avail)}"
+
+
+def sweep(
+    collective: str,
+    sizes: list[int],
+    system: System,
+    algorithm: str | None = None,
+    protocol: str | None = None,
+) -> dict:
+    """JSON for the CLI and the pages: per size NCCL's pick (calibrated and NCCL's own figures)
+    and every candidate it weighed."""
+    coll = _collective(collective)
+    rows = []
+    for n in sizes:
+        pick = choose(coll, n, system, algorithm, protocol)
+        pool = [
+            c
+            for c in predict(coll, n, system)
+            if c.algorithm == (_name(algorithm, K.ALGORITHMS, "algorithm") or c.algorithm)
+            and c.protocol == (_name(protocol, K.PROTOCOLS, "protocol") or c.protocol)
+        ]
+        rows.append(
+            {
+                "bytes": n,
+                "algorithm": pick.algorithm,
+                "protocol": pick.protocol,
+                "time_us": pick.time_us,
+                "algbw_GBps": pick.algbw_GBps,
+                "busbw_GBps": pick.busbw_GBps,
+                "nccl_time_us": pick.nccl_time_us,
+                "nccl_busbw_GBps": pick.nccl_busbw_GBps,
+                "calibration": pick.calibration,
+                "candidates": [
+                    {
+                        "algorithm": c.algorithm,
+                        "protocol": c.protocol,
+                        "time_us": c.time_us,
+                        "nccl_time_us": c.nccl_time_us,
+                        "busbw_GBps": c.busbw_GBps,
+                    }
+                    for c in pool
+                ],
+            }
+        )
+    return {
+        "nccl_version": K.NCCL_VERSION,
+        "nccl_commit": K.NCCL_COMMIT,
+        "collective": coll,
+        "system": asdict(system) | {"nodes": system.nodes},
+        "graphs": {a: asdict(g) for a, g in graphs(system).items()},
+        "rows": rows,
+    }

@@ -141,10 +141,9 @@ def _latency(s: System, coll: str, a: str, pi: int, nsteps: int) -> float:
     lat = K.BASE_LATENCY_US[a][pi]
     intra = K.HW_LATENCY_US["NVLink"][a][pi]  # typeIntra is NVLink on these servers (line 285)
     inter = K.HW_LATENCY_US["Network"]["Tree" if ppn_int == 1 else a][pi]  # tuning.cc:387-388
-    # graphs[a]->latencyInter is 0 for the IB/RoCE network plugin (search.cc:1087)
-    if a == "Ring":
-        hw = "NVLink" if n_nodes == 1 else "Network"
-        intra = K.HW_LATENCY_US[hw][a][pi]  # tuning.cc:394, hw[a]
+    # graphs[a]->latencyInter (tuning.cc:389-391) is the card's latency, 0 for InfiniBand and
+    # RoCE (src/transport/net_ib/init.cc:558, search.cc:745)
+    if a == "Ring":  # all-reduce, reduce-scatter, all-gather branch (tuning.cc:403-412)
         overhead = 0.0
         if n_nodes > 1:
             overhead = K.NET_OVERHEAD_US[s.cpu] * (3 if K.PROTOCOLS[pi] == "Simple" else 1)
@@ -190,10 +189,12 @@ def algo_time_us(s: System, coll: str, a: str, p: str, nbytes: int) -> float | N
     ar = coll == "AllReduce"
     if a == "Tree" and ar and 0 <= log_size < K.TREE_CORRECTION_SIZES:
         bw *= K.TREE_CORRECTION_FACTOR[pi][log_size]
-    if a == "NVLSTree" and ar and 0 <= log_size < 24 and s.compcap >= 100:  # x86 hosts
+    if (
+        a == "NVLSTree" and ar and 0 <= log_size < K.NVLS_TREE_CORRECTION_SIZES and s.compcap >= 100
+    ):  # x86 hosts
         bw *= K.TREE_CORRECTION_FACTOR[pi][log_size]
     per = nbytes // (comm_channels(s) * s.gpus)
-    if a == "Ring" and p == "Simple" and s.nodes > 1 and ar:
-        if per >= K.RING_PLATEAU_MIN_BYTES_PER_CHANNEL_RANK:
-            lat *= K.RING_PLATEAU_FACTOR[0 if s.compcap < 80 else 1]
+    plateau = per >= K.RING_PLATEAU_MIN_BYTES_PER_CHANNEL_RANK
+    if a == "Ring" and p == "Simple" and s.nodes > 1 and ar and plateau:
+        lat *= K.RING_PLATEAU_FACTOR[0 if s.compcap < 80 else 1]
     return lat + nbytes / (1000 * bw)
