@@ -476,3 +476,27 @@ def test_cli_bad_flags_exit_2(capsys, args, flag):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and flag in err
+
+
+# --- calc --algorithm nccl ------------------------------------------------------------------
+
+
+def test_calc_defaults_to_nccl(capsys):
+    from allreduce_explainer import calculator
+
+    code = main(["calc", "--model", "llama3-70b", "--gpus", "256", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["algorithm"] == "nccl" and out["nccl_algorithm"] == "Ring"
+    s = System("H100 SXM", 256, 8)
+    pick = choose("AllReduce", round(out["gradient_bytes"]), s)
+    assert out["allreduce_s"] == pytest.approx(pick.time_us * 1e-6)
+    assert out["nccl_time_s"] == pytest.approx(pick.nccl_time_us * 1e-6)
+    assert 0.6 < out["allreduce_s"] < 0.8  # NVIDIA's own model: about 0.77 s, not the ring's 5.6
+    # the teaching models keep their meaning
+    assert calculator.calc(algorithm="ring")["allreduce_s"] == pytest.approx(0.55125)
+
+
+def test_calc_nccl_refuses_amd(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["calc", "--params", "7e9", "--gpus", "8", "--gpu", "mi300x"])
+    assert e.value.code == 2 and "--gpu" in capsys.readouterr().err

@@ -390,7 +390,13 @@ def _cluster_parsers(sub) -> None:
         metavar="R",
         help="network card per GPU, Gb/s on the wire (default 400 = 50 GB/s)",
     )
-    c.add_argument("--algorithm", choices=calculator.ALGORITHMS, default="ring")
+    c.add_argument(
+        "--algorithm",
+        choices=calculator.ALGORITHMS,
+        default="nccl",
+        help="nccl (default): NCCL's own choice and time; ring, multi-ring, tree, hierarchical, "
+        "auto: the site's teaching models",
+    )
     c.add_argument("--grad-dtype", choices=tuple(calculator.GRAD_BYTES), default="bf16")
     c.add_argument(
         "--tokens-per-gpu",
