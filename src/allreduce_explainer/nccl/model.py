@@ -15,7 +15,7 @@ from functools import cache
 from ..errors import ParamError
 from . import constants as K
 from .topology import System, graphs
-from .tuning import _collective, algo_time_us, tables
+from .tuning import _collective, algo_time_us, tables, terms
 
 GiB = 1 << 30
 
@@ -115,9 +115,9 @@ def predict(collective: str, nbytes: int, system: System) -> list[Candidate]:
     factor = busbw_factor(coll, system.gpus)
     out = []
     for (a, p), e in tables(system, coll).items():
-        t = algo_time_us(system, coll, a, p, n)
+        lat, bw = terms(system, coll, a, p, e, n)
         cal = calibration(system.generation, a)
-        tc = (t - n / (1000 * e.bw_GBps)) + n / (1000 * e.bw_GBps * cal)
+        t, tc = lat + n / (1000 * bw), lat + n / (1000 * bw * cal)
         algbw = n / (tc * 1e3)
         out.append(Candidate(a, p, t, tc, n / (t * 1e3) * factor, algbw * factor, algbw, cal))
     return out

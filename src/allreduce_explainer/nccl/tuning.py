@@ -8,12 +8,22 @@ AllReduce, ReduceScatter and AllGather. `bytes` is what NCCL times: the all-redu
 whole (all ranks') buffer of a reduce-scatter or all-gather (enqueue.cc:2127, enqueue.h:39-41),
 which is also the size all_reduce_perf and all_gather_perf print.
 
-Where the site's summary of NCCL and the source disagree, the source wins. Two such places:
-the tree's latency uses the integer log2 of the server count (tuning.cc:416, `log2i`, the floor),
-not log2; NVLS's bandwidth comes from the NVLS graph (8 channels of 40 GB/s inside an 8 x H100
-server, not the ring's 12 x 30), doubled for all-reduce (tuning.cc:314-316) and capped by the
-graph's bwInter, and NVLS runs across servers only with in-network reduction (CollNet,
-tuning.cc:505 and enqueue.cc:2008), otherwise NVLSTree.
+Where the issue's summary of NCCL (issue 17) and the source disagree, the source wins:
+- the tree's latency counts `log2i(nNodes)` (tuning.cc:416), the integer floor, not log2;
+- a multi-server ring pays max(per-hop NVLink latency, network overhead), 3 x 1 us per step
+  with Simple on Intel hosts, 3 x 2 us on AMD (tuning.cc:404-410), and its plateau factor is 1.4
+  from compute capability 8.0 but 1.9 below (tuning.cc:649);
+- NVLS's bandwidth is not the ring's bwIntra x efficiency: it comes from the NVLS graph (8
+  channels of 40 GB/s on an 8 x H100 server, against the ring's 12 x 30), x nvlsEfficiency x
+  (channels - 1)/channels, doubled for all-reduce (tuning.cc:314-316), then capped by the graph's
+  bwInter (60 GB/s here); its latency replaces the base latency instead of adding to it
+  (tuning.cc:425);
+- NVLS runs across servers only with in-network reduction (CollNet, tuning.cc:505 and
+  enqueue.cc:2008); otherwise NVLSTree, whose network bandwidth is doubled on two servers and
+  capped per channel (tuning.cc:320-322);
+- the tree's LL128 bandwidth is x 7/9 on one server, x 120/128 across (tuning.cc:335);
+- the per-link NVLink figures of topo.h do not reach the model directly: they bound the topology
+  search, whose speed arrays set each channel's bandwidth (topology.py).
 """
 
 from __future__ import annotations
@@ -177,24 +187,33 @@ def comm_channels(s: System) -> int:
     return min(K.MAXCHANNELS, 2 * n)
 
 
+@lru_cache(maxsize=256)
+def _plateau_bytes(s: System) -> int:
+    """Sizes from which a multi-server ring's latency grows 1.4x (tuning.cc:647-650):
+    nBytes / (comm->nChannels x nRanks) >= 64."""
+    return K.RING_PLATEAU_MIN_BYTES_PER_CHANNEL_RANK * comm_channels(s) * s.gpus
+
+
+def terms(s: System, coll: str, a: str, p: str, e: Entry, nbytes: int) -> tuple[float, float]:
+    """ncclTopoGetAlgoTime's (latency us, bandwidth GB/s) for one call of nbytes
+    (tuning.cc:630-655, numPipeOps = 1): the tree's size correction, the ring's plateau."""
+    bw, lat = e.bw_GBps, e.latency_us
+    if coll != "AllReduce":
+        return lat, bw
+    if a == "Tree" or (a == "NVLSTree" and s.compcap >= 100):  # NVLSTree: x86 hosts
+        log_size = log2i(nbytes >> 6)
+        top = K.TREE_CORRECTION_SIZES if a == "Tree" else K.NVLS_TREE_CORRECTION_SIZES
+        if 0 <= log_size < top:
+            bw *= K.TREE_CORRECTION_FACTOR[K.PROTOCOLS.index(p)][log_size]
+    elif a == "Ring" and p == "Simple" and s.nodes > 1 and nbytes >= _plateau_bytes(s):
+        lat *= K.RING_PLATEAU_FACTOR[0 if s.compcap < 80 else 1]
+    return lat, bw
+
+
 def algo_time_us(s: System, coll: str, a: str, p: str, nbytes: int) -> float | None:
-    """ncclTopoGetAlgoTime (tuning.cc:630-655) for one operation (numPipeOps = 1); None when
-    NCCL has the pair disabled (it returns -1)."""
+    """NCCL's predicted time in us; None when NCCL has the pair disabled (it returns -1)."""
     e = tables(s, coll).get((a, p))
     if e is None:
         return None
-    bw, lat = e.bw_GBps, e.latency_us
-    pi = K.PROTOCOLS.index(p)
-    log_size = log2i(nbytes >> 6)
-    ar = coll == "AllReduce"
-    if a == "Tree" and ar and 0 <= log_size < K.TREE_CORRECTION_SIZES:
-        bw *= K.TREE_CORRECTION_FACTOR[pi][log_size]
-    if (
-        a == "NVLSTree" and ar and 0 <= log_size < K.NVLS_TREE_CORRECTION_SIZES and s.compcap >= 100
-    ):  # x86 hosts
-        bw *= K.TREE_CORRECTION_FACTOR[pi][log_size]
-    per = nbytes // (comm_channels(s) * s.gpus)
-    plateau = per >= K.RING_PLATEAU_MIN_BYTES_PER_CHANNEL_RANK
-    if a == "Ring" and p == "Simple" and s.nodes > 1 and ar and plateau:
-        lat *= K.RING_PLATEAU_FACTOR[0 if s.compcap < 80 else 1]
+    lat, bw = terms(s, coll, a, p, e, nbytes)
     return lat + nbytes / (1000 * bw)
