@@ -132,6 +132,15 @@ def choose(
 ) -> Candidate:
     """NCCL's pick (enqueue.cc:2035-2044): the least NCCL time among the enabled pairs, optionally
     restricted as NCCL_ALGO / NCCL_PROTO do. A restriction nothing meets is a ParamError."""
+    return min(_pool(collective, nbytes, system, algorithm, protocol), key=_nccl_time)
+
+
+def _nccl_time(c: Candidate) -> float:
+    return c.nccl_time_us
+
+
+def _pool(collective, nbytes, system, algorithm, protocol) -> list[Candidate]:
+    """The candidates NCCL_ALGO / NCCL_PROTO leave; never empty."""
     algorithm = _name(algorithm, K.ALGORITHMS, "algorithm")
     protocol = _name(protocol, K.PROTOCOLS, "protocol")
     pool = [
@@ -144,7 +153,7 @@ def choose(
         what = " with ".join(x for x in (algorithm, protocol) if x)
         field = "algorithm" if algorithm else "protocol"
         raise ParamError(field, f"NCCL {K.NCCL_VERSION} cannot run {what} here ({_why(system)})")
-    return min(pool, key=lambda c: c.nccl_time_us)
+    return pool
 
 
 def _name(value: str | None, names: tuple, field: str) -> str | None:
@@ -173,13 +182,8 @@ def sweep(
     coll = _collective(collective)
     rows = []
     for n in sizes:
-        pick = choose(coll, n, system, algorithm, protocol)
-        pool = [
-            c
-            for c in predict(coll, n, system)
-            if c.algorithm == (_name(algorithm, K.ALGORITHMS, "algorithm") or c.algorithm)
-            and c.protocol == (_name(protocol, K.PROTOCOLS, "protocol") or c.protocol)
-        ]
+        pool = _pool(coll, n, system, algorithm, protocol)
+        pick = min(pool, key=_nccl_time)
         rows.append(
             {
                 "bytes": n,
