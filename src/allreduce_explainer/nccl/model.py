@@ -213,5 +213,15 @@ def sweep(
         "collective": coll,
         "system": asdict(system) | {"nodes": system.nodes},
         "graphs": {a: asdict(g) for a, g in graphs(system).items()},
+        "calibrations": [
+            {
+                "generation": m.generation,
+                "algorithm": m.algorithm,
+                "measured_busbw_GBps": m.busbw_GBps,
+                "factor": calibration(K.GENERATIONS.index(m.generation), m.algorithm),
+                "source": m.source,
+            }
+            for m in MEASUREMENTS
+        ],
         "rows": rows,
     }

@@ -40,8 +40,10 @@ GPU_SPECS = {
 
 def nvlink_bw_GBps(compcap: int) -> float:
     """ncclTopoNVLinkBw (topo.h:274-282): effective GB/s of one NVLink by compute capability."""
-    for cc in (100, 90, 86, 80, 70, 60):
-        if compcap == 86 and cc == 86 or cc != 86 and compcap >= cc:
+    if compcap == 86:
+        return K.NVLINK_BW_GBPS[86]
+    for cc in (100, 90, 80, 70, 60):
+        if compcap >= cc:
             return K.NVLINK_BW_GBPS[cc]
     return K.NVLINK_BW_GBPS[80]
 
@@ -89,7 +91,10 @@ class System:
             raise ParamError(
                 "gpus", f"{self.gpus} is not a multiple of {self.gpus_per_node} per server"
             )
-        if not (isinstance(self.nic_Gbps, (int, float)) and 1 <= self.nic_Gbps <= 3200):
+        if not isinstance(self.in_network_reduction, bool):
+            raise ParamError("in_network_reduction", "must be true or false")
+        nic = self.nic_Gbps
+        if isinstance(nic, bool) or not isinstance(nic, (int, float)) or not 1 <= nic <= 3200:
             raise ParamError("nic_gbps", f"must be 1-3200 Gb/s, got {self.nic_Gbps!r}")
         if self.cpu not in K.NET_OVERHEAD_US:
             raise ParamError("cpu", f"must be one of {', '.join(K.NET_OVERHEAD_US)}")
