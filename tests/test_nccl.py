@@ -349,6 +349,12 @@ MEASURED = [
     (System("H100 SXM", 16, 8, 8, 400), None, 470.0, "nccl-tests#309 (2 HGX servers)"),
     (System("H100 SXM", 32, 8, 8, 400), None, 365.84, "nccl-tests#309 (4 HGX servers)"),
     (System("H100 SXM", 32, 8, 8, 400), "Ring", 8 * 46.0, "nccl-tests#290 (46-48 per NIC)"),
+    # figures the nccl-logs branch records in tests/data/nccl-tests/MEASURED.json
+    (System("H200 SXM", 8, 8), None, 479.98, "Azure/AI-benchmarking-guide ND_H200_v5, 8G row"),
+    (System("A100 SXM", 8, 8), None, 231.58, "Azure/AI-benchmarking-guide ND_A100_v4, 8G row"),
+    (System("H200 SXM", 8, 8), None, 480.7, "stas00/ml-engineering network benchmarks, 16 GiB"),
+    (System("A100 SXM", 8, 8), None, 230.77, "NVIDIA/nccl#527, p4dn.24xlarge, 1 GiB"),
+    (System("H100 SXM", 16, 8, 8, 200), None, 338.82, "GCP A3 Mega log, 2 x 8 H100, 8 GiB"),
 ]
 
 
