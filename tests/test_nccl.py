@@ -416,6 +416,31 @@ def test_chosen_time_grows_over_powers_of_two(s):
     assert all(math.isfinite(t) and t > 0 for t in times)
 
 
+ODD = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 5000),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=6),
+    st.lists(st.integers(), max_size=2),
+    st.sampled_from(["h100", "A100", "b200", "mi300x", "intel", "amd", 8, 16, 400.0]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ODD, min_size=7, max_size=7), ODD)
+def test_bad_input_is_a_param_error(values, nbytes):
+    """Any JSON-ish input gives a result or a ParamError naming a field, never another error."""
+    try:
+        s = System(*values)
+        choose("AllReduce", nbytes, s)
+    except ParamError as e:
+        assert e.field in {
+            "gpu", "gpus", "gpus_per_node", "nics_per_node", "nic_gbps",
+            "in_network_reduction", "cpu", "bytes",
+        }  # fmt: skip
+
+
 # --- the CLI ---------------------------------------------------------------------------------
 
 ROW_KEYS = {

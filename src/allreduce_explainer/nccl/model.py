@@ -15,7 +15,7 @@ from functools import cache
 from ..errors import ParamError
 from . import constants as K
 from .topology import System, graphs
-from .tuning import _collective, algo_time_us, tables, terms
+from .tuning import algo_time_us, collective_name, tables, terms
 
 GiB = 1 << 30
 
@@ -74,7 +74,7 @@ def calibration(generation: int, algorithm: str) -> float:
     for m in MEASUREMENTS:
         if K.GENERATIONS.index(m.generation) == generation and m.algorithm == algorithm:
             best = min(
-                _raw(m.system, "AllReduce", m.algorithm, p, m.nbytes) or float("inf")
+                algo_time_us(m.system, "AllReduce", m.algorithm, p, m.nbytes) or float("inf")
                 for p in K.PROTOCOLS
             )
             model_busbw = m.nbytes / (best * 1e3) * busbw_factor("AllReduce", m.system.gpus)
@@ -82,12 +82,10 @@ def calibration(generation: int, algorithm: str) -> float:
     return 1.0
 
 
-def _raw(s: System, coll: str, a: str, p: str, nbytes: int) -> float | None:
-    return algo_time_us(s, coll, a, p, nbytes)
-
-
 @dataclass(frozen=True)
 class Candidate:
+    """One (algorithm, protocol) for one call: NCCL's time and bus bandwidth, and calibrated."""
+
     algorithm: str
     protocol: str
     nccl_time_us: float  # NCCL's own prediction (what it chooses on)
@@ -102,7 +100,8 @@ class Candidate:
 
 
 def _check_bytes(nbytes) -> int:
-    if isinstance(nbytes, bool) or not isinstance(nbytes, (int, float)) or nbytes != int(nbytes):
+    whole = isinstance(nbytes, int) or isinstance(nbytes, float) and nbytes.is_integer()
+    if isinstance(nbytes, bool) or not whole:
         raise ParamError("bytes", f"must be a whole number of bytes, got {nbytes!r}")
     if not 1 <= nbytes <= 1 << 44:
         raise ParamError("bytes", f"must be 1 B to 16 TiB, got {nbytes!r}")
@@ -111,7 +110,7 @@ def _check_bytes(nbytes) -> int:
 
 def predict(collective: str, nbytes: int, system: System) -> list[Candidate]:
     """Every (algorithm, protocol) NCCL considers for this call, in NCCL's table order."""
-    coll, n = _collective(collective), _check_bytes(nbytes)
+    coll, n = collective_name(collective), _check_bytes(nbytes)
     factor = busbw_factor(coll, system.gpus)
     out = []
     for (a, p), e in tables(system, coll).items():
@@ -179,7 +178,7 @@ def sweep(
 ) -> dict:
     """JSON for the CLI and the pages: per size NCCL's pick (calibrated and NCCL's own figures)
     and every candidate it weighed."""
-    coll = _collective(collective)
+    coll = collective_name(collective)
     rows = []
     for n in sizes:
         pool = _pool(coll, n, system, algorithm, protocol)

@@ -96,7 +96,7 @@ class System:
         nic = self.nic_Gbps
         if isinstance(nic, bool) or not isinstance(nic, (int, float)) or not 1 <= nic <= 3200:
             raise ParamError("nic_gbps", f"must be 1-3200 Gb/s, got {self.nic_Gbps!r}")
-        if self.cpu not in K.NET_OVERHEAD_US:
+        if not isinstance(self.cpu, str) or self.cpu not in K.NET_OVERHEAD_US:
             raise ParamError("cpu", f"must be one of {', '.join(K.NET_OVERHEAD_US)}")
 
     @property

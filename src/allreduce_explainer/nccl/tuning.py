@@ -50,7 +50,7 @@ class Entry:
     latency_us: float
 
 
-def _collective(name: str) -> str:
+def collective_name(name: str) -> str:
     from ..errors import ParamError
 
     for c in COLLECTIVES:
