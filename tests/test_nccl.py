@@ -28,7 +28,7 @@ from allreduce_explainer.nccl import (
     tables,
 )
 from allreduce_explainer.nccl import constants as K
-from allreduce_explainer.nccl.tuning import comm_channels
+from allreduce_explainer.nccl.tuning import comm_channels, ll128_enabled
 
 DATA = Path(__file__).parent / "data" / "nccl"
 GiB = 1 << 30
@@ -290,6 +290,18 @@ def test_nvls_only_on_hopper_and_newer(gpu):
     assert "NVLS" not in multi and ("NVLSTree" in multi) is hopper
     assert ("NVLS" in sharp) is hopper and {"CollNetDirect", "CollNetChain"} <= sharp
     assert all(p == "Simple" for a, p in tables(System(gpu, 16, 8)) if a.startswith("NVLS"))
+
+
+def test_path_types_and_ll128_rule():
+    found = [re.match(r"#define PATH_(\w+) (\d+)", ln) for ln in src("graph.h").values()]
+    order = {m.group(1): int(m.group(2)) for m in found if m}
+    assert [k for k, _ in sorted(order.items(), key=lambda kv: kv[1])] == list(K.PATH_TYPES)
+    t = T(522) + T(525) + T(531)
+    assert "typeInter <= PATH_PXN" in t and "typeInter <= PATH_PXB" in t and "PATH_NVB" in t
+    assert ll128_enabled(90, "NVL", "PXN") and not ll128_enabled(80, "NVL", "PXN")
+    assert ll128_enabled(80, "NVL", "PXB") and not ll128_enabled(90, "PHB", "PIX")
+    assert not ll128_enabled(60)
+    assert all(("Ring", "LL128") in tables(System(g, 8, 8)) for g in ("A100 SXM", "B200"))
 
 
 def test_impossible_forcing_is_refused():

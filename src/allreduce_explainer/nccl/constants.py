@@ -149,6 +149,9 @@ DUP_MIN_BW_GBPS = 25.0
 DUP_SM90_MIN_BW_GBPS = 50.0
 DUP_SM90_MAX_CHANNELS = 4
 
+# src/include/graph.h:117-154, path types from nearest to farthest (PATH_LOC 0 ... PATH_DIS 11)
+PATH_TYPES = ("LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS", "NET", "DIS")
+
 # src/include/device.h:91, 199, 213; src/init.cc:1177 (ring search maxChannels = MAXCHANNELS / 2)
 MAXCHANNELS = 64
 NCCL_MAX_DIRECT_ARITY = 7

@@ -87,6 +87,8 @@ def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
                 continue
             if a.startswith("CollNet") and p != "Simple":  # tuning.cc:338-339
                 continue
+            if p == "LL128" and not ll128_enabled(s.compcap):
+                continue
             collnet = a.startswith("CollNet")
             bw = g.bw_intra if n_nodes <= 2 or collnet else g.bw_inter  # tuning.cc:306
             if a in ("NVLS", "NVLSTree"):  # tuning.cc:307-323
@@ -124,10 +126,18 @@ def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
     return out
 
 
+def ll128_enabled(compcap: int, type_intra: str = "NVL", type_inter: str = "PIX") -> bool:
+    """NCCL's default for LL128 (tuning.cc:518-536, with NCCL_LL128_C2C=1): Hopper and newer
+    up to PXN paths to the card, older GPUs only up to PXB; NVLink (or NVB) inside the server;
+    compute capability 7.0 or more. The servers modelled here have NVLink inside and each card
+    on its GPU's PCIe switch (PIX), so LL128 is on for all of them."""
+    rank = K.PATH_TYPES.index
+    ok = rank(type_inter) <= rank("PXN" if compcap >= 90 else "PXB")
+    return ok and rank(type_intra) <= rank("NVB") and compcap >= 70
+
+
 def _enabled(s: System, coll: str, a: str) -> bool:
-    """tuning.cc:498-541 and enqueue.cc:1998-2008: which algorithms run on this system. LL128 is
-    on for every system modelled here: NVLink inside servers, cards next to the GPUs, compute
-    capability >= 70 (tuning.cc:518-536)."""
+    """tuning.cc:498-512 and enqueue.cc:1998-2008: which algorithms run on this system."""
     multi = s.nodes > 1
     collnet = s.in_network_reduction and multi
     if a == "NVLSTree" and not multi:  # tuning.cc:502
