@@ -13,7 +13,11 @@ Simplifications, said here because the source wins: paths are taken as GPU - PCI
 (NCCL's PIX), so LL128 is enabled as on HGX/DGX servers; the balanced tree's halving of the
 network bandwidth per card (search.cc:674) and the CollNet graphs are approximated by the
 ring's speed; a card's PCIe generation is taken from its speed (ConnectX-6 200 Gb/s: Gen4,
-ConnectX-7 400 Gb/s: Gen5, ConnectX-8 800 Gb/s: Gen6).
+ConnectX-7 400 Gb/s: Gen5, ConnectX-8 800 Gb/s: Gen6); the tree graph is taken to keep NCCL's
+balanced-tree pattern ("Pattern 1" in #1197), so the x 0.85 of tuning.cc:336 for the plain tree
+pattern is not applied. Not modelled: PAT (reduce-scatter and all-gather with one GPU per
+server), NCCL's symmetric-memory kernels (registered buffers only), NCCL_GRAPH_FILE, and the
+search's time budget.
 """
 
 from __future__ import annotations
