@@ -250,7 +250,7 @@ CALC_KEYS = {
 
 
 def test_calc_reproduces_stage_one_and_accepts_any_spelling():
-    p = cli("calc", "--params", "7e9", "--gpus", "64", "--json")
+    p = cli("calc", "--params", "7e9", "--gpus", "64", "--algorithm", "ring", "--json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out.keys() >= CALC_KEYS

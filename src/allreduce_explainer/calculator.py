@@ -22,7 +22,7 @@ from .validate import count, nonnegative, number, positive
 
 GRAD_BYTES = {"bf16": 2, "fp32": 4}
 CANDIDATES = ("ring", "multi-ring", "tree", "hierarchical")
-ALGORITHMS = (*CANDIDATES, "auto")
+ALGORITHMS = (*CANDIDATES, "auto", "nccl")  # "nccl": NCCL's own model and choice (nccl/)
 MAX_GPUS = 4096  # the tree's closed form grows with n; 4,096 keeps a page update under ~1 s
 MAX_GPUS_PER_NODE = 64
 MIN_PARAMS, MAX_PARAMS = 1e6, 1e13
@@ -196,7 +196,10 @@ def tree_time(topo: Topology, nbytes: float) -> float:
 
 
 def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None = None) -> dict:
-    """cost.py's closed form on this cluster; "auto" is the fastest of the four."""
+    """cost.py's closed form on this cluster; "auto" is the fastest of the four; "nccl" is NCCL's
+    own choice and its calibrated time (nccl/), which ignores the latencies entered here."""
+    if algorithm == "nccl":
+        return _nccl(cluster, nbytes, cluster.gpus if gpus is None else gpus)
     if algorithm == "auto":
         options = [allreduce(cluster, a, nbytes, gpus) for a in CANDIDATES]
         return min(options, key=lambda r: r["time_s"])
@@ -214,6 +217,32 @@ def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None 
         "time_s": t,
         "algbw_GBps": algbw,
         "busbw_GBps": None if algbw is None else algbw * cost.BUSBW_FACTORS["allreduce"](n),
+    }
+
+
+def _nccl(c: Cluster, nbytes: float, n: int) -> dict:
+    """NCCL's pick for an all-reduce of nbytes on n GPUs, one card per GPU as the page assumes."""
+    from . import nccl
+
+    out = {"algorithm": "nccl", "time_s": 0.0, "algbw_GBps": None, "busbw_GBps": None}
+    if n == 1 or nbytes <= 0:
+        return out
+    per = min(c.gpus_per_node, n)
+    if c.gpu.name not in nccl.topology.GPU_SPECS:
+        raise ParamError(
+            "gpu",
+            f"NCCL's model covers NVIDIA GPUs, not {c.gpu.name}: choose another --algorithm "
+            f"({', '.join(CANDIDATES)})",
+        )
+    system = nccl.System(c.gpu.name, n, per, per, c.nic_gbps * 8)
+    pick = nccl.choose("AllReduce", max(1, round(nbytes)), system)
+    return out | {
+        "time_s": pick.time_us * 1e-6,
+        "algbw_GBps": pick.algbw_GBps,
+        "busbw_GBps": pick.busbw_GBps,
+        "nccl_algorithm": pick.algorithm,
+        "nccl_protocol": pick.protocol,
+        "nccl_time_s": pick.nccl_time_us * 1e-6,
     }
 
 
@@ -380,7 +409,7 @@ def calc(
         "share_no_overlap": a / (comp + a) if comp + a > 0 else 0.0,
         "memory": memory(p, c),
         "times_s": {k: allreduce(c, k, s)["time_s"] for k in CANDIDATES},
-    }
+    } | {k: v for k, v in r.items() if k.startswith("nccl_")}
     if overlap_too:
         o = overlap(m, c, r["algorithm"] if algorithm != "auto" else "auto", _grad(grad_dtype),
                     2.0 / 3.0 * comp)  # fmt: skip

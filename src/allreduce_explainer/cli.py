@@ -158,6 +158,7 @@ def parser() -> argparse.ArgumentParser:
     _cluster_parsers(sub)
     _shard_parser(sub)
     _figure_parser(sub)
+    _nccl_parser(sub)
     return p
 
 
@@ -231,6 +232,117 @@ def _figure(p: argparse.ArgumentParser, a, extra: list[str]) -> int:
     except OSError as e:
         p.exit(2, f"{PROG}: error: argument --out: cannot write {a.out}: {e.strerror}\n")
     return 0
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _size(text: str) -> int:
+    """A size as all_reduce_perf's -b/-e read it: a number, or with K, M, G (powers of 1024)."""
+    t = text.strip().upper().removesuffix("B")
+    unit = t[-1:] if t[-1:] in _UNITS and t[-1:] else ""
+    try:
+        value = float(t[: len(t) - len(unit)]) * _UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (8, 1K, 64M, 8G)") from None
+    if not math.isfinite(value) or value != int(value) or value < 1:
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes >= 1: {text!r}")
+    return int(value)
+
+
+def _size_range(text: str) -> list[int]:
+    """MIN:MAX stepped by powers of two, as all_reduce_perf -b MIN -e MAX -f 2."""
+    lo, sep, hi = text.partition(":")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected MIN:MAX, got {text!r}")
+    a, b = _size(lo), _size(hi)
+    if a > b:
+        raise argparse.ArgumentTypeError(f"MIN {a} is above MAX {b}")
+    sizes = [a]
+    while sizes[-1] * 2 <= b:
+        sizes.append(sizes[-1] * 2)
+    if len(sizes) > 64:
+        raise argparse.ArgumentTypeError("more than 64 sizes")
+    return sizes
+
+
+def _nccl_parser(sub) -> None:
+    from .nccl import ALGORITHMS, COLLECTIVES, NCCL_VERSION, PROTOCOLS
+
+    n = sub.add_parser(
+        "nccl",
+        help=f"NCCL {NCCL_VERSION}'s own time model: its algorithm and protocol, and the time",
+        description="Every (algorithm, protocol) NCCL weighs for a call, the one it picks, NCCL's "
+        "own time and a time calibrated on published all_reduce_perf runs.",
+    )
+    n.add_argument("--gpus", type=_whole, required=True, metavar="N")
+    n.add_argument("--gpus-per-node", type=_whole, metavar="G", help="default: min(N, 8)")
+    n.add_argument("--gpu", default="H100 SXM", metavar="NAME", help="A100, H100, H200 or B200")
+    n.add_argument(
+        "--nic-gbps", type=_number, default=400.0, metavar="R", help="card rate (default 400)"
+    )
+    n.add_argument(
+        "--nics-per-node", type=_whole, metavar="K", help="cards per server (default: one per GPU)"
+    )
+    n.add_argument(
+        "--in-network-reduction",
+        action="store_true",
+        help="the network reduces (InfiniBand SHARP): NCCL's CollNet algorithms",
+    )
+    size = n.add_mutually_exclusive_group(required=True)
+    size.add_argument("--bytes", type=_size, metavar="B", help="one size: 8, 1K, 64M, 8G")
+    size.add_argument("--sizes", type=_size_range, metavar="MIN:MAX", help="e.g. 8:8G, x2 steps")
+    n.add_argument(
+        "--algorithm", metavar="ALGO", help=f"force one, as NCCL_ALGO: {', '.join(ALGORITHMS)}"
+    )
+    n.add_argument(
+        "--protocol", metavar="PROTO", help=f"force one, as NCCL_PROTO: {', '.join(PROTOCOLS)}"
+    )
+    n.add_argument("--collective", default="AllReduce", choices=COLLECTIVES)
+    n.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+_NCCL_FLAGS = {"algorithm": "--algorithm", "protocol": "--protocol", "cpu": "--cpu"}
+
+
+def _nccl_run(a) -> dict:
+    from . import nccl
+
+    per_node = a.gpus_per_node or min(a.gpus, 8)
+    try:
+        system = nccl.System(
+            a.gpu,
+            a.gpus,
+            per_node,
+            a.nics_per_node or per_node,
+            a.nic_gbps,
+            a.in_network_reduction,
+        )
+        sizes = a.sizes or [a.bytes]
+        return nccl.sweep(a.collective, sizes, system, a.algorithm, a.protocol)
+    except ParamError as e:
+        raise ParamError(_NCCL_FLAGS.get(e.field, e.field), e.message) from None
+
+
+def _nccl_table(result: dict) -> str:
+    s = result["system"]
+    head = (
+        f"NCCL {result['nccl_version']} model, {result['collective']} on {s['gpus']} x {s['gpu']} "
+        f"({s['nodes']} server(s) of {s['gpus_per_node']}, {s['nics_per_node']} x "
+        f"{s['nic_Gbps']:g} Gb/s cards)"
+    )
+    lines = [
+        head,
+        f"{'bytes':>14} {'algorithm':<9} {'proto':<6} {'time_us':>11} {'busbw':>8}"
+        f" {'nccl_time_us':>13} {'nccl_busbw':>10}",
+    ]
+    for r in result["rows"]:
+        lines.append(
+            f"{r['bytes']:>14} {r['algorithm']:<9} {r['protocol']:<6} {r['time_us']:>11.2f} "
+            f"{r['busbw_GBps']:>8.1f} {r['nccl_time_us']:>13.2f} {r['nccl_busbw_GBps']:>10.1f}"
+        )
+    lines.append("busbw in GB/s (nccl-tests' definition); time_us calibrated, nccl_* NCCL's own")
+    return "\n".join(lines)
 
 
 def _bucket_flags(p: argparse.ArgumentParser) -> None:
@@ -352,7 +464,13 @@ def _cluster_parsers(sub) -> None:
         metavar="R",
         help="network card per GPU, Gb/s on the wire (default 400 = 50 GB/s)",
     )
-    c.add_argument("--algorithm", choices=calculator.ALGORITHMS, default="ring")
+    c.add_argument(
+        "--algorithm",
+        choices=calculator.ALGORITHMS,
+        default="nccl",
+        help="nccl (default): NCCL's own choice and time; ring, multi-ring, tree, hierarchical, "
+        "auto: the site's teaching models",
+    )
     c.add_argument("--grad-dtype", choices=tuple(calculator.GRAD_BYTES), default="bf16")
     c.add_argument(
         "--tokens-per-gpu",
@@ -568,6 +686,8 @@ def run(a) -> dict:
         )
     if a.command == "presets":
         return api.presets()
+    if a.command == "nccl":
+        return _nccl_run(a)
     if a.command == "nccl-tests":
         return api.nccl_tests(_read_log(a.file), a.gpus)
     return api.busbw(a.gpus, a.bytes, a.time_us, a.collective)
@@ -629,5 +749,6 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         print(json.dumps(result))
     else:
-        print(shard_table(result) if a.command == "shard" else table(result))
+        tables = {"shard": shard_table, "nccl": _nccl_table}
+        print(tables.get(a.command, table)(result))
     return 0

@@ -1,0 +1,28 @@
+"""NCCL's own cost model (NVIDIA/nccl 2.30.7), ported from its source: see constants.py for the
+numbers, topology.py for the channel search, tuning.py for the time model, model.py for the
+candidates, NCCL's choice and the calibrated prediction."""
+
+from .constants import ALGORITHMS, NCCL_COMMIT, NCCL_VERSION, PROTOCOLS
+from .model import MEASUREMENTS, Candidate, busbw_factor, calibration, choose, predict, sweep
+from .topology import System, graphs
+from .tuning import COLLECTIVES, algo_time_us, log2i, tables
+
+__all__ = [
+    "ALGORITHMS",
+    "COLLECTIVES",
+    "MEASUREMENTS",
+    "NCCL_COMMIT",
+    "NCCL_VERSION",
+    "PROTOCOLS",
+    "Candidate",
+    "System",
+    "algo_time_us",
+    "busbw_factor",
+    "calibration",
+    "choose",
+    "graphs",
+    "log2i",
+    "predict",
+    "sweep",
+    "tables",
+]

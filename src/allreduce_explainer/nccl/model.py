@@ -1,0 +1,226 @@
+"""What the site asks of NCCL's model: every candidate's time, NCCL's pick, and a calibrated time.
+
+NCCL's model exists to choose, not to predict: its absolute figures can miss a measurement by
+several per cent (8 x A100: it counts 240 GB/s of ring bus bandwidth where runs reach 230). So
+the choice is NCCL's, made on its own times, and each candidate also carries a calibrated time:
+NCCL's latency plus the bytes over NCCL's bandwidth times one factor per algorithm and GPU
+generation, the ratio of a cited measurement to NCCL's own figure on the measured system.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import cache
+
+from ..errors import ParamError
+from . import constants as K
+from .topology import System, graphs
+from .tuning import algo_time_us, collective_name, tables, terms
+
+GiB = 1 << 30
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A published all_reduce_perf peak that calibrates one (generation, algorithm)."""
+
+    generation: str
+    algorithm: str
+    system: System
+    busbw_GBps: float
+    nbytes: int
+    source: str
+
+
+MEASUREMENTS = (
+    Measurement(
+        "Ampere",
+        "Ring",
+        System("A100 SXM", 8, 8),
+        230.0,
+        8 * GiB,
+        "NVIDIA/nccl-tests#149, sjeaugey: 12 NVLinks at ~20 GB/s effective make 240 GB/s on "
+        "A100, 'but some other bottlenecks on the GPUs limits it to ~230GB/s' (at 8G)",
+    ),
+    Measurement(
+        "Hopper",
+        "Ring",
+        System("H100 SXM", 8, 8),
+        370.0,
+        8 * GiB,
+        "NVIDIA/nccl-tests#212, sjeaugey: 'NCCL can get an effective NVLink bandwidth of "
+        "370GB/s, which you can observe as BusBw ... when running with NCCL_ALGO=RING' (8 x H100)",
+    ),
+    Measurement(
+        "Hopper",
+        "NVLS",
+        System("H100 SXM", 8, 8),
+        480.0,
+        8 * GiB,
+        "NVIDIA/nccl-tests#212, sjeaugey: 'On 8 GPUs, you should reach a peak busBw of ~480GB/s' "
+        "with NVLink SHARP, the default all-reduce on H100",
+    ),
+)
+
+
+def busbw_factor(coll: str, n: int) -> float:
+    """nccl-tests' bus bandwidth factor (doc/PERFORMANCE.md): 2(n-1)/n, or (n-1)/n."""
+    return 2 * (n - 1) / n if coll == "AllReduce" else (n - 1) / n
+
+
+@cache
+def calibration(generation: int, algorithm: str) -> float:
+    """Measured / NCCL's bus bandwidth on the measured system; 1.0 where nothing is cited."""
+    for m in MEASUREMENTS:
+        if K.GENERATIONS.index(m.generation) == generation and m.algorithm == algorithm:
+            best = min(
+                algo_time_us(m.system, "AllReduce", m.algorithm, p, m.nbytes) or float("inf")
+                for p in K.PROTOCOLS
+            )
+            model_busbw = m.nbytes / (best * 1e3) * busbw_factor("AllReduce", m.system.gpus)
+            return m.busbw_GBps / model_busbw
+    return 1.0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One (algorithm, protocol) for one call: NCCL's time and bus bandwidth, and calibrated."""
+
+    algorithm: str
+    protocol: str
+    nccl_time_us: float  # NCCL's own prediction (what it chooses on)
+    time_us: float  # calibrated
+    nccl_busbw_GBps: float
+    busbw_GBps: float
+    algbw_GBps: float
+    calibration: float
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _check_bytes(nbytes) -> int:
+    whole = isinstance(nbytes, int) or isinstance(nbytes, float) and nbytes.is_integer()
+    if isinstance(nbytes, bool) or not whole:
+        raise ParamError("bytes", f"must be a whole number of bytes, got {nbytes!r}")
+    if not 1 <= nbytes <= 1 << 44:
+        raise ParamError("bytes", f"must be 1 B to 16 TiB, got {nbytes!r}")
+    return int(nbytes)
+
+
+def predict(collective: str, nbytes: int, system: System) -> list[Candidate]:
+    """Every (algorithm, protocol) NCCL considers for this call, in NCCL's table order."""
+    coll, n = collective_name(collective), _check_bytes(nbytes)
+    factor = busbw_factor(coll, system.gpus)
+    out = []
+    for (a, p), e in tables(system, coll).items():
+        lat, bw = terms(system, coll, a, p, e, n)
+        cal = calibration(system.generation, a)
+        t, tc = lat + n / (1000 * bw), lat + n / (1000 * bw * cal)
+        algbw = n / (tc * 1e3)
+        out.append(Candidate(a, p, t, tc, n / (t * 1e3) * factor, algbw * factor, algbw, cal))
+    return out
+
+
+def choose(
+    collective: str,
+    nbytes: int,
+    system: System,
+    algorithm: str | None = None,
+    protocol: str | None = None,
+) -> Candidate:
+    """NCCL's pick (enqueue.cc:2035-2044): the least NCCL time among the enabled pairs, optionally
+    restricted as NCCL_ALGO / NCCL_PROTO do. A restriction nothing meets is a ParamError."""
+    return min(_pool(collective, nbytes, system, algorithm, protocol), key=_nccl_time)
+
+
+def _nccl_time(c: Candidate) -> float:
+    return c.nccl_time_us
+
+
+def _pool(collective, nbytes, system, algorithm, protocol) -> list[Candidate]:
+    """The candidates NCCL_ALGO / NCCL_PROTO leave; never empty."""
+    algorithm = _name(algorithm, K.ALGORITHMS, "algorithm")
+    protocol = _name(protocol, K.PROTOCOLS, "protocol")
+    pool = [
+        c
+        for c in predict(collective, nbytes, system)
+        if (algorithm is None or c.algorithm == algorithm)
+        and (protocol is None or c.protocol == protocol)
+    ]
+    if not pool:
+        what = " with ".join(x for x in (algorithm, protocol) if x)
+        field = "algorithm" if algorithm else "protocol"
+        raise ParamError(field, f"NCCL {K.NCCL_VERSION} cannot run {what} here ({_why(system)})")
+    return pool
+
+
+def _name(value: str | None, names: tuple, field: str) -> str | None:
+    if value is None:
+        return None
+    for n in names:
+        if str(value).lower() == n.lower():
+            return n
+    raise ParamError(field, f"must be one of {', '.join(names)} (as NCCL spells them)")
+
+
+def _why(s: System) -> str:
+    avail = sorted({a for a, _ in tables(s, "AllReduce")}, key=K.ALGORITHMS.index)
+    return f"{s.gpus} x {s.gpu}, {s.nodes} server(s): available {', '.join(avail)}"
+
+
+def sweep(
+    collective: str,
+    sizes: list[int],
+    system: System,
+    algorithm: str | None = None,
+    protocol: str | None = None,
+) -> dict:
+    """JSON for the CLI and the pages: per size NCCL's pick (calibrated and NCCL's own figures)
+    and every candidate it weighed."""
+    coll = collective_name(collective)
+    rows = []
+    for n in sizes:
+        pool = _pool(coll, n, system, algorithm, protocol)
+        pick = min(pool, key=_nccl_time)
+        rows.append(
+            {
+                "bytes": n,
+                "algorithm": pick.algorithm,
+                "protocol": pick.protocol,
+                "time_us": pick.time_us,
+                "algbw_GBps": pick.algbw_GBps,
+                "busbw_GBps": pick.busbw_GBps,
+                "nccl_time_us": pick.nccl_time_us,
+                "nccl_busbw_GBps": pick.nccl_busbw_GBps,
+                "calibration": pick.calibration,
+                "candidates": [
+                    {
+                        "algorithm": c.algorithm,
+                        "protocol": c.protocol,
+                        "time_us": c.time_us,
+                        "nccl_time_us": c.nccl_time_us,
+                        "busbw_GBps": c.busbw_GBps,
+                    }
+                    for c in pool
+                ],
+            }
+        )
+    return {
+        "nccl_version": K.NCCL_VERSION,
+        "nccl_commit": K.NCCL_COMMIT,
+        "collective": coll,
+        "system": asdict(system) | {"nodes": system.nodes},
+        "graphs": {a: asdict(g) for a, g in graphs(system).items()},
+        "calibrations": [
+            {
+                "generation": m.generation,
+                "algorithm": m.algorithm,
+                "measured_busbw_GBps": m.busbw_GBps,
+                "factor": calibration(K.GENERATIONS.index(m.generation), m.algorithm),
+                "source": m.source,
+            }
+            for m in MEASUREMENTS
+        ],
+        "rows": rows,
+    }

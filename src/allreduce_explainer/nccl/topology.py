@@ -1,0 +1,269 @@
+"""The channels and per-channel bandwidths NCCL's topology search finds on NVSwitch servers.
+
+NCCL does not take a link rate from a table: `ncclTopoCompute` (src/graph/search.cc:1074-1310)
+tries per-channel bandwidths from a speed array, highest first, and keeps the graph with the most
+channels x bandwidth that its links can carry. This module replays that search in closed form for
+the servers the site discusses: every GPU joined to an NVSwitch by `links` NVLinks, and
+`nics_per_node` network cards, each next to a GPU (the HGX/DGX layout). Its results agree with
+the graphs NCCL prints under NCCL_DEBUG=INFO (NVIDIA/nccl#1197, 8 x H100: ring 12 x 30,
+tree 12 x 30, NVLS 8 x 40/60 GB/s; NVIDIA/nccl-tests#100, 8 x A100: 24 ring channels after
+NCCL's doubling, i.e. 12 in the graph), which the tests check.
+
+Simplifications, said here because the source wins: paths are taken as GPU - PCIe switch - card
+(NCCL's PIX), so LL128 is enabled as on HGX/DGX servers; the balanced tree's halving of the
+network bandwidth per card (search.cc:674) and the CollNet graphs are approximated by the
+ring's speed; a card's PCIe generation is taken from its speed (ConnectX-6 200 Gb/s: Gen4,
+ConnectX-7 400 Gb/s: Gen5, ConnectX-8 800 Gb/s: Gen6); the tree graph is taken to keep NCCL's
+balanced-tree pattern ("Pattern 1" in #1197), so the x 0.85 of tuning.cc:336 for the plain tree
+pattern is not applied. Not modelled: PAT (reduce-scatter and all-gather with one GPU per
+server), NCCL's symmetric-memory kernels (registered buffers only), NCCL_GRAPH_FILE, and the
+search's time budget.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .. import hardware
+from ..errors import ParamError
+from . import constants as K
+
+# Facts about each GPU that NCCL's topology reads: CUDA compute capability (CUDA C Programming
+# Guide, "Compute Capabilities": A100 8.0, H100/H200 9.0, B200 10.0), NVLinks per GPU and the
+# GPU's own PCIe generation (NVIDIA datasheets: A100 SXM 12 NVLink 3 links, PCIe Gen4; H100 SXM
+# and H200 SXM 18 NVLink 4 links, PCIe Gen5; B200 18 NVLink 5 links, PCIe Gen6).
+GPU_SPECS = {
+    "A100 SXM": (80, 12, 4),
+    "H100 SXM": (90, 18, 5),
+    "H200 SXM": (90, 18, 5),
+    "B200": (100, 18, 6),
+}
+
+
+def nvlink_bw_GBps(compcap: int) -> float:
+    """ncclTopoNVLinkBw (topo.h:274-282): effective GB/s of one NVLink by compute capability."""
+    if compcap == 86:
+        return K.NVLINK_BW_GBPS[86]
+    for cc in (100, 90, 80, 70, 60):
+        if compcap >= cc:
+            return K.NVLINK_BW_GBPS[cc]
+    return K.NVLINK_BW_GBPS[80]
+
+
+def pci_bw_GBps(gen: int, width: int = 16) -> float:
+    """topo.cc:657: width x per-lane speed (kvDictPciGen, 100 Mb/s units) / 80."""
+    return width * K.PCI_GEN_SPEED[gen] / K.PCI_BW_DIVISOR
+
+
+def nic_pci_gen(nic_Gbps: float) -> int:
+    return 4 if nic_Gbps <= 200 else 5 if nic_Gbps <= 400 else 6
+
+
+@dataclass(frozen=True)
+class System:
+    """A cluster as NCCL sees it: `gpus` GPUs in servers of `gpus_per_node`, each server with
+    `nics_per_node` cards of `nic_Gbps`; `in_network_reduction` is NCCL_COLLNET_ENABLE with a
+    network that reduces (InfiniBand SHARP); `cpu` ("intel" or "amd") sets NCCL's per-step
+    network overhead and LL limit across servers."""
+
+    gpu: str = "H100 SXM"
+    gpus: int = 8
+    gpus_per_node: int = 8
+    nics_per_node: int = 8
+    nic_Gbps: float = 400.0
+    in_network_reduction: bool = False
+    cpu: str = "intel"
+
+    def __post_init__(self):
+        gpu = hardware.find(hardware.GPUS, self.gpu, "gpu").name
+        if gpu not in GPU_SPECS:
+            raise ParamError(
+                "gpu", f"NCCL runs on NVIDIA GPUs: choose one of {', '.join(GPU_SPECS)}"
+            )
+        object.__setattr__(self, "gpu", gpu)
+        for field in ("gpus", "gpus_per_node", "nics_per_node"):
+            v = getattr(self, field)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ParamError(field, f"must be a whole number >= 1, got {v!r}")
+        if self.gpus < 2:
+            raise ParamError("gpus", "an all-reduce needs at least 2 GPUs")
+        if self.gpus_per_node > 8:
+            raise ParamError("gpus_per_node", "at most 8 (an HGX/DGX server)")
+        if self.gpus % self.gpus_per_node:
+            raise ParamError(
+                "gpus", f"{self.gpus} is not a multiple of {self.gpus_per_node} per server"
+            )
+        if not isinstance(self.in_network_reduction, bool):
+            raise ParamError("in_network_reduction", "must be true or false")
+        nic = self.nic_Gbps
+        if isinstance(nic, bool) or not isinstance(nic, (int, float)) or not 1 <= nic <= 3200:
+            raise ParamError("nic_gbps", f"must be 1-3200 Gb/s, got {self.nic_Gbps!r}")
+        if not isinstance(self.cpu, str) or self.cpu not in K.NET_OVERHEAD_US:
+            raise ParamError("cpu", f"must be one of {', '.join(K.NET_OVERHEAD_US)}")
+
+    @property
+    def nodes(self) -> int:
+        return self.gpus // self.gpus_per_node
+
+    @property
+    def compcap(self) -> int:
+        return GPU_SPECS[self.gpu][0]
+
+    @property
+    def generation(self) -> int:
+        """compCapIndex (tuning.cc:263-266): 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell."""
+        cc = self.compcap
+        return 3 if cc >= 100 else 2 if cc >= 90 else 1 if cc >= 80 else 0
+
+    @property
+    def total_bw_GBps(self) -> float:
+        """system->totalBw (search.cc:30-38): the sum of a GPU's NVLinks to the NVSwitch."""
+        return GPU_SPECS[self.gpu][1] * nvlink_bw_GBps(self.compcap)
+
+    @property
+    def net_path_bw_GBps(self) -> float:
+        """system->maxBw across servers (search.cc:20-28): the slowest hop GPU - PCIe - card."""
+        gpu_pci = pci_bw_GBps(GPU_SPECS[self.gpu][2])
+        nic_pci = pci_bw_GBps(nic_pci_gen(self.nic_Gbps))
+        return min(gpu_pci, nic_pci, self.nic_Gbps * 1000 / K.NET_MBPS_PER_GBPS)
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One ncclTopoGraph: channels and GB/s per channel inside (bw_intra) and across servers."""
+
+    n_channels: int
+    bw_intra: float
+    bw_inter: float
+
+
+def _speeds(s: System, inter: bool) -> tuple:
+    cc = s.compcap
+    if cc >= 100:
+        return K.SM100_SPEED_ARRAY_INTER if inter else K.SM100_SPEED_ARRAY_INTRA
+    if cc >= 90:
+        return K.SM90_SPEED_ARRAY_INTER if inter else K.SM90_SPEED_ARRAY_INTRA
+    return K.SPEED_ARRAY_INTER if inter else K.SPEED_ARRAY_INTRA
+
+
+def _fits(capacity: float, bw: float) -> int:
+    """How many channels of `bw` a link of `capacity` carries (NCCL subtracts, rounded to 1e-3)."""
+    return int(math.floor(capacity / bw + 1e-6))
+
+
+def _nvlink_channels(s: System, bw: float) -> int:
+    """Channels whose chain inside a server fits the NVLinks: each GPU but one sends per channel,
+    spread over the server's GPUs (search.cc:1168 makes the same allowance)."""
+    g = s.gpus_per_node
+    return 10**6 if g == 1 else _fits(s.total_bw_GBps * g / (g - 1), bw)
+
+
+def _capacity(s: System, bw: float, ring: bool) -> int:
+    """Channels of `bw` the links carry: on one server a ring channel takes `bw` from every GPU's
+    NVLinks; across servers each card carries whole channels (in and out)."""
+    if s.nodes == 1:
+        return _fits(s.total_bw_GBps, bw) if ring else _nvlink_channels(s, bw)
+    cards = s.nics_per_node * _fits(s.net_path_bw_GBps, bw)
+    return min(cards, _nvlink_channels(s, bw))
+
+
+def _search(s: System, capacity, min_channels: int, max_channels: int, start_total: float):
+    """Pass 1 of ncclTopoCompute (search.cc:1164-1252): from the first speed the links allow,
+    keep the most channels x bandwidth; stop when it reaches totalBw (line 1198) or when the
+    next speed falls to 0.49 of the best found (line 1245)."""
+    speeds = _speeds(s, s.nodes > 1)
+    max_bw = s.net_path_bw_GBps if s.nodes > 1 else s.total_bw_GBps
+    i = 0
+    while i < len(speeds) - 1 and (speeds[i] > max_bw or speeds[i] * min_channels > start_total):
+        i += 1
+    best = None
+    for bw in speeds[i:]:
+        if best and bw / best[1] <= K.SEARCH_SPEED_RATIO:
+            break
+        n = min(max_channels, capacity(bw))
+        if n >= min_channels and (best is None or n * bw > best[0] * best[1]):
+            best = (n, bw)
+            if n * bw >= s.total_bw_GBps:
+                break
+    return best
+
+
+def _dup(s: System, n: int, bw: float, max_channels: int) -> tuple[int, float]:
+    """ncclTopoDupChannels (search.cc:1036-1049): double the channels at half the bandwidth."""
+    if bw < K.DUP_MIN_BW_GBPS:
+        return n, bw
+    if s.compcap > 80 and bw < K.DUP_SM90_MIN_BW_GBPS and n > K.DUP_SM90_MAX_CHANNELS:
+        return n, bw
+    dup = min(2 * n, max_channels)
+    return dup, bw / math.ceil(dup / n)
+
+
+def _step_up(speeds: tuple, bw: float, ok, below: float = math.inf) -> float:
+    """Pass 2 (search.cc:1267-1284): step up the speed array while the value is below `below`
+    and the links still carry the next speed."""
+    i = speeds.index(bw)
+    while i > 0 and bw < below and ok(speeds[i - 1]):
+        i -= 1
+        bw = speeds[i]
+    return bw
+
+
+@lru_cache(maxsize=256)
+def graphs(s: System) -> dict[str, Graph]:
+    """The graphs of init.cc:1172-1217 for this system; an algorithm without one is absent."""
+    g, multi = s.gpus_per_node, s.nodes > 1
+    nontree_total = s.total_bw_GBps * (g / (g - 1) if g > 1 else 1)  # search.cc:1168
+    ring_max = K.MAXCHANNELS // 2  # init.cc:1177
+    found = _search(s, lambda b: _capacity(s, b, True), 1, ring_max, s.total_bw_GBps)
+    if found is None:
+        raise ParamError("nic_gbps", "NCCL's search finds no ring for this network")
+    n, bw = _dup(s, *found, ring_max)
+    speeds = _speeds(s, multi)
+    bw = _step_up(speeds, bw, lambda b: min(ring_max, _capacity(s, b, True)) >= n)
+    out = {"Ring": Graph(n, bw, bw)}
+    # Tree: exactly as many channels as the ring (init.cc:1184-1185); pass 2 raises bwIntra up
+    # to twice bwInter (search.cc:1279-1282)
+    tree = _search(s, lambda b: min(n, _capacity(s, b, False)), n, n, nontree_total)
+    if tree:
+        tn, tbw = tree
+        intra = _step_up(speeds, tbw, lambda b: _nvlink_channels(s, b) >= tn, 2 * tbw)
+        out["Tree"] = Graph(tn, intra, tbw)
+    if s.in_network_reduction and multi:  # CollNet graphs (init.cc:1189-1207), approximated
+        out["CollNetChain"] = Graph(n, bw, bw)
+        out["CollNetDirect"] = Graph(min(K.NCCL_MAX_DIRECT_ARITY + 1, g), bw, bw)
+    nvls = _nvls(s, speeds)
+    if nvls:
+        out["NVLS"] = out["NVLSTree"] = nvls
+    return out
+
+
+def _nvls(s: System, speeds: tuple) -> Graph | None:
+    """The NVLS graph (search.cc:410-443, 1124-1138, 1274-1278), Hopper or newer on NVSwitch.
+    Each channel's head GPU carries it twice, every other GPU once, in both directions; pass 2
+    raises bwInter while it is below twice bwIntra."""
+    g, total = s.gpus_per_node, s.total_bw_GBps
+    if s.compcap < 90 or g < 2:  # search.cc:1124
+        return None
+    max_ch = min(K.NCCL_MAX_NVLS_ARITY, g)
+    if s.nodes == 1:  # every GPU a head: min = max channels (search.cc:1135-1138)
+        fit = [b for b in speeds if b * max_ch <= total * g / (g - 1) and (g + 1) * b <= total]
+        if not fit:
+            return None
+        return Graph(max_ch, fit[0], _step_up(speeds, fit[0], lambda b: True, 2 * fit[0]))
+    path = s.net_path_bw_GBps
+    best = None
+    for b in speeds:  # more channels first, then channels x bandwidth (search.cc:450-455)
+        if b > path:
+            continue
+        if best and b / best[1] <= K.SEARCH_SPEED_RATIO:
+            break
+        n = min(max_ch, _fits(total, b) - 1, s.nics_per_node * _fits(path, b))
+        if n >= 1 and (best is None or n > best[0] or n * b > best[0] * best[1]):
+            best = (n, b)
+    if best is None:
+        return None
+    n, intra = best
+    per_card = math.ceil(n / s.nics_per_node)
+    return Graph(n, intra, _step_up(speeds, intra, lambda b: per_card * b <= path, 2 * intra))

@@ -1,0 +1,229 @@
+"""NCCL's time model and choice: ncclTopoTuneModel, ncclTopoGetAlgoTime and topoGetAlgoInfo.
+
+For each (algorithm, protocol) NCCL computes, once per communicator, an algorithm bandwidth and
+a latency (src/graph/tuning.cc:243-541); for each call it predicts
+time = latency + bytes / (1000 x bandwidth) with a few size corrections (tuning.cc:630-655) and
+runs the fastest (src/enqueue.cc:2028-2044). This module ports that, line by line, for
+AllReduce, ReduceScatter and AllGather. `bytes` is what NCCL times: the all-reduce buffer, or the
+whole (all ranks') buffer of a reduce-scatter or all-gather (enqueue.cc:2127, enqueue.h:39-41),
+which is also the size all_reduce_perf and all_gather_perf print.
+
+Where the issue's summary of NCCL (issue 17) and the source disagree, the source wins:
+- the tree's latency counts `log2i(nNodes)` (tuning.cc:416), the integer floor, not log2;
+- a multi-server ring pays max(per-hop NVLink latency, network overhead), 3 x 1 us per step
+  with Simple on Intel hosts, 3 x 2 us on AMD (tuning.cc:404-410), and its plateau factor is 1.4
+  from compute capability 8.0 but 1.9 below (tuning.cc:649);
+- NVLS's bandwidth is not the ring's bwIntra x efficiency: it comes from the NVLS graph (8
+  channels of 40 GB/s on an 8 x H100 server, against the ring's 12 x 30), x nvlsEfficiency x
+  (channels - 1)/channels, doubled for all-reduce (tuning.cc:314-316), then capped by the graph's
+  bwInter (60 GB/s here); its latency replaces the base latency instead of adding to it
+  (tuning.cc:425);
+- NVLS runs across servers only with in-network reduction (CollNet, tuning.cc:505 and
+  enqueue.cc:2008); otherwise NVLSTree, whose network bandwidth is doubled on two servers and
+  capped per channel (tuning.cc:320-322);
+- the tree's LL128 bandwidth is x 7/9 on one server, x 120/128 across (tuning.cc:335);
+- the per-link NVLink figures of topo.h do not reach the model directly: they bound the topology
+  search, whose speed arrays set each channel's bandwidth (topology.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from . import constants as K
+from .topology import System, graphs
+
+COLLECTIVES = ("AllReduce", "ReduceScatter", "AllGather")
+
+
+def log2i(n: int) -> int:
+    """NCCL's log2i (src/include/utils.h:56 -> bitops.h:292 log2Down): floor(log2 n), -1 for 0."""
+    return int(n).bit_length() - 1
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One cell of NCCL's tables: algorithm bandwidth (GB/s) and latency (us)."""
+
+    bw_GBps: float
+    latency_us: float
+
+
+def collective_name(name: str) -> str:
+    from ..errors import ParamError
+
+    for c in COLLECTIVES:
+        if str(name).lower().replace("_", "").replace("-", "") == c.lower():
+            return c
+    raise ParamError("collective", f"must be one of {', '.join(COLLECTIVES)}")
+
+
+@lru_cache(maxsize=256)
+def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
+    """ncclTopoTuneModel (tuning.cc:243-541) for one collective: every (algorithm, protocol) NCCL
+    keeps enabled, with bandwidth > 0. Disabled ones are left out, as NCCL zeroes them."""
+    gr = graphs(s)
+    n_ranks, n_nodes, gen = s.gpus, s.nodes, s.generation
+    index2 = min(n_nodes - 1, 2)  # tuning.cc:267
+    index1 = gen if n_nodes == 1 else (1 if s.cpu == "amd" else 0)  # tuning.cc:269-271
+    ll_max = K.LL_MAX_BW_GBPS[index1][index2]
+    ch_tree = K.PER_CH_MAX_TREE_BW_GBPS[gen][index2]
+    ch_ring_ll128 = K.PER_CH_MAX_RING_LL128_BW_GBPS[gen][index2]
+    ch_tree_ll128 = K.PER_CH_MAX_TREE_LL128_BW_GBPS[gen][index2]
+    ch_nvls_tree = K.PER_CH_MAX_NVLS_TREE_BW_GBPS[gen][index2]
+    ppn = n_ranks / n_nodes
+    ar = coll == "AllReduce"
+    nsteps = 2 * (n_ranks - 1) if ar else n_ranks - 1  # tuning.cc:289-291
+    out = {}
+    for a in K.ALGORITHMS:
+        if not ar and a not in ("Ring", "NVLS", "CollNetDirect"):  # tuning.cc:295-297
+            continue
+        g = gr.get(a)
+        if g is None or not _enabled(s, coll, a):
+            continue
+        for pi, p in enumerate(K.PROTOCOLS):
+            if a in ("NVLS", "NVLSTree") and p != "Simple":  # tuning.cc:301
+                continue
+            if a.startswith("CollNet") and p != "Simple":  # tuning.cc:338-339
+                continue
+            if p == "LL128" and not ll128_enabled(s.compcap):
+                continue
+            collnet = a.startswith("CollNet")
+            bw = g.bw_intra if n_nodes <= 2 or collnet else g.bw_inter  # tuning.cc:306
+            if a in ("NVLS", "NVLSTree"):  # tuning.cc:307-323
+                if g.n_channels < 2:
+                    continue
+                intra = g.bw_intra * K.NVLS_EFFICIENCY[gen] * (g.n_channels - 1) / g.n_channels
+                intra *= 2.0 if ar else (ppn - 1) / ppn
+                inter = g.bw_inter * (2 if n_nodes <= 2 and a == "NVLSTree" else 1)
+                bw = min(intra, inter, ch_nvls_tree if a == "NVLSTree" else float("inf"))
+            bus = g.n_channels * bw  # tuning.cc:324
+            if a == "Ring" and p == "LL":  # tuning.cc:327-336
+                bus = min(ll_max, bus * K.RING_LL_FACTOR)
+            if a == "Ring" and p == "LL128":
+                bus = min(bus * K.RING_LL128_FACTOR, g.n_channels * ch_ring_ll128)
+            if a == "Tree" and ar:
+                bus = min(bus * K.TREE_ALLREDUCE_FACTOR, g.n_channels * ch_tree)
+            if a == "Tree" and p == "LL":
+                bus = min(bus / K.TREE_LL_DIVISOR, ll_max)
+            if a == "Tree" and p == "LL128":
+                f = K.TREE_LL128_FACTOR_ONE_NODE if n_nodes == 1 else K.TREE_LL128_FACTOR_MULTI_NODE
+                bus = min(bus * f, g.n_channels * ch_tree_ll128)
+            if a == "CollNetDirect":  # tuning.cc:340-350
+                if not ar:
+                    bus = ppn * min(g.bw_intra, g.bw_inter * K.COLLNET_RSAG_NET_FACTOR)
+                else:
+                    factor = ppn / g.n_channels
+                    factor -= (factor - 1) / 2
+                    bus /= factor
+                    if s.compcap >= 90:
+                        bus *= K.COLLNET_DIRECT_HOPPER_FACTOR
+            if not (a != "Ring" and not ar):  # tuning.cc:377-382
+                bus *= n_ranks / nsteps if a in ("Ring", "NVLS", "NVLSTree") else 0.5
+            if bus > 0:
+                out[(a, p)] = Entry(bus, _latency(s, coll, a, pi, nsteps))
+    return out
+
+
+def ll128_enabled(compcap: int, type_intra: str = "NVL", type_inter: str = "PIX") -> bool:
+    """NCCL's default for LL128 (tuning.cc:518-536, with NCCL_LL128_C2C=1): Hopper and newer
+    up to PXN paths to the card, older GPUs only up to PXB; NVLink (or NVB) inside the server;
+    compute capability 7.0 or more. The servers modelled here have NVLink inside and each card
+    on its GPU's PCIe switch (PIX), so LL128 is on for all of them."""
+    rank = K.PATH_TYPES.index
+    ok = rank(type_inter) <= rank("PXN" if compcap >= 90 else "PXB")
+    return ok and rank(type_intra) <= rank("NVB") and compcap >= 70
+
+
+def _enabled(s: System, coll: str, a: str) -> bool:
+    """tuning.cc:498-512 and enqueue.cc:1998-2008: which algorithms run on this system."""
+    multi = s.nodes > 1
+    collnet = s.in_network_reduction and multi
+    if a == "NVLSTree" and not multi:  # tuning.cc:502
+        return False
+    if a.startswith("CollNet") and not collnet:  # tuning.cc:504-506, enqueue.cc:1999
+        return False
+    if a.startswith("CollNet") and s.gpus_per_node > K.NCCL_MAX_DIRECT_ARITY + 1:
+        return False  # enqueue.cc:2000-2003
+    if a == "NVLS" and multi and not collnet:  # tuning.cc:505, enqueue.cc:2008
+        return False
+    if a in ("NVLS", "CollNetDirect") and coll != "AllReduce" and multi:  # tuning.cc:353-374
+        heads = graphs(s).get("CollNetDirect")  # every local GPU must be a head (line 368)
+        return collnet and heads is not None and s.gpus_per_node <= heads.n_channels
+    return True
+
+
+def _latency(s: System, coll: str, a: str, pi: int, nsteps: int) -> float:
+    """tuning.cc:384-435: base latency plus the hops each algorithm pays."""
+    n_ranks, n_nodes = s.gpus, s.nodes
+    ppn_int = n_ranks // n_nodes
+    lat = K.BASE_LATENCY_US[a][pi]
+    intra = K.HW_LATENCY_US["NVLink"][a][pi]  # typeIntra is NVLink on these servers (line 285)
+    inter = K.HW_LATENCY_US["Network"]["Tree" if ppn_int == 1 else a][pi]  # tuning.cc:387-388
+    # graphs[a]->latencyInter (tuning.cc:389-391) is the card's latency, 0 for InfiniBand and
+    # RoCE (src/transport/net_ib/init.cc:558, search.cc:745)
+    if a == "Ring":  # all-reduce, reduce-scatter, all-gather branch (tuning.cc:403-412)
+        overhead = 0.0
+        if n_nodes > 1:
+            overhead = K.NET_OVERHEAD_US[s.cpu] * (3 if K.PROTOCOLS[pi] == "Simple" else 1)
+        intra = max(intra, overhead)  # tuning.cc:405-410
+        inter_steps = (
+            0 if n_nodes == 1 else (2 * (n_nodes - 1) if coll == "AllReduce" else n_nodes - 1)
+        )
+        return lat + (nsteps - inter_steps) * intra + inter_steps * inter
+    if a == "Tree":
+        return lat + (
+            2 * ((ppn_int - 1) * intra + log2i(n_nodes) * inter) if coll == "AllReduce" else 0
+        )
+    if a == "CollNetDirect":
+        return (
+            lat
+            + 2 * (min(1, ppn_int - 1) * intra + (ppn_int - 1) * K.COLLNET_ARITY_LATENCY_US)
+            + inter
+        )
+    if a == "CollNetChain":
+        return lat + 2 * (ppn_int - 1) * intra + inter
+    if a == "NVLS":
+        return intra + (inter if n_nodes > 1 else 0.0)  # tuning.cc:424-426 (replaces the base)
+    return lat + intra + 2 * log2i(n_nodes) * inter  # NVLSTree, tuning.cc:427-428
+
+
+def comm_channels(s: System) -> int:
+    """comm->nChannels: min(tree, ring) channels (init.cc:1280), doubled up to MAXCHANNELS
+    (connect.cc:460). NCCL uses it only for the ring's plateau test."""
+    gr = graphs(s)
+    n = min(gr["Ring"].n_channels, gr.get("Tree", gr["Ring"]).n_channels)
+    return min(K.MAXCHANNELS, 2 * n)
+
+
+@lru_cache(maxsize=256)
+def _plateau_bytes(s: System) -> int:
+    """Sizes from which a multi-server ring's latency grows 1.4x (tuning.cc:647-650):
+    nBytes / (comm->nChannels x nRanks) >= 64."""
+    return K.RING_PLATEAU_MIN_BYTES_PER_CHANNEL_RANK * comm_channels(s) * s.gpus
+
+
+def terms(s: System, coll: str, a: str, p: str, e: Entry, nbytes: int) -> tuple[float, float]:
+    """ncclTopoGetAlgoTime's (latency us, bandwidth GB/s) for one call of nbytes
+    (tuning.cc:630-655, numPipeOps = 1): the tree's size correction, the ring's plateau."""
+    bw, lat = e.bw_GBps, e.latency_us
+    if coll != "AllReduce":
+        return lat, bw
+    if a == "Tree" or (a == "NVLSTree" and s.compcap >= 100):  # NVLSTree: x86 hosts
+        log_size = log2i(nbytes >> 6)
+        top = K.TREE_CORRECTION_SIZES if a == "Tree" else K.NVLS_TREE_CORRECTION_SIZES
+        if 0 <= log_size < top:
+            bw *= K.TREE_CORRECTION_FACTOR[K.PROTOCOLS.index(p)][log_size]
+    elif a == "Ring" and p == "Simple" and s.nodes > 1 and nbytes >= _plateau_bytes(s):
+        lat *= K.RING_PLATEAU_FACTOR[0 if s.compcap < 80 else 1]
+    return lat, bw
+
+
+def algo_time_us(s: System, coll: str, a: str, p: str, nbytes: int) -> float | None:
+    """NCCL's predicted time in us; None when NCCL has the pair disabled (it returns -1)."""
+    e = tables(s, coll).get((a, p))
+    if e is None:
+        return None
+    lat, bw = terms(s, coll, a, p, e, nbytes)
+    return lat + nbytes / (1000 * bw)
