@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,20 @@ def test_the_error_column_is_a_float_and_wrong_a_count():
     current = parse_text((DATA / "gcp-a3mega-16xh100-2nodes.txt").read_text())
     assert current.wrong_column == "#wrong" and current.ranks == 16
     assert {r.out_of_place.wrong for r in current.rows} == {0}
+
+
+def test_srun_task_labels_are_read_as_the_rank():
+    """`srun --label` puts `N: ` before each line (the AWS logs); the row after it is unchanged."""
+    rows = _rows({"file": "aws-awsome-2xp5-16xh100-efa.txt"})
+    assert {r.rank for r in rows} == {0}
+    bare = parse_line(
+        "  17179869184    4294967296     float     sum      -1    66132  259.78  487.09      0"
+        "    66109  259.87  487.26      0"
+    )
+    assert rows[-1] == replace(bare, rank=0)
+    labelled = "12:   8   2   float   sum   -1   69.12  0.00  0.00  0   72.43  0.00  0.00  0"
+    assert parse_line(labelled).rank == 12
+    assert parse_line("8:00  is not a row").kind == "unreadable"
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=IDS)
