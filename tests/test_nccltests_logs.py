@@ -132,6 +132,25 @@ def test_measured_json_holds_each_logs_largest_row():
         )
 
 
+def _checks() -> list[dict]:
+    return [m for m in MEASURED["logs"] + MEASURED["tables"] if m["for_model_check"]]
+
+
+@pytest.mark.parametrize("gpu", ["A100", "H100", "H200"])
+def test_measured_json_has_one_server_figures_for_the_model_check(gpu):
+    """Issue 17 checks NCCL's model on one 8-GPU server of each of these, with NCCL's choice;
+    H100 also with rings forced."""
+    one_server = [m for m in _checks() if m["nodes"] == 1 and m["gpus"] == 8 and gpu in m["gpu"]]
+    assert any("RING" not in m["algorithm"] for m in one_server)
+    if gpu == "H100":
+        assert any(m["algorithm"].startswith("NCCL_ALGO=RING") for m in one_server)
+
+
+@pytest.mark.parametrize("fabric", ["InfiniBand", "RoCE", "EFA"])
+def test_measured_json_has_two_server_figures_on_each_fabric(fabric):
+    assert [m for m in _checks() if m["nodes"] == 2 and fabric in m["network"]]
+
+
 # ---- -J JSON, as src/util.cu (nccl-tests 2.19.6) writes it -------------------------------------
 
 
