@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,20 @@ def test_the_error_column_is_a_float_and_wrong_a_count():
     assert {r.out_of_place.wrong for r in current.rows} == {0}
 
 
+def test_srun_task_labels_are_read_as_the_rank():
+    """`srun --label` puts `N: ` before each line (the AWS logs); the row after it is unchanged."""
+    rows = _rows({"file": "aws-awsome-2xp5-16xh100-efa.txt"})
+    assert {r.rank for r in rows} == {0}
+    bare = parse_line(
+        "  17179869184    4294967296     float     sum      -1    66132  259.78  487.09      0"
+        "    66109  259.87  487.26      0"
+    )
+    assert rows[-1] == replace(bare, rank=0)
+    labelled = "12:   8   2   float   sum   -1   69.12  0.00  0.00  0   72.43  0.00  0.00  0"
+    assert parse_line(labelled).rank == 12
+    assert parse_line("8:00  is not a row").kind == "unreadable"
+
+
 @pytest.mark.parametrize("source", SOURCES, ids=IDS)
 def test_the_cli_reads_each_log_with_its_json_keys(source):
     out = api.nccl_tests((DATA / source["file"]).read_text(), source["gpus"])
@@ -115,6 +130,25 @@ def test_measured_json_holds_each_logs_largest_row():
             s["hardware"]["gpu"],
             s["hardware"]["nodes"],
         )
+
+
+def _checks() -> list[dict]:
+    return [m for m in MEASURED["logs"] + MEASURED["tables"] if m["for_model_check"]]
+
+
+@pytest.mark.parametrize("gpu", ["A100", "H100", "H200"])
+def test_measured_json_has_one_server_figures_for_the_model_check(gpu):
+    """Issue 17 checks NCCL's model on one 8-GPU server of each of these, with NCCL's choice;
+    H100 also with rings forced."""
+    one_server = [m for m in _checks() if m["nodes"] == 1 and m["gpus"] == 8 and gpu in m["gpu"]]
+    assert any("RING" not in m["algorithm"] for m in one_server)
+    if gpu == "H100":
+        assert any(m["algorithm"].startswith("NCCL_ALGO=RING") for m in one_server)
+
+
+@pytest.mark.parametrize("fabric", ["InfiniBand", "RoCE", "EFA"])
+def test_measured_json_has_two_server_figures_on_each_fabric(fabric):
+    assert [m for m in _checks() if m["nodes"] == 2 and fabric in m["network"]]
 
 
 # ---- -J JSON, as src/util.cu (nccl-tests 2.19.6) writes it -------------------------------------

@@ -11,7 +11,9 @@ formats met in the wild, all read here:
   ...` (NVIDIA/nccl-tests#82), told from `redop` by the number in the fourth column.
   all_reduce_perf always printed `redop` (nccl-tests' first commit, b188a15, all_reduce.cu:17);
 - under mpirun each printf may carry a rank tag, `[0]` or OpenMPI's `[1,0]<stdout>:`, even in
-  the middle of a row (`... sum -1[0]  1626.5 ...`);
+  the middle of a row (`... sum -1[0]  1626.5 ...`); under `srun --label` each line starts with
+  the task number and a colon, `0:  8  2  float ...` (aws-samples/awsome-distributed-training,
+  micro-benchmarks/nccl-tests/README.md);
 - per-iteration timing (`-I`) adds `i_min i_max i_p99 i_cv%` to each half; `-T` appends a
   timestamp; trace replay prints the in-place half only;
 - header (`#`), blank and summary lines (`# Avg bus bandwidth : X`) are skipped, the summary
@@ -30,6 +32,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 
 RANK_TAG = re.compile(r"\[\d+(?:,\d+)*\](?:<std(?:out|err)>)?:?")
+SRUN_LABEL = re.compile(r"^(\d+):(?=\s)")
 TIMESTAMP = re.compile(r"\s(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)$")
 SUMMARY = re.compile(r"^#\s*(Avg bus bandwidth|Out of bounds values)\s*:\s*(\S+)", re.I)
 RANK_LINE = re.compile(r"^#\s+Rank\s+(\d+)\b", re.I)
@@ -105,6 +108,9 @@ class Report:
 
 def _strip_tags(line: str) -> tuple[str, int | None]:
     """Remove rank tags wherever mpirun put them; the first one names the rank."""
+    label = SRUN_LABEL.match(line)
+    if label:
+        return RANK_TAG.sub(" ", line[label.end() :]), int(label.group(1))
     m = RANK_TAG.search(line)
     rank = int(m.group(0)[1:].split("]")[0].split(",")[-1]) if m else None
     return RANK_TAG.sub(" ", line), rank
