@@ -6,12 +6,13 @@ one raises a ParamError that names it.
 
 from __future__ import annotations
 
-from . import calculator, dtypes, fit, gradients, models, tree
+from . import calculator, dtypes, fit, gradients, hardware, models, tree
 from . import cost as cost_model
 from . import ddp as ddp_engine
 from . import simulate as sim
 from .errors import ParamError
-from .topology import H100_NVLINK_GBPS, NIC_400G_GBPS, Topology
+from .latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
+from .topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
 from .validate import count, positive
 
 ALGORITHMS = tuple(sim.ALGORITHMS)
@@ -32,8 +33,8 @@ def algorithm_name(name) -> str:
 def topology(
     gpus,
     gpus_per_node=None,
-    intra_bw=H100_NVLINK_GBPS,
-    inter_bw=NIC_400G_GBPS,
+    intra_bw=H100_NVLINK_GBps,
+    inter_bw=NIC_400G_GBps,
     intra_latency=0.0,
     inter_latency=0.0,
     max_gpus=MAX_COST_GPUS,
@@ -107,13 +108,6 @@ MAX_TENSORS = 100_000
 MAX_TENSOR_BYTES = 1 << 50
 MAX_BUCKET_MB = 1 << 30  # 1 PiB: far beyond any model, still a finite number of bytes
 MAX_BATCH = 1 << 20
-# H100 SXM dense BF16 peak, 989 TFLOP/s (NVIDIA H100 datasheet; REFERENCE.md).
-H100_BF16_TFLOPS = 989.0
-# Share of peak a well-tuned training run achieves (model FLOPs utilisation): an assumption.
-DEFAULT_MFU = 0.4
-# NCCL 2.30 tuning.cc, Simple protocol, ring per-hop latencies (REFERENCE.md).
-DDP_INTRA_LATENCY_US = 3.4
-DDP_INTER_LATENCY_US = 14.0
 
 
 def _bucket_mb(field: str, value) -> float | None:
@@ -169,14 +163,14 @@ def ddp(
     bucket_cap_mb=None,
     first_bucket_mb=None,
     batch=None,
-    mfu=DEFAULT_MFU,
-    peak_tflops=H100_BF16_TFLOPS,
+    mfu=calculator.DEFAULT_MFU,
+    peak_tflops=hardware.H100_SXM.peak_bf16_tflops,
     grad_bytes=4,
     sweep=False,
-    intra_bw=H100_NVLINK_GBPS,
-    inter_bw=NIC_400G_GBPS,
-    intra_latency=DDP_INTRA_LATENCY_US,
-    inter_latency=DDP_INTER_LATENCY_US,
+    intra_bw=H100_NVLINK_GBps,
+    inter_bw=NIC_400G_GBps,
+    intra_latency=NCCL_NVLINK_HOP_US,
+    inter_latency=NCCL_NETWORK_HOP_US,
 ) -> dict:
     """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep)."""
     m = model_name(model)

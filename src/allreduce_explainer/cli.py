@@ -10,9 +10,10 @@ import json
 import math
 import sys
 
-from . import api
+from . import api, calculator, hardware
 from .errors import ParamError
-from .topology import H100_NVLINK_GBPS, NIC_400G_GBPS
+from .latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
+from .topology import H100_NVLINK_GBps, NIC_400G_GBps
 
 PROG = "allreduce-explainer"
 
@@ -46,18 +47,18 @@ def _links(
     p.add_argument(
         "--intra-bw",
         type=_number,
-        default=H100_NVLINK_GBPS,
+        default=H100_NVLINK_GBps,
         metavar="GBPS",
         help="link rate inside a server, GB/s per direction "
-        f"(default {H100_NVLINK_GBPS:g}: H100 SXM NVLink 4)",
+        f"(default {H100_NVLINK_GBps:g}: H100 SXM NVLink 4)",
     )
     p.add_argument(
         "--inter-bw",
         type=_number,
-        default=NIC_400G_GBPS,
+        default=NIC_400G_GBps,
         metavar="GBPS",
         help="network card per GPU, GB/s per direction "
-        f"(default {NIC_400G_GBPS:g}: a 400 Gb/s card)",
+        f"(default {NIC_400G_GBps:g}: a 400 Gb/s card)",
     )
     p.add_argument(
         "--intra-latency",
@@ -66,7 +67,8 @@ def _links(
         metavar="US",
         help=f"latency per message inside a server, us (default {intra_latency:g}"
         + ("" if intra_latency else ": bandwidth only")
-        + "; NCCL 2.30's Simple ring charges 3.4 per NVLink hop)",
+        + f"; NCCL {NCCL_VERSION}'s Simple ring charges {NCCL_NVLINK_HOP_US:g} per NVLink "
+        "hop)",
     )
     p.add_argument(
         "--inter-latency",
@@ -74,7 +76,7 @@ def _links(
         default=inter_latency,
         metavar="US",
         help=f"latency per message between servers, us (default {inter_latency:g}; "
-        "NCCL charges 14)",
+        f"NCCL charges {NCCL_NETWORK_HOP_US:g})",
     )
 
 
@@ -215,15 +217,16 @@ def _ddp_parsers(sub) -> None:
     d.add_argument(
         "--mfu",
         type=_number,
-        default=api.DEFAULT_MFU,
-        help=f"share of peak FLOP/s achieved (default {api.DEFAULT_MFU:g}, an assumption)",
+        default=calculator.DEFAULT_MFU,
+        help=f"share of peak FLOP/s achieved (default {calculator.DEFAULT_MFU:g}, an assumption)",
     )
     d.add_argument(
         "--peak-tflops",
         type=_number,
-        default=api.H100_BF16_TFLOPS,
+        default=hardware.H100_SXM.peak_bf16_tflops,
         metavar="T",
-        help=f"GPU peak, TFLOP/s (default {api.H100_BF16_TFLOPS:g}: H100 SXM dense BF16)",
+        help=f"GPU peak, TFLOP/s (default {hardware.H100_SXM.peak_bf16_tflops:g}: "
+        "H100 SXM dense BF16)",
     )
     d.add_argument(
         "--grad-bytes",
@@ -236,13 +239,11 @@ def _ddp_parsers(sub) -> None:
         "--sweep", action="store_true", help="also sweep the bucket cap from 0.1 MiB to the model"
     )
     d.add_argument("--json", action="store_true", help="print one JSON object")
-    _links(d, api.DDP_INTRA_LATENCY_US, api.DDP_INTER_LATENCY_US)
+    _links(d, NCCL_NVLINK_HOP_US, NCCL_NETWORK_HOP_US)
 
 
 def _cluster_parsers(sub) -> None:
     """Stage 8: calc, presets, nccl-tests."""
-    from . import calculator
-
     c = sub.add_parser(
         "calc",
         help="all-reduce time per step, bus bandwidth and share of a step for a model on a cluster",
@@ -274,9 +275,10 @@ def _cluster_parsers(sub) -> None:
     c.add_argument(
         "--nic-gbps",
         type=_number,
-        default=400.0,
+        default=hardware.NIC_400G_Gbps,
         metavar="R",
-        help="network card per GPU, Gb/s on the wire (default 400 = 50 GB/s)",
+        help="network card per GPU, Gb/s on the wire "
+        f"(default {hardware.NIC_400G_Gbps:g} = {hardware.NIC_400G['GBps']:g} GB/s)",
     )
     c.add_argument("--algorithm", choices=calculator.ALGORITHMS, default="ring")
     c.add_argument("--grad-dtype", choices=tuple(calculator.GRAD_BYTES), default="bf16")
@@ -299,14 +301,16 @@ def _cluster_parsers(sub) -> None:
         type=_number,
         default=0.0,
         metavar="US",
-        help="latency per message inside a server, us (default 0; NCCL charges 3.4)",
+        help="latency per message inside a server, us "
+        f"(default 0; NCCL charges {NCCL_NVLINK_HOP_US:g})",
     )
     c.add_argument(
         "--inter-latency",
         type=_number,
         default=0.0,
         metavar="US",
-        help="latency per message between servers, us (default 0; NCCL charges 14)",
+        help="latency per message between servers, us "
+        f"(default 0; NCCL charges {NCCL_NETWORK_HOP_US:g})",
     )
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -432,7 +436,7 @@ def run(a) -> dict:
             gpu=a.gpu,
             gpus=a.gpus,
             gpus_per_node=a.gpus_per_node,
-            nic_gbps=a.nic_gbps,
+            nic_Gbps=a.nic_gbps,
             intra_latency_us=a.intra_latency,
             inter_latency_us=a.inter_latency,
         )
