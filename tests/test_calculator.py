@@ -69,7 +69,7 @@ def test_gpu_names_by_prefix_and_resnet_refused():
 
 
 def test_the_default_is_stage_one():
-    """7e9 BF16 parameters, 64 H100 in 8 servers, 400 Gb/s, single ring: 0.55 s (REFERENCE)."""
+    """7e9 BF16 parameters, 64 H100 in 8 servers, 400 Gb/s, single ring: 0.55 s (stage 1)."""
     r = calculator.calc()
     assert r["gradient_bytes"] == 14e9
     assert r["allreduce_s"] == pytest.approx(2 * 63 / 64 * 14e9 / 50e9, rel=1e-12)  # 0.55125

@@ -184,7 +184,7 @@ def ddp(
     peak = positive("peak_tflops", peak_tflops)
     if peak > 1e6:
         raise ParamError("peak_tflops", "must be at most 1,000,000 TFLOP/s")
-    if grad_bytes not in (2, 4):
+    if grad_bytes not in calculator.GRAD_BYTES.values():
         raise ParamError("grad_bytes", "must be 2 (BF16) or 4 (FP32)")
     flops = peak * 1e12 * u
     r = ddp_engine.run(m, topo, b, flops, grad_bytes, cap, first)

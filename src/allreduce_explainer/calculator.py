@@ -3,9 +3,9 @@ bandwidth and the share of a training step it costs out. Pure functions over cos
 closed forms), ddp.py (buckets and their overlap with the backward pass) and hardware.py.
 
 Units: bytes; GB/s = 1e9 B/s per direction; network cards in Gb/s on the wire (400 = 50 GB/s).
-Latency per message is 0 by default (bandwidth only, as the CLI and the seed's numbers), so the
-defaults give stage 1's 0.55 s exactly; NCCL 2.30 charges about 3.4 µs per NVLink hop and 14 µs
-per network hop (tuning.cc, Simple protocol; REFERENCE.md), which a reader can enter.
+Latency per message is 0 by default (bandwidth only, as the CLI's `cost`), so the defaults give
+stage 1's 0.55 s exactly; NCCL charges a latency per hop (latency_model.py: 3.4 µs over NVLink,
+14 µs over the network for the Simple ring), which a reader can enter.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import json
 import math
 import sys
 
-from . import api, calculator, hardware
+from . import api, calculator, fit, hardware
 from .errors import ParamError
 from .latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
 from .topology import H100_NVLINK_GBps, NIC_400G_GBps
@@ -231,8 +231,8 @@ def _ddp_parsers(sub) -> None:
     d.add_argument(
         "--grad-bytes",
         type=_whole,
-        default=4,
-        choices=(2, 4),
+        default=calculator.GRAD_BYTES["fp32"],
+        choices=sorted(calculator.GRAD_BYTES.values()),
         help="bytes per gradient element: 4 (FP32, default) or 2 (BF16)",
     )
     d.add_argument(
@@ -321,7 +321,11 @@ def _cluster_parsers(sub) -> None:
         "nccl-tests",
         help="read all_reduce_perf output and fit latency and bus bandwidth to it",
     )
-    n.add_argument("file", metavar="FILE|-", help="the output (- reads stdin); at most 5 MB")
+    n.add_argument(
+        "file",
+        metavar="FILE|-",
+        help=f"the output (- reads stdin); at most {fit.MAX_LOG_BYTES / 1e6:g} MB",
+    )
     n.add_argument(
         "--gpus",
         type=_whole,
@@ -448,8 +452,8 @@ def run(a) -> dict:
 
 
 def _read_log(source: str) -> str:
-    """At most 5 MB and one byte is read: enough to refuse a longer log without loading it."""
-    limit = 5_000_001
+    """At most fit.MAX_LOG_BYTES and one byte is read: enough to refuse a longer log unread."""
+    limit = fit.MAX_LOG_BYTES + 1
     try:
         if source == "-":
             data = sys.stdin.buffer.read(limit)
@@ -459,7 +463,7 @@ def _read_log(source: str) -> str:
     except OSError as e:
         raise ParamError("log", f"cannot read {source}: {e.strerror}") from None
     if len(data) >= limit:
-        raise ParamError("log", "is larger than 5 MB (5,000,000 bytes): keep the runs you need")
+        raise ParamError("log", f"is larger than {fit.MAX_LOG_TEXT}: keep the runs you need")
     return data.decode("utf-8", "replace")
 
 

@@ -21,7 +21,7 @@ from .common import options
 
 MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)
 MAX_LISTED = 50  # unreadable lines listed one by one; the rest are counted by reason
-H100 = hardware.find(hardware.GPUS, "H100 SXM", "gpu")
+H100 = hardware.H100_SXM
 DEFAULTS = {
     "model": "custom",
     "params": models.EXAMPLE_PARAMS,
@@ -51,7 +51,7 @@ CHOICES = {
     "networks": [[n["name"], n["name"]] for n in hardware.NETWORKS],
 }
 ALGORITHM_TEXT = {
-    "ring": "single ring (the seed's)",
+    "ring": "single ring",
     "multi-ring": "multi-ring (one ring per card, as NCCL)",
     "tree": "double binary tree",
     "hierarchical": "hierarchical (Horovod)",

@@ -78,17 +78,16 @@ def dots(
 
 def you_are_here(name: str, x, ys, size: float = 16, legend: bool = False) -> dict:
     """Grey rings around the points at the reader's setting (x), one per y."""
-    out = {
+    return {
         "type": "scatter",
         "mode": "markers",
         "name": name,
         "x": [x] * len(ys),
         "y": list(ys),
+        **({} if legend else {"showlegend": False}),
         "marker": {"size": size, "color": CLEAR, "line": {"width": 2, "color": NEUTRAL}},
+        **({} if legend else {"hoverinfo": "skip"}),
     }
-    if not legend:
-        out.update(showlegend=False, hoverinfo="skip")
-    return out
 
 
 def axis(title: str, **extra) -> dict:

@@ -123,11 +123,8 @@ def _curve(name, y, colour, dash, width) -> dict:
 def _marker(x: float, lo: float, hi: float, name: str, symbol: str) -> dict:
     """A vertical line at the crossover, with a marker at its foot."""
     marker = {"size": [10, 0], "symbol": symbol}
-    return {**fig.line(name, [x, x], [lo, hi], NEUTRAL, "dot", 1, marker), **_bare_hover(name)}
-
-
-def _bare_hover(name: str) -> dict:
-    return {"hovertemplate": name + "<extra></extra>"}
+    trace = fig.line(name, [x, x], [lo, hi], NEUTRAL, "dot", 1, marker)
+    return {**trace, "hovertemplate": name + "<extra></extra>"}
 
 
 SECONDS_TICKS = ["1 ns", "10 ns", "100 ns", "1 µs", "10 µs", "100 µs", "1 ms", "10 ms", "100 ms",

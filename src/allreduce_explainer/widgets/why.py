@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .. import api, dtypes, fmt
+from .. import api, dtypes, fmt, hardware
 from ..errors import ParamError
 from ..models import EXAMPLE_PARAMS
 from ..palette import SERIES
@@ -62,7 +62,7 @@ def naive(params=None) -> dict:
 
 SCALING_DEFAULTS = {"gpus": 64, "params_b": EXAMPLE_PARAMS / 1e9}
 SCALING_X = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
-PER_SERVER = 8
+PER_SERVER = hardware.H100_SXM.gpus_per_node  # 8
 
 
 def scaling(params=None) -> dict:
