@@ -145,7 +145,7 @@ def test_simulated_time_and_bytes_equal_closed_form(algorithm, ng, mult, a_in, a
     ],
 )
 def test_headline_numbers(algorithm, gpus, per_node, seconds):
-    """REFERENCE.md: 14e9 bytes, NVLink 450 GB/s, network 50 GB/s, no latency."""
+    """Stage 1's figures: 14e9 bytes, NVLink 450 GB/s, network 50 GB/s, no latency."""
     assert api.estimate(algorithm, gpus, 14e9, per_node)["time_s"] == pytest.approx(
         seconds, rel=1e-3
     )

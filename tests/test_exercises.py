@@ -146,7 +146,7 @@ def oracle(kind, g):
     if kind == "calc_time":
         n, s = g["gpus"], 2 * g["params"]
         link = GPU_LINK[g["gpu"]]
-        return ring_time(n, s, min(link, g["nic_gbps"] / 8) if n > 8 else link)
+        return ring_time(n, s, min(link, g["nic_Gbps"] / 8) if n > 8 else link)
     if kind == "compute_time":
         return 6 * g["params"] * g["tokens"] / (GPU_PEAK[g["gpu"]] * 1e12 * g["mfu"])
     raise AssertionError(f"no oracle for {kind}")

@@ -217,3 +217,34 @@ def test_log_figures_are_valid_plotly_with_basic_traces():
     for name in ("time", "busbw"):
         fig = go.Figure(s["figures"][name]["figure"])
         assert {t.type for t in fig.data} <= {"scatter"} and len(fig.data) >= 3
+
+
+@pytest.mark.parametrize(
+    ("n", "hosts", "per_node", "layout"),
+    [
+        (16, 2, 8, (2, 8)),  # the host lines decide
+        (24, 3, 4, (3, 8)),  # ... over the calculator's server size
+        (16, 0, 8, (2, 8)),  # no host lines: servers of the calculator's size
+        (8, 0, 8, (1, 8)),
+        (12, 0, 8, (1, 12)),  # 12 GPUs do not fill servers of 8: one server
+        (12, 5, 8, (1, 12)),  # 5 hosts do not divide 12: as without host lines
+    ],
+)
+def test_layout_of_a_run(n, hosts, per_node, layout):
+    assert fit.layout(n, hosts, per_node) == layout
+
+
+def test_the_cli_reports_the_settings_the_page_applies():
+    """read_log gives every run its servers and the calculator settings of its fit, by the
+    page's rule: one server sets the GPU link rate, several servers the card's rate."""
+    one = fit.read_log((DATA / "allreduce_current.txt").read_text())["runs"][0]
+    assert (one["servers"], one["gpus_per_node"]) == (1, 8)
+    assert one["calculator_settings"] == {"link_gbps": 350.0, "intra_latency_us": 2.143}
+    for name in ("allreduce_current.txt", "allreduce_mpirun.txt", "allreduce_old.txt"):
+        text = (DATA / name).read_text()
+        run = fit.read_log(text)["runs"][0]
+        page = widget.cluster({"log": text})["fit_apply"]
+        assert run["calculator_settings"].items() <= page.items(), name
+    two = fit.read_log((DATA / "allreduce_mpirun.txt").read_text())["runs"][0]
+    assert (two["servers"], two["gpus_per_node"]) == (2, 8)
+    assert set(two["calculator_settings"]) == {"nic_gbps", "inter_latency_us"}

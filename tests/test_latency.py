@@ -11,17 +11,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, bridge, cost
+from allreduce_explainer import api, bridge, cost, tree
+from allreduce_explainer import latency_model as lm
 from allreduce_explainer.widgets import latency as lat
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 4096))
 def test_tree_steps_grow_with_log2_n(n):
-    steps = lat.tree_steps(n)
+    steps = tree.steps(n)
     log = math.log2(n)
     assert 2 * math.floor(log) <= steps <= 2 * (math.ceil(log) + 1)
-    assert lat.tree_steps(n, 3) == steps + 2 * 2  # each extra chunk adds one step per phase
+    assert tree.steps(n, 3) == steps + 2 * 2  # each extra chunk adds one step per phase
 
 
 @settings(max_examples=40, deadline=None)
@@ -32,7 +33,7 @@ def test_tree_results_are_exact_on_every_gpu(n, k, extra, seed):
     want = np.sum(np.array(r["inputs"], dtype=np.int64), axis=0).tolist()
     assert all(res == want for res in r["results"])
     assert r["matches_target"] and r["identical_on_all_gpus"]
-    assert r["steps"] == lat.tree_steps(n, k)
+    assert r["steps"] == tree.steps(n, k)
 
 
 @settings(max_examples=40, deadline=None)
@@ -46,8 +47,8 @@ def test_ring_closed_form_agrees_with_the_simulation(n, per_chunk, alpha, gbps):
     length = n * per_chunk
     links = {"intra_bw": gbps, "inter_bw": gbps, "intra_latency": alpha, "inter_latency": alpha}
     r = api.simulate("ring", n, 1, length=length, **links)
-    topo = lat.flat(n, gbps, alpha)
-    assert r["time_s"] == pytest.approx(lat.ring_time(topo, length * 4), rel=1e-9)
+    topo = lm.flat(n, gbps, alpha)
+    assert r["time_s"] == pytest.approx(lm.ring_time(topo, length * 4), rel=1e-9)
     assert r["steps"] == 2 * (n - 1)
 
 
@@ -57,7 +58,7 @@ def test_tree_closed_form_agrees_with_the_simulation(n, k, per_piece, alpha):
     length = 2 * k * per_piece  # every chunk the same size, as the closed form assumes
     links = {"intra_bw": 50, "inter_bw": 50, "intra_latency": alpha, "inter_latency": alpha}
     r = api.simulate("tree", n, 1, length=length, chunks=k, **links)
-    c = cost.cost("tree", lat.flat(n, 50, alpha), length * 4, chunks=k)
+    c = cost.cost("tree", lm.flat(n, 50, alpha), length * 4, chunks=k)
     assert r["time_s"] == pytest.approx(c["time_s"], rel=1e-9)
     assert r["steps"] == c["steps"]
 
@@ -65,21 +66,22 @@ def test_tree_closed_form_agrees_with_the_simulation(n, k, per_piece, alpha):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 300), st.floats(8, 2**33), st.floats(0, 100), st.floats(0.1, 1000))
 def test_fast_tree_time_equals_the_cost_model(n, s, alpha, gbps):
-    topo = lat.flat(n, gbps, alpha)
-    assert lat.tree_time(topo, s) == pytest.approx(cost.cost("tree", topo, s)["time_s"], rel=1e-9)
+    topo = lm.flat(n, gbps, alpha)
+    exact = cost.cost("tree", topo, s)["time_s"]
+    assert cost.tree_time_fast(topo, s) == pytest.approx(exact, rel=1e-9)
 
 
 def _straddles(topo, x, tree_fn):
     """x lies between two neighbouring grid points where ring - tree goes from > 0 to <= 0."""
-    sizes = lat.SIZES
+    sizes = lm.SIZES
     i = next(i for i, s in enumerate(sizes) if s >= x)
-    gap = [lat.ring_time(topo, s) - tree_fn(topo, s) for s in sizes]
+    gap = [lm.ring_time(topo, s) - tree_fn(topo, s) for s in sizes]
     assert i > 0 and gap[i - 1] > 0 >= gap[i]
     assert all(g > 0 for g in gap[:i])  # the first crossing
     assert (
-        lat.ring_time(topo, x) - tree_fn(topo, x)
+        lm.ring_time(topo, x) - tree_fn(topo, x)
         <= 0
-        < (lat.ring_time(topo, x * (1 - 1e-9)) - tree_fn(topo, x * (1 - 1e-9)))
+        < (lm.ring_time(topo, x * (1 - 1e-9)) - tree_fn(topo, x * (1 - 1e-9)))
     )
 
 
@@ -88,17 +90,17 @@ def _straddles(topo, x, tree_fn):
 def test_reported_crossover_is_where_the_curves_meet(n, alpha, gbps):
     s = lat.latency({"gpus": n, "latency_us": alpha, "bandwidth_gbps": gbps})
     x = s["crossover_bytes"]
-    topo = lat.flat(n, gbps, alpha)
+    topo = lm.flat(n, gbps, alpha)
     if x is not None:
-        _straddles(topo, x, lat.tree_time)
+        _straddles(topo, x, cost.tree_time_fast)
         marker = next(t for t in s["figure"]["data"] if t["name"].startswith("crossover"))
         assert marker["x"] == [x, x]
     xn = s["crossover_nccl_bytes"]
     # NCCL's model in closed form: 2(n-1)a + 2(n-1)/n S/B = 2 log2(n) a + 2S/B
     exact = (n - 1 - math.log2(n)) * alpha * 1e-6 * n * gbps * 1e9
-    if 8 < exact < lat.SIZES[-1] / 1.1:
+    if 8 < exact < lm.SIZES[-1] / 1.1:
         assert xn == pytest.approx(exact, rel=1e-6)
-        _straddles(topo, xn, lat.nccl_tree_time)
+        _straddles(topo, xn, lm.nccl_tree_time)
 
 
 def test_more_latency_moves_the_crossover_to_larger_messages():
@@ -110,10 +112,10 @@ def test_more_latency_moves_the_crossover_to_larger_messages():
 
 
 def test_nccl_latency_model_numbers():
-    assert lat.nccl_latency_us("ring", 64, 1) == pytest.approx(8.4 + 126 * 14.0)
-    assert lat.nccl_latency_us("ring", 64, 8) == pytest.approx(8.4 + 112 * 3.4 + 14 * 14.0)
-    assert lat.nccl_latency_us("tree", 64, 8) == pytest.approx(8.4 + 2 * (7 * 4.0 + 3 * 14.0))
-    assert lat.nccl_latency_us("tree", 8, 8) == pytest.approx(8.4 + 2 * 7 * 4.0)  # a chain
+    assert lm.nccl_latency_us("ring", 64, 1) == pytest.approx(8.4 + 126 * 14.0)
+    assert lm.nccl_latency_us("ring", 64, 8) == pytest.approx(8.4 + 112 * 3.4 + 14 * 14.0)
+    assert lm.nccl_latency_us("tree", 64, 8) == pytest.approx(8.4 + 2 * (7 * 4.0 + 3 * 14.0))
+    assert lm.nccl_latency_us("tree", 8, 8) == pytest.approx(8.4 + 2 * 7 * 4.0)  # a chain
 
 
 def test_steps_chart_counts_and_marker():
@@ -128,7 +130,7 @@ def test_steps_chart_counts_and_marker():
 @pytest.mark.parametrize(("n", "k"), [(8, 2), (2, 1), (5, 3), (16, 4), (7, 1)])
 def test_tree_stepper_ends_with_exact_match_and_narrates_the_trees(n, k):
     s = lat.tree_allreduce({"gpus": n, "chunks": k, "length": max(8, 2 * k)})
-    assert len(s["frames"]) == lat.tree_steps(n, k) + 1
+    assert len(s["frames"]) == tree.steps(n, k) + 1
     assert s["check"]["all_match"] and "Exact match" in s["frames"][-1]["narration"][-1]
     text = " ".join(line for f in s["frames"] for line in f["narration"])
     assert "Tree A" in text and "parent" in text and "child" in text

@@ -1,4 +1,4 @@
-"""The nccl-tests output parser: every format of REFERENCE.md, and rows printed as nccl-tests
+"""The nccl-tests output parser: every format nccltests.py lists, and rows printed as nccl-tests
 prints them (src/util.cu) read back to the same numbers."""
 
 from __future__ import annotations
@@ -204,3 +204,19 @@ def test_rows_printed_as_nccl_tests_prints_them_read_back(
 )
 def test_resolution_is_half_the_last_printed_place(token, res):
     assert nccltests.resolution(token) == pytest.approx(res)
+
+
+def test_agreement_allows_for_rounding_and_catches_a_wrong_gpu_count():
+    """2 H100 PCIe, 1 GiB in 9306.7 µs: algbw = busbw = 115.37 GB/s (NVIDIA/nccl-tests#194)."""
+    row = parse_line(
+        "  1073741824     268435456     float     sum      -1   9306.7  115.37  115.37      0"
+        "   9291.5  115.56  115.56      0"
+    )
+    a = nccltests.agreement(row.size_bytes, row.out_of_place, 2 * (2 - 1) / 2)
+    assert a["algbw_agrees"] and a["busbw_agrees"]
+    assert a["algbw_GBps"] == pytest.approx(2**30 / 9306.7 / 1e3)
+    b = nccltests.agreement(row.size_bytes, row.out_of_place, 2 * (8 - 1) / 8)  # as if 8 GPUs
+    assert b["algbw_agrees"] and not b["busbw_agrees"]
+    na = parse_line("  8  2  float  sum  -1  N/A  N/A  N/A  N/A  N/A  N/A  N/A  N/A")
+    assert isinstance(na, nccltests.Row), na
+    assert nccltests.agreement(8, na.out_of_place, 1.0) is None

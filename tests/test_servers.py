@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from allreduce_explainer import api
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.simulate import count_bytes
 from allreduce_explainer.widgets import servers as S
 
 
@@ -30,7 +31,7 @@ CASES = [(2, 1), (2, 2), (2, 4), (3, 2), (2, 8), (4, 4), (5, 3), (8, 8), (16, 2)
 @pytest.mark.parametrize(("nodes", "g"), CASES)
 def test_counted_bytes_equal_the_formulas(method, nodes, g):
     s = nodes * g * g * 4  # the counting vector itself: no scaling at all
-    c = S.count_bytes(method, nodes, g, s)
+    c = count_bytes(method, nodes, g, s)
     total, server, card, steps = formulas(method, nodes, g, s)
     r = api.simulate(method, nodes * g, g, length=nodes * g * g)  # the same run, with values
     assert r["matches_target"] and r["identical_on_all_gpus"]
@@ -44,7 +45,7 @@ def test_counted_bytes_equal_the_formulas(method, nodes, g):
 @given(st.integers(2, 6), st.integers(1, 6), st.floats(1e3, 1e12))
 def test_counts_scale_to_any_gradient_size(nodes, g, s):
     for method in S.METHODS:
-        c = S.count_bytes(method, nodes, g, s)
+        c = count_bytes(method, nodes, g, s)
         want = formulas(method, nodes, g, s)
         assert c["total"] == pytest.approx(want[0], rel=1e-12)
         assert c["per_server"] == pytest.approx(want[1], rel=1e-12)
@@ -54,7 +55,7 @@ def test_counts_scale_to_any_gradient_size(nodes, g, s):
 @pytest.mark.parametrize("method", S.METHODS)
 def test_counting_at_64_servers_of_8(method):
     s = 14e9
-    c = S.count_bytes(method, 64, 8, s)
+    c = count_bytes(method, 64, 8, s)
     want = formulas(method, 64, 8, s)
     assert [c["total"], c["per_server"], c["per_card"]] == pytest.approx(want[:3], rel=1e-12)
     assert c["network_steps"] == want[3]
@@ -63,9 +64,9 @@ def test_counting_at_64_servers_of_8(method):
 def test_per_card_both_cut_by_g_and_hierarchical_sends_fewer_in_total():
     for nodes, g in [(2, 8), (8, 8), (32, 4)]:
         s = 1e9
-        ring = S.count_bytes("ring", nodes, g, s)
-        multi = S.count_bytes("multi-ring", nodes, g, s)
-        hier = S.count_bytes("hierarchical", nodes, g, s)
+        ring = count_bytes("ring", nodes, g, s)
+        multi = count_bytes("multi-ring", nodes, g, s)
+        hier = count_bytes("hierarchical", nodes, g, s)
         assert ring["per_card"] / multi["per_card"] == pytest.approx(g)
         assert ring["per_card"] / hier["per_card"] > 0.9 * g
         assert hier["total"] < multi["total"] == ring["total"]

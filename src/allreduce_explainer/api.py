@@ -6,14 +6,15 @@ one raises a ParamError that names it.
 
 from __future__ import annotations
 
-from . import calculator, dtypes, fit, gradients, models, shardcost, tree
+from . import calculator, dtypes, fit, gradients, hardware, models, shardcost, tree
 from . import cost as cost_model
 from . import ddp as ddp_engine
 from . import innetwork as innetwork_engine
 from . import shard as shard_engine
 from . import simulate as sim
 from .errors import ParamError
-from .topology import H100_NVLINK_GBPS, NIC_400G_GBPS, Topology
+from .latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
+from .topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
 from .validate import count, positive
 
 ALGORITHMS = tuple(sim.ALGORITHMS)
@@ -34,8 +35,8 @@ def algorithm_name(name) -> str:
 def topology(
     gpus,
     gpus_per_node=None,
-    intra_bw=H100_NVLINK_GBPS,
-    inter_bw=NIC_400G_GBPS,
+    intra_bw=H100_NVLINK_GBps,
+    inter_bw=NIC_400G_GBps,
     intra_latency=0.0,
     inter_latency=0.0,
     max_gpus=MAX_COST_GPUS,
@@ -109,13 +110,6 @@ MAX_TENSORS = 100_000
 MAX_TENSOR_BYTES = 1 << 50
 MAX_BUCKET_MB = 1 << 30  # 1 PiB: far beyond any model, still a finite number of bytes
 MAX_BATCH = 1 << 20
-# H100 SXM dense BF16 peak, 989 TFLOP/s (NVIDIA H100 datasheet; REFERENCE.md).
-H100_BF16_TFLOPS = 989.0
-# Share of peak a well-tuned training run achieves (model FLOPs utilisation): an assumption.
-DEFAULT_MFU = 0.4
-# NCCL 2.30 tuning.cc, Simple protocol, ring per-hop latencies (REFERENCE.md).
-DDP_INTRA_LATENCY_US = 3.4
-DDP_INTER_LATENCY_US = 14.0
 
 
 def _bucket_mb(field: str, value) -> float | None:
@@ -171,14 +165,14 @@ def ddp(
     bucket_cap_mb=None,
     first_bucket_mb=None,
     batch=None,
-    mfu=DEFAULT_MFU,
-    peak_tflops=H100_BF16_TFLOPS,
+    mfu=calculator.DEFAULT_MFU,
+    peak_tflops=hardware.H100_SXM.peak_bf16_tflops,
     grad_bytes=4,
     sweep=False,
-    intra_bw=H100_NVLINK_GBPS,
-    inter_bw=NIC_400G_GBPS,
-    intra_latency=DDP_INTRA_LATENCY_US,
-    inter_latency=DDP_INTER_LATENCY_US,
+    intra_bw=H100_NVLINK_GBps,
+    inter_bw=NIC_400G_GBps,
+    intra_latency=NCCL_NVLINK_HOP_US,
+    inter_latency=NCCL_NETWORK_HOP_US,
 ) -> dict:
     """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep)."""
     m = model_name(model)
@@ -192,7 +186,7 @@ def ddp(
     peak = positive("peak_tflops", peak_tflops)
     if peak > 1e6:
         raise ParamError("peak_tflops", "must be at most 1,000,000 TFLOP/s")
-    if grad_bytes not in (2, 4):
+    if grad_bytes not in calculator.GRAD_BYTES.values():
         raise ParamError("grad_bytes", "must be 2 (BF16) or 4 (FP32)")
     flops = peak * 1e12 * u
     r = ddp_engine.run(m, topo, b, flops, grad_bytes, cap, first)
@@ -229,7 +223,7 @@ def shard(
     gpus,
     gpus_per_node=None,
     gpu="H100 SXM",
-    nic_gbps=400.0,
+    nic_Gbps=hardware.NIC_400G_Gbps,
     tokens_per_gpu=calculator.DEFAULT_TOKENS,
     mfu=calculator.DEFAULT_MFU,
     intra_latency_us=0.0,
@@ -246,7 +240,7 @@ def shard(
         gpu=gpu,
         gpus=gpus,
         gpus_per_node=gpus_per_node,
-        nic_gbps=nic_gbps,
+        nic_Gbps=nic_Gbps,
         intra_latency_us=intra_latency_us,
         inter_latency_us=inter_latency_us,
     )
@@ -265,7 +259,7 @@ def shard(
         "servers": c.servers,
         "gpu": c.gpu.name,
         "intra_GBps": c.intra_rate("ring"),
-        "nic_GBps": c.nic_gbps,
+        "nic_GBps": c.nic_GBps,
         "bytes_per_param": {
             "params": shardcost.PARAM_BYTES,
             "grads": shardcost.GRAD_BYTES,

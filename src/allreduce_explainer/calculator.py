@@ -3,24 +3,24 @@ bandwidth and the share of a training step it costs out. Pure functions over cos
 closed forms), ddp.py (buckets and their overlap with the backward pass) and hardware.py.
 
 Units: bytes; GB/s = 1e9 B/s per direction; network cards in Gb/s on the wire (400 = 50 GB/s).
-Latency per message is 0 by default (bandwidth only, as the CLI and the seed's numbers), so the
-defaults give stage 1's 0.55 s exactly; NCCL 2.30 charges about 3.4 µs per NVLink hop and 14 µs
-per network hop (tuning.cc, Simple protocol; REFERENCE.md), which a reader can enter.
+Latency per message is 0 by default (bandwidth only, as the CLI's `cost`), so the defaults give
+stage 1's 0.55 s exactly; NCCL charges a latency per hop (latency_model.py: 3.4 µs over NVLink,
+14 µs over the network for the Simple ring), which a reader can enter.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 
 from . import cost, ddp, hardware, models
+from .dtypes import BF16, FP32
 from .errors import ParamError
 from .models import Layer, Model
 from .topology import Topology
 from .validate import count, nonnegative, number, positive
 
-GRAD_BYTES = {"bf16": 2, "fp32": 4}
+GRAD_BYTES = {"bf16": BF16.itemsize, "fp32": FP32.itemsize}
 CANDIDATES = ("ring", "multi-ring", "tree", "hierarchical")
 ALGORITHMS = (*CANDIDATES, "auto", "nccl")  # "nccl": NCCL's own model and choice (nccl/)
 MAX_GPUS = 4096  # the tree's closed form grows with n; 4,096 keeps a page update under ~1 s
@@ -34,7 +34,6 @@ ADAM_BYTES_PER_PARAM = 16
 # Dubey et al., "The Llama 3 Herd of Models", 2024, Table 4).
 DEFAULT_TOKENS = 16384
 DEFAULT_MFU = 0.4
-SEED_PARAMS = 7e9  # stage 1's model: 7e9 parameters, BF16 gradient of 14 GB (REFERENCE.md)
 # A custom parameter count becomes a uniform stack of L transformer layers of width d with
 # 12·L·d² = P and d = 128·L (GPT-3's 175B has d/L = 12288/96 = 128; Llama 3 8B 4096/32 = 128).
 ASPECT = 128
@@ -56,7 +55,7 @@ PRESET_MODELS = tuple(k for k in models.MODELS if k in models.TRANSFORMERS)
 # ---- Names -------------------------------------------------------------------------------------
 
 
-def _squash(text: str) -> str:
+def normalize_name(text: str) -> str:
     """Case, spaces, hyphens, underscores and dots do not matter: Llama 3 8B = llama-3-8b."""
     return "".join(c for c in str(text).lower() if c not in " -_.")
 
@@ -68,9 +67,9 @@ def resolve_model(name, keys: tuple[str, ...] = models.MODELS) -> str:
     names = {}
     for k in keys:
         label = models.TRANSFORMERS[k][0] if k in models.TRANSFORMERS else models.get(k).label
-        names[_squash(k)] = k
-        names[_squash(label)] = k
-    key = _squash(name)
+        names[normalize_name(k)] = k
+        names[normalize_name(label)] = k
+    key = normalize_name(name)
     if key in names:
         return names[key]
     hits = sorted({k for n, k in names.items() if n.startswith(key)})
@@ -116,7 +115,7 @@ def uniform_stack(params: int) -> Model:
 
 def model_for(model, params) -> Model:
     """A preset (by any spelling of its name) or, when model is None or "custom", a stack."""
-    if model is None or (isinstance(model, str) and _squash(model) == "custom"):
+    if model is None or (isinstance(model, str) and normalize_name(model) == "custom"):
         p = number("params", params)
         if not MIN_PARAMS <= p <= MAX_PARAMS:
             raise ParamError("params", f"must be between {MIN_PARAMS:.0e} and {MAX_PARAMS:.0e}")
@@ -139,7 +138,7 @@ class Cluster:
     gpus: int
     gpus_per_node: int
     gpu: hardware.GPU
-    nic_gbps: float  # GB/s per direction per card
+    nic_GBps: float  # per direction per card
     intra_latency_us: float = 0.0
     inter_latency_us: float = 0.0
 
@@ -156,8 +155,8 @@ class Cluster:
         7 × 64 = 448 GB/s): an upper bound.
         """
         if self.gpu.fabric == "mesh" and algorithm in ("ring", "tree"):
-            return self.gpu.peer_gbps
-        return self.gpu.link_gbps
+            return self.gpu.peer_GBps
+        return self.gpu.link_GBps
 
     def topology(self, algorithm: str, gpus: int | None = None) -> Topology:
         return _topology(self, algorithm, self.gpus if gpus is None else gpus)
@@ -170,29 +169,11 @@ def _topology(c: Cluster, algorithm: str, n: int) -> Topology:
         n,
         min(c.gpus_per_node, n),
         c.intra_rate(algorithm),
-        c.nic_gbps,
+        c.nic_GBps,
         c.intra_latency_us,
         c.inter_latency_us,
         max_gpus=MAX_GPUS,
     )
-
-
-# The tree's closed form walks its pipeline step by step, which at thousands of GPUs takes a
-# tenth of a second per message size. Once a tree has more chunks than its deepest offset (at
-# most 11 below 4,096 GPUs), one more chunk adds exactly one more steady step, so its time is
-# linear in the chunk count at a given chunk size: two short pipelines give the slope.
-TREE_K1, TREE_K2 = 12, 13
-
-
-def tree_time(topo: Topology, nbytes: float) -> float:
-    """cost.py's tree time for nbytes (NCCL's 512 KiB chunks), by that linearity when long."""
-    k = cost.tree_chunks(nbytes)
-    if k <= TREE_K2:
-        return cost.cost("tree", topo, nbytes, k)["time_s"]
-    c = nbytes / (2 * k)  # bytes per chunk per tree
-    t1 = cost.cost("tree", topo, 2 * TREE_K1 * c, TREE_K1)["time_s"]
-    t2 = cost.cost("tree", topo, 2 * TREE_K2 * c, TREE_K2)["time_s"]
-    return t1 + (k - TREE_K1) * (t2 - t1)
 
 
 def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None = None) -> dict:
@@ -207,7 +188,7 @@ def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None 
     if topo.gpus == 1 or nbytes <= 0:
         t = 0.0
     elif algorithm == "tree":
-        t = tree_time(topo, nbytes)
+        t = cost.tree_time_fast(topo, nbytes)
     else:
         t = cost.cost(algorithm, topo, nbytes)["time_s"]
     algbw = nbytes / t / 1e9 if t > 0 else None
@@ -234,7 +215,7 @@ def _nccl(c: Cluster, nbytes: float, n: int) -> dict:
             f"NCCL's model covers NVIDIA GPUs, not {c.gpu.name}: choose another --algorithm "
             f"({', '.join(CANDIDATES)})",
         )
-    system = nccl.System(c.gpu.name, n, per, per, c.nic_gbps * 8)
+    system = nccl.System(c.gpu.name, n, per, per, c.nic_GBps * 8)
     pick = nccl.choose("AllReduce", max(1, round(nbytes)), system)
     return out | {
         "time_s": pick.time_us * 1e-6,
@@ -246,7 +227,7 @@ def _nccl(c: Cluster, nbytes: float, n: int) -> dict:
     }
 
 
-def lower_bound(n: int, g: int, nbytes: float, link_gbps: float, nic_gbps: float) -> dict:
+def lower_bound(n: int, g: int, nbytes: float, link_GBps: float, nic_GBps: float) -> dict:
     """The least time any all-reduce needs on these links, and which limit sets it.
 
     Across servers: each server must send out and take in 2(N−1)/N·S through its g cards.
@@ -254,8 +235,8 @@ def lower_bound(n: int, g: int, nbytes: float, link_gbps: float, nic_gbps: float
     and, when there are other servers, its card. One server uses NVLink alone.
     """
     nodes = n // g
-    across = 2 * (nodes - 1) / nodes * nbytes / (g * nic_gbps * 1e9) if nodes > 1 else 0.0
-    per_gpu_rate = link_gbps + (nic_gbps if nodes > 1 else 0.0)
+    across = 2 * (nodes - 1) / nodes * nbytes / (g * nic_GBps * 1e9) if nodes > 1 else 0.0
+    per_gpu_rate = link_GBps + (nic_GBps if nodes > 1 else 0.0)
     per_gpu = 2 * (n - 1) / n * nbytes / (per_gpu_rate * 1e9)
     limit = "the network cards, across servers" if across > per_gpu else "each GPU's own links"
     return {
@@ -308,11 +289,11 @@ def _readiness(model: Model, grad_bytes: int, backward_s: float) -> dict:
 # ---- The calculator's front door ----------------------------------------------------------------
 
 
-def _gpu(gpu, link_gbps, peak_tflops, memory_gb) -> hardware.GPU:
+def _gpu(gpu, link_GBps, peak_tflops, memory_gb) -> hardware.GPU:
     """A preset GPU, or a custom one (NVSwitch-like: the full rate between any pair)."""
-    if gpu is not None and _squash(gpu) != "custom":
+    if gpu is not None and normalize_name(gpu) != "custom":
         return hardware.find(hardware.GPUS, gpu, "gpu")
-    link = _bounded("link_gbps", link_gbps, 1e5)
+    link = _bounded("link_gbps", link_GBps, 1e5)
     peak = _bounded("peak_tflops", peak_tflops, 1e6)
     mem = _bounded("memory_gb", memory_gb, 1e5)
     return hardware.GPU("custom", link, "switch", link, peak, 8, "your figures", mem)
@@ -329,21 +310,21 @@ def cluster_for(
     gpu="H100 SXM",
     gpus=64,
     gpus_per_node=None,
-    nic_gbps=400.0,
-    link_gbps=None,
+    nic_Gbps=hardware.NIC_400G_Gbps,
+    link_GBps=None,
     peak_tflops=None,
     memory_gb=None,
     intra_latency_us=0.0,
     inter_latency_us=0.0,
 ) -> Cluster:
-    """Validated cluster: nic_gbps is the card's line rate in Gb/s (bits), as sold."""
-    g = _gpu(gpu, link_gbps, peak_tflops, memory_gb)
+    """Validated cluster: nic_Gbps is the card's line rate in gigabits per second, as sold."""
+    g = _gpu(gpu, link_GBps, peak_tflops, memory_gb)
     n = count("gpus", gpus, 1, MAX_GPUS)
     per = g.gpus_per_node if gpus_per_node is None else gpus_per_node
     per = min(count("gpus_per_node", per, 1, MAX_GPUS_PER_NODE), n)
     if n % per:
         raise ParamError("gpus", f"{n} GPUs do not fill servers of {per}: use a multiple of {per}")
-    nic = _bounded("nic_gbps", nic_gbps, 1e6) / 8
+    nic = _bounded("nic_gbps", nic_Gbps, 1e6) / 8
     lat = [nonnegative(f, v) for f, v in (("intra_latency_us", intra_latency_us),
                                           ("inter_latency_us", inter_latency_us))]  # fmt: skip
     for f, v in zip(("intra_latency_us", "inter_latency_us"), lat, strict=True):
@@ -354,7 +335,7 @@ def cluster_for(
 
 def calc(
     model=None,
-    params=SEED_PARAMS,
+    params=models.EXAMPLE_PARAMS,
     grad_dtype="bf16",
     algorithm="ring",
     tokens_per_gpu=DEFAULT_TOKENS,
@@ -376,7 +357,7 @@ def calc(
     p = m.params
     s = float(p * GRAD_BYTES[grad_dtype])
     r = allreduce(c, algorithm, s)
-    bound = lower_bound(c.gpus, c.gpus_per_node, s, c.gpu.link_gbps, c.nic_gbps)
+    bound = lower_bound(c.gpus, c.gpus_per_node, s, c.gpu.link_GBps, c.nic_GBps)
     comp = compute_s(p, tokens, c.gpu.peak_bf16_tflops, u)
     a = r["time_s"]
     out = {
@@ -392,7 +373,7 @@ def calc(
         "gpu": c.gpu.name,
         "fabric": c.gpu.fabric,
         "intra_GBps_used": c.intra_rate(r["algorithm"]),
-        "nic_GBps": c.nic_gbps,
+        "nic_GBps": c.nic_GBps,
         "algorithm": r["algorithm"],
         "algorithm_asked": algorithm,
         "allreduce_s": a,
@@ -411,17 +392,13 @@ def calc(
         "times_s": {k: allreduce(c, k, s)["time_s"] for k in CANDIDATES},
     } | {k: v for k, v in r.items() if k.startswith("nccl_")}
     if overlap_too:
-        o = overlap(m, c, r["algorithm"] if algorithm != "auto" else "auto", _grad(grad_dtype),
-                    2.0 / 3.0 * comp)  # fmt: skip
+        which = r["algorithm"] if algorithm != "auto" else "auto"
+        o = overlap(m, c, which, GRAD_BYTES[grad_dtype], 2.0 / 3.0 * comp)
         out["backward_s"] = o["backward_s"]
         out["exposed_s"] = o["exposed_s"]
         out["buckets"] = o["buckets"]
         out["share_with_overlap"] = o["exposed_s"] / (comp + o["exposed_s"])
     return out
-
-
-def _grad(dtype: str) -> int:
-    return GRAD_BYTES[dtype]
 
 
 def memory(params: int, c: Cluster) -> dict:
@@ -450,7 +427,7 @@ def share_curve(model: Model, grad_dtype: str, algorithm: str, c: Cluster, comp:
     for x in xs:
         if x < 2:
             continue
-        sub = Cluster(x, min(g, x), c.gpu, c.nic_gbps, c.intra_latency_us, c.inter_latency_us)
+        sub = Cluster(x, min(g, x), c.gpu, c.nic_GBps, c.intra_latency_us, c.inter_latency_us)
         a = allreduce(sub, algorithm, s)
         o = overlap(model, sub, algorithm, GRAD_BYTES[grad_dtype], 2.0 / 3.0 * comp)
         out.append((x, a["time_s"], o["exposed_s"], a["algorithm"]))
@@ -476,13 +453,9 @@ def presets() -> dict:
             {
                 "name": n["name"],
                 "gbits": float(n["name"].split()[0]),
-                "GBps": n["gbps"],
+                "GBps": n["GBps"],
                 "source": n["source"],
             }  # fmt: skip
             for n in hardware.NETWORKS
         ],
     }
-
-
-def is_finite(x: float) -> bool:
-    return isinstance(x, (int, float)) and math.isfinite(x)

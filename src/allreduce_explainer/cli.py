@@ -10,9 +10,10 @@ import json
 import math
 import sys
 
-from . import api
+from . import api, calculator, fit, hardware
 from .errors import ParamError
-from .topology import H100_NVLINK_GBPS, NIC_400G_GBPS
+from .latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
+from .topology import H100_NVLINK_GBps, NIC_400G_GBps
 
 PROG = "allreduce-explainer"
 
@@ -46,18 +47,18 @@ def _links(
     p.add_argument(
         "--intra-bw",
         type=_number,
-        default=H100_NVLINK_GBPS,
+        default=H100_NVLINK_GBps,
         metavar="GBPS",
         help="link rate inside a server, GB/s per direction "
-        f"(default {H100_NVLINK_GBPS:g}: H100 SXM NVLink 4)",
+        f"(default {H100_NVLINK_GBps:g}: H100 SXM NVLink 4)",
     )
     p.add_argument(
         "--inter-bw",
         type=_number,
-        default=NIC_400G_GBPS,
+        default=NIC_400G_GBps,
         metavar="GBPS",
         help="network card per GPU, GB/s per direction "
-        f"(default {NIC_400G_GBPS:g}: a 400 Gb/s card)",
+        f"(default {NIC_400G_GBps:g}: a 400 Gb/s card)",
     )
     p.add_argument(
         "--intra-latency",
@@ -66,7 +67,8 @@ def _links(
         metavar="US",
         help=f"latency per message inside a server, us (default {intra_latency:g}"
         + ("" if intra_latency else ": bandwidth only")
-        + "; NCCL 2.30's Simple ring charges 3.4 per NVLink hop)",
+        + f"; NCCL {NCCL_VERSION}'s Simple ring charges {NCCL_NVLINK_HOP_US:g} per NVLink "
+        "hop)",
     )
     p.add_argument(
         "--inter-latency",
@@ -74,7 +76,7 @@ def _links(
         default=inter_latency,
         metavar="US",
         help=f"latency per message between servers, us (default {inter_latency:g}; "
-        "NCCL charges 14)",
+        f"NCCL charges {NCCL_NETWORK_HOP_US:g})",
     )
 
 
@@ -401,34 +403,33 @@ def _ddp_parsers(sub) -> None:
     d.add_argument(
         "--mfu",
         type=_number,
-        default=api.DEFAULT_MFU,
-        help=f"share of peak FLOP/s achieved (default {api.DEFAULT_MFU:g}, an assumption)",
+        default=calculator.DEFAULT_MFU,
+        help=f"share of peak FLOP/s achieved (default {calculator.DEFAULT_MFU:g}, an assumption)",
     )
     d.add_argument(
         "--peak-tflops",
         type=_number,
-        default=api.H100_BF16_TFLOPS,
+        default=hardware.H100_SXM.peak_bf16_tflops,
         metavar="T",
-        help=f"GPU peak, TFLOP/s (default {api.H100_BF16_TFLOPS:g}: H100 SXM dense BF16)",
+        help=f"GPU peak, TFLOP/s (default {hardware.H100_SXM.peak_bf16_tflops:g}: "
+        "H100 SXM dense BF16)",
     )
     d.add_argument(
         "--grad-bytes",
         type=_whole,
-        default=4,
-        choices=(2, 4),
+        default=calculator.GRAD_BYTES["fp32"],
+        choices=sorted(calculator.GRAD_BYTES.values()),
         help="bytes per gradient element: 4 (FP32, default) or 2 (BF16)",
     )
     d.add_argument(
         "--sweep", action="store_true", help="also sweep the bucket cap from 0.1 MiB to the model"
     )
     d.add_argument("--json", action="store_true", help="print one JSON object")
-    _links(d, api.DDP_INTRA_LATENCY_US, api.DDP_INTER_LATENCY_US)
+    _links(d, NCCL_NVLINK_HOP_US, NCCL_NETWORK_HOP_US)
 
 
 def _cluster_parsers(sub) -> None:
     """Stage 8: calc, presets, nccl-tests."""
-    from . import calculator
-
     c = sub.add_parser(
         "calc",
         help="all-reduce time per step, bus bandwidth and share of a step for a model on a cluster",
@@ -460,9 +461,10 @@ def _cluster_parsers(sub) -> None:
     c.add_argument(
         "--nic-gbps",
         type=_number,
-        default=400.0,
+        default=hardware.NIC_400G_Gbps,
         metavar="R",
-        help="network card per GPU, Gb/s on the wire (default 400 = 50 GB/s)",
+        help="network card per GPU, Gb/s on the wire "
+        f"(default {hardware.NIC_400G_Gbps:g} = {hardware.NIC_400G['GBps']:g} GB/s)",
     )
     c.add_argument(
         "--algorithm",
@@ -491,14 +493,16 @@ def _cluster_parsers(sub) -> None:
         type=_number,
         default=0.0,
         metavar="US",
-        help="latency per message inside a server, us (default 0; NCCL charges 3.4)",
+        help="latency per message inside a server, us "
+        f"(default 0; NCCL charges {NCCL_NVLINK_HOP_US:g})",
     )
     c.add_argument(
         "--inter-latency",
         type=_number,
         default=0.0,
         metavar="US",
-        help="latency per message between servers, us (default 0; NCCL charges 14)",
+        help="latency per message between servers, us "
+        f"(default 0; NCCL charges {NCCL_NETWORK_HOP_US:g})",
     )
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -509,7 +513,11 @@ def _cluster_parsers(sub) -> None:
         "nccl-tests",
         help="read all_reduce_perf output and fit latency and bus bandwidth to it",
     )
-    n.add_argument("file", metavar="FILE|-", help="the output (- reads stdin); at most 5 MB")
+    n.add_argument(
+        "file",
+        metavar="FILE|-",
+        help=f"the output (- reads stdin); at most {fit.MAX_LOG_BYTES / 1e6:g} MB",
+    )
     n.add_argument(
         "--gpus",
         type=_whole,
@@ -676,7 +684,7 @@ def run(a) -> dict:
             gpu=a.gpu,
             gpus=a.gpus,
             gpus_per_node=a.gpus_per_node,
-            nic_gbps=a.nic_gbps,
+            nic_Gbps=a.nic_gbps,
             intra_latency_us=a.intra_latency,
             inter_latency_us=a.inter_latency,
         )
@@ -694,8 +702,8 @@ def run(a) -> dict:
 
 
 def _read_log(source: str) -> str:
-    """At most 5 MB and one byte is read: enough to refuse a longer log without loading it."""
-    limit = 5_000_001
+    """At most fit.MAX_LOG_BYTES and one byte is read: enough to refuse a longer log unread."""
+    limit = fit.MAX_LOG_BYTES + 1
     try:
         if source == "-":
             data = sys.stdin.buffer.read(limit)
@@ -705,7 +713,7 @@ def _read_log(source: str) -> str:
     except OSError as e:
         raise ParamError("log", f"cannot read {source}: {e.strerror}") from None
     if len(data) >= limit:
-        raise ParamError("log", "is larger than 5 MB (5,000,000 bytes): keep the runs you need")
+        raise ParamError("log", f"is larger than {fit.MAX_LOG_TEXT}: keep the runs you need")
     return data.decode("utf-8", "replace")
 
 

@@ -147,6 +147,24 @@ def tree_chunks(nbytes: float) -> int:
     return max(1, math.ceil(nbytes / 2 / tree.COST_CHUNK_BYTES))
 
 
+def tree_time_fast(topo: Topology, nbytes: float) -> float:
+    """cost("tree", ...)'s time for NCCL's 512 KiB chunks, without walking a long pipeline.
+
+    Walking the pipeline step by step takes a tenth of a second per size at thousands of GPUs.
+    From k0 = tree.steady_chunks(n) chunks on, the steps of filling and draining the pipeline are
+    the same for every k and only the steady steps (one per extra chunk) add up, so at a fixed
+    chunk size c the time is linear in k: T(k) = T(k0) + (k - k0)(T(k0 + 1) - T(k0)).
+    """
+    k = tree_chunks(nbytes)
+    k0 = tree.steady_chunks(topo.gpus)
+    if topo.gpus == 1 or k <= k0 + 1:
+        return cost("tree", topo, nbytes, k)["time_s"]
+    c = nbytes / (2 * k)  # bytes per chunk per tree
+    t0 = cost("tree", topo, 2 * k0 * c, k0)["time_s"]
+    t1 = cost("tree", topo, 2 * (k0 + 1) * c, k0 + 1)["time_s"]
+    return t0 + (k - k0) * (t1 - t0)
+
+
 def _tree(topo: Topology, s: float, chunks: int | None) -> dict:
     k = chunks or tree_chunks(s)
     c = s / (2 * k)

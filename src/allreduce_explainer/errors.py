@@ -8,6 +8,3 @@ class ParamError(ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
-
-    def to_json(self) -> dict:
-        return {"error": {"field": self.field, "message": self.message}}

@@ -6,15 +6,13 @@ Each page's Markdown reads them as template variables, e.g. {{ f.naive_8 }}.
 from __future__ import annotations
 
 from . import api, fmt
-from .topology import H100_NVLINK_GBPS, NIC_400G_GBPS
-
-SEED_PARAMS = 7e9  # the seed's model: 7B parameters
-BF16_BYTES = 2
+from .models import EXAMPLE_GRADIENT_BYTES, EXAMPLE_PARAMS
+from .topology import H100_NVLINK_GBps, NIC_400G_GBps
 
 
 def headline() -> dict[str, str]:
-    """Stage 1: a 7B model's BF16 gradient on 8 and 64 H100s (REFERENCE.md)."""
-    s = SEED_PARAMS * BF16_BYTES
+    """Stage 1: a 7B model's BF16 gradient on 8 and 64 H100s."""
+    s = EXAMPLE_GRADIENT_BYTES
     t = {
         "naive_8": api.estimate("naive", 8, s, 8),
         "ring_8": api.estimate("ring", 8, s, 8),
@@ -22,12 +20,12 @@ def headline() -> dict[str, str]:
         "ring_64": api.estimate("ring", 64, s, 8),
         "multiring_64": api.estimate("multi-ring", 64, s, 8),
     }
-    naive_all_nic = 2 * 63 * s / (NIC_400G_GBPS * 1e9)
+    naive_all_nic = 2 * 63 * s / (NIC_400G_GBps * 1e9)
     return {
-        "params": f"{SEED_PARAMS / 1e9:g}B",
+        "params": f"{EXAMPLE_PARAMS / 1e9:g}B",
         "gradient": fmt.nbytes(s),
-        "nvlink": f"{H100_NVLINK_GBPS:g} GB/s",
-        "nic": f"{NIC_400G_GBPS:g} GB/s",
+        "nvlink": f"{H100_NVLINK_GBps:g} GB/s",
+        "nic": f"{NIC_400G_GBps:g} GB/s",
         **{k: fmt.seconds(v["time_s"]) for k, v in t.items()},
         "naive_64_all_nic": fmt.seconds(naive_all_nic),
         "naive_64_root_bytes": fmt.nbytes(t["naive_64"]["bytes_sent_per_gpu_max"]),

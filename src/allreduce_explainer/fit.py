@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from . import nccltests
+from . import hardware, nccltests
 
 
 def fit(sizes: Sequence[float], times_us: Sequence[float]) -> dict | None:
@@ -97,22 +97,63 @@ def measured(run: nccltests.Run, gpus: int | None) -> dict:
     }
 
 
-MAX_LOG_BYTES = 5_000_000  # 5 MB: longer logs are refused (the page reads them in the browser)
+MAX_LOG_BYTES = 5_000_000  # longer logs are refused (the page reads them in the browser)
+MAX_LOG_TEXT = f"{MAX_LOG_BYTES / 1e6:g} MB ({MAX_LOG_BYTES:,} bytes)"
 
 
-def check_size(text: str, field: str = "log") -> None:
-    """Refuse a log over 5 MB with a message, before any parsing."""
+def check_size(text: str, field: str = "log", advice: str = "") -> None:
+    """Refuse a log over MAX_LOG_BYTES with a message, before any parsing."""
     from .errors import ParamError
 
     size = len(text.encode("utf-8", "replace"))
     if size > MAX_LOG_BYTES:
-        raise ParamError(field, f"is {size:,} bytes: at most 5 MB (5,000,000 bytes) is read")
+        raise ParamError(field, f"is {size:,} bytes: at most {MAX_LOG_TEXT} is read{advice}")
 
 
-def read_log(text: str, gpus: int | None = None) -> dict:
+def layout(n: int, hosts: int, gpus_per_node: int) -> tuple[int, int]:
+    """(servers, GPUs per server) of a run of n GPUs: from its host lines when they divide n,
+    else servers of `gpus_per_node` (one server if n fits in one, or if they do not divide n)."""
+    if hosts and n % hosts == 0:
+        servers = hosts
+    else:
+        servers = 1 if n <= gpus_per_node else max(1, n // gpus_per_node)
+    per = n // servers if n % servers == 0 else n
+    return n // per, per
+
+
+def settings(f: dict, n: int, servers: int, per: int) -> dict:
+    """The calculator parameters a fit sets (what a fit can and cannot say).
+
+    Inside one server the run was limited by the GPU links: the fitted busbw becomes the link
+    rate (GB/s). Across servers the cards limit it: the busbw spread over a server's cards becomes
+    the card rate (Gb/s, as sold). The fitted latency is spread over the ring's 2(n − 1) steps as
+    a per-message latency of that link class.
+    """
+    step_us = _round(f["latency_us"] / (2 * (n - 1)))
+    if servers == 1:
+        return {"link_gbps": _round(f["busbw_GBps"]), "intra_latency_us": step_us}
+    return {"nic_gbps": _round(8 * f["busbw_GBps"] / per), "inter_latency_us": step_us}
+
+
+def _round(x: float) -> float:
+    return float(f"{x:.4g}")
+
+
+def applied(run: nccltests.Run, m: dict, n: int, gpus_per_node: int) -> dict:
+    """A run's servers and the calculator settings its fit gives (None without a busbw)."""
+    servers, per = layout(n, len(run.hosts), gpus_per_node)
+    f = m["fit"]
+    sets = settings(f, n, servers, per) if f and f["busbw_GBps"] else None
+    return {"servers": servers, "gpus_per_node": per, "calculator_settings": sets}
+
+
+def read_log(
+    text: str, gpus: int | None = None, gpus_per_node: int = hardware.H100_SXM.gpus_per_node
+) -> dict:
     """A whole `all_reduce_perf` log: the first run's rows and fit, every run, every line skipped.
 
-    The GPU count comes from `gpus` if given, else from each run's `#  Rank` lines.
+    The GPU count comes from `gpus` if given, else from each run's `#  Rank` lines; the servers
+    from its host lines, else servers of `gpus_per_node` (8, as an H100 SXM server).
     """
     from .errors import ParamError
 
@@ -127,7 +168,8 @@ def read_log(text: str, gpus: int | None = None) -> dict:
                 f"run {i} (line {run.first_line}) has no '#  Rank' lines giving the GPU count: "
                 "pass the count",
             )
-        runs.append(measured(run, n))
+        m = measured(run, n)
+        runs.append({**m, **applied(run, m, n, gpus_per_node)})
     first = runs[0] if runs else {"rows": [], "gpus": gpus, "fit": None}
     return {
         "rows": first["rows"],

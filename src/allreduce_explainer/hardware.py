@@ -13,16 +13,18 @@ from dataclasses import asdict, dataclass
 @dataclass(frozen=True)
 class GPU:
     name: str
-    link_gbps: float  # intra-server rate per direction
+    link_GBps: float  # intra-server rate per direction
     fabric: str  # "switch" or "mesh"
-    peer_gbps: float  # what one ring between two neighbours gets
+    peer_GBps: float  # what one ring between two neighbours gets
     peak_bf16_tflops: float  # dense BF16 peak
     gpus_per_node: int
     source: str
     memory_gb: float = 0.0  # HBM per GPU, GB (added for the calculator's memory check)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        """The keys `allreduce-explainer presets --json` has always printed."""
+        old = {"link_GBps": "link_gbps", "peer_GBps": "peer_gbps"}
+        return {old.get(k, k): v for k, v in asdict(self).items()}
 
 
 GPUS = [
@@ -33,8 +35,8 @@ GPUS = [
         300.0,
         312.0,
         8,
-        "NVIDIA A100 datasheet: NVLink 3, 12 links x 25 GB/s = 600 GB/s both ways; BF16 312 "
-        "TFLOP/s dense (624 with sparsity); 80 GB HBM2e (A100 SXM 80GB)",
+        "NVIDIA A100 datasheet: NVLink 3, 12 links x 25 GB/s = 300 GB/s per direction, 600 "
+        "both ways; BF16 312 TFLOP/s dense (624 with sparsity); 80 GB HBM2e (A100 SXM 80GB)",
         memory_gb=80.0,
     ),
     GPU(
@@ -88,26 +90,31 @@ GPUS = [
 NETWORKS = [
     {
         "name": "100 Gb/s",
-        "gbps": 12.5,
+        "GBps": 12.5,
         "source": "InfiniBand EDR / 100 GbE; nccl-tests #29 measures about 12.2 GB/s busbw",
     },
     {
         "name": "200 Gb/s",
-        "gbps": 25.0,
+        "GBps": 25.0,
         "source": "InfiniBand HDR / 200 GbE (DGX A100: 8 x 200 Gb/s; NCCL #812: 192 GB/s busbw)",
     },
     {
         "name": "400 Gb/s",
-        "gbps": 50.0,
+        "GBps": 50.0,
         "source": "InfiniBand NDR / ConnectX-7 (DGX H100); 46-49 GB/s measured per card "
         "(nccl-tests #267, #290)",
     },
     {
         "name": "800 Gb/s",
-        "gbps": 100.0,
+        "GBps": 100.0,
         "source": "InfiniBand XDR / ConnectX-8 (800 Gb/s per port)",
     },
 ]
+
+
+H100_SXM = GPUS[1]  # the pages' default GPU
+NIC_400G = NETWORKS[2]  # the pages' default card
+NIC_400G_Gbps = 8 * NIC_400G["GBps"]  # its line rate, as sold
 
 
 def find(items: list, name: str, what: str):

@@ -28,7 +28,7 @@ from .cost import BUSBW_FACTORS
 from .dtypes import FP32, DType
 from .dtypes import get as get_dtype
 from .errors import ParamError
-from .topology import H100_NVLINK_GBPS, Topology
+from .topology import H100_NVLINK_GBps, Topology
 from .validate import count, positive
 
 SWITCH = -1  # the switch, where a move names a GPU
@@ -187,7 +187,7 @@ def _frames(inputs, switch, chunks, dt: DType) -> list[dict]:
     return frames
 
 
-def bandwidth(gpus, nbytes, link_GBps=H100_NVLINK_GBPS) -> dict:
+def bandwidth(gpus, nbytes, link_GBps=H100_NVLINK_GBps) -> dict:
     """Ring and NVLS at the line rate: time, algbw, nccl-tests' busbw and the wire's own rate.
 
     Both keep every GPU's link busy at `link_GBps` each way, so the wire rate is the same; NVLS
@@ -216,7 +216,7 @@ def bandwidth(gpus, nbytes, link_GBps=H100_NVLINK_GBPS) -> dict:
     return out
 
 
-def measured_h100(link_GBps=H100_NVLINK_GBPS) -> list[dict]:
+def measured_h100(link_GBps=H100_NVLINK_GBps) -> list[dict]:
     """The published H100 runs beside this model: busbw measured and ideal, and the wire rate a
     measured busbw implies (ring: busbw itself; NVLS: algbw × (n+1)/n, its bytes per link).
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 
+from .dtypes import BF16
+
 
 @dataclass(frozen=True)
 class Layer:
@@ -286,6 +288,11 @@ def get(key: str) -> Model:
     label, config, source = TRANSFORMERS[key]
     return transformer(key, label, config, source)
 
+
+# Stage 1's example, carried through the pages: a 7B-parameter model and its BF16 gradient of
+# 7e9 x 2 bytes = 14 GB.
+EXAMPLE_PARAMS = 7e9
+EXAMPLE_GRADIENT_BYTES = EXAMPLE_PARAMS * BF16.itemsize
 
 MODELS = (
     "gpt2",

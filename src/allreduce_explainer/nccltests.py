@@ -479,3 +479,28 @@ def _float_or_none(text: str | None) -> float | None:
         return float(text)
     except (TypeError, ValueError):
         return None
+
+
+def agreement(size: int, half: Half, factor: float) -> dict | None:
+    """Do a half's printed algbw and busbw follow from the printed size and time, with busbw =
+    algbw × factor (None when its time or algbw is N/A or 0)?
+
+    nccl-tests computes them from the unrounded time and prints each rounded, so
+    allow for the rounding of the time, and of the bandwidths themselves, before calling them
+    different.
+    """
+    if half.time_us is None or half.time_us == 0 or half.algbw_GBps is None:
+        return None
+    algbw = size / half.time_us / 1e3
+    busbw = algbw * factor
+    rel = resolution(half.text[0]) / half.time_us
+    ok_alg = abs(algbw - half.algbw_GBps) <= algbw * rel + resolution(half.text[1])
+    ok_bus = half.busbw_GBps is not None and abs(busbw - half.busbw_GBps) <= busbw * rel + (
+        resolution(half.text[2])
+    )
+    return {
+        "algbw_GBps": algbw,
+        "busbw_GBps": busbw,
+        "algbw_agrees": ok_alg,
+        "busbw_agrees": ok_bus,
+    }

@@ -24,7 +24,7 @@ GPU_COLOURS = [
     "#CC6677",
     "#882255",
 ]
-# The two methods compared in charts: blue for the ring, vermillion for naive (Okabe & Ito).
+# One colour per algorithm in every chart (Okabe & Ito); "measured" is an nccl-tests log's points.
 SERIES = {
     "ring": "#0072B2",
     "naive": "#D55E00",
@@ -33,7 +33,5 @@ SERIES = {
     "multi-ring": "#56B4E9",
     "measured": "#D55E00",  # vermillion: black would vanish on the dark theme
 }
-
-
-def gpu_colour(i: int) -> str:
-    return GPU_COLOURS[i % len(GPU_COLOURS)]
+# The grey of everything that is not a series: guide lines, legend keys, "you are here" markers.
+NEUTRAL = "#888888"

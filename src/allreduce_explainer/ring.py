@@ -1,4 +1,4 @@
-"""The ring all-reduce over all GPUs in rank order (the seed's ring).
+"""The ring all-reduce over all GPUs in rank order (Patarasuk & Yuan 2009; NCCL's ring).
 
 Reduce-scatter then all-gather, 2(n - 1) steps; with servers contiguous in rank order the ring
 crosses each server boundary once, so it uses one network card per server.

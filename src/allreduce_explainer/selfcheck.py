@@ -6,6 +6,7 @@ The two interpreters must agree to the bit: the same sums, the same bytes, the s
 from __future__ import annotations
 
 from . import api
+from .models import EXAMPLE_GRADIENT_BYTES
 
 CASES = [
     ("ring", 8, 4, "int"),
@@ -46,7 +47,7 @@ def run() -> dict:
                 )
             }
         )
-    costs = [api.estimate(a, n, 14e9, g) for a, n, g in COSTS]
+    costs = [api.estimate(a, n, EXAMPLE_GRADIENT_BYTES, g) for a, n, g in COSTS]
     return {"simulations": sims, "costs": costs, "issue14": _issue14()}
 
 

@@ -139,8 +139,8 @@ class Groups:
         lat = (c.intra_latency_us, c.inter_latency_us)
         return cls(
             c.topology("ring"),
-            Topology.make(g, g, intra, c.nic_gbps, *lat, max_gpus=calculator.MAX_GPUS),
-            Topology.make(nodes, 1, intra, c.nic_gbps, *lat, max_gpus=calculator.MAX_GPUS),
+            Topology.make(g, g, intra, c.nic_GBps, *lat, max_gpus=calculator.MAX_GPUS),
+            Topology.make(nodes, 1, intra, c.nic_GBps, *lat, max_gpus=calculator.MAX_GPUS),
         )
 
 
@@ -213,11 +213,11 @@ def _formula_tokens(strategy: str, groups: Groups, flops: float) -> float:
     """The same threshold in closed form (bandwidth only, f_b = 2·P_b, BF16)."""
     if strategy != "hsdp":
         t = groups.all
-        rate = t.intra.gbps if t.nodes == 1 else min(t.intra.gbps, t.inter.gbps)
+        rate = t.intra.GBps if t.nodes == 1 else min(t.intra.GBps, t.inter.GBps)
         return (t.gpus - 1) / t.gpus * flops / (rate * 1e9)
     g, nodes = groups.server.gpus, groups.across.gpus
-    forward = (g - 1) / g * flops / (groups.server.intra.gbps * 1e9)
-    across = (nodes - 1) / (nodes * g) * flops / (groups.across.inter.gbps * 1e9)
+    forward = (g - 1) / g * flops / (groups.server.intra.GBps * 1e9)
+    across = (nodes - 1) / (nodes * g) * flops / (groups.across.inter.GBps * 1e9)
     return max(forward, forward + across)
 
 

@@ -17,10 +17,11 @@ import math
 import operator
 from collections import Counter
 from fractions import Fraction
+from functools import lru_cache
 from itertools import repeat
 
 from . import hierarchical, multiring, naive, ring, tree
-from .dtypes import DType
+from .dtypes import INT, DType
 from .schedule import Step
 from .topology import INTER, INTRA, Topology
 
@@ -55,7 +56,7 @@ def run(
     counts = [[1] * length for _ in range(n)] if full else None
     add, size = dtype.adder(), dtype.itemsize
     alpha = (topo.intra.latency_us * 1e-6, topo.inter.latency_us * 1e-6)
-    per_byte = (1 / (topo.intra.gbps * 1e9), 1 / (topo.inter.gbps * 1e9))
+    per_byte = (1 / (topo.intra.GBps * 1e9), 1 / (topo.inter.GBps * 1e9))
     routes: dict[tuple[int, int], _Route] = {}
     time_s = 0.0
     trace = []
@@ -100,7 +101,7 @@ def count(algorithm: str, topo: Topology, length: int, itemsize: int, **opts) ->
     """
     steps = ALGORITHMS[algorithm](topo, length, **opts)
     alpha = (topo.intra.latency_us * 1e-6, topo.inter.latency_us * 1e-6)
-    per_byte = (1 / (topo.intra.gbps * 1e9), 1 / (topo.inter.gbps * 1e9))
+    per_byte = (1 / (topo.intra.GBps * 1e9), 1 / (topo.inter.GBps * 1e9))
     routes: dict[tuple[int, int], _Route] = {}
     time_s = 0.0
     uniform: dict[tuple[int, int], int] = {}  # (route, size) -> steps whose transfers are all size
@@ -274,3 +275,36 @@ def _max_ulp(results, target, dtype: DType):
                 err = abs(Fraction(x) - Fraction(t)) / Fraction(dtype.ulp(t))
                 worst = max(worst, float(err) if dtype.is_float else int(err))
     return worst
+
+
+def count_bytes(method: str, servers: int, g: int, nbytes: float) -> dict:
+    """Bytes over the network of one all-reduce of `nbytes` per GPU on `servers` servers of g,
+    counted from the messages (method: ring, multi-ring, hierarchical, ...).
+
+    The schedule runs on a vector of n·g int32 elements, so that every chunk of every method has
+    the same size; the counts then scale exactly to `nbytes`. (Whether every GPU ends with the
+    exact sum is shown by the stepper and checked for every method in the tests.)
+    """
+    raw = _network_counts(method, servers, g)
+    scale = nbytes / (servers * g * g * INT.itemsize)
+    return {**raw, **{k: raw[k] * scale for k in ("total", "per_server", "per_card")}}
+
+
+@lru_cache(maxsize=64)
+def _network_counts(method: str, servers: int, g: int) -> dict:
+    """The unscaled counts; they depend on the layout only, so a page counts each layout once."""
+    n = servers * g
+    r = count(method, Topology.make(n, g), n * g, INT.itemsize)
+    inter = [b["inter"] for b in r["bytes_sent_per_gpu_by_link"]]
+    per_server = [sum(inter[k * g : (k + 1) * g]) for k in range(servers)]
+    return {
+        "total": sum(inter),
+        "per_server": max(per_server),
+        "per_card": max(inter),
+        "cards_used_per_server": max(
+            sum(1 for b in inter[k * g : (k + 1) * g] if b) for k in range(servers)
+        ),
+        "network_steps": r["network_steps"],
+        "steps": r["steps"],
+        "messages": r["messages"],
+    }

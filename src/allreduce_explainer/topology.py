@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import hardware
 from .errors import ParamError
 from .validate import count as _count
 from .validate import nonnegative as _nonnegative
@@ -16,14 +17,9 @@ from .validate import positive as _positive
 INTRA = "intra"
 INTER = "inter"
 
-# H100 SXM, NVLink 4: 18 links x 25 GB/s = 450 GB/s per direction (NVIDIA H100 datasheet).
-H100_NVLINK_GBPS = 450.0
-# A 400 Gb/s network card (InfiniBand NDR, ConnectX-7) = 50 GB/s per direction.
-NIC_400G_GBPS = 50.0
-# Per-message latencies: NCCL 2.30 tuning.cc, Simple protocol, ring per-hop latency
-# (NVLink 3.4 us, network 14 us); see REFERENCE.md.
-NVLINK_LATENCY_US = 3.4
-NETWORK_LATENCY_US = 14.0
+# The default links: an H100 SXM server's NVLink, and one 400 Gb/s card per GPU (hardware.py).
+H100_NVLINK_GBps = hardware.H100_SXM.link_GBps  # 450 per direction
+NIC_400G_GBps = hardware.NIC_400G["GBps"]  # 400 Gb/s / 8 = 50 per direction
 
 MAX_GPUS = 1 << 16
 
@@ -32,28 +28,28 @@ MAX_GPUS = 1 << 16
 class Link:
     """One link class: bandwidth in GB/s (1e9 B/s) per direction and latency per message in us."""
 
-    gbps: float
+    GBps: float
     latency_us: float
 
     def seconds(self, nbytes: float) -> float:
         """Alpha-beta time of one message of nbytes over this link."""
-        return self.latency_us * 1e-6 + nbytes / (self.gbps * 1e9)
+        return self.latency_us * 1e-6 + nbytes / (self.GBps * 1e9)
 
 
 @dataclass(frozen=True)
 class Topology:
     gpus: int
     gpus_per_node: int
-    intra: Link = Link(H100_NVLINK_GBPS, 0.0)
-    inter: Link = Link(NIC_400G_GBPS, 0.0)
+    intra: Link = Link(H100_NVLINK_GBps, 0.0)
+    inter: Link = Link(NIC_400G_GBps, 0.0)
 
     @classmethod
     def make(
         cls,
         gpus,
         gpus_per_node=None,
-        intra_gbps=H100_NVLINK_GBPS,
-        inter_gbps=NIC_400G_GBPS,
+        intra_GBps=H100_NVLINK_GBps,
+        inter_GBps=NIC_400G_GBps,
         intra_latency_us=0.0,
         inter_latency_us=0.0,
         max_gpus: int = MAX_GPUS,
@@ -66,8 +62,8 @@ class Topology:
         if n % g:
             raise ParamError("gpus", f"{n} GPUs do not fill servers of {g}: use a multiple of {g}")
         links = (
-            _positive("intra_bw", intra_gbps),
-            _positive("inter_bw", inter_gbps),
+            _positive("intra_bw", intra_GBps),
+            _positive("inter_bw", inter_GBps),
             _nonnegative("intra_latency", intra_latency_us),
             _nonnegative("inter_latency", inter_latency_us),
         )
@@ -79,9 +75,3 @@ class Topology:
 
     def node(self, gpu: int) -> int:
         return gpu // self.gpus_per_node
-
-    def link_class(self, src: int, dst: int) -> str:
-        return INTRA if src // self.gpus_per_node == dst // self.gpus_per_node else INTER
-
-    def link(self, cls_name: str) -> Link:
-        return self.intra if cls_name == INTRA else self.inter

@@ -22,6 +22,8 @@ the bandwidth term approaches 2S/B, as in NCCL's model (tuning.cc: tree bandwidt
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .schedule import Step, make_step, split
 from .topology import Topology
 
@@ -82,6 +84,21 @@ def phases(n: int) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int
                 up.append((t, v, p, height[v]))
                 down.append((t, p, v, depth[p]))
     return up, down
+
+
+@lru_cache(maxsize=4096)
+def steps(n: int, chunks: int = 1) -> int:
+    """Steps of the pipelined double binary tree: both phases, each (last offset + chunks)."""
+    if n == 1:
+        return 0
+    return sum(max(off for *_, off in edges) + chunks for edges in phases(n))
+
+
+@lru_cache(maxsize=64)
+def steady_chunks(n: int) -> int:
+    """From this many chunks on, every edge is busy at the deepest offset (the steady state):
+    one more chunk adds one more steady step and nothing else (cost.tree_time_fast)."""
+    return max((max(off for *_, off in edges) for edges in phases(n) if edges), default=0) + 1
 
 
 def schedule(topo: Topology, length: int, chunks: int = SIMULATE_CHUNKS) -> list[Step]:

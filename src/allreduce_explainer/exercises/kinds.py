@@ -80,9 +80,9 @@ def _gpus(n: int, g: int) -> str:
 
 
 LINKS = (
-    f"Inside a server each GPU reaches the others over NVLink at {api.H100_NVLINK_GBPS:g} GB/s "
+    f"Inside a server each GPU reaches the others over NVLink at {api.H100_NVLINK_GBps:g} GB/s "
     f"per direction; between servers each GPU has its own 400 Gb/s network card "
-    f"({api.NIC_400G_GBPS:g} GB/s). Ignore latency."
+    f"({api.NIC_400G_GBps:g} GB/s). Ignore latency."
 )
 
 
@@ -129,9 +129,9 @@ def naive_time(rng: random.Random) -> Problem:
     steps = [
         f"The gradient is {params_b:g}e9 parameters × 2 bytes (BF16) = {fmt.nbytes(s)}.",
         f"GPU 0 takes in the other {n - 1} gradients one after another: {g - 1} over NVLink, "
-        f"{fmt.nbytes(s)} / {topo.intra.gbps:g} GB/s = {show(per_nv, time_unit(per_nv))} each"
+        f"{fmt.nbytes(s)} / {topo.intra.GBps:g} GB/s = {show(per_nv, time_unit(per_nv))} each"
         + (
-            f", and {n - g} through its card, {fmt.nbytes(s)} / {topo.inter.gbps:g} GB/s = "
+            f", and {n - g} through its card, {fmt.nbytes(s)} / {topo.inter.GBps:g} GB/s = "
             f"{show(per_nic, time_unit(per_nic))} each"
             if n > g
             else ""
@@ -165,7 +165,7 @@ def ring_time(rng: random.Random) -> Problem:
     per_nv = topo.intra.seconds(chunk)
     step = max(per_nv, topo.inter.seconds(chunk)) if n > g else per_nv
     link = "its network card, the slower link" if n > g else "NVLink"
-    rate = topo.inter.gbps if n > g else topo.intra.gbps
+    rate = topo.inter.GBps if n > g else topo.intra.GBps
     steps = [
         f"The gradient is {params_b:g}e9 parameters × 2 bytes = {fmt.nbytes(s)}, cut into "
         f"{n} chunks of {fmt.nbytes(chunk)}.",
@@ -783,7 +783,7 @@ def _cluster(rng: random.Random) -> dict:
     return {
         "gpu": rng.choice(["A100 SXM", "H100 SXM", "B200"]),
         "gpus": 8 * rng.choice([1, 2, 4, 8, 16, 32]),
-        "nic_gbps": rng.choice([100, 200, 400, 800]),
+        "nic_Gbps": rng.choice([100, 200, 400, 800]),
     }
 
 
@@ -791,17 +791,17 @@ def calc_time(rng: random.Random) -> Problem:
     key, params = _model(rng)
     c = _cluster(rng)
     r = api.calc(model=key, algorithm="ring", overlap_too=False, **c)
-    link = hardware.find(hardware.GPUS, c["gpu"], "gpu").link_gbps
+    link = hardware.find(hardware.GPUS, c["gpu"], "gpu").link_GBps
     n, s = c["gpus"], r["gradient_bytes"]
-    rate = min(link, c["nic_gbps"] / 8) if n > 8 else link
+    rate = min(link, c["nic_Gbps"] / 8) if n > 8 else link
     u = time_unit(r["allreduce_s"])
     steps = [
         f"The BF16 gradient: {params:,} × 2 bytes = {fmt.nbytes(s)}.",
         f"A ring over {n} GPUs sends 2(n − 1)/n × S = {fmt.nbytes(2 * (n - 1) / n * s)} per GPU.",
         "The slowest link sets the pace: "
         + (
-            f"NVLink ({link:g} GB/s) or the card ({c['nic_gbps']} Gb/s = "
-            f"{c['nic_gbps'] / 8:g} GB/s): {rate:g} GB/s."
+            f"NVLink ({link:g} GB/s) or the card ({c['nic_Gbps']} Gb/s = "
+            f"{c['nic_Gbps'] / 8:g} GB/s): {rate:g} GB/s."
             if n > 8
             else f"one server, NVLink at {link:g} GB/s."
         ),
@@ -809,7 +809,7 @@ def calc_time(rng: random.Random) -> Problem:
     ]
     return Problem(
         prompt=f"{calculator.model_label(key)} ({params:,} parameters) trains on {n} {c['gpu']} "
-        f"GPUs, 8 per server ({link:g} GB/s NVLink per direction), one {c['nic_gbps']} Gb/s "
+        f"GPUs, 8 per server ({link:g} GB/s NVLink per direction), one {c['nic_Gbps']} Gb/s "
         "card per GPU. With no latency, how long does one ring all-reduce of its BF16 gradient "
         f"take, in {u}?",
         hint="Bytes per GPU 2(n − 1)/n × S over the slowest link's rate; a card's Gb/s are "

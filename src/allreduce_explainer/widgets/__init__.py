@@ -20,7 +20,7 @@ WIDGETS: dict = {}
 FACTS: list = []  # the modules' facts() functions, called by the build only
 WARM: list = []  # the modules' slow first calls, made before the snapshot is taken
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-    if _info.name != "common":
+    if _info.name not in ("common", "figures"):  # helpers, not pages
         _module = importlib.import_module(f"{__name__}.{_info.name}")
         WIDGETS.update(_module.WIDGETS)
         if hasattr(_module, "facts"):

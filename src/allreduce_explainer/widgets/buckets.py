@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 
-from .. import api, ddp, fmt, models
+from .. import api, calculator, ddp, fmt, models
 from ..errors import ParamError
-from ..palette import SERIES
-from ..topology import NIC_400G_GBPS
+from ..latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
+from ..palette import NEUTRAL, SERIES
+from ..topology import NIC_400G_GBps
 from ..validate import count, nonnegative, positive
+from . import figures as fig
 from .common import options
 
-GRAD_BYTES = {"fp32": 4, "bf16": 2}
 DEFAULTS = {
     "model": "gpt2",
     "batch": ddp.DEFAULT_BATCH["gpt2"],
@@ -21,10 +22,10 @@ DEFAULTS = {
     "bucket_cap_mb": ddp.DEFAULT_CAP_MB,
     "first_bucket_mb": ddp.DEFAULT_FIRST_MB,
     "grad_dtype": "fp32",
-    "mfu": api.DEFAULT_MFU,
-    "inter_bw": NIC_400G_GBPS,
-    "intra_latency": api.DDP_INTRA_LATENCY_US,
-    "inter_latency": api.DDP_INTER_LATENCY_US,
+    "mfu": calculator.DEFAULT_MFU,
+    "inter_bw": NIC_400G_GBps,
+    "intra_latency": NCCL_NVLINK_HOP_US,
+    "inter_latency": NCCL_NETWORK_HOP_US,
 }
 COLOURS = ("#0072B2", "#56B4E9")  # alternate buckets (Okabe & Ito blues)
 EXPOSED = SERIES["naive"]
@@ -36,7 +37,7 @@ def _params(params) -> dict:
         raise ParamError("model", f"must be one of {', '.join(models.MODELS)}")
     if p["batch_model"] != p["model"] or p["batch"] is None:
         p["batch"], p["batch_model"] = ddp.DEFAULT_BATCH[p["model"]], p["model"]
-    if not isinstance(p["grad_dtype"], str) or p["grad_dtype"] not in GRAD_BYTES:
+    if not isinstance(p["grad_dtype"], str) or p["grad_dtype"] not in calculator.GRAD_BYTES:
         raise ParamError("grad_dtype", "must be fp32 or bf16")
     count("batch", p["batch"], 1, 4096)
     count("gpus", p["gpus"], 2, 4096)
@@ -61,7 +62,7 @@ def ddp_buckets(params=None) -> dict:
         "gpus_per_node": p["gpus_per_node"],
         "batch": p["batch"],
         "mfu": p["mfu"],
-        "grad_bytes": GRAD_BYTES[p["grad_dtype"]],
+        "grad_bytes": calculator.GRAD_BYTES[p["grad_dtype"]],
         "inter_bw": p["inter_bw"],
         "intra_latency": p["intra_latency"],
         "inter_latency": p["inter_latency"],
@@ -166,11 +167,11 @@ def _timeline(r: dict) -> dict:
                         "y0": 0,
                         "y1": 1,
                         "yref": "paper",
-                        "line": {"dash": "dot", "width": 2, "color": "#888888"},
+                        "line": {"dash": "dot", "width": 2, "color": NEUTRAL},
                     }
                 ],
-                "legend": {"orientation": "h", "y": -0.4, "yanchor": "top"},
-                "margin": {"l": 80, "r": 30, "t": 10, "b": 60},
+                "legend": dict(fig.LEGEND_BELOW),
+                "margin": {**fig.MARGIN_BELOW, "l": 80},  # room for the rows' names
             },
         },
         "summary": (
@@ -198,62 +199,45 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
     xs = [row["bucket_mb"] for row in rows]
     ys = [_ms(row["exposed_s"]) for row in rows]
     top = max(max(ys), _ms(default["exposed_s"]), _ms(current["exposed_s"]))
+    exposed = fig.line(
+        "exposed (all buckets at the cap)", xs, ys, SERIES["ring"], marker={"size": 5}
+    )
     data = [
-        {
-            "type": "scatter",
-            "mode": "lines+markers",
-            "name": "exposed (all buckets at the cap)",
-            "x": xs,
-            "y": ys,
-            "line": {"color": SERIES["ring"]},
-            "marker": {"color": SERIES["ring"], "size": 5},
-            "hovertemplate": "%{x:.3g} MiB: %{y:.3g} ms<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": f"best: {fmt.sig(best['bucket_mb'], 2)} MiB",
-            "x": [best["bucket_mb"]],
-            "y": [_ms(best["exposed_s"])],
-            "marker": {"symbol": "star", "size": 16, "color": SERIES["tree"]},
-        },
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": "PyTorch default",
-            "x": [ddp.DEFAULT_CAP_MB],
-            "y": [_ms(default["exposed_s"])],
-            "marker": {"symbol": "diamond", "size": 13, "color": SERIES["hierarchical"]},
-        },
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": f"your setting ({fmt.sig(p['bucket_cap_mb'], 3)} MiB)",
-            "x": [p["bucket_cap_mb"]],
-            "y": [_ms(current["exposed_s"])],
-            "marker": {
-                "size": 16,
-                "color": "rgba(0,0,0,0)",
-                "line": {"width": 2, "color": "#888888"},
-            },
-        },
+        {**exposed, "hovertemplate": "%{x:.3g} MiB: %{y:.3g} ms<extra></extra>"},
+        fig.dots(
+            f"best: {fmt.sig(best['bucket_mb'], 2)} MiB",
+            [best["bucket_mb"]],
+            [_ms(best["exposed_s"])],
+            SERIES["tree"],
+            "star",
+            16,
+        ),
+        fig.dots(
+            "PyTorch default",
+            [ddp.DEFAULT_CAP_MB],
+            [_ms(default["exposed_s"])],
+            SERIES["hierarchical"],
+            "diamond",
+            13,
+        ),
+        fig.you_are_here(
+            f"your setting ({fmt.sig(p['bucket_cap_mb'], 3)} MiB)",
+            p["bucket_cap_mb"],
+            [_ms(current["exposed_s"])],
+            legend=True,
+        ),
     ]
     return {
         "figure": {
             "data": data,
-            "layout": {
-                "xaxis": {
-                    "title": {"text": "bucket cap (MiB)"},
-                    "type": "log",
-                    "range": [math.log10(xs[0]) - 0.1, math.log10(xs[-1]) + 0.1],
-                },
-                "yaxis": {
-                    "title": {"text": "exposed (ms)"},
-                    "range": [0, top * 1.1 if top > 0 else 1],
-                },
-                "legend": {"orientation": "h", "y": -0.4, "yanchor": "top"},
-                "margin": {"l": 60, "r": 30, "t": 10, "b": 60},
-            },
+            "layout": fig.layout(
+                fig.log_axis(
+                    "bucket cap (MiB)", [math.log10(xs[0]) - 0.1, math.log10(xs[-1]) + 0.1]
+                ),
+                fig.axis("exposed (ms)", range=[0, top * 1.1 if top > 0 else 1]),
+                fig.LEGEND_BELOW,
+                fig.MARGIN_BELOW,
+            ),
         },
         "summary": (
             f"Exposed communication against bucket cap, from {fmt.sig(xs[0], 2)} MiB to the whole "
@@ -299,8 +283,9 @@ def facts() -> dict[str, str]:
         out[f"ddp_{key}_tiny_buckets"] = str(r["sweep"][0]["buckets"])
         out[f"ddp_{key}_whole"] = fmt.seconds(r["sweep"][-1]["exposed_s"])
     out["ddp_gradient"] = fmt.nbytes(one["gradient_bytes"])
-    out["ddp_wte"] = fmt.nbytes(50257 * 768 * 4)
-    out["ddp_tokens"] = f"{ddp.DEFAULT_BATCH['gpt2'] * 1024:,}"
+    gpt2 = models.TRANSFORMERS["gpt2"][1]
+    out["ddp_wte"] = fmt.nbytes(gpt2.vocab * gpt2.d * calculator.GRAD_BYTES["fp32"])
+    out["ddp_tokens"] = f"{ddp.DEFAULT_BATCH['gpt2'] * m.tokens:,}"
     return out
 
 

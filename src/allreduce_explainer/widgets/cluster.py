@@ -12,28 +12,28 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from .. import calculator, fit, fmt, hardware, nccltests
+from .. import calculator, fit, fmt, hardware, models, nccltests
 from ..errors import ParamError
-from ..palette import SERIES
+from ..palette import NEUTRAL, SERIES
 from ..validate import count
+from . import figures as fig
 from .common import options
 
-MAX_LOG_BYTES = 5_000_000  # 5 MB: pasted or opened logs above this are refused
 MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)
 MAX_LISTED = 50  # unreadable lines listed one by one; the rest are counted by reason
-H100 = hardware.find(hardware.GPUS, "H100 SXM", "gpu")
+H100 = hardware.H100_SXM
 DEFAULTS = {
     "model": "custom",
-    "params": calculator.SEED_PARAMS,
+    "params": models.EXAMPLE_PARAMS,
     "grad_dtype": "bf16",
     "gpu": H100.name,
-    "link_gbps": H100.link_gbps,
+    "link_gbps": H100.link_GBps,
     "peak_tflops": H100.peak_bf16_tflops,
     "memory_gb": H100.memory_gb,
     "gpus": 64,
     "gpus_per_node": 8,
     "network": "400 Gb/s",
-    "nic_gbps": 400.0,
+    "nic_gbps": hardware.NIC_400G_Gbps,
     "algorithm": "ring",
     "tokens_per_gpu": calculator.DEFAULT_TOKENS,
     "mfu": calculator.DEFAULT_MFU,
@@ -51,7 +51,7 @@ CHOICES = {
     "networks": [[n["name"], n["name"]] for n in hardware.NETWORKS],
 }
 ALGORITHM_TEXT = {
-    "ring": "single ring (the seed's)",
+    "ring": "single ring",
     "multi-ring": "multi-ring (one ring per card, as NCCL)",
     "tree": "double binary tree",
     "hierarchical": "hierarchical (Horovod)",
@@ -67,26 +67,26 @@ def _choose(p: dict) -> dict:
     out = dict(p)
     if not isinstance(p["model"], str):
         raise ParamError("model", "must be a model name")
-    if calculator._squash(p["model"]) == "custom":
+    if calculator.normalize_name(p["model"]) == "custom":
         out["model"] = "custom"
     else:
         key = calculator.resolve_model(p["model"], calculator.PRESET_MODELS)
         out["model"], out["params"] = key, calculator.models.get(key).params
     if not isinstance(p["gpu"], str):
         raise ParamError("gpu", "must be a GPU name")
-    if calculator._squash(p["gpu"]) == "custom":
+    if calculator.normalize_name(p["gpu"]) == "custom":
         out["gpu"] = "custom"
     else:
         g = hardware.find(hardware.GPUS, p["gpu"], "gpu")
-        out.update(gpu=g.name, link_gbps=g.link_gbps, peak_tflops=g.peak_bf16_tflops)
+        out.update(gpu=g.name, link_gbps=g.link_GBps, peak_tflops=g.peak_bf16_tflops)
         out["memory_gb"] = g.memory_gb
     if not isinstance(p["network"], str):
         raise ParamError("network", "must be a network card")
-    if calculator._squash(p["network"]) == "custom":
+    if calculator.normalize_name(p["network"]) == "custom":
         out["network"] = "custom"
     else:
         nic = hardware.find(hardware.NETWORKS, p["network"], "network")
-        out.update(network=nic["name"], nic_gbps=nic["gbps"] * 8)
+        out.update(network=nic["name"], nic_gbps=nic["GBps"] * 8)
     return out
 
 
@@ -107,8 +107,8 @@ def _cluster_args(p: dict) -> dict:
         "gpu": p["gpu"],
         "gpus": p["gpus"],
         "gpus_per_node": p["gpus_per_node"],
-        "nic_gbps": p["nic_gbps"],
-        "link_gbps": p["link_gbps"],
+        "nic_Gbps": p["nic_gbps"],
+        "link_GBps": p["link_gbps"],
         "peak_tflops": p["peak_tflops"],
         "memory_gb": p["memory_gb"],
         "intra_latency_us": p["intra_latency_us"],
@@ -198,28 +198,18 @@ def _share_figure(curve: list, r: dict) -> dict:
     data = [
         _series("no overlap", xs, no, SERIES["ring"], "solid", "circle"),
         _series("with DDP's overlap", xs, yes, SERIES["tree"], "dash", "diamond"),
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": f"{n} GPUs",
-            "x": [n, n],
-            "y": [100 * r["share_no_overlap"], 100 * r["share_with_overlap"]],
-            "showlegend": False,
-            "marker": {"size": 16, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": "#888"}},
-            "hoverinfo": "skip",
-        },
+        fig.you_are_here(
+            f"{n} GPUs", n, [100 * r["share_no_overlap"], 100 * r["share_with_overlap"]]
+        ),
     ]
-    layout = {
-        "xaxis": {
-            "title": {"text": "GPUs"},
-            "type": "log",
-            "range": [math.log10(1.5), math.log10(calculator.MAX_GPUS * 1.4)],
-            "tickvals": [2, 8, 32, 128, 512, 2048],
-        },
-        "yaxis": {"title": {"text": "all-reduce share of a step (%)"}, "range": [0, 100]},
-        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-        "margin": {"l": 60, "r": 30, "t": 10, "b": 50},
-    }
+    layout = fig.layout(
+        fig.log_axis(
+            "GPUs",
+            [math.log10(1.5), math.log10(calculator.MAX_GPUS * 1.4)],
+            [2, 8, 32, 128, 512, 2048],
+        ),
+        fig.axis("all-reduce share of a step (%)", range=[0, 100]),
+    )
     return {
         "figure": {"data": data, "layout": layout},
         "summary": (
@@ -245,16 +235,8 @@ def _share_figure(curve: list, r: dict) -> dict:
 
 
 def _series(name, x, y, colour, dash, symbol) -> dict:
-    return {
-        "type": "scatter",
-        "mode": "lines+markers",
-        "name": name,
-        "x": list(x),
-        "y": list(y),
-        "line": {"color": colour, "dash": dash, "width": 2},
-        "marker": {"color": colour, "symbol": symbol, "size": 6},
-        "hovertemplate": "%{x} GPUs: %{y:.3g} %<extra>" + name + "</extra>",
-    }
+    marker = {"symbol": symbol, "size": 6}
+    return fig.line(name, x, y, colour, dash, 2, marker, "%{x} GPUs: %{y:.3g} %")
 
 
 # ---- The pasted log ----------------------------------------------------------------------------
@@ -278,11 +260,7 @@ def _log_text(p: dict) -> tuple[str, str]:
             continue
         if not isinstance(text, str):
             raise ParamError(field, "must be text")
-        size = len(text.encode("utf-8", "replace"))
-        if size > MAX_LOG_BYTES:
-            raise ParamError(
-                field, f"is {fmt.nbytes(size)}: at most 5 MB is read; paste or open a shorter log"
-            )
+        fit.check_size(text, field, "; paste or open a shorter log")
         return text, field
     return "", ""
 
@@ -311,43 +289,26 @@ def _log(p: dict, c: calculator.Cluster) -> dict | None:
     out.update(run=m, k=k, n=n or None, fit=m["fit"])
     if not n:  # ask for the count, keeping the log (an error would drop the paste)
         return out
-    servers = len(run.hosts) if run.hosts and n % len(run.hosts) == 0 else None
-    if servers is None:
-        servers = 1 if n <= c.gpus_per_node else max(1, n // c.gpus_per_node)
-    per = n // servers if n % servers == 0 else n
-    assumed = calculator.Cluster(n, per, c.gpu, c.nic_gbps, c.intra_latency_us, c.inter_latency_us)
-    out.update(servers=n // per, per=per, assumed=assumed)
-    if m["fit"] and m["fit"]["busbw_GBps"]:
-        out["apply"] = _apply(m["fit"], n, n // per, per, p)
+    a = fit.applied(run, m, n, c.gpus_per_node)
+    per = a["gpus_per_node"]
+    assumed = calculator.Cluster(n, per, c.gpu, c.nic_GBps, c.intra_latency_us, c.inter_latency_us)
+    out.update(servers=a["servers"], per=per, assumed=assumed)
+    if a["calculator_settings"]:
+        out["apply"] = _apply(a["calculator_settings"], p)
     return out
 
 
-def _apply(f: dict, n: int, servers: int, per: int, p: dict) -> dict:
-    """The calculator parameters the fit sets (see the page: what a fit can and cannot say).
-
-    Inside one server the run was limited by the GPU links: the fitted busbw becomes the link
-    rate (a custom GPU keeping the peak and memory). Across servers the cards limit it: the
-    busbw spread over a server's g cards becomes the card rate. The fitted latency is spread
-    over the ring's 2(n − 1) steps as a per-message latency of that link class.
-    """
-    step_us = f["latency_us"] / (2 * (n - 1))
-    if servers == 1:
+def _apply(settings: dict, p: dict) -> dict:
+    """The fit's settings as the page's selects take them: a custom GPU keeps its peak and
+    memory; a custom network card."""
+    if "link_gbps" in settings:
         return {
             "gpu": "custom",
-            "link_gbps": _round(f["busbw_GBps"]),
+            **settings,
             "peak_tflops": p["peak_tflops"],
             "memory_gb": p["memory_gb"],
-            "intra_latency_us": _round(step_us),
         }
-    return {
-        "network": "custom",
-        "nic_gbps": _round(8 * f["busbw_GBps"] / per),
-        "inter_latency_us": _round(step_us),
-    }
-
-
-def _round(x: float) -> float:
-    return float(f"{x:.4g}")
+    return {"network": "custom", **settings}
 
 
 def _assumed_curve(log: dict, r: dict, sizes: list[float]) -> list[tuple[float, float, float]]:
@@ -374,7 +335,6 @@ def _log_figures(log: dict | None, r: dict) -> dict:
     rows = [x for x in m["rows"] if x["time_us"] and x["size_bytes"] > 0][:MAX_DRAWN_ROWS]
     sizes = [x["size_bytes"] for x in rows]
     assumed = _assumed_curve(log, r, sizes) if log["n"] else []
-    grey = "#888888"
     time_fig["data"] = [
         _dots("measured (out-of-place)", sizes, [x["time_us"] for x in rows]),
         _dots(
@@ -384,14 +344,22 @@ def _log_figures(log: dict | None, r: dict) -> dict:
             hollow=True,
         ),
         _line(
-            "calculator's assumption", [a[0] for a in assumed], [a[1] for a in assumed], grey, "dot"
-        ),  # fmt: skip
+            "calculator's assumption",
+            [a[0] for a in assumed],
+            [a[1] for a in assumed],
+            NEUTRAL,
+            "dot",
+        ),
     ]
     bus_fig["data"] = [
         _dots("measured (out-of-place)", sizes, [x["busbw_GBps"] for x in rows]),
         _line(
-            "calculator's assumption", [a[0] for a in assumed], [a[2] for a in assumed], grey, "dot"
-        ),  # fmt: skip
+            "calculator's assumption",
+            [a[0] for a in assumed],
+            [a[2] for a in assumed],
+            NEUTRAL,
+            "dot",
+        ),
     ]
     fitted_t = []
     if f:
@@ -448,47 +416,16 @@ def _fit_text(log: dict) -> str:
 
 
 def _size_layout(title: str) -> dict:
-    return {
-        "xaxis": {
-            "title": {"text": "size (bytes)"},
-            "type": "log",
-            "dtick": 1,
-            "exponentformat": "SI",
-        },  # fmt: skip
-        "yaxis": {"title": {"text": title}, "type": "log", "dtick": 1, "exponentformat": "SI"},
-        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-        "margin": {"l": 60, "r": 30, "t": 10, "b": 50},
-    }
-
-
-MEASURED = SERIES["measured"]
+    decades = {"dtick": 1, "exponentformat": "SI"}
+    return fig.layout(fig.log_axis("size (bytes)", **decades), fig.log_axis(title, **decades))
 
 
 def _dots(name, x, y, hollow=False) -> dict:
-    colour = MEASURED
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "name": name,
-        "x": list(x),
-        "y": list(y),
-        "marker": {
-            "size": 7,
-            "color": "rgba(0,0,0,0)" if hollow else colour,
-            "line": {"width": 1.5, "color": colour},
-        },
-    }
+    return fig.dots(name, x, y, SERIES["measured"], outline=1.5, hollow=hollow)
 
 
 def _line(name, x, y, colour, dash) -> dict:
-    return {
-        "type": "scatter",
-        "mode": "lines",
-        "name": name,
-        "x": list(x),
-        "y": list(y),
-        "line": {"color": colour, "dash": dash, "width": 2},
-    }
+    return fig.line(name, x, y, colour, dash, 2)
 
 
 def _log_readouts(log: dict | None) -> dict:

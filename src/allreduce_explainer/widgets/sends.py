@@ -11,15 +11,16 @@ from functools import lru_cache
 
 from .. import api, cost, dtypes, fmt, nccltests
 from ..errors import ParamError
-from ..palette import SERIES
-from ..topology import H100_NVLINK_GBPS, Topology
+from ..models import EXAMPLE_GRADIENT_BYTES
+from ..palette import NEUTRAL, SERIES
+from ..topology import H100_NVLINK_GBps, Topology
 from ..validate import count, positive
+from . import figures as fig
 from .common import options
 
 COUNTED = (*range(2, 17), *range(20, 65, 4))  # GPU counts simulated message by message
 FORMULA = sorted({2**i for i in range(1, 13)} | {3 * 2**i for i in range(0, 11)})  # 2 .. 4096
 MAX_GPUS = 4096
-SEED_GRADIENT = 14e9  # a 7B model's BF16 gradient (REFERENCE.md), as on stage 1
 X_RANGE = [math.log10(1.6), math.log10(6000)]
 Y_RANGE = [math.log10(0.4), math.log10(8000)]
 
@@ -50,7 +51,7 @@ def formula(n: int, s: float) -> tuple[float, float, float]:
     return ring, root, s
 
 
-SENDS_DEFAULTS = {"gpus": 64, "gradient_gb": 14.0}
+SENDS_DEFAULTS = {"gpus": 64, "gradient_gb": EXAMPLE_GRADIENT_BYTES / 1e9}
 
 
 def sends(params=None) -> dict:
@@ -73,30 +74,19 @@ def sends(params=None) -> dict:
         _dots(
             "naive root, counted", xs, [r[3] for r in rows], SERIES["naive"], "square", "naive root"
         ),  # fmt: skip
-        _line("naive, other GPUs", fx, [1.0] * len(fx), OTHER, "dash"),
+        _line("naive, other GPUs", fx, [1.0] * len(fx), NEUTRAL, "dash"),
         _dots(
             "naive, other GPUs, counted",
             xs,
             [r[4] for r in rows],
-            OTHER,
+            NEUTRAL,
             "diamond",
             "naive, other GPUs",
         ),  # fmt: skip
-        {**_line("two gradients", [1.6, 6000], [2, 2], "#888888", "dot"), "showlegend": False},
-        _key("counted (simulation)", {"mode": "markers", "marker": {"color": "#888888"}}),
-        _key(
-            "formula (cost model)", {"mode": "lines", "line": {"color": "#888888", "dash": "dash"}}
-        ),
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": f"{n} GPUs",
-            "x": [n, n],
-            "y": [ring_n / s, root_n / s],
-            "showlegend": False,
-            "marker": {"size": 16, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": "#888"}},
-            "hoverinfo": "skip",
-        },
+        {**_line("two gradients", [1.6, 6000], [2, 2], NEUTRAL, "dot"), "showlegend": False},
+        _key("counted (simulation)", {"mode": "markers", "marker": {"color": NEUTRAL}}),
+        _key("formula (cost model)", {"mode": "lines", "line": {"color": NEUTRAL, "dash": "dash"}}),
+        fig.you_are_here(f"{n} GPUs", n, [ring_n / s, root_n / s]),
     ]
     counted_at = {r[0]: r for r in rows}
     at = counted_at.get(n)
@@ -125,58 +115,27 @@ def sends(params=None) -> dict:
     }
 
 
-OTHER = "#999999"  # a naive non-root GPU: grey, the palette's neutral
-
-
 def _key(name: str, style: dict) -> dict:
     """A legend entry with no data: says which marks are counted and which are formulas."""
     return {"type": "scatter", "name": name, "x": [None], "y": [None], "hoverinfo": "skip", **style}
 
 
+HOVER = "%{x} GPUs: %{y:.4g} × S"
+
+
 def _line(name, x, y, colour, dash) -> dict:
-    return {
-        "type": "scatter",
-        "mode": "lines",
-        "name": name,
-        "legendgroup": name,
-        "x": list(x),
-        "y": list(y),
-        "line": {"color": colour, "dash": dash, "width": 2},
-        "hovertemplate": "%{x} GPUs: %{y:.4g} × S<extra>" + name + "</extra>",
-    }
+    return fig.line(name, x, y, colour, dash, 2, hover=HOVER, legendgroup=name)
 
 
 def _dots(name, x, y, colour, symbol, group) -> dict:
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "name": name,
-        "legendgroup": group,
-        "showlegend": False,
-        "x": list(x),
-        "y": list(y),
-        "marker": {"color": colour, "symbol": symbol, "size": 7},
-        "hovertemplate": "%{x} GPUs: %{y:.4g} × S<extra>" + name + "</extra>",
-    }
+    return fig.dots(name, x, y, colour, symbol, hover=HOVER, legendgroup=group, showlegend=False)
 
 
 def _layout() -> dict:
-    return {
-        "xaxis": {
-            "title": {"text": "GPUs"},
-            "type": "log",
-            "range": X_RANGE,
-            "tickvals": [2, 8, 32, 128, 512, 2048],
-        },
-        "yaxis": {
-            "title": {"text": "sent per GPU (× S)"},
-            "type": "log",
-            "range": Y_RANGE,
-            "tickvals": [0.5, 1, 2, 10, 100, 1000],
-        },
-        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-        "margin": {"l": 60, "r": 30, "t": 10, "b": 50},
-    }
+    return fig.layout(
+        fig.log_axis("GPUs", X_RANGE, [2, 8, 32, 128, 512, 2048]),
+        fig.log_axis("sent per GPU (× S)", Y_RANGE, [0.5, 1, 2, 10, 100, 1000]),
+    )
 
 
 def _table(rows, f) -> dict:
@@ -213,10 +172,10 @@ H100_RING_BUSBW = 370.0
 COLLECTIVES = ("allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce")
 BUSBW_DEFAULTS = {
     "gpus": 8,
-    "bytes": SEED_GRADIENT,
-    "time_us": round(SEED_GRADIENT * 2 * 7 / 8 / (H100_RING_BUSBW * 1e9) * 1e6),
+    "bytes": EXAMPLE_GRADIENT_BYTES,
+    "time_us": round(EXAMPLE_GRADIENT_BYTES * 2 * 7 / 8 / (H100_RING_BUSBW * 1e9) * 1e6),
     "collective": "allreduce",
-    "link_gbps": H100_NVLINK_GBPS,
+    "link_gbps": H100_NVLINK_GBps,
 }
 
 
@@ -350,24 +309,14 @@ def _gb(v) -> str:
 
 
 def agreement(size: int, half: nccltests.Half, r: dict) -> str:
-    """Do the printed algbw and busbw follow from the printed size and time at this n?
-
-    nccl-tests computes them from the unrounded time and prints each rounded, so allow for the
-    rounding of the time (and of the bandwidths themselves) before calling them different.
-    """
-    if half.time_us is None or half.time_us == 0 or half.algbw_GBps is None:
+    """Do the printed algbw and busbw follow from the printed size and time at this n?"""
+    a = nccltests.agreement(size, half, r["factor"])
+    if a is None:
         return "nothing to check (N/A)"
-    algbw = size / half.time_us / 1e3
-    busbw = algbw * r["factor"]
-    rel = nccltests.resolution(half.text[0]) / half.time_us
-    ok_alg = abs(algbw - half.algbw_GBps) <= algbw * rel + nccltests.resolution(half.text[1])
-    ok_bus = half.busbw_GBps is not None and abs(busbw - half.busbw_GBps) <= busbw * rel + (
-        nccltests.resolution(half.text[2])
-    )
-    ours = f"algbw {fmt.sig(algbw, 5)}, busbw {fmt.sig(busbw, 5)} GB/s"
-    if ok_alg and ok_bus:
+    ours = f"algbw {fmt.sig(a['algbw_GBps'], 5)}, busbw {fmt.sig(a['busbw_GBps'], 5)} GB/s"
+    if a["algbw_agrees"] and a["busbw_agrees"]:
         return f"agrees: {ours}"
-    if ok_alg:
+    if a["algbw_agrees"]:
         return f"algbw agrees but busbw does not ({ours}): is the GPU count right?"
     return f"differs ({ours}): is this line from another test?"
 
@@ -377,7 +326,7 @@ WIDGETS = {"sends": sends, "busbw": busbw, "nccl_line": nccl_line}
 
 def facts() -> dict[str, str]:
     """Stage 4's quoted figures."""
-    s = SEED_GRADIENT
+    s = EXAMPLE_GRADIENT_BYTES
     ring8 = cost.cost("ring", Topology.make(8), s)
     ring64 = cost.cost("ring", Topology.make(64, 8), s)
     d = BUSBW_DEFAULTS
@@ -391,7 +340,7 @@ def facts() -> dict[str, str]:
         "sends_max_counted": str(max(COUNTED)),
         "busbw_time": fmt.seconds(d["time_us"] * 1e-6),
         "busbw_time_us": f"{d['time_us']:g}",
-        "busbw_share": f"{b['busbw_GBps'] / H100_NVLINK_GBPS:.0%}",
+        "busbw_share": f"{b['busbw_GBps'] / H100_NVLINK_GBps:.0%}",
         "busbw_algbw": f"{fmt.sig(b['algbw_GBps'], 3)} GB/s",
         "busbw_busbw": f"{fmt.sig(b['busbw_GBps'], 3)} GB/s",
         "busbw_ideal_time": fmt.seconds(ring8["time_s"]),

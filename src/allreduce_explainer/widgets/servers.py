@@ -8,16 +8,19 @@ cost.py, which the tests check against the same simulation.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
-from .. import api, fmt, simulate
+from .. import api, dtypes, fmt
 from ..errors import ParamError
+from ..latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
+from ..models import EXAMPLE_GRADIENT_BYTES
 from ..palette import SERIES
 from ..schedule import split
-from ..topology import H100_NVLINK_GBPS, NIC_400G_GBPS
+from ..simulate import count_bytes
+from ..topology import H100_NVLINK_GBps, NIC_400G_GBps
 from ..validate import count, nonnegative, positive
+from ..verify import check
+from . import figures as fig
 from .common import DIGITS, complete, options, vectors
-from .ring import check
 
 METHODS = ("ring", "multi-ring", "hierarchical")
 LABELS = {
@@ -25,42 +28,7 @@ LABELS = {
     "multi-ring": "one ring per card (NCCL)",
     "hierarchical": "hierarchical (Horovod)",
 }
-INT_BYTES = 4  # the stepper's int32 elements
-
-
-# ---- Counting from the messages ---------------------------------------------------------------
-
-
-def count_bytes(method: str, servers: int, g: int, nbytes: float) -> dict:
-    """Bytes over the network of one all-reduce of `nbytes` per GPU, counted from the messages.
-
-    The schedule runs on a vector of n·g int32 elements, so that every chunk of every method has
-    the same size; the counts then scale exactly to `nbytes`. (Whether every GPU ends with the
-    exact sum is shown by the stepper and checked for every method in the tests.)
-    """
-    raw = _counted(method, servers, g)
-    scale = nbytes / (servers * g * g * INT_BYTES)
-    return {**raw, **{k: raw[k] * scale for k in ("total", "per_server", "per_card")}}
-
-
-@lru_cache(maxsize=64)
-def _counted(method: str, servers: int, g: int) -> dict:
-    """The unscaled counts; they depend on the layout only, so a page counts each layout once."""
-    n = servers * g
-    r = simulate.count(method, api.topology(n, g), n * g, INT_BYTES)
-    inter = [b["inter"] for b in r["bytes_sent_per_gpu_by_link"]]
-    per_server = [sum(inter[k * g : (k + 1) * g]) for k in range(servers)]
-    return {
-        "total": sum(inter),
-        "per_server": max(per_server),
-        "per_card": max(inter),
-        "cards_used_per_server": max(
-            sum(1 for b in inter[k * g : (k + 1) * g] if b) for k in range(servers)
-        ),
-        "network_steps": r["network_steps"],
-        "steps": r["steps"],
-        "messages": r["messages"],
-    }
+INT_BYTES = dtypes.INT.itemsize  # the stepper's int32 elements
 
 
 # ---- The stepper: one method on real numbers --------------------------------------------------
@@ -193,9 +161,9 @@ def _frames(r: dict, groups, servers: int, g: int, method: str) -> list[dict]:
 COUNT_DEFAULTS = {
     "servers": 8,
     "gpus_per_node": 8,
-    "gradient_gb": 14.0,  # a 7B-parameter model's BF16 gradient (stage 1)
-    "intra_bw": H100_NVLINK_GBPS,
-    "inter_bw": NIC_400G_GBPS,
+    "gradient_gb": EXAMPLE_GRADIENT_BYTES / 1e9,  # a 7B-parameter model's BF16 gradient
+    "intra_bw": H100_NVLINK_GBps,
+    "inter_bw": NIC_400G_GBps,
     "intra_latency": 0.0,
     "inter_latency": 0.0,
 }
@@ -290,47 +258,27 @@ def _verdict(at: dict, servers: int, g: int) -> str:
 def _figure(times: dict, servers: int, g: int, at: dict) -> dict:
     symbols = {"ring": "circle", "multi-ring": "diamond", "hierarchical": "square"}
     data = [
-        {
-            "type": "scatter",
-            "mode": "lines+markers",
-            "name": LABELS[m],
-            "x": SERVER_X,
-            "y": times[m],
-            "line": {"color": SERIES[m]},
-            "marker": {"color": SERIES[m], "symbol": symbols[m]},
-            "hovertemplate": "%{x} servers: %{y:.3g} s<extra>" + LABELS[m] + "</extra>",
-        }
+        fig.line(
+            LABELS[m],
+            SERVER_X,
+            times[m],
+            SERIES[m],
+            marker={"symbol": symbols[m]},
+            hover="%{x} servers: %{y:.3g} s",
+        )
         for m in METHODS
     ]
     data.append(
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": f"{servers} servers",
-            "x": [servers] * len(METHODS),
-            "y": [at[m]["time_s"] for m in METHODS],
-            "showlegend": False,
-            "marker": {
-                "size": 14,
-                "color": "rgba(0,0,0,0)",
-                "line": {"width": 2, "color": "#888888"},
-            },
-            "hoverinfo": "skip",
-        }
+        fig.you_are_here(f"{servers} servers", servers, [at[m]["time_s"] for m in METHODS], 14)
     )
     return {
         "data": data,
-        "layout": {
-            "xaxis": {
-                "title": {"text": f"servers ({g} GPUs each)"},
-                "type": "log",
-                "range": [math.log10(0.8), math.log10(80)],
-                "tickvals": SERVER_X,
-            },
-            "yaxis": {"title": {"text": "all-reduce time (s)"}, "type": "log"},
-            "legend": {"orientation": "h", "y": -0.4, "yanchor": "top"},
-            "margin": {"l": 60, "r": 30, "t": 10, "b": 60},
-        },
+        "layout": fig.layout(
+            fig.log_axis(f"servers ({g} GPUs each)", [math.log10(0.8), math.log10(80)], SERVER_X),
+            fig.log_axis("all-reduce time (s)"),
+            fig.LEGEND_BELOW,
+            fig.MARGIN_BELOW,
+        ),
     }
 
 
@@ -339,11 +287,11 @@ def _figure(times: dict, servers: int, g: int, at: dict) -> dict:
 
 def facts() -> dict[str, str]:
     """Stage 6: 8 servers of 8 H100s, 14 GB, and a small message with NCCL's latencies."""
-    s, nodes, g = 14e9, 8, 8
+    s, nodes, g = EXAMPLE_GRADIENT_BYTES, 8, 8
     c = {m: count_bytes(m, nodes, g, s) for m in METHODS}
     t = {m: api.estimate(m, nodes * g, s, g)["time_s"] for m in METHODS}
-    small = 1e6  # 1 MB, with NCCL 2.30's Simple ring per-hop latencies (REFERENCE.md)
-    lat = {"intra_latency": 3.4, "inter_latency": 14.0}
+    small = 1e6  # 1 MB, with NCCL's Simple ring per-hop latencies
+    lat = {"intra_latency": NCCL_NVLINK_HOP_US, "inter_latency": NCCL_NETWORK_HOP_US}
     ts = {m: api.estimate(m, nodes * g, small, g, **lat)["time_s"] for m in METHODS}
     two = {m: count_bytes(m, 2, g, s) for m in METHODS}
     t2 = {m: api.estimate(m, 2 * g, s, g)["time_s"] for m in METHODS}

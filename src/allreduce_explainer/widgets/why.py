@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 
-from .. import api, dtypes, fmt
+from .. import api, dtypes, fmt, hardware
 from ..errors import ParamError
+from ..models import EXAMPLE_PARAMS
 from ..palette import SERIES
 from ..validate import count, positive
+from . import figures as fig
 from .common import options, stepper_frames, value_text, vectors
 
 NAIVE_DEFAULTS = {"gpus": 4, "length": 6, "seed": 1, "values": None}
@@ -58,9 +60,9 @@ def naive(params=None) -> dict:
     }
 
 
-SCALING_DEFAULTS = {"gpus": 64, "params_b": 7.0}
+SCALING_DEFAULTS = {"gpus": 64, "params_b": EXAMPLE_PARAMS / 1e9}
 SCALING_X = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
-PER_SERVER = 8
+PER_SERVER = hardware.H100_SXM.gpus_per_node  # 8
 
 
 def scaling(params=None) -> dict:
@@ -76,7 +78,7 @@ def scaling(params=None) -> dict:
     params_b = positive("params_b", p["params_b"])
     if params_b > 10_000:
         raise ParamError("params_b", "must be at most 10,000 (billion parameters)")
-    s = params_b * 1e9 * 2
+    s = params_b * 1e9 * dtypes.BF16.itemsize  # a BF16 gradient
 
     def times(algorithm: str, xs: list[int]) -> list[float]:
         return [api.estimate(algorithm, x, s, min(x, PER_SERVER))["time_s"] for x in xs]
@@ -85,51 +87,29 @@ def scaling(params=None) -> dict:
     naive_t, ring_t = times("naive", [n])[0], times("ring", [n])[0]
     series = [("naive", "gather to GPU 0, broadcast back"), ("ring", "ring all-reduce")]
     data = [
-        {
-            "type": "scatter",
-            "mode": "lines+markers",
-            "name": label,
-            "x": xs,
-            "y": times(alg, xs),
-            "line": {"color": SERIES[alg]},
-            "marker": {"color": SERIES[alg], "symbol": "circle" if alg == "ring" else "square"},
-            "hovertemplate": "%{x} GPUs: %{y:.3g} s<extra>" + label + "</extra>",
-        }
+        fig.line(
+            label,
+            xs,
+            times(alg, xs),
+            SERIES[alg],
+            marker={"symbol": "circle" if alg == "ring" else "square"},
+            hover="%{x} GPUs: %{y:.3g} s",
+        )
         for alg, label in series
     ]
     if n > 1:
-        data.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "name": f"{n} GPUs",
-                "x": [n, n],
-                "y": [naive_t, ring_t],
-                "showlegend": False,
-                "marker": {
-                    "size": 14,
-                    "color": "rgba(0,0,0,0)",
-                    "line": {"width": 2, "color": "#888888"},
-                },
-                "hoverinfo": "skip",
-            }
-        )
+        data.append(fig.you_are_here(f"{n} GPUs", n, [naive_t, ring_t], 14))
     return {
         "kind": "chart",
         "params": {"gpus": n, "params_b": params_b},
         "figure": {
             "data": data,
-            "layout": {
-                "xaxis": {
-                    "title": {"text": "GPUs (8 per server)"},
-                    "type": "log",
-                    "range": [math.log10(1.6), math.log10(1300)],
-                    "tickvals": xs,
-                },
-                "yaxis": {"title": {"text": "time of one all-reduce (s)"}, "type": "log"},
-                "legend": {"orientation": "h", "y": -0.25},
-                "margin": {"l": 60, "r": 30, "t": 10, "b": 60},
-            },
+            "layout": fig.layout(
+                fig.log_axis("GPUs (8 per server)", [math.log10(1.6), math.log10(1300)], xs),
+                fig.log_axis("time of one all-reduce (s)"),
+                {"orientation": "h", "y": -0.25},
+                fig.MARGIN_BELOW,
+            ),
         },
         "summary": (
             f"At {n} GPUs the naive method takes {fmt.seconds(naive_t)} and the ring "
