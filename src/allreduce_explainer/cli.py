@@ -524,6 +524,31 @@ def _cluster_parsers(sub) -> None:
         metavar="N",
         help="GPUs in the run (default: counted from the '#  Rank' lines)",
     )
+    n.add_argument(
+        "--gpus-per-node",
+        type=_whole,
+        metavar="G",
+        help="GPUs per server (default: from the host names, else 8)",
+    )
+    n.add_argument(
+        "--gpu",
+        metavar="NAME",
+        help="A100, H100, H200 or B200: NCCL's prediction beside each row, and the NVLink "
+        "line rate one server's busbw is held against (default: no prediction)",
+    )
+    n.add_argument(
+        "--nic-gbps",
+        type=_number,
+        metavar="R",
+        help="network card rate in Gb/s, as sold: the multi-server line rate (default 400, "
+        "assumed)",
+    )
+    n.add_argument(
+        "--nics-per-node",
+        type=_whole,
+        metavar="K",
+        help="network cards per server (default: one per GPU)",
+    )
     n.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -606,6 +631,7 @@ ARGUMENT_OF = {  # ParamError field -> the flag that set it
     "params": "--params",
     "gpu": "--gpu",
     "nic_gbps": "--nic-gbps",
+    "nics_per_node": "--nics-per-node",
     "grad_dtype": "--grad-dtype",
     "tokens_per_gpu": "--tokens-per-gpu",
     "intra_latency_us": "--intra-latency",
@@ -697,7 +723,9 @@ def run(a) -> dict:
     if a.command == "nccl":
         return _nccl_run(a)
     if a.command == "nccl-tests":
-        return api.nccl_tests(_read_log(a.file), a.gpus)
+        return api.nccl_tests(
+            _read_log(a.file), a.gpus, a.gpu, a.nic_gbps, a.nics_per_node, a.gpus_per_node
+        )
     return api.busbw(a.gpus, a.bytes, a.time_us, a.collective)
 
 
