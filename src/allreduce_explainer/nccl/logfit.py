@@ -9,9 +9,8 @@ with the tree's size correction and the ring's plateau, calibrated as in model.p
 
 The rows, by size, are split into at most MAX_SEGMENTS runs, each run by one regime with its own
 bandwidth scale (1: as NCCL's calibrated model says) and latency offset, fitted in closed form
-(least squares on the relative error); the split is found by dynamic programming, protocols in
-NCCL's order as sizes grow. What a split costs: the squared relative errors, SEGMENT_COST per
-regime, and two priors that name the regime among those that fit alike (LL, LL128 and Simple
+(least squares on the relative error); the split is found by dynamic programming. What a split costs: the squared relative errors, SEGMENT_COST per
+fitted regime (a run of fewer than MIN_SEGMENT_ROWS keeps NCCL's figures, free), and two priors that name the regime among those that fit alike (LL, LL128 and Simple
 are all latency + bytes / bandwidth): a scale far from 1, and a regime NCCL's model finds
 slower than its pick at that size. The scale weighs more, so a ring forced at 360 GB/s on
 8 x H100 reads as Ring (scale ~1), not NVLS slowed to 0.75. Which regime ran is not printed in
@@ -43,10 +42,10 @@ from .tuning import tables, terms
 
 MIN_BYTES = 64 << 10  # rows below this are excluded from the fit and its rms
 # The priors, per row: (ln scale)^2 and (ln of the regime's model time over the model's pick)^2
-SCALE_PRIOR = 0.01
-CHOICE_PRIOR = 0.005
-SEGMENT_COST = 0.005  # cost of one more regime (squared relative error, summed over rows)
-MAX_SEGMENTS = 4
+SCALE_PRIOR = 0.0004
+CHOICE_PRIOR = 0.0002
+SEGMENT_COST = 0.001  # cost of one more fitted regime (squared relative error, summed over rows)
+MAX_SEGMENTS = 8
 MAX_CUTS = 40  # rows where a regime may start, at most (a long -i sweep has thousands)
 SETTINGS_TOLERANCE = 0.10
 MIN_SEGMENT_ROWS = 3  # a regime's scale and offset are fitted over at least this many rows
@@ -166,51 +165,60 @@ def _sums(lines, fit_rows, times) -> dict:
 
 
 def _segment(r, acc, lo: int, hi: int) -> _Seg:
-    """Closed-form fit of one regime's offset and 1/scale over rows lo..hi-1, the latency kept
-    >= 0. A run shorter than MIN_SEGMENT_ROWS keeps NCCL's own figures (nothing fitted), unless
-    the log has no more rows; one row fits the scale alone."""
+    """One regime over rows lo..hi-1: as NCCL's model has it (free), or with its offset and
+    1/scale fitted in closed form (SEGMENT_COST; at least MIN_SEGMENT_ROWS rows, or every row
+    of a shorter log; one row fits the scale alone), whichever costs less. The fitted latency
+    is kept >= 0."""
     a, b = acc[lo], acc[hi]
-    sw, sf, sff, sy, sfy, syy = (b[k] - a[k] for k in range(6))
-    off, inv = 0.0, 1.0
-    if hi - lo >= min(MIN_SEGMENT_ROWS, len(acc) - 1):
-        det = sw * sff - sf * sf
-        off = (sy * sff - sf * sfy) / det if hi - lo > 1 and det > 1e-12 * sw * sff else 0.0
-        if off < 0:
-            off = max(off, -acc[lo + 1][6])  # NCCL's latency never falls with size
-        inv = (sfy - off * sf) / sff if sff > 0 else 1.0
-        inv = min(1 / SCALE_RANGE[0], max(1 / SCALE_RANGE[1], inv))
-    sse = (off * off * sw + inv * inv * sff + syy + 2 * off * inv * sf - 2 * off * sy
-           - 2 * inv * sfy)  # fmt: skip
-    prior = SCALE_PRIOR * (hi - lo) * math.log(inv) ** 2 + CHOICE_PRIOR * (b[7] - a[7])
-    return _Seg(r, lo, hi, off, inv, max(sse, 0.0) + prior + SEGMENT_COST)
+    sums = tuple(b[k] - a[k] for k in range(6))
+    choice = CHOICE_PRIOR * (b[7] - a[7])
+    best = _Seg(r, lo, hi, 0.0, 1.0, _sse(sums, 0.0, 1.0) + choice)
+    if hi - lo < min(MIN_SEGMENT_ROWS, len(acc) - 1):
+        return best
+    sw, sf, sff, sy, sfy, _ = sums
+    det = sw * sff - sf * sf
+    off = (sy * sff - sf * sfy) / det if hi - lo > 1 and det > 1e-12 * sw * sff else 0.0
+    if off < 0:
+        off = max(off, -acc[lo + 1][6])  # NCCL's latency never falls with size
+    inv = (sfy - off * sf) / sff if sff > 0 else 1.0
+    inv = min(1 / SCALE_RANGE[0], max(1 / SCALE_RANGE[1], inv))
+    prior = SCALE_PRIOR * (hi - lo) * math.log(inv) ** 2 + choice + SEGMENT_COST
+    fitted = _Seg(r, lo, hi, off, inv, _sse(sums, off, inv) + prior)
+    return fitted if fitted.cost < best.cost else best
+
+
+def _sse(sums: tuple, off: float, inv: float) -> float:
+    """Sum of squared relative errors of offset + transfer x inv, from the prefix sums."""
+    sw, sf, sff, sy, sfy, syy = sums
+    sse = off * off * sw + inv * inv * sff + syy + 2 * off * inv * sf - 2 * off * sy - 2 * inv * sfy
+    return max(sse, 0.0)
 
 
 def _segments(lines, fit_rows, times) -> list[_Seg]:
     """The cheapest split of the rows (by size) into at most MAX_SEGMENTS runs of one regime
-    each, protocols in NCCL's order as sizes grow (LL, LL128, Simple): dynamic programming."""
+    each: dynamic programming over the rows where a run may start."""
     sums = _sums(lines, fit_rows, times)
     m = len(fit_rows)
-    proto = {r: K.PROTOCOLS.index(r[1]) for r in lines}
     # regimes change only at these rows: every row of a -f 2 sweep, a grid for long -i sweeps
     cuts = sorted({round(k * m / min(m, MAX_CUTS)) for k in range(min(m, MAX_CUTS) + 1)})
-    # best[end][(protocol, count)] = (cost, segments) for rows 0..end-1
+    # best[end][count] = (cost, segments) for rows 0..end-1
     best: dict[int, dict] = {c: {} for c in cuts}
-    best[0][(0, 0)] = (0.0, [])
+    best[0][0] = (0.0, [])
     for lo in cuts:
-        if not best[lo]:
+        starts = [(c, v) for c, v in best[lo].items() if c < MAX_SEGMENTS]
+        if not starts:
             continue
         for end in (c for c in cuts if c > lo):
-            for r, acc in sums.items():
-                starts = [(c, v) for (p0, c), v in best[lo].items()
-                          if p0 <= proto[r] and c < MAX_SEGMENTS]  # fmt: skip
-                if not starts:
-                    continue
-                seg = _segment(r, acc, lo, end)
-                for c, (cost, segs) in starts:
-                    key, total = (proto[r], c + 1), cost + seg.cost
-                    if key not in best[end] or total < best[end][key][0]:
-                        best[end][key] = (total, [*segs, seg])
+            seg = min((_segment(r, acc, lo, end) for r, acc in sums.items()), key=_cost)
+            for c, (cost, segs) in starts:
+                total = cost + seg.cost
+                if c + 1 not in best[end] or total < best[end][c + 1][0]:
+                    best[end][c + 1] = (total, [*segs, seg])
     return min(best[m].values(), key=lambda v: v[0])[1]
+
+
+def _cost(seg: _Seg) -> float:
+    return seg.cost
 
 
 def _fitted(lines, seg: _Seg, i: int) -> float:
@@ -254,12 +262,16 @@ def nccl_fit(sizes: list[int], times_us: list[float], system: System) -> dict | 
     used = [r["rel_error"] for r in rows if r["in_rms"]]
     every = [r["rel_error"] for r in rows]
     top, first = segs[-1], segs[0]
+    plateau = _plateau_busbw(system, top.regime, top.inv, ns[-1], factor)
+    model = choose("AllReduce", ns[-1], system).busbw_GBps  # NCCL's pick, calibrated
     return {
         "rms_rel_error": _rms(used),
         "min_bytes": MIN_BYTES,
         "rms_rel_error_all": _rms(every),
         "points": len(used),
-        "busbw_GBps": _plateau_busbw(system, top.regime, top.inv, ns[-1], factor),
+        "busbw_GBps": plateau,  # the last regime's, latency left out
+        "model_busbw_GBps": model,  # NCCL's pick at the largest size, calibrated
+        "bw_scale": rows[-1]["fitted_busbw_GBps"] / model,  # the fit against it, same size
         "latency_us": lines[first.regime][0][0] + first.offset,
         "regimes": [_regime(system, s, lines, ns, fit_rows, factor) for s in segs],
         "rows": rows,
@@ -321,11 +333,14 @@ def per_card(row: dict, n: int, nics: int) -> dict:
     return {"bytes": nbytes, "GBps": nbytes / (row["measured_time_us"] * 1e3)}
 
 
-def prediction(sizes: list[int], busbw: list[float], system: System) -> dict:
-    """NCCL's pick and calibrated busbw per size, beside the measurement."""
+def prediction(sizes: list[int], times_us: list[float], system: System) -> dict:
+    """NCCL's pick and calibrated busbw per size, beside the measurement (busbw from the
+    measured time, as nccl-tests computes it, unrounded)."""
+    factor = busbw_factor("AllReduce", system.gpus)
     rows = []
-    for n, b in zip(sizes, busbw, strict=True):
+    for n, t in zip(sizes, times_us, strict=True):
         c = choose("AllReduce", n, system)
+        b = n / (t * 1e3) * factor
         rows.append(
             {
                 "bytes": n,
@@ -334,7 +349,7 @@ def prediction(sizes: list[int], busbw: list[float], system: System) -> dict:
                 "busbw_GBps": c.busbw_GBps,
                 "nccl_busbw_GBps": c.nccl_busbw_GBps,
                 "measured_busbw_GBps": b,
-                "ratio": b / c.busbw_GBps if b and c.busbw_GBps > 0 else None,
+                "ratio": b / c.busbw_GBps,
             }
         )
     return {
@@ -355,12 +370,13 @@ def prediction(sizes: list[int], busbw: list[float], system: System) -> dict:
 
 
 def settings(nf: dict, system: System) -> dict:
-    """The calculator parameters that make `calc(..., algorithm="nccl")` give the fitted
-    large-message busbw: across servers, the card rate (Gb/s) at which NCCL's model predicts
-    it; inside one server NCCL's model depends on the GPU alone, so only the GPU is set."""
+    """The calculator parameters that make `calc(..., algorithm="nccl")` give the fitted busbw
+    at the largest size measured: across servers, the card rate (Gb/s) at which NCCL's model
+    predicts it; inside one server NCCL's model depends on the GPU alone, so only the GPU is
+    set, and `reproduces` says whether that is enough."""
     from .. import calculator
 
-    target, nbytes = nf["busbw_GBps"], nf["rows"][-1]["bytes"]
+    target, nbytes = nf["rows"][-1]["fitted_busbw_GBps"], nf["rows"][-1]["bytes"]
     per = system.gpus_per_node
     base = {"algorithm": "nccl", "gpu": system.gpu, "gpus": system.gpus, "gpus_per_node": per}
 
@@ -378,7 +394,9 @@ def settings(nf: dict, system: System) -> dict:
     while hi - lo > 0.01 * lo:  # it grows with the card rate: bisect for the least that reaches
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if busbw(mid) < reach * (1 - 1e-9) else (lo, mid)
-    nic = float(f"{min((lo, hi), key=lambda x: abs(busbw(x) - target)):.3g}")
+    step = 10.0 ** (math.floor(math.log10(lo)) - 2)  # three significant figures, rounded
+    ends = (math.floor(lo / step) * step, math.ceil(hi / step) * step)  # away from the step
+    nic = float(f"{min(ends, key=lambda x: abs(busbw(x) - target)):.4g}")
     return base | {"nic_gbps": nic} | _check(target, busbw(nic))
 
 
@@ -413,7 +431,7 @@ def explain(run_rows: list[dict], n: int, servers: int, per: int, net: Network, 
     s = basis["system"]
     nf = nccl_fit(sizes, times, s)
     if nf is None:
-        return out | ({"prediction": prediction(sizes, _busbw(run_rows), s)} if net.gpu else {})
+        return out | ({"prediction": prediction(sizes, times, s)} if net.gpu else {})
     rate = line_rate(servers, per, net)
     for row in nf["rows"]:
         row["above_line_rate"] = bool(rate["GBps"] and row["measured_busbw_GBps"] > rate["GBps"])
@@ -439,9 +457,5 @@ def explain(run_rows: list[dict], n: int, servers: int, per: int, net: Network, 
     nf["calculator_settings"] = settings(nf, s)
     out["nccl_fit"] = nf
     if net.gpu is not None:
-        out["prediction"] = prediction(sizes, _busbw(run_rows), s)
+        out["prediction"] = prediction(sizes, times, s)
     return out
-
-
-def _busbw(run_rows: list[dict]) -> list[float]:
-    return [r["busbw_GBps"] for r in run_rows if r.get("time_us")]
