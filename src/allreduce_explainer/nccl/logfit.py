@@ -7,16 +7,19 @@ with the tree's size correction and the ring's plateau, calibrated as in model.p
 
     time_r(n) = latency_r(n) + offset_r + transfer_r(n) / scale_r
 
-The rows, by size, are split into at most MAX_SEGMENTS runs, each run by one regime with its own
-bandwidth scale (1: as NCCL's calibrated model says) and latency offset, fitted in closed form
-(least squares on the relative error); the split is found by dynamic programming. What a split costs: the squared relative errors, SEGMENT_COST per
-fitted regime (a run of fewer than MIN_SEGMENT_ROWS keeps NCCL's figures, free), and two priors that name the regime among those that fit alike (LL, LL128 and Simple
-are all latency + bytes / bandwidth): a scale far from 1, and a regime NCCL's model finds
-slower than its pick at that size. The scale weighs more, so a ring forced at 360 GB/s on
-8 x H100 reads as Ring (scale ~1), not NVLS slowed to 0.75. Which regime ran is not printed in
-a log: the per-row regime is the most likely one under this model, not an observation; where
-busbw ramps up over a decade of sizes (NCCL also uses fewer channels for small messages, which
-its cost model leaves out), the regime boundaries follow the ramp rather than NCCL's switches.
+The rows, by size, are split into at most MAX_SEGMENTS runs of one regime each, found by
+dynamic programming. A run keeps NCCL's own figures (scale 1, offset 0, at no cost) or, over
+MIN_SEGMENT_ROWS rows or more, gets its bandwidth scale and latency offset fitted in closed
+form (least squares on the relative error) for SEGMENT_COST. What a split costs is its summed
+squared relative error, those costs, and two small priors that name the regime among those that
+fit alike (LL, LL128 and Simple are all latency + bytes / bandwidth): a scale far from 1, and a
+regime that NCCL's model finds slower than its pick at that size. A noise-free log made by the
+model is fitted back exactly (tests/test_nccl_fit.py).
+
+Which regime ran is not printed in a log: the per-row regime is the most likely one under
+this model, not an observation. Where busbw ramps up over a decade of sizes (at run time NCCL
+also uses fewer channels for small messages, which its cost model leaves out), or where a run
+reaches a small share of what the model gives any regime, the names are a guess.
 
 The fit uses the rows from MIN_BYTES (64 KiB): below it, launch and synchronisation costs that
 no bandwidth model holds set the time, so those rows get the first regime, extrapolated, but
@@ -35,7 +38,6 @@ from dataclasses import dataclass
 
 from .. import hardware
 from ..errors import ParamError
-from . import constants as K
 from .model import busbw_factor, calibration, choose
 from .topology import System
 from .tuning import tables, terms
