@@ -230,13 +230,16 @@ SWEEP = [1 << k for k in range(3, 34)]  # all_reduce_perf -b 8 -e 8G -f 2
 @settings(max_examples=60, deadline=None)
 @given(SYSTEMS)
 def test_a_noise_free_log_from_the_model_is_fitted_back_exactly(system):
+    """To ~0: a regime at NCCL's own figures costs logfit.FIXED_COST, so a one-row regime may
+    be merged into its neighbour when that misses the row by under 1 %."""
     times = [choose("AllReduce", n, system).time_us for n in SWEEP]
     nf = logfit.nccl_fit(SWEEP, times, system)
-    assert nf["rms_rel_error"] < 1e-9
+    assert nf["rms_rel_error"] < 0.005
     for n, row in zip(SWEEP, nf["rows"], strict=True):
         if n >= logfit.MIN_BYTES:
             c = choose("AllReduce", n, system)
-            assert row["fitted_time_us"] == pytest.approx(c.time_us, rel=1e-9)
+            assert row["fitted_time_us"] == pytest.approx(c.time_us, rel=0.015)
+    assert nf["bw_scale"] == pytest.approx(1, rel=0.01)
 
 
 def _scaled(system: System, k: float) -> list[float]:

@@ -8,7 +8,7 @@ with the tree's size correction and the ring's plateau, calibrated as in model.p
     time_r(n) = latency_r(n) + offset_r + transfer_r(n) / scale_r
 
 The rows, by size, are split into at most MAX_SEGMENTS runs of one regime each, found by
-dynamic programming. A run keeps NCCL's own figures (scale 1, offset 0, at no cost) or, over
+dynamic programming. A run keeps NCCL's own figures (scale 1, offset 0; FIXED_COST) or, over
 MIN_SEGMENT_ROWS rows or more, gets its bandwidth scale and latency offset fitted in closed
 form (least squares on the relative error) for SEGMENT_COST. What a split costs is its summed
 squared relative error, those costs, and two small priors that name the regime among those that
@@ -47,6 +47,7 @@ MIN_BYTES = 64 << 10  # rows below this are excluded from the fit and its rms
 SCALE_PRIOR = 0.0004
 CHOICE_PRIOR = 0.0002
 SEGMENT_COST = 0.001  # cost of one more fitted regime (squared relative error, summed over rows)
+FIXED_COST = 0.0001  # and of one more at NCCL's own figures (a 1 % miss on one row)
 MAX_SEGMENTS = 8
 MAX_CUTS = 40  # rows where a regime may start, at most (a long -i sweep has thousands)
 SETTINGS_TOLERANCE = 0.10
@@ -174,7 +175,7 @@ def _segment(r, acc, lo: int, hi: int) -> _Seg:
     a, b = acc[lo], acc[hi]
     sums = tuple(b[k] - a[k] for k in range(6))
     choice = CHOICE_PRIOR * (b[7] - a[7])
-    best = _Seg(r, lo, hi, 0.0, 1.0, _sse(sums, 0.0, 1.0) + choice)
+    best = _Seg(r, lo, hi, 0.0, 1.0, _sse(sums, 0.0, 1.0) + choice + FIXED_COST)
     if hi - lo < min(MIN_SEGMENT_ROWS, len(acc) - 1):
         return best
     sw, sf, sff, sy, sfy, _ = sums
@@ -456,8 +457,18 @@ def explain(run_rows: list[dict], n: int, servers: int, per: int, net: Network, 
         "gpu_basis": basis["gpu_basis"],
         "network_basis": basis["network_basis"],
     }
+    nf["alpha_beta_rms_rel_error"] = _alpha_beta_rms(nf["rows"])
     nf["calculator_settings"] = settings(nf, s)
     out["nccl_fit"] = nf
     if net.gpu is not None:
         out["prediction"] = prediction(sizes, times, s)
     return out
+
+
+def _alpha_beta_rms(rows: list[dict]) -> float | None:
+    """The alpha-beta line refitted on the rows the NCCL fit's rms counts: like for like."""
+    from .. import fit
+
+    used = [r for r in rows if r["in_rms"]]
+    f = fit.fit([r["bytes"] for r in used], [r["measured_time_us"] for r in used])
+    return f["rms_rel_error"] if f else None
