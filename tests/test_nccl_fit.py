@@ -185,10 +185,9 @@ def test_the_fits_settings_make_the_calculators_nccl_model_reproduce_the_run(fil
     sets = out["nccl_fit"]["calculator_settings"]
     assert sets["algorithm"] == "nccl"
     last = out["rows"][-1]
-    cluster = {k: sets[k] for k in ("gpu", "gpus", "gpus_per_node")}
-    if "nic_gbps" in sets:
-        cluster["nic_Gbps"] = sets["nic_gbps"]
-    r = calculator.calc(params=last["size_bytes"] / 2, algorithm="nccl", **cluster)
+    kwargs = sets["calc_kwargs"]
+    assert kwargs["algorithm"] == "nccl" and kwargs["nic_Gbps"] == sets.get("nic_gbps", 400.0)
+    r = calculator.calc(params=last["size_bytes"] / 2, **kwargs)
     assert r["gradient_bytes"] == last["size_bytes"]
     assert r["busbw_GBps"] == pytest.approx(last["busbw_GBps"], rel=0.10), file
     assert sets["reproduces"]
@@ -320,3 +319,15 @@ def test_bad_flags_exit_2_naming_the_flag(flag, value):
     assert r.returncode == 2
     assert flag in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_cli_table_shows_both_fits_and_each_rows_regime():
+    log = str(DATA / "nccl-tests-290-8xh100-1node-nvls.txt")
+    r = _cli("nccl-tests", log, "--gpu", "H100")
+    assert r.returncode == 0, r.stderr
+    out = api.nccl_tests((DATA / "nccl-tests-290-8xh100-1node-nvls.txt").read_text(), gpu="H100")
+    assert f"rms {out['fit']['rms_rel_error']:.1%} over all rows" in r.stdout
+    assert f"rms {out['nccl_fit']['rms_rel_error']:.1%} over rows from 65,536 B" in r.stdout
+    rows = [line.split() for line in r.stdout.splitlines() if line.strip()[:1].isdigit()]
+    assert [int(x[0]) for x in rows] == [row["bytes"] for row in out["nccl_fit"]["rows"]]
+    assert all(x[2] == "NVLS/Simple" for x in rows)

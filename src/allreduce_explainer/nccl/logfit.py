@@ -376,7 +376,8 @@ def settings(nf: dict, system: System) -> dict:
     """The calculator parameters that make `calc(..., algorithm="nccl")` give the fitted busbw
     at the largest size measured: across servers, the card rate (Gb/s) at which NCCL's model
     predicts it; inside one server NCCL's model depends on the GPU alone, so only the GPU is
-    set, and `reproduces` says whether that is enough."""
+    set, and `reproduces` says whether that is enough. `calc_kwargs` are calculator.calc's own
+    keyword arguments: calc(params=..., **calc_kwargs)."""
     from .. import calculator
 
     target, nbytes = nf["rows"][-1]["fitted_busbw_GBps"], nf["rows"][-1]["bytes"]
@@ -391,7 +392,8 @@ def settings(nf: dict, system: System) -> dict:
             return busbw(nic_Gbps * 0.875)  # server (336-384 Gb/s): take a lower rate's
 
     if system.nodes == 1:
-        return base | _check(target, busbw(system.nic_Gbps))  # cards unused on one server
+        kwargs = base | {"nic_Gbps": system.nic_Gbps}  # cards unused on one server
+        return base | {"calc_kwargs": kwargs} | _check(target, busbw(system.nic_Gbps))
     lo, hi = 1.0, 3200.0
     reach = min(target, busbw(hi))  # the model's busbw stops growing with the card rate
     while hi - lo > 0.01 * lo:  # it grows with the card rate: bisect for the least that reaches
@@ -400,7 +402,8 @@ def settings(nf: dict, system: System) -> dict:
     step = 10.0 ** (math.floor(math.log10(lo)) - 2)  # three significant figures, rounded
     ends = (math.floor(lo / step) * step, math.ceil(hi / step) * step)  # away from the step
     nic = float(f"{min(ends, key=lambda x: abs(busbw(x) - target)):.4g}")
-    return base | {"nic_gbps": nic} | _check(target, busbw(nic))
+    kwargs = base | {"nic_Gbps": nic}
+    return base | {"nic_gbps": nic, "calc_kwargs": kwargs} | _check(target, busbw(nic))
 
 
 def _check(target: float, model: float) -> dict:
