@@ -331,3 +331,17 @@ def test_the_cli_table_shows_both_fits_and_each_rows_regime():
     rows = [line.split() for line in r.stdout.splitlines() if line.strip()[:1].isdigit()]
     assert [int(x[0]) for x in rows] == [row["bytes"] for row in out["nccl_fit"]["rows"]]
     assert all(x[2] == "NVLS/Simple" for x in rows)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 1 << 36), st.floats(0.01, 1e7)), min_size=1, max_size=40),
+    st.sampled_from([System("H100 SXM", 16, 8, 8, 400.0), System("B200", 2, 1, 1, 400.0)]),
+)
+def test_any_rows_get_a_finite_fit_or_none_without_a_row_from_64_kib(rows, system):
+    nf = logfit.nccl_fit([n for n, _ in rows], [t for _, t in rows], system)
+    if nf is None:
+        assert all(n < logfit.MIN_BYTES for n, _ in rows)
+        return
+    assert math.isfinite(nf["rms_rel_error"]) and math.isfinite(nf["busbw_GBps"])
+    assert len(nf["rows"]) == len(rows) and nf["points"] >= 1
