@@ -101,7 +101,7 @@ def model_gpu(device: str | None) -> tuple[str, str]:
     return DEFAULT_GPU, f"assumed: {what}; only the regimes' shapes come from it"
 
 
-def system_for(n: int, servers: int, per: int, net: Network, device: str | None) -> dict:
+def system_for(n: int, per: int, net: Network, device: str | None) -> dict:
     """The System the fit uses, and where each figure came from."""
     if net.gpu is not None:
         gpu, gpu_basis = net.gpu, "--gpu"
@@ -112,9 +112,8 @@ def system_for(n: int, servers: int, per: int, net: Network, device: str | None)
         per -= 1
     nics = net.nics_per_node or per
     nic = net.nic_Gbps or 400.0
-    system = System(gpu, n, per, nics, nic) if n >= 2 else None
     return {
-        "system": system,
+        "system": System(gpu, n, per, nics, nic),
         "gpu_basis": gpu_basis,
         "network_basis": "given" if net.nic_Gbps else "assumed: 400 Gb/s, one card per GPU",
     }
@@ -429,7 +428,7 @@ def explain(run_rows: list[dict], n: int, servers: int, per: int, net: Network, 
     if n < 2 or not sizes:
         return out
     try:
-        basis = system_for(n, servers, per, net, device)
+        basis = system_for(n, per, net, device)
     except ParamError:
         if net.gpu is not None or net.nic_Gbps is not None:
             raise
