@@ -310,9 +310,25 @@ def presets() -> dict:
     return calculator.presets()
 
 
-def nccl_tests(text, gpus=None) -> dict:
-    """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, every run."""
+def nccl_tests(
+    text, gpus=None, gpu=None, nic_gbps=None, nics_per_node=None, gpus_per_node=None
+) -> dict:
+    """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's model
+    fitted (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every run."""
+    from .nccl import logfit
+
     if not isinstance(text, str):
         raise ParamError("log", "must be text")
     n = None if gpus is None else count("gpus", gpus, 1, MAX_COST_GPUS)
-    return fit.read_log(text, n)
+    per = None if gpus_per_node is None else count("gpus_per_node", gpus_per_node, 1, 8)
+    nics = None if nics_per_node is None else count("nics_per_node", nics_per_node, 1, 64)
+    if nic_gbps is not None:
+        nic_gbps = positive("nic_gbps", nic_gbps)
+        if nic_gbps > 3200:
+            raise ParamError("nic_gbps", f"must be 1-3200 Gb/s, got {nic_gbps!r}")
+    if gpu is not None:
+        gpu = hardware.find(hardware.GPUS, gpu, "gpu").name
+    net = logfit.Network(gpu, nic_gbps, nics, per)
+    if per is None:
+        return fit.read_log(text, n, net=net)
+    return fit.read_log(text, n, per, net)

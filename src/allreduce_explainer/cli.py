@@ -524,6 +524,31 @@ def _cluster_parsers(sub) -> None:
         metavar="N",
         help="GPUs in the run (default: counted from the '#  Rank' lines)",
     )
+    n.add_argument(
+        "--gpus-per-node",
+        type=_whole,
+        metavar="G",
+        help="GPUs per server (default: from the host names, else 8)",
+    )
+    n.add_argument(
+        "--gpu",
+        metavar="NAME",
+        help="A100, H100, H200 or B200: NCCL's prediction beside each row, and the NVLink "
+        "line rate one server's busbw is held against (default: no prediction)",
+    )
+    n.add_argument(
+        "--nic-gbps",
+        type=_number,
+        metavar="R",
+        help="network card rate in Gb/s, as sold: the multi-server line rate (default 400, "
+        "assumed)",
+    )
+    n.add_argument(
+        "--nics-per-node",
+        type=_whole,
+        metavar="K",
+        help="network cards per server (default: one per GPU)",
+    )
     n.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -606,6 +631,7 @@ ARGUMENT_OF = {  # ParamError field -> the flag that set it
     "params": "--params",
     "gpu": "--gpu",
     "nic_gbps": "--nic-gbps",
+    "nics_per_node": "--nics-per-node",
     "grad_dtype": "--grad-dtype",
     "tokens_per_gpu": "--tokens-per-gpu",
     "intra_latency_us": "--intra-latency",
@@ -697,7 +723,9 @@ def run(a) -> dict:
     if a.command == "nccl":
         return _nccl_run(a)
     if a.command == "nccl-tests":
-        return api.nccl_tests(_read_log(a.file), a.gpus)
+        return api.nccl_tests(
+            _read_log(a.file), a.gpus, a.gpu, a.nic_gbps, a.nics_per_node, a.gpus_per_node
+        )
     return api.busbw(a.gpus, a.bytes, a.time_us, a.collective)
 
 
@@ -732,6 +760,34 @@ def table(result: dict) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
 
+def _nccl_tests_table(result: dict) -> str:
+    """Both fits' rms, then per row: measured busbw, the regime and NCCL fit's busbw, and with
+    --gpu NCCL's prediction and measured / predicted."""
+    nf, ab = result.get("nccl_fit"), result.get("fit")
+    if not nf:
+        return table(result)
+    lines = [
+        f"alpha-beta fit: rms {ab['rms_rel_error']:.1%} over all rows" if ab else "",
+        f"NCCL model fit: rms {nf['rms_rel_error']:.1%} over rows from {nf['min_bytes']:,} B "
+        f"(alpha-beta over the same rows: {nf['alpha_beta_rms_rel_error']:.1%}); "
+        f"busbw {nf['busbw_GBps']:.1f} GB/s, latency {nf['latency_us']:.1f} us",
+    ]
+    pred = {r["bytes"]: r for r in (result.get("prediction") or {}).get("rows", [])}
+    head = f"{'bytes':>12} {'busbw':>8} {'regime':<16} {'fitted':>8}"
+    lines.append(head + (f" {'NCCL':>8} {'ratio':>6}" if pred else ""))
+    for r in nf["rows"]:
+        line = (
+            f"{r['bytes']:>12} {r['measured_busbw_GBps']:>8.2f} {r['regime']:<16} "
+            f"{r['fitted_busbw_GBps'] or 0:>8.2f}"
+        )
+        if r["bytes"] in pred:
+            p = pred[r["bytes"]]
+            line += f" {p['busbw_GBps']:>8.2f} {p['ratio']:>6.2f}"
+        lines.append(line + (" above line rate" if r.get("above_line_rate") else ""))
+    lines.append("busbw in GB/s; ratio = measured / NCCL's predicted busbw")
+    return "\n".join(x for x in lines if x)
+
+
 def shard_table(result: dict) -> str:
     """One row per strategy: memory per GPU (GiB), bytes sent (GB), time (s), fits."""
     rows = [f"{result['model']} on {result['gpus']} x {result['gpu']}"]
@@ -757,6 +813,6 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         print(json.dumps(result))
     else:
-        tables = {"shard": shard_table, "nccl": _nccl_table}
+        tables = {"shard": shard_table, "nccl": _nccl_table, "nccl-tests": _nccl_tests_table}
         print(tables.get(a.command, table)(result))
     return 0

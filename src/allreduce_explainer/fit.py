@@ -148,14 +148,23 @@ def applied(run: nccltests.Run, m: dict, n: int, gpus_per_node: int) -> dict:
 
 
 def read_log(
-    text: str, gpus: int | None = None, gpus_per_node: int = hardware.H100_SXM.gpus_per_node
+    text: str,
+    gpus: int | None = None,
+    gpus_per_node: int = hardware.H100_SXM.gpus_per_node,
+    net=None,
 ) -> dict:
     """A whole `all_reduce_perf` log: the first run's rows and fit, every run, every line skipped.
 
     The GPU count comes from `gpus` if given, else from each run's `#  Rank` lines; the servers
-    from its host lines, else servers of `gpus_per_node` (8, as an H100 SXM server).
+    from its host lines, else servers of `gpus_per_node` (8, as an H100 SXM server). Each run
+    also gets NCCL's model fitted (`nccl_fit`) and, when `net` names a GPU, NCCL's prediction
+    (`prediction`): see nccl/logfit.py.
     """
     from .errors import ParamError
+    from .nccl import logfit
+
+    net = net or logfit.Network()
+    device = logfit.device_name(text)
 
     check_size(text)
     log = nccltests.parse_runs(text)
@@ -169,12 +178,16 @@ def read_log(
                 "pass the count",
             )
         m = measured(run, n)
-        runs.append({**m, **applied(run, m, n, gpus_per_node)})
+        a = applied(run, m, n, gpus_per_node)
+        nf = logfit.explain(m["rows"], n, a["servers"], a["gpus_per_node"], net, device)
+        runs.append({**m, **a, **nf})
     first = runs[0] if runs else {"rows": [], "gpus": gpus, "fit": None}
     return {
         "rows": first["rows"],
         "gpus": first["gpus"],
         "fit": first["fit"],
+        "nccl_fit": first.get("nccl_fit"),
+        **({"prediction": first["prediction"]} if "prediction" in first else {}),
         "runs": runs,
         "skipped": [{"line": i, "kind": k, "reason": r} for i, k, r in log.skipped],
         "blank_lines": log.blank,

@@ -1,0 +1,476 @@
+"""Explain an all_reduce_perf log with NCCL's own model: its regimes, fitted to the rows.
+
+An alpha-beta line misses real logs because NCCL changes algorithm and protocol with the size
+(LL, LL128, Simple; Ring, Tree, NVLS, ...). Here each (algorithm, protocol) NCCL's model keeps
+for the system is one regime, timed as the model times it (tuning.py's latency and bandwidth,
+with the tree's size correction and the ring's plateau, calibrated as in model.py):
+
+    time_r(n) = latency_r(n) + offset_r + transfer_r(n) / scale_r
+
+The rows, by size, are split into at most MAX_SEGMENTS runs of one regime each, found by
+dynamic programming. A run keeps NCCL's own figures (scale 1, offset 0; FIXED_COST) or, over
+MIN_SEGMENT_ROWS rows or more, gets its bandwidth scale and latency offset fitted in closed
+form (least squares on the relative error) for SEGMENT_COST. What a split costs is its summed
+squared relative error, those costs, and two small priors that name the regime among those that
+fit alike (LL, LL128 and Simple are all latency + bytes / bandwidth): a scale far from 1, and a
+regime that NCCL's model finds slower than its pick at that size. A noise-free log made by the
+model is fitted back exactly (tests/test_nccl_fit.py).
+
+Which regime ran is not printed in a log: the per-row regime is the most likely one under
+this model, not an observation. Where busbw ramps up over a decade of sizes (at run time NCCL
+also uses fewer channels for small messages, which its cost model leaves out), or where a run
+reaches a small share of what the model gives any regime, the names are a guess.
+
+The fit uses the rows from MIN_BYTES (64 KiB): below it, launch and synchronisation costs that
+no bandwidth model holds set the time, so those rows get the first regime, extrapolated, but
+no say in the fit and no part in `rms_rel_error` (`rms_rel_error_all` counts every row).
+
+Without `--gpu`, the system is guessed from the `#  Rank` lines' device names; a GPU the model
+does not cover is stood in for by one of the same family (or the H100 SXM), which sets the
+regimes' shapes only: their bandwidths and latencies are fitted.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from .. import hardware
+from ..errors import ParamError
+from .model import busbw_factor, calibration, choose
+from .topology import System
+from .tuning import tables, terms
+
+MIN_BYTES = 64 << 10  # rows below this are excluded from the fit and its rms
+# The priors, per row: (ln scale)^2 and (ln of the regime's model time over the model's pick)^2
+SCALE_PRIOR = 0.0004
+CHOICE_PRIOR = 0.0002
+SEGMENT_COST = 0.001  # cost of one more fitted regime (squared relative error, summed over rows)
+FIXED_COST = 0.0001  # and of one more at NCCL's own figures (a 1 % miss on one row)
+MAX_SEGMENTS = 8
+MAX_CUTS = 40  # rows where a regime may start, at most (a long -i sweep has thousands)
+SETTINGS_TOLERANCE = 0.10
+MIN_SEGMENT_ROWS = 3  # a regime's scale and offset are fitted over at least this many rows
+SCALE_RANGE = (0.02, 50.0)
+DEFAULT_GPU = "H100 SXM"
+# Device names all_reduce_perf prints (`#  Rank ... device 0 [..] NAME`) -> the model's GPU.
+# H20 and GH200 are Hopper parts the model has no entry for: the H100 SXM stands in.
+DEVICE_NAMES = (
+    ("GB200", "B200"),
+    ("B200", "B200"),
+    ("GH200", "H100 SXM"),
+    ("H200", "H200 SXM"),
+    ("H100", "H100 SXM"),
+    ("H800", "H100 SXM"),
+    ("H20", "H100 SXM"),
+    ("A100", "A100 SXM"),
+    ("A800", "A100 SXM"),
+)
+DEVICE_LINE = re.compile(r"#\s+Rank\s+\d+.*?\bdevice\s+\d+\s+\[[^\]]*\]\s+(.+?)\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class Network:
+    """What the reader says about the hardware (None: not said)."""
+
+    gpu: str | None = None
+    nic_Gbps: float | None = None
+    nics_per_node: int | None = None
+    gpus_per_node: int | None = None
+
+
+def device_name(text: str) -> str | None:
+    """The first device name printed on a `#  Rank` line, if any."""
+    for line in text.splitlines():
+        m = DEVICE_LINE.search(line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def model_gpu(device: str | None) -> tuple[str, str]:
+    """(the model's GPU, how it was chosen) for a printed device name."""
+    if device:
+        up = device.upper()
+        for key, gpu in DEVICE_NAMES:
+            if key in up:
+                same = gpu.split()[0] in up
+                return gpu, "from the log" if same else f"stands in for {device!r} (same family)"
+    what = f"{device!r} is not modelled" if device else "no device name in the log"
+    return DEFAULT_GPU, f"assumed: {what}; only the regimes' shapes come from it"
+
+
+def system_for(n: int, per: int, net: Network, device: str | None) -> dict:
+    """The System the fit uses, and where each figure came from."""
+    if net.gpu is not None:
+        gpu, gpu_basis = net.gpu, "--gpu"
+    else:
+        gpu, gpu_basis = model_gpu(device)
+    per = min(per, 8)
+    while n % per:  # the model holds servers of up to 8 GPUs (HGX/DGX)
+        per -= 1
+    nics = net.nics_per_node or per
+    nic = net.nic_Gbps or 400.0
+    return {
+        "system": System(gpu, n, per, nics, nic),
+        "gpu_basis": gpu_basis,
+        "network_basis": "given" if net.nic_Gbps else "assumed: 400 Gb/s, one card per GPU",
+    }
+
+
+# ---- the regimes and their fit -----------------------------------------------------------------
+
+
+def _lines(s: System, sizes: list[int]) -> dict[tuple[str, str], list[tuple[float, float]]]:
+    """Per regime, per size: (latency us, transfer us) as the calibrated model times them."""
+    out = {}
+    for (a, p), e in tables(s, "AllReduce").items():
+        cal = calibration(s.generation, a)
+        row = []
+        for n in sizes:
+            lat, bw = terms(s, "AllReduce", a, p, e, n)
+            row.append((lat, n / (1000 * bw * cal)))
+        out[(a, p)] = row
+    return out
+
+
+@dataclass(frozen=True)
+class _Seg:
+    """One regime fitted over rows lo..hi-1: latency offset, 1/scale, and the cost."""
+
+    regime: tuple[str, str]
+    lo: int
+    hi: int
+    offset: float
+    inv: float
+    cost: float
+
+
+def _sums(lines, fit_rows, times) -> dict:
+    """Per regime, prefix sums of the weighted least-squares terms (weight 1/t^2, so the
+    residuals are relative errors): t - latency = offset + transfer x inv."""
+    out = {}
+    fastest = {i: min(sum(per_size[i]) for per_size in lines.values()) for i in fit_rows}
+    for r, per_size in lines.items():
+        acc = [(0.0,) * 8]
+        for i in fit_rows:
+            lat, f = per_size[i]
+            t = times[i]
+            y, w = t - lat, 1 / (t * t)
+            a = acc[-1]
+            slower = math.log((lat + f) / fastest[i]) ** 2
+            acc.append((a[0] + w, a[1] + w * f, a[2] + w * f * f, a[3] + w * y,
+                        a[4] + w * f * y, a[5] + w * y * y, lat, a[7] + slower))  # fmt: skip
+        out[r] = acc
+    return out
+
+
+def _segment(r, acc, lo: int, hi: int) -> _Seg:
+    """One regime over rows lo..hi-1: as NCCL's model has it (free), or with its offset and
+    1/scale fitted in closed form (SEGMENT_COST; at least MIN_SEGMENT_ROWS rows, or every row
+    of a shorter log; one row fits the scale alone), whichever costs less. The fitted latency
+    is kept >= 0."""
+    a, b = acc[lo], acc[hi]
+    sums = tuple(b[k] - a[k] for k in range(6))
+    choice = CHOICE_PRIOR * (b[7] - a[7])
+    best = _Seg(r, lo, hi, 0.0, 1.0, _sse(sums, 0.0, 1.0) + choice + FIXED_COST)
+    if hi - lo < min(MIN_SEGMENT_ROWS, len(acc) - 1):
+        return best
+    sw, sf, sff, sy, sfy, _ = sums
+    det = sw * sff - sf * sf
+    off = (sy * sff - sf * sfy) / det if hi - lo > 1 and det > 1e-12 * sw * sff else 0.0
+    if off < 0:
+        off = max(off, -acc[lo + 1][6])  # NCCL's latency never falls with size
+    inv = (sfy - off * sf) / sff if sff > 0 else 1.0
+    inv = min(1 / SCALE_RANGE[0], max(1 / SCALE_RANGE[1], inv))
+    prior = SCALE_PRIOR * (hi - lo) * math.log(inv) ** 2 + choice + SEGMENT_COST
+    fitted = _Seg(r, lo, hi, off, inv, _sse(sums, off, inv) + prior)
+    return fitted if fitted.cost < best.cost else best
+
+
+def _sse(sums: tuple, off: float, inv: float) -> float:
+    """Sum of squared relative errors of offset + transfer x inv, from the prefix sums."""
+    sw, sf, sff, sy, sfy, syy = sums
+    sse = off * off * sw + inv * inv * sff + syy + 2 * off * inv * sf - 2 * off * sy - 2 * inv * sfy
+    return max(sse, 0.0)
+
+
+def _segments(lines, fit_rows, times) -> list[_Seg]:
+    """The cheapest split of the rows (by size) into at most MAX_SEGMENTS runs of one regime
+    each: dynamic programming over the rows where a run may start."""
+    sums = _sums(lines, fit_rows, times)
+    m = len(fit_rows)
+    # regimes change only at these rows: every row of a -f 2 sweep, a grid for long -i sweeps
+    cuts = sorted({round(k * m / min(m, MAX_CUTS)) for k in range(min(m, MAX_CUTS) + 1)})
+    # best[end][count] = (cost, segments) for rows 0..end-1
+    best: dict[int, dict] = {c: {} for c in cuts}
+    best[0][0] = (0.0, [])
+    for lo in cuts:
+        starts = [(c, v) for c, v in best[lo].items() if c < MAX_SEGMENTS]
+        if not starts:
+            continue
+        for end in (c for c in cuts if c > lo):
+            seg = min((_segment(r, acc, lo, end) for r, acc in sums.items()), key=_cost)
+            for c, (cost, segs) in starts:
+                total = cost + seg.cost
+                if c + 1 not in best[end] or total < best[end][c + 1][0]:
+                    best[end][c + 1] = (total, [*segs, seg])
+    return min(best[m].values(), key=lambda v: v[0])[1]
+
+
+def _cost(seg: _Seg) -> float:
+    return seg.cost
+
+
+def _fitted(lines, seg: _Seg, i: int) -> float:
+    lat, f = lines[seg.regime][i]
+    return lat + seg.offset + f * seg.inv
+
+
+def nccl_fit(sizes: list[int], times_us: list[float], system: System) -> dict | None:
+    """Fit NCCL's regimes to measured (size, time) rows; None without a row from MIN_BYTES."""
+    pts = sorted((n, t) for n, t in zip(sizes, times_us, strict=True) if n > 0 and t and t > 0)
+    fit_rows = [i for i, (n, _) in enumerate(pts) if n >= MIN_BYTES]
+    if not fit_rows:
+        return None
+    ns, ts = [n for n, _ in pts], [t for _, t in pts]
+    lines = _lines(system, ns)
+    segs = _segments(lines, fit_rows, ts)
+    seg_of = {}
+    for seg in segs:
+        for k in range(seg.lo, seg.hi):
+            seg_of[fit_rows[k]] = seg
+    factor = busbw_factor("AllReduce", system.gpus)
+    rows = []
+    for i, (n, t) in enumerate(pts):
+        seg = seg_of.get(i, segs[0])  # below MIN_BYTES: the first regime, extrapolated
+        tf = _fitted(lines, seg, i)
+        a, p = seg.regime
+        rows.append(
+            {
+                "bytes": n,
+                "regime": f"{a}/{p}",
+                "algorithm": a,
+                "protocol": p,
+                "measured_time_us": t,
+                "fitted_time_us": tf,
+                "measured_busbw_GBps": n / (t * 1e3) * factor,
+                "fitted_busbw_GBps": n / (tf * 1e3) * factor if tf > 0 else None,
+                "rel_error": (tf - t) / t,
+                "in_rms": n >= MIN_BYTES,
+            }
+        )
+    used = [r["rel_error"] for r in rows if r["in_rms"]]
+    every = [r["rel_error"] for r in rows]
+    top, first = segs[-1], segs[0]
+    plateau = _plateau_busbw(system, top.regime, top.inv, ns[-1], factor)
+    model = choose("AllReduce", ns[-1], system).busbw_GBps  # NCCL's pick, calibrated
+    return {
+        "rms_rel_error": _rms(used),
+        "min_bytes": MIN_BYTES,
+        "rms_rel_error_all": _rms(every),
+        "points": len(used),
+        "busbw_GBps": plateau,  # the last regime's, latency left out
+        "model_busbw_GBps": model,  # NCCL's pick at the largest size, calibrated
+        "bw_scale": rows[-1]["fitted_busbw_GBps"] / model,  # the fit against it, same size
+        "latency_us": lines[first.regime][0][0] + first.offset,
+        "regimes": [_regime(system, s, lines, ns, fit_rows, factor) for s in segs],
+        "rows": rows,
+    }
+
+
+def _rms(xs: list[float]) -> float:
+    return math.sqrt(sum(x * x for x in xs) / len(xs))
+
+
+def _plateau_busbw(s: System, r: tuple[str, str], inv: float, n: int, factor: float) -> float:
+    """The regime's fitted bus bandwidth at size n, latency left out (its plateau)."""
+    e = tables(s, "AllReduce")[r]
+    _, bw = terms(s, "AllReduce", r[0], r[1], e, n)
+    return bw * calibration(s.generation, r[0]) / inv * factor
+
+
+def _regime(s: System, seg: _Seg, lines, ns, fit_rows, factor) -> dict:
+    a, p = seg.regime
+    last = fit_rows[seg.hi - 1]
+    return {
+        "regime": f"{a}/{p}",
+        "from_bytes": ns[fit_rows[seg.lo]],
+        "to_bytes": ns[last],
+        "rows": seg.hi - seg.lo,
+        "bw_scale": 1 / seg.inv,
+        "latency_us": lines[seg.regime][last][0] + seg.offset,
+        "nccl_latency_us": lines[seg.regime][last][0],
+        "busbw_GBps": _plateau_busbw(s, seg.regime, seg.inv, ns[last], factor),
+        "model_busbw_GBps": _plateau_busbw(s, seg.regime, 1.0, ns[last], factor),
+    }
+
+
+# ---- what the reader's hardware says -----------------------------------------------------------
+
+
+def line_rate(servers: int, per: int, net: Network) -> dict:
+    """The yardstick for busbw from the links the reader names: inside one server the GPU's
+    NVLink rate per direction; across servers the cards per server times a card's rate (NCCL's
+    rings spread over every card: each carries 2(n-1)/n x S / cards). None if not named."""
+    if servers == 1 and net.gpu is not None:
+        g = hardware.find(hardware.GPUS, net.gpu, "gpu")
+        return {"GBps": g.link_GBps, "basis": f"{g.name} NVLink, per GPU per direction"}
+    if servers > 1 and net.nic_Gbps:
+        k = net.nics_per_node or per
+        return {
+            "GBps": k * net.nic_Gbps / 8,
+            "basis": f"{k} cards x {net.nic_Gbps:g} Gb/s per server",
+        }
+    return {"GBps": None, "basis": "not named: pass --gpu (one server) or --nic-gbps"}
+
+
+def per_card(row: dict, n: int, nics: int) -> dict:
+    """Bytes each network card sends per direction for one row, and at what rate: a ring's
+    2(n-1)/n x S over the server's cards; a tree, NVLSTree or CollNet about S (exact for two
+    servers: each tree carries half the data each way)."""
+    share = busbw_factor("AllReduce", n) if row["algorithm"] == "Ring" else 1.0
+    nbytes = share * row["bytes"] / nics
+    return {"bytes": nbytes, "GBps": nbytes / (row["measured_time_us"] * 1e3)}
+
+
+def prediction(sizes: list[int], times_us: list[float], system: System) -> dict:
+    """NCCL's pick and calibrated busbw per size, beside the measurement (busbw from the
+    measured time, as nccl-tests computes it, unrounded)."""
+    factor = busbw_factor("AllReduce", system.gpus)
+    rows = []
+    for n, t in zip(sizes, times_us, strict=True):
+        c = choose("AllReduce", n, system)
+        b = n / (t * 1e3) * factor
+        rows.append(
+            {
+                "bytes": n,
+                "algorithm": c.algorithm,
+                "protocol": c.protocol,
+                "busbw_GBps": c.busbw_GBps,
+                "nccl_busbw_GBps": c.nccl_busbw_GBps,
+                "measured_busbw_GBps": b,
+                "ratio": b / c.busbw_GBps,
+            }
+        )
+    return {
+        "ratio_is": "measured / predicted bus bandwidth (calibrated): above 1, the run beat "
+        "NCCL's model",
+        "system": {
+            "gpu": system.gpu,
+            "gpus": system.gpus,
+            "gpus_per_node": system.gpus_per_node,
+            "nics_per_node": system.nics_per_node,
+            "nic_gbps": system.nic_Gbps,
+        },
+        "rows": rows,
+    }
+
+
+# ---- erratum 5: the fitted figures, for the model they were fitted with ------------------------
+
+
+def settings(nf: dict, system: System) -> dict:
+    """The calculator parameters that make `calc(..., algorithm="nccl")` give the fitted busbw
+    at the largest size measured: across servers, the card rate (Gb/s) at which NCCL's model
+    predicts it; inside one server NCCL's model depends on the GPU alone, so only the GPU is
+    set, and `reproduces` says whether that is enough. `calc_kwargs` are calculator.calc's own
+    keyword arguments: calc(params=..., **calc_kwargs)."""
+    from .. import calculator
+
+    target, nbytes = nf["rows"][-1]["fitted_busbw_GBps"], nf["rows"][-1]["bytes"]
+    per = system.gpus_per_node
+    base = {"algorithm": "nccl", "gpu": system.gpu, "gpus": system.gpus, "gpus_per_node": per}
+
+    def busbw(nic_Gbps: float) -> float:
+        c = calculator.cluster_for(system.gpu, system.gpus, per, nic_Gbps)
+        try:
+            return calculator.allreduce(c, "nccl", nbytes)["busbw_GBps"]
+        except ValueError:  # topology.py's search fails on a few rates with one GPU per
+            return busbw(nic_Gbps * 0.875)  # server (336-384 Gb/s): take a lower rate's
+
+    if system.nodes == 1:
+        kwargs = base | {"nic_Gbps": system.nic_Gbps}  # cards unused on one server
+        return base | {"calc_kwargs": kwargs} | _check(target, busbw(system.nic_Gbps))
+    lo, hi = 1.0, 3200.0
+    reach = min(target, busbw(hi))  # the model's busbw stops growing with the card rate
+    while hi - lo > 0.01 * lo:  # it grows with the card rate: bisect for the least that reaches
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if busbw(mid) < reach * (1 - 1e-9) else (lo, mid)
+    step = 10.0 ** (math.floor(math.log10(lo)) - 2)  # three significant figures, rounded
+    ends = (math.floor(lo / step) * step, math.ceil(hi / step) * step)  # away from the step
+    nic = float(f"{min(ends, key=lambda x: abs(busbw(x) - target)):.4g}")
+    kwargs = base | {"nic_Gbps": nic}
+    return base | {"nic_gbps": nic, "calc_kwargs": kwargs} | _check(target, busbw(nic))
+
+
+def _check(target: float, model: float) -> dict:
+    """Whether the settings reproduce the fitted busbw within SETTINGS_TOLERANCE."""
+    ok = abs(model / target - 1) <= SETTINGS_TOLERANCE
+    return {
+        "fitted_busbw_GBps": target,
+        "model_busbw_GBps": model,
+        "reproduces": ok,
+        "note": None
+        if ok
+        else "NCCL's model on this hardware picks a regime this run did not reach (a forced "
+        "NCCL_ALGO, NVLS off, or another fabric): the calculator's NCCL figure differs",
+    }
+
+
+def explain(run_rows: list[dict], n: int, servers: int, per: int, net: Network, device) -> dict:
+    """The keys `nccl-tests` adds for one run: nccl_fit (with line rate, per-card figures and
+    the calculator settings) and, given --gpu, prediction."""
+    out: dict = {"nccl_fit": None}
+    sizes = [r["size_bytes"] for r in run_rows if r.get("time_us")]
+    times = [r["time_us"] for r in run_rows if r.get("time_us")]
+    if n < 2 or not sizes:
+        return out
+    try:
+        basis = system_for(n, per, net, device)
+    except ParamError:
+        if net.gpu is not None or net.nic_Gbps is not None:
+            raise
+        return out
+    s = basis["system"]
+    nf = nccl_fit(sizes, times, s)
+    if nf is None:
+        return out | ({"prediction": prediction(sizes, times, s)} if net.gpu else {})
+    rate = line_rate(servers, per, net)
+    for row in nf["rows"]:
+        row["above_line_rate"] = bool(rate["GBps"] and row["measured_busbw_GBps"] > rate["GBps"])
+        if servers > 1:
+            row["per_card"] = per_card(row, n, net.nics_per_node or per)
+    above = [r["bytes"] for r in nf["rows"] if r["above_line_rate"]]
+    nf["line_rate"] = rate | {
+        "rows_above": above,
+        "why": "busbw above the links' line rate: in-network reduction (NVLS, SHARP) or a "
+        "two-server tree, which send about S per GPU where busbw assumes a ring's 2(n-1)/n x S"
+        if above
+        else None,
+    }
+    nf["system"] = {
+        "gpu": s.gpu,
+        "gpus": s.gpus,
+        "gpus_per_node": s.gpus_per_node,
+        "nics_per_node": s.nics_per_node,
+        "nic_gbps": s.nic_Gbps,
+        "gpu_basis": basis["gpu_basis"],
+        "network_basis": basis["network_basis"],
+    }
+    nf["alpha_beta_rms_rel_error"] = _alpha_beta_rms(nf["rows"])
+    nf["calculator_settings"] = settings(nf, s)
+    out["nccl_fit"] = nf
+    if net.gpu is not None:
+        out["prediction"] = prediction(sizes, times, s)
+    return out
+
+
+def _alpha_beta_rms(rows: list[dict]) -> float | None:
+    """The alpha-beta line refitted on the rows the NCCL fit's rms counts: like for like."""
+    from .. import fit
+
+    used = [r for r in rows if r["in_rms"]]
+    f = fit.fit([r["bytes"] for r in used], [r["measured_time_us"] for r in used])
+    return f["rms_rel_error"] if f else None
