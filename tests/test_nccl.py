@@ -543,3 +543,12 @@ def test_calc_nccl_refuses_amd(capsys):
     with pytest.raises(SystemExit) as e:
         main(["calc", "--params", "7e9", "--gpus", "8", "--gpu", "mi300x"])
     assert e.value.code == 2 and "--gpu" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("nic_Gbps", [100, 200, 336, 350, 383, 384, 400])
+def test_one_gpu_per_server_any_card_rate(nic_Gbps):
+    """A tree bandwidth between two speeds of the intra array still steps up (was a ValueError
+    for cards of 336-384 Gb/s with one GPU per server)."""
+    s = System("H100 SXM", 4, 1, 1, nic_Gbps)
+    pick = choose("AllReduce", 1 << 30, s)
+    assert 0 < pick.nccl_busbw_GBps <= nic_Gbps / 8

@@ -385,10 +385,7 @@ def settings(nf: dict, system: System) -> dict:
 
     def busbw(nic_Gbps: float) -> float:
         c = calculator.cluster_for(system.gpu, system.gpus, per, nic_Gbps)
-        try:
-            return calculator.allreduce(c, "nccl", nbytes)["busbw_GBps"]
-        except ValueError:  # topology.py's search fails on a few rates with one GPU per
-            return busbw(nic_Gbps * 0.875)  # server (336-384 Gb/s): take a lower rate's
+        return calculator.allreduce(c, "nccl", nbytes)["busbw_GBps"]
 
     if system.nodes == 1:
         kwargs = base | {"nic_Gbps": system.nic_Gbps}  # cards unused on one server

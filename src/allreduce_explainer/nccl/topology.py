@@ -202,8 +202,9 @@ def _dup(s: System, n: int, bw: float, max_channels: int) -> tuple[int, float]:
 
 def _step_up(speeds: tuple, bw: float, ok, below: float = math.inf) -> float:
     """Pass 2 (search.cc:1267-1284): step up the speed array while the value is below `below`
-    and the links still carry the next speed."""
-    i = speeds.index(bw)
+    and the links still carry the next speed. A value between two speeds (a tree whose bandwidth
+    came from another array, one GPU per server) steps up from the next speed below it."""
+    i = next((k for k, v in enumerate(speeds) if v <= bw), len(speeds))
     while i > 0 and bw < below and ok(speeds[i - 1]):
         i -= 1
         bw = speeds[i]
