@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from .. import api, cost, dtypes, fmt, tree
+from .. import api, cost, fmt, tree
 from ..errors import ParamError
 from ..palette import SERIES
 from ..schedule import split
 from ..topology import NETWORK_LATENCY_US, NIC_400G_GBPS, Topology
-from ..validate import count, nonnegative, positive
-from .common import DIGITS, chunk_of, options, stepper_frames, value_text, vectors
+from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
+from .params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 from .ring import check
 
 GIB = 1 << 30
@@ -117,19 +117,19 @@ def crossover(topo: Topology, tree_fn=tree_time, sizes=SIZES) -> float | None:
     return None
 
 
-LATENCY_DEFAULTS = {"gpus": 64, "latency_us": NETWORK_LATENCY_US, "bandwidth_gbps": NIC_400G_GBPS}
+LATENCY = spec(
+    Param("gpus", 64, "int", "GPUs", 2, MAX_LATENCY_GPUS),
+    Param("latency_us", NETWORK_LATENCY_US, "float", "Latency per message α (µs)", 0, 10000,
+          unit="µs"),
+    Param("bandwidth_gbps", NIC_400G_GBPS, "float", "Bandwidth B (GB/s)", 0.001, 100000,
+          unit="GB/s"),
+)  # fmt: skip
 
 
 def latency(params=None) -> dict:
     """Stage 5: time of one all-reduce against message size, ring and tree, with the crossover."""
-    p = options(params, LATENCY_DEFAULTS)
-    n = count("gpus", p["gpus"], 2, MAX_LATENCY_GPUS)
-    alpha = nonnegative("latency_us", p["latency_us"])
-    if alpha > 10_000:
-        raise ParamError("latency_us", "must be at most 10,000 µs")
-    gbps = positive("bandwidth_gbps", p["bandwidth_gbps"])
-    if not 0.001 <= gbps <= 100_000:
-        raise ParamError("bandwidth_gbps", "must be between 0.001 and 100,000 GB/s")
+    p = validated(params, LATENCY)
+    n, alpha, gbps = p["gpus"], float(p["latency_us"]), float(p["bandwidth_gbps"])
     topo = flat(n, gbps, alpha)
     ring = [ring_time(topo, s) for s in SIZES]
     tr = [tree_time(topo, s) for s in SIZES]
@@ -275,13 +275,13 @@ def tree_steps(n: int, chunks: int = 1) -> int:
     return sum(max(off for *_, off in edges) + chunks for edges in tree.phases(n))
 
 
-STEPS_DEFAULTS = {"gpus": 1024}
+STEPS = spec(Param("gpus", 1024, "int", "GPUs (marked on the chart)", 2, MAX_STEP_GPUS))
 
 
 def steps(params=None) -> dict:
     """Lock-step rounds of a small all-reduce: the ring's 2(n - 1) against the tree's ~2 log2 n."""
-    p = options(params, STEPS_DEFAULTS)
-    n = count("gpus", p["gpus"], 2, MAX_STEP_GPUS)
+    p = validated(params, STEPS)
+    n = p["gpus"]
     ring = [2 * (x - 1) for x in STEP_GPUS]
     tr = [tree_steps(x) for x in STEP_GPUS]
     logs = [2 * math.log2(x) for x in STEP_GPUS]
@@ -351,17 +351,21 @@ def _steps_line(name, y, colour, dash, symbol) -> dict:
 
 # ---- The tree, step by step --------------------------------------------------------------------
 
-TREE_DEFAULTS = {"gpus": 8, "length": 8, "dtype": "int", "seed": 1, "values": None, "chunks": 2}
-TREE_LIMITS = {"gpus": (2, 16), "length": 64}
+TREE = spec(
+    Param("gpus", 8, "int", "GPUs", 2, 16),
+    Param("length", 8, "int", "Numbers per gradient", 2, 64),
+    Param("chunks", 2, "int", "Chunks per tree (pipeline)", 1, 4),
+    DTYPE,
+    SEED,
+    VALUES,
+)
 
 
 def tree_allreduce(params=None) -> dict:
     """Stage 5: the double binary tree on real numbers, up the trees and down, then the check."""
-    p = options(params, TREE_DEFAULTS)
-    dtype = p["dtype"]
-    dtypes.get(dtype)
-    k = count("chunks", p["chunks"], 1, 4)
-    n, inputs = vectors(p, *TREE_LIMITS["gpus"], TREE_LIMITS["length"], dtype)
+    p = validated(params, TREE)
+    n, k, dtype = p["gpus"], p["chunks"], p["dtype"]
+    inputs = vectors(p, n, dtype, TREE["length"].hi)
     length = len(inputs[0])
     if length < 2 * k:
         raise ParamError("length", f"needs at least {2 * k} numbers: two trees × {k} chunks")
@@ -452,11 +456,12 @@ def _tree_narration(chunks, k, b_start, parents, levels, dtype, n):
 
 
 WIDGETS = {"latency": latency, "steps": steps, "tree_allreduce": tree_allreduce}
+SPECS = {"latency": LATENCY, "steps": STEPS, "tree_allreduce": TREE}
 
 
 def facts() -> dict[str, str]:
     """Stage 5's quoted figures."""
-    d = LATENCY_DEFAULTS
+    d = defaults(LATENCY)
     topo = flat(d["gpus"], d["bandwidth_gbps"], d["latency_us"])
     x = crossover(topo)
     a = d["latency_us"]
@@ -492,6 +497,6 @@ def facts() -> dict[str, str]:
         "nccl_tree_8x8": f"{fmt.sig(nccl_latency_us('tree', 64, 8), 4)} µs",
         "nccl_tree_1x8": f"{fmt.sig(nccl_latency_us('tree', 8, 8), 3)} µs",
         "nccl_ring_1x8": f"{fmt.sig(nccl_latency_us('ring', 8, 8), 3)} µs",
-        "tree_stepper_steps": str(tree_steps(TREE_DEFAULTS["gpus"], TREE_DEFAULTS["chunks"])),
-        "tree_stepper_ring_steps": str(2 * (TREE_DEFAULTS["gpus"] - 1)),
+        "tree_stepper_steps": str(tree_steps(TREE["gpus"].default, TREE["chunks"].default)),
+        "tree_stepper_ring_steps": str(2 * (TREE["gpus"].default - 1)),
     }
