@@ -164,7 +164,7 @@ def latency(params=None) -> dict:
     )
     return {
         "kind": "chart",
-        "params": {"gpus": n, "latency_us": alpha, "bandwidth_gbps": gbps},
+        "params": p,
         "crossover_bytes": x,
         "crossover_nccl_bytes": xn,
         "figure": {"data": data, "layout": _time_layout(small, large)},
@@ -302,7 +302,7 @@ def steps(params=None) -> dict:
     ]
     return {
         "kind": "chart",
-        "params": {"gpus": n},
+        "params": p,
         "figure": {
             "data": data,
             "layout": {

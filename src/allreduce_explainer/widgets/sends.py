@@ -102,7 +102,7 @@ def sends(params=None) -> dict:
     at = counted_at.get(n)
     return {
         "kind": "chart",
-        "params": {"gpus": n, "gradient_gb": p["gradient_gb"]},
+        "params": p,
         "figure": {"data": data, "layout": _layout()},
         "summary": (
             f"At {n} GPUs each GPU of the ring sends {fmt.sig(ring_n / s, 4)} gradients "
@@ -238,9 +238,8 @@ BUSBW = spec(
 def busbw(params=None) -> dict:
     """algbw = S / t and busbw = algbw x factor, held against the link's rate."""
     p = validated(params, BUSBW)
-    link = float(p["link_gbps"])
     r = _bandwidths(p["gpus"], p["bytes"], p["time_us"], p["collective"])
-    return {"kind": "panel", "params": {**p, "link_gbps": link}, "readouts": _readouts(r, link)}
+    return {"kind": "panel", "params": p, "readouts": _readouts(r, float(p["link_gbps"]))}
 
 
 def _bandwidths(gpus: int, nbytes, time_us, collective: str) -> dict:
@@ -312,7 +311,7 @@ def nccl_line(params=None) -> dict:
     readouts.update(_columns(row, r))
     return {
         "kind": "panel",
-        "params": {**p, "link_gbps": link},
+        "params": p,
         "readouts": readouts,
     }
 

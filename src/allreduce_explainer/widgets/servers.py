@@ -95,7 +95,7 @@ def servers_stepper(params=None) -> dict:
     frames[-1]["narration"].append(state_check["verdict"])
     return {
         "kind": "stepper",
-        "params": {**p, "servers": servers, "gpus_per_node": g, "length": length},
+        "params": {**p, "length": length},
         "gpus": n,
         "length": length,
         "dtype": "int",
@@ -225,7 +225,7 @@ def servers_compare(params=None) -> dict:
     readouts["counted"] = _counted_note(servers, g, counts)
     return {
         "kind": "chart",
-        "params": {**p, "servers": servers, "gpus_per_node": g, "gradient_gb": gb, **links},
+        "params": p,
         "figure": _figure(times, servers, g, at),
         "summary": (
             f"With {servers} servers of {g} GPUs and {fmt.nbytes(s)} per GPU: "

@@ -125,7 +125,7 @@ def scaling(params=None) -> dict:
         )
     return {
         "kind": "chart",
-        "params": {"gpus": n, "params_b": params_b},
+        "params": p,
         "figure": {
             "data": data,
             "layout": {
