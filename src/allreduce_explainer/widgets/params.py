@@ -41,7 +41,8 @@ class Param:
     nudge: tuple[int, str] | None = None  # − k / + k buttons beside the box: (k, what k adds)
 
     def __post_init__(self):
-        assert self.kind in KINDS, self.kind
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: kind {self.kind!r} is not one of {KINDS}")
 
     @property
     def control(self) -> str | None:
