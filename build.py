@@ -237,12 +237,15 @@ def state_json(state: dict) -> str:
 
 
 def widget_docs(pages: list[dict]) -> list[dict]:
-    """Every widget, the page it is on and its URL parameters with their defaults (a contract)."""
+    """Every widget, the page it is on and its URL parameters with their defaults (a contract),
+    from its spec; a stepper's URL also takes `step`."""
     docs = []
     for page in pages:
         for name in WIDGET_CALL.findall(page["source"]):
-            params = widgets.WIDGETS[name]()["params"]
-            docs.append({"name": name, "page": page, "params": params})
+            spec = widgets.SPECS[name]
+            stepper = widgets.WIDGETS[name]()["kind"] == "stepper"
+            params = {k: p.default for k, p in spec.items()}
+            docs.append({"name": name, "page": page, "params": params, "stepper": stepper})
     return docs
 
 
@@ -263,7 +266,11 @@ class Builder:
 
     def widget_html(self, name: str, state: dict, base: str) -> str:
         return self.env.get_template(f"widgets/{name}.html").render(
-            name=name, state=state, state_json=state_json(state), base=base
+            name=name,
+            spec=widgets.SPECS[name],
+            state=state,
+            state_json=state_json(state),
+            base=base,
         )
 
     def render_prose(self, page: dict, base: str) -> tuple[str, list[tuple[str, dict]]]:

@@ -129,6 +129,3 @@ def sheet(params=None) -> dict:
         "problems": problems,
         "answers": key,
     }
-
-
-WIDGETS = {"exercise": exercise, "exercise_sheet": sheet}

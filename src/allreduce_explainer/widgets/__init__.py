@@ -5,6 +5,7 @@ calls the same function (through bridge.py) whenever a reader changes a control.
 raises ParamError naming it, which the page shows next to that control.
 
 Each module of this package serves one page and exports WIDGETS, a dict name -> function, and
+SPECS, a dict name -> its parameters (params.py), and
 optionally facts() -> dict of the figures its prose quotes ({{ f.NAME }}) and WARM, calls
 [(widget, params)] whose first answer is slow (a model to build, a layout to count): the site's
 Python snapshot has made them already, so a reader's first choice is as quick as the second. This
@@ -17,12 +18,14 @@ import importlib
 import pkgutil
 
 WIDGETS: dict = {}
+SPECS: dict = {}  # name -> {parameter name: Param}, in the order of the widget's controls
 FACTS: list = []  # the modules' facts() functions, called by the build only
 WARM: list = []  # the modules' slow first calls, made before the snapshot is taken
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-    if _info.name not in ("common", "figures"):  # helpers, not pages
-        _module = importlib.import_module(f"{__name__}.{_info.name}")
+    _module = importlib.import_module(f"{__name__}.{_info.name}")
+    if hasattr(_module, "WIDGETS"):  # a page's module, not a shared helper
         WIDGETS.update(_module.WIDGETS)
+        SPECS.update(_module.SPECS)
         if hasattr(_module, "facts"):
             FACTS.append(_module.facts)
         WARM.extend(getattr(_module, "WARM", []))

@@ -5,51 +5,39 @@ from __future__ import annotations
 import math
 
 from .. import api, calculator, ddp, fmt, models
-from ..errors import ParamError
 from ..latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..palette import NEUTRAL, SERIES
 from ..topology import NIC_400G_GBps
-from ..validate import count, nonnegative, positive
 from . import figures as fig
-from .common import options
+from .params import Param, grad_dtype, spec, validated
 
-DEFAULTS = {
-    "model": "gpt2",
-    "batch": ddp.DEFAULT_BATCH["gpt2"],
-    "batch_model": "gpt2",  # the model the batch was chosen for: a new model resets it
-    "gpus": 8,
-    "gpus_per_node": 8,
-    "bucket_cap_mb": ddp.DEFAULT_CAP_MB,
-    "first_bucket_mb": ddp.DEFAULT_FIRST_MB,
-    "grad_dtype": "fp32",
-    "mfu": calculator.DEFAULT_MFU,
-    "inter_bw": NIC_400G_GBps,
-    "intra_latency": NCCL_NVLINK_HOP_US,
-    "inter_latency": NCCL_NETWORK_HOP_US,
-}
+SPEC = spec(
+    Param("model", "gpt2", "choice", "Model",
+          choices=tuple((k, calculator.model_label(k)) for k in models.MODELS)),
+    Param("batch", ddp.DEFAULT_BATCH["gpt2"], "int", "Samples per GPU", 1, 4096, optional=True),
+    Param("batch_model", "gpt2", "data"),  # the model the batch was chosen for: a new one resets it
+    Param("gpus", 8, "int", "GPUs", 2, 4096),
+    Param("gpus_per_node", 8, "int", "GPUs per server", 1, 64),
+    Param("bucket_cap_mb", ddp.DEFAULT_CAP_MB, "float", "Bucket cap (MiB)", 0.001, 1000000,
+          unit="MiB"),
+    Param("first_bucket_mb", ddp.DEFAULT_FIRST_MB, "float", "First bucket (MiB)", 0.001, 1000000,
+          unit="MiB"),
+    grad_dtype("fp32", "fp32", "bf16"),
+    Param("mfu", calculator.DEFAULT_MFU, "float", "Share of peak FLOP/s", 0.01, 1, step=0.05),
+    Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.001, 100000, unit="GB/s"),
+    Param("intra_latency", NCCL_NVLINK_HOP_US, "float", "NVLink latency (µs)", 0, 100000,
+          unit="µs"),
+    Param("inter_latency", NCCL_NETWORK_HOP_US, "float", "Network latency (µs)", 0, 100000,
+          unit="µs"),
+)  # fmt: skip
 COLOURS = ("#0072B2", "#56B4E9")  # alternate buckets (Okabe & Ito blues)
 EXPOSED = SERIES["naive"]
 
 
 def _params(params) -> dict:
-    p = options(params, DEFAULTS)
-    if not isinstance(p["model"], str) or p["model"] not in models.MODELS:
-        raise ParamError("model", f"must be one of {', '.join(models.MODELS)}")
+    p = validated(params, SPEC)
     if p["batch_model"] != p["model"] or p["batch"] is None:
         p["batch"], p["batch_model"] = ddp.DEFAULT_BATCH[p["model"]], p["model"]
-    if not isinstance(p["grad_dtype"], str) or p["grad_dtype"] not in calculator.GRAD_BYTES:
-        raise ParamError("grad_dtype", "must be fp32 or bf16")
-    count("batch", p["batch"], 1, 4096)
-    count("gpus", p["gpus"], 2, 4096)
-    count("gpus_per_node", p["gpus_per_node"], 1, 64)
-    for key in ("bucket_cap_mb", "first_bucket_mb"):
-        if positive(key, p[key]) > 1e6:
-            raise ParamError(key, "must be at most 1,000,000 MiB")
-    for key in ("intra_latency", "inter_latency"):
-        if nonnegative(key, p[key]) > 1e5:
-            raise ParamError(key, "must be at most 100,000 µs")
-    if positive("inter_bw", p["inter_bw"]) > 1e5:
-        raise ParamError("inter_bw", "must be at most 100,000 GB/s")
     return p
 
 
@@ -290,3 +278,4 @@ def facts() -> dict[str, str]:
 
 
 WIDGETS = {"ddp_buckets": ddp_buckets}
+SPECS = {"ddp_buckets": SPEC}

@@ -17,46 +17,55 @@ from ..errors import ParamError
 from ..palette import NEUTRAL, SERIES
 from ..validate import count
 from . import figures as fig
-from .common import options
+from .params import Param, grad_dtype, spec, validated
 
 MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)
 MAX_LISTED = 50  # unreadable lines listed one by one; the rest are counted by reason
 H100 = hardware.H100_SXM
-DEFAULTS = {
-    "model": "custom",
-    "params": models.EXAMPLE_PARAMS,
-    "grad_dtype": "bf16",
-    "gpu": H100.name,
-    "link_gbps": H100.link_GBps,
-    "peak_tflops": H100.peak_bf16_tflops,
-    "memory_gb": H100.memory_gb,
-    "gpus": 64,
-    "gpus_per_node": 8,
-    "network": "400 Gb/s",
-    "nic_gbps": hardware.NIC_400G_Gbps,
-    "algorithm": "ring",
-    "tokens_per_gpu": calculator.DEFAULT_TOKENS,
-    "mfu": calculator.DEFAULT_MFU,
-    "intra_latency_us": 0.0,
-    "inter_latency_us": 0.0,
-    "log": "",
-    "log_file": "",  # an opened file's text: held in a hidden input, never drawn in the text box
-    "log_gpus": None,
-    "run": 1,
-}
-# The selects' options (value, text), for the template: presets by their canonical names.
-CHOICES = {
-    "models": [[k, calculator.model_label(k)] for k in calculator.PRESET_MODELS],
-    "gpus": [[g.name, g.name] for g in hardware.GPUS],
-    "networks": [[n["name"], n["name"]] for n in hardware.NETWORKS],
-}
 ALGORITHM_TEXT = {
     "ring": "single ring",
     "multi-ring": "multi-ring (one ring per card, as NCCL)",
     "tree": "double binary tree",
     "hierarchical": "hierarchical (Horovod)",
     "auto": "the fastest of them",
+    "nccl": "NCCL's choice (its own cost model)",
 }
+# Presets by their canonical names; "custom" uses the number boxes beside the select.
+SPEC = spec(
+    Param("model", "custom", "name", "Model", choices=(
+        ("custom", "custom: the parameter count"),
+        *((k, calculator.model_label(k)) for k in calculator.PRESET_MODELS))),
+    Param("params", int(models.EXAMPLE_PARAMS), "float", "Parameters (custom)",
+          int(calculator.MIN_PARAMS), calculator.MAX_PARAMS),
+    grad_dtype("bf16", "bf16", "fp32"),
+    Param("gpu", H100.name, "name", "GPU", choices=(
+        *((g.name, g.name) for g in hardware.GPUS), ("custom", "custom: the figures beside"))),
+    Param("link_gbps", H100.link_GBps, "float", "Link inside a server (GB/s per direction)",
+          0.001, 100000, unit="GB/s"),
+    Param("peak_tflops", H100.peak_bf16_tflops, "float", "Dense BF16 peak (TFLOP/s)",
+          0.001, 1000000, unit="TFLOP/s"),
+    Param("memory_gb", H100.memory_gb, "float", "Memory (GB)", 0.001, 100000, unit="GB"),
+    Param("gpus", 64, "int", "GPUs (n)", 1, calculator.MAX_GPUS, nudge=(8, "8 GPUs")),
+    Param("gpus_per_node", 8, "int", "GPUs per server (g)", 1, calculator.MAX_GPUS_PER_NODE),
+    Param("network", hardware.NIC_400G["name"], "name", "Network card per GPU", choices=(
+        *((n["name"], n["name"]) for n in hardware.NETWORKS),
+        ("custom", "custom: the rate beside"))),
+    Param("nic_gbps", hardware.NIC_400G_Gbps, "float", "Card rate (Gb/s, bits)", 0.001, 1000000,
+          unit="Gb/s"),
+    Param("algorithm", "ring", "choice", "Algorithm", choices=tuple(ALGORITHM_TEXT.items())),
+    Param("tokens_per_gpu", calculator.DEFAULT_TOKENS, "float", "Tokens per GPU per step", 1, 1e9),
+    Param("mfu", calculator.DEFAULT_MFU, "float", "MFU (share of peak)", 0.01, 1),
+    Param("intra_latency_us", 0.0, "float", "Latency per message in a server (µs)", 0, 1000000,
+          unit="µs"),
+    Param("inter_latency_us", 0.0, "float", "Latency per message between servers (µs)", 0, 1000000,
+          unit="µs"),
+    Param("log", "", "text", optional=True),
+    # an opened file's text: held in a hidden text box, never drawn in the one above
+    Param("log_file", "", "text", optional=True),
+    Param("log_gpus", None, "int", "GPUs in the run (if the log does not say)", 1, 65536,
+          optional=True),
+    Param("run", 1, "int", "Run in the file", 1, 100000),
+)  # fmt: skip
 
 
 WARM = [("cluster", {"model": key}) for key in calculator.PRESET_MODELS]
@@ -118,7 +127,7 @@ def _cluster_args(p: dict) -> dict:
 
 def cluster(params=None) -> dict:
     """The calculator's outputs, the share against GPU count, and the pasted log against both."""
-    p = _choose(options(params, DEFAULTS))
+    p = _choose(validated(params, SPEC))
     r = _calc(p)
     c = calculator.cluster_for(**_cluster_args(p))
     model = calculator.model_for(p["model"], p["params"])
@@ -132,7 +141,6 @@ def cluster(params=None) -> dict:
         "figures": _log_figures(log, r),
         "readouts": {**_readouts(r, p), **_log_readouts(log)},
         "result": {k: v for k, v in r.items() if k != "memory"},
-        "choices": CHOICES,
     }
     if log and log["fit"] and log["apply"]:
         state["fit_apply"] = log["apply"]
@@ -500,6 +508,7 @@ def _log_readouts(log: dict | None) -> dict:
 
 
 WIDGETS = {"cluster": cluster}
+SPECS = {"cluster": SPEC}
 
 
 def facts() -> dict[str, str]:

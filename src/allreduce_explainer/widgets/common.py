@@ -1,35 +1,18 @@
-"""What every widget shares: parameter merging, gradients, stepper frames, number text."""
+"""What every widget shares: gradients, stepper frames, number text."""
 
 from __future__ import annotations
 
 from .. import dtypes, gradients
-from ..errors import ParamError
-from ..validate import count
 
 DIGITS = {"int": 0, "fp32": 7, "bf16": 3}  # significant digits a reader needs to tell values apart
 
 
-def options(params, defaults: dict) -> dict:
-    """Merge parameters over the defaults, refusing unknown names (a typo should not pass)."""
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise ParamError("_", "parameters must be an object")
-    unknown = sorted(set(params) - set(defaults))
-    if unknown:
-        raise ParamError(str(unknown[0])[:40], "is not a parameter of this widget")
-    return {**defaults, **params}
-
-
-def vectors(p: dict, lo: int, hi: int, max_length: int, dtype: str) -> tuple[int, list[list]]:
-    """GPU count and gradients: drawn from the seed, or the reader's edited values."""
-    n = count("gpus", p["gpus"], lo, hi)
+def vectors(p: dict, n: int, dtype: str, max_length: int) -> list[list]:
+    """The n GPUs' gradients: the reader's edited values (checked), or drawn from the seed."""
     dt = dtypes.get(dtype)
     if p.get("values") is not None:
-        values = gradients.check(p["values"], n, dt, max_length)
-        return n, values
-    length = count("length", p["length"], 1, max_length)
-    return n, gradients.draw(n, length, dt, count("seed", p["seed"], 0, 2**53))
+        return gradients.check(p["values"], n, dt, max_length)
+    return gradients.draw(n, p["length"], dt, p["seed"])
 
 
 def value_text(v, dtype: str) -> str:

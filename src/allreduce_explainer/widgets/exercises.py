@@ -1,6 +1,34 @@
-"""Check yourself: the exercise widgets (one problem, and a teacher's sheet), from the core's
-exercises package."""
+"""Check yourself: one exercise (a problem drawn from a seed, checked when answered) and a
+teacher's sheet of them. The problems, answers and checks are the core's exercises package; this
+module declares their parameters, so pages, URLs and the course table follow one spec."""
 
-from ..exercises import WIDGETS
+from __future__ import annotations
 
-__all__ = ["WIDGETS"]
+from .. import exercises as core
+from .params import Param, spec, validated
+
+EXERCISE = spec(
+    Param("kind", "ring_time", "choice", choices=tuple((k, k) for k in core.KINDS)),
+    Param("seed", 0, "int", lo=0, hi=core.MAX_SEED),
+    Param("answer", None, "text", optional=True),
+)
+SHEET = spec(
+    Param("kinds", [fs[0].__name__ for _, fs in core.STAGES.values()], "data"),
+    Param("seed", 0, "int", lo=0, hi=core.MAX_SEED - core.MAX_SHEET),
+)
+
+
+def exercise(params=None) -> dict:
+    """The problem `kind` draws from `seed`, with feedback on `answer` when one is given."""
+    p = validated(params, EXERCISE)
+    given = {k: v for k, v in p.items() if v is not None}
+    return core.exercise(given) | {"params": p}
+
+
+def exercise_sheet(params=None) -> dict:
+    """A problem set from chosen kinds and one seed, with its answer key apart."""
+    return core.sheet(validated(params, SHEET))
+
+
+WIDGETS = {"exercise": exercise, "exercise_sheet": exercise_sheet}
+SPECS = {"exercise": EXERCISE, "exercise_sheet": SHEET}

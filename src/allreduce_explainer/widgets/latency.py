@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from .. import api, cost, dtypes, fmt, tree
+from .. import api, cost, fmt, tree
 from ..errors import ParamError
 from ..latency_model import (
     NCCL_NETWORK_HOP_US,
@@ -24,28 +24,28 @@ from ..latency_model import (
 from ..palette import NEUTRAL, SERIES
 from ..schedule import split
 from ..topology import NIC_400G_GBps
-from ..validate import count, nonnegative, positive
 from ..verify import check
 from . import figures as fig
-from .common import DIGITS, chunk_of, options, stepper_frames, value_text, vectors
+from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
+from .params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 
 GIB = 1 << 30
 MAX_LATENCY_GPUS = 1024
 
 
-LATENCY_DEFAULTS = {"gpus": 64, "latency_us": NCCL_NETWORK_HOP_US, "bandwidth_gbps": NIC_400G_GBps}
+LATENCY = spec(
+    Param("gpus", 64, "int", "GPUs", 2, MAX_LATENCY_GPUS),
+    Param("latency_us", NCCL_NETWORK_HOP_US, "float", "Latency per message α (µs)", 0, 10000,
+          unit="µs"),
+    Param("bandwidth_gbps", NIC_400G_GBps, "float", "Bandwidth B (GB/s)", 0.001, 100000,
+          unit="GB/s"),
+)  # fmt: skip
 
 
 def latency(params=None) -> dict:
     """Stage 5: time of one all-reduce against message size, ring and tree, with the crossover."""
-    p = options(params, LATENCY_DEFAULTS)
-    n = count("gpus", p["gpus"], 2, MAX_LATENCY_GPUS)
-    alpha = nonnegative("latency_us", p["latency_us"])
-    if alpha > 10_000:
-        raise ParamError("latency_us", "must be at most 10,000 µs")
-    gbps = positive("bandwidth_gbps", p["bandwidth_gbps"])
-    if not 0.001 <= gbps <= 100_000:
-        raise ParamError("bandwidth_gbps", "must be between 0.001 and 100,000 GB/s")
+    p = validated(params, LATENCY)
+    n, alpha, gbps = p["gpus"], float(p["latency_us"]), float(p["bandwidth_gbps"])
     topo = flat(n, gbps, alpha)
     ring = [ring_time(topo, s) for s in SIZES]
     tr = [cost.tree_time_fast(topo, s) for s in SIZES]
@@ -80,7 +80,7 @@ def latency(params=None) -> dict:
     )
     return {
         "kind": "chart",
-        "params": {"gpus": n, "latency_us": alpha, "bandwidth_gbps": gbps},
+        "params": p,
         "crossover_bytes": x,
         "crossover_nccl_bytes": xn,
         "figure": {"data": data, "layout": _time_layout(small, large)},
@@ -151,13 +151,13 @@ STEP_GPUS = sorted({2**i for i in range(1, 13)} | {3 * 2**i for i in range(0, 11
 MAX_STEP_GPUS = 4096
 
 
-STEPS_DEFAULTS = {"gpus": 1024}
+STEPS = spec(Param("gpus", 1024, "int", "GPUs (marked on the chart)", 2, MAX_STEP_GPUS))
 
 
 def steps(params=None) -> dict:
     """Lock-step rounds of a small all-reduce: the ring's 2(n - 1) against the tree's ~2 log2 n."""
-    p = options(params, STEPS_DEFAULTS)
-    n = count("gpus", p["gpus"], 2, MAX_STEP_GPUS)
+    p = validated(params, STEPS)
+    n = p["gpus"]
     ring = [2 * (x - 1) for x in STEP_GPUS]
     tr = [tree.steps(x) for x in STEP_GPUS]
     logs = [2 * math.log2(x) for x in STEP_GPUS]
@@ -169,7 +169,7 @@ def steps(params=None) -> dict:
     ]
     return {
         "kind": "chart",
-        "params": {"gpus": n},
+        "params": p,
         "figure": {
             "data": data,
             "layout": fig.layout(
@@ -201,17 +201,21 @@ def _steps_line(name, y, colour, dash, symbol) -> dict:
 
 # ---- The tree, step by step --------------------------------------------------------------------
 
-TREE_DEFAULTS = {"gpus": 8, "length": 8, "dtype": "int", "seed": 1, "values": None, "chunks": 2}
-TREE_LIMITS = {"gpus": (2, 16), "length": 64}
+TREE = spec(
+    Param("gpus", 8, "int", "GPUs", 2, 16),
+    Param("length", 8, "int", "Numbers per gradient", 2, 64),
+    Param("chunks", 2, "int", "Chunks per tree (pipeline)", 1, 4),
+    DTYPE,
+    SEED,
+    VALUES,
+)
 
 
 def tree_allreduce(params=None) -> dict:
     """Stage 5: the double binary tree on real numbers, up the trees and down, then the check."""
-    p = options(params, TREE_DEFAULTS)
-    dtype = p["dtype"]
-    dtypes.get(dtype)
-    k = count("chunks", p["chunks"], 1, 4)
-    n, inputs = vectors(p, *TREE_LIMITS["gpus"], TREE_LIMITS["length"], dtype)
+    p = validated(params, TREE)
+    n, k, dtype = p["gpus"], p["chunks"], p["dtype"]
+    inputs = vectors(p, n, dtype, TREE["length"].hi)
     length = len(inputs[0])
     if length < 2 * k:
         raise ParamError("length", f"needs at least {2 * k} numbers: two trees × {k} chunks")
@@ -302,11 +306,12 @@ def _tree_narration(chunks, k, b_start, parents, levels, dtype, n):
 
 
 WIDGETS = {"latency": latency, "steps": steps, "tree_allreduce": tree_allreduce}
+SPECS = {"latency": LATENCY, "steps": STEPS, "tree_allreduce": TREE}
 
 
 def facts() -> dict[str, str]:
     """Stage 5's quoted figures."""
-    d = LATENCY_DEFAULTS
+    d = defaults(LATENCY)
     topo = flat(d["gpus"], d["bandwidth_gbps"], d["latency_us"])
     x = crossover(topo)
     a = d["latency_us"]
@@ -342,6 +347,6 @@ def facts() -> dict[str, str]:
         "nccl_tree_8x8": f"{fmt.sig(nccl_latency_us('tree', 64, 8), 4)} µs",
         "nccl_tree_1x8": f"{fmt.sig(nccl_latency_us('tree', 8, 8), 3)} µs",
         "nccl_ring_1x8": f"{fmt.sig(nccl_latency_us('ring', 8, 8), 3)} µs",
-        "tree_stepper_steps": str(tree.steps(TREE_DEFAULTS["gpus"], TREE_DEFAULTS["chunks"])),
-        "tree_stepper_ring_steps": str(2 * (TREE_DEFAULTS["gpus"] - 1)),
+        "tree_stepper_steps": str(tree.steps(TREE["gpus"].default, TREE["chunks"].default)),
+        "tree_stepper_ring_steps": str(2 * (TREE["gpus"].default - 1)),
     }

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from .. import api, dtypes
+from .. import api
 from ..schedule import split
 from ..verify import check
-from .common import DIGITS, chunk_of, options, stepper_frames, value_text, vectors
+from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
+from .params import DTYPE, SEED, VALUES, Param, spec, validated
 
 
 def _ring_narration(chunks, dtype: str, n: int):
@@ -28,15 +29,19 @@ def _ring_narration(chunks, dtype: str, n: int):
     return narrate
 
 
-RING_DEFAULTS = {"gpus": 4, "length": 8, "dtype": "int", "seed": 1, "values": None}
-RING_LIMITS = {"gpus": (2, 16), "length": 64}
+RING = spec(
+    Param("gpus", 4, "int", "GPUs", 2, 16),
+    Param("length", 8, "int", "Numbers per gradient", 1, 64),
+    DTYPE,
+    SEED,
+    VALUES,
+)
 
 
 def _ring_trace(params) -> tuple[dict, dict]:
-    p = options(params, RING_DEFAULTS)
-    dtype = p["dtype"]
-    dtypes.get(dtype)
-    n, inputs = vectors(p, *RING_LIMITS["gpus"], RING_LIMITS["length"], dtype)
+    p = validated(params, RING)
+    n, dtype = p["gpus"], p["dtype"]
+    inputs = vectors(p, n, dtype, RING["length"].hi)
     result = api.simulate("ring", n, values=inputs, dtype=dtype, trace=True)
     return p, result
 
@@ -108,3 +113,4 @@ def ring_all_gather(params=None) -> dict:
 
 
 WIDGETS = {"ring_reduce_scatter": ring_reduce_scatter, "ring_all_gather": ring_all_gather}
+SPECS = {"ring_reduce_scatter": RING, "ring_all_gather": RING}

@@ -7,6 +7,7 @@ values from cost.py; the chart draws both so that a reader sees them agree.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import lru_cache
 
 from .. import api, cost, dtypes, fmt, nccltests
@@ -14,9 +15,8 @@ from ..errors import ParamError
 from ..models import EXAMPLE_GRADIENT_BYTES
 from ..palette import NEUTRAL, SERIES
 from ..topology import H100_NVLINK_GBps, Topology
-from ..validate import count, positive
 from . import figures as fig
-from .common import options
+from .params import Param, defaults, spec, validated
 
 COUNTED = (*range(2, 17), *range(20, 65, 4))  # GPU counts simulated message by message
 FORMULA = sorted({2**i for i in range(1, 13)} | {3 * 2**i for i in range(0, 11)})  # 2 .. 4096
@@ -51,17 +51,18 @@ def formula(n: int, s: float) -> tuple[float, float, float]:
     return ring, root, s
 
 
-SENDS_DEFAULTS = {"gpus": 64, "gradient_gb": EXAMPLE_GRADIENT_BYTES / 1e9}
+SENDS = spec(
+    Param("gpus", 64, "int", "GPUs (marked on the chart)", 2, MAX_GPUS, nudge=(1, "a GPU")),
+    Param("gradient_gb", EXAMPLE_GRADIENT_BYTES / 1e9, "float", "Gradient size S (GB)",
+          0.000001, 1000000, unit="GB"),
+)  # fmt: skip
 
 
 def sends(params=None) -> dict:
     """Bytes each GPU sends, in gradients: the ring approaches 2, the naive root grows as n - 1."""
-    p = options(params, SENDS_DEFAULTS)
-    n = count("gpus", p["gpus"], 2, MAX_GPUS)
-    gb = positive("gradient_gb", p["gradient_gb"])
-    if gb > 1e6:
-        raise ParamError("gradient_gb", "must be at most 1,000,000 (GB)")
-    s = gb * 1e9
+    p = validated(params, SENDS)
+    n = p["gpus"]
+    s = p["gradient_gb"] * 1e9
     rows = counted()
     f = {x: [v / s for v in formula(x, s)] for x in sorted({*FORMULA, *COUNTED, n})}
     fx = list(FORMULA)
@@ -92,7 +93,7 @@ def sends(params=None) -> dict:
     at = counted_at.get(n)
     return {
         "kind": "chart",
-        "params": {"gpus": n, "gradient_gb": gb},
+        "params": p,
         "figure": {"data": data, "layout": _layout()},
         "summary": (
             f"At {n} GPUs each GPU of the ring sends {fmt.sig(ring_n / s, 4)} gradients "
@@ -169,44 +170,44 @@ def _table(rows, f) -> dict:
 # The ~370 GB/s busbw an 8-GPU H100 server reaches over NVLink with the ring (NCCL_ALGO=RING),
 # which NCCL's maintainers give as the effective NVLink rate (NVIDIA/nccl-tests#212).
 H100_RING_BUSBW = 370.0
-COLLECTIVES = ("allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce")
-BUSBW_DEFAULTS = {
-    "gpus": 8,
-    "bytes": EXAMPLE_GRADIENT_BYTES,
-    "time_us": round(EXAMPLE_GRADIENT_BYTES * 2 * 7 / 8 / (H100_RING_BUSBW * 1e9) * 1e6),
-    "collective": "allreduce",
-    "link_gbps": H100_NVLINK_GBps,
+# Each collective nccl-tests measures: its name, and the test's program that prints its line.
+COLLECTIVE_TEXT = {
+    "allreduce": ("all-reduce", "all_reduce_perf"),
+    "reducescatter": ("reduce-scatter", "reduce_scatter_perf"),
+    "allgather": ("all-gather", "all_gather_perf"),
+    "alltoall": ("all-to-all", "alltoall_perf"),
+    "broadcast": ("broadcast", "broadcast_perf"),
+    "reduce": ("reduce", "reduce_perf"),
 }
+COLLECTIVES = tuple(COLLECTIVE_TEXT)
+LINK = Param(
+    "link_gbps", H100_NVLINK_GBps, "float", "Link rate per direction (GB/s)", 0.001, 100000,
+    unit="GB/s",
+)  # fmt: skip
+BUSBW = spec(
+    Param("gpus", 8, "int", "GPUs (n)", 1, 65536),
+    Param("bytes", EXAMPLE_GRADIENT_BYTES, "float", "Size S (bytes, as nccl-tests counts it)",
+          1, 1e15),
+    Param("time_us", round(EXAMPLE_GRADIENT_BYTES * 2 * 7 / 8 / (H100_RING_BUSBW * 1e9) * 1e6),
+          "float", "Measured time (µs)", 0.001, 1e12, unit="µs"),
+    Param("collective", "allreduce", "choice", "Collective",
+          choices=tuple((k, text) for k, (text, _) in COLLECTIVE_TEXT.items())),
+    LINK,
+)  # fmt: skip
 
 
 def busbw(params=None) -> dict:
     """algbw = S / t and busbw = algbw x factor, held against the link's rate."""
-    p = options(params, BUSBW_DEFAULTS)
-    link = _link(p["link_gbps"])
+    p = validated(params, BUSBW)
     r = _bandwidths(p["gpus"], p["bytes"], p["time_us"], p["collective"])
-    return {
-        "kind": "panel",
-        "params": {**p, "gpus": r["gpus"], "link_gbps": link},
-        "readouts": _readouts(r, link),
-    }
+    return {"kind": "panel", "params": p, "readouts": _readouts(r, float(p["link_gbps"]))}
 
 
-def _link(value) -> float:
-    link = positive("link_gbps", value)
-    if link > 1e5:
-        raise ParamError("link_gbps", "must be at most 100,000 GB/s")
-    return link
-
-
-def _bandwidths(gpus, nbytes, time_us, collective) -> dict:
-    if collective not in COLLECTIVES:
-        raise ParamError("collective", f"must be one of {', '.join(COLLECTIVES)}")
-    n = count("gpus", gpus, 1, 1 << 16)
-    if positive("bytes", nbytes) > 1e15:
-        raise ParamError("bytes", "must be at most 1e15")
-    if positive("time_us", time_us) > 1e12:
-        raise ParamError("time_us", "must be at most 1e12 µs")
-    return api.busbw(n, nbytes, time_us, collective)
+def _bandwidths(gpus: int, nbytes, time_us, collective: str) -> dict:
+    """algbw and busbw; a pasted line's size and time are held to the busbw panel's limits."""
+    BUSBW["bytes"].check(nbytes)
+    BUSBW["time_us"].check(time_us)
+    return api.busbw(gpus, nbytes, time_us, collective)
 
 
 FACTOR_TEXT = {
@@ -241,18 +242,22 @@ SAMPLE_LINE = (
     "  1073741824     268435456     float     sum      -1   9306.7  115.37  115.37      0"
     "   9291.5  115.56  115.56      0"
 )
-LINE_DEFAULTS = {"line": SAMPLE_LINE, "gpus": 2, "collective": "allreduce", "link_gbps": 300.0}
+LINE = spec(
+    Param("line", SAMPLE_LINE, "text"),
+    Param("gpus", 2, "int", "GPUs in the run (n)", 1, 65536),
+    Param("collective", "allreduce", "choice", "Test",
+          choices=tuple((k, program) for k, (_, program) in COLLECTIVE_TEXT.items())),
+    replace(LINK, default=300.0),
+)  # fmt: skip
 
 
 def nccl_line(params=None) -> dict:
     """One pasted nccl-tests row: its columns named, algbw and busbw recomputed and checked."""
-    p = options(params, LINE_DEFAULTS)
+    p = validated(params, LINE)
     line = p["line"]
-    if not isinstance(line, str):
-        raise ParamError("line", "must be text")
     if len(line) > nccltests.MAX_LINE:
         raise ParamError("line", f"paste one line (at most {nccltests.MAX_LINE} characters)")
-    link = _link(p["link_gbps"])
+    link = float(p["link_gbps"])
     first = next((x for x in line.splitlines() if x.strip()), "")
     row = nccltests.parse_line(first)
     if not isinstance(row, nccltests.Row):
@@ -267,7 +272,7 @@ def nccl_line(params=None) -> dict:
     readouts.update(_columns(row, r))
     return {
         "kind": "panel",
-        "params": {**p, "gpus": r["gpus"], "link_gbps": link},
+        "params": p,
         "readouts": readouts,
     }
 
@@ -322,6 +327,7 @@ def agreement(size: int, half: nccltests.Half, r: dict) -> str:
 
 
 WIDGETS = {"sends": sends, "busbw": busbw, "nccl_line": nccl_line}
+SPECS = {"sends": SENDS, "busbw": BUSBW, "nccl_line": LINE}
 
 
 def facts() -> dict[str, str]:
@@ -329,7 +335,7 @@ def facts() -> dict[str, str]:
     s = EXAMPLE_GRADIENT_BYTES
     ring8 = cost.cost("ring", Topology.make(8), s)
     ring64 = cost.cost("ring", Topology.make(64, 8), s)
-    d = BUSBW_DEFAULTS
+    d = defaults(BUSBW)
     b = api.busbw(d["gpus"], d["bytes"], d["time_us"])
     sample = nccltests.parse_line(SAMPLE_LINE)
     return {

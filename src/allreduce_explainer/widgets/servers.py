@@ -8,6 +8,7 @@ cost.py, which the tests check against the same simulation.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from .. import api, dtypes, fmt
 from ..errors import ParamError
@@ -17,10 +18,10 @@ from ..palette import SERIES
 from ..schedule import split
 from ..simulate import count_bytes
 from ..topology import H100_NVLINK_GBps, NIC_400G_GBps
-from ..validate import count, nonnegative, positive
 from ..verify import check
 from . import figures as fig
-from .common import DIGITS, complete, options, vectors
+from .common import DIGITS, complete, vectors
+from .params import SEED, VALUES, Param, spec, validated
 
 METHODS = ("ring", "multi-ring", "hierarchical")
 LABELS = {
@@ -33,32 +34,26 @@ INT_BYTES = dtypes.INT.itemsize  # the stepper's int32 elements
 
 # ---- The stepper: one method on real numbers --------------------------------------------------
 
-STEP_DEFAULTS = {
-    "method": "hierarchical",
-    "servers": 2,
-    "gpus_per_node": 4,
-    "length": 16,
-    "seed": 6,
-    "values": None,
-}
-
-
-def _method(value) -> str:
-    if not isinstance(value, str) or value not in METHODS:
-        raise ParamError("method", f"must be one of {', '.join(METHODS)}")
-    return value
+STEPPER = spec(
+    Param("method", "hierarchical", "choice", "Method",
+          choices=tuple(zip(METHODS, ("flat ring", "one ring per card", "hierarchical"),
+                            strict=True))),
+    Param("servers", 2, "int", "Servers", 1, 4),
+    Param("gpus_per_node", 4, "int", "GPUs per server", 1, 4),
+    Param("length", 16, "int", "Numbers per gradient", 1, 64),
+    replace(SEED, default=6),
+    VALUES,
+)  # fmt: skip
 
 
 def servers_stepper(params=None) -> dict:
     """Stage 6: step through one method on N servers of g GPUs, counting network bytes."""
-    p = options(params, STEP_DEFAULTS)
-    method = _method(p["method"])
-    servers = count("servers", p["servers"], 1, 4)
-    g = count("gpus_per_node", p["gpus_per_node"], 1, 4)
+    p = validated(params, STEPPER)
+    method, servers, g = p["method"], p["servers"], p["gpus_per_node"]
     n = servers * g
     if n < 2:
         raise ParamError("gpus_per_node", "one GPU in all: nothing to add up; use 2 or more")
-    _, inputs = vectors({**p, "gpus": n}, 2, 16, 64, "int")
+    inputs = vectors(p, n, "int", STEPPER["length"].hi)
     r = api.simulate(method, n, g, values=inputs, trace=True)
     length = r["length"]
     groups = split(0, length, n if method == "ring" else g)
@@ -68,7 +63,7 @@ def servers_stepper(params=None) -> dict:
     frames[-1]["narration"].append(state_check["verdict"])
     return {
         "kind": "stepper",
-        "params": {**p, "servers": servers, "gpus_per_node": g, "length": length},
+        "params": {**p, "length": length},
         "gpus": n,
         "length": length,
         "dtype": "int",
@@ -158,15 +153,17 @@ def _frames(r: dict, groups, servers: int, g: int, method: str) -> list[dict]:
 
 # ---- Counts and times as servers are added ---------------------------------------------------
 
-COUNT_DEFAULTS = {
-    "servers": 8,
-    "gpus_per_node": 8,
-    "gradient_gb": EXAMPLE_GRADIENT_BYTES / 1e9,  # a 7B-parameter model's BF16 gradient
-    "intra_bw": H100_NVLINK_GBps,
-    "inter_bw": NIC_400G_GBps,
-    "intra_latency": 0.0,
-    "inter_latency": 0.0,
-}
+COMPARE = spec(
+    Param("servers", 8, "int", "Servers", 1, 64, nudge=(1, "a server")),
+    Param("gpus_per_node", 8, "int", "GPUs (and cards) per server", 1, 8),
+    # a 7B-parameter model's BF16 gradient (stage 1)
+    Param("gradient_gb", EXAMPLE_GRADIENT_BYTES / 1e9, "float", "Gradient per GPU (GB)",
+          0.000001, 10000, unit="GB"),
+    Param("intra_bw", H100_NVLINK_GBps, "float", "NVLink (GB/s)", 0.001, 1000000, unit="GB/s"),
+    Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.001, 1000000, unit="GB/s"),
+    Param("intra_latency", 0.0, "float", "NVLink latency (µs)", 0, 1000000, unit="µs"),
+    Param("inter_latency", 0.0, "float", "Network latency (µs)", 0, 1000000, unit="µs"),
+)  # fmt: skip
 # Counting 64 x 8 GPUs (4 million messages for one ring per card) takes about 0.8 s in CPython
 # and 1.5 s in the browser, once per layout (cached).
 MAX_COUNTED_GPUS = 512
@@ -175,21 +172,9 @@ SERVER_X = [1, 2, 4, 8, 16, 32, 64]
 
 def servers_compare(params=None) -> dict:
     """Stage 6: bytes over the network and time of the three methods, as servers are added."""
-    p = options(params, COUNT_DEFAULTS)
-    servers = count("servers", p["servers"], 1, 64)
-    g = count("gpus_per_node", p["gpus_per_node"], 1, 8)
-    gb = positive("gradient_gb", p["gradient_gb"])
-    if gb > 10_000:
-        raise ParamError("gradient_gb", "must be at most 10,000 GB")
-    links = {
-        "intra_bw": positive("intra_bw", p["intra_bw"]),
-        "inter_bw": positive("inter_bw", p["inter_bw"]),
-        "intra_latency": nonnegative("intra_latency", p["intra_latency"]),
-        "inter_latency": nonnegative("inter_latency", p["inter_latency"]),
-    }
-    for key in links:
-        if links[key] > 1e6:
-            raise ParamError(key, "must be at most 1,000,000")
+    p = validated(params, COMPARE)
+    servers, g, gb = p["servers"], p["gpus_per_node"], float(p["gradient_gb"])
+    links = {k: float(p[k]) for k in ("intra_bw", "inter_bw", "intra_latency", "inter_latency")}
     s, n = gb * 1e9, servers * g
     times = {
         m: [api.estimate(m, x * g, s, g, **links)["time_s"] for x in SERVER_X] for m in METHODS
@@ -209,7 +194,7 @@ def servers_compare(params=None) -> dict:
     readouts["counted"] = _counted_note(servers, g, counts)
     return {
         "kind": "chart",
-        "params": {**p, "servers": servers, "gpus_per_node": g, "gradient_gb": gb, **links},
+        "params": p,
         "figure": _figure(times, servers, g, at),
         "summary": (
             f"With {servers} servers of {g} GPUs and {fmt.nbytes(s)} per GPU: "
@@ -316,3 +301,4 @@ def facts() -> dict[str, str]:
 
 
 WIDGETS = {"servers_stepper": servers_stepper, "servers_compare": servers_compare}
+SPECS = {"servers_stepper": STEPPER, "servers_compare": COMPARE}

@@ -8,17 +8,23 @@ from .. import api, dtypes, fmt, hardware
 from ..errors import ParamError
 from ..models import EXAMPLE_PARAMS
 from ..palette import SERIES
-from ..validate import count, positive
 from . import figures as fig
-from .common import options, stepper_frames, value_text, vectors
+from .common import stepper_frames, value_text, vectors
+from .params import SEED, VALUES, Param, spec, validated
 
-NAIVE_DEFAULTS = {"gpus": 4, "length": 6, "seed": 1, "values": None}
+NAIVE = spec(
+    Param("gpus", 4, "int", "GPUs", 2, 8),
+    Param("length", 6, "int", "Numbers per gradient", 1, 16),
+    SEED,
+    VALUES,
+)
 
 
 def naive(params=None) -> dict:
     """Stage 1: gather to GPU 0, add, broadcast back, on real integer vectors."""
-    p = options(params, NAIVE_DEFAULTS)
-    n, inputs = vectors(p, 2, 8, 16, "int")
+    p = validated(params, NAIVE)
+    n = p["gpus"]
+    inputs = vectors(p, n, "int", NAIVE["length"].hi)
     r = api.simulate("naive", n, values=inputs, trace=True)
     length = r["length"]
     nbytes = length * dtypes.INT.itemsize
@@ -60,24 +66,28 @@ def naive(params=None) -> dict:
     }
 
 
-SCALING_DEFAULTS = {"gpus": 64, "params_b": EXAMPLE_PARAMS / 1e9}
-SCALING_X = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 PER_SERVER = hardware.H100_SXM.gpus_per_node  # 8
+SCALING = spec(
+    Param("gpus", 64, "int", f"GPUs ({PER_SERVER} per server)", 1, 1024, step=PER_SERVER,
+          nudge=(PER_SERVER, f"a server of {PER_SERVER} GPUs")),
+    Param("params_b", EXAMPLE_PARAMS / 1e9, "float",
+          "Model size (billion parameters, BF16 gradient)", 0.001, 10000,
+          unit="(billion parameters)"),
+)  # fmt: skip
+SCALING_X = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 
 
 def scaling(params=None) -> dict:
     """Stage 1: time of naive and ring against GPU count (8 per server, no latency)."""
-    p = options(params, SCALING_DEFAULTS)
-    n = count("gpus", p["gpus"], 1, 1024)
+    p = validated(params, SCALING)
+    n = p["gpus"]
     if n > PER_SERVER and n % PER_SERVER:
         raise ParamError(
             "gpus",
             f"above {PER_SERVER}, use a multiple of {PER_SERVER} "
             f"(whole servers of {PER_SERVER} GPUs)",
         )
-    params_b = positive("params_b", p["params_b"])
-    if params_b > 10_000:
-        raise ParamError("params_b", "must be at most 10,000 (billion parameters)")
+    params_b = float(p["params_b"])
     s = params_b * 1e9 * dtypes.BF16.itemsize  # a BF16 gradient
 
     def times(algorithm: str, xs: list[int]) -> list[float]:
@@ -101,7 +111,7 @@ def scaling(params=None) -> dict:
         data.append(fig.you_are_here(f"{n} GPUs", n, [naive_t, ring_t], 14))
     return {
         "kind": "chart",
-        "params": {"gpus": n, "params_b": params_b},
+        "params": p,
         "figure": {
             "data": data,
             "layout": fig.layout(
@@ -132,3 +142,4 @@ def scaling(params=None) -> dict:
 
 
 WIDGETS = {"naive": naive, "scaling": scaling}
+SPECS = {"naive": NAIVE, "scaling": SCALING}

@@ -1,0 +1,134 @@
+"""Each widget's parameters, declared once, as Params: from them come the checks (validated),
+the page's controls (templates/widgets/_macros.html, `param` and `controls`), the URL parameters
+and the course page's table of them (build.widget_docs).
+
+A widget module writes `SPEC = spec(Param(...), ...)`, calls `validated(params, SPEC)` first, and
+lists the spec in its SPECS dict next to WIDGETS. Checks that tie two parameters together (whole
+servers, two trees × chunks) stay in the widget, after this one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import calculator
+from ..errors import ParamError
+from ..validate import count, number
+
+KINDS = ("int", "float", "choice", "name", "text", "data")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a widget.
+
+    kind: int (a whole number in [lo, hi]), float (a finite number in [lo, hi]), choice (one of
+    `choices`), name (a select whose value the widget resolves itself, accepting other spellings),
+    text (a string), data (any JSON, checked by the widget: the edited gradients).
+    A parameter with a label gets a control (a number box or a select); one without has none.
+    """
+
+    name: str
+    default: object
+    kind: str = "float"
+    label: str = ""
+    lo: float | None = None
+    hi: float | None = None
+    step: float | str | None = None  # the number box's step; None: 1 for int, "any" for float
+    choices: tuple[tuple[str, str], ...] = ()  # (value, text) of a select, in order
+    unit: str = ""  # of lo and hi, for the error messages
+    optional: bool = False  # null is allowed: the widget then chooses the value
+    nudge: tuple[int, str] | None = None  # − k / + k buttons beside the box: (k, what k adds)
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: kind {self.kind!r} is not one of {KINDS}")
+
+    @property
+    def control(self) -> str | None:
+        """The control the page draws: "number", "select" or None."""
+        if not self.label:
+            return None
+        return "select" if self.kind in ("choice", "name") else "number"
+
+    @property
+    def box_step(self) -> float | str:
+        if self.step is not None:
+            return self.step
+        return 1 if self.kind == "int" else "any"
+
+    def values(self) -> tuple[str, ...]:
+        return tuple(v for v, _ in self.choices)
+
+    def check(self, value):
+        """The value, checked (an int kind comes back as an int); a ParamError names the field."""
+        if value is None and self.optional:
+            return None
+        if self.kind == "int":
+            return count(self.name, value, self.lo, self.hi)
+        if self.kind == "float":
+            return self._number(value)
+        if self.kind == "choice" and (not isinstance(value, str) or value not in self.values()):
+            raise ParamError(self.name, f"must be one of {', '.join(self.values())}")
+        if self.kind == "text" and not isinstance(value, str):
+            raise ParamError(self.name, "must be text")
+        return value
+
+    def _number(self, value):
+        v = number(self.name, value)
+        unit = f" {self.unit}" if self.unit else ""
+        if self.lo is not None and v < self.lo:
+            if self.lo == 0:
+                raise ParamError(self.name, "must be 0 or more")
+            if v <= 0 < self.lo:
+                raise ParamError(self.name, "must be greater than 0")
+            raise ParamError(self.name, f"must be at least {_text(self.lo)}{unit}")
+        if self.hi is not None and v > self.hi:
+            raise ParamError(self.name, f"must be at most {_text(self.hi)}{unit}")
+        return value
+
+
+def _text(x: float) -> str:
+    """A limit as a message prints it: 100,000 and 0.001, not 100000.0 and 1e-03."""
+    if float(x).is_integer() and abs(x) < 1e9:
+        return f"{x:,.0f}"
+    return f"{x:g}"
+
+
+def spec(*params: Param) -> dict[str, Param]:
+    """A widget's parameters by name, in the order of its controls and of its URL table."""
+    return {p.name: p for p in params}
+
+
+def defaults(s: dict[str, Param]) -> dict:
+    return {name: p.default for name, p in s.items()}
+
+
+def validated(params, s: dict[str, Param]) -> dict:
+    """The parameters over the defaults, each checked; unknown names are refused (a typo in a
+    link should not pass unseen)."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise ParamError("_", "parameters must be an object")
+    unknown = sorted(set(params) - set(s))
+    if unknown:
+        raise ParamError(str(unknown[0])[:40], "is not a parameter of this widget")
+    merged = {**defaults(s), **params}
+    return {name: p.check(merged[name]) for name, p in s.items()}
+
+
+# ---- Parameters and choices several widgets share ------------------------------------------
+
+DTYPE_TEXT = {"int": "int32 (exact)", "fp32": "fp32", "bf16": "bf16"}
+DTYPE = Param("dtype", "int", "choice", "Number type", choices=tuple(DTYPE_TEXT.items()))
+SEED = Param("seed", 1, "int", lo=0, hi=2**53)
+VALUES = Param("values", None, "data")  # one list of numbers per GPU, as edited in a stepper
+
+
+def grad_dtype(default: str, *order: str) -> Param:
+    """The gradient's type: BF16 (2 bytes) or FP32 (4 bytes), sizes from the calculator."""
+    text = {k: f"{k.upper()} ({n} bytes)" for k, n in calculator.GRAD_BYTES.items()}
+    return Param(
+        "grad_dtype", default, "choice", "Gradient type", choices=tuple((k, text[k]) for k in order)
+    )

@@ -1,0 +1,160 @@
+"""Each widget's parameters are declared once (widgets/params.py): the page's controls, the checks
+and the URL table all follow that spec."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from bs4 import BeautifulSoup
+
+import build
+from allreduce_explainer import bridge, calculator, dtypes, models
+from allreduce_explainer.errors import ParamError
+from allreduce_explainer.widgets import SPECS, WIDGETS, params, sends, servers
+from allreduce_explainer.widgets.params import Param, defaults, spec, validated
+
+NAMES = sorted(WIDGETS)
+
+
+@pytest.fixture(scope="module")
+def builder(tmp_path_factory):
+    return build.Builder(tmp_path_factory.mktemp("site"))
+
+
+def rendered(builder, name: str) -> BeautifulSoup:
+    html = builder.widget_html(name, WIDGETS[name](), "../")
+    return BeautifulSoup(html, "html.parser")
+
+
+def error_of(name: str, change: dict) -> dict:
+    out = json.loads(bridge.call(name, json.dumps(change)))
+    assert out["ok"] is False, (name, change)
+    return out["error"]
+
+
+def test_every_widget_has_a_spec_and_its_defaults_are_the_state():
+    assert sorted(SPECS) == NAMES
+    for name in NAMES:
+        assert json.dumps(WIDGETS[name]()["params"]) == json.dumps(defaults(SPECS[name])), name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_controls_are_the_spec(builder, name):
+    """Every box and select: its limits, step, label, options and value are the spec's, and every
+    parameter with a control has exactly one."""
+    s, state = SPECS[name], WIDGETS[name]()
+    soup = rendered(builder, name)
+    seen = []
+    for c in soup.select("[data-param]"):
+        p = s[c["data-param"]]
+        seen.append(p.name)
+        if c.name == "textarea":
+            assert p.kind == "text", p.name
+            continue
+        label = soup.find("label", attrs={"for": c["id"]})
+        assert label.get_text() == p.label, p.name
+        assert c["id"] == f"{name}-{p.name}"
+        if c.name == "select":
+            assert p.control == "select", p.name
+            options = [(o["value"], o.get_text()) for o in c.find_all("option")]
+            assert options == list(p.choices), p.name
+            assert [o["value"] for o in c.find_all("option") if o.has_attr("selected")] == [
+                state["params"][p.name]
+            ]
+            continue
+        assert c.name == "input" and c["type"] == "number" and p.control == "number", p.name
+        assert float(c["min"]) == p.lo and float(c["max"]) == p.hi, p.name
+        assert c["step"] == str(p.box_step), p.name
+        value = state["params"][p.name]
+        assert c["value"] == ("" if value is None else str(value)), p.name
+    assert sorted(seen) == sorted(k for k, p in s.items() if p.control or p.kind == "text")
+    steps = sorted(b["data-param-step"] for b in soup.select("[data-param-step]"))
+    nudges = [(k, p.nudge[0]) for k, p in s.items() if p.nudge]
+    assert steps == sorted(f"{k}:{sign}{n}" for k, n in nudges for sign in ("", "-"))
+
+
+def bad_values(p: Param) -> list:
+    """Values the spec refuses: below its lower limit, above its upper one, not a choice."""
+    if p.kind == "int":
+        return [p.lo - 1, p.hi + 1, p.lo + 0.5, "7", None if not p.optional else True]
+    if p.kind == "float":
+        below = -1 if p.lo == 0 else p.lo / 2
+        return [below, p.hi * 2, float("inf"), "7", True]
+    if p.kind in ("choice", "name"):
+        return ["no such choice", 7]
+    if p.kind == "text":
+        return [7]
+    return []
+
+
+CASES = [(name, k) for name in NAMES for k, p in SPECS[name].items() if bad_values(p)]
+
+
+@pytest.mark.parametrize(("name", "field"), CASES)
+def test_out_of_spec_values_are_refused_naming_the_field(name, field):
+    for bad in bad_values(SPECS[name][field]):
+        err = error_of(name, {field: bad})
+        assert err["field"] == field and err["message"], (field, bad, err)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_limits_themselves_pass(name):
+    s = SPECS[name]
+    for k, p in s.items():
+        if p.kind in ("int", "float"):
+            assert validated({k: p.lo}, s)[k] == p.lo
+            assert validated({k: p.hi}, s)[k] == p.hi
+
+
+def test_messages_name_the_limit_and_unit():
+    s = spec(
+        Param("x", 1.0, "float", "X", 0.001, 100000, unit="GB/s"), Param("n", 2, "int", "N", 2, 16)
+    )
+    cases = [
+        ({"x": 0}, "must be greater than 0"),
+        ({"x": 0.0005}, "must be at least 0.001 GB/s"),
+        ({"x": 1e6}, "must be at most 100,000 GB/s"),
+        ({"n": 17}, "must be between 2 and 16"),
+        ({"n": 2.5}, "must be a whole number"),
+        ({"y": 1}, "is not a parameter of this widget"),
+    ]
+    for change, message in cases:
+        with pytest.raises(ParamError) as e:
+            validated(change, s)
+        assert e.value.field == next(iter(change)) and e.value.message == message
+
+
+def test_choices_come_from_the_core():
+    """One list of values each: number types, models, algorithms, collectives, methods."""
+    assert params.DTYPE.values() == tuple(dtypes.DTYPES)
+    assert SPECS["ddp_buckets"]["model"].values() == models.MODELS
+    cluster = SPECS["cluster"]
+    assert cluster["model"].values() == ("custom", *calculator.PRESET_MODELS)
+    assert cluster["algorithm"].values() == calculator.ALGORITHMS
+    for name in ("cluster", "ddp_buckets"):
+        assert set(SPECS[name]["grad_dtype"].values()) == set(calculator.GRAD_BYTES)
+    for name in ("busbw", "nccl_line"):
+        assert SPECS[name]["collective"].values() == sends.COLLECTIVES
+    assert SPECS["servers_stepper"]["method"].values() == servers.METHODS
+
+
+NOT_ON_A_PAGE_YET = {"exercise", "exercise_sheet"}  # the classroom pages place them
+
+
+def test_the_url_table_lists_step_for_every_stepper(builder):
+    """The course page's contract: every parameter with its default, and `step` for each widget
+    that steps (share.js records it for every stepper)."""
+    pages = build.load_pages()
+    builder.widget_docs = build.widget_docs(pages)
+    course = next(p for p in pages if p["slug"] == "use-in-your-course")
+    body, _ = builder.render_prose(course, "../")
+    rows = {
+        tr.find("td").get_text(): tr.find_all("td")[2].get_text()
+        for tr in BeautifulSoup(body, "html.parser").select("tbody tr")
+    }
+    assert sorted(rows) == sorted(set(NAMES) - NOT_ON_A_PAGE_YET)
+    for name, text in rows.items():
+        listed = [part.split(" = ")[0] for part in text.split(", ")]
+        wants_step = WIDGETS[name]()["kind"] == "stepper"
+        assert listed == [*SPECS[name], *(["step"] if wants_step else [])], name
