@@ -51,4 +51,5 @@ def test_both_agree_on_random_values(tmp_path):
         for dtype in ("bf16", "fp32")
     ]
     (tmp_path / "cases.json").write_text(json.dumps({"cases": cases}))
-    assert javascript(tmp_path / "cases.json") == [value_text(c["value"], c["dtype"]) for c in cases]
+    expected = [value_text(c["value"], c["dtype"]) for c in cases]
+    assert javascript(tmp_path / "cases.json") == expected
