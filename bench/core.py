@@ -80,14 +80,14 @@ def run_pyodide(repeats: int) -> tuple[str, dict[str, float]]:
     import tempfile
 
     sys.path.insert(0, str(ROOT))
-    import build
+    from sitebuild.python_assets import compiled_core
 
     node = shutil.which("node")
     if node is None or not (ROOT / "node_modules" / "pyodide").is_dir():
         sys.exit("Node.js and node_modules/pyodide are needed: install Node, then run `npm ci`")
     with tempfile.TemporaryDirectory() as tmp:
         zip_path = Path(tmp) / "core.zip"
-        zip_path.write_bytes(build.compiled_core())
+        zip_path.write_bytes(compiled_core())
         proc = subprocess.run(
             [
                 node,

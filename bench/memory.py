@@ -8,26 +8,22 @@ renderer both busy), measuring after a warm-up and again at the end; prints the 
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
-import shutil
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-import build  # noqa: E402
-from conftest import CHROMIUM_ARGS  # noqa: E402
+from sitebuild import browser as chromium  # noqa: E402
+from sitebuild import serve  # noqa: E402
+from sitebuild.pages import Builder  # noqa: E402
 
 STATS = """() => new Promise(resolve => {
   const w = AE.python.worker, old = w.onmessage;
   w.onmessage = e => { if (e.data.type === 'stats') { w.onmessage = old; resolve(e.data); }
                        else old(e); };
-  w.postMessage({type: 'stats'});
+  w.postMessage(AEProtocol.stats());
 })"""
 
 
@@ -57,15 +53,13 @@ def main() -> None:
     ap.add_argument("--changes", type=int, default=1000)
     a = ap.parse_args()
     site = Path(tempfile.mkdtemp())
-    build.Builder(site).build()
-    handler = functools.partial(build.Handler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    Builder(site).build()
+    url, httpd = serve.in_background(site)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+        browser = chromium.launch(p)
         page = browser.new_page()
         cdp = page.context.new_cdp_session(page)
-        page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/ring-reduce-scatter/")
+        page.goto(f"{url}/ring-reduce-scatter/")
         page.wait_for_selector("html[data-python=ready]", state="attached", timeout=120_000)
         for i in range(300):  # warm-up (past the 256 timings the page keeps)
             change(page, 5 + i % 2)

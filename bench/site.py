@@ -5,7 +5,8 @@ runs `1 + 1`, in a module worker, as the site does), serves both on 127.0.0.1 wi
 handler, and measures medians over cold runs (a fresh browser context each) and warm runs (one
 context, cached): first contentful paint, when the default stepper of stage 2 answers a "next"
 click, when `data-python="ready"`; then p50/p95 latencies of 50+ control changes on stages 1, 2
-and 8 (from the runtime's `AE.timings`), and the bytes each page transfers cold. Every time is
+and 8 (from the page's bench hook `AE.bench.timings`), and the bytes each page transfers cold.
+Every time is
 also given as a ratio to the baseline's boot time measured in the same run, because the machine
 is shared and wall times drift. Not part of the test suite.
 
@@ -34,10 +35,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-import build  # noqa: E402
-from conftest import CHROMIUM_ARGS  # noqa: E402
+from sitebuild import NODE, serve  # noqa: E402
+from sitebuild import browser as chromium  # noqa: E402
+from sitebuild.pages import Builder  # noqa: E402
+from sitebuild.vendor import PYODIDE_FILES  # noqa: E402
 
 RESULTS = ROOT / "bench" / "RESULTS.md"
 HEADING = "## Site speed"
@@ -114,7 +116,7 @@ CHANGE_JS = """async ({ widget, param, values, n }) => {
     // the next change comes once this one is on screen (its frame, and the task after the
     // paint), as a reader's would: otherwise it would share the CPU with the previous paint
     await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-    const last = AE.timings[AE.timings.length - 1];  // the runtime keeps only the latest 256
+    const last = AE.bench.timings[AE.bench.timings.length - 1];  // the page keeps the latest 256
     out.push(last && last.kind === "recompute" ? last : null);
   }
   return out;
@@ -131,7 +133,7 @@ STEP_JS = """async ({ n }) => {
     if (forward && next.disabled) forward = false;
     if (!forward && prev.disabled) forward = true;
     (forward ? next : prev).click();
-    out.push(AE.timings[AE.timings.length - 1].render);
+    out.push(AE.bench.timings[AE.bench.timings.length - 1].render);
     await new Promise((r) => requestAnimationFrame(() => r()));
   }
   return out;
@@ -177,7 +179,7 @@ class CountingWriter:
 
 
 def counting_handler(traffic: Traffic, site: Path):
-    class Counting(build.Handler):
+    class Counting(serve.Handler):
         def setup(self) -> None:
             super().setup()
             self.sent = [0]
@@ -220,8 +222,8 @@ def add_baseline(site: Path) -> None:
     """The bare page: the same Pyodide files, as npm ships them, loaded the documented way."""
     folder = site / BASELINE
     (folder / "pyodide").mkdir(parents=True)
-    for f in build.PYODIDE_FILES:
-        shutil.copyfile(build.NODE / "pyodide" / f, folder / "pyodide" / f)
+    for f in PYODIDE_FILES:
+        shutil.copyfile(NODE / "pyodide" / f, folder / "pyodide" / f)
     (folder / "index.html").write_text(BASELINE_HTML)
     (folder / "baseline.js").write_text(BASELINE_JS)
     (folder / "baseline-worker.mjs").write_text(BASELINE_WORKER)
@@ -499,8 +501,8 @@ def report(r: dict, cold: int, warm: int) -> str:
         *bytes_table(r, titles),
         "",
         f"Interactions, starting {SETTLE_MS / 1000:g} s after Python is ready, each change once "
-        "the previous one is painted (`AE.timings`: the change event to the re-rendered view, "
-        "Python time inside the worker, rendering time):",
+        "the previous one is painted (`AE.bench.timings`: the change event to the re-rendered "
+        "view, Python time inside the worker, rendering time):",
         "",
         *interaction_table(r),
     ]
@@ -580,18 +582,15 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="ae-bench-") as tmp:
         site = a.site or Path(tmp) / "site"
         if a.site is None:
-            build.Builder(site).build()
+            Builder(site).build()
         if not (site / BASELINE).exists():
             add_baseline(site)
         present = [p for p in PAGES if (site / p[1] / "index.html").is_file()]
         traffic = Traffic()
-        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), counting_handler(traffic, site))
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        base = f"http://127.0.0.1:{httpd.server_address[1]}"
+        base, httpd = serve.in_background(site, counting_handler(traffic, site))
         try:
             with sync_playwright() as p:
-                chromium = shutil.which("chromium")
-                browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+                browser = chromium.launch(p)
                 bench = Bench(browser, base, traffic, present)
                 r = bench.loads(a.cold, a.warm)
                 r["interactions"] = bench.interactions(a.changes)

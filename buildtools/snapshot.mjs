@@ -5,8 +5,8 @@
 // Usage: node buildtools/snapshot.mjs <out.bin> <stdlib.zip> <core.zip>
 //
 // Why: starting CPython and Pyodide's own Python runtime, then importing the core, is most of a
-// page's wait for Python; restoring memory replaces all of it (Pyodide's `_makeSnapshot` /
-// `_loadSnapshot`, the way Pyodide builds its own dist/snapshot.bin in Node). The snapshot holds
+// page's wait for Python; restoring memory replaces all of it (Pyodide's private snapshot API,
+// client/js/snapshot.mjs, the way Pyodide builds its own dist/snapshot.bin in Node). The snapshot holds
 // no JavaScript objects, only WebAssembly memory, so one made in Node serves every browser.
 //
 // The build must give the same bytes every time, so the entropy, clocks and hash seed Python sees
@@ -15,7 +15,7 @@
 import nodeCrypto from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { loadPyodide } from "pyodide";
-import { CORE, pack } from "../templates/static/js/snapshot.mjs";
+import { CORE, snapshotOf, snapshotting } from "../client/js/snapshot.mjs";
 
 function fixWorld() {
   let x = 0x9e3779b9; // xorshift32: a fixed stream in place of the system's randomness
@@ -54,16 +54,14 @@ async function main() {
   const log = console.log; // Pyodide's start-up chatter stays off stdout
   console.log = (...args) => console.error(...args);
   try {
-    const pyodide = await loadPyodide({
+    const pyodide = await loadPyodide(snapshotting({
       stdLibURL: stdlibPath,
       lockFileContents: { info: lock.info, packages: {} },
       env: { PYTHONHASHSEED: "0" },
-      _makeSnapshot: true,
-    });
+    }));
     pyodide.FS.writeFile(CORE, new Uint8Array(await readFile(corePath)));
     pyodide.runPython(WARM);
-    const memory = pyodide.makeMemorySnapshot();
-    await writeFile(outPath, pack(memory));
+    await writeFile(outPath, snapshotOf(pyodide));
   } finally {
     console.log = log;
   }

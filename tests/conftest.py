@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import shutil
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -17,52 +13,35 @@ ARTIFACTS = ROOT / "test-artifacts"
 PY_READY = "html[data-python=ready]"
 sys.path.insert(0, str(ROOT))
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+from sitebuild import browser as chromium  # noqa: E402
+from sitebuild import serve  # noqa: E402
+from sitebuild.pages import Builder  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
     """The site, built once per test session into a temporary folder."""
-    import build
-
     out = tmp_path_factory.mktemp("site")
-    build.Builder(out).build()
+    Builder(out).build()
     return out
 
 
 @pytest.fixture(scope="session")
 def server(site):
     """Serve the built site on 127.0.0.1 with the same handler as `build.py --serve`."""
-    import build
-
-    handler = functools.partial(build.Handler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    url, httpd = serve.in_background(site)
+    yield url
     httpd.shutdown()
 
 
 @pytest.fixture(scope="session")
 def browser():
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.fail(
-            "Chromium is missing: run `make test` (it installs Debian's chromium) "
-            "or `apt-get install chromium`"
-        )
+    if chromium.chromium_path() is None:
+        pytest.fail(chromium.MISSING)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        b = chromium.launch(p)
         yield b
         b.close()
 

@@ -10,7 +10,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadPyodide } from "pyodide";
-import { CORE, stdlibOnDemand, unpack } from "../templates/static/js/snapshot.mjs";
+import { CORE, restoring, stdlibOnDemand } from "../client/js/snapshot.mjs";
 
 const toStderr = (msg) => process.stderr.write(msg + "\n");
 const bytes = async (path) => new Uint8Array(await readFile(path)); // Pyodide rejects a Buffer
@@ -20,12 +20,12 @@ async function main() {
   if (!["boot", "snapshot"].includes(mode)) {
     throw new Error("usage: node tests/pyodide_selfcheck.mjs <site> boot|snapshot");
   }
-  const worker = await readFile(join(site, "static/js/worker.mjs"), "utf8");
-  const build = JSON.parse(worker.match(/^const BUILD = (\{.*\});$/m)[1]);
-  const options = { stdout: toStderr, stderr: toStderr, lockFileContents: { info: build.lock, packages: {} } };
+  // the build's manifest: its Python files by role, and the lock's info
+  const build = JSON.parse(await readFile(join(site, "py/build.json"), "utf8"));
+  let options = { stdout: toStderr, stderr: toStderr, lockFileContents: { info: build.lock, packages: {} } };
   if (mode === "snapshot") {
     options.stdLibURL = join(site, build.nostdlib);
-    options._loadSnapshot = unpack((await bytes(join(site, build.snapshot))).buffer);
+    options = restoring(options, await bytes(join(site, build.snapshot)));
   } else {
     options.stdLibURL = join(site, build.stdlib);
   }

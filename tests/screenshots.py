@@ -6,12 +6,8 @@ The browser tests call shoot() too and save the pictures as test artifacts.
 
 from __future__ import annotations
 
-import functools
-import http.server
-import shutil
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,8 +51,8 @@ def shoot(browser, base_url: str, site: Path, out: Path, wait_python: bool = Fal
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    import build
-    from conftest import CHROMIUM_ARGS
+    from sitebuild import browser, serve
+    from sitebuild.pages import Builder
 
     out = (
         Path(sys.argv[1])
@@ -64,16 +60,11 @@ def main() -> None:
         else ROOT / "test-artifacts" / "screens"
     )
     site = Path(tempfile.mkdtemp())
-    build.Builder(site).build()
-    httpd = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(build.Handler, directory=str(site))
-    )
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    Builder(site).build()
+    url, httpd = serve.in_background(site)
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
-        for s in shoot(
-            b, f"http://127.0.0.1:{httpd.server_address[1]}", site, out, "--wait-python" in sys.argv
-        ):
+        b = browser.launch(p)
+        for s in shoot(b, url, site, out, "--wait-python" in sys.argv):
             print(s)
         b.close()
     httpd.shutdown()

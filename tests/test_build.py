@@ -10,7 +10,8 @@ from urllib.parse import unquote, urlsplit
 
 from bs4 import BeautifulSoup
 
-import build
+from sitebuild.pages import Builder
+from sitebuild.python_assets import MANIFEST
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,7 +25,7 @@ def tree_hashes(folder: Path) -> dict[str, str]:
 
 
 def test_two_builds_are_byte_identical(site, tmp_path):
-    build.Builder(tmp_path / "again").build()
+    Builder(tmp_path / "again").build()
     assert tree_hashes(site) == tree_hashes(tmp_path / "again")
 
 
@@ -64,12 +65,11 @@ def test_every_internal_link_asset_and_anchor_resolves(site):
     assert checked > 50
 
 
-def test_meta_core_zip_and_worker_exist(site):
-    for p in site.rglob("index.html"):
-        soup = BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")
-        core = soup.find("meta", attrs={"name": "ae-core"})
-        if core:
-            assert (p.parent / core["content"]).resolve().is_file()
+def test_the_manifest_names_the_python_files_with_their_hashes(site):
+    manifest = json.loads((site / MANIFEST).read_text())
+    for role, digest in manifest["sha256"].items():
+        assert hashlib.sha256((site / manifest[role]).read_bytes()).hexdigest() == digest, role
+    assert sorted(manifest["sha256"]) == ["core", "nostdlib", "snapshot", "stdlib"]
     assert (site / "static" / "js" / "worker.mjs").is_file()
 
 

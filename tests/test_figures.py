@@ -26,7 +26,7 @@ def _chromium():
 
 
 def test_theme_colours_are_the_stylesheets():
-    css = (ROOT / "templates/static/css/site.css").read_text()
+    css = (ROOT / "client/css/site.css").read_text()
     for var, key in (("bg", "bg"), ("fg", "fg"), ("grid", "grid")):
         light, dark = re.search(rf"--{var}: light-dark\((#\w+), (#\w+)\)", css).groups()
         assert figures.THEMES["light"][key] == light

@@ -59,7 +59,7 @@ def test_compare_table_counts_and_chart_follow_the_servers(page, server):
     for key, value in (("gradient_gb", "0.001"), ("intra_latency", "3.4"), ("inter_latency", "14")):
         w.locator(f"[data-param={key}]").fill(value)
         w.locator(f"[data-param={key}]").press("Enter")
-        # one change at a time: a change made while another is computing can be lost (runtime.js)
+        # one change at a time: a change made while another is computing can be lost (widget.js)
         page.wait_for_selector(
             "[data-widget=servers_compare]:not([aria-busy])", state="attached", timeout=30_000
         )

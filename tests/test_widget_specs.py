@@ -8,18 +8,19 @@ import json
 import pytest
 from bs4 import BeautifulSoup
 
-import build
 from allreduce_explainer import bridge, calculator, dtypes, models
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.widgets import SPECS, WIDGETS, params, sends, servers
 from allreduce_explainer.widgets.params import Param, defaults, spec, validated
+from sitebuild.pages import Builder
+from sitebuild.prose import load_pages, render_prose, widget_docs
 
 NAMES = sorted(WIDGETS)
 
 
 @pytest.fixture(scope="module")
 def builder(tmp_path_factory):
-    return build.Builder(tmp_path_factory.mktemp("site"))
+    return Builder(tmp_path_factory.mktemp("site"))
 
 
 def rendered(builder, name: str) -> BeautifulSoup:
@@ -145,10 +146,10 @@ NOT_ON_A_PAGE_YET = {"exercise", "exercise_sheet"}  # the classroom pages place 
 def test_the_url_table_lists_step_for_every_stepper(builder):
     """The course page's contract: every parameter with its default, and `step` for each widget
     that steps (share.js records it for every stepper)."""
-    pages = build.load_pages()
-    builder.widget_docs = build.widget_docs(pages)
+    pages = load_pages()
     course = next(p for p in pages if p["slug"] == "use-in-your-course")
-    body, _ = builder.render_prose(course, "../")
+    context = {"f": builder.facts, "widget_docs": widget_docs(pages)}
+    body, _ = render_prose(course, lambda n, s: builder.widget_html(n, s, "../"), context)
     rows = {
         tr.find("td").get_text(): tr.find_all("td")[2].get_text()
         for tr in BeautifulSoup(body, "html.parser").select("tbody tr")

@@ -16,7 +16,7 @@ from functools import cache
 from .errors import ParamError
 from .widgets import WIDGETS
 
-# The page's colours, templates/static/css/site.css (--bg, --fg, --grid; light and dark values
+# The page's colours, client/css/site.css (--bg, --fg, --grid; light and dark values
 # of light-dark()); a test reads the stylesheet and checks they agree.
 THEMES = {
     "light": {"bg": "#ffffff", "fg": "#1b1b1f", "grid": "#d9dce1"},

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
+
 from .. import dtypes, gradients
 
 DIGITS = {"int": 0, "fp32": 7, "bf16": 3}  # significant digits a reader needs to tell values apart
@@ -16,9 +18,42 @@ def vectors(p: dict, n: int, dtype: str, max_length: int) -> list[list]:
 
 
 def value_text(v, dtype: str) -> str:
-    """A value as the narration prints it (the grid uses the same digits)."""
-    text = str(v) if dtype == "int" else f"{v:.{DIGITS[dtype]}g}"
+    """A value as the narration and the grid print it, with DIGITS[dtype] significant digits.
+
+    The grid's `AE.formatValue` (client/js/widget.js) prints a number with JavaScript's
+    `String(Number(v.toPrecision(digits)))`; this is the same rule, so that one value reads the
+    same in the narration and in the grid (tests/data/number_format.json holds the cases both are
+    tested on): the exact value rounded half away from zero, then JavaScript's shortest notation.
+    """
+    digits = DIGITS[dtype]
+    if isinstance(v, int) and not isinstance(v, bool):
+        text = str(v)
+    else:
+        exact = Decimal(v)
+        if digits and exact:
+            exact = exact.quantize(Decimal(1).scaleb(exact.adjusted() - digits + 1), ROUND_HALF_UP)
+        text = js_number_text(float(exact))
     return text.replace("-", "−")
+
+
+def js_number_text(x: float) -> str:
+    """`String(x)` in JavaScript: the shortest digits that read back as x, in fixed notation from
+    1e-6 up to 1e21 and in exponent notation (`1.5e-7`, `1e+21`) outside it."""
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + js_number_text(-x)
+    _, digits, exponent = Decimal(repr(x)).normalize().as_tuple()
+    s = "".join(map(str, digits))
+    k, n = len(s), len(s) + exponent  # x = 0.s × 10^n
+    if k <= n <= 21:
+        return s + "0" * (n - k)
+    if 0 < n <= 21:
+        return s[:n] + "." + s[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * -n + s
+    mantissa = s if k == 1 else s[0] + "." + s[1:]
+    return f"{mantissa}e{'+' if n > 0 else '-'}{abs(n - 1)}"
 
 
 def stepper_frames(

@@ -34,7 +34,7 @@
       k = Math.max(0, Math.min(last(), to));
       if (k === last()) stop();
       draw();
-      if (AE.timing) AE.timing({ widget: widget.name, kind: "step", render: performance.now() - t0 });
+      AE.bench.timing({ widget: widget.name, kind: "step", render: performance.now() - t0 });
       if (k !== before) widget.onStep(k);
     }
     function stop() {

@@ -1,8 +1,8 @@
-// Stage 8 wiring, no computation: (1) a log opened from disk is read here, in the browser (never
-// uploaded), and handed to Python as the log_file parameter (a hidden input, kept in storage, never
-// drawn: a text box of millions of lines freezes Chromium); only the first 5 MB and one byte are
-// read, so Python can refuse a longer file with its own message. (2) The "use the fitted figures"
-// button applies the parameters Python put in the state (state.fit_apply).
+// Stage 8's log file input, no computation: (1) a log opened from disk is read here, in the
+// browser (never uploaded), and handed to Python as the log_file parameter (a hidden input, kept
+// in storage, never drawn: a text box of millions of lines freezes Chromium); only the first 5 MB
+// and one byte are read, so Python can refuse a longer file with its own message. (2) The "use the
+// fitted figures" button applies the parameters Python fitted to that log (state.fit_apply).
 (function () {
   "use strict";
   var LIMIT = 5000001;
@@ -38,20 +38,6 @@
         if (w && w.state.fit_apply) w.update(w.state.fit_apply);
       });
     }
-    // (3) Typing in a preset's figure (a custom model size, GPU, card rate) makes that choice
-    // "custom" in the same request, so the typed value is what Python uses; the runtime's own
-    // handler for that field is skipped (capture phase), or it would send the value alone.
-    fig.addEventListener("change", function (e) {
-      var c = e.target, box = c.closest && c.closest("[data-custom-for]");
-      if (!box || !c.hasAttribute("data-param")) return;
-      var w = widgetOf(fig);
-      if (!w) return;
-      e.stopPropagation();
-      var change = {};
-      change[box.getAttribute("data-custom-for")] = "custom";
-      change[c.getAttribute("data-param")] = w.controlValue(c);
-      w.update(change);
-    }, true);
     fig.addEventListener("ae:settled", function () { sync(fig); });
     document.addEventListener("ae:python", function () { sync(fig); });
     sync(fig);

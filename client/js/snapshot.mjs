@@ -2,6 +2,33 @@
 // only when Python asks for a module the snapshot does not hold. Shared by the page's worker,
 // buildtools/snapshot.mjs (which writes the file) and tests/pyodide_selfcheck.mjs (which
 // restores it under Node).
+//
+// Pyodide's snapshot API is private (the options `_makeSnapshot`, `_loadSnapshot`, the memory
+// `_module.HEAP8`) and, in its maintainers' words, experimental (pyodide#4720; restore failures
+// in pyodide#6254): every use of it is in this file, so that a new Pyodide touches only this file.
+// The worker boots Python normally if a restore fails.
+
+// loadPyodide's options for a Pyodide whose memory will be snapshotted (snapshotOf).
+export function snapshotting(options) {
+  return { ...options, _makeSnapshot: true };
+}
+
+// The packed snapshot of a Pyodide loaded with snapshotting(options), after its warm-up.
+export function snapshotOf(pyodide) {
+  return pack(pyodide.makeMemorySnapshot());
+}
+
+// loadPyodide's options to restore a packed snapshot: its bytes, or a promise of them.
+export function restoring(options, packed) {
+  const memory = Promise.resolve(packed).then((buffer) => unpack(buffer.buffer ?? buffer));
+  memory.catch(() => {});  // its failure is loadPyodide's, reported where that is awaited
+  return { ...options, _loadSnapshot: memory };
+}
+
+// The size of Pyodide's WebAssembly memory, in bytes.
+export function memoryBytes(pyodide) {
+  return pyodide._module.HEAP8.buffer.byteLength;
+}
 
 // A snapshot is mostly empty pages, so it is stored as its size, the numbers of the pages that
 // hold anything and those pages: about half its size before compression, and so that much less
@@ -9,7 +36,7 @@
 const PAGE = 1 << 16;
 const MAGIC = 0x31534541; // "AES1"
 
-export function pack(memory) {
+function pack(memory) {
   const pages = [];
   for (let p = 0; p * PAGE < memory.length; p++) {  // the last page may be shorter
     if (memory.subarray(p * PAGE, (p + 1) * PAGE).some((b) => b !== 0)) pages.push(p);
@@ -21,7 +48,7 @@ export function pack(memory) {
   return out;
 }
 
-export function unpack(buffer) {
+function unpack(buffer) {
   const [magic, size, count] = buffer.byteLength >= 12 ? new Uint32Array(buffer, 0, 3) : [];
   if (magic !== MAGIC || buffer.byteLength !== 12 + 4 * count + count * PAGE) {
     throw new Error("not a packed snapshot");

@@ -25,7 +25,7 @@
 
   // A chart widget's state holds one figure ("figure", "summary", "table") or several under
   // "figures": {name: {figure, summary, table}}, drawn into [data-role=chart][data-figure=name].
-  // A widget with no chart at all (kind "panel") only has readouts, which the runtime fills.
+  // A widget with no chart at all (kind "panel") only has readouts, which widget.js fills.
   function table(t) {
     var tb = document.createElement("table");
     tb.className = "buffers";

@@ -1,0 +1,42 @@
+// Inputs that are costly to lose (a pasted log, a custom model) are the controls marked
+// data-store: kept in the browser's storage, restored on the next visit. A stored value that is
+// unreadable or from another version is dropped, with a notice; blocked storage only means
+// nothing is kept.
+(function () {
+  "use strict";
+  var AE = (window.AE = window.AE || {});
+  var STORE_VERSION = 1;
+
+  function storeKey(w, param) { return "allreduce-explainer:" + w.name + ":" + param; }
+
+  // The widget's stored fields, by parameter.
+  function read(w) {
+    var out = {}, dropped = false;
+    w.el.querySelectorAll("[data-store][data-param]").forEach(function (c) {
+      var key = storeKey(w, c.getAttribute("data-param")), text = null;
+      try { text = localStorage.getItem(key); } catch (e) { return; }
+      if (text === null) return;
+      try {
+        var item = JSON.parse(text);
+        if (!item || item.v !== STORE_VERSION || !("value" in item)) throw new Error("old");
+        out[c.getAttribute("data-param")] = item.value;
+      } catch (e) {
+        dropped = true;
+        try { localStorage.removeItem(key); } catch (e2) { /* nothing kept anyway */ }
+      }
+    });
+    if (dropped) w.showError("_", "A value saved by an earlier visit could not be read and was discarded.");
+    return out;
+  }
+
+  function keep(w) {
+    w.el.querySelectorAll("[data-store][data-param]").forEach(function (c) {
+      var param = c.getAttribute("data-param");
+      try {
+        localStorage.setItem(storeKey(w, param), JSON.stringify({ v: STORE_VERSION, value: w.state.params[param] }));
+      } catch (e) { /* storage full or blocked: the value is simply not kept */ }
+    });
+  }
+
+  AE.stored = { read: read, keep: keep };
+})();

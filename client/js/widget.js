@@ -1,0 +1,163 @@
+// The widget controller: a widget's controls in, Python's states out. JavaScript renders and wires
+// events; every number comes from Python (the inline default state, or the worker's answer).
+(function () {
+  "use strict";
+  var AE = (window.AE = window.AE || {});
+  AE.views = AE.views || {};
+
+  function Widget(el) {
+    this.el = el;
+    this.name = el.getAttribute("data-widget");
+    this.state = JSON.parse(el.querySelector('script[data-role="state"]').textContent);
+    this.view = AE.views[el.getAttribute("data-kind")](el, this);
+    this.defaults = JSON.parse(JSON.stringify(this.state.params));  // what a bare link shows
+    this.busy = false;
+    this.queued = null;  // the latest params asked for while a call was running: latest wins
+    this.render();
+    this.wire();
+    // the copy toolbar, then the parameters a link or an earlier visit asked for
+    AE.copyTools.attach(this);
+    AE.urlState.apply(this, AE.stored.read(this));
+  }
+  // Called by views when the reader moves to another step.
+  Widget.prototype.onStep = function (k) {
+    this.record(false);
+  };
+  // Keep the shown state: the URL, and the fields that are kept in storage.
+  Widget.prototype.record = function (push) {
+    AE.stored.keep(this);
+    AE.urlState.record(this, push);
+  };
+  Widget.prototype.step = function () {
+    return this.view.step ? this.view.step() : 0;
+  };
+  Widget.prototype.render = function () {
+    var s = this.state;
+    this.view.render(s);
+    var readouts = s.readouts || {};
+    // only what changed is written: each write makes the browser lay the page out again
+    this.el.querySelectorAll("[data-readout]").forEach(function (o) {
+      var k = o.getAttribute("data-readout");
+      if (k in readouts && o.textContent !== readouts[k]) o.textContent = readouts[k];
+    });
+    this.el.querySelectorAll("[data-param]").forEach(function (c) {
+      var k = c.getAttribute("data-param"), v = s.params[k];
+      if (k in s.params && document.activeElement !== c && v !== null && c.value !== String(v)) c.value = v;
+    });
+  };
+  Widget.prototype.controlValue = function (c) {
+    var v = c.value;
+    if (c.type === "number") return v.trim() === "" ? null : Number(v);
+    return v;
+  };
+  Widget.prototype.wire = function () {
+    var self = this;
+    this.el.querySelectorAll("[data-param]").forEach(function (c) {
+      c.addEventListener("change", function () {
+        var param = c.getAttribute("data-param"), change = {};
+        change[param] = self.controlValue(c);
+        // a figure typed under a preset (a custom model size, GPU, card rate) makes that choice
+        // "custom" in the same request, so the typed value is what Python uses
+        var custom = c.closest("[data-custom-for]");
+        if (custom) change[custom.getAttribute("data-custom-for")] = "custom";
+        else if (param !== "values" && "values" in self.state.params) change.values = null;
+        self.update(change);
+      });
+    });
+    this.el.querySelectorAll('[data-action="reroll"]').forEach(function (b) {
+      b.addEventListener("click", function () {
+        self.update({ seed: Math.floor(Math.random() * 1e9), values: null });
+      });
+    });
+    this.el.querySelectorAll('[data-action="add"]').forEach(function (b) {
+      b.addEventListener("click", function () {
+        var parts = b.getAttribute("data-param-step").split(":");
+        var change = {};
+        change[parts[0]] = Number(self.state.params[parts[0]]) + Number(parts[1]);
+        self.update(change);
+      });
+    });
+  };
+  Widget.prototype.clearErrors = function () {
+    this.el.querySelectorAll("[data-error-for]").forEach(function (e) { e.textContent = ""; });
+    this.el.querySelectorAll('[aria-invalid="true"]').forEach(function (c) { c.removeAttribute("aria-invalid"); });
+  };
+  Widget.prototype.showError = function (field, message) {
+    var slot = field && this.el.querySelector('[data-error-for="' + CSS.escape(String(field)) + '"]');
+    var control = field && this.el.querySelector('[data-param="' + CSS.escape(String(field)) + '"]');
+    if (!slot) slot = this.el.querySelector('[data-error-for="_"]');
+    if (slot) slot.textContent = message;
+    if (control) control.setAttribute("aria-invalid", "true");
+  };
+  // Ask Python for the state at these parameters. `after` runs once it is shown (restoring a
+  // link's step); a change the reader made goes into the page's history, a restored one not.
+  Widget.prototype.update = function (change, after) {
+    // build on the newest parameters asked for, so that a change made while another is still
+    // computing keeps that other change
+    var newest = this.queued ? this.queued.params : this.inflight || this.state.params;
+    var params = Object.assign({}, newest, change);
+    this.clearErrors();
+    var request = { params: params, after: after || null, push: !after, t0: performance.now() };
+    if (this.busy) { this.queued = request; return; }
+    this.ask(request);
+  };
+  Widget.prototype.ask = function (request) {
+    var self = this, params = request.params;
+    this.busy = true;
+    this.inflight = params;
+    this.el.setAttribute("aria-busy", "true");
+    AE.python.call(this.name, params).then(function (r) {
+      if (r.response.ok) {
+        self.state = r.response.state;
+        var t1 = performance.now();
+        self.render();
+        var t2 = performance.now();
+        AE.bench.timing({ widget: self.name, kind: "recompute", python: r.pythonMs,
+          render: t2 - t1, total: t2 - request.t0 });
+        if (request.after) request.after();
+        self.record(request.push);
+      } else {
+        var err = r.response.error;
+        self.showError(err.field, err.message);
+        self.render();  // the controls go back to the last good state's values
+        var c = err.field && self.el.querySelector('[data-param="' + CSS.escape(String(err.field)) + '"]');
+        // the control keeps what the reader typed, next to the message about it
+        if (c) c.value = params[err.field] === null || params[err.field] === undefined ? "" : params[err.field];
+      }
+    }, function (e) {
+      self.showError("_", e.message);
+      self.render();
+    }).then(function () {
+      self.busy = false;
+      self.inflight = null;
+      self.el.removeAttribute("aria-busy");
+      if (self.queued) {
+        var next = self.queued;
+        self.queued = null;
+        self.ask(next);
+      }
+      self.el.dispatchEvent(new CustomEvent("ae:settled", { bubbles: true }));
+    });
+  };
+
+  // A number as the grid prints it: `digits` significant digits (none: all), in JavaScript's
+  // notation, with a true minus sign. Python's widgets/common.value_text follows the same rule
+  // for the narration; both are tested on tests/data/number_format.json.
+  AE.formatValue = function (v, digits) {
+    if (typeof v !== "number") return String(v);
+    var text = digits ? String(Number(v.toPrecision(digits))) : String(v);
+    return text.replace(/-/g, "−");
+  };
+
+  // Bench hooks, for bench/ only: the latest interactions' timings, from the reader's change to
+  // the new state on screen, and its parts (bounded: a long session must not grow it). The
+  // worker's other bench hook is its "stats" message (protocol.js).
+  AE.bench = {
+    timings: [],
+    timing: function (entry) {
+      AE.bench.timings.push(entry);
+      if (AE.bench.timings.length > 256) AE.bench.timings.shift();
+    },
+  };
+  AE.Widget = Widget;
+})();

@@ -1,0 +1,126 @@
+// The page's Python: restores Pyodide from the site's snapshot (or boots it), answers widget calls.
+// A module worker because Pyodide's ES module build requires it. Its messages: protocol.js.
+import { loadPyodide } from "../../vendor/pyodide/pyodide.mjs";
+import "./protocol.js";
+import { CORE, memoryBytes, restoring, stdlibOnDemand } from "./snapshot.mjs";
+
+const P = self.AEProtocol;
+// The build (sitebuild/python_assets.py) writes here, when it copies this file into the site, the
+// part of its manifest (py/build.json) the worker needs: the names of the files it made with this
+// very Pyodide, namely the standard library and the core compiled to bytecode, the memory snapshot
+// of a Pyodide that has booted, imported the core and called every widget
+// (buildtools/snapshot.mjs), so nothing is compiled or imported while the reader waits, and the
+// empty zip that stands in for the standard library while Python runs from it (snapshot.mjs); and
+// the `info` of Pyodide's lock file (the core needs no package, so the lock is not fetched).
+const BUILD = null;
+const SITE = new URL("../../", import.meta.url);
+const INDEX_URL = new URL("vendor/pyodide/", SITE).href;
+
+let bridge = null;
+let python = null;  // kept for the bench hook "stats", and as self.pyodide for tests
+
+function bytes(url) {
+  return fetch(url).then((r) => {
+    if (!r.ok) throw new Error(`${url} answered ${r.status}`);
+    return r.arrayBuffer();
+  });
+}
+
+// The real standard library, fetched synchronously (workers may) when Python imports from it a
+// module the snapshot does not hold.
+function fetchStdlib() {
+  const request = new XMLHttpRequest();
+  request.open("GET", new URL(BUILD.stdlib, SITE).href, false);
+  request.responseType = "arraybuffer";
+  request.send();
+  if (request.status !== 200) throw new Error(`the standard library answered ${request.status}`);
+  return new Uint8Array(request.response);
+}
+
+function options(stdlib) {
+  return {
+    indexURL: INDEX_URL,
+    stdLibURL: new URL(stdlib, SITE).href,
+    lockFileContents: { info: BUILD.lock, packages: {} },
+  };
+}
+
+// Restores the snapshot; if that fails (a host that mangles the file, a browser that rejects it),
+// boots Python from the start instead: slower, same answers.
+async function start() {
+  try {
+    const pyodide = await loadPyodide(restoring(options(BUILD.nostdlib), bytes(new URL(BUILD.snapshot, SITE))));
+    stdlibOnDemand(pyodide, BUILD.lock.python, fetchStdlib);
+    return pyodide;
+  } catch (err) {
+    const why = (err && err.message) || err;
+    console.warn(`Python's snapshot did not load (${why}); starting Python from scratch.`);
+  }
+  return loadPyodide(options(BUILD.stdlib));
+}
+
+// Python imports the core from its zip, as it does the standard library; the snapshot has it
+// imported already, and the zip on the path serves any import made later.
+async function boot() {
+  const zip = bytes(new URL(BUILD.core, SITE));  // in parallel with Pyodide's own files
+  const pyodide = await start();
+  pyodide.FS.writeFile(CORE, new Uint8Array(await zip));
+  pyodide.runPython(`import sys\nif "${CORE}" not in sys.path: sys.path.insert(0, "${CORE}")`);
+  bridge = pyodide.pyimport("allreduce_explainer.bridge");
+  python = self.pyodide = pyodide;
+}
+
+// The worker starts booting as soon as it is loaded, without waiting for the page's "init"
+// message to be delivered.
+const booting = boot();
+booting.catch(() => {});  // reported when "init" asks for it
+
+// After "ready", while the reader reads: call the page's widgets with their defaults for a few
+// hundred milliseconds of Python, one call per task, so a reader's change waits behind one call
+// at most. Python restored from the snapshot has run nothing in this browser yet, so the
+// WebAssembly compiler has not optimised the interpreter; without these calls a reader's first
+// twenty or so changes take two to four times as long as later ones (bench/RESULTS.md).
+const WARM_MS = 300;
+
+function warm(widgets) {
+  let spent = 0;
+  let i = 0;
+  const next = () => {
+    if (spent >= WARM_MS || widgets.length === 0) return;
+    const t0 = performance.now();
+    try {
+      bridge.call(widgets[i++ % widgets.length], "{}");
+    } catch (err) {
+      return;  // a warm-up is no reason to disturb the page; the reader's calls report errors
+    }
+    spent += performance.now() - t0;
+    setTimeout(next, 0);
+  };
+  setTimeout(next, 0);
+}
+
+self.onmessage = async (e) => {
+  const msg = e.data;
+  if (msg.type === "init") {
+    try {
+      await booting;
+      self.postMessage(P.ready());
+    } catch (err) {
+      self.postMessage(P.failed(String((err && err.message) || err)));
+    }
+  } else if (msg.type === "warm" && bridge) {
+    warm(msg.widgets);
+  } else if (msg.type === "stats") {  // bench hook: Python's live objects, WebAssembly memory
+    const objects = python.runPython("import gc; gc.collect(); len(gc.get_objects())");
+    self.postMessage(P.statsReport(objects, memoryBytes(python)));
+  } else if (msg.type === "call") {
+    const t0 = performance.now();
+    let response;
+    try {
+      response = bridge.call(msg.widget, JSON.stringify(msg.params));
+    } catch (err) {
+      response = JSON.stringify({ ok: false, error: { field: null, message: `worker: ${err.message}` } });
+    }
+    self.postMessage(P.result(msg.id, response, performance.now() - t0));
+  }
+};

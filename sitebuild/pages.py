@@ -1,0 +1,119 @@
+"""The site's pages: each stage and extra page, each widget alone for embedding, the home page;
+`Builder.build` runs every job of the build in order."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import jinja2
+
+from allreduce_explainer import facts, palette, widgets
+
+from . import CLIENT, CSP, TEMPLATES
+from .compress import compress_site
+from .prose import EXTRA_ORDER, load_pages, render_prose, state_json, widget_docs
+from .python_assets import stamp_worker, write_python
+from .vendor import copy_vendor
+
+
+class Builder:
+    """Builds the whole site into one folder, which it empties first."""
+
+    def __init__(self, site: Path):
+        self.site = site
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(TEMPLATES),
+            autoescape=jinja2.select_autoescape(["html"]),
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.globals["embed"] = False
+        self.env.globals["csp"] = CSP
+        self.facts = facts.all_facts()
+
+    def widget_html(self, name: str, state: dict, base: str) -> str:
+        return self.env.get_template(f"widgets/{name}.html").render(
+            name=name,
+            spec=widgets.SPECS[name],
+            state=state,
+            state_json=state_json(state),
+            base=base,
+        )
+
+    def copy_client(self) -> None:
+        """site/static/: the browser's code, and the GPU colours as CSS variables."""
+        dest = self.site / "static"
+        shutil.copytree(CLIENT, dest)
+        (dest / "gpu-colours.css").write_text(
+            ":root {\n"
+            + "".join(f"  --gpu-{i}: {c};\n" for i, c in enumerate(palette.GPU_COLOURS))
+            + "}\n"
+        )
+
+    def write_embeds(self, page: dict, states: list[tuple[str, dict]]) -> None:
+        """site/embed/<widget>/: the widget alone, for a course page's iframe."""
+        base = "../../"
+        for name, state in states:
+            out = self.env.get_template("embed.html").render(
+                page=page,
+                base=base,
+                live=True,
+                embed=True,
+                stages=[],
+                charts=state["kind"] == "chart",
+                widget=self.widget_html(name, state, base),
+            )
+            self.write(f"embed/{name}/index.html", out)
+
+    def write_page(self, page: dict, pages: list[dict], stages: list[dict], docs: list) -> None:
+        """site/<slug>/: a page's prose with its widgets, and its widgets' embeds."""
+        base = "../"
+        body, states = render_prose(
+            page,
+            lambda name, state: self.widget_html(name, state, base),
+            {"f": self.facts, "widget_docs": docs},
+        )
+        index = stages.index(page) if page in stages else None
+        out = self.env.get_template("page.html").render(
+            page=page,
+            body=body,
+            base=base,
+            pages=pages,
+            stages=stages,
+            charts=any(s["kind"] == "chart" for _, s in states),
+            live=bool(states),
+            prev=stages[index - 1] if index is not None and index > 0 else None,
+            next=stages[index + 1] if index is not None and index + 1 < len(stages) else None,
+        )
+        self.write_embeds(page, states)
+        self.write(f"{page['slug']}/index.html", out)
+
+    def write(self, path: str, html: str) -> None:
+        dest = self.site / path
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(html, encoding="utf-8")
+
+    def build(self) -> None:
+        if self.site.exists():
+            shutil.rmtree(self.site)
+        self.site.mkdir(parents=True)
+        self.copy_client()
+        copy_vendor(self.site)
+        stamp_worker(self.site, write_python(self.site))
+        pages = load_pages()
+        stages = [p for p in pages if p["order"] < EXTRA_ORDER]
+        docs = widget_docs(pages)
+        for page in pages:
+            self.write_page(page, pages, stages, docs)
+        home = self.env.get_template("home.html").render(
+            base="",
+            pages=pages,
+            stages=stages,
+            charts=False,
+            live=False,
+            page={"title": "All-reduce, explained", "slug": "", "summary": ""},
+        )
+        self.write("index.html", home)
+        compress_site(self.site)

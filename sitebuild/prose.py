@@ -1,0 +1,117 @@
+"""A page's Markdown to HTML: front matter, Jinja2 calls (facts, widgets), math to MathML, and the
+finished fragments kept out of Markdown's reach until it is done."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+import frontmatter
+import jinja2
+import latex2mathml.converter
+import markdown
+
+from allreduce_explainer import widgets
+
+from . import CONTENT
+
+EXTRA_ORDER = 90  # pages ordered from 90 up are not stages (course use, further reading)
+WIDGET_CALL = re.compile(r"""widget\(\s*["'](\w+)["']\s*\)""")
+MARKDOWN_EXTENSIONS = [
+    "tables",
+    "footnotes",
+    "attr_list",
+    "def_list",
+    "toc",
+    "fenced_code",
+    "md_in_html",
+]
+MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
+
+
+class Stash:
+    """Holds finished HTML (MathML, widgets) out of Markdown's reach, behind plain tokens."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+
+    def put(self, fragment: str) -> str:
+        self.items.append(fragment)
+        return f"STASH{len(self.items) - 1}X"
+
+    def restore(self, text: str) -> str:
+        text = re.sub(r"<p>\s*(STASH\d+X)\s*</p>", r"\1", text)
+        return re.sub(r"STASH(\d+)X", lambda m: self.items[int(m.group(1))], text)
+
+
+def math_to_mathml(text: str, stash: Stash) -> str:
+    """$...$ and $$...$$ become MathML at build time: no math library is downloaded."""
+
+    def convert(m: re.Match) -> str:
+        display = m.group(1) is not None
+        tex = m.group(1) if display else m.group(2)
+        mathml = latex2mathml.converter.convert(
+            tex.strip(), display="block" if display else "inline"
+        )
+        if display:  # a wide formula scrolls in its own box, which keyboards can reach
+            mathml = f'<div class="formula" tabindex="0">{mathml}</div>'
+        return stash.put(mathml)
+
+    return MATH.sub(convert, text)
+
+
+def load_pages() -> list[dict]:
+    """content/*.md in page order: front matter, plus the Markdown as `source`."""
+    pages = []
+    for path in sorted(CONTENT.glob("*.md")):
+        post = frontmatter.load(path)
+        meta = dict(post.metadata)
+        for key in ("title", "slug", "order"):
+            if key not in meta:
+                raise SystemExit(f"{path}: front matter needs {key!r}")
+        pages.append({**meta, "source": post.content, "path": path})
+    pages.sort(key=lambda p: p["order"])
+    return pages
+
+
+def state_json(state: dict) -> str:
+    """JSON for an inline <script type="application/json">: nothing in it can close the tag."""
+    text = json.dumps(state, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def widget_docs(pages: list[dict]) -> list[dict]:
+    """Every widget, the page it is on and its URL parameters with their defaults (a contract),
+    from its spec; a stepper's URL also takes `step`."""
+    docs = []
+    for page in pages:
+        for name in WIDGET_CALL.findall(page["source"]):
+            spec = widgets.SPECS[name]
+            stepper = widgets.WIDGETS[name]()["kind"] == "stepper"
+            params = {k: p.default for k, p in spec.items()}
+            docs.append({"name": name, "page": page, "params": params, "stepper": stepper})
+    return docs
+
+
+def render_prose(
+    page: dict, widget_html: Callable[[str, dict], str], context: dict
+) -> tuple[str, list[tuple[str, dict]]]:
+    """The page's HTML, and the default state of every widget placed in it. `widget_html` renders
+    a widget from its state; `context` is what else the prose may use (facts, widget_docs)."""
+    stash, states = Stash(), []
+
+    def widget(name: str) -> str:
+        if name not in widgets.WIDGETS:
+            raise SystemExit(f"{page['path']}: unknown widget {name!r}")
+        states.append((name, widgets.WIDGETS[name]()))
+        return stash.put(widget_html(name, states[-1][1]))
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+    text = env.from_string(page["source"]).render(widget=widget, **context)
+    text = math_to_mathml(text, stash)
+    body = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, output_format="html")
+    # a wide table scrolls in its own box, which keyboards can reach (widgets are stashed)
+    body = body.replace("<table>", '<div class="table-scroll" tabindex="0"><table>')
+    body = body.replace("</table>", "</table></div>").replace("<pre>", '<pre tabindex="0">')
+    return stash.restore(body), states
