@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 PORT ?= 8000
 
-.PHONY: serve build test lint bench setup chromium clean lock
+.PHONY: serve build test test-fast screenshots lint bench setup chromium clean lock
 
 serve: setup  ## build the site and serve it on http://127.0.0.1:$(PORT)/
 	$(PY) build.py --serve --port $(PORT)
@@ -14,6 +14,12 @@ test: setup chromium  ## every test: core, CLI, Pyodide in Node, the site in Chr
 	$(PY) -m pytest
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
+
+test-fast: setup  ## the core and the CLI only (no Node, no Chromium): the edit-test loop
+	AE_TESTS_FAST=1 $(PY) -m pytest -q -m "not browser and not pyodide and not build and not chromium"
+
+screenshots: setup chromium  ## every page at phone and desktop widths, light and dark -> test-artifacts/screens
+	$(PY) tests/screenshots.py --wait-python
 
 bench: setup chromium  ## the core's speed (CPython, Pyodide) and the site's in Chromium -> bench/RESULTS.md
 	$(PY) bench/core.py --write

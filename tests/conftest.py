@@ -2,20 +2,49 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-PY_READY = "html[data-python=ready]"
+from helpers import ARTIFACTS, FAST, ROOT, TIMEOUT_MS, Watch
+
 sys.path.insert(0, str(ROOT))
 
 from sitebuild import browser as chromium  # noqa: E402
 from sitebuild import serve  # noqa: E402
 from sitebuild.pages import Builder  # noqa: E402
+
+settings.register_profile("fast", max_examples=10)
+if FAST:
+    settings.load_profile("fast")
+
+LAYERS = {"browser": "browser", "pyodide": "pyodide", "site": "build"}  # folder -> marker
+
+
+def pytest_collection_modifyitems(items):
+    """Each test is marked by its layer's folder: tests/browser needs Chromium, tests/pyodide
+    Node and Pyodide, tests/site a built site (Node); tests/core and tests/cli need neither."""
+    for item in items:
+        layer = Path(item.fspath).parent.name
+        if layer in LAYERS:
+            item.add_marker(LAYERS[layer])
+
+
+class _Browser:
+    """Chromium whose every new context waits TIMEOUT_MS by default (one timeout for all tests)."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **kwargs):
+        ctx = self._browser.new_context(**kwargs)
+        ctx.set_default_timeout(TIMEOUT_MS)
+        return ctx
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
 
 
 @pytest.fixture(scope="session")
@@ -42,7 +71,7 @@ def browser():
 
     with sync_playwright() as p:
         b = chromium.launch(p)
-        yield b
+        yield _Browser(b)
         b.close()
 
 
@@ -52,28 +81,6 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-class Watch:
-    """Console errors, page errors and requests that leave 127.0.0.1, for one page."""
-
-    def __init__(self, page, base_url: str):
-        self.errors: list[str] = []
-        self.foreign: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on(
-            "request",
-            lambda r: r.url.startswith((base_url, "data:", "blob:")) or self.foreign.append(r.url),
-        )
-        page.on(
-            "worker",
-            lambda w: w.on("console", lambda m: m.type == "error" and self.errors.append(m.text)),
-        )
-
-    def assert_clean(self):
-        assert self.errors == [], self.errors
-        assert self.foreign == [], self.foreign
-
-
 @pytest.fixture()
 def page(browser, server):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -81,22 +88,3 @@ def page(browser, server):
     p.watch = Watch(p, server)
     yield p
     ctx.close()
-
-
-def open_page(page, server, slug: str, live: bool = False):
-    page.goto(f"{server}/{slug}/")
-    if live:
-        page.wait_for_selector(PY_READY, state="attached", timeout=90_000)
-
-
-def step_to_end(widget):
-    nxt = widget.locator("[data-action=next]")
-    while nxt.is_enabled():
-        nxt.click()
-    counter = widget.locator("[data-role=step-counter]").inner_text()
-    k, total = map(int, re.findall(r"\d+", counter))
-    assert k == total
-
-
-def expect_counter(widget, text):
-    widget.locator("[data-role=step-counter]", has_text=text).wait_for(timeout=30_000)

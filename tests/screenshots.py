@@ -37,9 +37,7 @@ def shoot(browser, base_url: str, site: Path, out: Path, wait_python: bool = Fal
                 page = ctx.new_page()
                 page.goto(base_url + "/" + path.lstrip("/"))
                 if wait_python and page.locator("html[data-python]").count():
-                    page.wait_for_selector(
-                        "html:not([data-python=loading])", state="attached", timeout=60000
-                    )
+                    page.wait_for_selector("html:not([data-python=loading])", state="attached")
                 page.wait_for_timeout(300)
                 name = (path.strip("/").replace("/", "_") or "home") + f"-{label}-{scheme}.png"
                 page.screenshot(path=str(out / name), full_page=True)

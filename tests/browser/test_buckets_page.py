@@ -1,0 +1,69 @@
+"""Stage 7 in Chromium: the DDP timeline and sweep render, and recompute live."""
+
+from pathlib import Path
+
+from helpers import open_page
+
+ROOT = Path(__file__).resolve().parents[2]
+CHART = "document.querySelector('[data-widget=ddp_buckets] [data-role=chart]:not([data-figure])')"
+SWEEP = "document.querySelector('[data-widget=ddp_buckets] [data-figure=sweep][data-role=chart]')"
+
+
+def test_timeline_and_sweep_draw_without_python(page, server):
+    open_page(page, server, "ddp-buckets")
+    w = page.locator("[data-widget=ddp_buckets]")
+    page.wait_for_function(f"() => {CHART}.data && {SWEEP}.data")
+    assert page.evaluate(f"() => {CHART}.data[1].x.length") == int(
+        w.locator("[data-readout=buckets]").inner_text()
+    )
+    assert "exposed" in w.locator("[data-role=chart-summary]").first.inner_text()
+    assert w.locator("[data-readout=best]").inner_text().endswith("MiB")
+    page.watch.assert_clean()
+
+
+def test_changing_model_and_cap_recomputes(page, server):
+    open_page(page, server, "ddp-buckets", live=True)
+    w = page.locator("[data-widget=ddp_buckets]")
+    w.locator("[data-param=model]").select_option("resnet50")
+    w.locator("[data-readout=model]", has_text="ResNet-50").wait_for()
+    assert "25,557,032" in w.locator("[data-readout=model]").inner_text()
+    assert w.locator("[data-param=batch]").input_value() == "64"
+    buckets = w.locator("[data-readout=buckets]").inner_text()
+    w.locator("[data-param=bucket_cap_mb]").fill("1")
+    w.locator("[data-param=bucket_cap_mb]").press("Enter")
+    page.wait_for_function(f"() => {SWEEP}.data[3].x[0] === 1")
+    assert w.locator("[data-readout=buckets]").inner_text() != buckets
+    page.watch.assert_clean()
+
+
+def test_two_servers_expose_more_with_tiny_buckets(page, server):
+    open_page(page, server, "ddp-buckets", live=True)
+    w = page.locator("[data-widget=ddp_buckets]")
+    w.locator("[data-param=gpus]").fill("16")
+    w.locator("[data-param=gpus]").press("Enter")
+    w.locator("[data-readout=algorithm]", has_text="per network card").wait_for()
+    first = page.evaluate(f"() => {SWEEP}.data[0].y[0]")
+    best = page.evaluate(f"() => {SWEEP}.data[1].y[0]")
+    assert first > best
+    page.watch.assert_clean()
+
+
+def test_bad_cap_is_shown_next_to_its_control(page, server):
+    open_page(page, server, "ddp-buckets", live=True)
+    w = page.locator("[data-widget=ddp_buckets]")
+    w.locator("[data-param=bucket_cap_mb]").fill("0")
+    w.locator("[data-param=bucket_cap_mb]").press("Enter")
+    err = w.locator("[data-error-for=bucket_cap_mb]")
+    err.wait_for(state="visible")
+    assert "greater than 0" in err.inner_text()
+    page.watch.assert_clean()
+
+
+def test_stage7_numbers_are_computed_not_typed(page, server):
+    source = (ROOT / "content" / "07-ddp-buckets.md").read_text()
+    for typed in ("124,439,808", "25,557,032", "498 MB"):
+        assert typed not in source
+    open_page(page, server, "ddp-buckets")
+    text = page.locator("article").inner_text()
+    for shown in ("124,439,808", "25,557,032", "109,482,240", "498 MB"):
+        assert shown in text

@@ -1,0 +1,128 @@
+"""Stage 8 in Chromium: the calculator opens on stage 1's numbers, recomputes through Python,
+reads a pasted or opened nccl-tests log, draws the fitted line and applies the fit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import open_page
+
+SLUG = "your-cluster"
+DATA = Path(__file__).parents[1] / "data"
+TRACES = (
+    "() => document.querySelector('[data-widget=cluster] [data-figure=time]').data.map(t => t.name)"
+)
+
+
+def test_page_opens_on_stage_one_before_python(page, server):
+    open_page(page, server, SLUG)
+    w = page.locator("[data-widget=cluster]")
+    assert w.locator("[data-readout=allreduce]").inner_text() == "0.55 s"
+    assert w.locator("[data-readout=busbw]").inner_text().startswith("50 GB/s")
+    assert "network cards" in w.locator("[data-readout=bound]").inner_text()
+    text = page.locator("main").inner_text()
+    assert "0.55 s" in text and "370 GB/s" in text and "46–49" in text
+    page.wait_for_function(
+        "() => document.querySelector('[data-widget=cluster] .chart:not([data-figure])').data"
+    )
+    page.watch.assert_clean()
+
+
+def test_model_gpu_and_algorithm_recompute_live(page, server):
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=cluster]")
+    w.locator("[data-param=model]").select_option("llama3-70b")
+    w.locator("[data-readout=params]", has_text="70,553,706,496").wait_for()
+    assert w.locator("[data-param=params]").input_value() == "70553706496"
+    w.locator("[data-param=algorithm]").select_option("auto")
+    w.locator("[data-readout=algorithm]", has_text="multi-ring").wait_for()
+    w.locator("[data-param=gpu]").select_option("MI300X")
+    w.locator("[data-readout=cluster]", has_text="MI300X").wait_for()
+    assert w.locator("[data-param=link_gbps]").input_value() == "448"
+    w.locator("[data-param-step='gpus:8']").click()
+    w.locator("[data-readout=cluster]", has_text="72 × MI300X").wait_for()
+    gpus = w.locator("[data-param=gpus]")
+    gpus.fill("60")
+    gpus.press("Enter")
+    w.locator("[data-error-for=gpus]", has_text="multiple of 8").wait_for()
+    page.watch.assert_clean()
+
+
+def test_pasting_a_log_draws_the_fit_and_the_button_applies_it(page, server):
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=cluster]")
+    box = w.locator("[data-param=log]")
+    box.fill((DATA / "allreduce_current.txt").read_text())
+    box.press("Tab")
+    w.locator("[data-readout=log_fit]", has_text="latency 30 µs").wait_for()
+    page.wait_for_function(f"() => ({TRACES})().includes('fitted')")
+    names = page.evaluate(TRACES)
+    assert {"measured (out-of-place)", "fitted", "calculator's assumption"} <= set(names)
+    button = w.locator("[data-action=use-fit]")
+    assert button.is_enabled()
+    button.click()
+    w.locator("[data-readout=cluster]", has_text="custom").wait_for()
+    assert w.locator("[data-param=gpu]").input_value() == "custom"
+    assert w.locator("[data-param=link_gbps]").input_value() == "350"
+    # the log is kept in the browser's storage, not in the URL
+    assert "log" not in page.url
+    page.watch.assert_clean()
+
+
+def test_a_log_without_rank_lines_asks_for_the_count_and_bad_lines_are_listed(page, server):
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=cluster]")
+    box = w.locator("[data-param=log]")
+    rows = (DATA / "allreduce_rows_only.txt").read_text()
+    box.fill(rows + "this is not a row\n")
+    box.press("Tab")
+    w.locator("[data-readout=log_status]", has_text="enter the count").wait_for()
+    count = w.locator("[data-param=log_gpus]")
+    count.fill("32")
+    count.press("Enter")
+    w.locator("[data-readout=log_status]", has_text="32 GPUs (as entered)").wait_for()
+    assert "not a data row" in w.locator("[data-readout=log_skipped]").inner_text()
+    page.watch.assert_clean()
+
+
+def test_opening_a_file_reads_it_in_the_browser_and_a_reload_keeps_it(page, server):
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=cluster]")
+    w.locator("[data-role=log-file]").set_input_files(str(DATA / "allreduce_two_runs.txt"))
+    w.locator("[data-readout=log_status]", has_text="Run 1 of 2").wait_for()
+    page.reload()
+    page.wait_for_selector("html[data-python=ready]", state="attached")
+    w.locator("[data-readout=log_status]", has_text="Run 1 of 2").wait_for()
+    page.watch.assert_clean()
+
+
+def test_a_file_over_5_mb_is_refused_with_a_message(page, server, tmp_path):
+    big = tmp_path / "big.log"
+    big.write_text("#\n" * 2_600_000)
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=cluster]")
+    w.locator("[data-role=log-file]").set_input_files(str(big))
+    w.locator("[data-error-for=log_file]", has_text="5 MB").wait_for()
+    page.watch.assert_clean()
+
+
+def test_typing_a_figure_makes_that_choice_custom(page, server):
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=cluster]")
+    link = w.locator("[data-param=link_gbps]")
+    link.fill("300")
+    link.press("Enter")
+    w.locator("[data-param=gpu]").locator("option:checked", has_text="custom").wait_for(
+        state="attached"
+    )
+    assert w.locator("[data-param=link_gbps]").input_value() == "300"
+    w.locator("[data-param=gpu]").select_option("B200")
+    w.locator("[data-readout=cluster]", has_text="B200").wait_for()
+    state = "() => AE.widgets.find(x => x.name === 'cluster').state.params.link_gbps"
+    assert page.evaluate(state) == 900  # the field shows it once it loses focus
+    size = w.locator("[data-param=params]")
+    size.fill("1e9")
+    size.press("Enter")
+    w.locator("[data-readout=params]", has_text="1,000,000,000").wait_for()
+    assert w.locator("[data-param=model]").input_value() == "custom"
+    page.watch.assert_clean()

@@ -1,0 +1,86 @@
+"""Stage 6 in Chromium: stepping to the exact sum, live method changes, counts and the chart."""
+
+from pathlib import Path
+
+from helpers import expect_counter, open_page, step_to_end
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_default_stepper_reaches_exact_match_without_python(page, server):
+    open_page(page, server, "across-servers")
+    w = page.locator("[data-widget=servers_stepper]")
+    assert w.locator("[data-role=step-counter]").inner_text() == "Step 0 of 8"
+    assert w.locator("tbody tr[data-gpu]").count() == 8
+    for _ in range(4):  # 3 steps inside the servers, then the first across them
+        w.locator("[data-action=next]").click()
+    narration = w.locator("[data-role=narration]").inner_text()
+    assert "across servers" in narration and "Network bytes this step" in narration
+    step_to_end(w)
+    assert "exact match" in w.locator("[data-role=verdict]").inner_text().lower()
+    assert w.locator("[data-readout=network_steps]").inner_text() == "2 of 8"
+    page.watch.assert_clean()
+
+
+def test_switching_to_the_flat_ring_recomputes_counts_and_still_matches(page, server):
+    open_page(page, server, "across-servers", live=True)
+    w = page.locator("[data-widget=servers_stepper]")
+    before = w.locator("[data-readout=per_card]").inner_text()
+    w.locator("[data-param=method]").select_option("ring")
+    expect_counter(w, "Step 0 of 14")
+    assert w.locator("[data-readout=network_steps]").inner_text() == "14 of 14"
+    assert w.locator("[data-readout=per_card]").inner_text() != before
+    step_to_end(w)
+    assert "exact match" in w.locator("[data-role=verdict]").inner_text().lower()
+    w.locator("[data-param=method]").select_option("multi-ring")
+    expect_counter(w, "Step 0 of 14")
+    w.locator("[data-param=servers]").fill("3")
+    w.locator("[data-param=servers]").press("Enter")
+    expect_counter(w, "Step 0 of 22")
+    step_to_end(w)
+    assert "exact match" in w.locator("[data-role=verdict]").inner_text().lower()
+    page.watch.assert_clean()
+
+
+def test_compare_table_counts_and_chart_follow_the_servers(page, server):
+    open_page(page, server, "across-servers", live=True)
+    w = page.locator("[data-widget=servers_compare]")
+    assert w.locator("[data-readout=hierarchical_total]").inner_text() == "196 GB"
+    assert "one ring per card" in w.locator("[data-readout=verdict]").inner_text()
+    marker = "() => document.querySelector('[data-widget=servers_compare] .chart').data[3].x[0]"
+    assert page.evaluate(marker) == 8
+    w.locator("[data-param-step='servers:-1']").click()
+    page.wait_for_function(f"() => ({marker})() === 7")
+    assert w.locator("[data-readout=hierarchical_total]").inner_text() == "168 GB"  # 2*6*14
+    # a tiny message with NCCL's latencies: the hierarchical method wins
+    for key, value in (("gradient_gb", "0.001"), ("intra_latency", "3.4"), ("inter_latency", "14")):
+        w.locator(f"[data-param={key}]").fill(value)
+        w.locator(f"[data-param={key}]").press("Enter")
+        # one change at a time: a change made while another is computing can be lost (widget.js)
+        page.wait_for_selector("[data-widget=servers_compare]:not([aria-busy])", state="attached")
+    page.wait_for_function(
+        "() => document.querySelector('[data-widget=servers_compare] [data-readout=verdict]')"
+        ".textContent.includes('fastest is hierarchical')"
+    )
+    page.watch.assert_clean()
+
+
+def test_bad_server_count_is_shown_next_to_its_control(page, server):
+    open_page(page, server, "across-servers", live=True)
+    w = page.locator("[data-widget=servers_compare]")
+    w.locator("[data-param=servers]").fill("65")
+    w.locator("[data-param=servers]").press("Enter")
+    err = w.locator("[data-error-for=servers]")
+    err.wait_for(state="visible")
+    assert "between 1 and 64" in err.inner_text()
+    page.watch.assert_clean()
+
+
+def test_stage6_numbers_are_computed_not_typed(page, server):
+    source = (ROOT / "content" / "06-across-servers.md").read_text()
+    for typed in ("196 GB", "220 GB", "0.069", "3.45 GB"):
+        assert typed not in source
+    open_page(page, server, "across-servers")
+    text = page.locator("article").inner_text()
+    for shown in ("196 GB", "220 GB", "0.069 s", "3.45 GB"):
+        assert shown in text

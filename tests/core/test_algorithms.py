@@ -1,0 +1,195 @@
+"""Every algorithm on random vectors against numpy and ml_dtypes, and against the cost formulas."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allreduce_explainer import api, cost, dtypes
+from allreduce_explainer.simulate import run
+from allreduce_explainer.topology import Topology
+from helpers import examples
+
+ALGORITHMS = ["naive", "ring", "multi-ring", "tree", "hierarchical"]
+
+
+@st.composite
+def cluster(draw, max_gpus=64):
+    n = draw(st.integers(1, max_gpus))
+    g = draw(st.sampled_from([d for d in range(1, n + 1) if n % d == 0]))
+    return n, g
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.sampled_from(ALGORITHMS), cluster(), st.integers(1, 300), st.integers(0, 2**32))
+def test_int_results_equal_numpy_sum_on_every_gpu(algorithm, ng, length, seed):
+    n, g = ng
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-1000, 1000, size=(n, length))
+    r = api.simulate(algorithm, n, g, values=x.tolist())
+    target = x.sum(axis=0).tolist()
+    assert r["target"] == target
+    assert all(res == target for res in r["results"]), "some GPU holds a wrong sum"
+    assert r["matches_target"] and r["identical_on_all_gpus"] and r["max_ulp_error"] == 0
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    st.sampled_from(ALGORITHMS),
+    cluster(32),
+    st.integers(1, 100),
+    st.sampled_from(["fp32", "bf16"]),
+    st.integers(0, 2**32),
+)
+def test_float_results_bit_identical_and_within_bound(algorithm, ng, length, dtype, seed):
+    n, g = ng
+    r = api.simulate(algorithm, n, g, length=length, dtype=dtype, seed=seed)
+    first = np.array(r["results"][0])
+    for res in r["results"]:
+        assert np.array_equal(np.array(res).view(np.int64), first.view(np.int64))
+    # Recursive summation of n terms: |error| <= (n - 1) u sum|x| (Higham, Accuracy and
+    # Stability of Numerical Algorithms, 2002, eq. 4.4); u = 2^-p, plus half an ulp for the
+    # target's own rounding.
+    u = 2.0 ** -dtypes.get(dtype).mantissa_bits
+    x = np.array(r["inputs"], dtype=np.float64)
+    bound = (n - 1) * u * np.abs(x).sum(axis=0) * (1 + n * u)
+    target = np.array(r["target"])
+    ulps = np.array([dtypes.get(dtype).ulp(t) for t in target])
+    assert np.all(np.abs(first - target) <= bound + ulps / 2)
+
+
+def _chain_oracle(inputs, order_of_chunk, chunks, scalar):
+    """Sum each chunk in the order the ring adds it, in numpy / ml_dtypes arithmetic."""
+    out = []
+    for c, (a, b) in enumerate(chunks):
+        order = order_of_chunk(c)
+        acc = [scalar(v) for v in inputs[order[0]][a:b]]
+        for gpu in order[1:]:
+            acc = [scalar(v) + s for v, s in zip(inputs[gpu][a:b], acc, strict=True)]
+        out += [float(v) for v in acc]
+    return out
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    st.integers(2, 24),
+    st.integers(1, 80),
+    st.integers(0, 2**32),
+    st.sampled_from([("bf16", ml_dtypes.bfloat16), ("fp32", np.float32)]),
+)
+def test_ring_bits_match_ml_dtypes_in_ring_order(n, length, seed, types):
+    name, scalar = types
+    r = api.simulate("ring", n, length=length, dtype=name, seed=seed)
+    from allreduce_explainer.schedule import split
+
+    chunks = split(0, length, n)
+    # chunk c starts on GPU c and travels c, c+1, ..., c-1, each GPU adding its own values
+    expected = _chain_oracle(r["inputs"], lambda c: [(c + j) % n for j in range(n)], chunks, scalar)
+    assert r["results"][0] == expected
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(st.integers(2, 24), st.integers(1, 50), st.integers(0, 2**32))
+def test_naive_bits_match_ml_dtypes_in_gpu_order(n, length, seed):
+    r = api.simulate("naive", n, length=length, dtype="bf16", seed=seed)
+    expected = _chain_oracle(
+        r["inputs"], lambda c: list(range(n)), [(0, length)], ml_dtypes.bfloat16
+    )
+    assert all(res == expected for res in r["results"])
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(cluster(), st.integers(1, 300), st.sampled_from(["int", "fp32", "bf16"]))
+def test_ring_sends_exactly_two_n_minus_one_chunks(ng, length, dtype):
+    n, g = ng
+    r = api.simulate("ring", n, g, length=length, dtype=dtype)
+    size = dtypes.get(dtype).itemsize
+    assert sum(r["bytes_sent_per_gpu"]) == 2 * (n - 1) * length * size
+    assert r["steps"] == 2 * (n - 1)
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(
+    st.sampled_from(ALGORITHMS),
+    cluster(48),
+    st.integers(1, 3),
+    st.floats(0, 50),
+    st.floats(0, 50),
+    st.floats(1, 1000),
+    st.floats(1, 1000),
+)
+def test_simulated_time_and_bytes_equal_closed_form(algorithm, ng, mult, a_in, a_out, b_in, b_out):
+    n, g = ng
+    k = 2
+    length = n * g * 2 * k * mult  # every chunk of every algorithm the same size
+    topo = Topology.make(n, g, b_in, b_out, a_in, a_out)
+    opts = {"chunks": k} if algorithm == "tree" else {}
+    sim = run(algorithm, topo, [[1] * length for _ in range(n)], dtypes.INT, full=False, **opts)
+    model = cost.cost(algorithm, topo, length * 4, **opts)
+    assert sim["time_s"] == pytest.approx(model["time_s"], rel=1e-9, abs=1e-15)
+    for key in ("steps", "network_steps"):
+        assert sim[key] == model[key]
+    assert sim["bytes_inter_node"] == pytest.approx(model["bytes_inter_node"])
+    assert sim["bytes_per_nic_max"] == pytest.approx(model["bytes_per_nic_max"])
+    assert max(sim["bytes_sent_per_gpu"]) == pytest.approx(model["bytes_sent_per_gpu_max"])
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "gpus", "per_node", "seconds"),
+    [
+        ("naive", 8, 8, 0.43556),
+        ("naive", 64, 8, 31.7956),
+        ("ring", 64, 8, 0.55125),
+        ("multi-ring", 64, 8, 0.0689),
+        ("hierarchical", 64, 8, 0.1157),
+    ],
+)
+def test_headline_numbers(algorithm, gpus, per_node, seconds):
+    """Stage 1's figures: 14e9 bytes, NVLink 450 GB/s, network 50 GB/s, no latency."""
+    assert api.estimate(algorithm, gpus, 14e9, per_node)["time_s"] == pytest.approx(
+        seconds, rel=1e-3
+    )
+
+
+def test_tree_steps_grow_with_log2():
+    steps = {n: api.estimate("tree", n, 1e3, chunks=1)["steps"] for n in (2, 4, 16, 256, 4096)}
+    # (H + k - 1) + (D + k - 1) with k = 1 and height, depth about log2(n)
+    for n, s in steps.items():
+        assert s <= 2 * (n.bit_length() + 1)
+    assert steps[4096] < 2 * 4095 / 100
+
+
+def test_nccl_dtree_matches_the_published_picture():
+    """trees.cc draws the 14-rank tree: 0-8, 8-4, 8-12, 4-2, 4-6, 12-10, 12-13, ..."""
+    from allreduce_explainer.tree import btree_parents, dtree_parents
+
+    p = btree_parents(14)
+    assert p[8] == 0 and p[4] == 8 and p[12] == 8 and p[13] == 12 and p[10] == 12
+    assert p[1] == 2 and p[3] == 2 and p[11] == 10
+    a, b = dtree_parents(13)  # odd: shifted by one, root 1
+    assert b.index(-1) == 1 and b[9] == 1 and b[0] == 9
+    a, b = dtree_parents(12)  # even: mirrored, root 11
+    assert b.index(-1) == 11 and b[3] == 11
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.sampled_from(ALGORITHMS),
+    cluster(32),
+    st.integers(1, 200),
+    st.floats(0, 20),
+    st.floats(0, 20),
+)
+def test_count_only_mode_equals_the_full_simulation(algorithm, ng, length, a_in, a_out):
+    from allreduce_explainer.simulate import count
+
+    n, g = ng
+    topo = Topology.make(n, g, intra_latency_us=a_in, inter_latency_us=a_out)
+    full = run(algorithm, topo, [[1] * length for _ in range(n)], dtypes.BF16, full=False)
+    counted = count(algorithm, topo, length, dtypes.BF16.itemsize)
+    for key, value in counted.items():
+        if key == "time_s":
+            assert value == pytest.approx(full[key], rel=1e-12, abs=1e-18)
+        else:
+            assert value == full[key], key

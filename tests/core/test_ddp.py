@@ -1,0 +1,245 @@
+"""DDP buckets against PyTorch's rule, and the timeline against an independent calculation."""
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allreduce_explainer import api, ddp, models
+from allreduce_explainer.errors import ParamError
+from allreduce_explainer.topology import Topology
+from helpers import examples
+
+MIB = 1 << 20
+
+
+def pytorch_rule(sizes_model_order, limits):
+    """compute_bucket_assignment_by_size, written from reducer.cpp independently: indices are
+    walked in ready order (reverse model order), the limit iterator advances after each bucket
+    closes and stays on the last limit."""
+    ready = list(reversed(range(len(sizes_model_order))))
+    result, bucket, size, it = [], [], 0, 0
+    for idx in ready:
+        bucket.append(idx)
+        size += sizes_model_order[idx]
+        if size >= limits[it]:
+            result.append(bucket)
+            bucket, size = [], 0
+            if it + 1 < len(limits):
+                it += 1
+    if bucket:
+        result.append(bucket)
+    return result
+
+
+def test_hand_made_default_limits():
+    # model order: 100 B, 2 MiB, 30e6 B, 5 B, 600 kB, 600 kB
+    sizes = [100, 2 * MIB, 30_000_000, 5, 600_000, 600_000]
+    # ready order 5, 4 (1.2e6 >= 1 MiB closes the first), 3, 2 (>= 25 MiB), then 1, 0 left over
+    assert ddp.buckets(sizes) == [[5, 4], [3, 2], [1, 0]]
+
+
+def test_tensor_larger_than_the_cap_sits_alone_and_explicit_cap_applies_to_the_first():
+    sizes = [10, 10, 50 * MIB, 10, 10]
+    # explicit cap 1 MiB: the first bucket uses it too; 4, 3 stay open until the big tensor
+    assert ddp.buckets(sizes, 1) == [[4, 3, 2], [1, 0]]
+    sizes = [10, 50 * MIB, 10]
+    assert ddp.buckets(sizes, 25) == [[2, 1], [0]]
+    sizes = [50 * MIB, 10 * MIB, 50 * MIB]
+    assert ddp.buckets(sizes, 25) == [[2], [1, 0]]
+    assert ddp.buckets([30 * MIB] * 3) == [[2], [1], [0]]
+
+
+def test_limits_follow_pytorch_defaults():
+    assert ddp.limits() == (MIB, 25 * MIB)
+    assert ddp.limits(25) == (25 * MIB, 25 * MIB)
+    assert ddp.limits(10) == (10 * MIB, 10 * MIB)
+    assert ddp.limits(None, 2) == (2 * MIB, 25 * MIB)
+    assert ddp.limits(10, 2) == (2 * MIB, 10 * MIB)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    st.lists(st.integers(1, 40 * MIB), min_size=1, max_size=60),
+    st.one_of(st.none(), st.floats(0.01, 64)),
+    st.one_of(st.none(), st.floats(0.01, 64)),
+)
+def test_buckets_match_the_rule_and_cover_every_parameter_once(sizes, cap, first):
+    got = ddp.buckets(sizes, cap, first)
+    assert got == pytorch_rule(sizes, list(ddp.limits(cap, first)))
+    flat = [i for b in got for i in b]
+    assert flat == list(reversed(range(len(sizes))))  # ready order, each exactly once
+    first_lim, cap_lim = ddp.limits(cap, first)
+    for k, b in enumerate(got[:-1]):  # every closed bucket reached its limit ...
+        lim = first_lim if k == 0 else cap_lim
+        assert sum(sizes[i] for i in b) >= lim
+        assert sum(sizes[i] for i in b[:-1]) < lim  # ... only with its last tensor
+
+
+def independent_exposed(layer_times, tensor_layer, sizes, buckets, ar):
+    """Event by event: layer i's backward ends at the sum of the times of layers i..end."""
+    n = len(layer_times)
+    end_of = {i: sum(layer_times[i:]) for i in range(n)}
+    backward = sum(layer_times)
+    comm = 0.0
+    for b in buckets:
+        ready = max(end_of[tensor_layer[i]] for i in b)
+        comm = max(comm, ready) + ar(sum(sizes[i] for i in b))
+    return max(0.0, comm - backward), comm
+
+
+def test_timeline_small_case_by_hand():
+    # three layers of 1 s backward each; tensors 0, 1 in layer 0; 2 in layer 1; 3 in layer 2
+    times, layer, sizes = [1.0, 1.0, 1.0], [0, 0, 1, 2], [1, 1, 1, 1]
+    # backward: layer 2 ends at 1, layer 1 at 2, layer 0 at 3
+    t = ddp.timeline(times, layer, sizes, [[3], [2], [1, 0]], lambda b: 0.5 * b)
+    assert [r["start_s"] for r in t["buckets"]] == [1.0, 2.0, 3.0]
+    assert t["exposed_s"] == pytest.approx(1.0) and t["backward_s"] == 3.0
+    t = ddp.timeline(times, layer, sizes, [[3, 2, 1, 0]], lambda b: 0.5 * b)
+    assert t["exposed_s"] == pytest.approx(2.0)
+    t = ddp.timeline(times, layer, sizes, [[3], [2], [1, 0]], lambda b: 1.5 * b)
+    # 1 -> 2.5, 2.5 -> 4, 4 -> 7: exposed 4
+    assert t["comm_end_s"] == pytest.approx(7.0) and t["exposed_s"] == pytest.approx(4.0)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.integers(0, 10**9))
+def test_timeline_equals_an_independent_calculation(seed):
+    rng = random.Random(seed)
+    n_layers = rng.randint(1, 12)
+    times = [rng.choice([0.0, rng.random()]) for _ in range(n_layers)]
+    layer = sorted(rng.randrange(n_layers) for _ in range(rng.randint(1, 30)))
+    sizes = [rng.randint(1, 3 * MIB) for _ in layer]
+    alpha = rng.random() * 1e-3
+    ar = lambda b: alpha + b / 1e9  # noqa: E731
+    buckets = ddp.buckets(sizes, rng.choice([None, 0.5, 2.0]))
+    t = ddp.timeline(times, layer, sizes, buckets, ar)
+    exposed, comm = independent_exposed(times, layer, sizes, buckets, ar)
+    assert t["exposed_s"] == pytest.approx(exposed, abs=1e-12)
+    assert t["comm_end_s"] == pytest.approx(comm, abs=1e-12)
+    # the row-less version the calculator's sweeps use gives the very same figures
+    ready = ddp.readiness(times, layer, sizes, buckets)
+    assert ddp.comm_end(ready, ar) == (t["comm_end_s"], t["allreduce_total_s"])
+
+
+@pytest.mark.parametrize("key", ["gpt2", "bert-base", "resnet50"])
+@pytest.mark.parametrize("gpus", [8, 16])
+def test_without_latency_one_bucket_per_tensor_is_never_worse(key, gpus):
+    m = models.get(key)
+    topo = Topology.make(gpus, 8)  # no latency: all-reduce time proportional to bytes
+    per_tensor = ddp.run(m, topo, 4, 3e14, 4, cap_mb=1e-6)  # every tensor closes its bucket
+    assert len(per_tensor["bucket_indices"]) == len(m.tensors())
+    for row in ddp.sweep(m, topo, 4, 3e14, 4, points=25):
+        assert per_tensor["exposed_s"] <= row["exposed_s"] + 1e-12
+    default = ddp.run(m, topo, 4, 3e14, 4)
+    assert per_tensor["exposed_s"] <= default["exposed_s"] + 1e-12
+
+
+@pytest.mark.parametrize("key", ["gpt2", "bert-base", "resnet50"])
+def test_with_large_latency_tiny_buckets_lose_to_the_default(key):
+    m = models.get(key)
+    topo = Topology.make(16, 8, intra_latency_us=50.0, inter_latency_us=200.0)
+    tiny = ddp.run(m, topo, 4, 3e14, 4, cap_mb=0.1)
+    default = ddp.run(m, topo, 4, 3e14, 4)
+    assert tiny["exposed_s"] > default["exposed_s"]
+
+
+def test_sweep_spans_point_one_mib_to_the_whole_model_and_ends_in_one_bucket():
+    r = api.ddp("gpt2", 8, 8, sweep=True)
+    caps = [row["bucket_mb"] for row in r["sweep"]]
+    assert caps[0] == pytest.approx(0.1)
+    assert caps[-1] == pytest.approx(r["gradient_bytes"] / MIB)
+    assert caps == sorted(caps)
+    assert r["sweep"][-1]["buckets"] == 1
+    assert r["best_exposed_s"] == min(row["exposed_s"] for row in r["sweep"])
+    json.dumps(r, allow_nan=False)
+
+
+def test_ddp_exposed_is_backward_remainder():
+    r = api.ddp("resnet50", 8, 8)
+    assert r["exposed_s"] == pytest.approx(max(0.0, r["comm_end_s"] - r["backward_s"]))
+    # backward = 2 x forward FLOPs x batch / (peak x MFU)
+    m = models.get("resnet50")
+    expected = 2 * m.forward_flops * r["batch"] / (989e12 * 0.4)
+    assert r["backward_s"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"model": "gpt3"}, "model"),
+        ({"bucket_cap_mb": 0}, "bucket_cap_mb"),
+        ({"bucket_cap_mb": float("nan")}, "bucket_cap_mb"),
+        ({"first_bucket_mb": -1}, "first_bucket_mb"),
+        ({"mfu": 1.5}, "mfu"),
+        ({"batch": 0}, "batch"),
+        ({"grad_bytes": 3}, "grad_bytes"),
+        ({"gpus": 12, "gpus_per_node": 8}, "gpus"),
+    ],
+)
+def test_bad_ddp_parameters_name_their_field(kwargs, field):
+    args = {"model": "gpt2", "gpus": 8, **kwargs}
+    with pytest.raises(ParamError) as e:
+        api.ddp(**args)
+    assert e.value.field == field
+
+
+@pytest.mark.parametrize("value", [[], "", "1,x", [0], [1.5], "1,,-2", [True]])
+def test_bad_param_bytes(value):
+    with pytest.raises(ParamError) as e:
+        api.buckets(value)
+    assert e.value.field == "param_bytes"
+
+
+def test_ddp_widget_default_state_and_figures():
+    import plotly.graph_objects as go
+
+    from allreduce_explainer.widgets import buckets as B
+
+    s = B.ddp_buckets()
+    json.dumps(s, allow_nan=False)
+    for part in [s, s["figures"]["sweep"]]:
+        fig = go.Figure(part["figure"])
+        assert {t.type for t in fig.data} <= {"scatter", "bar", "pie"}
+        assert part["summary"] and part["table"]["rows"]
+    assert s["readouts"]["buckets"] == str(len(s["table"]["rows"]))
+    # moving the cap moves only a marker: the sweep's axes stay put
+    t = B.ddp_buckets({"bucket_cap_mb": 5, "first_bucket_mb": 5})
+    a, b = s["figures"]["sweep"]["figure"], t["figures"]["sweep"]["figure"]
+    assert a["layout"]["xaxis"]["range"] == b["layout"]["xaxis"]["range"]
+    assert a["data"][0] == b["data"][0]
+    assert b["data"][-1]["x"] == [5]
+
+
+def test_ddp_widget_new_model_resets_the_batch_to_its_default():
+    from allreduce_explainer.widgets import buckets as B
+
+    s = B.ddp_buckets()
+    t = B.ddp_buckets({**s["params"], "model": "resnet50"})
+    assert t["params"]["batch"] == ddp.DEFAULT_BATCH["resnet50"]
+    u = B.ddp_buckets({**t["params"], "batch": 7})
+    assert u["params"]["batch"] == 7
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"model": "nope"}, "model"),
+        ({"batch": 0}, "batch"),
+        ({"gpus": 1}, "gpus"),
+        ({"bucket_cap_mb": 0}, "bucket_cap_mb"),
+        ({"first_bucket_mb": "x"}, "first_bucket_mb"),
+        ({"mfu": 0}, "mfu"),
+        ({"grad_dtype": "fp8"}, "grad_dtype"),
+        ({"inter_latency": -1}, "inter_latency"),
+        ({"gpus": 12}, "gpus"),
+    ],
+)
+def test_ddp_widget_bad_parameters(params, field):
+    from allreduce_explainer.widgets import buckets as B
+
+    with pytest.raises(ParamError) as e:
+        B.ddp_buckets(params)
+    assert e.value.field == field

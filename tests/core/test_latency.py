@@ -1,0 +1,175 @@
+"""Stage 5: the tree's steps grow with log2 n and its results are exact; the closed forms agree
+with the simulations; the crossover the page reports is where the two curves meet."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allreduce_explainer import api, bridge, cost, tree
+from allreduce_explainer import latency_model as lm
+from allreduce_explainer.widgets import latency as lat
+from helpers import examples
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(2, 4096))
+def test_tree_steps_grow_with_log2_n(n):
+    steps = tree.steps(n)
+    log = math.log2(n)
+    assert 2 * math.floor(log) <= steps <= 2 * (math.ceil(log) + 1)
+    assert tree.steps(n, 3) == steps + 2 * 2  # each extra chunk adds one step per phase
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.integers(2, 40), st.integers(1, 4), st.integers(0, 60), st.integers(0, 10**6))
+def test_tree_results_are_exact_on_every_gpu(n, k, extra, seed):
+    length = 2 * k + extra
+    r = api.simulate("tree", n, length=length, chunks=k, seed=seed)
+    want = np.sum(np.array(r["inputs"], dtype=np.int64), axis=0).tolist()
+    assert all(res == want for res in r["results"])
+    assert r["matches_target"] and r["identical_on_all_gpus"]
+    assert r["steps"] == tree.steps(n, k)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    st.integers(2, 48),
+    st.integers(1, 6),
+    st.floats(0, 50),
+    st.floats(1, 500),
+)
+def test_ring_closed_form_agrees_with_the_simulation(n, per_chunk, alpha, gbps):
+    length = n * per_chunk
+    links = {"intra_bw": gbps, "inter_bw": gbps, "intra_latency": alpha, "inter_latency": alpha}
+    r = api.simulate("ring", n, 1, length=length, **links)
+    topo = lm.flat(n, gbps, alpha)
+    assert r["time_s"] == pytest.approx(lm.ring_time(topo, length * 4), rel=1e-9)
+    assert r["steps"] == 2 * (n - 1)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.integers(2, 40), st.integers(1, 8), st.integers(1, 4), st.floats(0, 50))
+def test_tree_closed_form_agrees_with_the_simulation(n, k, per_piece, alpha):
+    length = 2 * k * per_piece  # every chunk the same size, as the closed form assumes
+    links = {"intra_bw": 50, "inter_bw": 50, "intra_latency": alpha, "inter_latency": alpha}
+    r = api.simulate("tree", n, 1, length=length, chunks=k, **links)
+    c = cost.cost("tree", lm.flat(n, 50, alpha), length * 4, chunks=k)
+    assert r["time_s"] == pytest.approx(c["time_s"], rel=1e-9)
+    assert r["steps"] == c["steps"]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(2, 300), st.floats(8, 2**33), st.floats(0, 100), st.floats(0.1, 1000))
+def test_fast_tree_time_equals_the_cost_model(n, s, alpha, gbps):
+    topo = lm.flat(n, gbps, alpha)
+    exact = cost.cost("tree", topo, s)["time_s"]
+    assert cost.tree_time_fast(topo, s) == pytest.approx(exact, rel=1e-9)
+
+
+def _straddles(topo, x, tree_fn):
+    """x lies between two neighbouring grid points where ring - tree goes from > 0 to <= 0."""
+    sizes = lm.SIZES
+    i = next(i for i, s in enumerate(sizes) if s >= x)
+    gap = [lm.ring_time(topo, s) - tree_fn(topo, s) for s in sizes]
+    assert i > 0 and gap[i - 1] > 0 >= gap[i]
+    assert all(g > 0 for g in gap[:i])  # the first crossing
+    assert (
+        lm.ring_time(topo, x) - tree_fn(topo, x)
+        <= 0
+        < (lm.ring_time(topo, x * (1 - 1e-9)) - tree_fn(topo, x * (1 - 1e-9)))
+    )
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(st.integers(4, 256), st.floats(0.5, 100), st.floats(1, 1000))
+def test_reported_crossover_is_where_the_curves_meet(n, alpha, gbps):
+    s = lat.latency({"gpus": n, "latency_us": alpha, "bandwidth_gbps": gbps})
+    x = s["crossover_bytes"]
+    topo = lm.flat(n, gbps, alpha)
+    if x is not None:
+        _straddles(topo, x, cost.tree_time_fast)
+        marker = next(t for t in s["figure"]["data"] if t["name"].startswith("crossover"))
+        assert marker["x"] == [x, x]
+    xn = s["crossover_nccl_bytes"]
+    # NCCL's model in closed form: 2(n-1)a + 2(n-1)/n S/B = 2 log2(n) a + 2S/B
+    exact = (n - 1 - math.log2(n)) * alpha * 1e-6 * n * gbps * 1e9
+    if 8 < exact < lm.SIZES[-1] / 1.1:
+        assert xn == pytest.approx(exact, rel=1e-6)
+        _straddles(topo, xn, lm.nccl_tree_time)
+
+
+def test_more_latency_moves_the_crossover_to_larger_messages():
+    xs = [lat.latency({"latency_us": a})["crossover_bytes"] for a in (1, 5, 14, 50)]
+    assert xs == sorted(xs) and len(set(xs)) == 4
+    xn = [lat.latency({"latency_us": a})["crossover_nccl_bytes"] for a in (1, 5, 14)]
+    assert xn == sorted(xn)
+    assert lat.latency({"latency_us": 0})["crossover_bytes"] is None  # no latency: ring wins
+
+
+def test_nccl_latency_model_numbers():
+    assert lm.nccl_latency_us("ring", 64, 1) == pytest.approx(8.4 + 126 * 14.0)
+    assert lm.nccl_latency_us("ring", 64, 8) == pytest.approx(8.4 + 112 * 3.4 + 14 * 14.0)
+    assert lm.nccl_latency_us("tree", 64, 8) == pytest.approx(8.4 + 2 * (7 * 4.0 + 3 * 14.0))
+    assert lm.nccl_latency_us("tree", 8, 8) == pytest.approx(8.4 + 2 * 7 * 4.0)  # a chain
+
+
+def test_steps_chart_counts_and_marker():
+    s = lat.steps({"gpus": 1024})
+    ring, tree = s["figure"]["data"][0], s["figure"]["data"][1]
+    assert ring["y"][ring["x"].index(1024)] == 2046
+    assert tree["y"][tree["x"].index(1024)] == 20 and max(tree["x"]) == 4096
+    assert s["figure"]["data"][-1]["x"] == [1024, 1024]
+    assert s["figure"]["layout"] == lat.steps({"gpus": 3})["figure"]["layout"]
+
+
+@pytest.mark.parametrize(("n", "k"), [(8, 2), (2, 1), (5, 3), (16, 4), (7, 1)])
+def test_tree_stepper_ends_with_exact_match_and_narrates_the_trees(n, k):
+    s = lat.tree_allreduce({"gpus": n, "chunks": k, "length": max(8, 2 * k)})
+    assert len(s["frames"]) == tree.steps(n, k) + 1
+    assert s["check"]["all_match"] and "Exact match" in s["frames"][-1]["narration"][-1]
+    text = " ".join(line for f in s["frames"] for line in f["narration"])
+    assert "Tree A" in text and "parent" in text and "child" in text
+    if n > 2:
+        assert "Tree B" in text and "level" in text
+    assert all(all(row) for row in s["frames"][-1]["complete"])
+
+
+def test_tree_stepper_with_floats_is_identical_on_every_gpu():
+    s = lat.tree_allreduce({"gpus": 9, "dtype": "bf16", "length": 12, "seed": 3})
+    assert s["check"]["identical"]
+    last = s["frames"][-1]["buffers"]
+    assert all(b == last[0] for b in last)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "field"),
+    [
+        ("latency", {"gpus": 1}, "gpus"),
+        ("latency", {"gpus": 2048}, "gpus"),
+        ("latency", {"latency_us": -1}, "latency_us"),
+        ("latency", {"latency_us": 1e9}, "latency_us"),
+        ("latency", {"bandwidth_gbps": 0}, "bandwidth_gbps"),
+        ("latency", {"bandwidth_gbps": float("nan")}, "bandwidth_gbps"),
+        ("steps", {"gpus": 5000}, "gpus"),
+        ("tree_allreduce", {"gpus": 17}, "gpus"),
+        ("tree_allreduce", {"chunks": 5}, "chunks"),
+        ("tree_allreduce", {"chunks": 4, "length": 7}, "length"),
+        ("tree_allreduce", {"dtype": "fp64"}, "dtype"),
+        ("tree_allreduce", {"gpus": 2, "values": [[1, 2], ["a", 2]]}, "values"),
+    ],
+)
+def test_bad_parameters_name_their_field(name, params, field):
+    out = json.loads(bridge.call(name, json.dumps(params)))
+    assert out["ok"] is False and out["error"]["field"] == field, out
+
+
+def test_facts_quote_the_default_crossover():
+    f = lat.facts()
+    assert f["lat_cross"] == lat.latency()["readouts"]["crossover"]
+    assert f["steps_1024_tree"] == "20" and f["nccl_tree_8x8"] == "148.4 µs"

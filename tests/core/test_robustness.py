@@ -1,0 +1,85 @@
+"""Every widget answers any JSON with a state or a structured error: no exception, small.
+
+How fast each answer comes is measured by the benchmarks (bench/), not asserted here: a timed
+test flakes on a shared machine."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from allreduce_explainer import bridge
+from allreduce_explainer.widgets import WIDGETS
+from helpers import examples
+
+MAX_BYTES = 4_000_000
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=30)
+    | st.sampled_from([0, -1, 1, 2, 7, 16, 64, 1e9, 1e308, -0.0, "", "7", "int", "bf16"])
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+NAMES = sorted(WIDGETS)
+
+
+def defaults(name: str) -> dict:
+    return WIDGETS[name]()["params"]
+
+
+def answer(name: str, params) -> dict:
+    text = json.dumps(params)
+    out = bridge.call(name, text)
+    assert len(out) < MAX_BYTES, f"{name} built {len(out)} bytes on {text[:200]}"
+    result = json.loads(out)
+    if result["ok"]:
+        assert isinstance(result["state"], dict) and "params" in result["state"]
+    else:
+        err = result["error"]
+        assert err["field"] is not None, f"{name}: unexpected failure {err} on {text[:200]}"
+        assert isinstance(err["message"], str) and err["message"]
+    return result
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(NAMES), st.data())
+def test_any_value_for_any_parameter(name, data):
+    params = dict(defaults(name))
+    keys = data.draw(st.lists(st.sampled_from(sorted(params)), min_size=1, max_size=3, unique=True))
+    for k in keys:
+        params[k] = data.draw(json_values)
+    answer(name, params)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.sampled_from(NAMES), json_values)
+def test_any_json_at_all(name, params):
+    answer(name, params)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_numeric_extremes(name):
+    for k, v in defaults(name).items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            for bad in (-1, 0, 10**12, 1e308, -1e308, 0.5, 2**63):
+                answer(name, {**defaults(name), k: bad})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_defaults_round_trip(name):
+    """The normalised params a state reports give the same state back (links reproduce it)."""
+    first = answer(name, {})["state"]
+    again = answer(name, first["params"])["state"]
+    assert again == first

@@ -1,0 +1,158 @@
+"""Stage 6: bytes over the network counted from the messages equal the formulas; sums exact."""
+
+import json
+
+import plotly.graph_objects as go
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allreduce_explainer import api
+from allreduce_explainer.errors import ParamError
+from allreduce_explainer.simulate import count_bytes
+from allreduce_explainer.widgets import servers as S
+from helpers import examples
+
+
+def formulas(method, nodes, g, s):
+    """Total between servers, per server, per card, and lock-step network steps."""
+    n = nodes * g
+    if method == "hierarchical":
+        card = 2 * (nodes - 1) / nodes * s / g
+        return 2 * (nodes - 1) * s, g * card, card, 2 * (nodes - 1)
+    ring_bytes = 2 * (n - 1) / n * s
+    card = ring_bytes if method == "ring" else ring_bytes / g
+    return nodes * ring_bytes, ring_bytes, card, 2 * (n - 1)
+
+
+CASES = [(2, 1), (2, 2), (2, 4), (3, 2), (2, 8), (4, 4), (5, 3), (8, 8), (16, 2), (3, 7)]
+
+
+@pytest.mark.parametrize("method", S.METHODS)
+@pytest.mark.parametrize(("nodes", "g"), CASES)
+def test_counted_bytes_equal_the_formulas(method, nodes, g):
+    s = nodes * g * g * 4  # the counting vector itself: no scaling at all
+    c = count_bytes(method, nodes, g, s)
+    total, server, card, steps = formulas(method, nodes, g, s)
+    r = api.simulate(method, nodes * g, g, length=nodes * g * g)  # the same run, with values
+    assert r["matches_target"] and r["identical_on_all_gpus"]
+    assert sum(b["inter"] for b in r["bytes_sent_per_gpu_by_link"]) == total
+    assert c["total"] == total and c["per_server"] == server and c["per_card"] == card
+    assert c["network_steps"] == steps
+    assert c["cards_used_per_server"] == (1 if method == "ring" else g)
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(st.integers(2, 6), st.integers(1, 6), st.floats(1e3, 1e12))
+def test_counts_scale_to_any_gradient_size(nodes, g, s):
+    for method in S.METHODS:
+        c = count_bytes(method, nodes, g, s)
+        want = formulas(method, nodes, g, s)
+        assert c["total"] == pytest.approx(want[0], rel=1e-12)
+        assert c["per_server"] == pytest.approx(want[1], rel=1e-12)
+        assert c["per_card"] == pytest.approx(want[2], rel=1e-12)
+
+
+@pytest.mark.parametrize("method", S.METHODS)
+def test_counting_at_64_servers_of_8(method):
+    s = 14e9
+    c = count_bytes(method, 64, 8, s)
+    want = formulas(method, 64, 8, s)
+    assert [c["total"], c["per_server"], c["per_card"]] == pytest.approx(want[:3], rel=1e-12)
+    assert c["network_steps"] == want[3]
+
+
+def test_per_card_both_cut_by_g_and_hierarchical_sends_fewer_in_total():
+    for nodes, g in [(2, 8), (8, 8), (32, 4)]:
+        s = 1e9
+        ring = count_bytes("ring", nodes, g, s)
+        multi = count_bytes("multi-ring", nodes, g, s)
+        hier = count_bytes("hierarchical", nodes, g, s)
+        assert ring["per_card"] / multi["per_card"] == pytest.approx(g)
+        assert ring["per_card"] / hier["per_card"] > 0.9 * g
+        assert hier["total"] < multi["total"] == ring["total"]
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(
+    st.sampled_from(S.METHODS),
+    st.integers(1, 4),
+    st.integers(1, 4),
+    st.integers(1, 64),
+    st.integers(0, 10**6),
+)
+def test_stepper_ends_exact_on_every_gpu(method, nodes, g, length, seed):
+    if nodes * g < 2:
+        return
+    s = S.servers_stepper(
+        {"method": method, "servers": nodes, "gpus_per_node": g, "length": length, "seed": seed}
+    )
+    assert s["check"]["all_match"] and s["check"]["identical"]
+    last = s["frames"][-1]
+    assert last["buffers"] == [s["target"]] * (nodes * g)
+    assert all(all(row) for row in last["complete"])
+    json.dumps(s, allow_nan=False)
+
+
+def test_stepper_readouts_are_counted_from_the_trace():
+    s = S.servers_stepper({"method": "hierarchical", "servers": 2, "gpus_per_node": 4})
+    nbytes = s["length"] * 4
+    assert s["readouts"]["total"] == f"{2 * 1 * nbytes:,} bytes"  # 2(N-1) S
+    assert s["readouts"]["network_steps"] == "2 of 8"
+    network_lines = [f for f in s["frames"][1:] if "Network bytes this step" in f["narration"][1]]
+    assert len(network_lines) == 2
+
+
+def test_compare_marks_the_chosen_count_and_names_the_fastest():
+    s = S.servers_compare()
+    fig = go.Figure(s["figure"])
+    assert {t.type for t in fig.data} <= {"scatter", "bar", "pie"}
+    assert list(s["figure"]["data"][-1]["x"]) == [8, 8, 8]
+    assert "one ring per card" in s["readouts"]["verdict"]  # bandwidth only: multi-ring wins
+    s = S.servers_compare({"gradient_gb": 0.001, "intra_latency": 3.4, "inter_latency": 14})
+    assert "hierarchical" in s["readouts"]["verdict"].split(":")[0]
+    assert (
+        s["figure"]["layout"]["xaxis"]["range"]
+        == S.servers_compare({"servers": 3})["figure"]["layout"]["xaxis"]["range"]
+    )
+
+
+def test_compare_counts_live_up_to_64_servers_of_8():
+    s = S.servers_compare({"servers": 64, "gpus_per_node": 8})
+    assert s["readouts"]["ring_total"] != "—" and "messages" in s["readouts"]["counted"]
+    assert s["readouts"]["ring_time"] == api_time("ring", 512, 8)
+
+
+def api_time(method, n, g):
+    from allreduce_explainer import fmt
+
+    return fmt.seconds(api.estimate(method, n, 14e9, g)["time_s"])
+
+
+@pytest.mark.parametrize(
+    ("widget", "params", "field"),
+    [
+        ("servers_stepper", {"method": "tree"}, "method"),
+        ("servers_stepper", {"servers": 5}, "servers"),
+        ("servers_stepper", {"gpus_per_node": 0}, "gpus_per_node"),
+        ("servers_stepper", {"servers": 1, "gpus_per_node": 1}, "gpus_per_node"),
+        ("servers_stepper", {"length": 65}, "length"),
+        ("servers_compare", {"servers": 65}, "servers"),
+        ("servers_compare", {"gpus_per_node": 9}, "gpus_per_node"),
+        ("servers_compare", {"gradient_gb": 0}, "gradient_gb"),
+        ("servers_compare", {"inter_bw": float("inf")}, "inter_bw"),
+        ("servers_compare", {"inter_latency": -1}, "inter_latency"),
+        ("servers_compare", {"bogus": 1}, "bogus"),
+    ],
+)
+def test_bad_parameters_name_their_field(widget, params, field):
+    fn = S.WIDGETS[widget]
+    with pytest.raises(ParamError) as e:
+        fn(params)
+    assert e.value.field == field
+
+
+def test_facts_are_computed():
+    f = S.facts()
+    assert f["srv_card_ratio"] == "8"
+    assert f["srv_total_hierarchical"] == "196 GB"  # 2(N-1) S = 14 x 14 GB

@@ -1,0 +1,64 @@
+"""What tests share besides fixtures: where things are, one timeout, the page helpers."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+ARTIFACTS = ROOT / "test-artifacts"
+PY_READY = "html[data-python=ready]"
+# Every Playwright wait in the tests: Python's boot in a cold page on a loaded 2-core machine can
+# take most of it; a wait that should be quick still ends as soon as its condition holds.
+TIMEOUT_MS = 90_000
+# `make test-fast` sets this: properties then try a tenth of their examples (the edit-test loop);
+# `make test` and CI try them all.
+FAST = os.environ.get("AE_TESTS_FAST") == "1"
+
+
+def examples(n: int) -> int:
+    """How many examples a property with n examples tries in this run."""
+    return max(5, n // 10) if FAST else n
+
+
+class Watch:
+    """Console errors, page errors and requests that leave 127.0.0.1, for one page."""
+
+    def __init__(self, page, base_url: str):
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on(
+            "request",
+            lambda r: r.url.startswith((base_url, "data:", "blob:")) or self.foreign.append(r.url),
+        )
+        page.on(
+            "worker",
+            lambda w: w.on("console", lambda m: m.type == "error" and self.errors.append(m.text)),
+        )
+
+    def assert_clean(self):
+        assert self.errors == [], self.errors
+        assert self.foreign == [], self.foreign
+
+
+def open_page(page, server, slug: str, live: bool = False):
+    page.goto(f"{server}/{slug}/")
+    if live:
+        page.wait_for_selector(PY_READY, state="attached")
+
+
+def step_to_end(widget):
+    nxt = widget.locator("[data-action=next]")
+    while nxt.is_enabled():
+        nxt.click()
+    counter = widget.locator("[data-role=step-counter]").inner_text()
+    k, total = map(int, re.findall(r"\d+", counter))
+    assert k == total
+
+
+def expect_counter(widget, text):
+    widget.locator("[data-role=step-counter]", has_text=text).wait_for()
