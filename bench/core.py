@@ -24,6 +24,9 @@ TARGETS = {
     "1,000 cost evaluations (ring, n=64)": 0.020,
     "summary ring n=1024, 8/server, L=1024": 2.0,
     "summary hierarchical n=1024, 8/server, L=1024": 2.0,
+    # a page sweeps 30+ sizes per change through NCCL's model: within a change's 50 ms budget
+    "NCCL model, 32 sizes, 8 x 8 H100": 0.050,
+    "NCCL model, 32 sizes, a new cluster each call": 0.050,
 }
 
 
@@ -70,7 +73,30 @@ def measure(repeats: int = 5) -> dict[str, float]:
             api.estimate("ring", 64, 1024.0 * (i + 1), 8)
 
     out["1,000 cost evaluations (ring, n=64)"] = _median(costs, repeats)
+    out.update(_nccl(repeats))
     return out
+
+
+def _nccl(repeats: int) -> dict[str, float]:
+    """NCCL's model over the sizes a page sweeps: a cluster seen before (its channel search
+    cached), and a new one each call (the search too)."""
+    from allreduce_explainer import nccl
+
+    sizes = [2**k for k in range(3, 35)]  # 8 B .. 16 GiB: 32 sizes
+
+    def sweep(system) -> None:
+        for b in sizes:
+            nccl.predict("AllReduce", b, system)
+
+    cached = nccl.System("H100 SXM", 64, 8, 8, 400.0)
+    sweep(cached)
+    rates = iter(range(100, 100 + 10 * repeats))
+    return {
+        "NCCL model, 32 sizes, 8 x 8 H100": _median(lambda: sweep(cached), repeats),
+        "NCCL model, 32 sizes, a new cluster each call": _median(
+            lambda: sweep(nccl.System("H100 SXM", 64, 8, 8, float(next(rates)))), repeats
+        ),
+    }
 
 
 def run_pyodide(repeats: int) -> tuple[str, dict[str, float]]:
