@@ -463,7 +463,8 @@ def facts() -> dict[str, str]:
     d = defaults(BUSBW)
     b = api.busbw(d["gpus"], d["bytes"], d["time_us"])
     sample = nccltests.parse_line(SAMPLE_LINE)
-    return {
+    curves = _curve_facts()
+    return curves | {
         "sends_ring_8": fmt.sig(ring8["bytes_sent_per_gpu_max"] / s, 3),
         "sends_ring_64": fmt.sig(ring64["bytes_sent_per_gpu_max"] / s, 4),
         "sends_ring_64_bytes": fmt.nbytes(ring64["bytes_sent_per_gpu_max"]),
@@ -479,3 +480,36 @@ def facts() -> dict[str, str]:
         "line_size": f"{sample.size_bytes:,}",
         "line_time": f"{sample.out_of_place.time_us:g} µs",
     }
+
+
+def _curve_facts() -> dict[str, str]:
+    """The busbw chart's figures: NCCL's model against each cited run, at the run's largest size."""
+    out = {}
+    for c in measured.CURVES:
+        p = validated(_curve_params(c), CURVE)
+        size, got = c.rows[-1]
+        s = curve_system(p)
+        pick = nccl.choose(
+            "AllReduce", size, s, algorithm=None if c.algorithm == "nccl" else "Ring"
+        )
+        key = c.key.replace("-", "_")
+        out[f"curve_{key}_size"] = fmt.nbytes(size)
+        out[f"curve_{key}_measured"] = f"{fmt.sig(got, 4)} GB/s"
+        out[f"curve_{key}_model"] = f"{fmt.sig(pick.busbw_GBps, 4)} GB/s"
+        out[f"curve_{key}_own"] = f"{fmt.sig(pick.nccl_busbw_GBps, 4)} GB/s"
+        out[f"curve_{key}_pick"] = f"{pick.algorithm} {pick.protocol}"
+    d = busbw_curve()
+    n, link = 8, hardware.find(hardware.GPUS, CURVE["gpu"].default, "gpu").link_GBps
+    many = busbw_curve({"servers": 8})
+    return out | {
+        "curve_half": d["readouts"]["half"],
+        "curve_nvls_ideal": f"{fmt.sig(2 * (n - 1) / n * link, 4)} GB/s",
+        "curve_8x8_model": many["readouts"]["model"],
+        "curve_8x8_yardstick": many["readouts"]["yardstick"],
+    }
+
+
+def _curve_params(c: measured.Curve) -> dict:
+    p = {"gpu": c.gpu, "gpus_per_node": c.gpus_per_node, "algorithm": c.algorithm}
+    p["servers"] = c.gpus // c.gpus_per_node
+    return p | ({"nic_gbps": c.nic_Gbps} if c.nic_Gbps else {})
