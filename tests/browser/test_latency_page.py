@@ -3,15 +3,15 @@ the exact match, before Python and after a live change."""
 
 from __future__ import annotations
 
-import pytest
-
 from helpers import expect_counter, open_page, step_to_end
 
 SLUG = "latency-ring-vs-tree"
 
 
-def _crossover(w) -> int:
-    return int(w.locator("[data-readout=crossover_exact]").inner_text().split()[0].replace(",", ""))
+MARKER = (
+    "() => (document.querySelector('[data-widget=latency] .chart').data || [])"
+    ".find(t => t.name.startsWith('teaching-model crossover')).x[0]"
+)
 
 
 def test_tree_stepper_reaches_exact_match_without_python(page, server):
@@ -28,32 +28,45 @@ def test_tree_stepper_reaches_exact_match_without_python(page, server):
     page.watch.assert_clean()
 
 
-def test_changing_the_latency_moves_the_crossover_the_right_way(page, server):
+def _set(page, w, param, value):
+    box = w.locator(f"[data-param={param}]")
+    box.fill(value)
+    box.press("Enter")
+
+
+def test_changing_the_latency_moves_the_teaching_crossover_not_nccls(page, server):
     open_page(page, server, SLUG, live=True)
     w = page.locator("[data-widget=latency]")
-    base = _crossover(w)
-    lat = w.locator("[data-param=latency_us]")
-    lat.fill("2")
-    lat.press("Enter")
-    page.wait_for_function(
-        "() => document.querySelector('[data-widget=latency] [data-param=latency_us]').value"
-        " === '2' && !document.querySelector('[data-widget=latency]').hasAttribute('aria-busy')"
-    )
-    w.locator("[data-readout=crossover_exact]").filter(has_not_text=f"{base:,}").wait_for()
-    lower = _crossover(w)
-    assert lower < base
-    lat.fill("40")
-    lat.press("Enter")
-    w.locator("[data-readout=crossover_exact]").filter(has_not_text=f"{lower:,}").wait_for()
-    assert _crossover(w) > base
-    marker = page.evaluate(
-        "() => document.querySelector('[data-widget=latency] .chart').data"
-        ".find(t => t.name.startsWith('crossover')).x[0]"
-    )
-    assert marker == pytest.approx(_crossover(w), rel=1e-6)
-    lat.fill("0")
-    lat.press("Enter")
+    page.wait_for_function("() => document.querySelector('[data-widget=latency] .chart').data")
+    base = page.evaluate(MARKER)
+    nccl = w.locator("[data-readout=crossover_nccl]").inner_text()
+    _set(page, w, "latency_us", "2")
+    page.wait_for_function(f"() => ({MARKER})() < {base}")
+    _set(page, w, "latency_us", "40")
+    page.wait_for_function(f"() => ({MARKER})() > {base}")
+    assert w.locator("[data-readout=crossover_nccl]").inner_text() == nccl  # NCCL's own latencies
+    _set(page, w, "latency_us", "0")
     w.locator("[data-readout=crossover]", has_text="none").wait_for()
+    page.watch.assert_clean()
+
+
+def test_nccl_band_follows_the_servers(page, server):
+    open_page(page, server, SLUG)
+    w = page.locator("[data-widget=latency]")
+    band = w.locator("[data-readout=band]").inner_text()
+    assert band.startswith("Tree LL from 8 B") and "NVLSTree Simple" in band
+    page.wait_for_function("() => document.querySelector('[data-widget=latency] .chart').data")
+    names = page.evaluate(
+        "() => document.querySelector('[data-widget=latency] .chart').data.map(t => t.name)"
+    )
+    assert {"ring, NCCL's model", "tree, teaching model", "NCCL picks Tree LL"} <= set(names)
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=latency]")
+    _set(page, w, "gpus", "63")  # not whole servers of 8
+    w.locator("[data-error-for=gpus]").wait_for(state="visible")
+    _set(page, w, "gpus", "64")
+    _set(page, w, "gpus_per_node", "1")
+    w.locator("[data-readout=band]").filter(has_not_text="NVLSTree").wait_for()
     page.watch.assert_clean()
 
 

@@ -23,6 +23,23 @@ def test_page_reads_before_python_with_counted_and_formula_series(page, server):
     page.watch.assert_clean()
 
 
+def test_busbw_curve_shows_nccls_model_beside_the_measured_run(page, server):
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=busbw_curve]")
+    assert "NVLS" in w.locator("[data-readout=model]").inner_text()
+    assert "473.6 GB/s" in w.locator("[data-readout=measured]").inner_text()
+    names = "() => document.querySelector('[data-widget=busbw_curve] .chart').data.map(t => t.name)"
+    page.wait_for_function(f"() => ({names})().some(n => n.startsWith('measured: 8 × H100, NCCL'))")
+    w.locator("[data-param=algorithm]").select_option("Ring")
+    w.locator("[data-readout=model]", has_text="370 GB/s").wait_for()
+    page.wait_for_function(f"() => ({names})().some(n => n.endsWith('ring forced'))")
+    w.locator("[data-param=servers]").fill("8")
+    w.locator("[data-param=servers]").press("Enter")
+    w.locator("[data-readout=yardstick]", has_text="8 cards").wait_for()
+    assert "no published run" in w.locator("[data-readout=measured]").inner_text()
+    page.watch.assert_clean()
+
+
 def test_adding_a_gpu_moves_the_marker_and_the_readout(page, server):
     open_page(page, server, SLUG, live=True)
     w = page.locator("[data-widget=sends]")

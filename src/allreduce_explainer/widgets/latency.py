@@ -1,27 +1,21 @@
 """Stage 5: latency, ring against tree: time against size, steps against GPUs, the tree stepped.
 
-Times come from cost.py's closed forms (the ring's 2(n-1) steps; NCCL's double binary tree,
-pipelined in 512 KiB slots) and NCCL's own latency model (latency_model.py), on a flat network:
-every GPU its own server, one link class of bandwidth B and a latency alpha per message.
+The time chart holds two models. NCCL's own (the `nccl` package, a port of NCCL 2.30.7's
+tuning.cc) on servers of H100s with one network card per GPU: the ring's and the tree's best
+protocol, and a band of what NCCL picks at each size. And this page's teaching model (cost.py's
+closed forms on a flat network: every GPU its own server, one latency alpha per message), which
+the steppers and the step counts explain.
 """
 
 from __future__ import annotations
 
 import math
 
-from .. import api, cost, fmt, tree
+from .. import api, cost, fmt, nccl, tree
 from ..errors import ParamError
-from ..latency_model import (
-    NCCL_NETWORK_HOP_US,
-    NCCL_VERSION,
-    SIZES,
-    crossover,
-    flat,
-    nccl_latency_us,
-    nccl_tree_time,
-    ring_time,
-)
-from ..palette import NEUTRAL, SERIES
+from ..latency_model import NCCL_NETWORK_HOP_US, SIZES, crossings, crossover, flat, ring_time
+from ..nccl.tuning import terms
+from ..palette import GPU_COLOURS, NEUTRAL, SERIES
 from ..schedule import split
 from ..topology import NIC_400G_GBps
 from ..verify import check
@@ -31,77 +25,157 @@ from .params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 
 GIB = 1 << 30
 MAX_LATENCY_GPUS = 1024
+NCCL_GPU = "H100 SXM"  # the servers of NCCL's model on this page: HGX H100, one card per GPU
+# One colour per algorithm NCCL may pick (Okabe & Ito), one marker per protocol
+ALGO_COLOURS = {"Ring": SERIES["ring"], "Tree": SERIES["tree"], "NVLS": GPU_COLOURS[6],
+                "NVLSTree": GPU_COLOURS[0], "CollNetDirect": GPU_COLOURS[5],
+                "CollNetChain": GPU_COLOURS[5]}  # fmt: skip
+PROTO_SYMBOLS = {"LL": "circle", "LL128": "diamond", "Simple": "square"}
 
 
 LATENCY = spec(
     Param("gpus", 64, "int", "GPUs", 2, MAX_LATENCY_GPUS),
-    Param("latency_us", NCCL_NETWORK_HOP_US, "float", "Latency per message α (µs)", 0, 10000,
-          unit="µs"),
-    Param("bandwidth_gbps", NIC_400G_GBps, "float", "Bandwidth B (GB/s)", 0.001, 100000,
+    Param("gpus_per_node", 8, "int", "GPUs per server (NCCL's model)", 1, 8),
+    Param("latency_us", NCCL_NETWORK_HOP_US, "float", "Latency per message α (µs, teaching model)",
+          0, 10000, unit="µs"),
+    Param("bandwidth_gbps", NIC_400G_GBps, "float", "Network card B (GB/s)", 0.125, 400,
           unit="GB/s"),
 )  # fmt: skip
 
 
+def nccl_system(gpus: int, per_node: int, card_GBps: float) -> nccl.System:
+    """NCCL's servers: H100s, `per_node` to a server, one card of `card_GBps` per GPU."""
+    return nccl.System(NCCL_GPU, gpus, per_node, per_node, card_GBps * 8)
+
+
+def nccl_times(s: nccl.System, sizes) -> dict:
+    """NCCL's own times (µs) at each size: the ring's and the tree's best protocol, and NCCL's
+    pick over every (algorithm, protocol) it has enabled (the least time, as nccl.choose)."""
+    entries = list(nccl.tables(s).items())
+    ring, tree_, pick = [], [], []
+    for n in sizes:
+        t = {}
+        for k, e in entries:  # nccl.algo_time_us, with the table looked up once
+            lat, bw = terms(s, "AllReduce", *k, e, n)
+            t[k] = lat + n / (1000 * bw)
+        ring.append(min(v for (a, _), v in t.items() if a == "Ring"))
+        tree_.append(min(v for (a, _), v in t.items() if a == "Tree"))
+        best = min(t, key=t.__getitem__)
+        pick.append((*best, t[best]))
+    return {"ring": ring, "tree": tree_, "pick": pick}
+
+
+def nccl_crossovers(s: nccl.System, times: dict | None = None, sizes=SIZES) -> list[float]:
+    """Every size at which NCCL's ring (best protocol) becomes no slower than its tree: more
+    than one where the tree's size correction (tuning.cc:623-641) steps across the ring."""
+    if times is None:
+        times = nccl_times(s, _whole(sizes))
+    d = [r - t for r, t in zip(times["ring"], times["tree"], strict=True)]
+
+    def gap(x: float) -> float:
+        t = nccl_times(s, [max(1, round(x))])
+        return t["ring"][0] - t["tree"][0]
+
+    return crossings(gap, sizes, d)
+
+
+def _whole(sizes) -> list[int]:
+    return [max(1, round(x)) for x in sizes]
+
+
 def latency(params=None) -> dict:
-    """Stage 5: time of one all-reduce against message size, ring and tree, with the crossover."""
+    """Stage 5: time of one all-reduce against size, NCCL's model and the teaching model, with
+    the crossovers and a band of what NCCL picks."""
     p = validated(params, LATENCY)
-    n, alpha, gbps = p["gpus"], float(p["latency_us"]), float(p["bandwidth_gbps"])
-    topo = flat(n, gbps, alpha)
+    n, per, alpha, gbps = p["gpus"], p["gpus_per_node"], float(p["latency_us"]), p["bandwidth_gbps"]
+    if n % per:
+        raise ParamError("gpus", f"{n} GPUs do not fill servers of {per}: use a multiple of {per}")
+    system = nccl_system(n, per, float(gbps))
+    sizes = _whole(SIZES)
+    nc = nccl_times(system, sizes)
+    xs_n = nccl_crossovers(system, nc)
+    xn = xs_n[0] if xs_n else None
+    topo = flat(n, float(gbps), alpha)
     ring = [ring_time(topo, s) for s in SIZES]
     tr = [cost.tree_time_fast(topo, s) for s in SIZES]
-    nccl = [nccl_tree_time(topo, s) for s in SIZES]
-    x, xn = crossover(topo), crossover(topo, nccl_tree_time)
+    x = crossover(topo, d=[a - b for a, b in zip(ring, tr, strict=True)])
+    nring = [t * 1e-6 for t in nc["ring"]]
+    ntree = [t * 1e-6 for t in nc["tree"]]
     data = [
-        _curve("ring", ring, SERIES["ring"], "solid", 2.5),
-        _curve("tree, this page's model (α per message)", tr, SERIES["tree"], "dash", 2.5),
-        _curve("tree, NCCL's latency model (α per hop)", nccl, SERIES["tree"], "dot", 1.5),
+        _curve("ring, NCCL's model", nring, SERIES["ring"], "solid", 2.5),
+        _curve("tree, NCCL's model", ntree, SERIES["tree"], "solid", 2.5),
+        _curve("ring, teaching model", ring, SERIES["ring"], "dash", 1.5),
+        _curve("tree, teaching model", tr, SERIES["tree"], "dash", 1.5),
     ]
-    lo = min(min(ring), min(tr), min(nccl))
-    hi = max(max(ring), max(tr), max(nccl))
-    for at, name, symbol in ((x, "crossover", "diamond"), (xn, "NCCL-model crossover", "x")):
+    lo = min(min(ring), min(tr), min(nring), min(ntree))
+    hi = max(max(ring), max(tr), max(nring), max(ntree))
+    for at, name, symbol in (
+        (xn, "NCCL's crossover", "diamond"),
+        (x, "teaching-model crossover", "x"),
+    ):
         if at is not None:
             data.append(_marker(at, lo, hi, f"{name}: {fmt.nbytes(at)}", symbol))
-    small, large = SIZES[0], SIZES[-1]
+    data += _band(sizes, nc["pick"])
+    big = -1  # 8 GiB
+    a8, p8, t8 = nc["pick"][big]
+    where = f"{n // per} server{'s' if n // per > 1 else ''} of {per} H100"
     summary = (
-        f"On {n} GPUs with {fmt.sig(alpha, 3)} µs per message and {fmt.sig(gbps, 3)} GB/s, "
-        f"an 8-byte all-reduce takes {fmt.seconds(ring[0])} on the ring and "
-        f"{fmt.seconds(tr[0])} on the tree; 8 GiB takes {fmt.seconds(ring[-1])} and "
-        f"{fmt.seconds(tr[-1])}. "
+        f"NCCL's model on {where} (one {fmt.sig(gbps, 3)} GB/s card per GPU): 8 GiB takes "
+        f"{fmt.seconds(nring[big])} on the ring and {fmt.seconds(ntree[big])} on the tree; NCCL "
+        f"picks {a8} {p8} ({fmt.seconds(t8 * 1e-6)}). "
         + (
-            f"The curves cross at {fmt.nbytes(x)}: below it the tree is faster."
-            if x is not None
-            else _no_crossover(ring, tr)
-        )
-        + (
-            f" With NCCL's latency model the tree stays faster up to {fmt.nbytes(xn)}."
+            f"Its ring catches up with its tree at {fmt.nbytes(xn)}{_again(xs_n)}. "
             if xn is not None
-            else ""
+            else "Its ring and tree do not cross between 8 B and 8 GiB. "
         )
+        + f"This page's teaching model ({n} GPUs each on its own server, "
+        f"α = {fmt.sig(alpha, 3)} µs per message): ring {fmt.seconds(ring[0])} and tree "
+        f"{fmt.seconds(tr[0])} at 8 B, "
+        f"{fmt.seconds(ring[big])} and {fmt.seconds(tr[big])} at 8 GiB; "
+        + (f"they cross at {fmt.nbytes(x)}." if x is not None else _no_crossover(ring, tr))
     )
     return {
         "kind": "chart",
         "params": p,
         "crossover_bytes": x,
         "crossover_nccl_bytes": xn,
-        "figure": {"data": data, "layout": _time_layout(small, large)},
+        "crossovers_nccl_bytes": xs_n,
+        "picks": [
+            {"bytes": s, "algorithm": a, "protocol": q}
+            for s, (a, q, _) in zip(sizes, nc["pick"], strict=True)
+        ],
+        "figure": {"data": data, "layout": _time_layout(SIZES[0], SIZES[-1])},
         "summary": summary,
         "table": {
-            "columns": ["size", "ring", "tree (page)", "faster (page)", "tree (NCCL model)"],
+            "columns": [
+                "size",
+                "NCCL ring",
+                "NCCL tree",
+                "NCCL picks",
+                "teaching ring",
+                "teaching tree",
+            ],
             "rows": [
                 [
                     fmt.nbytes(s),
                     fmt.seconds(a),
                     fmt.seconds(b),
-                    "tree" if b < a else "ring",
+                    f"{pk[0]} {pk[1]}",
                     fmt.seconds(c),
+                    fmt.seconds(d),
                 ]
-                for s, a, b, c in list(zip(SIZES, ring, tr, nccl, strict=True))[::8]
+                for s, a, b, pk, c, d in list(
+                    zip(sizes, nring, ntree, nc["pick"], ring, tr, strict=True)
+                )[::8]
             ],
-        },
+        },  # fmt: skip
         "readouts": {
+            "crossover_nccl": "none in 8 B – 8 GiB" if xn is None else fmt.nbytes(xn),
+            "nccl_8gib": f"ring {fmt.seconds(nring[big])}, tree {fmt.seconds(ntree[big])}",
+            "nccl_pick_8gib": f"{a8} {p8}, {fmt.seconds(t8 * 1e-6)}",
+            "band": band_text(sizes, nc["pick"]),
             "crossover": "none in 8 B – 8 GiB" if x is None else fmt.nbytes(x),
             "crossover_exact": "—" if x is None else f"{x:,.0f} bytes",
-            "crossover_nccl": "none in 8 B – 8 GiB" if xn is None else fmt.nbytes(xn),
             "ring_small": fmt.seconds(ring[0]),
             "tree_small": fmt.seconds(tr[0]),
             "ring_steps": str(2 * (n - 1)),
@@ -110,10 +184,45 @@ def latency(params=None) -> dict:
     }
 
 
+def _again(xs: list[float]) -> str:
+    if len(xs) < 2:
+        return ""
+    return f" (the tree's size correction makes them trade places up to {fmt.nbytes(xs[-1])})"
+
+
+def segments(sizes, picks) -> list[tuple[int, int, str, str]]:
+    """NCCL's picks as runs along the size axis: (first size, last size, algorithm, protocol)."""
+    out: list[tuple[int, int, str, str]] = []
+    for s, (a, q, _) in zip(sizes, picks, strict=True):
+        if out and out[-1][2:] == (a, q):
+            out[-1] = (out[-1][0], s, a, q)
+        else:
+            out.append((s, s, a, q))
+    return out
+
+
+def band_text(sizes, picks) -> str:
+    runs = segments(sizes, picks)
+    return "; ".join(f"{a} {q} from {fmt.nbytes(lo)}" for lo, _, a, q in runs)
+
+
+def _band(sizes, picks) -> list[dict]:
+    """A strip under the chart (its own small y axis): one mark per size, coloured by the
+    algorithm NCCL picks and shaped by the protocol; one legend entry per pair."""
+    by: dict[tuple[str, str], list[int]] = {}
+    for s, (a, q, _) in zip(sizes, picks, strict=True):
+        by.setdefault((a, q), []).append(s)
+    return [
+        fig.dots(f"NCCL picks {a} {q}", xs, [0] * len(xs), ALGO_COLOURS[a], PROTO_SYMBOLS[q], 8,
+                 hover=f"%{{x:.3s}}B: NCCL picks {a} {q}", yaxis="y2")
+        for (a, q), xs in by.items()
+    ]  # fmt: skip
+
+
 def _no_crossover(ring, tr) -> str:
     if ring[0] <= tr[0]:
-        return "The ring is never slower here: no crossover."
-    return "The tree stays faster up to 8 GiB: no crossover in this range."
+        return "the ring is never slower here: no crossover."
+    return "the tree stays faster up to 8 GiB: no crossover in this range."
 
 
 def _curve(name, y, colour, dash, width) -> dict:
@@ -140,9 +249,14 @@ def _time_layout(small: float, large: float) -> dict:
             ["8 B", "1 KiB", "1 MiB", "1 GiB", "8 GiB"],
         ),
         fig.log_axis(
-            "time of one all-reduce", ticks=[10.0**e for e in range(-9, 4)], ticktext=SECONDS_TICKS
+            "time of one all-reduce",
+            ticks=[10.0**e for e in range(-9, 4)],
+            ticktext=SECONDS_TICKS,
+            domain=[0.14, 1],
         ),
-    )
+        yaxis2={"domain": [0, 0.07], "range": [-1, 1], "showgrid": False, "zeroline": False,
+                "tickvals": [0], "ticktext": ["NCCL picks"], "fixedrange": True},
+    )  # fmt: skip
 
 
 # ---- Steps against GPU count -------------------------------------------------------------------
@@ -309,27 +423,37 @@ WIDGETS = {"latency": latency, "steps": steps, "tree_allreduce": tree_allreduce}
 SPECS = {"latency": LATENCY, "steps": STEPS, "tree_allreduce": TREE}
 
 
+def nccl_latency_us(algorithm: str, gpus: int, per_node: int) -> float:
+    """NCCL's latency (base included) of an all-reduce with the Simple protocol, as its tables
+    hold it (tuning.cc:384-435), on servers of `per_node` H100s."""
+    s = nccl_system(gpus, per_node, NIC_400G_GBps)
+    return nccl.tables(s)[(algorithm, "Simple")].latency_us
+
+
 def facts() -> dict[str, str]:
     """Stage 5's quoted figures."""
     d = defaults(LATENCY)
-    topo = flat(d["gpus"], d["bandwidth_gbps"], d["latency_us"])
-    x = crossover(topo)
-    a = d["latency_us"]
-    n = d["gpus"]
+    n, per, a, b = d["gpus"], d["gpus_per_node"], d["latency_us"], d["bandwidth_gbps"]
+    topo = flat(n, b, a)
     tree_small = cost.tree_time_fast(topo, 8)
     ring_small = ring_time(topo, 8)
-    higher = crossover(flat(n, d["bandwidth_gbps"], 2 * a))
-    xn = crossover(topo, nccl_tree_time)
+    system, flat_system = nccl_system(n, per, b), nccl_system(n, 1, b)
+    big = [8 * GIB]
+    nc, nf = nccl_times(system, big), nccl_times(flat_system, big)
+    pick = nc["pick"][0]
+    sizes = _whole(SIZES)
+    tree_flat = nccl_latency_us("Tree", n, 1)
+    xs_flat = nccl_crossovers(flat_system)
     return {
         "lat_gpus": str(n),
+        "lat_per_node": str(per),
+        "lat_servers": str(n // per),
         "lat_alpha": f"{a:g} µs",
-        "lat_bw": f"{d['bandwidth_gbps']:g} GB/s",
-        "lat_cross": fmt.nbytes(x),
-        "lat_cross_2alpha": fmt.nbytes(higher),
-        "lat_cross_nccl": fmt.nbytes(xn),
+        "lat_bw": f"{b:g} GB/s",
+        "lat_cross": fmt.nbytes(crossover(topo)),
+        "lat_cross_2alpha": fmt.nbytes(crossover(flat(n, b, 2 * a))),
         "lat_ring_8gib": fmt.seconds(ring_time(topo, 8 * GIB)),
         "lat_tree_8gib": fmt.seconds(cost.tree_time_fast(topo, 8 * GIB)),
-        "lat_nccl_tree_8gib": fmt.seconds(nccl_tree_time(topo, 8 * GIB)),
         "lat_tree_chunks_8gib": f"{cost.tree_chunks(8 * GIB):,}",
         "lat_ring_small": fmt.seconds(ring_small),
         "lat_tree_small": fmt.seconds(tree_small),
@@ -337,16 +461,26 @@ def facts() -> dict[str, str]:
         "lat_tree_alphas": fmt.sig(tree_small / (a * 1e-6), 3),
         "lat_tree_steps": str(tree.steps(n)),
         "lat_ring_steps": str(2 * (n - 1)),
+        "lat_nccl_cross": fmt.nbytes(nccl_crossovers(system)[0]),
+        "lat_nccl_cross_flat": fmt.nbytes(xs_flat[0]),
+        "lat_nccl_cross_flat_last": fmt.nbytes(xs_flat[-1]),
+        "lat_nccl_ring_8gib": fmt.seconds(nc["ring"][0] * 1e-6),
+        "lat_nccl_tree_8gib": fmt.seconds(nc["tree"][0] * 1e-6),
+        "lat_nccl_pick_8gib": f"{pick[0]} {pick[1]}",
+        "lat_nccl_flat_ring_8gib": fmt.seconds(nf["ring"][0] * 1e-6),
+        "lat_nccl_flat_tree_8gib": fmt.seconds(nf["tree"][0] * 1e-6),
+        "lat_nccl_band": band_text(sizes, nccl_times(system, sizes)["pick"]),
         "steps_1024_ring": f"{2 * 1023:,}",
         "steps_1024_tree": str(tree.steps(1024)),
         "steps_4096_tree": str(tree.steps(4096)),
-        "nccl_version": NCCL_VERSION,
-        "nccl_ring_flat": f"{fmt.sig(nccl_latency_us('ring', n, 1), 4)} µs",
-        "nccl_tree_flat": f"{fmt.sig(nccl_latency_us('tree', n, 1), 4)} µs",
-        "nccl_ring_8x8": f"{fmt.sig(nccl_latency_us('ring', 64, 8), 4)} µs",
-        "nccl_tree_8x8": f"{fmt.sig(nccl_latency_us('tree', 64, 8), 4)} µs",
-        "nccl_tree_1x8": f"{fmt.sig(nccl_latency_us('tree', 8, 8), 3)} µs",
-        "nccl_ring_1x8": f"{fmt.sig(nccl_latency_us('ring', 8, 8), 3)} µs",
+        "nccl_version": nccl.NCCL_VERSION,
+        "nccl_ring_flat": f"{fmt.sig(nccl_latency_us('Ring', n, 1), 4)} µs",
+        "nccl_tree_flat": f"{fmt.sig(tree_flat, 4)} µs",
+        "nccl_tree_flat_share": f"{tree_flat * 1e-6 / tree_small:.2f}",
+        "nccl_ring_8x8": f"{fmt.sig(nccl_latency_us('Ring', 64, 8), 4)} µs",
+        "nccl_tree_8x8": f"{fmt.sig(nccl_latency_us('Tree', 64, 8), 4)} µs",
+        "nccl_tree_1x8": f"{fmt.sig(nccl_latency_us('Tree', 8, 8), 3)} µs",
+        "nccl_ring_1x8": f"{fmt.sig(nccl_latency_us('Ring', 8, 8), 3)} µs",
         "tree_stepper_steps": str(tree.steps(TREE["gpus"].default, TREE["chunks"].default)),
         "tree_stepper_ring_steps": str(2 * (TREE["gpus"].default - 1)),
     }

@@ -1,0 +1,105 @@
+"""Stage 4's bus bandwidth against size: NCCL's model (direct nccl calls), the measured curves
+(their log files row by row), and NCCL's model within 12 % of each run at its largest size."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from allreduce_explainer import bridge, measured, nccl, nccltests
+from allreduce_explainer.widgets import sends
+
+DATA = Path(__file__).parents[1] / "data" / "nccl-tests"
+SOURCES = {e["file"]: e for e in json.loads((DATA / "SOURCES.json").read_text())["logs"]}
+
+
+@pytest.mark.parametrize("curve", measured.CURVES, ids=lambda c: c.key)
+def test_measured_curve_is_its_log_files_rows(curve):
+    log = nccltests.parse_runs((DATA / curve.file).read_text())
+    (run,) = log.runs
+    want = [(r.size_bytes, r.out_of_place.busbw_GBps) for r in run.rows if r.size_bytes >= 1024]
+    assert list(curve.rows) == want
+    src = SOURCES[curve.file]
+    assert src["gpus"] == curve.gpus
+    assert src["hardware"]["gpus_per_node"] == curve.gpus_per_node
+    assert ("RING" in src["algorithm"].upper()) == (curve.algorithm == "Ring")
+
+
+PARAMS = [
+    {},
+    {"algorithm": "Ring"},
+    {"gpu": "A100 SXM"},
+    {"gpu": "H200 SXM", "gpus_per_node": 4},
+    {"gpu": "B200", "servers": 4, "nic_gbps": 800},
+    {"servers": 2},
+    {"servers": 32, "algorithm": "Ring", "nic_gbps": 200},
+]
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_curve_is_nccls_choice_at_every_size(params):
+    s = sends.busbw_curve(params)
+    p = s["params"]
+    g = p["gpus_per_node"]
+    system = nccl.System(p["gpu"], g * p["servers"], g, g, float(p["nic_gbps"]))
+    algo = None if p["algorithm"] == "nccl" else "Ring"
+    data = {t["name"]: t for t in s["figure"]["data"]}
+    model, own = data["NCCL's model, calibrated"], data["NCCL's own figure"]
+    assert model["x"] == sends.CURVE_SIZES and len(sends.CURVE_SIZES) >= 30
+    for i, n in enumerate(sends.CURVE_SIZES):
+        c = nccl.choose("AllReduce", n, system, algorithm=algo)
+        assert model["y"][i] == c.busbw_GBps and own["y"][i] == c.nccl_busbw_GBps
+        assert model["customdata"][i] == f"{c.algorithm} {c.protocol}"
+        if algo:
+            assert c.algorithm == "Ring"
+
+
+def test_measured_dots_only_on_their_own_system():
+    def dots(params):
+        return [t for t in sends.busbw_curve(params)["figure"]["data"] if t["mode"] == "markers"]
+
+    (nvls,) = dots({})
+    assert list(zip(nvls["x"], nvls["y"], strict=True)) == list(measured.CURVES[0].rows)
+    assert dots({"algorithm": "Ring"})[0]["name"].endswith("ring forced")
+    assert dots({"servers": 2})[0]["name"].startswith("measured: 2 servers")
+    assert dots({"servers": 2, "nic_gbps": 200}) == []  # another network: not that run
+    assert dots({"gpu": "H200 SXM"}) == [] and dots({"gpus_per_node": 4}) == []
+    assert "no published run" in sends.busbw_curve({"gpu": "B200"})["readouts"]["measured"]
+
+
+@pytest.mark.parametrize("curve", measured.CURVES, ids=lambda c: c.key)
+def test_model_is_within_12_percent_of_each_run_at_its_largest_size(curve):
+    size, got = curve.rows[-1]
+    g = curve.gpus_per_node
+    system = nccl.System(curve.gpu, curve.gpus, g, g, curve.nic_Gbps or 400.0)
+    algo = None if curve.algorithm == "nccl" else "Ring"
+    c = nccl.choose("AllReduce", size, system, algorithm=algo)
+    assert c.busbw_GBps == pytest.approx(got, rel=0.12)
+
+
+def test_yardstick_is_nvlink_on_one_server_and_the_cards_across_servers():
+    assert sends.busbw_curve()["readouts"]["yardstick"] == "NVLink line rate, 450 GB/s"
+    r = sends.busbw_curve({"servers": 8, "gpus_per_node": 4, "nic_gbps": 200})["readouts"]
+    assert r["yardstick"] == "4 cards × 25 GB/s = 100 GB/s"
+    f = sends.facts()
+    assert f["curve_nvls_ideal"] == "787.5 GB/s"  # 2 x 7/8 x 450
+    assert (
+        f["curve_h100_ring_measured"] == "368.1 GB/s" and f["curve_h100_ring_model"] == "370 GB/s"
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"gpu": "MI300X"}, "gpu"),
+        ({"gpus_per_node": 9}, "gpus_per_node"),
+        ({"servers": 0}, "servers"),
+        ({"nic_gbps": 0}, "nic_gbps"),
+        ({"algorithm": "Tree"}, "algorithm"),
+    ],
+)
+def test_bad_parameters_name_their_field(params, field):
+    out = json.loads(bridge.call("busbw_curve", json.dumps(params)))
+    assert out["ok"] is False and out["error"]["field"] == field, out
