@@ -208,7 +208,7 @@ def _gpus_figure(by_n, measured, gpu: str) -> dict:
                  [m["nvls_busbw_GBps"] for m in measured], COLOURS["nvls"], "diamond", 10,
                  hover="%{x} GPUs: %{y:.3g} GB/s"),
         {**fig.line("NVLink line rate", [1.8, 8.2], [H100_NVLINK_GBps] * 2, NEUTRAL, "dash", 1),
-         "hoverinfo": "skip"},
+         "hoverinfo": "skip", "showlegend": False},
     ]  # fmt: skip
     rows = [
         [
@@ -235,7 +235,7 @@ def _gpus_figure(by_n, measured, gpu: str) -> dict:
             f"Bus bandwidth by GPU count on one server: measured on 8 × H100 the ring stays at "
             f"{fmt.sig(m8['ring_busbw_GBps'], 3)} GB/s and NVLS reaches "
             f"{fmt.sig(m8['nvls_busbw_GBps'], 3)} GB/s at 8 GPUs, above the "
-            f"{fmt.sig(H100_NVLINK_GBps, 3)} GB/s line rate."
+            f"{fmt.sig(H100_NVLINK_GBps, 3)} GB/s line rate (the grey dashed line)."
         ),
         "table": {
             "columns": [

@@ -288,7 +288,6 @@ def shard_memory(params=None) -> dict:
             ),
             "zero3_tokens": f"{fmt.sig(z3['critical_tokens_per_gpu'], 3)} tokens per GPU",
             "hsdp_tokens": f"{fmt.sig(hs['critical_tokens_per_gpu'], 3)} tokens per GPU",
-            "timed_by": COMM_TEXT[p["comm_model"]],
         },
     }
 
