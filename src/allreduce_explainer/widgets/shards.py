@@ -27,7 +27,7 @@ STEPPER = spec(
     DTYPE,
     Param("optimizer", "sgd", "choice", "Optimizer",
           choices=tuple((k, OPTIMIZER_TEXT[k]) for k in OPTIMIZERS)),
-    Param("lr", None, "float", "Learning rate (blank: the default)", optional=True),
+    Param("lr", None, "float", "Learning rate (blank: the default)", 0, 1000, optional=True),
     Param("reference", "ring", "choice", "DDP's all-reduce", choices=tuple(REFERENCE_TEXT.items())),
     SEED,
     VALUES,
