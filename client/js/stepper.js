@@ -23,6 +23,7 @@
     var grid = q('[data-role="grid"]'), counter = q('[data-role="step-counter"]');
     var narration = q('[data-role="narration"]'), verdict = q('[data-role="verdict"]');
     var check = q('[data-role="check"]');
+    var phase = q('[data-role="phase"]'), rowsShow = q('[data-role="rows-show"]');
     var buttons = {};
     ["prev", "next", "reset", "play"].forEach(function (a) {
       buttons[a] = q('[data-action="' + a + '"]');
@@ -113,23 +114,36 @@
           }
           tr.appendChild(td);
         });
-        var moves = frame.moves.filter(function (m) { return m[0] === i; });
-        tr.appendChild(el("td", { class: "move" }, moves.map(function (m) {
-          return (state.chunks.length > 1 ? "chunk " + m[4] : "all") + " → GPU " + m[1];
-        }).join(", ")));
+        tr.appendChild(el("td", { class: "move" }, moveText(frame.moves.filter(function (m) { return m[0] === i; }))));
         body.appendChild(tr);
       });
-      (state.extra_rows || []).forEach(function (x) {
-        var tr = el("tr", { class: "extra" });
+      // rows below the GPUs: this frame's (the switch, an optimizer state), then the state's
+      (frame.rows || []).concat(state.extra_rows || []).forEach(function (x) {
+        var tr = el("tr", { class: "extra" + (x.key !== undefined ? " node" : "") });
         tr.appendChild(el("th", { scope: "row" }, x.label));
-        x.values.forEach(function (v) {
-          tr.appendChild(el("td", { class: "cell" }, AE.formatValue(v, x.digits || state.digits)));
+        x.values.forEach(function (v, j) {
+          var m = x.key !== undefined ? marks[x.key + ":" + j] || "" : "";
+          tr.appendChild(el("td", { class: "cell" + m },
+            v === null ? "" : AE.formatValue(v, x.digits || state.digits)));
         });
-        tr.appendChild(el("td"));
+        tr.appendChild(el("td", { class: "move" }, x.move || ""));
         body.appendChild(tr);
       });
       t.appendChild(body);
       return t;
+    }
+
+    // what a GPU sends this step: "chunk 2 → GPU 3", or "all chunks → switch" (moves to -1)
+    function moveText(moves) {
+      var to = function (d) { return d === -1 ? "switch" : "GPU " + d; };
+      var chunks = state.chunks.filter(function (c) { return c[1] > c[0]; }).length;
+      if (moves.length > 1 && moves.length === chunks &&
+          moves.every(function (m) { return m[1] === moves[0][1]; })) {
+        return "all chunks → " + to(moves[0][1]);
+      }
+      return moves.map(function (m) {
+        return (state.chunks.length > 1 ? "chunk " + m[4] : "all") + " → " + to(m[1]);
+      }).join(", ");
     }
 
     function chunkIndex(j) {
@@ -164,8 +178,14 @@
         var miss = state.dtype === "int" ? "✗" : "≈";
         row("GPU " + i, m.map(function (ok) { return ok ? "✓" : miss; }), "marks");
       });
-      row("target", state.target.map(function (v) { return AE.formatValue(v, state.digits); }), "extra");
-      if (state.dtype !== "int") {
+      row(c.target_label || "target", state.target.map(function (v) { return AE.formatValue(v, state.digits); }), "extra");
+      if (c.rows) {  // a widget that says itself what to show under the marks
+        c.rows.forEach(function (x) {
+          row(x.label, x.values.map(function (v) {
+            return typeof v === "number" ? AE.formatValue(v, state.digits) : String(v);
+          }), "extra");
+        });
+      } else if (state.dtype !== "int") {
         row("sum in GPU order", c.in_order.map(function (v) { return AE.formatValue(v, state.digits); }), "extra");
         row("ulp from target", c.ulps.map(String), "extra");
         row("ulp from GPU order", c.ulps_in_order.map(String), "extra");
@@ -183,6 +203,8 @@
       buttons.reset.disabled = k === 0;
       buttons.next.disabled = k === last();
       root.setAttribute("data-step", k);
+      if (phase) phase.textContent = frame.label || frame.phase || "";
+      if (rowsShow) rowsShow.textContent = frame.rows_show || "";
       if (verdict && state.check) {
         var done = k === last();
         verdict.textContent = done ? state.check.verdict : "Step to the end to see the check.";

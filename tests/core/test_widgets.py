@@ -19,9 +19,11 @@ BASIC_TRACE_TYPES = {"scatter", "bar", "pie"}  # all that plotly.js-basic-dist d
 def test_default_state_is_json_and_figures_are_valid_plotly(name):
     state = widgets.WIDGETS[name]()
     json.dumps(state, allow_nan=False)
-    if state["kind"] == "chart":
-        fig = go.Figure(state["figure"])  # raises on any invalid property
-        assert {t.type for t in fig.data} <= BASIC_TRACE_TYPES
+    if state["kind"] == "chart":  # one figure, or several under "figures" (chart.js)
+        parts = [state] if "figure" in state else list(state["figures"].values())
+        for part in parts:
+            fig = go.Figure(part["figure"])  # raises on any invalid property
+            assert {t.type for t in fig.data} <= BASIC_TRACE_TYPES
 
 
 @settings(max_examples=examples(25), deadline=None)

@@ -1,0 +1,358 @@
+"""Stage 8: sharded data parallel (ZeRO, FSDP). The stepper runs shard.py's reduce-scatter, update
+of one shard and all-gather on real numbers and checks them against DDP; the chart puts
+shardcost.py's memory and time per step of each strategy side by side, its collectives timed by
+NCCL's own model (nccl/), the same one stage 10's calculator uses by default.
+"""
+
+from __future__ import annotations
+
+import struct
+from functools import lru_cache
+
+from .. import api, calculator, fmt, hardware, nccl, shardcost
+from ..errors import ParamError
+from ..palette import GPU_COLOURS, NEUTRAL
+from ..shard import OPTIMIZERS
+from . import figures as fig
+from .common import DIGITS, value_text
+from .params import DTYPE, SEED, VALUES, Param, spec, validated
+
+# ---- The stepper -------------------------------------------------------------------------------
+
+OPTIMIZER_TEXT = {"sgd": "SGD", "adam": "Adam"}
+REFERENCE_TEXT = {"ring": "ring (the same order)", "tree": "tree (another order)"}
+STEPPER = spec(
+    Param("gpus", 4, "int", "GPUs", 2, 16),
+    Param("length", 8, "int", "Numbers per gradient", 1, 64),
+    DTYPE,
+    Param("optimizer", "sgd", "choice", "Optimizer",
+          choices=tuple((k, OPTIMIZER_TEXT[k]) for k in OPTIMIZERS)),
+    Param("lr", None, "float", "Learning rate (blank: the default)", 0, 1000, optional=True),
+    Param("reference", "ring", "choice", "DDP's all-reduce", choices=tuple(REFERENCE_TEXT.items())),
+    SEED,
+    VALUES,
+)  # fmt: skip
+
+
+def _bits(x) -> object:
+    """A value as its bits, so that 0.0 and -0.0 differ (a float compared bit for bit)."""
+    return struct.pack("<d", x) if isinstance(x, float) else x
+
+
+def shard_stepper(params=None) -> dict:
+    """Reduce-scatter, each GPU's optimizer step on its shard, all-gather; checked against DDP."""
+    p = validated(params, STEPPER)
+    if p["values"] is not None and not isinstance(p["values"], list):
+        raise ParamError("values", "must be a list of one list of numbers per GPU")
+    r = api.shard_step(
+        gpus=p["gpus"],
+        length=p["length"],
+        dtype=p["dtype"],
+        optimizer=p["optimizer"],
+        lr=p["lr"],
+        seed=p["seed"],
+        grads=p["values"],
+        reference=p["reference"],
+    )
+    n, length, dtype = r["gpus"], r["length"], r["dtype"]
+    ddp = r["ddp_params"][0]
+    frames = [_frame(f, r) for f in r["frames"]]
+    matches = [
+        [_bits(x) == _bits(y) for x, y in zip(mine, theirs, strict=True)]
+        for mine, theirs in zip(r["final_params"], r["ddp_params"], strict=True)
+    ]
+    check = {
+        **r["check"],
+        "matches": matches,
+        "all_match": r["check"]["all_equal"],
+        "target_label": "DDP",
+        "rows": _check_rows(r),
+    }
+    sent = r["bytes_sent_per_gpu"]
+    return {
+        "kind": "stepper",
+        "params": {**p, "gpus": n, "length": length},
+        "gpus": n,
+        "length": length,
+        "dtype": dtype,
+        "digits": DIGITS[dtype],
+        "chunks": r["chunks"],
+        "owned": r["owned"],
+        "inputs": r["grads"],
+        "target": ddp,
+        "editable": True,
+        "frames": frames,
+        "check": check,
+        "readouts": {
+            "lr": value_text(r["lr"], "fp32" if isinstance(r["lr"], float) else "int"),
+            "reduce_scatter": f"{fmt.nbytes(sent['reduce_scatter'][0])} per GPU",
+            "all_gather": f"{fmt.nbytes(sent['all_gather'][0])} per GPU",
+            "total": f"{fmt.nbytes(sent['total'][0])} per GPU",
+            "ddp": f"{fmt.nbytes(sent['ddp_allreduce'][0])} per GPU",
+            "state": _state_text(r),
+        },
+    }
+
+
+def _frame(f: dict, r: dict) -> dict:
+    """A core frame for the stepper view: what the rows hold, and the rows below the GPUs."""
+    shows = "gradients" if f["shows"] == "grads" else "parameters"
+    out = {k: f[k] for k in ("buffers", "complete", "moves", "narration", "phase")}
+    out["label"] = {
+        "start": "start",
+        "reduce-scatter": "reduce-scatter",
+        "update": "optimizer step",
+        "all-gather": "all-gather",
+    }[f["phase"]]
+    out["rows_show"] = shows
+    rows = []
+    if f["shows"] == "grads":
+        rows.append({"label": "parameters (every GPU)", "values": r["params"]})
+    else:
+        rows.append({"label": "DDP's parameters", "values": r["ddp_params"][0]})
+    if f["phase"] == "update":
+        rows += _state_rows(f["optimizer_state"], r["length"])
+    out["rows"] = rows
+    return out
+
+
+def _state_rows(states: list[dict], length: int) -> list[dict]:
+    """The optimizer state each GPU keeps, for its shard only: one row per kind of state."""
+    rows = []
+    for key, label in (("master", "FP32 master weights"), ("m", "Adam m"), ("v", "Adam v")):
+        if key not in states[0]:
+            continue
+        values: list = [None] * length
+        for s in states:
+            values[s["start"] : s["stop"]] = s[key]
+        rows.append({"label": f"{label} (each GPU: its shard)", "values": values, "digits": 4})
+    return rows
+
+
+def _check_rows(r: dict) -> list[dict]:
+    if r["dtype"] == "int":
+        return []
+    return [
+        {"label": "largest gap to DDP (ulp)", "values": [fmt.sig(r["check"]["max_ulp_vs_ddp"])]}
+    ]
+
+
+def _state_text(r: dict) -> str:
+    n, length = r["gpus"], r["length"]
+    kinds = [k for k in ("master", "m", "v") if k in r["optimizer_state"][0]]
+    if not kinds:
+        return "none: plain SGD keeps no state"
+    shard = max(s["stop"] - s["start"] for s in r["optimizer_state"])
+    return (
+        f"{len(kinds)} value(s) per element, for {shard} of {length} elements per GPU "
+        f"(DDP keeps them for all {length} on each of the {n} GPUs)"
+    )
+
+
+# ---- Memory against time per step --------------------------------------------------------------
+
+NCCL_NAMES = {"allreduce": "AllReduce", "reducescatter": "ReduceScatter", "allgather": "AllGather"}
+NCCL_GPUS = [g for g in hardware.GPUS if g.name in nccl.topology.GPU_SPECS]
+H100 = hardware.H100_SXM
+COMM_TEXT = {
+    "nccl": f"NCCL {nccl.NCCL_VERSION}'s cost model",
+    "ring": "a single ring (stage 4)",
+}
+COLOURS = dict(zip(shardcost.STRATEGIES, (GPU_COLOURS[i] for i in (4, 5, 2, 6, 0)), strict=True))
+MEMORY = spec(
+    Param("model", "llama3-8b", "name", "Model",
+          choices=tuple((k, calculator.model_label(k)) for k in calculator.PRESET_MODELS)),
+    Param("gpu", H100.name, "name", "GPU", choices=tuple((g.name, g.name) for g in NCCL_GPUS)),
+    Param("gpus", 64, "int", "GPUs (N_d)", 2, 1024, nudge=(8, "8 GPUs")),
+    Param("gpus_per_node", 8, "int", "GPUs per server (g)", 1, 8),
+    Param("network", hardware.NIC_400G["name"], "name", "Network card per GPU",
+          choices=tuple((n["name"], n["name"]) for n in hardware.NETWORKS)),
+    Param("comm_model", "nccl", "choice", "Collectives timed by", choices=tuple(COMM_TEXT.items())),
+    Param("tokens_per_gpu", calculator.DEFAULT_TOKENS, "float", "Tokens per GPU per step", 1, 1e9),
+    Param("mfu", calculator.DEFAULT_MFU, "float", "MFU (share of peak)", 0.01, 1),
+)  # fmt: skip
+WARM = [("shard_memory", {})]
+
+
+@lru_cache(maxsize=4096)
+def _nccl_us(collective: str, nbytes: int, gpu: str, gpus: int, per: int, nic_Gbps: float):
+    system = nccl.System(gpu, gpus, per, per, nic_Gbps)
+    return nccl.choose(collective, nbytes, system).time_us
+
+
+def nccl_time(gpu: str, nic_Gbps: float) -> shardcost.CommTime:
+    """shardcost's time function from NCCL's model: the collective NCCL would pick for this size
+    and group, one network card per GPU (HSDP's cross-server group: one GPU, one card a server)."""
+
+    def time_s(collective: str, nbytes: float, group) -> float:
+        if group.gpus == 1 or nbytes <= 0:
+            return 0.0
+        per = group.gpus // group.nodes
+        size = max(1, round(nbytes))
+        return _nccl_us(NCCL_NAMES[collective], size, gpu, group.gpus, per, nic_Gbps) * 1e-6
+
+    return time_s
+
+
+def _resolve(p: dict) -> dict:
+    out = dict(p)
+    out["model"] = calculator.resolve_model(p["model"], calculator.PRESET_MODELS)
+    g = hardware.find(hardware.GPUS, p["gpu"], "gpu")
+    if g not in NCCL_GPUS:
+        raise ParamError("gpu", f"NCCL's model knows {', '.join(x.name for x in NCCL_GPUS)}")
+    out["gpu"] = g.name
+    out["network"] = hardware.find(hardware.NETWORKS, p["network"], "network")["name"]
+    if out["gpus"] % out["gpus_per_node"]:
+        raise ParamError(
+            "gpus", f"{out['gpus']} GPUs do not fill servers of {out['gpus_per_node']}"
+        )
+    return out
+
+
+def strategies(p: dict) -> dict:
+    """shardcost.strategies for the chart's parameters, with the chosen time model."""
+    nic = hardware.find(hardware.NETWORKS, p["network"], "network")
+    c = calculator.cluster_for(
+        gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"], nic_Gbps=nic["GBps"] * 8
+    )
+    timer = nccl_time(p["gpu"], nic["GBps"] * 8) if p["comm_model"] == "nccl" else None
+    kw = {"comm_time": timer} if timer else {}
+    m = calculator.model_for(p["model"], None)
+    return shardcost.strategies(m, c, p["tokens_per_gpu"], p["mfu"], **kw) | {"model": m}
+
+
+def shard_memory(params=None) -> dict:
+    """Model states per GPU against time per step, a point per strategy, the GPU's memory a line."""
+    p = _resolve(validated(params, MEMORY))
+    out = strategies(p)
+    rows, have = out["strategies"], out["gpu_memory_bytes"]
+    gib = shardcost.GIB
+    data = []
+    for s in shardcost.STRATEGIES:
+        r = rows[s]
+        mem = r["memory_bytes_per_gpu"]["total"] / gib
+        data.append(
+            fig.dots(
+                r["label"],
+                [r["step_s"]],
+                [mem],
+                COLOURS[s],
+                "circle" if r["fits"] else "x",
+                size=12,
+                hover="%{x:.3g} s per step, %{y:.3g} GiB per GPU",
+            )
+        )
+    times = [rows[s]["step_s"] for s in shardcost.STRATEGIES]
+    lo, hi = min(times), max(times)
+    pad = (hi - lo) * 0.15 or hi * 0.1
+    data.append(
+        fig.line(
+            f"{p['gpu']} memory ({fmt.sig(have / gib, 3)} GiB)",
+            [lo - pad, hi + pad],
+            [have / gib] * 2,
+            NEUTRAL,
+            "dash",
+            2,
+            hoverinfo="skip",
+        )
+    )
+    mems = [rows[s]["memory_bytes_per_gpu"]["total"] / gib for s in shardcost.STRATEGIES]
+    top = max(max(mems), have / gib) * 1.15
+    layout = fig.layout(
+        fig.axis("time per step, no overlap (s)", range=[lo - pad, hi + pad]),
+        fig.axis("model states per GPU (GiB)", range=[0, top], rangemode="tozero"),
+    )
+    fits = [rows[s]["label"] for s in shardcost.STRATEGIES if rows[s]["fits"]]
+    z3, hs = out["overlap"]["zero3"], out["overlap"]["hsdp"]
+    summary = (
+        f"{out['model'].label} on {p['gpus']} {p['gpu']}: model states per GPU "
+        + ", ".join(
+            f"{rows[s]['label']} {fmt.sig(m, 3)} GiB" for s, m in zip(shardcost.STRATEGIES, mems)
+        )
+        + f" against {fmt.sig(have / gib, 3)} GiB; "
+        + (f"fits: {', '.join(fits)}." if fits else "none fits.")
+    )
+    return {
+        "kind": "chart",
+        "params": p,
+        "figure": {"data": data, "layout": layout},
+        "summary": summary,
+        "table": _table(rows),
+        "readouts": {
+            "fits": ", ".join(fits) if fits else "none",
+            "compute": fmt.seconds(out["compute_s"]),
+            "ddp_comm": fmt.seconds(rows["ddp"]["comm_s"]),
+            "zero3_comm": fmt.seconds(rows["zero3"]["comm_s"]),
+            "ratio": fmt.sig(
+                rows["zero3"]["comm_bytes_per_gpu"] / rows["ddp"]["comm_bytes_per_gpu"], 3
+            ),
+            "zero3_tokens": f"{fmt.sig(z3['critical_tokens_per_gpu'], 3)} tokens per GPU",
+            "hsdp_tokens": f"{fmt.sig(hs['critical_tokens_per_gpu'], 3)} tokens per GPU",
+        },
+    }
+
+
+def _table(rows: dict) -> dict:
+    gib = shardcost.GIB
+    out = []
+    for s in shardcost.STRATEGIES:
+        r, m = rows[s], rows[s]["memory_bytes_per_gpu"]
+        out.append(
+            [
+                r["label"],
+                *(fmt.sig(m[k] / gib, 3) for k in ("params", "grads", "optimizer", "total")),
+                fmt.nbytes(r["comm_bytes_per_gpu"]),
+                fmt.seconds(r["comm_s"]),
+                fmt.seconds(r["step_s"]),
+                "yes" if r["fits"] else "no",
+            ]
+        )
+    columns = [
+        "strategy",
+        "params (GiB)",
+        "grads (GiB)",
+        "optimizer (GiB)",
+        "total (GiB)",
+        "sent per GPU",
+        "communication",
+        "step, no overlap",
+        "fits",
+    ]
+    return {"columns": columns, "rows": out}
+
+
+def facts() -> dict:
+    """The figures stage 8's prose quotes, from the chart's default state."""
+    p = _resolve(validated({}, MEMORY))
+    out = strategies(p)
+    rows = out["strategies"]
+    gib = shardcost.GIB
+    big = _resolve(validated({"model": "llama3-70b"}, MEMORY))
+    big_rows = strategies(big)["strategies"]
+    z3 = out["overlap"]["zero3"]
+    return {
+        "shard_model": out["model"].label,
+        "shard_gpus": p["gpus"],
+        "shard_ddp_gib": fmt.sig(rows["ddp"]["memory_bytes_per_gpu"]["total"] / gib, 3),
+        "shard_zero3_gib": fmt.sig(rows["zero3"]["memory_bytes_per_gpu"]["total"] / gib, 3),
+        "shard_zero1_gib": fmt.sig(rows["zero1"]["memory_bytes_per_gpu"]["total"] / gib, 3),
+        "shard_zero2_gib": fmt.sig(rows["zero2"]["memory_bytes_per_gpu"]["total"] / gib, 3),
+        "shard_ratio": fmt.sig(
+            rows["zero3"]["comm_bytes_per_gpu"] / rows["ddp"]["comm_bytes_per_gpu"], 3
+        ),
+        "shard_ddp_comm": fmt.seconds(rows["ddp"]["comm_s"]),
+        "shard_zero3_comm": fmt.seconds(rows["zero3"]["comm_s"]),
+        "shard_tokens": fmt.sig(z3["critical_tokens_per_gpu"], 3),
+        "shard_hsdp_tokens": fmt.sig(out["overlap"]["hsdp"]["critical_tokens_per_gpu"], 3),
+        "shard_big_model": calculator.model_for("llama3-70b", None).label,
+        "shard_big_ddp_gib": fmt.sig(big_rows["ddp"]["memory_bytes_per_gpu"]["total"] / gib, 3),
+        "shard_big_zero3_gib": fmt.sig(big_rows["zero3"]["memory_bytes_per_gpu"]["total"] / gib, 3),
+        "shard_big_fits": ", ".join(
+            big_rows[s]["label"] for s in shardcost.STRATEGIES if big_rows[s]["fits"]
+        ),
+        "shard_nccl": nccl.NCCL_VERSION,
+    }
+
+
+WIDGETS = {"shard_stepper": shard_stepper, "shard_memory": shard_memory}
+SPECS = {"shard_stepper": STEPPER, "shard_memory": MEMORY}

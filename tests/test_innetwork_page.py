@@ -1,0 +1,81 @@
+"""Stage 9 in Chromium: the switch stepper with its switch row reaches the same sum on every GPU,
+a control recomputes through Python, the panel and charts carry the cited runs; axe clean, no
+scroll at 360 px."""
+
+from __future__ import annotations
+
+import pytest
+from newstage_checks import axe_clean, no_scroll_at_360
+
+from allreduce_explainer.widgets import innetwork as inw
+from conftest import open_page, step_to_end
+
+pytestmark = pytest.mark.browser
+SLUG = "in-network-reduction"
+
+
+def test_switch_stepper_steps_to_the_sum_without_python(page, server):
+    open_page(page, server, SLUG)
+    w = page.locator("[data-widget=innetwork_stepper]")
+    assert w.locator("[data-role=step-counter]").inner_text() == "Step 0 of 2"
+    assert w.locator("tbody tr[data-gpu]").count() == 8
+    w.locator("[data-action=next]").click()
+    assert w.locator("[data-role=phase]").inner_text() == "the switch adds"
+    moves = w.locator("tr[data-gpu] td.move").all_inner_texts()
+    assert moves == ["all chunks → switch"] * 8
+    switch = w.locator("tr.node")
+    assert switch.locator("th").inner_text() == "switch"
+    step_to_end(w)
+    verdict = w.locator("[data-role=verdict]").inner_text()
+    assert "All 8 GPUs hold the same sum" in verdict and "exactly rounded" in verdict
+    marks = w.locator("[data-role=check] tr.marks td").all_inner_texts()
+    assert set(marks) == {"✓"}
+    text = page.locator("main").inner_text()
+    f = inw.facts()
+    assert f"{f['nvls_wire']} GB/s" in text and f"{f['nvls_algbw']} GB/s" in text
+    page.watch.assert_clean()
+
+
+def test_gpu_count_recomputes_through_python(page, server):
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=innetwork_stepper]")
+    w.locator("[data-param=dtype]").select_option("int")
+    page.wait_for_selector("[data-widget=innetwork_stepper]:not([aria-busy])", state="attached")
+    w.locator("[data-param=gpus]").fill("5")
+    w.locator("[data-param=gpus]").press("Enter")
+    expected = inw.innetwork_stepper({"gpus": 5, "dtype": "int"})["readouts"]
+    w.locator("[data-readout=ring_sent]", has_text=expected["ring_sent"]).wait_for(timeout=30_000)
+    assert w.locator("[data-readout=steps]").inner_text() == "2 (switch) against 8 (ring)"
+    step_to_end(w)
+    assert w.locator("tbody tr[data-gpu]").count() == 5
+    assert "exactly rounded sum too" in w.locator("[data-role=verdict]").inner_text()
+    page.watch.assert_clean()
+
+
+def test_panel_holds_the_measurements_and_recomputes(page, server):
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=innetwork_bandwidth]")
+    data = (
+        "() => document.querySelector('[data-widget=innetwork_bandwidth] "
+        "[data-figure=gpus]').data.map(t => [t.name, t.y.at(-1)])"
+    )
+    page.wait_for_function(
+        "() => document.querySelector('[data-widget=innetwork_bandwidth] [data-figure=gpus]').data"
+    )
+    last = dict(page.evaluate(data))
+    assert last["NVLS, measured (8 × H100)"] == 480 and last["ring, measured (8 × H100)"] == 370
+    assert w.locator("[data-readout=nvls_nccl]").inner_text().startswith("480 GB/s")
+    w.locator("[data-param=servers]").fill("16")
+    w.locator("[data-param=servers]").press("Enter")
+    expected = inw.innetwork_bandwidth({"servers": 16})["readouts"]
+    w.locator("[data-readout=card_ring]", has_text=expected["card_ring"]).wait_for(timeout=30_000)
+    assert w.locator("[data-readout=across_pick]").inner_text() == expected["across_pick"]
+    page.watch.assert_clean()
+
+
+def test_axe_clean_and_embeds(browser, server):
+    axe_clean(browser, server, SLUG, ("innetwork_stepper", "innetwork_bandwidth"))
+
+
+def test_no_horizontal_scroll_at_360px(browser, server):
+    no_scroll_at_360(browser, server, SLUG)

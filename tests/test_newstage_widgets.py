@@ -1,0 +1,258 @@
+"""Stages 8 and 9's widgets against the core they wrap: the shard stepper's check through the
+widget, the memory chart against shardcost and NCCL's model, the in-network stepper and panel
+against innetwork.py's formulas and the cited measurements."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allreduce_explainer import api, calculator, hardware, innetwork, nccl, shardcost
+from allreduce_explainer.errors import ParamError
+from allreduce_explainer.widgets import WIDGETS, shards
+from allreduce_explainer.widgets import innetwork as inw
+
+# ---- Stage 8: the shard stepper ----
+
+
+@st.composite
+def int_grads(draw):
+    n = draw(st.integers(2, 16))
+    length = draw(st.integers(1, 24))
+    row = st.lists(st.integers(-1000, 1000), min_size=length, max_size=length)
+    return draw(st.lists(row, min_size=n, max_size=n)), draw(st.integers(0, 20))
+
+
+@settings(max_examples=50, deadline=None)
+@given(int_grads())
+def test_shard_stepper_ends_with_ddps_params_on_every_gpu_exactly(case):
+    grads, lr = case
+    n = len(grads)
+    s = WIDGETS["shard_stepper"]({"gpus": n, "values": grads, "lr": lr})
+    start = api.shard_step(gpus=n, grads=grads, lr=lr)["params"]
+    expected = (np.array(start, np.int64) - lr * np.array(grads, np.int64).sum(axis=0)).tolist()
+    assert s["frames"][-1]["buffers"] == [expected] * n
+    assert s["target"] == expected
+    assert s["check"]["all_match"] and all(all(row) for row in s["check"]["matches"])
+    assert "exactly" in s["frames"][-1]["narration"][-1]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"dtype": "fp32", "gpus": 5, "length": 13},
+        {"dtype": "bf16", "optimizer": "adam", "lr": 0.01},
+        {"dtype": "fp32", "optimizer": "adam", "gpus": 7},
+    ],
+)
+def test_shard_stepper_is_the_core_run(params):
+    s = shards.shard_stepper(params)
+    core = api.shard_step(
+        gpus=s["gpus"],
+        length=s["length"],
+        dtype=s["dtype"],
+        optimizer=s["params"]["optimizer"],
+        lr=s["params"]["lr"],
+        seed=s["params"]["seed"],
+    )
+    assert s["frames"][-1]["buffers"] == core["final_params"]
+    assert s["target"] == core["ddp_params"][0]
+    assert [f["buffers"] for f in s["frames"]] == [f["buffers"] for f in core["frames"]]
+    assert s["check"]["all_match"] is True and s["check"]["verdict"] == core["check"]["verdict"]
+    update = next(f for f in s["frames"] if f["phase"] == "update")
+    labels = [r["label"] for r in update["rows"]]
+    if s["params"]["optimizer"] == "adam":
+        assert any("Adam m" in x for x in labels) and any("Adam v" in x for x in labels)
+        m_row = next(r for r in update["rows"] if r["label"].startswith("Adam m"))
+        core_update = next(f for f in core["frames"] if f["phase"] == "update")
+        for st_ in core_update["optimizer_state"]:
+            assert m_row["values"][st_["start"] : st_["stop"]] == st_["m"]
+    sent = core["bytes_sent_per_gpu"]
+    assert sent["total"] == sent["ddp_allreduce"]  # ZeRO-1/2 send what DDP sends
+
+
+def test_shard_stepper_tree_reference_says_the_order_differs():
+    s = shards.shard_stepper({"dtype": "fp32", "reference": "tree", "length": 16, "gpus": 4})
+    core = api.shard_step(gpus=4, length=16, dtype="fp32", reference="tree")
+    assert s["check"]["all_match"] == core["check"]["all_equal"]
+    assert s["check"]["rows"][0]["values"][0] != ""
+
+
+def test_shard_stepper_bytes_are_the_ring_formula_for_many_gpu_counts():
+    for n in range(2, 17):
+        length = 3 * n
+        s = shards.shard_stepper({"gpus": n, "length": length})
+        item = 4  # int32
+        per = (n - 1) * item * length // n
+        assert s["readouts"]["reduce_scatter"] == s["readouts"]["all_gather"]
+        core = api.shard_step(gpus=n, length=length)["bytes_sent_per_gpu"]
+        assert core["reduce_scatter"] == [per] * n and core["all_gather"] == [per] * n
+
+
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"gpus": 1}, "gpus"),
+        ({"optimizer": "adam"}, "optimizer"),
+        ({"lr": 0.5}, "lr"),
+        ({"reference": "nvls"}, "reference"),
+        ({"values": "x"}, "values"),
+        ({"typo": 1}, "typo"),
+    ],
+)
+def test_shard_stepper_bad_input_names_the_field(params, field):
+    with pytest.raises(ParamError) as e:
+        shards.shard_stepper(params)
+    assert e.value.field == field
+
+
+# ---- Stage 8: memory against time ----
+
+
+def _cluster(p):
+    nic = hardware.find(hardware.NETWORKS, p["network"], "network")
+    return calculator.cluster_for(
+        gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"], nic_Gbps=nic["GBps"] * 8
+    )
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"model": "llama3-70b", "gpus": 128}, {"gpus": 16, "gpus_per_node": 4, "gpu": "A100 SXM"}],
+)
+def test_shard_memory_points_are_shardcost_with_nccls_times(params):
+    s = shards.shard_memory(params)
+    p = s["params"]
+    c = _cluster(p)
+    model = calculator.model_for(p["model"], None)
+    out = shardcost.strategies(model, c, p["tokens_per_gpu"], p["mfu"])
+    nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
+    for i, name in enumerate(shardcost.STRATEGIES):
+        mem = shardcost.memory(name, model.params, p["gpus"], p["gpus_per_node"])
+        assert s["figure"]["data"][i]["y"] == [mem["total"] / shardcost.GIB]
+        assert out["strategies"][name]["memory_bytes_per_gpu"] == mem
+    # ZeRO-3's bytes are 1.5 x DDP's
+    assert s["readouts"]["ratio"] == "1.5"
+    # every collective of DDP timed by NCCL's own choice for that size and group
+    ddp = shards.strategies(p)["strategies"]["ddp"]
+    system = nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"], p["gpus_per_node"], nic)
+    grad = shardcost.GRAD_BYTES * model.params
+    want = nccl.choose("AllReduce", grad, system).time_us * 1e-6
+    assert ddp["comm_s"] == pytest.approx(want, rel=1e-12)
+    assert s["figure"]["data"][0]["x"] == [ddp["step_s"]]
+
+
+def test_shard_memory_ring_model_is_shardcosts_default():
+    s = shards.strategies(shards._resolve(shards.validated({"comm_model": "ring"}, shards.MEMORY)))
+    p = shards.validated({}, shards.MEMORY)
+    c = _cluster(p)
+    ref = shardcost.strategies(calculator.model_for("llama3-8b", None), c)
+    for name in shardcost.STRATEGIES:
+        assert s["strategies"][name]["comm_s"] == ref["strategies"][name]["comm_s"]
+
+
+def test_shard_memory_fits_against_the_gpus_memory_line():
+    s = shards.shard_memory({"model": "llama3-70b"})
+    line = s["figure"]["data"][-1]
+    assert line["y"][0] == 80.0  # an "80GB" H100 is 80 GiB
+    assert s["readouts"]["fits"] == "ZeRO-3 / FSDP"
+    assert [d["marker"]["symbol"] for d in s["figure"]["data"][:5]] == [
+        "x",
+        "x",
+        "x",
+        "circle",
+        "x",
+    ]
+
+
+def test_shard_memory_bad_input():
+    with pytest.raises(ParamError) as e:
+        shards.shard_memory({"gpus": 12})
+    assert e.value.field == "gpus"
+    with pytest.raises(ParamError) as e:
+        shards.shard_memory({"gpu": "MI300X"})
+    assert e.value.field == "gpu"
+
+
+# ---- Stage 9: the in-network stepper ----
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 16), st.integers(1, 24), st.sampled_from(["int", "fp32", "bf16"]))
+def test_innetwork_stepper_is_the_core_run(n, length, dtype):
+    s = inw.innetwork_stepper({"gpus": n, "length": length, "dtype": dtype})
+    core = innetwork.run(gpus=n, dtype=dtype, values=s["inputs"])
+    assert [f["buffers"] for f in s["frames"]] == [f["buffers"] for f in core["frames"]]
+    assert s["frames"][-1]["buffers"] == [core["switch_result"]] * n
+    switch_rows = [f["rows"][0] for f in s["frames"]]
+    assert all(r["key"] == innetwork.SWITCH for r in switch_rows)
+    assert switch_rows[-1]["values"] == core["switch_result"]
+    ring = next(r for r in s["check"]["rows"] if r["label"].startswith("ring"))
+    assert ring["values"] == core["ring_result"]
+    if dtype == "int":
+        assert s["check"]["all_match"]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 7, 8, 12, 16])
+def test_innetwork_bytes_are_the_formulas(n):
+    length = 4 * n
+    s = inw.innetwork_stepper({"gpus": n, "length": length, "dtype": "fp32"})
+    size = 4 * length
+    assert s["readouts"]["nvls_sent"] == f"{size + size // n:g} B"
+    assert s["readouts"]["ring_sent"] == f"{2 * (n - 1) * size // n:g} B"
+    assert s["readouts"]["steps"] == f"2 (switch) against {2 * (n - 1)} (ring)"
+
+
+def test_innetwork_default_shows_the_switch_exact_where_the_ring_is_not():
+    s = inw.innetwork_stepper()
+    assert s["check"]["switch_max_ulp"] == 0 < s["check"]["ring_max_ulp"]
+    assert "exactly rounded" in s["check"]["verdict"]
+
+
+# ---- Stage 9: the bandwidth panel ----
+
+
+@pytest.mark.parametrize("n", range(2, 9))
+def test_innetwork_panel_is_the_core_and_nccls_model(n):
+    s = inw.innetwork_bandwidth({"gpus": n, "size_mb": 1024})
+    size = 1024 * (1 << 20)
+    ideal = innetwork.bandwidth(n, size)
+    assert s["ideal"] == ideal
+    assert ideal["ring"]["bytes_per_link_each_way"] == pytest.approx(2 * (n - 1) / n * size)
+    assert ideal["nvls"]["bytes_per_link_each_way"] == pytest.approx((n + 1) / n * size)
+    system = nccl.System("H100 SXM", n, n, n, 400.0)
+    for a in ("Ring", "NVLS"):
+        c = nccl.choose("AllReduce", size, system, algorithm=a)
+        assert s["nccl"][a]["time_us"] == c.time_us
+
+
+def test_innetwork_chart_carries_the_cited_measurements():
+    s = inw.innetwork_bandwidth()
+    data = {d["name"]: d for d in s["figures"]["gpus"]["figure"]["data"]}
+    nvls = data["NVLS, measured (8 × H100)"]
+    assert dict(zip(nvls["x"], nvls["y"])) == innetwork.MEASURED_H100_BUSBW_GBPS["nvls"]
+    ring = data["ring, measured (8 × H100)"]
+    assert ring["y"][-1] == 370.0 and nvls["y"][-1] == 480.0
+    # and those are nccl-tests issue 212's figures, as the NCCL model's calibration cites them
+    cited = {(m.algorithm, m.system.gpus): m.busbw_GBps for m in nccl.MEASUREMENTS}
+    assert cited[("Ring", 8)] == 370.0 and cited[("NVLS", 8)] == 480.0
+
+
+@pytest.mark.parametrize("servers", [2, 3, 4, 16, 100])
+def test_innetwork_across_servers_bytes(servers):
+    s = inw.innetwork_bandwidth({"servers": servers, "size_mb": 64})
+    size = 64 * (1 << 20)
+    a = s["across"]
+    assert a["ring_bytes_per_card"] == pytest.approx(2 * (servers - 1) / servers * size / 8)
+    assert a["sharp_bytes_per_card"] == pytest.approx(size / 8)
+    system = nccl.System("H100 SXM", servers * 8, 8, 8, 400.0, in_network_reduction=True)
+    assert a["nccl_pick"] == nccl.choose("AllReduce", size, system).algorithm
+
+
+def test_facts_are_computed():
+    f = inw.facts()
+    assert f["nvls_busbw"] == "480" and f["nvls_ring_busbw"] == "370"
+    assert f["nvls_ring_steps"] == 14
+    g = shards.facts()
+    assert g["shard_ratio"] == "1.5" and g["shard_big_fits"] == "ZeRO-3 / FSDP"
