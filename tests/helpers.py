@@ -62,3 +62,40 @@ def step_to_end(widget):
 
 def expect_counter(widget, text):
     widget.locator("[data-role=step-counter]", has_text=text).wait_for()
+
+
+def axe_clean(browser, server, slug: str, embeds: tuple[str, ...]) -> None:
+    """No serious or critical axe violation on a page and its embeds, light and dark, before and
+    after Python."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    for scheme in ("light", "dark"):
+        ctx = browser.new_context(color_scheme=scheme)
+        page = ctx.new_page()
+        for path in (f"{slug}/", *(f"embed/{w}/" for w in embeds)):
+            page.goto(f"{server}/{path}")
+            for when in ("before", "after"):
+                if when == "after":
+                    page.wait_for_selector(PY_READY, state="attached")
+                result = axe.run(page)
+                bad = [
+                    (v["id"], [n["target"] for n in v["nodes"]][:3])
+                    for v in result.response["violations"]
+                    if v["impact"] in ("serious", "critical")
+                ]
+                assert bad == [], f"{path} ({scheme}, {when} Python): {bad}"
+        ctx.close()
+
+
+def no_scroll_at_360(browser, server, slug: str) -> None:
+    """A phone-width page, every stepper at its widest (last) frame, scrolls only vertically."""
+    ctx = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+    page = ctx.new_page()
+    page.goto(f"{server}/{slug}/")
+    for w in page.locator("[data-kind=stepper]").all():  # the widest frame is the last
+        nxt = w.locator("[data-action=next]")
+        while nxt.is_enabled():
+            nxt.click()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 360
+    ctx.close()

@@ -3,13 +3,11 @@ Python, the chart draws every strategy and the GPU's memory; axe clean, no scrol
 
 from __future__ import annotations
 
-import pytest
 from newstage_checks import axe_clean, no_scroll_at_360
 
 from allreduce_explainer.widgets import shards
-from conftest import expect_counter, open_page, step_to_end
+from helpers import expect_counter, open_page, step_to_end
 
-pytestmark = pytest.mark.browser
 SLUG = "sharded-data-parallel"
 
 
@@ -40,7 +38,7 @@ def test_adam_in_bf16_recomputes_through_python_and_still_matches(page, server):
     w.locator("[data-param=dtype]").select_option("bf16")
     page.wait_for_selector("[data-widget=shard_stepper]:not([aria-busy])", state="attached")
     w.locator("[data-param=optimizer]").select_option("adam")
-    w.locator("[data-readout=state]", has_text="3 value(s)").wait_for(timeout=30_000)
+    w.locator("[data-readout=state]", has_text="3 value(s)").wait_for()
     expected = shards.shard_stepper({"dtype": "bf16", "optimizer": "adam"})
     assert w.locator("[data-readout=lr]").inner_text() == expected["readouts"]["lr"]
     for _ in range(4):
@@ -66,7 +64,7 @@ def test_chart_draws_every_strategy_and_recomputes(page, server):
     page.wait_for_function("() => document.querySelector('[data-widget=shard_memory] .chart').data")
     assert page.evaluate(names)[:5] == ["DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3 / FSDP", "HSDP"]
     w.locator("[data-param=model]").select_option("llama3-70b")
-    w.locator("[data-readout=fits]", has_text="ZeRO-3 / FSDP").wait_for(timeout=60_000)
+    w.locator("[data-readout=fits]", has_text="ZeRO-3 / FSDP").wait_for()
     assert w.locator("[data-readout=fits]").inner_text() == "ZeRO-3 / FSDP"
     expected = shards.shard_memory({"model": "llama3-70b"})
     assert (

@@ -11,6 +11,7 @@ from allreduce_explainer import api, calculator, hardware, innetwork, nccl, shar
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.widgets import WIDGETS, shards
 from allreduce_explainer.widgets import innetwork as inw
+from helpers import examples
 
 # ---- Stage 8: the shard stepper ----
 
@@ -23,7 +24,7 @@ def int_grads(draw):
     return draw(st.lists(row, min_size=n, max_size=n)), draw(st.integers(0, 20))
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(int_grads())
 def test_shard_stepper_ends_with_ddps_params_on_every_gpu_exactly(case):
     grads, lr = case
@@ -178,7 +179,7 @@ def test_shard_memory_bad_input():
 # ---- Stage 9: the in-network stepper ----
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.integers(2, 16), st.integers(1, 24), st.sampled_from(["int", "fp32", "bf16"]))
 def test_innetwork_stepper_is_the_core_run(n, length, dtype):
     s = inw.innetwork_stepper({"gpus": n, "length": length, "dtype": dtype})

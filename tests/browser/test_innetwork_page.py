@@ -4,13 +4,11 @@ scroll at 360 px."""
 
 from __future__ import annotations
 
-import pytest
 from newstage_checks import axe_clean, no_scroll_at_360
 
 from allreduce_explainer.widgets import innetwork as inw
-from conftest import open_page, step_to_end
+from helpers import open_page, step_to_end
 
-pytestmark = pytest.mark.browser
 SLUG = "in-network-reduction"
 
 
@@ -44,7 +42,7 @@ def test_gpu_count_recomputes_through_python(page, server):
     w.locator("[data-param=gpus]").fill("5")
     w.locator("[data-param=gpus]").press("Enter")
     expected = inw.innetwork_stepper({"gpus": 5, "dtype": "int"})["readouts"]
-    w.locator("[data-readout=ring_sent]", has_text=expected["ring_sent"]).wait_for(timeout=30_000)
+    w.locator("[data-readout=ring_sent]", has_text=expected["ring_sent"]).wait_for()
     assert w.locator("[data-readout=steps]").inner_text() == "2 (switch) against 8 (ring)"
     step_to_end(w)
     assert w.locator("tbody tr[data-gpu]").count() == 5
@@ -68,7 +66,7 @@ def test_panel_holds_the_measurements_and_recomputes(page, server):
     w.locator("[data-param=servers]").fill("16")
     w.locator("[data-param=servers]").press("Enter")
     expected = inw.innetwork_bandwidth({"servers": 16})["readouts"]
-    w.locator("[data-readout=card_ring]", has_text=expected["card_ring"]).wait_for(timeout=30_000)
+    w.locator("[data-readout=card_ring]", has_text=expected["card_ring"]).wait_for()
     assert w.locator("[data-readout=across_pick]").inner_text() == expected["across_pick"]
     page.watch.assert_clean()
 
