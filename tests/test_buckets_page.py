@@ -72,13 +72,13 @@ def test_stage7_numbers_are_computed_not_typed(page, server):
         assert shown in text
 
 
-def test_pytorch_version_sets_the_first_bucket(page, server):
+def test_first_bucket_choice_follows_the_cap(page, server):
     open_page(page, server, "ddp-buckets", live=True)
     w = page.locator("[data-widget=ddp_buckets]")
-    assert w.locator("[data-readout=first]").inner_text() == "25 MiB"
+    assert w.locator("[data-readout=first]").inner_text() == "1 MiB"
+    w.locator("[data-param=first_bucket]").select_option("cap")
+    w.locator("[data-readout=first]", has_text="25 MiB").wait_for(timeout=30_000)
     w.locator("[data-param=bucket_cap_mb]").fill("5")
     w.locator("[data-param=bucket_cap_mb]").press("Enter")
     w.locator("[data-readout=first]", has_text="5 MiB").wait_for(timeout=30_000)
-    w.locator("[data-param=pytorch]").select_option("2.3")
-    w.locator("[data-readout=first]", has_text="1 MiB").wait_for(timeout=30_000)
     page.watch.assert_clean()

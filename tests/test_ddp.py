@@ -235,7 +235,7 @@ def test_ddp_widget_new_model_resets_the_batch_to_its_default():
         ({"batch": 0}, "batch"),
         ({"gpus": 1}, "gpus"),
         ({"bucket_cap_mb": 0}, "bucket_cap_mb"),
-        ({"pytorch": "1.0"}, "pytorch"),
+        ({"first_bucket": "2.4"}, "first_bucket"),
         ({"gpu": "MI300X"}, "gpu"),
         ({"mfu": 0}, "mfu"),
         ({"grad_dtype": "fp8"}, "grad_dtype"),
@@ -334,8 +334,8 @@ def test_nccl_timing_does_not_depend_on_the_lock_step_latencies():
 def test_widget_first_bucket_follows_the_cap_or_the_version_and_marker_is_on_the_curve():
     from allreduce_explainer.widgets import buckets as B
 
-    for version, first in (("2.4", 5 * MIB), ("2.3", MIB)):
-        s = B.ddp_buckets({"bucket_cap_mb": 5, "pytorch": version})
+    for version, first in (("cap", 5 * MIB), ("1mib", MIB)):
+        s = B.ddp_buckets({"bucket_cap_mb": 5, "first_bucket": version})
         r = api.ddp("gpt2", 8, 8, bucket_cap_mb=5, first_bucket_mb=first / MIB)
         assert s["readouts"]["buckets"] == str(len(r["buckets"]))
         assert s["readouts"]["first"] == f"{first // MIB} MiB"
@@ -346,7 +346,7 @@ def test_widget_first_bucket_follows_the_cap_or_the_version_and_marker_is_on_the
             8,
             989e12 * 0.4,
             4,
-            first_mb=first / MIB if version == "2.3" else None,
+            first_mb=first / MIB if version == "1mib" else None,
         )
         marker = s["figures"]["sweep"]["figure"]["data"][-1]
         assert marker["y"] == [pytest.approx(r["exposed_s"] * 1e3)]

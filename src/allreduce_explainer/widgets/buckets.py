@@ -12,7 +12,10 @@ from ..topology import NIC_400G_GBps
 from . import figures as fig
 from .params import Param, grad_dtype, spec, validated
 
-PYTORCH = (("2.4", "2.4 or later"), ("2.3", "2.3 or earlier"))
+FIRST = (
+    ("1mib", "1 MiB (cap unset, or PyTorch 2.3 and earlier)"),
+    ("cap", "the cap (PyTorch 2.4 and later, cap set)"),
+)
 SPEC = spec(
     Param("model", "gpt2", "choice", "Model",
           choices=tuple((k, calculator.model_label(k)) for k in models.MODELS)),
@@ -23,8 +26,8 @@ SPEC = spec(
     Param("gpus_per_node", 8, "int", "GPUs (and cards) per server", 1, 8),
     Param("bucket_cap_mb", ddp.DEFAULT_CAP_MB, "float", "Bucket cap (MiB)", 0.001, 1000000,
           unit="MiB"),
-    # the first bucket: the cap from PyTorch 2.4 (pull request 121640), 1 MiB before
-    Param("pytorch", "2.4", "choice", "PyTorch", choices=PYTORCH),
+    # the first bucket: the cap when set, from PyTorch 2.4 (pull request 121640); else 1 MiB
+    Param("first_bucket", "1mib", "choice", "First bucket", choices=FIRST),
     grad_dtype("fp32", "fp32", "bf16"),
     Param("mfu", calculator.DEFAULT_MFU, "float", "Share of peak FLOP/s", 0.01, 1, step=0.05),
     Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.125, 400, unit="GB/s"),
@@ -43,7 +46,7 @@ def _params(params) -> dict:
 def ddp_buckets(params=None) -> dict:
     """Stage 7: one steady-state backward pass under DDP, and the sweep over bucket sizes."""
     p = _params(params)
-    first = ddp.DEFAULT_FIRST_MB if p["pytorch"] == "2.3" else None  # None: the cap
+    first = ddp.DEFAULT_FIRST_MB if p["first_bucket"] == "1mib" else None  # None: the cap
     args = {
         "model": p["model"],
         "gpu": p["gpu"],
@@ -194,7 +197,7 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
     xs = [row["bucket_mb"] for row in rows]
     ys = [_ms(row["exposed_s"]) for row in rows]
     top = max(max(ys), _ms(default["exposed_s"]), _ms(current["exposed_s"]))
-    what = "first bucket 1 MiB" if p["pytorch"] == "2.3" else "first bucket at the cap too"
+    what = "first bucket 1 MiB" if p["first_bucket"] == "1mib" else "first bucket at the cap too"
     exposed = fig.line(f"exposed ({what})", xs, ys, SERIES["ring"], marker={"size": 5})
     data = [
         {**exposed, "hovertemplate": "%{x:.3g} MiB: %{y:.3g} ms<extra></extra>"},
@@ -265,10 +268,13 @@ def facts() -> dict[str, str]:
     out["ddp_resnet_gflop"] = fmt.sig(models.get("resnet50").forward_flops / 1e9, 2)
     out["ddp_bert_params"] = f"{models.get('bert-base').params:,}"
     runs = {
-        "one": api.ddp("gpt2", 8, 8, sweep=True),
-        "two": api.ddp("gpt2", 16, 8, sweep=True),
-        "many": api.ddp("gpt2", 512, 8, sweep=True),
-        "lock": api.ddp("gpt2", 16, 8, sweep=True, timing="lock-step"),
+        # PyTorch's default (cap unset), and the sweep with the widget's default first bucket
+        "one": api.ddp("gpt2", 8, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB),
+        "two": api.ddp("gpt2", 16, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB),
+        "many": api.ddp("gpt2", 512, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB),
+        "lock": api.ddp(
+            "gpt2", 16, 8, sweep=True, timing="lock-step", sweep_first_mb=ddp.DEFAULT_FIRST_MB
+        ),
     }
     for key, r in runs.items():
         best = ddp.best(r["sweep"])
