@@ -13,8 +13,8 @@ from . import figures as fig
 from .params import Param, grad_dtype, spec, validated
 
 FIRST = (
-    ("1mib", "1 MiB (cap unset, or PyTorch 2.3 and earlier)"),
-    ("cap", "the cap (PyTorch 2.4 and later, cap set)"),
+    ("1mib", "1 MiB (cap unset; PyTorch ≤ 2.3)"),
+    ("cap", "the cap (PyTorch ≥ 2.4)"),
 )
 SPEC = spec(
     Param("model", "gpt2", "choice", "Model",
