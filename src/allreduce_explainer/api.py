@@ -6,7 +6,7 @@ one raises a ParamError that names it.
 
 from __future__ import annotations
 
-from . import calculator, dtypes, fit, gradients, hardware, models, shardcost, tree
+from . import calculator, dtypes, fit, gradients, hardware, models, nccl, shardcost, tree
 from . import cost as cost_model
 from . import ddp as ddp_engine
 from . import innetwork as innetwork_engine
@@ -15,7 +15,7 @@ from . import simulate as sim
 from .errors import ParamError
 from .latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from .topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
-from .validate import count, positive
+from .validate import count, nonnegative, positive
 
 ALGORITHMS = tuple(sim.ALGORITHMS)
 MAX_SIM_GPUS = 1024  # summary mode
@@ -112,19 +112,21 @@ MAX_BUCKET_MB = 1 << 30  # 1 PiB: far beyond any model, still a finite number of
 MAX_BATCH = 1 << 20
 
 
+DDP_TIMINGS = ("nccl", "lock-step")
+
+
 def _bucket_mb(field: str, value) -> float | None:
+    """A cap in MiB as PyTorch takes it: 0 is allowed (every tensor closes its bucket)."""
     if value is None:
         return None
-    v = positive(field, value)
+    v = nonnegative(field, value)
     if v > MAX_BUCKET_MB:
         raise ParamError(field, f"must be at most {MAX_BUCKET_MB:,} MiB")
-    if int(v * ddp_engine.MIB) < 1:
-        raise ParamError(field, "must be at least one byte")
     return v
 
 
 def param_sizes(values) -> list[int]:
-    """Parameter sizes in bytes, in model order: whole numbers of at least 1."""
+    """Parameter sizes in bytes, in model order: whole numbers, 0 allowed (as PyTorch does)."""
     if isinstance(values, str):
         parts = [p.strip() for p in values.split(",") if p.strip()]
         try:
@@ -135,7 +137,7 @@ def param_sizes(values) -> list[int]:
         raise ParamError("param_bytes", "must be a non-empty list of sizes in bytes")
     if len(values) > MAX_TENSORS:
         raise ParamError("param_bytes", f"at most {MAX_TENSORS:,} tensors")
-    return [count("param_bytes", v, 1, MAX_TENSOR_BYTES) for v in values]
+    return [count("param_bytes", v, 0, MAX_TENSOR_BYTES) for v in values]
 
 
 def buckets(param_bytes, bucket_cap_mb=None, first_bucket_mb=None) -> dict:
@@ -166,38 +168,64 @@ def ddp(
     first_bucket_mb=None,
     batch=None,
     mfu=calculator.DEFAULT_MFU,
-    peak_tflops=hardware.H100_SXM.peak_bf16_tflops,
+    peak_tflops=None,
     grad_bytes=4,
     sweep=False,
     intra_bw=H100_NVLINK_GBps,
     inter_bw=NIC_400G_GBps,
     intra_latency=NCCL_NVLINK_HOP_US,
     inter_latency=NCCL_NETWORK_HOP_US,
+    gpu="H100 SXM",
+    timing="nccl",
+    sweep_first_mb=None,
 ) -> dict:
-    """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep)."""
+    """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep).
+
+    timing "nccl" (the default) times each bucket's all-reduce by NCCL's model for `gpu`, with
+    one network card of inter_bw GB/s per GPU; "lock-step" by the teaching model of pages 3-6,
+    with the links' rates and latencies. peak_tflops defaults to the GPU's dense BF16 peak.
+    sweep_first_mb fixes the sweep's first bucket (1: PyTorch 2.3 and earlier).
+    """
     m = model_name(model)
     topo = topology(gpus, gpus_per_node, intra_bw, inter_bw, intra_latency, inter_latency)
+    if timing not in DDP_TIMINGS:
+        raise ParamError("timing", f"must be one of {', '.join(DDP_TIMINGS)}")
     cap = _bucket_mb("bucket_cap_mb", bucket_cap_mb)
     first = _bucket_mb("first_bucket_mb", first_bucket_mb)
+    sweep_first = _bucket_mb("sweep_first_mb", sweep_first_mb)
     b = count("batch", ddp_engine.DEFAULT_BATCH[m.key] if batch is None else batch, 1, MAX_BATCH)
     u = positive("mfu", mfu)
     if u > 1:
         raise ParamError("mfu", "is a share of peak: at most 1")
-    peak = positive("peak_tflops", peak_tflops)
+    device = hardware.find(hardware.GPUS, gpu, "gpu")
+    peak = positive("peak_tflops", device.peak_bf16_tflops if peak_tflops is None else peak_tflops)
     if peak > 1e6:
         raise ParamError("peak_tflops", "must be at most 1,000,000 TFLOP/s")
     if grad_bytes not in calculator.GRAD_BYTES.values():
         raise ParamError("grad_bytes", "must be 2 (BF16) or 4 (FP32)")
     flops = peak * 1e12 * u
-    r = ddp_engine.run(m, topo, b, flops, grad_bytes, cap, first)
+    if timing == "nccl":
+        system = _ddp_system(device.name, topo)
+        timed = ddp_engine.nccl_time(system)
+    else:
+        timed = ddp_engine.lockstep_time(topo)
+    r = ddp_engine.run(m, timed, b, flops, grad_bytes, cap, first)
+    rows = r["buckets"]
+    if timing == "nccl":
+        for row in rows:
+            pick = nccl.choose("AllReduce", row["bytes"], system) if row["bytes"] else None
+            row["algorithm"] = pick.algorithm if pick else "none"
+            row["protocol"] = pick.protocol if pick else "none"
     out = {
         "model": m.key,
         "params": m.params,
+        "gpu": device.name,
         "gpus": topo.gpus,
         "gpus_per_node": topo.gpus_per_node,
         "batch": b,
         "sample": m.sample,
-        "algorithm": r["algorithm"],
+        "timing": timing,
+        "algorithm": _ddp_algorithm(timing, topo, rows),
         "gradient_bytes": r["gradient_bytes"],
         "first_bucket_bytes": r["limits_bytes"][0],
         "bucket_cap_bytes": r["limits_bytes"][1],
@@ -206,13 +234,38 @@ def ddp(
         "comm_end_s": r["comm_end_s"],
         "exposed_s": r["exposed_s"],
         "buckets": r["bucket_indices"],
-        "bucket_timeline": r["buckets"],
+        "bucket_timeline": rows,
     }
     if sweep:
-        rows = ddp_engine.sweep(m, topo, b, flops, grad_bytes)
-        best = ddp_engine.best(rows)
-        out.update(best_bucket_mb=best["bucket_mb"], best_exposed_s=best["exposed_s"], sweep=rows)
+        swept = ddp_engine.sweep(m, timed, b, flops, grad_bytes, first_mb=sweep_first)
+        best = ddp_engine.best(swept)
+        out.update(best_bucket_mb=best["bucket_mb"], best_exposed_s=best["exposed_s"], sweep=swept)
     return out
+
+
+def _ddp_system(gpu: str, topo: Topology) -> nccl.System:
+    """NCCL's view of the cluster: one network card per GPU at the link's rate."""
+    if topo.gpus < 2:
+        raise ParamError("gpus", "an all-reduce needs at least 2 GPUs")
+    if topo.gpus_per_node > 8:
+        raise ParamError("gpus_per_node", "at most 8 (an HGX/DGX server) in NCCL's model")
+    nic_Gbps = topo.inter.GBps * 8
+    if not 1 <= nic_Gbps <= 3200:
+        raise ParamError("inter_bw", "must be 0.125-400 GB/s (a 1-3200 Gb/s card) for NCCL's model")
+    g = topo.gpus_per_node
+    return nccl.System(gpu, topo.gpus, g, g, nic_Gbps)
+
+
+def _ddp_algorithm(timing: str, topo: Topology, rows: list[dict]) -> str:
+    """What ran the all-reduces: NCCL's picks, most bytes first, or the lock-step ring."""
+    if timing != "nccl":
+        return "ring" if topo.nodes == 1 or topo.gpus_per_node == 1 else "multi-ring"
+    carried: dict[str, int] = {}
+    for row in rows:
+        if row["bytes"]:
+            key = f"{row['algorithm']}/{row['protocol']}"
+            carried[key] = carried.get(key, 0) + row["bytes"]
+    return ", ".join(sorted(carried, key=lambda k: -carried[k])) or "none"
 
 
 # ---- Sharded data parallel and in-network reduction (issue 14) -------------------------------

@@ -3,15 +3,23 @@
 Bucketing (torch/csrc/distributed/c10d/reducer.cpp, `compute_bucket_assignment_by_size`, called by
 `Reducer::rebuild_buckets` after the first iteration with the tensors in the order their gradients
 became ready): walk the tensors in that order, add each to the open bucket, and close the bucket as
-soon as its size reaches the current limit, so a bucket may overshoot by one tensor and a tensor
-larger than the limit sits alone. The limits are [first, cap, cap, ...]. `bucket_cap_mb=25` means
-25 × 2^20 bytes; the first limit is `dist._DEFAULT_FIRST_BUCKET_BYTES` (1 MiB) only when
-`bucket_cap_mb` is left unset, otherwise the cap (torch/nn/parallel/distributed.py).
+soon as its size reaches the current limit. There is no special case: a tensor larger than the
+limit joins the open bucket, with whatever smaller tensors it holds, and closes it; a zero-size
+tensor adds nothing; a limit of 0 closes every bucket after one tensor. The limits are
+[first, cap, cap, ...]. `bucket_cap_mb=25` means int(25 × 2^20) bytes. The first limit is
+`dist._DEFAULT_FIRST_BUCKET_BYTES` (1 MiB) when `bucket_cap_mb` is left unset; when it is given,
+PyTorch 2.4 and later (pull request 121640) use the cap for the first bucket too, while 2.3 and
+earlier always used 1 MiB (torch/nn/parallel/distributed.py).
 
-Timeline: the backward pass runs the layers in reverse; a layer's gradients are ready when its
-backward finishes. A bucket's all-reduce starts when its last gradient is ready and the previous
-bucket's all-reduce has finished (one communication stream), and takes the cost model's time.
-What remains after the backward pass ends is exposed: the step waits for it.
+Ready order: the backward pass runs the layers in reverse, so gradients become ready in reverse
+model order, except inside a normalisation layer, where autograd makes the weight's gradient
+ready before the bias's (observed with DDP and gloo, PyTorch 2.x).
+
+Timeline: a layer's gradients are ready when its backward finishes. A bucket's all-reduce starts
+when its last gradient is ready and the previous bucket's all-reduce has finished (one
+communication stream), and takes the time NCCL's cost model predicts for that many bytes on the
+cluster (`nccl.choose`, calibrated). What remains after the backward pass ends is exposed: the
+step waits for it.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from . import cost
+from . import cost, nccl
 from .models import Model
 from .topology import Topology
 
@@ -43,7 +51,7 @@ def limits(cap_mb: float | None = None, first_mb: float | None = None) -> tuple[
     """(first bucket, later buckets) in bytes, with PyTorch's defaults.
 
     Without a cap: 25 MiB and a first bucket of 1 MiB; with an explicit cap, the first bucket
-    uses the cap too, unless first_mb sets it.
+    uses the cap too (PyTorch 2.4 and later), unless first_mb sets it (1 for 2.3 and earlier).
     """
     cap = DEFAULT_CAP_MB if cap_mb is None else cap_mb
     if first_mb is None:
@@ -71,16 +79,41 @@ def assign(sizes: Sequence[int], bucket_limits: Sequence[int]) -> list[list[int]
     return out
 
 
+def ready_order(model: Model) -> list[int]:
+    """Tensor indices (model order) in the order their gradients become ready: reverse model
+    order, with a normalisation's weight before its bias. The normalisations are the pairs
+    X.weight, X.bias in a layer this model counts as free of FLOPs (norms; BERT's embedding
+    LayerNorm)."""
+    tensors = model.tensors()
+    flops = [layer.flops for layer in model.layers]
+    order = list(range(len(tensors) - 1, -1, -1))
+    k = 0
+    while k + 1 < len(order):
+        (bias, _, layer), (weight, _, _) = tensors[order[k]], tensors[order[k + 1]]
+        base = bias.removesuffix(".bias")
+        if bias.endswith(".bias") and weight == base + ".weight" and flops[layer] == 0:
+            order[k], order[k + 1] = order[k + 1], order[k]
+            k += 1
+        k += 1
+    return order
+
+
 def buckets(
-    param_bytes: Sequence[int], cap_mb: float | None = None, first_mb: float | None = None
+    param_bytes: Sequence[int],
+    cap_mb: float | None = None,
+    first_mb: float | None = None,
+    order: Sequence[int] | None = None,
 ) -> list[list[int]]:
     """Steady-state buckets, in all-reduce order, of parameter indices in model order.
 
-    Gradients become ready in reverse model order, so the first bucket holds the last parameters.
+    `order` is the ready order (indices in model order); by default reverse model order, so the
+    first bucket holds the last parameters.
     """
-    n = len(param_bytes)
-    ready = [param_bytes[i] for i in range(n - 1, -1, -1)]
-    return [[n - 1 - j for j in b] for b in assign(ready, limits(cap_mb, first_mb))]
+    if order is None:
+        order = range(len(param_bytes) - 1, -1, -1)
+    order = list(order)
+    ready = [param_bytes[i] for i in order]
+    return [[order[j] for j in b] for b in assign(ready, limits(cap_mb, first_mb))]
 
 
 def backward_times(layer_flops: Sequence[float], flops_per_s: float) -> list[float]:
@@ -160,15 +193,24 @@ def sweep_caps(total_bytes: int, points: int = 41, low_mb: float = 0.1) -> list[
     return [low_mb * math.exp(step * k) for k in range(points)]
 
 
-def nccl_ring(topo: Topology) -> str:
-    """The ring NCCL would run: one ring in a server, one ring per network card across servers."""
-    return "ring" if topo.nodes == 1 or topo.gpus_per_node == 1 else "multi-ring"
-
-
-def allreduce_time(topo: Topology, algorithm: str | None = None) -> Callable[[int], float]:
-    """The cost model's time of one all-reduce of b bytes per GPU, on this topology."""
-    name = algorithm or nccl_ring(topo)
+def nccl_time(system: nccl.System) -> Callable[[int], float]:
+    """Seconds for an all-reduce of b bytes per GPU: NCCL's pick (nccl.choose) and its
+    calibrated time. An empty bucket (zero-size tensors only) costs nothing."""
     memo: dict[int, float] = {0: 0.0}  # a model's buckets repeat the same few sizes
+
+    def seconds(b: int) -> float:
+        if b not in memo:
+            memo[b] = nccl.choose("AllReduce", b, system).time_us * 1e-6
+        return memo[b]
+
+    return seconds
+
+
+def lockstep_time(topo: Topology) -> Callable[[int], float]:
+    """The teaching model of pages 3-6: a lock-step ring (one ring per card across servers),
+    alpha-beta, for comparison with NCCL's."""
+    name = "ring" if topo.nodes == 1 or topo.gpus_per_node == 1 else "multi-ring"
+    memo: dict[int, float] = {0: 0.0}
 
     def seconds(b: int) -> float:
         if b not in memo:
@@ -178,40 +220,48 @@ def allreduce_time(topo: Topology, algorithm: str | None = None) -> Callable[[in
     return seconds
 
 
+def _inputs(model: Model, batch: int, flops_per_s: float, grad_bytes: int):
+    tensors = model.tensors()
+    sizes = [e * grad_bytes for _, e, _ in tensors]
+    back = backward_times([layer.flops * batch for layer in model.layers], flops_per_s)
+    return sizes, [i for *_, i in tensors], back, ready_order(model)
+
+
 def run(
     model: Model,
-    topo: Topology,
+    allreduce_s: Callable[[int], float],
     batch: int,
     flops_per_s: float,
     grad_bytes: int,
     cap_mb: float | None = None,
     first_mb: float | None = None,
 ) -> dict:
-    """One steady-state backward pass of `model` under DDP on `topo`: buckets and timeline."""
-    tensors = model.tensors()
-    sizes = [e * grad_bytes for _, e, _ in tensors]
-    bucket_list = buckets(sizes, cap_mb, first_mb)
-    back = backward_times([layer.flops * batch for layer in model.layers], flops_per_s)
-    out = timeline(back, [i for *_, i in tensors], sizes, bucket_list, allreduce_time(topo))
+    """One steady-state backward pass of `model` under DDP: buckets and timeline, each bucket's
+    all-reduce timed by `allreduce_s` (nccl_time or lockstep_time)."""
+    sizes, layer_of, back, order = _inputs(model, batch, flops_per_s, grad_bytes)
+    bucket_list = buckets(sizes, cap_mb, first_mb, order)
+    out = timeline(back, layer_of, sizes, bucket_list, allreduce_s)
     out["bucket_indices"] = bucket_list
     out["limits_bytes"] = list(limits(cap_mb, first_mb))
     out["gradient_bytes"] = sum(sizes)
-    out["algorithm"] = nccl_ring(topo)
     return out
 
 
 def sweep(
-    model: Model, topo: Topology, batch: int, flops_per_s: float, grad_bytes: int, points: int = 41
+    model: Model,
+    allreduce_s: Callable[[int], float],
+    batch: int,
+    flops_per_s: float,
+    grad_bytes: int,
+    points: int = 41,
+    first_mb: float | None = None,
 ) -> list[dict]:
-    """Exposed communication against the bucket cap (explicit cap: the first bucket uses it)."""
-    tensors = model.tensors()
-    sizes = [e * grad_bytes for _, e, _ in tensors]
-    layer_of = [i for *_, i in tensors]
-    back = backward_times([layer.flops * batch for layer in model.layers], flops_per_s)
-    timed = allreduce_time(topo)
+    """Exposed communication against an explicit bucket cap: the first bucket uses the cap
+    (PyTorch 2.4 and later) unless first_mb fixes it (1 MiB: PyTorch 2.3 and earlier)."""
+    sizes, layer_of, back, order = _inputs(model, batch, flops_per_s, grad_bytes)
     rows = []
     for cap in sweep_caps(sum(sizes), points):
-        t = timeline(back, layer_of, sizes, buckets(sizes, cap), timed)
+        t = timeline(back, layer_of, sizes, buckets(sizes, cap, first_mb, order), allreduce_s)
         rows.append(
             {
                 "bucket_mb": cap,

@@ -41,7 +41,7 @@ def test_two_servers_expose_more_with_tiny_buckets(page, server):
     w = page.locator("[data-widget=ddp_buckets]")
     w.locator("[data-param=gpus]").fill("16")
     w.locator("[data-param=gpus]").press("Enter")
-    w.locator("[data-readout=algorithm]", has_text="per network card").wait_for()
+    w.locator("[data-readout=algorithm]", has_text="NVLSTree").wait_for()
     first = page.evaluate(f"() => {SWEEP}.data[0].y[0]")
     best = page.evaluate(f"() => {SWEEP}.data[1].y[0]")
     assert first > best
@@ -67,3 +67,15 @@ def test_stage7_numbers_are_computed_not_typed(page, server):
     text = page.locator("article").inner_text()
     for shown in ("124,439,808", "25,557,032", "109,482,240", "498 MB"):
         assert shown in text
+
+
+def test_first_bucket_choice_follows_the_cap(page, server):
+    open_page(page, server, "ddp-buckets", live=True)
+    w = page.locator("[data-widget=ddp_buckets]")
+    assert w.locator("[data-readout=first]").inner_text() == "1 MiB"
+    w.locator("[data-param=first_bucket]").select_option("cap")
+    w.locator("[data-readout=first]", has_text="25 MiB").wait_for()
+    w.locator("[data-param=bucket_cap_mb]").fill("5")
+    w.locator("[data-param=bucket_cap_mb]").press("Enter")
+    w.locator("[data-readout=first]", has_text="5 MiB").wait_for()
+    page.watch.assert_clean()

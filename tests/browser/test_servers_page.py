@@ -47,7 +47,7 @@ def test_compare_table_counts_and_chart_follow_the_servers(page, server):
     w = page.locator("[data-widget=servers_compare]")
     assert w.locator("[data-readout=hierarchical_total]").inner_text() == "196 GB"
     assert "one ring per card" in w.locator("[data-readout=verdict]").inner_text()
-    marker = "() => document.querySelector('[data-widget=servers_compare] .chart').data[3].x[0]"
+    marker = "() => document.querySelector('[data-widget=servers_compare] .chart').data.at(-1).x[0]"
     assert page.evaluate(marker) == 8
     w.locator("[data-param-step='servers:-1']").click()
     page.wait_for_function(f"() => ({marker})() === 7")

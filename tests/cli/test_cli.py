@@ -210,7 +210,7 @@ def test_ddp_json_keys_and_sweep():
         (["buckets", "--param-bytes", "1,x"], "--param-bytes"),
         (["buckets", "--param-bytes", "1,-2"], "--param-bytes"),
         (["buckets", "--param-bytes", ""], "--param-bytes"),
-        (["buckets", "--param-bytes", "1", "--bucket-cap-mb", "0"], "--bucket-cap-mb"),
+        (["buckets", "--param-bytes", "1", "--bucket-cap-mb", "-1"], "--bucket-cap-mb"),
         (["buckets", "--param-bytes", "1", "--first-bucket-mb", "nan"], "--first-bucket-mb"),
         (["buckets"], "--param-bytes"),
         (["ddp", "--model", "gpt3", "--gpus", "8"], "--model"),

@@ -15,11 +15,12 @@ from helpers import examples
 MIB = 1 << 20
 
 
-def pytorch_rule(sizes_model_order, limits):
+def pytorch_rule(sizes_model_order, limits, ready=None):
     """compute_bucket_assignment_by_size, written from reducer.cpp independently: indices are
-    walked in ready order (reverse model order), the limit iterator advances after each bucket
-    closes and stays on the last limit."""
-    ready = list(reversed(range(len(sizes_model_order))))
+    walked in ready order (by default reverse model order), the limit iterator advances after
+    each bucket closes and stays on the last limit."""
+    if ready is None:
+        ready = list(reversed(range(len(sizes_model_order))))
     result, bucket, size, it = [], [], 0, 0
     for idx in ready:
         bucket.append(idx)
@@ -129,11 +130,13 @@ def test_timeline_equals_an_independent_calculation(seed):
 def test_without_latency_one_bucket_per_tensor_is_never_worse(key, gpus):
     m = models.get(key)
     topo = Topology.make(gpus, 8)  # no latency: all-reduce time proportional to bytes
-    per_tensor = ddp.run(m, topo, 4, 3e14, 4, cap_mb=1e-6)  # every tensor closes its bucket
+    per_tensor = ddp.run(
+        m, ddp.lockstep_time(topo), 4, 3e14, 4, cap_mb=1e-6
+    )  # every tensor closes its bucket
     assert len(per_tensor["bucket_indices"]) == len(m.tensors())
-    for row in ddp.sweep(m, topo, 4, 3e14, 4, points=25):
+    for row in ddp.sweep(m, ddp.lockstep_time(topo), 4, 3e14, 4, points=25):
         assert per_tensor["exposed_s"] <= row["exposed_s"] + 1e-12
-    default = ddp.run(m, topo, 4, 3e14, 4)
+    default = ddp.run(m, ddp.lockstep_time(topo), 4, 3e14, 4)
     assert per_tensor["exposed_s"] <= default["exposed_s"] + 1e-12
 
 
@@ -141,8 +144,8 @@ def test_without_latency_one_bucket_per_tensor_is_never_worse(key, gpus):
 def test_with_large_latency_tiny_buckets_lose_to_the_default(key):
     m = models.get(key)
     topo = Topology.make(16, 8, intra_latency_us=50.0, inter_latency_us=200.0)
-    tiny = ddp.run(m, topo, 4, 3e14, 4, cap_mb=0.1)
-    default = ddp.run(m, topo, 4, 3e14, 4)
+    tiny = ddp.run(m, ddp.lockstep_time(topo), 4, 3e14, 4, cap_mb=0.1)
+    default = ddp.run(m, ddp.lockstep_time(topo), 4, 3e14, 4)
     assert tiny["exposed_s"] > default["exposed_s"]
 
 
@@ -170,8 +173,11 @@ def test_ddp_exposed_is_backward_remainder():
     ("kwargs", "field"),
     [
         ({"model": "gpt3"}, "model"),
-        ({"bucket_cap_mb": 0}, "bucket_cap_mb"),
+        ({"bucket_cap_mb": -0.5}, "bucket_cap_mb"),
         ({"bucket_cap_mb": float("nan")}, "bucket_cap_mb"),
+        ({"timing": "exact"}, "timing"),
+        ({"gpus": 16, "gpus_per_node": 16}, "gpus_per_node"),
+        ({"gpus": 16, "gpus_per_node": 8, "inter_bw": 1000}, "inter_bw"),
         ({"first_bucket_mb": -1}, "first_bucket_mb"),
         ({"mfu": 1.5}, "mfu"),
         ({"batch": 0}, "batch"),
@@ -186,7 +192,7 @@ def test_bad_ddp_parameters_name_their_field(kwargs, field):
     assert e.value.field == field
 
 
-@pytest.mark.parametrize("value", [[], "", "1,x", [0], [1.5], "1,,-2", [True]])
+@pytest.mark.parametrize("value", [[], "", "1,x", [-1], [1.5], "1,,-2", [True]])
 def test_bad_param_bytes(value):
     with pytest.raises(ParamError) as e:
         api.buckets(value)
@@ -206,7 +212,7 @@ def test_ddp_widget_default_state_and_figures():
         assert part["summary"] and part["table"]["rows"]
     assert s["readouts"]["buckets"] == str(len(s["table"]["rows"]))
     # moving the cap moves only a marker: the sweep's axes stay put
-    t = B.ddp_buckets({"bucket_cap_mb": 5, "first_bucket_mb": 5})
+    t = B.ddp_buckets({"bucket_cap_mb": 5})
     a, b = s["figures"]["sweep"]["figure"], t["figures"]["sweep"]["figure"]
     assert a["layout"]["xaxis"]["range"] == b["layout"]["xaxis"]["range"]
     assert a["data"][0] == b["data"][0]
@@ -230,10 +236,12 @@ def test_ddp_widget_new_model_resets_the_batch_to_its_default():
         ({"batch": 0}, "batch"),
         ({"gpus": 1}, "gpus"),
         ({"bucket_cap_mb": 0}, "bucket_cap_mb"),
-        ({"first_bucket_mb": "x"}, "first_bucket_mb"),
+        ({"first_bucket": "2.4"}, "first_bucket"),
+        ({"gpu": "MI300X"}, "gpu"),
         ({"mfu": 0}, "mfu"),
         ({"grad_dtype": "fp8"}, "grad_dtype"),
-        ({"inter_latency": -1}, "inter_latency"),
+        ({"inter_bw": 1000}, "inter_bw"),
+        ({"gpus_per_node": 16}, "gpus_per_node"),
         ({"gpus": 12}, "gpus"),
     ],
 )
@@ -243,3 +251,105 @@ def test_ddp_widget_bad_parameters(params, field):
     with pytest.raises(ParamError) as e:
         B.ddp_buckets(params)
     assert e.value.field == field
+
+
+# ---- Zero-size tensors, cap 0, ready order, NCCL timing (issue 17) ---------------------------
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.one_of(st.just(0), st.integers(0, 40 * MIB)), min_size=1, max_size=60),
+    st.one_of(st.none(), st.just(0.0), st.floats(0.0, 64)),
+    st.one_of(st.none(), st.just(0.0), st.floats(0.0, 64)),
+    st.randoms(use_true_random=False),
+)
+def test_zero_sizes_cap_zero_and_any_ready_order_follow_the_rule(sizes, cap, first, rng):
+    order = list(range(len(sizes)))
+    rng.shuffle(order)
+    # limits written out from distributed.py independently: int(MiB x 2^20), first = cap if set
+    cap_b = int((25 if cap is None else cap) * MIB)
+    first_b = int((1 if cap is None else cap) * MIB) if first is None else int(first * MIB)
+    got = ddp.buckets(sizes, cap, first, order)
+    assert got == pytorch_rule(sizes, [first_b, cap_b], order)
+    assert [i for b in got for i in b] == order
+    if cap == 0 and first in (None, 0):
+        assert got == [[i] for i in order]  # every tensor its own bucket, as PyTorch does
+
+
+def test_api_accepts_zero_size_parameters_and_cap_zero():
+    r = api.buckets([0, 5, 0, 7], 0)
+    assert r["buckets"] == [[3], [2], [1], [0]] and r["bucket_bytes"] == [7, 0, 5, 0]
+    assert r["first_bucket_bytes"] == r["bucket_cap_bytes"] == 0
+    assert api.buckets([0, 0, 3])["buckets"] == [[2, 1, 0]]
+
+
+def test_ready_order_puts_a_norms_weight_before_its_bias():
+    m = models.get("gpt2")
+    names = [n for n, *_ in m.tensors()]
+    ready = [names[i] for i in ddp.ready_order(m)]
+    assert sorted(ready) == sorted(names)
+    for norm in ("final_norm", "layers.0.norm1", "layers.11.norm2"):
+        assert ready.index(f"{norm}.weight") + 1 == ready.index(f"{norm}.bias")
+    for linear in ("layers.0.attn.qkv", "layers.5.mlp.fc"):  # reverse model order elsewhere
+        assert ready.index(f"{linear}.bias") + 1 == ready.index(f"{linear}.weight")
+    bert = models.get("bert-base")
+    ready = [bert.tensors()[i][0] for i in ddp.ready_order(bert)]
+    assert ready[-5:] == [
+        "embeddings.LayerNorm.weight",
+        "embeddings.LayerNorm.bias",
+        "token_type_embeddings.weight",
+        "embed_positions.weight",
+        "embed_tokens.weight",
+    ]
+    llama = models.get("llama3-8b")  # RMSNorm: a weight only, nothing to swap
+    assert ddp.ready_order(llama) == list(reversed(range(len(llama.tensors()))))
+    # bucket bytes are the same as with reverse model order; the run uses the ready order
+    sizes = [e * 4 for _, e, _ in m.tensors()]
+    a, b = ddp.buckets(sizes), ddp.buckets(sizes, order=ddp.ready_order(m))
+    assert [sum(sizes[i] for i in x) for x in a] == [sum(sizes[i] for i in x) for x in b]
+    assert api.ddp("gpt2", 8, 8)["buckets"] == b
+
+
+@pytest.mark.parametrize(("gpus", "gpn", "card"), [(8, 8, 50.0), (16, 8, 50.0), (64, 4, 12.5)])
+def test_each_bucket_is_timed_by_nccls_choice(gpus, gpn, card):
+    from allreduce_explainer import nccl
+
+    r = api.ddp("gpt2", gpus, gpn, inter_bw=card, grad_bytes=2)
+    system = nccl.System("H100 SXM", gpus, gpn, gpn, card * 8)
+    for row in r["bucket_timeline"]:
+        pick = nccl.choose("AllReduce", row["bytes"], system)
+        assert row["end_s"] - row["start_s"] == pytest.approx(pick.time_us * 1e-6, rel=1e-12)
+        assert (row["algorithm"], row["protocol"]) == (pick.algorithm, pick.protocol)
+
+
+def test_nccl_timing_does_not_depend_on_the_lock_step_latencies():
+    # the lock-step artefact: NVLink latency 0 changes the lock-step figures, not NCCL's
+    a = api.ddp("gpt2", 16, 8, intra_latency=0.0)
+    b = api.ddp("gpt2", 16, 8)
+    assert a["exposed_s"] == b["exposed_s"]
+    c = api.ddp("gpt2", 16, 8, intra_latency=0.0, timing="lock-step")
+    d = api.ddp("gpt2", 16, 8, timing="lock-step")
+    assert c["exposed_s"] < d["exposed_s"]
+
+
+def test_widget_first_bucket_follows_the_cap_or_the_version_and_marker_is_on_the_curve():
+    from allreduce_explainer.widgets import buckets as B
+
+    for version, first in (("cap", 5 * MIB), ("1mib", MIB)):
+        s = B.ddp_buckets({"bucket_cap_mb": 5, "first_bucket": version})
+        r = api.ddp("gpt2", 8, 8, bucket_cap_mb=5, first_bucket_mb=first / MIB)
+        assert s["readouts"]["buckets"] == str(len(r["buckets"]))
+        assert s["readouts"]["first"] == f"{first // MIB} MiB"
+        # the sweep point at the same cap, computed the same way, is where the marker sits
+        swept = ddp.sweep(
+            models.get("gpt2"),
+            ddp.nccl_time(__import__("allreduce_explainer").nccl.System()),
+            8,
+            989e12 * 0.4,
+            4,
+            first_mb=first / MIB if version == "1mib" else None,
+        )
+        marker = s["figures"]["sweep"]["figure"]["data"][-1]
+        assert marker["y"] == [pytest.approx(r["exposed_s"] * 1e3)]
+        curve = s["figures"]["sweep"]["figure"]["data"][0]
+        assert curve["y"] == [pytest.approx(row["exposed_s"] * 1e3) for row in swept]

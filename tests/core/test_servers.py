@@ -107,7 +107,7 @@ def test_compare_marks_the_chosen_count_and_names_the_fastest():
     s = S.servers_compare()
     fig = go.Figure(s["figure"])
     assert {t.type for t in fig.data} <= {"scatter", "bar", "pie"}
-    assert list(s["figure"]["data"][-1]["x"]) == [8, 8, 8]
+    assert list(s["figure"]["data"][-1]["x"]) == [8, 8, 8, 8]  # three methods and NCCL's
     assert "one ring per card" in s["readouts"]["verdict"]  # bandwidth only: multi-ring wins
     s = S.servers_compare({"gradient_gb": 0.001, "intra_latency": 3.4, "inter_latency": 14})
     assert "hierarchical" in s["readouts"]["verdict"].split(":")[0]
@@ -156,3 +156,24 @@ def test_facts_are_computed():
     f = S.facts()
     assert f["srv_card_ratio"] == "8"
     assert f["srv_total_hierarchical"] == "196 GB"  # 2(N-1) S = 14 x 14 GB
+
+
+def test_compare_shows_nccls_choice_for_the_layout():
+    from allreduce_explainer import fmt, nccl
+
+    for params in ({}, {"servers": 2, "gpus_per_node": 4, "inter_bw": 25, "gradient_gb": 0.001}):
+        s = S.servers_compare(params)
+        p = s["params"]
+        n, g = p["servers"] * p["gpus_per_node"], p["gpus_per_node"]
+        system = nccl.System("H100 SXM", n, g, g, p["inter_bw"] * 8)
+        pick = nccl.choose("AllReduce", round(p["gradient_gb"] * 1e9), system)
+        assert s["readouts"]["nccl_time"] == fmt.seconds(pick.time_us * 1e-6)
+        assert s["readouts"]["nccl_pick"] == f"{pick.algorithm}/{pick.protocol}"
+        line = next(t for t in s["figure"]["data"] if t["name"] == S.NCCL_LABEL)
+        for x, y in zip(line["x"], line["y"], strict=True):
+            one = nccl.System("H100 SXM", x * g, g, g, p["inter_bw"] * 8)
+            want = nccl.choose("AllReduce", round(p["gradient_gb"] * 1e9), one).time_us * 1e-6
+            assert y == pytest.approx(want, rel=1e-12)
+    one_gpu = S.servers_compare({"servers": 1, "gpus_per_node": 1})
+    assert one_gpu["readouts"]["nccl_time"] == "—"
+    assert S.servers_compare({"inter_bw": 1000})["readouts"]["nccl_time"] == "—"  # 8000 Gb/s

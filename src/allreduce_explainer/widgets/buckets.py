@@ -4,31 +4,33 @@ from __future__ import annotations
 
 import math
 
-from .. import api, calculator, ddp, fmt, models
+from .. import api, calculator, ddp, fmt, models, nccl
 from ..latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
+from ..nccl.topology import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
 from ..topology import NIC_400G_GBps
 from . import figures as fig
 from .params import Param, grad_dtype, spec, validated
 
+FIRST = (
+    ("1mib", "1 MiB (cap unset; PyTorch ≤ 2.3)"),
+    ("cap", "the cap (PyTorch ≥ 2.4)"),
+)
 SPEC = spec(
     Param("model", "gpt2", "choice", "Model",
           choices=tuple((k, calculator.model_label(k)) for k in models.MODELS)),
     Param("batch", ddp.DEFAULT_BATCH["gpt2"], "int", "Samples per GPU", 1, 4096, optional=True),
     Param("batch_model", "gpt2", "data"),  # the model the batch was chosen for: a new one resets it
+    Param("gpu", "H100 SXM", "choice", "GPU", choices=tuple((g, g) for g in GPU_SPECS)),
     Param("gpus", 8, "int", "GPUs", 2, 4096),
-    Param("gpus_per_node", 8, "int", "GPUs per server", 1, 64),
+    Param("gpus_per_node", 8, "int", "GPUs (and cards) per server", 1, 8),
     Param("bucket_cap_mb", ddp.DEFAULT_CAP_MB, "float", "Bucket cap (MiB)", 0.001, 1000000,
           unit="MiB"),
-    Param("first_bucket_mb", ddp.DEFAULT_FIRST_MB, "float", "First bucket (MiB)", 0.001, 1000000,
-          unit="MiB"),
+    # the first bucket: the cap when set, from PyTorch 2.4 (pull request 121640); else 1 MiB
+    Param("first_bucket", "1mib", "choice", "First bucket", choices=FIRST),
     grad_dtype("fp32", "fp32", "bf16"),
     Param("mfu", calculator.DEFAULT_MFU, "float", "Share of peak FLOP/s", 0.01, 1, step=0.05),
-    Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.001, 100000, unit="GB/s"),
-    Param("intra_latency", NCCL_NVLINK_HOP_US, "float", "NVLink latency (µs)", 0, 100000,
-          unit="µs"),
-    Param("inter_latency", NCCL_NETWORK_HOP_US, "float", "Network latency (µs)", 0, 100000,
-          unit="µs"),
+    Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.125, 400, unit="GB/s"),
 )  # fmt: skip
 COLOURS = ("#0072B2", "#56B4E9")  # alternate buckets (Okabe & Ito blues)
 EXPOSED = SERIES["naive"]
@@ -44,19 +46,19 @@ def _params(params) -> dict:
 def ddp_buckets(params=None) -> dict:
     """Stage 7: one steady-state backward pass under DDP, and the sweep over bucket sizes."""
     p = _params(params)
+    first = ddp.DEFAULT_FIRST_MB if p["first_bucket"] == "1mib" else None  # None: the cap
     args = {
         "model": p["model"],
+        "gpu": p["gpu"],
         "gpus": p["gpus"],
         "gpus_per_node": p["gpus_per_node"],
         "batch": p["batch"],
         "mfu": p["mfu"],
         "grad_bytes": calculator.GRAD_BYTES[p["grad_dtype"]],
         "inter_bw": p["inter_bw"],
-        "intra_latency": p["intra_latency"],
-        "inter_latency": p["inter_latency"],
     }
-    r = api.ddp(**args, bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=p["first_bucket_mb"])
-    swept = api.ddp(**args, sweep=True)  # PyTorch's defaults, and the sweep
+    r = api.ddp(**args, bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=first)
+    swept = api.ddp(**args, sweep=True, sweep_first_mb=first)  # PyTorch's defaults, the sweep
     rows, best = swept["sweep"], ddp.best(swept["sweep"])
     m = models.get(p["model"])
     return {
@@ -75,9 +77,8 @@ def ddp_buckets(params=None) -> dict:
             "best": f"{fmt.sig(best['bucket_mb'], 2)} MiB",
             "best_exposed": fmt.seconds(best["exposed_s"]),
             "default_exposed": fmt.seconds(swept["exposed_s"]),
-            "algorithm": "one ring over NVLink"
-            if r["algorithm"] == "ring"
-            else "one ring per network card",
+            "algorithm": f"NCCL's model: {r['algorithm']}",
+            "first": f"{fmt.sig(r['first_bucket_bytes'] / ddp.MIB, 3)} MiB",
         },
     }
 
@@ -169,13 +170,22 @@ def _timeline(r: dict) -> dict:
             f"{fmt.seconds(r['exposed_s'])} exposed."
         ),
         "table": {
-            "columns": ["bucket", "size", "tensors", "ready (ms)", "start (ms)", "end (ms)"],
+            "columns": [
+                "bucket",
+                "size",
+                "tensors",
+                "ready (ms)",
+                "start (ms)",
+                "end (ms)",
+                "NCCL's pick",
+            ],
             "rows": [
                 [
                     i,
                     fmt.nbytes(b["bytes"]),
                     b["tensors"],
                     *(fmt.sig(_ms(b[key]), 4) for key in ("ready_s", "start_s", "end_s")),
+                    f"{b['algorithm']}/{b['protocol']}",
                 ]
                 for i, b in zip(k, rows, strict=True)
             ],
@@ -187,9 +197,8 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
     xs = [row["bucket_mb"] for row in rows]
     ys = [_ms(row["exposed_s"]) for row in rows]
     top = max(max(ys), _ms(default["exposed_s"]), _ms(current["exposed_s"]))
-    exposed = fig.line(
-        "exposed (all buckets at the cap)", xs, ys, SERIES["ring"], marker={"size": 5}
-    )
+    what = "first bucket 1 MiB" if p["first_bucket"] == "1mib" else "first bucket at the cap too"
+    exposed = fig.line(f"exposed ({what})", xs, ys, SERIES["ring"], marker={"size": 5})
     data = [
         {**exposed, "hovertemplate": "%{x:.3g} MiB: %{y:.3g} ms<extra></extra>"},
         fig.dots(
@@ -249,7 +258,8 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
 
 
 def facts() -> dict[str, str]:
-    """Stage 7's figures: GPT-2 small on 8 H100s in one server, and across two servers."""
+    """Stage 7's figures: GPT-2 small on 8 H100s in one server, across two servers and across
+    64, timed by NCCL's model; and two servers in the lock-step teaching model, for contrast."""
     out = {}
     m = models.get("gpt2")
     out["ddp_gpt2_params"] = f"{m.params:,}"
@@ -257,9 +267,16 @@ def facts() -> dict[str, str]:
     out["ddp_resnet_params"] = f"{models.get('resnet50').params:,}"
     out["ddp_resnet_gflop"] = fmt.sig(models.get("resnet50").forward_flops / 1e9, 2)
     out["ddp_bert_params"] = f"{models.get('bert-base').params:,}"
-    one = api.ddp("gpt2", 8, 8, sweep=True)
-    two = api.ddp("gpt2", 16, 8, sweep=True)
-    for key, r in (("one", one), ("two", two)):
+    runs = {
+        # PyTorch's default (cap unset), and the sweep with the widget's default first bucket
+        "one": api.ddp("gpt2", 8, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB),
+        "two": api.ddp("gpt2", 16, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB),
+        "many": api.ddp("gpt2", 512, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB),
+        "lock": api.ddp(
+            "gpt2", 16, 8, sweep=True, timing="lock-step", sweep_first_mb=ddp.DEFAULT_FIRST_MB
+        ),
+    }
+    for key, r in runs.items():
         best = ddp.best(r["sweep"])
         out[f"ddp_{key}_backward"] = fmt.seconds(r["backward_s"])
         out[f"ddp_{key}_allreduce"] = fmt.seconds(r["allreduce_total_s"])
@@ -270,10 +287,18 @@ def facts() -> dict[str, str]:
         out[f"ddp_{key}_tiny"] = fmt.seconds(r["sweep"][0]["exposed_s"])
         out[f"ddp_{key}_tiny_buckets"] = str(r["sweep"][0]["buckets"])
         out[f"ddp_{key}_whole"] = fmt.seconds(r["sweep"][-1]["exposed_s"])
-    out["ddp_gradient"] = fmt.nbytes(one["gradient_bytes"])
+        out[f"ddp_{key}_algorithm"] = r["algorithm"]
+    out["ddp_gradient"] = fmt.nbytes(runs["one"]["gradient_bytes"])
     gpt2 = models.TRANSFORMERS["gpt2"][1]
     out["ddp_wte"] = fmt.nbytes(gpt2.vocab * gpt2.d * calculator.GRAD_BYTES["fp32"])
     out["ddp_tokens"] = f"{ddp.DEFAULT_BATCH['gpt2'] * m.tokens:,}"
+    small = 100_000  # one small bucket, 100 kB, two servers of 8 H100s
+    topo = api.topology(16, 8, intra_latency=NCCL_NVLINK_HOP_US, inter_latency=NCCL_NETWORK_HOP_US)
+    out["ddp_small"] = fmt.nbytes(small)
+    out["ddp_small_lock"] = fmt.seconds(ddp.lockstep_time(topo)(small))
+    pick = nccl.choose("AllReduce", small, nccl.System("H100 SXM", 16, 8, 8, 8 * NIC_400G_GBps))
+    out["ddp_small_nccl"] = fmt.seconds(pick.time_us * 1e-6)
+    out["ddp_small_pick"] = f"{pick.algorithm}/{pick.protocol}"
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from .. import api, dtypes, fmt
+from .. import api, dtypes, fmt, nccl
 from ..errors import ParamError
 from ..latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..models import EXAMPLE_GRADIENT_BYTES
@@ -30,6 +30,8 @@ LABELS = {
     "hierarchical": "hierarchical (Horovod)",
 }
 INT_BYTES = dtypes.INT.itemsize  # the stepper's int32 elements
+NCCL_GPU = "H100 SXM"  # the GPU NCCL's model runs on (its own NVLink and latencies)
+NCCL_LABEL = "NCCL's model (H100 SXM)"
 
 
 # ---- The stepper: one method on real numbers --------------------------------------------------
@@ -180,6 +182,8 @@ def servers_compare(params=None) -> dict:
         m: [api.estimate(m, x * g, s, g, **links)["time_s"] for x in SERVER_X] for m in METHODS
     }
     at = {m: api.estimate(m, n, s, g, **links) for m in METHODS}
+    nccl_at = _nccl(n, g, s, links["inter_bw"])
+    nccl_times = [_nccl(x * g, g, s, links["inter_bw"]) for x in SERVER_X]
     counted = n <= MAX_COUNTED_GPUS and servers > 1
     counts = {m: count_bytes(m, servers, g, s) if counted else None for m in METHODS}
     readouts = {"verdict": _verdict(at, servers, g), "gradient": fmt.nbytes(s)}
@@ -192,23 +196,52 @@ def servers_compare(params=None) -> dict:
         readouts[f"{key}_steps"] = str(at[m]["network_steps"])
         readouts[f"{key}_time"] = fmt.seconds(at[m]["time_s"])
     readouts["counted"] = _counted_note(servers, g, counts)
+    readouts["nccl_time"] = fmt.seconds(nccl_at.time_us * 1e-6) if nccl_at else "—"
+    readouts["nccl_pick"] = f"{nccl_at.algorithm}/{nccl_at.protocol}" if nccl_at else "—"
+    readouts["nccl_note"] = _nccl_note(nccl_at, servers, g, links["inter_bw"])
     return {
         "kind": "chart",
         "params": p,
-        "figure": _figure(times, servers, g, at),
+        "figure": _figure(times, servers, g, at, nccl_times, nccl_at),
         "summary": (
             f"With {servers} servers of {g} GPUs and {fmt.nbytes(s)} per GPU: "
             + ", ".join(f"{LABELS[m]} {fmt.seconds(at[m]['time_s'])}" for m in METHODS)
-            + "."
+            + f"; {NCCL_LABEL} {readouts['nccl_time']}."
         ),
         "table": {
-            "columns": ["servers", *[f"{LABELS[m]} (s)" for m in METHODS]],
+            "columns": ["servers", *[f"{LABELS[m]} (s)" for m in METHODS], f"{NCCL_LABEL} (s)"],
             "rows": [
-                [x, *[fmt.sig(times[m][i], 3) for m in METHODS]] for i, x in enumerate(SERVER_X)
+                [
+                    x,
+                    *[fmt.sig(times[m][i], 3) for m in METHODS],
+                    fmt.sig(nccl_times[i].time_us * 1e-6, 3) if nccl_times[i] else "—",
+                ]
+                for i, x in enumerate(SERVER_X)
             ],
         },
         "readouts": readouts,
     }
+
+
+def _nccl(n: int, g: int, nbytes: float, card_GBps: float) -> nccl.Candidate | None:
+    """NCCL's pick for this all-reduce, one card per GPU at the card's rate; None where its
+    model does not reach (one GPU, a card outside 1-3200 Gb/s, more than 16 TiB)."""
+    b = round(nbytes)
+    if n < 2 or not 1 <= card_GBps * 8 <= 3200 or not 1 <= b <= 1 << 44:
+        return None
+    return nccl.choose("AllReduce", b, nccl.System(NCCL_GPU, n, g, g, card_GBps * 8))
+
+
+def _nccl_note(pick: nccl.Candidate | None, servers: int, g: int, card_GBps: float) -> str:
+    if pick is None:
+        return "NCCL's model needs 2 or more GPUs and a card of 1-3200 Gb/s."
+    return (
+        f"NCCL's model picks {pick.algorithm} with {pick.protocol}: "
+        f"{fmt.seconds(pick.time_us * 1e-6)}, on H100 SXM servers with one "
+        f"{fmt.sig(card_GBps * 8, 3)} Gb/s card per GPU, its own NVLink rate and latencies "
+        "(the latency fields above are for the lock-step model). Its rings cross each server "
+        "boundary once per channel, with every card busy."
+    )
 
 
 def _counted_note(servers: int, g: int, counts: dict) -> str:
@@ -240,7 +273,7 @@ def _verdict(at: dict, servers: int, g: int) -> str:
     )
 
 
-def _figure(times: dict, servers: int, g: int, at: dict) -> dict:
+def _figure(times: dict, servers: int, g: int, at: dict, nccl_times: list, nccl_at) -> dict:
     symbols = {"ring": "circle", "multi-ring": "diamond", "hierarchical": "square"}
     data = [
         fig.line(
@@ -253,9 +286,14 @@ def _figure(times: dict, servers: int, g: int, at: dict) -> dict:
         )
         for m in METHODS
     ]
+    xs = [x for x, c in zip(SERVER_X, nccl_times, strict=True) if c]
+    ys = [c.time_us * 1e-6 for c in nccl_times if c]
     data.append(
-        fig.you_are_here(f"{servers} servers", servers, [at[m]["time_s"] for m in METHODS], 14)
-    )
+        fig.line(NCCL_LABEL, xs, ys, SERIES["tree"], dash="dot", marker={"symbol": "x"},
+                 hover="%{x} servers: %{y:.3g} s")
+    )  # fmt: skip
+    here = [at[m]["time_s"] for m in METHODS] + ([nccl_at.time_us * 1e-6] if nccl_at else [])
+    data.append(fig.you_are_here(f"{servers} servers", servers, here, 14))
     return {
         "data": data,
         "layout": fig.layout(
@@ -280,7 +318,12 @@ def facts() -> dict[str, str]:
     ts = {m: api.estimate(m, nodes * g, small, g, **lat)["time_s"] for m in METHODS}
     two = {m: count_bytes(m, 2, g, s) for m in METHODS}
     t2 = {m: api.estimate(m, 2 * g, s, g)["time_s"] for m in METHODS}
+    big, little = _nccl(nodes * g, g, s, NIC_400G_GBps), _nccl(nodes * g, g, small, NIC_400G_GBps)
     out = {
+        "srv_nccl_time": fmt.seconds(big.time_us * 1e-6),
+        "srv_nccl_pick": f"{big.algorithm}/{big.protocol}",
+        "srv_nccl_small": fmt.seconds(little.time_us * 1e-6),
+        "srv_nccl_small_pick": f"{little.algorithm}/{little.protocol}",
         "srv_gradient": fmt.nbytes(s),
         "srv_small": fmt.nbytes(small),
         "srv_ratio_total_8": f"{c['ring']['total'] / c['hierarchical']['total']:.2f}",
