@@ -114,12 +114,22 @@ def _choose(p: dict) -> dict:
     return out
 
 
+def _algorithm(p: dict) -> str:
+    """The algorithm the page runs: NCCL's model covers NVIDIA GPUs only, so on the MI300X or a
+    custom GPU NCCL's choice falls back to the fastest closed form (the readout says so); the
+    CLI refuses instead."""
+    nccl_family = p["algorithm"] == "nccl" or p["algorithm"] in calculator.NCCL_FORCED
+    if nccl_family and p["gpu"] not in nccl.topology.GPU_SPECS:
+        return "auto"
+    return p["algorithm"]
+
+
 def _calc(p: dict) -> dict:
     return calculator.calc(
         model=p["model"],
         params=p["params"],
         grad_dtype=p["grad_dtype"],
-        algorithm=p["algorithm"],
+        algorithm=_algorithm(p),
         tokens_per_gpu=p["tokens_per_gpu"],
         mfu=p["mfu"],
         **_cluster_args(p),
@@ -147,7 +157,7 @@ def cluster(params=None) -> dict:
     c = calculator.cluster_for(**_cluster_args(p))
     model = calculator.model_for(p["model"], p["params"])
     p.update(gpus=r["gpus"], gpus_per_node=p["gpus_per_node"], params=r["params"])
-    curve = calculator.share_curve(model, p["grad_dtype"], p["algorithm"], c, r["compute_s"])
+    curve = calculator.share_curve(model, p["grad_dtype"], _algorithm(p), c, r["compute_s"])
     log = _log(p, c)
     state = {
         "kind": "chart",
@@ -193,7 +203,7 @@ def _readouts(r: dict, p: dict) -> dict:
         + ("s" if r["servers"] > 1 else "")
         + f", {fmt.sig(r['nic_GBps'], 4)} GB/s per card{mesh}",
         "allreduce": fmt.seconds(r["allreduce_s"]),
-        "algorithm": _algorithm_text(r),
+        "algorithm": _algorithm_text(r, p),
         "busbw": "—"
         if r["busbw_GBps"] is None
         else f"{fmt.sig(r['busbw_GBps'], 4)} GB/s (algbw {fmt.sig(r['algbw_GBps'], 4)} GB/s)",
@@ -222,9 +232,14 @@ def _in_words(p: float) -> str:
     return f"= {p:,.0f} parameters"
 
 
-def _algorithm_text(r: dict) -> str:
+def _algorithm_text(r: dict, p: dict) -> str:
     """What ran: NCCL's pick (algorithm and protocol) or a teaching closed form."""
     text = ALGORITHM_TEXT[r["algorithm"]]
+    if r["algorithm_asked"] != p["algorithm"]:
+        return (
+            f"{IDEAL_TEXT[r['algorithm']]} at line rate, the fastest closed form: NCCL's model "
+            f"covers NVIDIA GPUs, not {r['gpu']}"
+        )
     if "nccl_algorithm" not in r:
         return text
     return (
