@@ -25,6 +25,7 @@ from .params import Param, grad_dtype, spec, validated
 MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)
 MAX_LISTED = 50  # unreadable lines listed one by one; the rest are counted by reason
 H100 = hardware.H100_SXM
+GRAD_BYTES = calculator.GRAD_BYTES
 ALGORITHM_TEXT = {
     "nccl": "NCCL's choice (its own cost model)",
     "nccl-ring": "NCCL's Ring, forced (NCCL_ALGO=Ring)",
@@ -116,12 +117,15 @@ def _choose(p: dict) -> dict:
 
 def _algorithm(p: dict) -> str:
     """The algorithm the page runs: NCCL's model covers NVIDIA GPUs only, so on the MI300X or a
-    custom GPU NCCL's choice falls back to the fastest closed form (the readout says so); the
-    CLI refuses instead."""
+    custom GPU NCCL's choice falls back to the closed form fastest for the whole gradient (the
+    readout says so; one algorithm, so the buckets are not timed four times); the CLI refuses
+    instead."""
     nccl_family = p["algorithm"] == "nccl" or p["algorithm"] in calculator.NCCL_FORCED
-    if nccl_family and p["gpu"] not in nccl.topology.GPU_SPECS:
-        return "auto"
-    return p["algorithm"]
+    if not nccl_family or p["gpu"] in nccl.topology.GPU_SPECS:
+        return p["algorithm"]
+    c = calculator.cluster_for(**_cluster_args(p))
+    size = calculator.model_for(p["model"], p["params"]).params * GRAD_BYTES[p["grad_dtype"]]
+    return calculator.allreduce(c, "auto", float(size))["algorithm"]
 
 
 def _calc(p: dict) -> dict:
@@ -237,8 +241,8 @@ def _algorithm_text(r: dict, p: dict) -> str:
     text = ALGORITHM_TEXT[r["algorithm"]]
     if r["algorithm_asked"] != p["algorithm"]:
         return (
-            f"{IDEAL_TEXT[r['algorithm']]} at line rate, the fastest closed form: NCCL's model "
-            f"covers NVIDIA GPUs, not {r['gpu']}"
+            f"{IDEAL_TEXT[r['algorithm']]} at line rate, the fastest closed form here: "
+            f"NCCL's model covers NVIDIA GPUs, not {r['gpu']}"
         )
     if "nccl_algorithm" not in r:
         return text
