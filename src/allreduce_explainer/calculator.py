@@ -3,9 +3,13 @@ bandwidth and the share of a training step it costs out. Pure functions over cos
 closed forms), ddp.py (buckets and their overlap with the backward pass) and hardware.py.
 
 Units: bytes; GB/s = 1e9 B/s per direction; network cards in Gb/s on the wire (400 = 50 GB/s).
-Latency per message is 0 by default (bandwidth only, as the CLI's `cost`), so the defaults give
-stage 1's 0.55 s exactly; NCCL charges a latency per hop (latency_model.py: 3.4 µs over NVLink,
-14 µs over the network for the Simple ring), which a reader can enter.
+The default algorithm is "nccl": NCCL's own cost model and choice (nccl/), calibrated against
+measured runs. The teaching algorithms stay as references: their closed forms at the links' line
+rate, with a latency per message of 0 by default (bandwidth only, as the CLI's `cost`), so
+`algorithm="ring"` gives stage 1's 0.55 s exactly; NCCL charges a latency per hop
+(latency_model.py: 3.4 µs over NVLink, 14 µs over the network for the Simple ring), which a
+reader can enter for them. "tree" is this site's teaching tree (all GPUs in rank order, one card
+per edge across servers), not NCCL's, which lives in "nccl" (or forced: "nccl-tree").
 """
 
 from __future__ import annotations
@@ -21,8 +25,12 @@ from .topology import Topology
 from .validate import count, nonnegative, number, positive
 
 GRAD_BYTES = {"bf16": BF16.itemsize, "fp32": FP32.itemsize}
-CANDIDATES = ("ring", "multi-ring", "tree", "hierarchical")
-ALGORITHMS = (*CANDIDATES, "auto", "nccl")  # "nccl": NCCL's own model and choice (nccl/)
+CANDIDATES = ("ring", "multi-ring", "tree", "hierarchical")  # the teaching closed forms
+# "nccl": NCCL's own model and choice (nccl/); "nccl-ring", "nccl-tree": its Ring or Tree forced,
+# as NCCL_ALGO=Ring / Tree do.
+NCCL_FORCED = {"nccl-ring": "Ring", "nccl-tree": "Tree"}
+ALGORITHMS = ("nccl", *NCCL_FORCED, *CANDIDATES, "auto")
+DEFAULT_ALGORITHM = "nccl"
 MAX_GPUS = 4096  # the tree's closed form grows with n; 4,096 keeps a page update under ~1 s
 MAX_GPUS_PER_NODE = 64
 MIN_PARAMS, MAX_PARAMS = 1e6, 1e13
@@ -179,8 +187,9 @@ def _topology(c: Cluster, algorithm: str, n: int) -> Topology:
 def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None = None) -> dict:
     """cost.py's closed form on this cluster; "auto" is the fastest of the four; "nccl" is NCCL's
     own choice and its calibrated time (nccl/), which ignores the latencies entered here."""
-    if algorithm == "nccl":
-        return _nccl(cluster, nbytes, cluster.gpus if gpus is None else gpus)
+    if algorithm == "nccl" or algorithm in NCCL_FORCED:
+        n = cluster.gpus if gpus is None else gpus
+        return _nccl(cluster, nbytes, n, algorithm)
     if algorithm == "auto":
         options = [allreduce(cluster, a, nbytes, gpus) for a in CANDIDATES]
         return min(options, key=lambda r: r["time_s"])
@@ -201,22 +210,24 @@ def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None 
     }
 
 
-def _nccl(c: Cluster, nbytes: float, n: int) -> dict:
-    """NCCL's pick for an all-reduce of nbytes on n GPUs, one card per GPU as the page assumes."""
+def _nccl(c: Cluster, nbytes: float, n: int, algorithm: str = "nccl") -> dict:
+    """NCCL's pick for an all-reduce of nbytes on n GPUs, one card per GPU as the page assumes
+    (with "nccl-ring" / "nccl-tree", its pick among that algorithm's protocols)."""
     from . import nccl
 
-    out = {"algorithm": "nccl", "time_s": 0.0, "algbw_GBps": None, "busbw_GBps": None}
+    out = {"algorithm": algorithm, "time_s": 0.0, "algbw_GBps": None, "busbw_GBps": None}
     if n == 1 or nbytes <= 0:
         return out
     per = min(c.gpus_per_node, n)
     if c.gpu.name not in nccl.topology.GPU_SPECS:
         raise ParamError(
             "gpu",
-            f"NCCL's model covers NVIDIA GPUs, not {c.gpu.name}: choose another --algorithm "
+            f"NCCL's model covers NVIDIA GPUs, not {c.gpu.name}: choose another algorithm "
             f"({', '.join(CANDIDATES)})",
         )
     system = nccl.System(c.gpu.name, n, per, per, c.nic_GBps * 8)
-    pick = nccl.choose("AllReduce", max(1, round(nbytes)), system)
+    force = NCCL_FORCED.get(algorithm)
+    pick = nccl.choose("AllReduce", max(1, round(nbytes)), system, algorithm=force)
     return out | {
         "time_s": pick.time_us * 1e-6,
         "algbw_GBps": pick.algbw_GBps,
@@ -228,7 +239,9 @@ def _nccl(c: Cluster, nbytes: float, n: int) -> dict:
 
 
 def lower_bound(n: int, g: int, nbytes: float, link_GBps: float, nic_GBps: float) -> dict:
-    """The least time any all-reduce needs on these links, and which limit sets it.
+    """The least time any all-reduce in which the GPUs add needs on these links, and which limit
+    sets it. In-network reduction (NVLS in the NVSwitch, SHARP in the network) adds in the switch
+    and beats it: each GPU then sends and receives about S, not 2(n−1)/n·S.
 
     Across servers: each server must send out and take in 2(N−1)/N·S through its g cards.
     Per GPU: each GPU must send 2(n−1)/n·S over its own links (Patarasuk & Yuan 2009): NVLink
@@ -248,7 +261,10 @@ def lower_bound(n: int, g: int, nbytes: float, link_GBps: float, nic_GBps: float
 
 
 def compute_s(params: float, tokens: float, peak_tflops: float, mfu: float) -> float:
-    """Forward and backward of a dense transformer: 6·P·T FLOPs at peak × MFU (Kaplan 2020)."""
+    """Forward and backward of a dense transformer: 6·P·T FLOPs at peak × MFU (Kaplan 2020).
+
+    Assumed: attention's score and value products left out (Kaplan Table 1 lists them apart:
+    +13 % for Llama 3 8B at 8,192 tokens); the embeddings counted in P; no recomputation."""
     return 6.0 * params * tokens / (peak_tflops * 1e12 * mfu)
 
 
@@ -337,7 +353,7 @@ def calc(
     model=None,
     params=models.EXAMPLE_PARAMS,
     grad_dtype="bf16",
-    algorithm="ring",
+    algorithm=DEFAULT_ALGORITHM,
     tokens_per_gpu=DEFAULT_TOKENS,
     mfu=DEFAULT_MFU,
     overlap_too=True,
@@ -402,9 +418,10 @@ def calc(
 
 
 def memory(params: int, c: Cluster) -> dict:
-    """Plain DDP keeps everything on every GPU; ZeRO-3 / FSDP shard it over the n GPUs."""
+    """Plain DDP keeps everything on every GPU; ZeRO-3 / FSDP shard it over the n GPUs. The GPU's
+    memory as sold ("80 GB") is GiB (hardware.GIB)."""
     need = ADAM_BYTES_PER_PARAM * params
-    have = c.gpu.memory_gb * 1e9
+    have = c.gpu.memory_gb * hardware.GIB
     return {
         "bytes_per_gpu": need,
         "gpu_bytes": have,

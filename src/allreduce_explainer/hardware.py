@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+# GPU memory is sold in GB but is GiB: nvidia-smi reports 81,559 MiB on an "80GB" H100
+# (NVIDIA/nccl issue 1264), about 80 × 2^30 bytes.
+GIB = 2**30
+
 
 @dataclass(frozen=True)
 class GPU:
@@ -19,7 +23,7 @@ class GPU:
     peak_bf16_tflops: float  # dense BF16 peak
     gpus_per_node: int
     source: str
-    memory_gb: float = 0.0  # HBM per GPU, GB (added for the calculator's memory check)
+    memory_gb: float = 0.0  # HBM per GPU as sold in "GB", which are GiB (GIB below)
 
     def to_json(self) -> dict:
         """The keys `allreduce-explainer presets --json` has always printed."""

@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import calculator, cost
+from . import calculator, cost, hardware
 from .calculator import Cluster
 from .models import Model
 from .topology import Topology
@@ -55,9 +55,7 @@ LABELS = {
 PARAM_BYTES = 2
 GRAD_BYTES = 2
 OPTIMIZER_BYTES = 12  # K
-# GPU memory is sold in GB but is GiB: nvidia-smi reports 81,559 MiB on an "80GB" H100
-# (NVIDIA/nccl issue 1264), about 80 × 2^30 bytes.
-GIB = 2**30
+GIB = hardware.GIB  # GPU memory as sold in "GB" is GiB
 FORMULAS = {
     "ddp": "(2 + 2 + K)Ψ",
     "zero1": "2Ψ + 2Ψ + KΨ/N_d",

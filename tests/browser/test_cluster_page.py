@@ -1,5 +1,5 @@
-"""Stage 8 in Chromium: the calculator opens on stage 1's numbers, recomputes through Python,
-reads a pasted or opened nccl-tests log, draws the fitted line and applies the fit."""
+"""Stage 8 in Chromium: the calculator opens on stage 1's case timed by NCCL's model, recomputes
+through Python, reads a pasted or opened nccl-tests log, draws both fits and applies NCCL's."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from helpers import open_page
 
 SLUG = "your-cluster"
 DATA = Path(__file__).parents[1] / "data"
+LOG_309 = DATA / "nccl-tests" / "nccl-tests-309-16xh100-2nodes-ib-ndr.txt"
 TRACES = (
     "() => document.querySelector('[data-widget=cluster] [data-figure=time]').data.map(t => t.name)"
 )
@@ -17,9 +18,13 @@ TRACES = (
 def test_page_opens_on_stage_one_before_python(page, server):
     open_page(page, server, SLUG)
     w = page.locator("[data-widget=cluster]")
-    assert w.locator("[data-readout=allreduce]").inner_text() == "0.55 s"
-    assert w.locator("[data-readout=busbw]").inner_text().startswith("50 GB/s")
-    assert "network cards" in w.locator("[data-readout=bound]").inner_text()
+    assert w.locator("[data-readout=allreduce]").inner_text() == "0.071 s"
+    assert "Ring with the Simple protocol" in w.locator("[data-readout=algorithm]").inner_text()
+    assert w.locator("[data-readout=busbw]").inner_text().startswith("390.6 GB/s")
+    assert "single ring 0.55 s" in w.locator("[data-readout=ideal]").inner_text()
+    bound = w.locator("[data-readout=bound]").inner_text()
+    assert "network cards" in bound and "SHARP" in bound
+    assert w.locator("[data-readout=params_words]").inner_text() == "= 7 billion parameters"
     text = page.locator("main").inner_text()
     assert "0.55 s" in text and "370 GB/s" in text and "46–49" in text
     page.wait_for_function(
@@ -34,9 +39,10 @@ def test_model_gpu_and_algorithm_recompute_live(page, server):
     w.locator("[data-param=model]").select_option("llama3-70b")
     w.locator("[data-readout=params]", has_text="70,553,706,496").wait_for()
     assert w.locator("[data-param=params]").input_value() == "70553706496"
-    w.locator("[data-param=algorithm]").select_option("auto")
-    w.locator("[data-readout=algorithm]", has_text="multi-ring").wait_for()
+    w.locator("[data-param=algorithm]").select_option("nccl-tree")
+    w.locator("[data-readout=algorithm]", has_text="Tree with the").wait_for()
     w.locator("[data-param=gpu]").select_option("MI300X")
+    w.locator("[data-readout=algorithm]", has_text="not MI300X").wait_for()
     w.locator("[data-readout=cluster]", has_text="MI300X").wait_for()
     assert w.locator("[data-param=link_gbps]").input_value() == "448"
     w.locator("[data-param-step='gpus:8']").click()
@@ -55,15 +61,23 @@ def test_pasting_a_log_draws_the_fit_and_the_button_applies_it(page, server):
     box.fill((DATA / "allreduce_current.txt").read_text())
     box.press("Tab")
     w.locator("[data-readout=log_fit]", has_text="latency 30 µs").wait_for()
-    page.wait_for_function(f"() => ({TRACES})().includes('fitted')")
-    names = page.evaluate(TRACES)
-    assert {"measured (out-of-place)", "fitted", "calculator's assumption"} <= set(names)
+    page.wait_for_function(f"() => ({TRACES})().includes('alpha-beta fit')")
+    names = set(page.evaluate(TRACES))
+    assert {"measured (out-of-place)", "alpha-beta fit", "NCCL's model, fitted"} <= names
+    assert "calculator (NCCL's choice (its own cost model))" in names
+    # a two-server log: applying NCCL's fit sets the card rate that reproduces its busbw
+    box.fill(LOG_309.read_text())
+    box.press("Tab")
+    w.locator("[data-readout=log_status]", has_text="16 GPUs").wait_for()
+    assert "NVLSTree/Simple" in w.locator("[data-readout=log_fit]").inner_text()
+    assert "above it" in w.locator("[data-readout=log_line_rate]").inner_text()
     button = w.locator("[data-action=use-fit]")
     assert button.is_enabled()
     button.click()
-    w.locator("[data-readout=cluster]", has_text="custom").wait_for()
-    assert w.locator("[data-param=gpu]").input_value() == "custom"
-    assert w.locator("[data-param=link_gbps]").input_value() == "350"
+    w.locator("[data-readout=cluster]", has_text="40.38 GB/s per card").wait_for()
+    assert w.locator("[data-param=network]").input_value() == "custom"
+    assert w.locator("[data-param=nic_gbps]").input_value() == "323"
+    assert w.locator("[data-param=algorithm]").input_value() == "nccl"
     # the log is kept in the browser's storage, not in the URL
     assert "log" not in page.url
     page.watch.assert_clean()

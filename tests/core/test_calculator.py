@@ -69,15 +69,15 @@ def test_gpu_names_by_prefix_and_resnet_refused():
     assert e.value.field == "model" and "6·P·T" in e.value.message
 
 
-def test_the_default_is_stage_one():
+def test_the_single_ring_is_stage_one():
     """7e9 BF16 parameters, 64 H100 in 8 servers, 400 Gb/s, single ring: 0.55 s (stage 1)."""
-    r = calculator.calc()
+    r = calculator.calc(algorithm="ring")
     assert r["gradient_bytes"] == 14e9
     assert r["allreduce_s"] == pytest.approx(2 * 63 / 64 * 14e9 / 50e9, rel=1e-12)  # 0.55125
     assert r["algorithm"] == "ring"
     assert r["busbw_GBps"] == pytest.approx(50.0)  # one card's rate
     assert r["algbw_GBps"] == pytest.approx(14e9 / 0.55125 / 1e9)
-    assert widget.cluster()["readouts"]["allreduce"] == "0.55 s"
+    assert widget.cluster({"algorithm": "ring"})["readouts"]["allreduce"] == "0.55 s"
 
 
 def test_lower_bound_by_hand():
@@ -123,7 +123,7 @@ def test_auto_is_the_fastest_and_mesh_rings_get_one_link():
     assert r["allreduce_s"] == min(r["times_s"].values())
     assert r["algorithm"] == min(r["times_s"], key=r["times_s"].get)
     # MI300X: one server of 8, single ring at 64 GB/s per step: 2*7/8 * 14e9 / 64e9
-    mi = calculator.calc(gpu="MI300X", gpus=8)
+    mi = calculator.calc(gpu="MI300X", gpus=8, algorithm="ring")
     assert mi["allreduce_s"] == pytest.approx(2 * 7 / 8 * 14e9 / 64e9)
     assert mi["intra_GBps_used"] == 64.0
     # multi-ring on the mesh: all seven links, 8 rings of S/64 per step over 448 GB/s
@@ -134,7 +134,7 @@ def test_auto_is_the_fastest_and_mesh_rings_get_one_link():
 def test_memory_check_by_hand():
     r = calculator.calc(model="gpt2-xl", gpus=8)
     assert r["memory"]["bytes_per_gpu"] == 16 * 1_557_611_200
-    assert r["memory"]["fits"]  # 24.9 GB in 80 GB
+    assert r["memory"]["fits"]  # 24.9 GB in 80 GiB
     big = calculator.calc(model="llama3-70b", gpus=64)
     assert not big["memory"]["fits"]
     assert big["memory"]["sharded_bytes_per_gpu"] == pytest.approx(16 * 70_553_706_496 / 64)
@@ -196,7 +196,15 @@ def test_widget_presets_write_their_figures_and_custom_keeps_them():
     assert (p["model"], p["params"]) == ("llama3-70b", 70_553_706_496)
     # A preset wins over stale figures; custom uses them as they are.
     assert widget.cluster({"gpu": "H100 SXM", "link_gbps": 1})["params"]["link_gbps"] == 450
-    c = widget.cluster({"gpu": "custom", "link_gbps": 100, "network": "custom", "nic_gbps": 80})
+    c = widget.cluster(
+        {
+            "gpu": "custom",
+            "link_gbps": 100,
+            "network": "custom",
+            "nic_gbps": 80,
+            "algorithm": "ring",
+        }
+    )
     assert c["result"]["intra_GBps_used"] == 100 and c["result"]["nic_GBps"] == 10
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from allreduce_explainer import fit, nccltests
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.nccl import logfit
 from allreduce_explainer.widgets import cluster as widget
 from helpers import examples
 
@@ -144,28 +145,30 @@ def test_size_limit_and_line_limits():
 
 # ---- The widget with a log -----------------------------------------------------------------------
 
+# the page fits NCCL's model on the calculator's GPU and card (its defaults: H100, 400 Gb/s)
+_NET = logfit.Network(gpu="H100 SXM", nic_Gbps=400.0)
+
 
 def test_widget_reads_a_log_fits_it_and_offers_the_fit():
     s = widget.cluster({"log": (DATA / "allreduce_current.txt").read_text()})
     assert "8 GPUs (from the rank lines)" in s["readouts"]["log_status"]
     assert "latency 30 µs" in s["readouts"]["log_fit"]
     names = [t["name"] for t in s["figures"]["time"]["figure"]["data"]]
-    assert names[:3] == ["measured (out-of-place)", "measured (in-place)", "fitted"]
-    assert "calculator's assumption" in names
-    # one server: the fit becomes a custom GPU's link rate and NVLink latency per step
+    assert names[:2] == ["measured (out-of-place)", "measured (in-place)"]
+    assert {"NCCL's model, fitted", "alpha-beta fit"} <= set(names)
+    # NCCL's fit, applied to the model it was fitted with (one server: the GPU alone)
     apply = s["fit_apply"]
-    assert apply["gpu"] == "custom" and apply["link_gbps"] == pytest.approx(350.0, rel=1e-3)
-    assert apply["intra_latency_us"] == pytest.approx(30.0 / 14, rel=1e-3)
+    assert apply == {"algorithm": "nccl", "gpu": "H100 SXM"}
     after = widget.cluster({**s["params"], **apply})
-    assert after["params"]["gpu"] == "custom" and after["result"]["intra_GBps_used"] == 350.0
+    assert after["params"]["algorithm"] == "nccl" and after["result"]["nccl_algorithm"]
 
 
 def test_widget_fit_across_servers_sets_the_card():
     s = widget.cluster({"log": (DATA / "allreduce_mpirun.txt").read_text()})
     apply = s["fit_apply"]
-    f = fit.read_log((DATA / "allreduce_mpirun.txt").read_text())["fit"]
-    assert apply["network"] == "custom"
-    assert apply["nic_gbps"] == pytest.approx(8 * f["busbw_GBps"] / 8, rel=1e-3)
+    nf = fit.read_log((DATA / "allreduce_mpirun.txt").read_text(), net=_NET)["nccl_fit"]
+    assert apply["network"] == "custom" and apply["algorithm"] == "nccl"
+    assert apply["nic_gbps"] == nf["calculator_settings"]["nic_gbps"]
     assert "line 41" in s["readouts"]["log_skipped"] and "line 43" in s["readouts"]["log_skipped"]
 
 
@@ -243,9 +246,9 @@ def test_the_cli_reports_the_settings_the_page_applies():
     assert one["calculator_settings"] == {"link_gbps": 350.0, "intra_latency_us": 2.143}
     for name in ("allreduce_current.txt", "allreduce_mpirun.txt", "allreduce_old.txt"):
         text = (DATA / name).read_text()
-        run = fit.read_log(text)["runs"][0]
-        page = widget.cluster({"log": text})["fit_apply"]
-        assert run["calculator_settings"].items() <= page.items(), name
+        want = fit.read_log(text, net=_NET)["runs"][0]["nccl_fit"]["calculator_settings"]
+        page = widget.cluster({"log": text})["fit_apply"]  # the page applies NCCL's fit
+        assert page["gpu"] == want["gpu"] and page.get("nic_gbps") == want.get("nic_gbps"), name
     two = fit.read_log((DATA / "allreduce_mpirun.txt").read_text())["runs"][0]
     assert (two["servers"], two["gpus_per_node"]) == (2, 8)
     assert set(two["calculator_settings"]) == {"nic_gbps", "inter_latency_us"}

@@ -1,6 +1,8 @@
 """Stage 8: your cluster. The calculator (calculator.py) and a pasted `all_reduce_perf` log
-(nccltests.parse_runs, fit.py) in one widget, so that the fitted line, the measured points and
-the calculator's assumption share one set of parameters and the fit can be applied to it.
+(nccltests.parse_runs, fit.py, nccl/logfit.py) in one widget, so that the fitted lines, the
+measured points and the calculator's assumption share one set of parameters and the fit can be
+applied to it. The default is NCCL's own model (algorithm "nccl"); the teaching closed forms at
+line rate and the lower bound are its references.
 
 Presets and custom values: each of model, GPU and network is a select with a "custom" choice and
 number fields beside it. The select decides: a preset writes its figures into the fields (so they
@@ -12,8 +14,9 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from .. import calculator, fit, fmt, hardware, models, nccltests
+from .. import calculator, fit, fmt, hardware, models, nccl, nccltests
 from ..errors import ParamError
+from ..nccl import logfit
 from ..palette import NEUTRAL, SERIES
 from ..validate import count
 from . import figures as fig
@@ -22,13 +25,24 @@ from .params import Param, grad_dtype, spec, validated
 MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)
 MAX_LISTED = 50  # unreadable lines listed one by one; the rest are counted by reason
 H100 = hardware.H100_SXM
+GRAD_BYTES = calculator.GRAD_BYTES
 ALGORITHM_TEXT = {
-    "ring": "single ring",
-    "multi-ring": "multi-ring (one ring per card, as NCCL)",
-    "tree": "double binary tree",
-    "hierarchical": "hierarchical (Horovod)",
-    "auto": "the fastest of them",
     "nccl": "NCCL's choice (its own cost model)",
+    "nccl-ring": "NCCL's Ring, forced (NCCL_ALGO=Ring)",
+    "nccl-tree": "NCCL's Tree, forced (NCCL_ALGO=Tree)",
+    "ring": "single ring at line rate (the first page's)",
+    "multi-ring": "one ring per card at line rate",
+    "tree": "teaching tree at line rate (not NCCL's tree)",
+    "hierarchical": "hierarchical (Horovod) at line rate",
+    "auto": "the fastest line-rate closed form",
+}
+assert tuple(ALGORITHM_TEXT) == calculator.ALGORITHMS
+# the teaching closed forms, by their short names, in the "at line rate" readout
+IDEAL_TEXT = {
+    "ring": "single ring",
+    "multi-ring": "one ring per card",
+    "tree": "teaching tree",
+    "hierarchical": "hierarchical",
 }
 # Presets by their canonical names; "custom" uses the number boxes beside the select.
 SPEC = spec(
@@ -44,7 +58,8 @@ SPEC = spec(
           0.001, 100000, unit="GB/s"),
     Param("peak_tflops", H100.peak_bf16_tflops, "float", "Dense BF16 peak (TFLOP/s)",
           0.001, 1000000, unit="TFLOP/s"),
-    Param("memory_gb", H100.memory_gb, "float", "Memory (GB)", 0.001, 100000, unit="GB"),
+    Param("memory_gb", H100.memory_gb, "float", "Memory (GiB, sold as GB)", 0.001, 100000,
+          unit="GiB"),
     Param("gpus", 64, "int", "GPUs (n)", 1, calculator.MAX_GPUS, nudge=(8, "8 GPUs")),
     Param("gpus_per_node", 8, "int", "GPUs per server (g)", 1, calculator.MAX_GPUS_PER_NODE),
     Param("network", hardware.NIC_400G["name"], "name", "Network card per GPU", choices=(
@@ -52,7 +67,8 @@ SPEC = spec(
         ("custom", "custom: the rate beside"))),
     Param("nic_gbps", hardware.NIC_400G_Gbps, "float", "Card rate (Gb/s, bits)", 0.001, 1000000,
           unit="Gb/s"),
-    Param("algorithm", "ring", "choice", "Algorithm", choices=tuple(ALGORITHM_TEXT.items())),
+    Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "Algorithm",
+          choices=tuple(ALGORITHM_TEXT.items())),
     Param("tokens_per_gpu", calculator.DEFAULT_TOKENS, "float", "Tokens per GPU per step", 1, 1e9),
     Param("mfu", calculator.DEFAULT_MFU, "float", "MFU (share of peak)", 0.01, 1),
     Param("intra_latency_us", 0.0, "float", "Latency per message in a server (µs)", 0, 1000000,
@@ -99,12 +115,25 @@ def _choose(p: dict) -> dict:
     return out
 
 
+def _algorithm(p: dict) -> str:
+    """The algorithm the page runs: NCCL's model covers NVIDIA GPUs only, so on the MI300X or a
+    custom GPU NCCL's choice falls back to the closed form fastest for the whole gradient (the
+    readout says so; one algorithm, so the buckets are not timed four times); the CLI refuses
+    instead."""
+    nccl_family = p["algorithm"] == "nccl" or p["algorithm"] in calculator.NCCL_FORCED
+    if not nccl_family or p["gpu"] in nccl.topology.GPU_SPECS:
+        return p["algorithm"]
+    c = calculator.cluster_for(**_cluster_args(p))
+    size = calculator.model_for(p["model"], p["params"]).params * GRAD_BYTES[p["grad_dtype"]]
+    return calculator.allreduce(c, "auto", float(size))["algorithm"]
+
+
 def _calc(p: dict) -> dict:
     return calculator.calc(
         model=p["model"],
         params=p["params"],
         grad_dtype=p["grad_dtype"],
-        algorithm=p["algorithm"],
+        algorithm=_algorithm(p),
         tokens_per_gpu=p["tokens_per_gpu"],
         mfu=p["mfu"],
         **_cluster_args(p),
@@ -132,7 +161,7 @@ def cluster(params=None) -> dict:
     c = calculator.cluster_for(**_cluster_args(p))
     model = calculator.model_for(p["model"], p["params"])
     p.update(gpus=r["gpus"], gpus_per_node=p["gpus_per_node"], params=r["params"])
-    curve = calculator.share_curve(model, p["grad_dtype"], p["algorithm"], c, r["compute_s"])
+    curve = calculator.share_curve(model, p["grad_dtype"], _algorithm(p), c, r["compute_s"])
     log = _log(p, c)
     state = {
         "kind": "chart",
@@ -156,10 +185,11 @@ def _pct(x: float) -> str:
 
 def _readouts(r: dict, p: dict) -> dict:
     mem = r["memory"]
+    have = f"{fmt.nbytes(mem['gpu_bytes'])} ({fmt.sig(mem['gpu_bytes'] / hardware.GIB, 4)} GiB)"
     fits = (
-        f"yes: {fmt.nbytes(mem['bytes_per_gpu'])} of {fmt.nbytes(mem['gpu_bytes'])}"
+        f"yes: {fmt.nbytes(mem['bytes_per_gpu'])} of {have}"
         if mem["fits"]
-        else f"no: {fmt.nbytes(mem['bytes_per_gpu'])} needed, {fmt.nbytes(mem['gpu_bytes'])} "
+        else f"no: {fmt.nbytes(mem['bytes_per_gpu'])} needed, {have} "
         f"on the GPU; sharded over {r['gpus']} GPUs (ZeRO-3 / FSDP) "
         f"{fmt.nbytes(mem['sharded_bytes_per_gpu'])} each"
         + ("" if mem["sharded_fits"] else ", still too much")
@@ -169,29 +199,58 @@ def _readouts(r: dict, p: dict) -> dict:
         if r["fabric"] == "mesh" and r["algorithm"] in ("ring", "tree")
         else ""
     )
-    others = ", ".join(
-        f"{k} {fmt.seconds(v)}" for k, v in r["times_s"].items() if k != r["algorithm"]
-    )
     return {
         "params": f"{r['params']:,} ({r['params_source']})",
+        "params_words": _in_words(r["params"]),
         "gradient": f"{fmt.nbytes(r['gradient_bytes'])} ({r['grad_dtype'].upper()})",
         "cluster": f"{r['gpus']} × {r['gpu']} in {r['servers']} server"
         + ("s" if r["servers"] > 1 else "")
         + f", {fmt.sig(r['nic_GBps'], 4)} GB/s per card{mesh}",
         "allreduce": fmt.seconds(r["allreduce_s"]),
-        "algorithm": f"{ALGORITHM_TEXT[r['algorithm']]}; others: {others}",
+        "algorithm": _algorithm_text(r, p),
         "busbw": "—"
         if r["busbw_GBps"] is None
         else f"{fmt.sig(r['busbw_GBps'], 4)} GB/s (algbw {fmt.sig(r['algbw_GBps'], 4)} GB/s)",
-        "bound": f"{fmt.seconds(r['lower_bound_s'])}, set by {r['lower_bound_limit']}",
+        "ideal": "; ".join(
+            f"{IDEAL_TEXT[k]} {fmt.seconds(v)}"
+            for k, v in sorted(r["times_s"].items(), key=lambda kv: kv[1])
+        ),
+        "bound": f"{fmt.seconds(r['lower_bound_s'])}, set by {r['lower_bound_limit']} "
+        "(when the GPUs add; NVLink SHARP and InfiniBand SHARP add in the switch and can beat it)",
         "compute": f"{fmt.seconds(r['compute_s'])} ({fmt.sig(r['samples_per_gpu'], 3)} × "
         f"{r['sample']} per GPU at {fmt.sig(100 * r['mfu'], 3)} % of "
-        f"{fmt.sig(r['peak_tflops'], 4)} TFLOP/s)",
+        f"{fmt.sig(r['peak_tflops'], 4)} TFLOP/s; attention's score FLOPs left out, "
+        "embeddings counted, no recomputation)",
         "share_no_overlap": _pct(r["share_no_overlap"]),
         "share_with_overlap": f"{_pct(r['share_with_overlap'])} "
         f"({fmt.seconds(r['exposed_s'])} exposed after {r['buckets']} buckets)",
         "memory": fits,
     }
+
+
+def _in_words(p: float) -> str:
+    """A parameter count that a narrow box cannot hide: 7,000,000,000 = 7 billion."""
+    for scale, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if p >= scale:
+            return f"= {fmt.sig(p / scale, 4)} {word} parameters"
+    return f"= {p:,.0f} parameters"
+
+
+def _algorithm_text(r: dict, p: dict) -> str:
+    """What ran: NCCL's pick (algorithm and protocol) or a teaching closed form."""
+    text = ALGORITHM_TEXT[r["algorithm"]]
+    if r["algorithm_asked"] != p["algorithm"]:
+        return (
+            f"{IDEAL_TEXT[r['algorithm']]} at line rate, the fastest closed form here: "
+            f"NCCL's model covers NVIDIA GPUs, not {r['gpu']}"
+        )
+    if "nccl_algorithm" not in r:
+        return text
+    return (
+        f"{text}: {r['nccl_algorithm']} with the {r['nccl_protocol']} protocol (NCCL "
+        f"{nccl.NCCL_VERSION}'s model, calibrated against measured runs; its own uncalibrated "
+        f"figure {fmt.seconds(r['nccl_time_s'])})"
+    )
 
 
 # ---- Share against GPU count ---------------------------------------------------------------
@@ -282,6 +341,7 @@ def _log(p: dict, c: calculator.Cluster) -> dict | None:
         return None
     log = _parsed(text)
     out = {"log": log, "fit": None, "apply": None, "run": None, "source": field}
+    out |= {"nccl_fit": None, "prediction": None, "nccl_error": None}
     if not log.runs:
         if p["run"] != 1:
             raise ParamError("run", "the log has no runs to choose from")
@@ -301,22 +361,35 @@ def _log(p: dict, c: calculator.Cluster) -> dict | None:
     per = a["gpus_per_node"]
     assumed = calculator.Cluster(n, per, c.gpu, c.nic_GBps, c.intra_latency_us, c.inter_latency_us)
     out.update(servers=a["servers"], per=per, assumed=assumed)
-    if a["calculator_settings"]:
-        out["apply"] = _apply(a["calculator_settings"], p)
+    gpu = c.gpu.name if c.gpu.name in nccl.topology.GPU_SPECS else None
+    out.update(_explained(text, k, n, a["servers"], per, gpu, c.nic_GBps * 8))
+    if out["nccl_fit"]:
+        out["apply"] = _apply(out["nccl_fit"]["calculator_settings"])
     return out
 
 
-def _apply(settings: dict, p: dict) -> dict:
-    """The fit's settings as the page's selects take them: a custom GPU keeps its peak and
-    memory; a custom network card."""
-    if "link_gbps" in settings:
-        return {
-            "gpu": "custom",
-            **settings,
-            "peak_tflops": p["peak_tflops"],
-            "memory_gb": p["memory_gb"],
-        }
-    return {"network": "custom", **settings}
+@lru_cache(maxsize=4)
+def _explained(text: str, k: int, n: int, servers: int, per: int, gpu, nic_Gbps: float) -> dict:
+    """NCCL's model fitted to run k (nccl_fit) and, on an NVIDIA GPU, its prediction: on the
+    calculator's GPU and card, as the reader's cluster (fit.read_log's keys)."""
+    run = _parsed(text).runs[k - 1]
+    rows = fit.measured(run, n)["rows"]
+    net = logfit.Network(gpu=gpu, nic_Gbps=nic_Gbps)
+    device = logfit.device_name(text)
+    try:
+        return {"prediction": None} | logfit.explain(rows, n, servers, per, net, device)
+    except ParamError as e:  # a layout NCCL's model does not hold: the alpha-beta fit stands
+        return {"nccl_fit": None, "prediction": None, "nccl_error": e.message}
+
+
+def _apply(settings: dict) -> dict:
+    """The NCCL fit's calculator settings (erratum: the figures belong to the model they were
+    fitted with): algorithm nccl, the GPU and, across servers, the card rate that makes NCCL's
+    model give the fitted busbw."""
+    out = {"algorithm": "nccl", "gpu": settings["gpu"]}
+    if "nic_gbps" in settings:
+        out |= {"network": "custom", "nic_gbps": settings["nic_gbps"]}
+    return out
 
 
 def _assumed_curve(log: dict, r: dict, sizes: list[float]) -> list[tuple[float, float, float]]:
@@ -343,66 +416,84 @@ def _log_figures(log: dict | None, r: dict) -> dict:
     rows = [x for x in m["rows"] if x["time_us"] and x["size_bytes"] > 0][:MAX_DRAWN_ROWS]
     sizes = [x["size_bytes"] for x in rows]
     assumed = _assumed_curve(log, r, sizes) if log["n"] else []
+    calc = f"calculator ({ALGORITHM_TEXT[r['algorithm_asked']]})"
+    in_place = [x for x in rows if x["in_place"] and x["in_place"]["time_us"]]
     time_fig["data"] = [
         _dots("measured (out-of-place)", sizes, [x["time_us"] for x in rows]),
         _dots(
             "measured (in-place)",
-            [x["size_bytes"] for x in rows if x["in_place"] and x["in_place"]["time_us"]],
-            [x["in_place"]["time_us"] for x in rows if x["in_place"] and x["in_place"]["time_us"]],
+            [x["size_bytes"] for x in in_place],
+            [x["in_place"]["time_us"] for x in in_place],
             hollow=True,
         ),
-        _line(
-            "calculator's assumption",
-            [a[0] for a in assumed],
-            [a[1] for a in assumed],
-            NEUTRAL,
-            "dot",
-        ),
+        _line(calc, [a[0] for a in assumed], [a[1] for a in assumed], NEUTRAL, "dot"),
     ]
     bus_fig["data"] = [
         _dots("measured (out-of-place)", sizes, [x["busbw_GBps"] for x in rows]),
-        _line(
-            "calculator's assumption",
-            [a[0] for a in assumed],
-            [a[2] for a in assumed],
-            NEUTRAL,
-            "dot",
-        ),
+        _line(calc, [a[0] for a in assumed], [a[2] for a in assumed], NEUTRAL, "dot"),
     ]
     fitted_t = []
     if f:
         fitted_t = [f["latency_us"] + s / (f["algbw_GBps"] * 1e3) for s in sizes]
-        time_fig["data"].insert(2, _line("fitted", sizes, fitted_t, SERIES["ring"], "solid"))
+        time_fig["data"].insert(2, _line("alpha-beta fit", sizes, fitted_t, SERIES["ring"], "dash"))
     if f and log["n"] and log["n"] > 1:
         factor = fit.busbw_factor(log["n"])
         fitted_bus = [s / t / 1e3 * factor for s, t in zip(sizes, fitted_t, strict=True)]
-        bus_fig["data"].insert(1, _line("fitted", sizes, fitted_bus, SERIES["ring"], "solid"))
+        bus_fig["data"].insert(
+            1, _line("alpha-beta fit", sizes, fitted_bus, SERIES["ring"], "dash")
+        )
+    nf = log.get("nccl_fit")
+    if nf:
+        xs = [x["bytes"] for x in nf["rows"]]
+        colour = SERIES["tree"]
+        t_nccl = [x["fitted_time_us"] for x in nf["rows"]]
+        b_nccl = [x["fitted_busbw_GBps"] for x in nf["rows"]]
+        time_fig["data"].insert(2, _line("NCCL's model, fitted", xs, t_nccl, colour, "solid"))
+        bus_fig["data"].insert(1, _line("NCCL's model, fitted", xs, b_nccl, colour, "solid"))
+        rate = nf["line_rate"]["GBps"]
+        if rate:
+            ends = [xs[0], xs[-1]]
+            bus_fig["data"].append(_line("line rate", ends, [rate, rate], NEUTRAL, "dash"))
     summary = _fit_text(log)
-    table = {
-        "columns": [
-            "size",
-            "measured µs",
-            "fitted µs",
-            "assumed µs",
-            "measured busbw",
-            "assumed busbw",
-        ],  # fmt: skip
-        "rows": [
-            [
-                fmt.nbytes(x["size_bytes"]),
-                fmt.sig(x["time_us"], 5),
-                fmt.sig(fitted_t[i], 4) if fitted_t else "—",
-                _assumed_at(assumed, x["size_bytes"], 1),
-                "N/A" if x["busbw_GBps"] is None else fmt.sig(x["busbw_GBps"], 4),
-                _assumed_at(assumed, x["size_bytes"], 2),
-            ]
-            for i, x in enumerate(rows)
-        ],
-    }
+    table = _log_table(log, rows, fitted_t, assumed)
     return {
         "time": {"figure": time_fig, "summary": summary, "table": table},
         "busbw": {"figure": bus_fig, "summary": summary, "table": table},
     }
+
+
+def _log_table(log: dict, rows: list, fitted_t: list, assumed: list) -> dict:
+    """One row per measured size: both fits, NCCL's likely regime, its prediction and the
+    ratio, and (across servers) what each card carried."""
+    nf = log.get("nccl_fit")
+    by_size = {x["bytes"]: x for x in nf["rows"]} if nf else {}
+    pred = {x["bytes"]: x for x in (log.get("prediction") or {"rows": []})["rows"]}
+    cards = log.get("servers", 1) > 1
+    columns = ["size", "measured µs", "alpha-beta µs", "NCCL fit µs", "likely regime"]
+    columns += ["measured busbw", "NCCL predicts", "measured / predicted"]
+    columns += ["per card GB/s"] * cards + ["calculator busbw"]
+    out = []
+    for i, x in enumerate(rows):
+        s, n = x["size_bytes"], by_size.get(x["size_bytes"])
+        p = pred.get(s)
+        regime = "—" if n is None else n["regime"] + (" (above line rate)" * n["above_line_rate"])
+        row = [
+            fmt.nbytes(s),
+            fmt.sig(x["time_us"], 5),
+            fmt.sig(fitted_t[i], 4) if fitted_t else "—",
+            "—" if n is None else fmt.sig(n["fitted_time_us"], 4),
+            regime,
+            "N/A" if x["busbw_GBps"] is None else fmt.sig(x["busbw_GBps"], 4),
+            "—" if p is None else fmt.sig(p["busbw_GBps"], 4),
+            "—" if p is None else fmt.sig(p["ratio"], 3),
+        ]
+        if cards:
+            row.append(
+                "—" if n is None or "per_card" not in n else fmt.sig(n["per_card"]["GBps"], 3)
+            )
+        row.append(_assumed_at(assumed, s, 2))
+        out.append(row)
+    return {"columns": columns, "rows": out}
 
 
 def _assumed_at(assumed, size, i) -> str:
@@ -416,10 +507,25 @@ def _fit_text(log: dict) -> str:
         return "Too few measured sizes, or times that do not grow with size: nothing to fit."
     bus = "" if f["busbw_GBps"] is None else f", busbw {fmt.sig(f['busbw_GBps'], 4)} GB/s"
     gpus = f" of {log['n']} GPUs" if log["n"] else ""
-    return (
-        f"Fitted to {f['points']} {f['times']} times{gpus}: latency "
+    text = (
+        f"Alpha-beta line fitted to {f['points']} {f['times']} times{gpus}: latency "
         f"{fmt.sig(f['latency_us'], 3)} µs, algbw {fmt.sig(f['algbw_GBps'], 4)} GB/s{bus}; "
-        f"rms relative error {fmt.sig(100 * f['rms_rel_error'], 2)} %."
+        f"rms relative error {_pct(f['rms_rel_error'])}."
+    )
+    nf = log.get("nccl_fit")
+    if not nf:
+        return text
+    regimes = ", ".join(
+        f"{g['regime']} {fmt.nbytes(g['from_bytes'])}–{fmt.nbytes(g['to_bytes'])}"
+        for g in nf["regimes"]
+    )
+    ab = nf["alpha_beta_rms_rel_error"]
+    return (
+        f"{text} NCCL's model fitted to the {nf['points']} sizes from "
+        f"{fmt.nbytes(nf['min_bytes'])}: rms relative error {_pct(nf['rms_rel_error'])}"
+        + ("" if ab is None else f" (the alpha-beta line on the same sizes: {_pct(ab)})")
+        + f"; likely regimes {regimes}; busbw {fmt.sig(nf['busbw_GBps'], 4)} GB/s at the "
+        f"largest size, latency {fmt.sig(nf['latency_us'], 3)} µs."
     )
 
 
@@ -441,6 +547,7 @@ def _log_readouts(log: dict | None) -> dict:
         return {
             "log_status": "No log yet: paste the output of all_reduce_perf, or open a file.",
             "log_fit": "—",
+            "log_line_rate": "—",
             "log_apply": "—",
             "log_skipped": "",
         }
@@ -483,23 +590,11 @@ def _log_readouts(log: dict | None) -> dict:
             )  # fmt: skip
             + "."
         )
-    apply = log["apply"]
-    if apply and "link_gbps" in apply:
-        apply_text = (
-            f"one server: GPU link rate {fmt.sig(apply['link_gbps'], 4)} GB/s, latency "
-            f"{fmt.sig(apply['intra_latency_us'], 3)} µs per step"
-        )
-    elif apply:
-        apply_text = (
-            f"across servers: network card {fmt.sig(apply['nic_gbps'], 4)} Gb/s "
-            f"({fmt.sig(apply['nic_gbps'] / 8, 4)} GB/s), latency "
-            f"{fmt.sig(apply['inter_latency_us'], 3)} µs per step"
-        )
-    else:
-        apply_text = "— (no fit)"
+    apply_text = _apply_text(log)
     return {
         "log_status": status,
         "log_fit": _fit_text(log) if log["run"] else "—",
+        "log_line_rate": _line_rate_text(log),
         "log_apply": apply_text,
         "log_skipped": "Lines not read as rows: "
         + ", ".join(counted)
@@ -507,29 +602,65 @@ def _log_readouts(log: dict | None) -> dict:
     }
 
 
+def _line_rate_text(log: dict) -> str:
+    nf = log.get("nccl_fit")
+    if not nf:
+        return log.get("nccl_error") or "—"
+    rate = nf["line_rate"]
+    if rate["GBps"] is None:
+        return rate["basis"]
+    text = f"{fmt.sig(rate['GBps'], 4)} GB/s ({rate['basis']}, the calculator's)"
+    if rate["rows_above"]:
+        first = fmt.nbytes(min(rate["rows_above"]))
+        text += f"; {len(rate['rows_above'])} sizes from {first} measured above it: {rate['why']}"
+    return text + "."
+
+
+def _apply_text(log: dict) -> str:
+    nf = log.get("nccl_fit")
+    if not nf:
+        return "— (no fit)"
+    st = nf["calculator_settings"]
+    card = f", a {fmt.sig(st['nic_gbps'], 4)} Gb/s card per GPU" if "nic_gbps" in st else ""
+    text = (
+        f"algorithm NCCL's choice on {st['gpu']}{card}: NCCL's model then gives "
+        f"{fmt.sig(st['model_busbw_GBps'], 4)} GB/s busbw at the largest size, against "
+        f"{fmt.sig(st['fitted_busbw_GBps'], 4)} GB/s fitted"
+    )
+    return text + ("." if st["reproduces"] else f"; {st['note']}.")
+
+
 WIDGETS = {"cluster": cluster}
 SPECS = {"cluster": SPEC}
 
 
 def facts() -> dict[str, str]:
-    """Stage 8's quoted figures: the defaults (stage 1's case) and a few presets."""
+    """Stage 8's quoted figures: the defaults (stage 1's case, NCCL's model), the first page's
+    single ring, and a few presets."""
     r = calculator.calc()
+    ring = calculator.calc(algorithm="ring")
     multi = calculator.calc(algorithm="multi-ring")
-    mi = calculator.calc(gpu="MI300X", gpus=8)
+    mi = calculator.calc(gpu="MI300X", gpus=8, algorithm="ring")
     mi_multi = calculator.calc(gpu="MI300X", gpus=8, algorithm="multi-ring")
     l70 = calculator.calc(model="llama3-70b")
+    one = calculator.calc(gpus=8)
     return {
         "cluster_allreduce": fmt.seconds(r["allreduce_s"]),
+        "cluster_nccl_algorithm": r["nccl_algorithm"],
+        "cluster_nccl_protocol": r["nccl_protocol"],
         "cluster_busbw": f"{fmt.sig(r['busbw_GBps'], 3)} GB/s",
         "cluster_algbw": f"{fmt.sig(r['algbw_GBps'], 3)} GB/s",
+        "cluster_ring": fmt.seconds(ring["allreduce_s"]),
+        "cluster_ring_busbw": f"{fmt.sig(ring['busbw_GBps'], 3)} GB/s",
+        "cluster_ring_share": _pct(ring["share_no_overlap"]),
         "cluster_bound": fmt.seconds(r["lower_bound_s"]),
         "cluster_compute": fmt.seconds(r["compute_s"]),
         "cluster_share": _pct(r["share_no_overlap"]),
         "cluster_share_overlap": _pct(r["share_with_overlap"]),
         "cluster_exposed": fmt.seconds(r["exposed_s"]),
         "cluster_multi": fmt.seconds(multi["allreduce_s"]),
-        "cluster_multi_share": _pct(multi["share_no_overlap"]),
         "cluster_memory": fmt.nbytes(r["memory"]["bytes_per_gpu"]),
+        "cluster_h100_memory": fmt.nbytes(r["memory"]["gpu_bytes"]),
         "cluster_tokens": f"{calculator.DEFAULT_TOKENS:,}",
         "cluster_mfu": f"{100 * calculator.DEFAULT_MFU:g} %",
         "cluster_mi300x_ring": fmt.seconds(mi["allreduce_s"]),
@@ -539,7 +670,11 @@ def facts() -> dict[str, str]:
         "cluster_l70_overlap": _pct(l70["share_with_overlap"]),
         "cluster_l70_memory": fmt.nbytes(l70["memory"]["bytes_per_gpu"]),
         "cluster_max_gpus": f"{calculator.MAX_GPUS:,}",
-        "cluster_bound_ratio": fmt.sig(r["allreduce_s"] / r["lower_bound_s"], 2),
+        "cluster_ring_over_bound": fmt.sig(ring["allreduce_s"] / ring["lower_bound_s"], 2),
+        "cluster_nccl_over_bound": fmt.sig(r["allreduce_s"] / r["lower_bound_s"], 2),
+        "cluster_one_server_algorithm": one["nccl_algorithm"],
+        "cluster_one_server": fmt.seconds(one["allreduce_s"]),
+        "cluster_one_server_bound": fmt.seconds(one["lower_bound_s"]),
         "cluster_l8_samples": fmt.sig(calculator.calc(model="llama3-8b")["samples_per_gpu"], 3),
         "cluster_l8_sequence": f"{calculator.models.get('llama3-8b').tokens:,}",
     }

@@ -1,0 +1,109 @@
+"""Stage 8 with NCCL's model: the default, the references, the pasted log's NCCL fit and its
+"use the fitted figures", and GPU memory in GiB."""
+
+from pathlib import Path
+
+import pytest
+
+from allreduce_explainer import calculator, fit, hardware, nccl
+from allreduce_explainer.errors import ParamError
+from allreduce_explainer.nccl import logfit
+from allreduce_explainer.widgets import cluster as widget
+
+DATA = Path(__file__).parents[1] / "data" / "nccl-tests"
+LOG_309 = (DATA / "nccl-tests-309-16xh100-2nodes-ib-ndr.txt").read_text()
+
+
+def test_nccl_is_the_default_of_the_calculator_and_the_widget():
+    r = calculator.calc()
+    assert r == calculator.calc(algorithm="nccl")
+    assert r["algorithm"] == "nccl"
+    s = widget.cluster()
+    assert s["params"]["algorithm"] == "nccl"
+    keep = ("allreduce_s", "busbw_GBps", "algbw_GBps", "nccl_algorithm", "nccl_protocol")
+    assert {k: s["result"][k] for k in keep} == {k: r[k] for k in keep}
+    # the pick, by NCCL's own choice function on the same system
+    pick = nccl.choose("AllReduce", 14_000_000_000, nccl.System("H100 SXM", 64, 8, 8, 400))
+    assert (r["nccl_algorithm"], r["nccl_protocol"]) == (pick.algorithm, pick.protocol)
+    assert r["allreduce_s"] == pytest.approx(pick.time_us * 1e-6)
+    text = s["readouts"]["algorithm"]
+    assert pick.algorithm in text and pick.protocol in text and "seed" not in text
+
+
+def test_the_references_stay_and_nvls_beats_the_bound():
+    r = calculator.calc()
+    # the line-rate closed forms, and the bound below NCCL's ring across servers
+    assert r["times_s"]["ring"] == pytest.approx(2 * 63 / 64 * 14e9 / 50e9)
+    assert r["allreduce_s"] >= r["lower_bound_s"]
+    s = widget.cluster()
+    assert "single ring 0.55 s" in s["readouts"]["ideal"]
+    assert "SHARP" in s["readouts"]["bound"]
+    # one server of 8 H100: NCCL picks NVLS, in-network reduction, below the bound
+    one = calculator.calc(gpus=8)
+    assert one["nccl_algorithm"] == "NVLS"
+    assert one["allreduce_s"] < one["lower_bound_s"]
+
+
+def test_teaching_tree_is_named_and_nccl_algorithms_can_be_forced():
+    assert "not NCCL's" in widget.ALGORITHM_TEXT["tree"]
+    assert all("seed" not in t for t in widget.ALGORITHM_TEXT.values())
+    tree = calculator.calc(algorithm="nccl-tree")
+    ring = calculator.calc(algorithm="nccl-ring")
+    assert (tree["nccl_algorithm"], ring["nccl_algorithm"]) == ("Tree", "Ring")
+    # NCCL's tree across 8 servers is several times faster than the teaching tree
+    assert tree["allreduce_s"] * 3 < tree["times_s"]["tree"]
+
+
+def test_nccl_refuses_other_gpus_in_the_cli_and_the_page_falls_back():
+    with pytest.raises(ParamError) as e:
+        calculator.calc(gpu="MI300X", gpus=8)
+    assert e.value.field == "gpu"
+    s = widget.cluster({"gpu": "MI300X", "gpus": 8})
+    assert s["result"]["algorithm"] == "multi-ring"  # the fastest closed form on the mesh
+    assert "covers NVIDIA GPUs, not MI300X" in s["readouts"]["algorithm"]
+
+
+def test_memory_is_compared_in_gib():
+    assert hardware.GIB == 2**30
+    c = calculator.cluster_for()
+    m = calculator.memory(5_100_000_000, c)  # 81.6e9 bytes: above 80e9, below 80 GiB
+    assert m["gpu_bytes"] == 80 * 2**30 and m["fits"]
+    assert not calculator.memory(5_400_000_000, c)["fits"]  # 86.4e9 > 85.9e9
+    assert "80 GiB" in widget.cluster()["readouts"]["memory"]
+
+
+def test_the_custom_count_is_shown_in_words():
+    assert widget.cluster()["readouts"]["params_words"] == "= 7 billion parameters"
+    s = widget.cluster({"params": 70_000_000})
+    assert s["readouts"]["params_words"] == "= 70 million parameters"
+
+
+def test_log_panel_shows_both_fits_the_regimes_and_the_prediction():
+    s = widget.cluster({"log": LOG_309})
+    ref = fit.read_log(LOG_309, net=logfit.Network(gpu="H100 SXM", nic_Gbps=400))
+    nf = ref["nccl_fit"]
+    text = s["readouts"]["log_fit"]
+    assert f"{100 * nf['rms_rel_error']:.2g} %" in text and "alpha-beta" in text
+    table = s["figures"]["busbw"]["table"]
+    assert table["columns"][4] == "likely regime" and "measured / predicted" in table["columns"]
+    last = table["rows"][-1]
+    assert last[4].startswith(nf["rows"][-1]["regime"]) and "above line rate" in last[4]
+    ratio = ref["prediction"]["rows"][-1]["ratio"]
+    assert last[table["columns"].index("measured / predicted")] == f"{ratio:.3g}"
+    assert "400 GB/s" in s["readouts"]["log_line_rate"]
+
+
+def test_using_the_fit_reproduces_the_measured_busbw():
+    """Erratum 5: after "use the fitted figures", the calculator gives the run's busbw."""
+    s = widget.cluster({"log": LOG_309})
+    apply = s["fit_apply"]
+    assert apply["algorithm"] == "nccl" and apply["network"] == "custom"
+    after = widget.cluster({"log": LOG_309, **apply})
+    p = after["params"]
+    measured_row = max(fit.read_log(LOG_309)["rows"], key=lambda x: x["size_bytes"])
+    c = calculator.cluster_for(p["gpu"], 16, 8, p["nic_gbps"])
+    got = calculator.allreduce(c, p["algorithm"], measured_row["size_bytes"])["busbw_GBps"]
+    assert got == pytest.approx(measured_row["busbw_GBps"], rel=0.10)
+    # and the table's calculator column says the same
+    table = after["figures"]["busbw"]["table"]
+    assert float(table["rows"][-1][-1]) == pytest.approx(measured_row["busbw_GBps"], rel=0.10)
