@@ -14,6 +14,19 @@
     return e;
   }
 
+  // A problem's text as nodes: first and last lines as paragraphs, the lines between (a log's
+  // rows) preformatted; templates/widgets/exercise_prompt.html does the same.
+  AE.promptNodes = function (text) {
+    var lines = text.split("\n"), out = [el("p", lines[0])];
+    if (lines.length > 2) {
+      var pre = el("pre", lines.slice(1, -1).join("\n"));
+      pre.tabIndex = 0;
+      out.push(pre);
+    }
+    if (lines.length > 1) out.push(el("p", lines[lines.length - 1]));
+    return out;
+  };
+
   function pageSeed(name) {
     var q = new URLSearchParams(location.search);
     if (!q.has("seed") || q.has(name + ".seed")) return null;
@@ -73,7 +86,8 @@
         }
         shown = problem;
         q('[data-role="seed"]').textContent = String(s.seed);
-        q('[data-role="prompt"]').textContent = s.prompt;
+        var prompt = q('[data-role="prompt"]');
+        prompt.replaceChildren.apply(prompt, AE.promptNodes(s.prompt));
         q('[data-role="tolerance"]').textContent = s.tolerance_text;
         panels.hint.textContent = s.hint;
         var steps = q('[data-role="solution-steps"]');

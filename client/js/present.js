@@ -25,7 +25,7 @@
   target.parentElement.insertBefore(exit, target);
 
   target.tabIndex = -1;
-  target.focus();
+  target.focus({ preventScroll: true });
   var keys = { ArrowRight: "next", ArrowLeft: "prev", " ": "next", Home: "reset" };
   document.addEventListener("keydown", function (e) {
     if (e.key === "Escape") { location.href = exit.href; return; }

@@ -46,7 +46,7 @@
         q('[data-role="sheet-seed"]').textContent = String(s.params.seed);
         var problems = q('[data-role="problems"]'), answers = q('[data-role="answers"]');
         problems.replaceChildren.apply(problems, s.problems.map(function (p) {
-          return item("li", [text("p", p.prompt), text("p", "Answer: ____________________", "sheet-answer-line")]);
+          return item("li", AE.promptNodes(p.prompt).concat([text("p", "Answer: ____________________", "sheet-answer-line")]));
         }));
         answers.replaceChildren.apply(answers, s.answers.map(function (a) {
           var open = document.createElement("a");
