@@ -8,11 +8,19 @@ from pathlib import Path
 
 import jinja2
 
-from allreduce_explainer import facts, palette, widgets
+from allreduce_explainer import exercises, facts, palette, widgets
 
 from . import CLIENT, CSP, TEMPLATES
 from .compress import compress_site
-from .prose import EXTRA_ORDER, load_pages, render_prose, state_json, widget_docs
+from .prose import (
+    EXTRA_ORDER,
+    exercise_states,
+    instance_function,
+    load_pages,
+    render_prose,
+    state_json,
+    widget_docs,
+)
 from .python_assets import stamp_worker, write_python
 from .vendor import copy_vendor
 
@@ -31,12 +39,16 @@ class Builder:
         )
         self.env.globals["embed"] = False
         self.env.globals["csp"] = CSP
+        self.env.globals["kinds_by_stage"] = exercises.kinds_by_stage()
         self.facts = facts.all_facts()
 
     def widget_html(self, name: str, state: dict, base: str) -> str:
-        return self.env.get_template(f"widgets/{name}.html").render(
+        """A widget instance's HTML; `name` is its widget function's name, or
+        `<function>-<suffix>` for one of several on a page (exercises: `exercise-<kind>`)."""
+        function = instance_function(name)
+        return self.env.get_template(f"widgets/{function}.html").render(
             name=name,
-            spec=widgets.SPECS[name],
+            spec=widgets.SPECS[function],
             state=state,
             state_json=state_json(state),
             base=base,
@@ -75,10 +87,14 @@ class Builder:
             lambda name, state: self.widget_html(name, state, base),
             {"f": self.facts, "widget_docs": docs},
         )
+        drills = exercise_states(page)
+        exercises = [self.widget_html(name, state, base) for name, state in drills]
+        states += drills
         index = stages.index(page) if page in stages else None
         out = self.env.get_template("page.html").render(
             page=page,
             body=body,
+            exercises=exercises,
             base=base,
             pages=pages,
             stages=stages,

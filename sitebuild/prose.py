@@ -12,7 +12,7 @@ import jinja2
 import latex2mathml.converter
 import markdown
 
-from allreduce_explainer import widgets
+from allreduce_explainer import exercises, widgets
 
 from . import CONTENT
 
@@ -91,7 +91,31 @@ def widget_docs(pages: list[dict]) -> list[dict]:
             stepper = widgets.WIDGETS[name]()["kind"] == "stepper"
             params = {k: p.default for k, p in spec.items()}
             docs.append({"name": name, "page": page, "params": params, "stepper": stepper})
+    drilled = [p for p in pages if p.get("exercises")]
+    if drilled:  # one row for every page's exercises, named exercise-<kind> (exercise_states)
+        params = {k: p.default for k, p in widgets.SPECS["exercise"].items()}
+        docs.append({"name": "exercise", "page": drilled[0], "params": params, "stepper": False})
     return docs
+
+
+def instance_function(name: str) -> str:
+    """The widget function behind an instance name: `exercise-ring_time` -> `exercise` (widget
+    functions have no hyphen, so the rule is unambiguous)."""
+    return name.split("-", 1)[0]
+
+
+def exercise_states(page: dict) -> list[tuple[str, dict]]:
+    """The page's "Check yourself" exercises (front matter `exercises: [kind, ...]`): one
+    instance `exercise-<kind>` each, at seed 0, so names, DOM ids and URL keys are unique."""
+    kinds = page.get("exercises") or []
+    if len(set(kinds)) != len(kinds):
+        raise SystemExit(f"{page['path']}: an exercise kind is listed twice")
+    out = []
+    for kind in kinds:
+        if kind not in exercises.KINDS:
+            raise SystemExit(f"{page['path']}: unknown exercise kind {kind!r}")
+        out.append((f"exercise-{kind}", widgets.WIDGETS["exercise"]({"kind": kind, "seed": 0})))
+    return out
 
 
 def render_prose(

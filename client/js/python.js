@@ -95,7 +95,7 @@
       this.waiting = [];
       waiting.forEach(function (w) { this.send(w); }, this);
       // the worker runs the page's widgets while the reader reads, to warm up (worker.mjs)
-      var names = (AE.widgets || []).map(function (w) { return w.name; });
+      var names = (AE.widgets || []).map(function (w) { return w.fn; });
       this.worker.postMessage(P.warm(names.filter(function (n, i) { return names.indexOf(n) === i; })));
     } else if (msg.type === "failed") {
       this.fail("Python could not start (" + msg.message + ")" + STATIC);

@@ -8,6 +8,9 @@
   function Widget(el) {
     this.el = el;
     this.name = el.getAttribute("data-widget");
+    // the widget function Python runs: the name before a "-" (exercise-ring_time -> exercise),
+    // so several instances of one function live on a page under names of their own
+    this.fn = this.name.split("-")[0];
     this.state = JSON.parse(el.querySelector('script[data-role="state"]').textContent);
     this.view = AE.views[el.getAttribute("data-kind")](el, this);
     this.defaults = JSON.parse(JSON.stringify(this.state.params));  // what a bare link shows
@@ -106,7 +109,7 @@
     this.busy = true;
     this.inflight = params;
     this.el.setAttribute("aria-busy", "true");
-    AE.python.call(this.name, params).then(function (r) {
+    AE.python.call(this.fn, params).then(function (r) {
       if (r.response.ok) {
         self.state = r.response.state;
         var t1 = performance.now();

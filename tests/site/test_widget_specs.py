@@ -140,9 +140,6 @@ def test_choices_come_from_the_core():
     assert SPECS["servers_stepper"]["method"].values() == servers.METHODS
 
 
-NOT_ON_A_PAGE_YET = {"exercise", "exercise_sheet"}  # the classroom pages place them
-
-
 def test_the_url_table_lists_step_for_every_stepper(builder):
     """The course page's contract: every parameter with its default, and `step` for each widget
     that steps (share.js records it for every stepper)."""
@@ -154,7 +151,7 @@ def test_the_url_table_lists_step_for_every_stepper(builder):
         tr.find("td").get_text(): tr.find_all("td")[2].get_text()
         for tr in BeautifulSoup(body, "html.parser").select("tbody tr")
     }
-    assert sorted(rows) == sorted(set(NAMES) - NOT_ON_A_PAGE_YET)
+    assert sorted(rows) == NAMES
     for name, text in rows.items():
         listed = [part.split(" = ")[0] for part in text.split(", ")]
         wants_step = WIDGETS[name]()["kind"] == "stepper"

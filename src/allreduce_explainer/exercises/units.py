@@ -9,6 +9,7 @@ raises AnswerError with a sentence for the student, never anything else.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -138,7 +139,12 @@ def number_prefix(text: str) -> tuple[float, str]:
             base, exp = float(m.group(1)), int(m.group(2))
             if abs(exp) > 300:
                 raise AnswerError("that exponent is far too large for an answer here")
-            value = base * 10.0**exp if power else base**exp
+            try:
+                value = base * 10.0**exp if power else base**exp
+            except OverflowError:
+                raise AnswerError("that number is far too large for an answer here") from None
+            if math.isinf(value):
+                raise AnswerError("that number is far too large for an answer here")
             return value, text[m.end() :]
     m = _GROUPED.match(text)
     if m:

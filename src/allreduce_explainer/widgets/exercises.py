@@ -14,7 +14,7 @@ EXERCISE = spec(
 )
 SHEET = spec(
     Param("kinds", [fs[0].__name__ for _, fs in core.STAGES.values()], "data"),
-    Param("seed", 0, "int", lo=0, hi=core.MAX_SEED - core.MAX_SHEET),
+    Param("seed", 0, "int", "Seed (it names the sheet)", lo=0, hi=core.MAX_SEED - core.MAX_SHEET),
 )
 
 

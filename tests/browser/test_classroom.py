@@ -1,0 +1,254 @@
+"""The classroom in Chromium: an exercise's hooks (issue 15), the teacher's sheet in print, the
+projector mode with the keyboard alone, and figure downloads; axe on these pages."""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from allreduce_explainer import exercises
+from helpers import PY_READY, expect_counter, open_page
+
+KIND = "ring_time"  # stage 1's last exercise: a time with a unit
+NAME = f"exercise-{KIND}"
+EX = f"[data-widget={NAME}]"
+
+
+def url_params(page) -> dict:
+    return parse_qs(urlparse(page.url).query)
+
+
+def feedback(w):
+    fb = w.locator("[data-role=feedback][data-correct]")
+    fb.wait_for()
+    return fb.get_attribute("data-correct"), fb.inner_text()
+
+
+def answer(page, w, text: str):
+    """Type an answer, check it, and wait for Python's verdict on exactly that answer."""
+    w.locator("[data-role=answer]").fill(text)
+    w.locator("[data-action=check]").click()
+    page.wait_for_function(
+        "([sel, a]) => { const w = AE.widgets.find(x => x.el.matches(sel));"
+        " return !w.busy && w.state.feedback && w.state.params.answer === a; }",
+        arg=[EX, text],
+        timeout=30_000,
+    )
+    return feedback(w)
+
+
+def test_every_stage_ends_with_its_exercises(site):
+    for stage, s in exercises.kinds_by_stage().items():
+        placed = [
+            p
+            for p in site.glob("*/index.html")
+            if all(f'data-widget="exercise-{k}"' in p.read_text() for k in s["kinds"])
+        ]
+        assert len(placed) == 1, (stage, placed)
+        html = placed[0].read_text()
+        assert html.index("Check yourself") < html.index(f'data-exercise="{s["kinds"][0]}"')
+        for k in s["kinds"]:
+            assert (site / "embed" / f"exercise-{k}" / "index.html").exists()
+
+
+def test_exercise_hooks_asked_wrong_right_solution_new_problem(page, server, artifacts):
+    open_page(page, server, "why-allreduce")
+    w = page.locator(EX)
+    w.scroll_into_view_if_needed()
+    expected = exercises.exercise({"kind": KIND, "seed": 0})
+    # asked: the default problem is pre-rendered, before Python
+    assert w.get_attribute("data-exercise") == KIND
+    assert w.locator("[data-role=prompt]").inner_text() == expected["prompt"]
+    assert w.locator("[data-role=feedback]").get_attribute("data-correct") is None
+    w.screenshot(path=str(artifacts / "exercise-asked-1280.png"))
+    page.wait_for_selector(PY_READY, state="attached")
+    # wrong: a time off by half, then a size where a time is asked
+    assert answer(page, w, "0.3 s")[0] == "false"
+    w.screenshot(path=str(artifacts / "exercise-wrong-1280.png"))
+    correct, message = answer(page, w, "14 GB")
+    assert correct == "false" and "time" in message
+    # right: the solution as written, and in other units
+    assert answer(page, w, expected["solution_answer"])[0] == "true"
+    w.screenshot(path=str(artifacts / "exercise-right-1280.png"))
+    ms = float(expected["solution_answer"].split()[0]) * 1000
+    assert answer(page, w, f"{ms:g} ms")[0] == "true"
+    # solution: the steps and the final answer, computed by the core
+    assert w.locator("[data-role=solution]").is_hidden()
+    w.locator("[data-action=solution]").click()
+    assert w.locator("[data-role=solution-answer]").inner_text() == expected["solution_answer"]
+    steps = w.locator("[data-role=solution-steps] li").all_inner_texts()
+    assert steps == expected["solution_steps"]
+    w.locator("[data-action=hint]").click()
+    assert w.locator("[data-role=hint]").inner_text() == expected["hint"]
+    w.screenshot(path=str(artifacts / "exercise-solution-1280.png"))
+    # new problem: another seed, in the URL, the panels closed and the answer cleared
+    w.locator("[data-action=new-problem]").click()
+    page.wait_for_function(f"() => new URLSearchParams(location.search).has('{NAME}.seed')")
+    seed = int(url_params(page)[f"{NAME}.seed"][0])
+    fresh = exercises.exercise({"kind": KIND, "seed": seed})
+    w.locator("[data-role=prompt]", has_text=fresh["prompt"][:40]).wait_for()
+    assert w.locator("[data-role=prompt]").inner_text() == fresh["prompt"]
+    assert w.locator("[data-role=solution]").is_hidden()
+    assert w.locator("[data-role=answer]").input_value() == ""
+    assert w.locator("[data-role=feedback]").get_attribute("data-correct") is None
+    # the link names that problem: a reload shows it again
+    page.reload()
+    page.wait_for_selector(PY_READY, state="attached")
+    w.locator("[data-role=prompt]", has_text=fresh["prompt"][:40]).wait_for()
+    page.watch.assert_clean()
+
+
+def test_malformed_input_is_said_next_to_the_field(page, server):
+    open_page(page, server, "why-allreduce", live=True)
+    w = page.locator(EX)
+    correct, message = answer(page, w, "fast, I think")
+    assert correct == "false" and "could not read" in message
+    # next to the field: the field describes itself by the message
+    described = w.locator("[data-role=answer]").get_attribute("aria-describedby").split()
+    assert w.locator("[data-role=feedback]").get_attribute("id") in described
+    box, fb = (w.locator(s).bounding_box() for s in ("[data-role=answer]", "[data-role=feedback]"))
+    assert 0 <= fb["y"] - (box["y"] + box["height"]) < 80
+    page.watch.assert_clean()
+
+
+def test_a_bare_seed_names_every_exercise_on_the_page(page, server):
+    page.goto(f"{server}/why-allreduce/?seed=7")
+    page.wait_for_selector(PY_READY, state="attached")
+    for kind in exercises.kinds_by_stage()[1]["kinds"]:
+        w = page.locator(f"[data-widget=exercise-{kind}]")
+        prompt = exercises.exercise({"kind": kind, "seed": 7})["prompt"]
+        w.locator("[data-role=prompt]", has_text=prompt[:40]).wait_for()
+        assert w.locator("[data-role=seed]").inner_text() == "7"
+    page.watch.assert_clean()
+
+
+def test_embedded_exercise_takes_its_seed(page, server):
+    page.goto(f"{server}/embed/{NAME}/?{NAME}.seed=12")
+    page.wait_for_selector(PY_READY, state="attached")
+    prompt = exercises.exercise({"kind": KIND, "seed": 12})["prompt"]
+    page.locator("[data-role=prompt]", has_text=prompt[:40]).wait_for()
+    page.watch.assert_clean()
+
+
+def test_checking_while_python_loads_says_so(page, server):
+    page.route("**/worker.mjs*", lambda route: None)  # the worker never arrives
+    open_page(page, server, "why-allreduce")
+    w = page.locator(EX)
+    w.locator("[data-role=answer]").fill("1 s")
+    w.locator("[data-action=check]").click()
+    assert "still loading" in w.locator("[data-role=exercise-status]").inner_text()
+
+
+def test_the_sheet_builds_links_and_prints_the_key_on_its_own_page(page, server, artifacts):
+    open_page(page, server, "teachers-sheet", live=True)
+    w = page.locator("[data-widget=exercise_sheet]")
+    w.locator("[data-role=kind-choice][value=ring_time]").check()
+    w.locator("[data-param=seed]").fill("5")
+    w.locator("[data-param=seed]").press("Enter")
+    page.wait_for_function(
+        "() => new URLSearchParams(location.search).get('exercise_sheet.seed') === '5'",
+        timeout=30_000,
+    )
+    kinds = json.loads(url_params(page)["exercise_sheet.kinds"][0])
+    sheet = exercises.sheet({"kinds": kinds, "seed": 5})
+    assert sheet["params"]["kinds"][-1] == "ring_time"
+    assert w.locator("[data-role=problems] > li").count() == len(sheet["problems"])
+    last = sheet["answers"][-1]
+    assert w.locator("[data-role=answers] > li strong").last.inner_text() == last["solution_answer"]
+    link = w.locator("[data-role=sheet-link]").get_attribute("href")
+    assert "exercise_sheet.seed=5" in link
+    # print: controls gone, the key begins a new page
+    page.emulate_media(media="print")
+    assert w.locator(".sheet-controls").is_hidden()
+    assert page.locator(".site-header nav").is_hidden()
+    brk = page.evaluate("() => getComputedStyle(document.querySelector('.sheet-key')).breakBefore")
+    assert brk == "page"
+    page.screenshot(path=str(artifacts / "sheet-print-1280.png"), full_page=True)
+    page.pdf(path=str(artifacts / "sheet.pdf"))
+    pdf = (artifacts / "sheet.pdf").read_bytes()
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) >= 2
+    page.watch.assert_clean()
+
+
+def test_projector_mode_with_the_keyboard_alone(page, server, artifacts):
+    page.goto(f"{server}/ring-reduce-scatter/?present=1")
+    w = page.locator(".presented")
+    assert w.get_attribute("data-widget") == "ring_reduce_scatter"  # the page's first widget
+    assert page.locator("h1").is_hidden() and page.locator(".site-header").is_hidden()
+    box = w.bounding_box()
+    assert box["width"] >= 1200 and box["height"] >= 880
+    size = page.evaluate(
+        "() => { const css = s => getComputedStyle(document.querySelector(s));"
+        " return parseFloat(css('.presented .narration p').fontSize)"
+        " * (parseFloat(css('.presented').zoom) || 1); }"
+    )
+    assert size >= 26  # the body's 17 px, larger and zoomed for a hall
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect_counter(w, "Step 2 of")
+    page.keyboard.press("ArrowLeft")
+    expect_counter(w, "Step 1 of")
+    page.screenshot(path=str(artifacts / "present-1280.png"))
+    # the widget named in the URL, on another page; Escape leaves
+    page.goto(f"{server}/ring-all-gather/?present=1&widget=ring_all_gather")
+    assert page.locator(".presented").get_attribute("data-widget") == "ring_all_gather"
+    page.keyboard.press("Escape")
+    page.wait_for_url(re.compile(r"ring-all-gather/(#.*)?$"))
+    assert page.locator("h1").is_visible()
+    page.watch.assert_clean()
+
+
+def test_both_downloads_produce_files(page, server, tmp_path):
+    open_page(page, server, "why-allreduce")
+    page.wait_for_function(
+        "() => document.querySelector('[data-widget=scaling] [data-role=chart]').data"
+    )
+    w = page.locator("[data-widget=scaling]")
+    for fmt, magic in (("svg", b"<svg"), ("png", b"\x89PNG")):
+        with page.expect_download() as d:
+            w.locator(f"[data-action=download-{fmt}]").click()
+        path = tmp_path / d.value.suggested_filename
+        d.value.save_as(path)
+        assert path.suffix == f".{fmt}"
+        data = path.read_bytes()
+        assert data[:200].find(magic) >= 0
+        if fmt == "svg":
+            assert b"All-reduce time against GPU count" in data  # the chart's title
+    assert (
+        page.locator("[data-role=chart]").count()
+        == page.locator("[data-action=download-png]").count()
+    )
+    page.watch.assert_clean()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_on_the_classroom(browser, server, scheme):
+    axe = Axe()
+    ctx = browser.new_context(color_scheme=scheme)
+    page = ctx.new_page()
+    for path in (
+        "why-allreduce/",
+        "teachers-sheet/",
+        f"embed/{NAME}/",
+        "ring-reduce-scatter/?present=1",
+    ):
+        page.goto(f"{server}/{path}")
+        page.wait_for_selector(PY_READY, state="attached")
+        if path == "why-allreduce/":  # with a verdict and the solution open
+            w = page.locator(EX)
+            w.locator("[data-role=answer]").fill("nonsense")
+            w.locator("[data-action=check]").click()
+            w.locator("[data-role=feedback][data-correct]").wait_for()
+            w.locator("[data-action=solution]").click()
+        result = axe.run(page)
+        bad = [
+            (v["id"], [n["target"] for n in v["nodes"]][:3])
+            for v in result.response["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+        assert bad == [], f"{path} ({scheme}): {bad}"
+    ctx.close()
