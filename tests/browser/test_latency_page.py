@@ -10,7 +10,7 @@ SLUG = "latency-ring-vs-tree"
 
 MARKER = (
     "() => (document.querySelector('[data-widget=latency] .chart').data || [])"
-    ".find(t => t.name.startsWith('teaching-model crossover')).x[0]"
+    ".find(t => t.name.startsWith('teaching crossover')).x[0]"
 )
 
 
@@ -59,7 +59,7 @@ def test_nccl_band_follows_the_servers(page, server):
     names = page.evaluate(
         "() => document.querySelector('[data-widget=latency] .chart').data.map(t => t.name)"
     )
-    assert {"ring, NCCL's model", "tree, teaching model", "NCCL picks Tree LL"} <= set(names)
+    assert {"ring, NCCL", "tree, teaching", "picks Tree LL"} <= set(names)
     open_page(page, server, SLUG, live=True)
     w = page.locator("[data-widget=latency]")
     _set(page, w, "gpus", "63")  # not whole servers of 8

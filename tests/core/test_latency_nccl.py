@@ -24,9 +24,12 @@ def test_band_is_nccls_choice_at_every_size(gpus, per, gbps):
     for row in s["picks"]:
         c = nccl.choose("AllReduce", row["bytes"], system)
         assert (row["algorithm"], row["protocol"]) == (c.algorithm, c.protocol), row
-    band = [t for t in s["figure"]["data"] if t["name"].startswith("NCCL picks")]
+    band = [t for t in s["figure"]["data"] if t["name"].startswith("picks ")]
     drawn = sorted(x for t in band for x in t["x"])
-    assert drawn == [r["bytes"] for r in s["picks"]]
+    assert drawn == [r["bytes"] for r in s["picks"]][:: lat.BAND_EVERY]
+    for t in band:  # each mark sits where NCCL picks the pair it is named after
+        at = {r["bytes"]: f"picks {r['algorithm']} {r['protocol']}" for r in s["picks"]}
+        assert {at[x] for x in t["x"]} == {t["name"]}
     assert all(t["yaxis"] == "y2" for t in band)
 
 
@@ -35,7 +38,7 @@ def test_ring_and_tree_curves_are_nccls_forced_times(gpus, per, gbps):
     s = lat.latency({"gpus": gpus, "gpus_per_node": per, "bandwidth_gbps": gbps})
     system = nccl.System("H100 SXM", gpus, per, per, gbps * 8)
     data = {t["name"]: t for t in s["figure"]["data"]}
-    for algo, name in (("Ring", "ring, NCCL's model"), ("Tree", "tree, NCCL's model")):
+    for algo, name in (("Ring", "ring, NCCL"), ("Tree", "tree, NCCL")):
         ys = data[name]["y"]
         for i in range(0, len(SIZES), 17):
             n = max(1, round(SIZES[i]))

@@ -387,7 +387,7 @@ def busbw_curve(params=None) -> dict:
     ]  # fmt: skip
     if run:
         xs, ys = zip(*run.rows, strict=True)
-        data.append(fig.dots(f"measured: {run.label}", xs, ys, SERIES["measured"], "circle",
+        data.append(fig.dots("measured (published run)", xs, ys, SERIES["measured"], "circle",
                              hover="%{x:.3s}B: %{y:.4g} GB/s measured"))  # fmt: skip
     top = rows[-1]
     half = next(
