@@ -228,6 +228,13 @@ def link_glossary(page_html: str, terms: list[dict], base: str) -> str:
     return "".join(out)
 
 
+def split_footnotes(body: str) -> tuple[str, str]:
+    """(prose, footnotes) of a page's body: Markdown puts the footnotes last, and a lesson's
+    takeaways and questions go between the two, the references staying at the very end."""
+    start = body.rfind('<div class="footnote">')
+    return (body, "") if start < 0 else (body[:start], body[start:])
+
+
 def citation() -> dict:
     """What CITATION.cff says, for the footer's "Cite" line."""
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))

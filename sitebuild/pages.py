@@ -12,7 +12,7 @@ from allreduce_explainer import facts, palette, widgets
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site
-from .lessons import citation, link_glossary, load_glossary, study_time
+from .lessons import citation, link_glossary, load_glossary, split_footnotes, study_time
 from .prose import EXTRA_ORDER, load_pages, render_prose, state_json, widget_docs
 from .python_assets import stamp_worker, write_python
 from .vendor import copy_vendor
@@ -80,10 +80,12 @@ class Builder:
         )
         index = stages.index(page) if page in stages else None
         page["time"] = study_time(body, [state["kind"] for _, state in states])
+        body, footnotes = split_footnotes(body)
         by_slug = {p["slug"]: p for p in pages}
         out = self.env.get_template("page.html").render(
             page=page,
             body=body,
+            footnotes=footnotes,
             builds_on=[by_slug[slug] for slug in page.get("builds_on", [])],
             base=base,
             pages=pages,
