@@ -5,7 +5,10 @@
   the worker stamped with it;
 - `vendor`: Pyodide and Plotly.js copied from node_modules, with their checksums;
 - `prose`: Markdown with math and widget placeholders, to HTML;
-- `pages`: the stage pages, the embeds and the home page (`Builder`, which runs every job);
+- `lessons`: each page as a lesson: its reading and study time (the rule is in its docstring) and
+  the glossary's links at each term's first use;
+- `pages`: the stage pages, the embeds, the glossary and the home page (`Builder`, which runs
+  every job);
 - `compress`: the gzip twins;
 - `serve`: the development server; `browser`: how tests and benchmarks launch Chromium.
 

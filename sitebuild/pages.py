@@ -10,8 +10,9 @@ import jinja2
 
 from allreduce_explainer import exercises, facts, palette, widgets
 
-from . import CLIENT, CSP, TEMPLATES
+from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site
+from .lessons import citation, link_glossary, load_glossary, split_footnotes, study_time
 from .prose import (
     EXTRA_ORDER,
     exercise_states,
@@ -40,7 +41,9 @@ class Builder:
         self.env.globals["embed"] = False
         self.env.globals["csp"] = CSP
         self.env.globals["kinds_by_stage"] = exercises.kinds_by_stage()
+        self.env.globals["cite"] = citation()
         self.facts = facts.all_facts()
+        self.glossary = load_glossary()
 
     def widget_html(self, name: str, state: dict, base: str) -> str:
         """A widget instance's HTML; `name` is its widget function's name, or
@@ -91,10 +94,15 @@ class Builder:
         exercises = [self.widget_html(name, state, base) for name, state in drills]
         states += drills
         index = stages.index(page) if page in stages else None
+        page["time"] = study_time(body, [state["kind"] for _, state in states])
+        body, footnotes = split_footnotes(body)
+        by_slug = {p["slug"]: p for p in pages}
         out = self.env.get_template("page.html").render(
             page=page,
             body=body,
             exercises=exercises,
+            footnotes=footnotes,
+            builds_on=[by_slug[slug] for slug in page.get("builds_on", [])],
             base=base,
             pages=pages,
             stages=stages,
@@ -104,7 +112,37 @@ class Builder:
             next=stages[index + 1] if index is not None and index + 1 < len(stages) else None,
         )
         self.write_embeds(page, states)
-        self.write(f"{page['slug']}/index.html", out)
+        self.write(f"{page['slug']}/index.html", link_glossary(out, self.glossary, base))
+
+    def write_glossary(self, pages: list[dict], stages: list[dict]) -> None:
+        """site/glossary/: every term of content/glossary.yaml, with the page that explains it."""
+        by_slug = {p["slug"]: p for p in pages}
+        for term in self.glossary:
+            if term["page"] not in by_slug:
+                raise SystemExit(
+                    f"content/glossary.yaml: {term['term']!r}: no page {term['page']!r}"
+                )
+        terms = sorted(self.glossary, key=lambda t: t["term"].lower())
+        out = self.env.get_template("glossary.html").render(
+            base="../",
+            pages=pages,
+            stages=stages,
+            terms=terms,
+            by_slug=by_slug,
+            charts=False,
+            live=False,
+            page={
+                "title": "Glossary",
+                "slug": "glossary",
+                "summary": "Every term the pages use, with the page that explains it.",
+            },
+        )
+        self.write("glossary/index.html", out)
+
+    def copy_license(self) -> None:
+        """The license and the citation file, which every page's footer links to."""
+        shutil.copyfile(ROOT / "LICENSE", self.site / "LICENSE.txt")
+        shutil.copyfile(ROOT / "CITATION.cff", self.site / "CITATION.cff")
 
     def write(self, path: str, html: str) -> None:
         dest = self.site / path
@@ -118,18 +156,30 @@ class Builder:
         self.copy_client()
         copy_vendor(self.site)
         stamp_worker(self.site, write_python(self.site))
+        self.build_pages()
+        compress_site(self.site)
+
+    def build_pages(self) -> None:
+        """The HTML pages alone, with the license they link to (the tests of the prose use this
+        without the browser's assets)."""
+        self.site.mkdir(parents=True, exist_ok=True)
         pages = load_pages()
         stages = [p for p in pages if p["order"] < EXTRA_ORDER]
         docs = widget_docs(pages)
         for page in pages:
             self.write_page(page, pages, stages, docs)
+        self.write_glossary(pages, stages)
+        self.copy_license()
+        core = [p for p in stages if p.get("core")]
         home = self.env.get_template("home.html").render(
             base="",
             pages=pages,
             stages=stages,
+            core=core,
+            later=[p for p in stages if not p.get("core")],
+            core_time={k: sum(p["time"][k] for p in core) for k in ("reading_min", "study_min")},
             charts=False,
             live=False,
             page={"title": "All-reduce, explained", "slug": "", "summary": ""},
         )
         self.write("index.html", home)
-        compress_site(self.site)

@@ -117,7 +117,7 @@ def uniform_stack(params: int) -> Model:
         out.append(Layer(f"layers.{i}", tuple(parts), 2.0 * size * CUSTOM_SEQUENCE))
     d = ASPECT * layers
     sample = f"a sequence of {CUSTOM_SEQUENCE:,} tokens"
-    source = f"custom: {layers} uniform layers of width about {d:,} (12·L·d² = P, d = 128·L)"
+    source = f"custom: {layers} identical transformer layers about {d:,} wide (GPT-3's shape)"
     return Model("custom", "custom", sample, CUSTOM_SEQUENCE, tuple(out), source)
 
 

@@ -109,7 +109,8 @@ def _frames(r: dict, groups, servers: int, g: int, method: str) -> list[dict]:
             "moves": [],
             "phase": "start",
             "narration": [
-                f"{servers} servers of {g} GPUs; GPU i sits on server i // {g}. "
+                f"{servers} servers of {g} GPUs: GPUs 0 to {g - 1} on the first server, "
+                f"{g} to {2 * g - 1} on the second{', and so on' if servers > 2 else ''}. "
                 f"The column groups are the {len(groups)} {what}s of the method."
             ],
         }
