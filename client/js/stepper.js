@@ -97,7 +97,7 @@
       hr.appendChild(el("th", { scope: "col", class: "move-head" }, "this step"));
       head.appendChild(hr);
       t.appendChild(head);
-      var body = el("tbody"), marks = cellMarks(frame);
+      var body = el("tbody"), marks = cellMarks(frame), held = frame.holders && frame.holders.map(cells);
       var editable = state.editable && k === 0;
       var groups = {};  // first row of each group (page 6: a server) -> its label
       (state.row_groups || []).forEach(function (g) { groups[g[1]] = g[0]; });
@@ -129,7 +129,7 @@
           }
           if (shown && frame.holders) {
             td.appendChild(el("span", { class: "holders", "data-role": "holders" },
-              state.symbols[frame.holders[i][j]]));
+              state.symbols[held[i][j]]));
           }
           tr.appendChild(td);
         });
@@ -151,6 +151,12 @@
       });
       t.appendChild(body);
       return t;
+    }
+
+    function cells(runs) {  // widgets/diagram.py: a row of holders as [symbol, count, ...]
+      var out = [];
+      for (var r = 0; r < runs.length; r += 2) for (var c = 0; c < runs[r + 1]; c++) out.push(runs[r]);
+      return out;
     }
 
     function chunkIndex(j) {

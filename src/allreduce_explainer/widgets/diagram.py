@@ -20,7 +20,7 @@ from .common import value_text
 SWITCH = -1  # a move's src/dst when the values go through the switch (in-network reduction)
 NODE_W, NODE_H = 58, 26  # a GPU's box, in the SVG's units
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
-MAX_LABEL_VALUES = 3  # an arrow's label shows this many values, then "…"
+MAX_LABEL_VALUES = 2  # an arrow's label shows this many values, then "…"
 
 
 def _node(gpu: int, x: float, y: float) -> dict:
@@ -54,9 +54,8 @@ def ring(n: int, switch: bool = False) -> dict:
     ]
     if switch:
         nodes.append(_node(SWITCH, c, c))
-    links = [
-        f"M{c - r:.0f} {c:.0f}a{r:.0f} {r:.0f} 0 1 0 {2 * r:.0f} 0a{r:.0f} {r:.0f} 0 1 0 {-2 * r:.0f} 0"
-    ]
+    arc = f"a{r:.0f} {r:.0f} 0 1 0"
+    links = [f"M{c - r:.0f} {c:.0f}{arc} {2 * r:.0f} 0{arc} {-2 * r:.0f} 0"]
 
     def bend(move, a, b):  # outwards for neighbours on the ring, straight through the switch
         return 0.0 if SWITCH in move[:2] else 0.35
@@ -240,11 +239,28 @@ def symbol(mask: int) -> str:
     return "+".join(parts)
 
 
+def _runs(row: list[int]) -> list[int]:
+    """A row as runs: [symbol, count, symbol, count, ...] (neighbouring cells mostly agree)."""
+    out: list[int] = []
+    for x in row:
+        if out and out[-2] == x:
+            out[-1] += 1
+        else:
+            out += [x, 1]
+    return out
+
+
+def cells(runs: list[int]) -> list[int]:
+    """A row of `holders` back to one symbol index per cell (what the view does)."""
+    return [x for x, k in zip(runs[::2], runs[1::2], strict=True) for _ in range(k)]
+
+
 def attach(state: dict, layout: dict, start: list[list[int]] | None = None) -> dict:
     """Add the diagram to a stepper's state: the layout once, arrows and holders per frame.
 
-    `holders` per frame are indices into `state["symbols"]` (each distinct set of GPUs once), so
-    the state stays small; `start` gives the first frame's sets when it is not "each its own".
+    `holders` per frame and row are runs of indices into `state["symbols"]` (each distinct set of
+    GPUs once, see `cells`), so the state stays small; `start` gives the first frame's sets
+    when it is not "each its own".
     """
     n = state["gpus"]
     state["diagram"] = {k: v for k, v in layout.items() if not k.startswith("_")}
@@ -253,7 +269,7 @@ def attach(state: dict, layout: dict, start: list[list[int]] | None = None) -> d
     index: dict[int, int] = {}
     for f, before, rows in zip(frames, [frames[0], *frames], masks, strict=False):
         f["arrows"] = arrows(f, before, layout, state["dtype"])
-        f["holders"] = [[index.setdefault(m, len(index)) for m in row] for row in rows]
+        f["holders"] = [_runs([index.setdefault(m, len(index)) for m in row]) for row in rows]
     state["symbols"] = [symbol(m) for m in index]
     state["letters"] = (
         "Each cell shows whose numbers in its column it now holds: "

@@ -8,8 +8,8 @@ from .. import api, dtypes, fmt, hardware
 from ..errors import ParamError
 from ..models import EXAMPLE_PARAMS
 from ..palette import SERIES
-from . import figures as fig
 from . import diagram
+from . import figures as fig
 from .common import stepper_frames, value_text, vectors
 from .params import SEED, VALUES, Param, spec, validated
 
