@@ -18,7 +18,7 @@
   function layout(svg, d) {
     svg.setAttribute("viewBox", "0 0 " + d.w + " " + d.h);
     svg.style.minWidth = Math.round(d.w * MIN_SCALE) + "px";
-    svg.style.maxWidth = Math.round(d.w * 1.25) + "px";
+    svg.style.width = d.w + "px";  // its natural size, shrunk to the column (CSS max-width)
     var title = s("title");
     var boxes = s("g", { class: "boxes" }), links = s("g", { class: "links" });
     d.boxes.forEach(function (b) {
