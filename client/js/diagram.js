@@ -23,7 +23,7 @@
     var boxes = s("g", { class: "boxes" }), links = s("g", { class: "links" });
     d.boxes.forEach(function (b) {
       boxes.appendChild(s("rect", { x: b.x, y: b.y, width: b.w, height: b.h, rx: 8 }));
-      boxes.appendChild(s("text", { x: b.x + 8, y: b.y + 17 }, b.label));
+      boxes.appendChild(s("text", { x: b.x + 8, y: b.y + b.h - 8 }, b.label));  // under the arcs
     });
     d.links.forEach(function (p) { links.appendChild(s("path", { d: p })); });
     (d.cards || []).forEach(function (c) {

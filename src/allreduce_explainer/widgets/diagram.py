@@ -119,7 +119,7 @@ def servers(n_servers: int, g: int) -> dict:
 
     def bend(move, a, b):  # between servers: out to the right, around the boxes
         if a["gpu"] // g == b["gpu"] // g:  # in a server: above the row rightwards, below back
-            return 56 / (b["x"] - a["x"])
+            return 56 / abs(b["x"] - a["x"])
         if a["x"] == b["x"] and abs(a["y"] - b["y"]) < box_h + 40:
             return 0.0  # the same GPU of the next server down: straight
         return 0.3 if b["y"] > a["y"] else -0.3
