@@ -24,6 +24,13 @@
     var narration = q('[data-role="narration"]'), verdict = q('[data-role="verdict"]');
     var check = q('[data-role="check"]');
     var phase = q('[data-role="phase"]'), rowsShow = q('[data-role="rows-show"]');
+    var svg = q('svg[data-role="diagram"]'), toggle = q('[data-action="contributions"]');
+    var letters = q('[data-role="letters"]'), shown = false;  // the contributions view
+    if (toggle) toggle.addEventListener("click", function () {
+      shown = !shown;
+      toggle.setAttribute("aria-pressed", String(shown));
+      draw();
+    });
     var buttons = {};
     ["prev", "next", "reset", "play"].forEach(function (a) {
       buttons[a] = q('[data-action="' + a + '"]');
@@ -58,7 +65,7 @@
     buttons.reset.addEventListener("click", function () { stop(); go(0); });
     buttons.play.addEventListener("click", play);
     root.addEventListener("keydown", function (e) {
-      if (e.target.closest("input, select, textarea")) return;
+      if (e.target.closest("input, select, textarea, [data-action=contributions]")) return;
       if (e.key === "ArrowRight" || e.key === " ") { e.preventDefault(); stop(); go(k + 1); }
       else if (e.key === "ArrowLeft") { e.preventDefault(); stop(); go(k - 1); }
       else if (e.key === "Home") { e.preventDefault(); stop(); go(0); }
@@ -91,9 +98,18 @@
       hr.appendChild(el("th", { scope: "col", class: "move-head" }, "this step"));
       head.appendChild(hr);
       t.appendChild(head);
-      var body = el("tbody"), marks = cellMarks(frame);
+      var body = el("tbody"), marks = cellMarks(frame), held = frame.holders && frame.holders.map(cells);
       var editable = state.editable && k === 0;
+      var groups = {};  // first row of each group (page 6: a server) -> its label
+      (state.row_groups || []).forEach(function (g) { groups[g[1]] = g[0]; });
       frame.buffers.forEach(function (row, i) {
+        if (groups[i] !== undefined) {
+          if (body.childNodes.length) t.appendChild(body);
+          body = el("tbody", { class: "row-group" });
+          var gr = el("tr", { class: "group-head" });
+          gr.appendChild(el("th", { scope: "rowgroup", colspan: row.length + 2 }, groups[i]));
+          body.appendChild(gr);
+        }
         var tr = el("tr", { "data-gpu": i });
         var th = el("th", { scope: "row", class: "gpu", style: "--gpu: var(--gpu-" + (i % 16) + ")" });
         th.appendChild(el("span", { class: "swatch", "aria-hidden": "true" }));
@@ -112,11 +128,16 @@
           } else {
             td.textContent = AE.formatValue(v, state.digits);
           }
+          if (shown && frame.holders) {
+            td.appendChild(el("span", { class: "holders", "data-role": "holders" },
+              state.symbols[held[i][j]]));
+          }
           tr.appendChild(td);
         });
         tr.appendChild(el("td", { class: "move" }, moveText(frame.moves.filter(function (m) { return m[0] === i; }))));
         body.appendChild(tr);
       });
+      if (state.row_groups) { t.appendChild(body); body = el("tbody"); }
       // rows below the GPUs: this frame's (the switch, an optimizer state), then the state's
       (frame.rows || []).concat(state.extra_rows || []).forEach(function (x) {
         var tr = el("tr", { class: "extra" + (x.key !== undefined ? " node" : "") });
@@ -144,6 +165,12 @@
       return moves.map(function (m) {
         return (state.chunks.length > 1 ? "chunk " + m[4] : "all") + " → " + to(m[1]);
       }).join(", ");
+    }
+
+    function cells(runs) {  // widgets/diagram.py: a row of holders as [symbol, count, ...]
+      var out = [];
+      for (var r = 0; r < runs.length; r += 2) for (var c = 0; c < runs[r + 1]; c++) out.push(runs[r]);
+      return out;
     }
 
     function chunkIndex(j) {
@@ -197,6 +224,8 @@
     function draw() {
       var frame = state.frames[k];
       grid.replaceChildren(table(frame));
+      if (svg && state.diagram) AE.diagram.frame(svg, frame, k);
+      if (letters) letters.hidden = !shown;
       counter.textContent = "Step " + k + " of " + last();
       narration.replaceChildren.apply(narration, frame.narration.map(function (line) { return el("p", {}, line); }));
       buttons.prev.disabled = k === 0;
@@ -218,6 +247,8 @@
         stop();
         state = s;
         k = 0;
+        if (svg && state.diagram) AE.diagram.layout(svg, state.diagram);
+        if (letters && state.letters) letters.textContent = state.letters;
         draw();
       },
       step: function () { return k; },

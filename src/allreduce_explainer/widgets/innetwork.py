@@ -12,6 +12,7 @@ from ..errors import ParamError
 from ..innetwork import MEASURED_H100_BUSBW_GBPS, SWITCH
 from ..palette import NEUTRAL, SERIES
 from ..topology import H100_NVLINK_GBps
+from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text, vectors
 from .params import DTYPE_TEXT, SEED, VALUES, Param, spec, validated
@@ -60,7 +61,7 @@ def innetwork_stepper(params=None) -> dict:
         ]
     final = frames[-1]["buffers"]
     b = r["bytes"]
-    return {
+    state = {
         "kind": "stepper",
         "params": {**p, "gpus": n, "length": length},
         "gpus": n,
@@ -91,6 +92,7 @@ def innetwork_stepper(params=None) -> dict:
             "accumulate": r["accumulate"].upper() if r["accumulate"] != "int" else "int32, exact",
         },
     }
+    return diagram.attach(state, diagram.ring(n, switch=True))
 
 
 def _frame(f: dict, r: dict) -> dict:

@@ -19,6 +19,7 @@ from ..palette import GPU_COLOURS, NEUTRAL, SERIES
 from ..schedule import split
 from ..topology import NIC_400G_GBps
 from ..verify import check
+from . import diagram
 from . import figures as fig
 from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
 from .params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
@@ -346,7 +347,7 @@ def tree_allreduce(params=None) -> dict:
     frames = stepper_frames(r["trace"], r["inputs"], [[1] * length] * n, n, chunks, narrate)
     verdict = check(r)
     frames[-1]["narration"].append(verdict["verdict"])
-    return {
+    state = {
         "kind": "stepper",
         "params": {**p, "gpus": n, "length": length, "chunks": k},
         "gpus": n,
@@ -366,6 +367,7 @@ def tree_allreduce(params=None) -> dict:
             "steps": f"{len(frames) - 1} (the ring would take {2 * (n - 1)})",
         },
     }
+    return diagram.attach(state, diagram.trees(parents, lambda c: int(c >= k)))
 
 
 def _tree_text(parents: list[int], name: str, chunk_ids) -> str:

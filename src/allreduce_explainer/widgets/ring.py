@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import api
 from ..schedule import split
 from ..verify import check
+from . import diagram
 from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
 from .params import DTYPE, SEED, VALUES, Param, spec, validated
 
@@ -85,7 +86,7 @@ def ring_reduce_scatter(params=None) -> dict:
         + "; ".join(f"GPU {i} owns chunk {(i + 1) % n}" for i in range(n))
         + "."
     )
-    return state
+    return diagram.attach(state, diagram.ring(n))
 
 
 def ring_all_gather(params=None) -> dict:
@@ -109,7 +110,9 @@ def ring_all_gather(params=None) -> dict:
     ]
     state["check"] = check(r)
     state["frames"][-1]["narration"].append(state["check"]["verdict"])
-    return state
+    ones = [[1] * r["length"]] * n
+    rs = stepper_frames(r["trace"][: n - 1], r["inputs"], ones, n, chunks, lambda *_: [])
+    return diagram.attach(state, diagram.ring(n), start=diagram.holders(rs, n)[-1])
 
 
 WIDGETS = {"ring_reduce_scatter": ring_reduce_scatter, "ring_all_gather": ring_all_gather}

@@ -19,6 +19,7 @@ from ..schedule import split
 from ..simulate import count_bytes
 from ..topology import H100_NVLINK_GBps, NIC_400G_GBps
 from ..verify import check
+from . import diagram
 from . import figures as fig
 from .common import DIGITS, complete, vectors
 from .params import SEED, VALUES, Param, spec, validated
@@ -63,7 +64,7 @@ def servers_stepper(params=None) -> dict:
     counted = _counts_from_trace(r, servers, g)
     state_check = check(r)
     frames[-1]["narration"].append(state_check["verdict"])
-    return {
+    state = {
         "kind": "stepper",
         "params": {**p, "length": length},
         "gpus": n,
@@ -83,7 +84,9 @@ def servers_stepper(params=None) -> dict:
             "network_steps": f"{r['network_steps']} of {r['steps']}",
             "gradient": f"{length * INT_BYTES:,} bytes ({length} int32 numbers)",
         },
+        "row_groups": [[f"server {k}", k * g, (k + 1) * g] for k in range(servers)],
     }
+    return diagram.attach(state, diagram.servers(servers, g))
 
 
 def _counts_from_trace(r: dict, servers: int, g: int) -> dict:

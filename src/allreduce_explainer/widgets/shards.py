@@ -13,6 +13,7 @@ from .. import api, calculator, fmt, hardware, nccl, shardcost
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
 from ..shard import OPTIMIZERS
+from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text
 from .params import DTYPE, SEED, VALUES, Param, spec, validated
@@ -69,7 +70,7 @@ def shard_stepper(params=None) -> dict:
         "rows": _check_rows(r),
     }
     sent = r["bytes_sent_per_gpu"]
-    return {
+    state = {
         "kind": "stepper",
         "params": {**p, "gpus": n, "length": length},
         "gpus": n,
@@ -92,6 +93,9 @@ def shard_stepper(params=None) -> dict:
             "state": _state_text(r),
         },
     }
+    for f in frames:  # the reduce-scatter adds what it receives; the all-gather copies
+        f.setdefault("op", "add" if f.get("phase") == "reduce-scatter" else "copy")
+    return diagram.attach(state, diagram.ring(n))
 
 
 def _frame(f: dict, r: dict) -> dict:

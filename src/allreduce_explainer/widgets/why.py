@@ -8,6 +8,7 @@ from .. import api, dtypes, fmt, hardware
 from ..errors import ParamError
 from ..models import EXAMPLE_PARAMS
 from ..palette import SERIES
+from . import diagram
 from . import figures as fig
 from .common import stepper_frames, value_text, vectors
 from .params import SEED, VALUES, Param, spec, validated
@@ -43,7 +44,7 @@ def naive(params=None) -> dict:
         return [f"Step {s}: GPU 0 sends the finished sum ({vals}) to GPU {m['dst']}."]
 
     frames = stepper_frames(r["trace"], r["inputs"], [[1] * length] * n, n, [(0, length)], narrate)
-    return {
+    state = {
         "kind": "stepper",
         "params": {**p, "gpus": n, "length": length},
         "gpus": n,
@@ -64,6 +65,7 @@ def naive(params=None) -> dict:
             "other_sent": f"{nbytes:,} bytes",
         },
     }
+    return diagram.attach(state, diagram.star(n))
 
 
 PER_SERVER = hardware.H100_SXM.gpus_per_node  # 8
