@@ -4,10 +4,8 @@ scroll at 360 px."""
 
 from __future__ import annotations
 
-from newstage_checks import axe_clean, no_scroll_at_360
-
 from allreduce_explainer.widgets import innetwork as inw
-from helpers import open_page, step_to_end
+from helpers import axe_clean, no_scroll_at_360, open_page, step_to_end
 
 SLUG = "in-network-reduction"
 

@@ -3,10 +3,8 @@ Python, the chart draws every strategy and the GPU's memory; axe clean, no scrol
 
 from __future__ import annotations
 
-from newstage_checks import axe_clean, no_scroll_at_360
-
 from allreduce_explainer.widgets import shards
-from helpers import expect_counter, open_page, step_to_end
+from helpers import axe_clean, expect_counter, no_scroll_at_360, open_page, step_to_end
 
 SLUG = "sharded-data-parallel"
 
