@@ -51,10 +51,10 @@
     f.arrows.forEach(function (a) {
       var g = s("g", { class: "arrow", "data-from": a[0], "data-to": a[1], style: "--c: " + colour(a[2]) });
       g.appendChild(s("path", { d: a[3], pathLength: 1 }));
-      g.appendChild(s("text", { x: a[5], y: a[6] + 4 }, a[4]));
+      if (a[4]) g.appendChild(s("text", { x: a[5], y: a[6] + 4 }, a[4]));
       layer.appendChild(g);
       sent[a[0]] = got[a[1]] = true;
-      words.push(name(a[0]) + " → " + name(a[1]) + ": " + a[4]);
+      words.push(name(a[0]) + " → " + name(a[1]) + (a[4] ? ": " + a[4] : ""));
     });
     svg.querySelectorAll(".node").forEach(function (n) {
       var i = n.getAttribute("data-gpu");
