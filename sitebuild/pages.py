@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jinja2
 
-from allreduce_explainer import exercises, facts, palette, widgets
+from allreduce_explainer import exercises, facts, fit, palette, widgets
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site
@@ -42,6 +42,11 @@ class Builder:
         self.env.globals["csp"] = CSP
         self.env.globals["kinds_by_stage"] = exercises.kinds_by_stage()
         self.env.globals["cite"] = citation()
+        # facts the templates and the browser's code state, from their one home
+        self.env.globals["extra_order"] = EXTRA_ORDER
+        self.env.globals["gpu_colours"] = len(palette.GPU_COLOURS)
+        self.env.globals["max_log_bytes"] = fit.MAX_LOG_BYTES
+        self.env.globals["max_log_text"] = fit.MAX_LOG_TEXT
         self.facts = facts.all_facts()
         self.glossary = load_glossary()
 

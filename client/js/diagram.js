@@ -2,6 +2,8 @@
 // (widgets/diagram.py). No geometry here: positions, paths and labels come from the state.
 (function () {
   "use strict";
+  // how many GPU colours the stylesheet defines (--gpu-0 ...), from palette.py via the page
+  var COLOURS = Number(document.documentElement.dataset.gpuColours) || 1;
   var AE = (window.AE = window.AE || {});
   var NS = "http://www.w3.org/2000/svg";
   var NODE_W = 58, NODE_H = 26, MIN_SCALE = 0.8;  // below MIN_SCALE the labels get too small
@@ -12,7 +14,7 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  function colour(i) { return i === null || i < 0 ? "currentColor" : "var(--gpu-" + (i % 16) + ")"; }
+  function colour(i) { return i === null || i < 0 ? "currentColor" : "var(--gpu-" + (i % COLOURS) + ")"; }
 
   // The layout, once per state: boxes, faint links, cards, nodes; an empty layer for the arrows.
   function layout(svg, d) {

@@ -1,12 +1,10 @@
 // Stage 8's log panel, no computation: (1) a log opened from disk is read here, in the
 // browser (never uploaded), and handed to Python as the log_file parameter (a hidden input, kept
-// in storage, never drawn: a text box of millions of lines freezes Chromium); only the first 5 MB
-// and one byte are read, so Python can refuse a longer file with its own message. (2) The "use the
+// in storage, never drawn: a text box of millions of lines freezes Chromium); only the first data-max-bytes
+// (fit.py's limit) and one byte are read, so Python can refuse a longer file with its own message. (2) The "use the
 // fitted figures" button applies the parameters Python fitted to that log (state.fit_apply).
 (function () {
   "use strict";
-  var LIMIT = 5000001;
-
   function widgetOf(el) {
     var fig = el.closest("[data-widget]");
     var all = (window.AE && window.AE.widgets) || [];
@@ -24,7 +22,7 @@
     input.addEventListener("change", function () {
       var file = input.files && input.files[0];
       if (!file) return;
-      file.slice(0, LIMIT).text().then(function (text) {
+      file.slice(0, Number(input.dataset.maxBytes) + 1).text().then(function (text) {
         // into the hidden log_file parameter, not the text box (see widgets/cluster.py)
         var w = widgetOf(fig);
         if (w) w.update({ log: "", log_file: text });

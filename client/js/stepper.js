@@ -2,6 +2,8 @@
 // into the frames Python computed; "Step k of K", buttons disabled at the ends, arrow keys/space.
 (function () {
   "use strict";
+  // how many GPU colours the stylesheet defines (--gpu-0 ...), from palette.py via the page
+  var COLOURS = Number(document.documentElement.dataset.gpuColours) || 1;
   var AE = (window.AE = window.AE || {});
   AE.views = AE.views || {};
   var PLAY_MS = 1100;
@@ -111,7 +113,7 @@
           body.appendChild(gr);
         }
         var tr = el("tr", { "data-gpu": i });
-        var th = el("th", { scope: "row", class: "gpu", style: "--gpu: var(--gpu-" + (i % 16) + ")" });
+        var th = el("th", { scope: "row", class: "gpu", style: "--gpu: var(--gpu-" + (i % COLOURS) + ")" });
         th.appendChild(el("span", { class: "swatch", "aria-hidden": "true" }));
         th.appendChild(document.createTextNode("GPU " + i));
         tr.appendChild(th);
