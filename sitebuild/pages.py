@@ -26,6 +26,9 @@ from .python_assets import stamp_worker, write_python
 from .vendor import copy_vendor
 
 
+KINDS_BY_STAGE = exercises.kinds_by_stage()
+
+
 class Builder:
     """Builds the whole site into one folder, which it empties first."""
 
@@ -93,7 +96,8 @@ class Builder:
         body, states = render_prose(
             page,
             lambda name, state: self.widget_html(name, state, base),
-            {"f": self.facts, "widget_docs": docs},
+            # the stages come first (ordered), so the course page can list their objectives and times
+            {"f": self.facts, "widget_docs": docs, "stages": stages, "kinds": KINDS_BY_STAGE},
         )
         drills = exercise_states(page)
         exercises = [self.widget_html(name, state, base) for name, state in drills]
