@@ -52,7 +52,7 @@ PAGES = [
     ("stage 8", "your-cluster", None, None),
 ]
 STEPPER_PAGE = "ring-reduce-scatter"
-# Targets of issue 8, as ratios to the baseline's boot time, or in milliseconds.
+# The site's speed targets, as ratios to the baseline's boot time, or in milliseconds.
 READY_RATIO, STEPPER_RATIO = 0.5, 0.1
 STEP_MS, CHART_P95_MS, TRACE_P95_MS = 16, 50, 100
 # The changes start this long after Python is ready, as a reader's first change comes after some

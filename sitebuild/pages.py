@@ -25,7 +25,6 @@ from .prose import (
 from .python_assets import stamp_worker, write_python
 from .vendor import copy_vendor
 
-
 KINDS_BY_STAGE = exercises.kinds_by_stage()
 
 
@@ -96,7 +95,7 @@ class Builder:
         body, states = render_prose(
             page,
             lambda name, state: self.widget_html(name, state, base),
-            # the stages come first (ordered), so the course page can list their objectives and times
+            # the stages come first (ordered): the course page lists their objectives and times
             {"f": self.facts, "widget_docs": docs, "stages": stages, "kinds": KINDS_BY_STAGE},
         )
         drills = exercise_states(page)

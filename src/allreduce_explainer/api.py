@@ -268,7 +268,7 @@ def _ddp_algorithm(timing: str, topo: Topology, rows: list[dict]) -> str:
     return ", ".join(sorted(carried, key=lambda k: -carried[k])) or "none"
 
 
-# ---- Sharded data parallel and in-network reduction (issue 14) -------------------------------
+# ---- Sharded data parallel and in-network reduction ---------------------------------------
 
 
 def shard(

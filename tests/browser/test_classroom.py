@@ -1,4 +1,4 @@
-"""The classroom in Chromium: an exercise's hooks (issue 15), the teacher's sheet in print, the
+"""The classroom in Chromium: an exercise's hooks, the teacher's sheet in print, the
 projector mode with the keyboard alone, and figure downloads; axe on these pages."""
 
 from __future__ import annotations

@@ -253,7 +253,7 @@ def test_ddp_widget_bad_parameters(params, field):
     assert e.value.field == field
 
 
-# ---- Zero-size tensors, cap 0, ready order, NCCL timing (issue 17) ---------------------------
+# ---- Zero-size tensors, cap 0, ready order, NCCL timing ---------------------------
 
 
 @settings(max_examples=examples(300), deadline=None)

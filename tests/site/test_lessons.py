@@ -1,4 +1,4 @@
-"""Every page a lesson (issue 18), checked on the built HTML: the hooks, the computed reading time,
+"""Every page a lesson, checked on the built HTML: the hooks, the computed reading time,
 the glossary and its first-use links, the license in every footer and embed, closed "Deeper"
 boxes, and no text written for insiders. The HTML is parsed with BeautifulSoup, apart from the
 build's own parser, and the rules are re-derived here from their statement in sitebuild/lessons.py.

@@ -8,7 +8,7 @@ AllReduce, ReduceScatter and AllGather. `bytes` is what NCCL times: the all-redu
 whole (all ranks') buffer of a reduce-scatter or all-gather (enqueue.cc:2127, enqueue.h:39-41),
 which is also the size all_reduce_perf and all_gather_perf print.
 
-Where the issue's summary of NCCL (issue 17) and the source disagree, the source wins:
+Where common summaries of NCCL's model and the source disagree, the source wins:
 - the tree's latency counts `log2i(nNodes)` (tuning.cc:416), the integer floor, not log2;
 - a multi-server ring pays max(per-hop NVLink latency, network overhead), 3 x 1 us per step
   with Simple on Intel hosts, 3 x 2 us on AMD (tuning.cc:404-410), and its plateau factor is 1.4
