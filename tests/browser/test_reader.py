@@ -71,7 +71,9 @@ def test_hostile_url_values_are_data(page, server):
     )
     page.wait_for_selector(PY_READY, state="attached")
     w = page.locator("[data-widget=ring_reduce_scatter]")
-    w.locator("[data-error-for=dtype]").wait_for(state="visible")
+    # both values are refused; the message stands next to the first control the spec checks
+    w.locator("[data-error-for=gpus]").wait_for(state="visible")
+    assert "must be a number" in w.locator("[data-error-for=gpus]").inner_text()
     assert page.evaluate("() => window.__pwned") is None
     assert page.locator("img[src=x]").count() == 0
     assert w.locator("tbody tr[data-gpu]").count() == 4  # the default state stays
