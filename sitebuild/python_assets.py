@@ -110,13 +110,15 @@ def write_python(site: Path) -> dict:
         **files,
         "lock": lock["info"],
         "sha256": {role: hashlib.sha256(data).hexdigest() for role, data in contents.items()},
+        "bytes": {role: len(data) for role, data in contents.items()},
     }
     (site / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
 
 
 def worker_stamp(manifest: dict) -> str:
-    """The line that tells the worker its files and the lock's info, in place of WORKER_STAMP."""
+    """The line that tells the worker its files, their sizes (a file that arrives shorter was cut
+    short on the way) and the lock's info, in place of WORKER_STAMP."""
     build = {k: v for k, v in manifest.items() if k != "sha256"}
     return f"const BUILD = {json.dumps(build, sort_keys=True)};"
 

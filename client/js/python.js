@@ -97,8 +97,9 @@
       // the worker runs the page's widgets while the reader reads, to warm up (worker.mjs)
       var names = (AE.widgets || []).map(function (w) { return w.fn; });
       this.worker.postMessage(P.warm(names.filter(function (n, i) { return names.indexOf(n) === i; })));
-    } else if (msg.type === "failed") {
-      this.fail("Python could not start (" + msg.message + ")" + STATIC);
+    } else if (msg.type === "failed") {  // at start-up, or later if the standard library was lost
+      this.fail((this.status === "ready" ? "Python stopped (" : "Python could not start (") +
+        msg.message + ")" + STATIC);
     } else if (msg.type === "result") {
       var p = this.pending[msg.id];
       delete this.pending[msg.id];

@@ -48,6 +48,14 @@ function pack(memory) {
   return out;
 }
 
+// The length a packed snapshot declares in its header, or null if the bytes are not one: a file
+// shorter than it says was cut short on the way.
+export function declaredLength(buffer) {
+  if (buffer.byteLength < 12) return null;
+  const [magic, , count] = new Uint32Array(buffer, 0, 3);
+  return magic === MAGIC ? 12 + 4 * count + count * PAGE : null;
+}
+
 function unpack(buffer) {
   const [magic, size, count] = buffer.byteLength >= 12 ? new Uint32Array(buffer, 0, 3) : [];
   if (magic !== MAGIC || buffer.byteLength !== 12 + 4 * count + count * PAGE) {

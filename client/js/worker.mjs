@@ -1,39 +1,105 @@
 // The page's Python: restores Pyodide from the site's snapshot (or boots it), answers widget calls.
 // A module worker because Pyodide's ES module build requires it. Its messages: protocol.js.
-import { loadPyodide } from "../../vendor/pyodide/pyodide.mjs";
 import "./protocol.js";
-import { CORE, memoryBytes, restoring, stdlibOnDemand } from "./snapshot.mjs";
+import { CORE, declaredLength, memoryBytes, restoring, stdlibOnDemand } from "./snapshot.mjs";
 
 const P = self.AEProtocol;
 // The build (sitebuild/python_assets.py) writes here, when it copies this file into the site, the
-// part of its manifest (py/build.json) the worker needs: the names of the files it made with this
-// very Pyodide, namely the standard library and the core compiled to bytecode, the memory snapshot
-// of a Pyodide that has booted, imported the core and called every widget
+// part of its manifest (py/build.json) the worker needs: the names and sizes of the files it made
+// with this very Pyodide, namely the standard library and the core compiled to bytecode, the
+// memory snapshot of a Pyodide that has booted, imported the core and called every widget
 // (buildtools/snapshot.mjs), so nothing is compiled or imported while the reader waits, and the
 // empty zip that stands in for the standard library while Python runs from it (snapshot.mjs); and
 // the `info` of Pyodide's lock file (the core needs no package, so the lock is not fetched).
 const BUILD = null;
 const SITE = new URL("../../", import.meta.url);
 const INDEX_URL = new URL("vendor/pyodide/", SITE).href;
+const SIZES = new Map(Object.entries(BUILD.bytes).map(([role, n]) => [new URL(BUILD[role], SITE).href, n]));
 
 let bridge = null;
 let python = null;  // kept for the bench hook "stats", and as self.pyodide for tests
 
-function bytes(url) {
-  return fetch(url).then((r) => {
-    if (!r.ok) throw new Error(`${url} answered ${r.status}`);
-    return r.arrayBuffer();
+// Start-up fails fast. A file Python needs that does not arrive whole (refused, answered with an
+// error, cut short) ends the start-up at once with the reason: Pyodide's own loader only logs a
+// WebAssembly download that failed, and would leave the page waiting for its boot timeout.
+class Missing extends Error {}
+let giveUp;
+const gaveUp = new Promise((resolve, reject) => { giveUp = reject; });
+gaveUp.catch(() => {});  // reported when "init" asks for it
+
+const fileName = (url) => decodeURIComponent(new URL(String(url), SITE).pathname.split("/").pop());
+
+function missing(message) {
+  const err = new Missing(message);
+  giveUp(err);
+  return err;
+}
+
+// While Python starts, every download and the WebAssembly instantiation report their failure
+// here (Pyodide makes them itself); the originals are put back once Python runs.
+function watchStartup() {
+  const originals = [self.fetch, WebAssembly.instantiateStreaming, Response.prototype.arrayBuffer];
+  const [fetch0, instantiate0, arrayBuffer0] = originals;
+  self.fetch = (input, init) => fetch0(input, init).then((r) => {
+    if (!r.ok) throw missing(`${fileName(r.url)} answered ${r.status}`);
+    return r;
+  }, (err) => {
+    throw missing(`${fileName(input instanceof Request ? input.url : input)} could not be downloaded (${err.message})`);
   });
+  WebAssembly.instantiateStreaming = (...args) => instantiate0.apply(WebAssembly, args).catch((err) => {
+    throw missing(`Python's WebAssembly (pyodide.asm.wasm) did not load (${err.message})`);
+  });
+  Response.prototype.arrayBuffer = function () {
+    return arrayBuffer0.call(this).then((buffer) => {
+      const size = SIZES.get(this.url);
+      if (size !== undefined && buffer.byteLength < size && !this.url.endsWith(BUILD.snapshot)) {
+        throw missing(`${fileName(this.url)} was cut short (${buffer.byteLength} of ${size} bytes)`);
+      }
+      return buffer;
+    }, (err) => {
+      throw missing(`${fileName(this.url)} was cut short (${err.message})`);
+    });
+  };
+  return () => {
+    [self.fetch, WebAssembly.instantiateStreaming, Response.prototype.arrayBuffer] = originals;
+  };
+}
+
+function bytes(url) {
+  return fetch(url).then((r) => r.arrayBuffer());
+}
+
+// The snapshot's bytes. A host that mangles the file makes Python start from scratch (start); one
+// that delivers it cut short, as a failing network would, ends the start-up like any other file.
+async function snapshotBytes() {
+  const buffer = await bytes(new URL(BUILD.snapshot, SITE));
+  const declared = declaredLength(buffer);
+  if (declared !== null && buffer.byteLength < declared) {
+    throw missing(`${fileName(BUILD.snapshot)} was cut short (${buffer.byteLength} of ${declared} bytes)`);
+  }
+  return buffer;
 }
 
 // The real standard library, fetched synchronously (workers may) when Python imports from it a
-// module the snapshot does not hold.
+// module the snapshot does not hold. If it cannot be had, Python is of no more use: the page is
+// told, as for a failed start.
 function fetchStdlib() {
   const request = new XMLHttpRequest();
   request.open("GET", new URL(BUILD.stdlib, SITE).href, false);
   request.responseType = "arraybuffer";
-  request.send();
-  if (request.status !== 200) throw new Error(`the standard library answered ${request.status}`);
+  let why = null;
+  try {
+    request.send();
+    if (request.status !== 200) why = `answered ${request.status}`;
+    else if (request.response.byteLength !== BUILD.bytes.stdlib) why = "was cut short";
+  } catch (err) {
+    why = `could not be downloaded (${err.message})`;
+  }
+  if (why !== null) {
+    const message = `the standard library (${fileName(BUILD.stdlib)}) ${why}`;
+    self.postMessage(P.failed(message));
+    throw new Error(message);
+  }
   return new Uint8Array(request.response);
 }
 
@@ -45,14 +111,15 @@ function options(stdlib) {
   };
 }
 
-// Restores the snapshot; if that fails (a host that mangles the file, a browser that rejects it),
-// boots Python from the start instead: slower, same answers.
-async function start() {
+// Restores the snapshot; if that fails for another reason than a missing file (a host that mangles
+// the file, a browser that rejects it), boots Python from the start instead: slower, same answers.
+async function start(loadPyodide) {
   try {
-    const pyodide = await loadPyodide(restoring(options(BUILD.nostdlib), bytes(new URL(BUILD.snapshot, SITE))));
+    const pyodide = await loadPyodide(restoring(options(BUILD.nostdlib), snapshotBytes()));
     stdlibOnDemand(pyodide, BUILD.lock.python, fetchStdlib);
     return pyodide;
   } catch (err) {
+    if (err instanceof Missing) throw err;
     const why = (err && err.message) || err;
     console.warn(`Python's snapshot did not load (${why}); starting Python from scratch.`);
   }
@@ -62,17 +129,25 @@ async function start() {
 // Python imports the core from its zip, as it does the standard library; the snapshot has it
 // imported already, and the zip on the path serves any import made later.
 async function boot() {
+  const unwatch = watchStartup();
   const zip = bytes(new URL(BUILD.core, SITE));  // in parallel with Pyodide's own files
-  const pyodide = await start();
+  zip.catch(() => {});  // its failure has given up already (watchStartup)
+  // Pyodide's two scripts, fetched side by side; it would import the second itself
+  const load = (name) => import(new URL(name, INDEX_URL).href).catch((err) => {
+    throw missing(`${name} did not load (${err.message})`);
+  });
+  const [{ loadPyodide }, asm] = await Promise.all([load("pyodide.mjs"), load("pyodide.asm.mjs")]);
+  const pyodide = await start((options) => loadPyodide({ ...options, createPyodideModule: asm.default }));
   pyodide.FS.writeFile(CORE, new Uint8Array(await zip));
   pyodide.runPython(`import sys\nif "${CORE}" not in sys.path: sys.path.insert(0, "${CORE}")`);
   bridge = pyodide.pyimport("allreduce_explainer.bridge");
   python = self.pyodide = pyodide;
+  unwatch();
 }
 
 // The worker starts booting as soon as it is loaded, without waiting for the page's "init"
 // message to be delivered.
-const booting = boot();
+const booting = Promise.race([boot(), gaveUp]);
 booting.catch(() => {});  // reported when "init" asks for it
 
 // After "ready", while the reader reads: call the page's widgets with their defaults for a few
