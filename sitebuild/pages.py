@@ -84,7 +84,6 @@ class Builder:
                 live=True,
                 embed=True,
                 stages=[],
-                charts=state["kind"] == "chart",
                 widget=self.widget_html(name, state, base),
             )
             self.write(f"embed/{name}/index.html", out)
@@ -114,7 +113,6 @@ class Builder:
             base=base,
             pages=pages,
             stages=stages,
-            charts=any(s["kind"] == "chart" for _, s in states),
             live=bool(states),
             prev=stages[index - 1] if index is not None and index > 0 else None,
             next=stages[index + 1] if index is not None and index + 1 < len(stages) else None,
@@ -137,7 +135,6 @@ class Builder:
             stages=stages,
             terms=terms,
             by_slug=by_slug,
-            charts=False,
             live=False,
             page={
                 "title": "Glossary",
@@ -186,7 +183,6 @@ class Builder:
             core=core,
             later=[p for p in stages if not p.get("core")],
             core_time={k: sum(p["time"][k] for p in core) for k in ("reading_min", "study_min")},
-            charts=False,
             live=False,
             page={"title": "All-reduce, explained", "slug": "", "summary": ""},
         )

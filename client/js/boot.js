@@ -11,6 +11,15 @@
     return m ? m.getAttribute("content") : null;
   };
 
+  // What the page's scripts do to its body: once it is parsed (start.js), and again each time
+  // navigate.js swaps in another page's body; then "ae:page" on the document.
+  var onPage = [];
+  AE.onPage = function (fn) { onPage.push(fn); };
+  AE.startPage = function () {
+    onPage.forEach(function (fn) { fn(); });
+    document.dispatchEvent(new CustomEvent("ae:page"));
+  };
+
   // A new worker, told to start Python; what it says is kept in `events` until someone listens.
   // Throws if the browser cannot start a module worker here.
   AE.startWorker = function () {

@@ -44,9 +44,36 @@
     return tb;
   }
 
+  // Plotly, loaded once a chart needs it: a megabyte of script that would otherwise run before
+  // the page's own scripts and keep every control and stepper dead until it had.
+  var loading = null;
+  function plotly() {
+    if (!loading) {
+      loading = new Promise(function (resolve) {
+        var s = document.createElement("script");
+        s.src = AE.meta("ae-plotly");
+        s.onload = resolve;
+        s.onerror = function () { loading = null; };  // the tables below the charts still say it all
+        document.head.appendChild(s);
+      });
+    }
+    return loading;
+  }
+
+  var queue = [];  // drawings, one per task
+  function soon(fn) {
+    queue.push(fn);
+    if (queue.length === 1) setTimeout(drain, 0);
+  }
+  function drain() {
+    queue.shift()();
+    if (queue.length) setTimeout(drain, 0);
+  }
+
   AE.views.chart = function (root) {
     var state = null;
     var drawn = new WeakMap();  // chart element -> the JSON of what it shows
+    var waiting = new WeakSet();  // charts whose first drawing is on its way
 
     function parts(name) {
       if (!name) return state;
@@ -59,6 +86,24 @@
     // A chart whose figure, summary and table Python sent unchanged (a stage 8 chart with no log
     // pasted) is left alone: redrawing it, or even rewriting its text, makes the browser lay out
     // and paint again. A new theme redraws every figure.
+    function plot(chart, p, json) {
+      Plotly.react(chart, p.figure.data, themed(p.figure.layout, chart),
+        { displayModeBar: false, responsive: true });
+      drawn.set(chart, json);
+    }
+    // A chart's first drawing waits for Plotly and then for its own task, one chart at a time:
+    // the page's text, steppers and controls are live meanwhile.
+    function first(chart) {
+      if (waiting.has(chart)) return;
+      waiting.add(chart);
+      plotly().then(function () {
+        soon(function () {
+          waiting.delete(chart);
+          var p = parts(chart.getAttribute("data-figure"));
+          if (chart.isConnected && p && p.figure) plot(chart, p, JSON.stringify(p));
+        });
+      });
+    }
     function draw(retheme) {
       root.querySelectorAll('[data-role="chart"]').forEach(function (chart) {
         var name = chart.getAttribute("data-figure");
@@ -66,18 +111,19 @@
         if (!p || !p.figure) return;
         var json = JSON.stringify(p);
         if (!retheme && drawn.get(chart) === json) return;
-        if (window.Plotly) {
-          Plotly.react(chart, p.figure.data, themed(p.figure.layout, chart),
-            { displayModeBar: false, responsive: true });
-          drawn.set(chart, json);
-        }
+        if (drawn.has(chart)) plot(chart, p, json);
+        else first(chart);
         chart.setAttribute("aria-label", p.summary);
         var summary = find("chart-summary", name), box = find("chart-table", name);
         if (summary) summary.textContent = p.summary;
         if (box && p.table) box.replaceChildren(table(p.table));
       });
     }
-    document.addEventListener("ae:theme", function () { if (state) draw(true); });
+    function onTheme() {
+      if (!root.isConnected) return document.removeEventListener("ae:theme", onTheme);  // page left
+      if (state) draw(true);
+    }
+    document.addEventListener("ae:theme", onTheme);
     return { render: function (s) { state = s; draw(false); } };
   };
   AE.views.panel = AE.views.chart;

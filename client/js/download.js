@@ -69,5 +69,5 @@
   }
 
   AE.figureTools = { attach: attach };
-  attach();
+  AE.onPage(attach);
 })();

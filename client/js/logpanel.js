@@ -17,6 +17,7 @@
     if (b) b.disabled = !(w && w.state && w.state.fit_apply && document.documentElement.getAttribute("data-python") === "ready");
   }
 
+  window.AE.onPage(function () {
   document.querySelectorAll('[data-widget] [data-role="log-file"]').forEach(function (input) {
     var fig = input.closest("[data-widget]");
     input.addEventListener("change", function () {
@@ -39,5 +40,6 @@
     fig.addEventListener("ae:settled", function () { sync(fig); });
     document.addEventListener("ae:python", function () { sync(fig); });
     sync(fig);
+  });
   });
 })();

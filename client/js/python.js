@@ -19,10 +19,21 @@
   }
   Python.prototype.setStatus = function (status, message) {
     this.status = status;
+    this.message = message;
     root.setAttribute("data-python", status);
-    var el = document.querySelector('[data-role="python-status"]');
-    if (el) el.textContent = message;
+    this.showStatus();
     document.dispatchEvent(new CustomEvent("ae:python", { detail: { status: status } }));
+  };
+  // The status line of the page shown (navigate.js may have swapped in another since).
+  Python.prototype.showStatus = function () {
+    var el = document.querySelector('[data-role="python-status"]');
+    if (el && this.message) el.textContent = this.message;
+  };
+  // While the reader reads, the worker calls the page's widgets to warm up (worker.mjs).
+  Python.prototype.warm = function () {
+    if (this.status !== "ready") return;
+    var names = (AE.widgets || []).map(function (w) { return w.fn; });
+    this.worker.postMessage(P.warm(names.filter(function (n, i) { return names.indexOf(n) === i; })));
   };
   Python.prototype.start = function () {
     var self = this;
@@ -94,9 +105,7 @@
       var waiting = this.waiting;
       this.waiting = [];
       waiting.forEach(function (w) { this.send(w); }, this);
-      // the worker runs the page's widgets while the reader reads, to warm up (worker.mjs)
-      var names = (AE.widgets || []).map(function (w) { return w.fn; });
-      this.worker.postMessage(P.warm(names.filter(function (n, i) { return names.indexOf(n) === i; })));
+      this.warm();
     } else if (msg.type === "failed") {  // at start-up, or later if the standard library was lost
       this.fail((this.status === "ready" ? "Python stopped (" : "Python could not start (") +
         msg.message + ")" + STATIC);
@@ -124,7 +133,7 @@
       var w = { widget: widget, params: params, resolve: resolve, reject: reject };
       if (self.status === "ready") self.send(w);
       else if (self.status === "loading") self.waiting.push(w);
-      else reject(new Error(document.querySelector('[data-role="python-status"]').textContent));
+      else reject(new Error(self.message));
     });
   };
 

@@ -59,7 +59,7 @@
       if (reducedMotion()) return go(last());  // no animation when the reader asks for less motion
       buttons.play.setAttribute("aria-pressed", "true");
       buttons.play.textContent = "Pause";
-      timer = setInterval(function () { go(k + 1); }, PLAY_MS);
+      timer = setInterval(function () { return root.isConnected ? go(k + 1) : stop(); }, PLAY_MS);
       go(k + 1);
     }
     buttons.prev.addEventListener("click", function () { stop(); go(k - 1); });

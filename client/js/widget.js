@@ -28,6 +28,7 @@
   };
   // Keep the shown state: the URL, and the fields that are kept in storage.
   Widget.prototype.record = function (push) {
+    if (!this.el.isConnected) return;  // a page navigate.js has swapped out: not this URL's
     AE.stored.keep(this);
     AE.urlState.record(this, push);
   };
