@@ -555,10 +555,16 @@ class Bench:
                 fig["failed"] = len(problems)
                 if problems:
                     p = problems[0]
-                    fig["problem"] = f"{p.get('status')}: {p.get('error') or p.get('message')}"
+                    fig["problem"] = (
+                        f"Python {p.get('status')} ({p.get('message')})"
+                        if p.get("status") != "ready"
+                        else p.get("error")
+                    )
                 out[mode][slug] = fig
         for slug, entries in traffic.items():
             out["bytes"][slug] = summarize(entries)
+        if len(slugs) > 1:  # the first page's requests, one by one, with their encodings
+            out["requests"] = {"slug": slugs[1], "entries": traffic[slugs[1]]}
         return out
 
     def path(self) -> list[dict]:
@@ -787,6 +793,20 @@ def bytes_table(r: dict, titles: dict[str, str]) -> list[str]:
     return rows
 
 
+def requests_table(r: dict) -> list[str]:
+    rows = [
+        "| Request | Status | Content-Encoding | Transferred (kB) | File (kB) |",
+        "|---|---:|---|---:|---:|",
+    ]
+    entries = sorted(r["requests"]["entries"], key=lambda e: -e["bytes"])
+    for e in entries:
+        rows.append(
+            f"| `{e['path']}` | {e['status']} | {e['encoding'] or 'identity'} "
+            f"| {e['bytes'] / 1e3:,.1f} | {e['identity'] / 1e3:,.1f} |"
+        )
+    return rows
+
+
 def path_table(r: dict, titles: dict[str, str]) -> list[str]:
     boot = r["cold"].get(BASELINE, {}).get("ready")
     rows = [
@@ -865,9 +885,9 @@ def targets(r: dict) -> list[str]:
             ("first", "first interaction taken", FIRST_RATIO),
         ):
             x = fig.get(key)
-            got = "never" if x is None or not boot else f"at {x / boot:.3f}×"
+            got = "never" if x is None or not boot else f"at {x / boot:.3f}× the baseline"
             lines.append(
-                f"- {slug}, cold: {name} {got} the baseline (target ≤ {limit}×): "
+                f"- {slug}, cold: {name} {got} (target ≤ {limit}×): "
                 f"{verdict(within(x, boot and limit * boot))}"
             )
     return lines
@@ -977,6 +997,16 @@ def report(r: dict, cold: int, warm: int) -> str:
         "",
         *bytes_table(r, titles),
         "",
+        *(
+            [
+                f"The requests of {r['requests']['slug']}'s first cold visit, largest first:",
+                "",
+                *requests_table(r),
+                "",
+            ]
+            if r.get("requests")
+            else []
+        ),
         f"Interactions, starting {SETTLE_MS / 1000:g} s after Python is ready, each change once "
         "the previous one is painted (`AE.bench.timings`: the change event to the re-rendered "
         "view, Python time inside the worker, rendering time); one control per page, a chart's "
