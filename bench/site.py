@@ -213,7 +213,7 @@ INIT_SCRIPT = """(() => {
   const slug = location.pathname.split("/")[1];
   const mode = FIRST[slug];
   if (!mode) return;
-  let widget = null, before = null;
+  let control = null, widget = null, before = null;
   const poll = () => {
     if (mode === "stepper") {
       const w = document.querySelector('[data-widget][data-kind="stepper"]');
@@ -231,7 +231,9 @@ INIT_SCRIPT = """(() => {
       return void setTimeout(poll, 1);
     }
     if (B.first === null) {
-      const c = pick();
+      // found once (looking forces the page's style to be computed, which would slow its start)
+      if (!control || !control.isConnected) control = pick();
+      const c = control;
       if (c) {
         const w = c.closest("[data-widget]");
         before = lastTiming();
