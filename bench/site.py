@@ -361,7 +361,7 @@ def discover(site: Path) -> list[Page]:
     chain, slug = [], FIRST_STAGE
     while slug in found and slug not in chain:
         chain.append(slug)
-        link = re.search(r"<a\b[^>]*\brel=\"next\"[^>]*>", found[slug])
+        link = re.search(r"<a\b[^>]*\brel=\"(?:[^\"]* )?next\b[^>]*>", found[slug])
         href = link and re.search(r"href=\"([^\"]*)\"", link.group(0))
         slug = Path(urlsplit(href.group(1)).path).parent.name if href else None
     order = chain + sorted(s for s in found if s not in chain)
@@ -590,7 +590,7 @@ class Bench:
                 page.wait_for_timeout(READ_MS)  # a reader reads; the page may prefetch
                 reading = summarize(self.traffic.take())["sent"]
                 href = page.evaluate(
-                    "() => { const a = document.querySelector('a[rel=next]'); "
+                    "() => { const a = document.querySelector('a[rel~=next]:not([hidden])'); "
                     "return a ? a.href : null; }"
                 )
                 if not href:
@@ -599,7 +599,7 @@ class Bench:
                 rows.append(row)
                 print(f"path: {row['slug']}", file=sys.stderr)
                 page.evaluate(ARM_JS, urlsplit(href).path)
-                page.click("a[rel=next]")
+                page.click("a[rel~=next]:not([hidden])")
                 status = self.arrived(page)
                 got = page.evaluate("() => window.__benchPath")
                 row["navigation"] = "full" if got["fresh"] else "same document"
