@@ -74,31 +74,43 @@ function unpack(buffer) {
 // Where Python imports the core from: a zip on sys.path, as the standard library is.
 export const CORE = "/lib/allreduce_explainer.zip";
 
-// Python restored from the snapshot holds every module the widgets use, so its standard library
-// is not fetched while the reader waits: an empty zip stands in for it. This finder, asked before
-// Python's path finder for any module not loaded yet, calls `load` (which returns the real zip's
-// bytes) once, the first time the module is the standard library's or Pyodide's, and writes them
-// where Pyodide put the stand-in, for the zip importer that knows their table of contents from
-// the snapshot. `version` is Python's, as in "3.14.2".
-export function stdlibOnDemand(pyodide, version, load) {
+// A zip with nothing in it (its end record only): what stands in for a zip not fetched yet.
+export const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 5, 6, ...new Array(18).fill(0)]);
+
+// Python restored from the snapshot holds every module the widgets use, so neither its standard
+// library nor the core's zip is fetched while the reader waits: empty zips stand in for them.
+// This finder, asked before Python's path finder for any module not loaded yet, calls `load`
+// ("stdlib" or "core"; it returns the real zip's bytes) once per zip, the first time the module
+// is one of that zip's, and writes them where the stand-in is, for the zip importer that knows
+// their table of contents from the snapshot. `version` is Python's, as in "3.14.2".
+export function filesOnDemand(pyodide, version, load) {
   const [major, minor] = version.split(".");
-  const path = `/lib/python${major}${minor}.zip`;
-  pyodide.globals.set("_load_stdlib", (name) => pyodide.FS.writeFile(path, load(name)));
+  const paths = { stdlib: `/lib/python${major}${minor}.zip`, core: CORE };
+  pyodide.globals.set("_load_zip", (role) => pyodide.FS.writeFile(paths[role], load(role)));
   pyodide.runPython(`
 import sys
 
-class _StdlibOnDemand:
-    @staticmethod
-    def find_spec(name, path=None, target=None):
+class _ZipsOnDemand:
+    pending = {"stdlib", "core"}
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
         top = name.partition(".")[0]
-        if top not in sys.stdlib_module_names and top not in ("pyodide", "_pyodide"):
-            return None  # the core's, say: the path finder finds it
-        sys.meta_path.remove(_StdlibOnDemand)
-        _load_stdlib(name)
-        return None
+        if top == "allreduce_explainer":
+            role = "core"
+        elif top in sys.stdlib_module_names or top in ("pyodide", "_pyodide"):
+            role = "stdlib"
+        else:
+            return None
+        if role in cls.pending:
+            cls.pending.discard(role)
+            if not cls.pending:
+                sys.meta_path.remove(cls)
+            _load_zip(role)
+        return None  # the path finder finds it, in the zip now there
 
 sys.meta_path.insert(
-    [getattr(f, "__name__", "") for f in sys.meta_path].index("PathFinder"), _StdlibOnDemand
+    [getattr(f, "__name__", "") for f in sys.meta_path].index("PathFinder"), _ZipsOnDemand
 )
 `);
 }

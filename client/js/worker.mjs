@@ -1,7 +1,7 @@
 // The page's Python: restores Pyodide from the site's snapshot (or boots it), answers widget calls.
 // A module worker because Pyodide's ES module build requires it. Its messages: protocol.js.
 import "./protocol.js";
-import { CORE, declaredLength, memoryBytes, restoring, stdlibOnDemand } from "./snapshot.mjs";
+import { EMPTY_ZIP, CORE, declaredLength, filesOnDemand, memoryBytes, restoring } from "./snapshot.mjs";
 
 const P = self.AEProtocol;
 // The build (sitebuild/python_assets.py) writes here, when it copies this file into the site, the
@@ -37,10 +37,19 @@ function missing(message) {
 
 // While Python starts, every download and the WebAssembly instantiation report their failure
 // here (Pyodide makes them itself); the originals are put back once Python runs.
+// `ahead` starts a download now that Pyodide will ask for later (it is handed the same response).
 function watchStartup() {
   const originals = [self.fetch, WebAssembly.instantiateStreaming, Response.prototype.arrayBuffer];
   const [fetch0, instantiate0, arrayBuffer0] = originals;
-  self.fetch = (input, init) => fetch0(input, init).then((r) => {
+  const early = new Map();
+  const ahead = (url) => early.set(url, fetch0(url, {}));
+  self.fetch = (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const response = early.get(url) || fetch0(input, init);
+    early.delete(url);
+    return watched(input, response);
+  };
+  const watched = (input, response) => response.then((r) => {
     if (!r.ok) throw missing(`${fileName(r.url)} answered ${r.status}`);
     return r;
   }, (err) => {
@@ -60,9 +69,10 @@ function watchStartup() {
       throw missing(`${fileName(this.url)} was cut short (${err.message})`);
     });
   };
-  return () => {
+  const unwatch = () => {
     [self.fetch, WebAssembly.instantiateStreaming, Response.prototype.arrayBuffer] = originals;
   };
+  return { ahead, unwatch };
 }
 
 function bytes(url) {
@@ -80,23 +90,25 @@ async function snapshotBytes() {
   return buffer;
 }
 
-// The real standard library, fetched synchronously (workers may) when Python imports from it a
-// module the snapshot does not hold. If it cannot be had, Python is of no more use: the page is
-// told, as for a failed start.
-function fetchStdlib() {
+// The real standard library or the core's zip ("stdlib", "core"), fetched synchronously (workers
+// may) when Python imports from it a module the snapshot does not hold. If it cannot be had,
+// Python is of no more use: the page is told, as for a failed start.
+const WHAT = { stdlib: "the standard library", core: "the simulation's code" };
+
+function fetchSync(role) {
   const request = new XMLHttpRequest();
-  request.open("GET", new URL(BUILD.stdlib, SITE).href, false);
+  request.open("GET", new URL(BUILD[role], SITE).href, false);
   request.responseType = "arraybuffer";
   let why = null;
   try {
     request.send();
     if (request.status !== 200) why = `answered ${request.status}`;
-    else if (request.response.byteLength !== BUILD.bytes.stdlib) why = "was cut short";
+    else if (request.response.byteLength !== BUILD.bytes[role]) why = "was cut short";
   } catch (err) {
     why = `could not be downloaded (${err.message})`;
   }
   if (why !== null) {
-    const message = `the standard library (${fileName(BUILD.stdlib)}) ${why}`;
+    const message = `${WHAT[role]} (${fileName(BUILD[role])}) ${why}`;
     self.postMessage(P.failed(message));
     throw new Error(message);
   }
@@ -113,33 +125,38 @@ function options(stdlib) {
 
 // Restores the snapshot; if that fails for another reason than a missing file (a host that mangles
 // the file, a browser that rejects it), boots Python from the start instead: slower, same answers.
-async function start(loadPyodide) {
+// Restored, Python imports the core from its zip, as it does the standard library: both are
+// fetched only if Python asks for a module the snapshot does not hold (filesOnDemand).
+async function start(loadPyodide, snapshot) {
   try {
-    const pyodide = await loadPyodide(restoring(options(BUILD.nostdlib), snapshotBytes()));
-    stdlibOnDemand(pyodide, BUILD.lock.python, fetchStdlib);
+    const pyodide = await loadPyodide(restoring(options(BUILD.nostdlib), snapshot));
+    pyodide.FS.writeFile(CORE, EMPTY_ZIP);
+    filesOnDemand(pyodide, BUILD.lock.python, fetchSync);
     return pyodide;
   } catch (err) {
     if (err instanceof Missing) throw err;
     const why = (err && err.message) || err;
     console.warn(`Python's snapshot did not load (${why}); starting Python from scratch.`);
   }
-  return loadPyodide(options(BUILD.stdlib));
+  const pyodide = await loadPyodide(options(BUILD.stdlib));
+  pyodide.FS.writeFile(CORE, new Uint8Array(await bytes(new URL(BUILD.core, SITE))));
+  pyodide.runPython(`import sys\nif "${CORE}" not in sys.path: sys.path.insert(0, "${CORE}")`);
+  return pyodide;
 }
 
-// Python imports the core from its zip, as it does the standard library; the snapshot has it
-// imported already, and the zip on the path serves any import made later.
+// The two big downloads (the snapshot, the WebAssembly) start at once, beside Pyodide's scripts.
 async function boot() {
-  const unwatch = watchStartup();
-  const zip = bytes(new URL(BUILD.core, SITE));  // in parallel with Pyodide's own files
-  zip.catch(() => {});  // its failure has given up already (watchStartup)
+  const { ahead, unwatch } = watchStartup();
+  const snapshot = snapshotBytes();
+  snapshot.catch(() => {});  // awaited in start
+  ahead(new URL("pyodide.asm.wasm", INDEX_URL).href);
   // Pyodide's two scripts, fetched side by side; it would import the second itself
   const load = (name) => import(new URL(name, INDEX_URL).href).catch((err) => {
     throw missing(`${name} did not load (${err.message})`);
   });
   const [{ loadPyodide }, asm] = await Promise.all([load("pyodide.mjs"), load("pyodide.asm.mjs")]);
-  const pyodide = await start((options) => loadPyodide({ ...options, createPyodideModule: asm.default }));
-  pyodide.FS.writeFile(CORE, new Uint8Array(await zip));
-  pyodide.runPython(`import sys\nif "${CORE}" not in sys.path: sys.path.insert(0, "${CORE}")`);
+  const createPyodideModule = asm.default;
+  const pyodide = await start((options) => loadPyodide({ ...options, createPyodideModule }), snapshot);
   bridge = pyodide.pyimport("allreduce_explainer.bridge");
   python = self.pyodide = pyodide;
   unwatch();

@@ -11,13 +11,17 @@ from helpers import PY_READY, step_to_end
 
 FAILED = "html[data-python=failed]"
 WITHIN_S = 5  # the contract: the reason is shown this long after the failure, at most
-# What Python needs, as the worker asks for it (the standard library: test_stdlib_* below).
+# What Python needs to start, as the worker asks for it; the standard library and the core's zip
+# are asked for only when Python imports a module the snapshot lacks (test_*_later below).
 FILES = {
     "pyodide.mjs": "**/vendor/pyodide/pyodide.mjs",
     "pyodide.asm.mjs": "**/vendor/pyodide/pyodide.asm.mjs",
     "pyodide.asm.wasm": "**/vendor/pyodide/pyodide.asm.wasm",
     "snapshot": "**/py/snapshot-*.bin",
-    "core": "**/py/core-*.zip",
+}
+LATER = {  # zip -> (its files, a Python import that needs it, the status's words)
+    "stdlib": ("**/py/stdlib-*.zip", "import colorsys", "the standard library"),
+    "core": ("**/py/core-*.zip", "import allreduce_explainer.selfcheck", "the simulation's code"),
 }
 FAULTS = ("aborted", "404", "500", "cut short")
 
@@ -63,7 +67,7 @@ def fails_fast(browser, server, slug: str, pattern: str, kind: str) -> tuple:
 def test_each_file_failing_each_way_ends_the_start_up_at_once(browser, server, name, kind):
     ctx, page, status = fails_fast(browser, server, "ring-reduce-scatter", FILES[name], kind)
     if name != "pyodide.mjs" or kind != "cut short":  # a cut-short loader fails to parse
-        word = {"snapshot": "snapshot-", "core": "core-"}.get(name, name.split(".asm")[0])
+        word = {"snapshot": "snapshot-"}.get(name, name.split(".asm")[0])
         assert word in status, status
     w = page.locator("[data-widget=ring_reduce_scatter]")
     step_to_end(w)  # the precomputed states still step
@@ -103,17 +107,20 @@ def test_stdlib_lost_when_booting_without_the_snapshot(browser, server, kind):
 
 
 @pytest.mark.parametrize("kind", FAULTS)
-def test_stdlib_lost_when_python_asks_for_it_later(browser, server, kind):
+@pytest.mark.parametrize("role", sorted(LATER))
+def test_a_zip_lost_when_python_asks_for_it_later(browser, server, role, kind):
+    pattern, statement, words = LATER[role]
     ctx = browser.new_context()
     hits: list[float] = []
-    ctx.route("**/py/stdlib-*.zip", fault(kind, hits))
+    ctx.route(pattern, fault(kind, hits))
     page = ctx.new_page()
     page.goto(f"{server}/ring-reduce-scatter/")
     page.wait_for_selector(PY_READY, state="attached")
-    with pytest.raises(Exception, match="standard library"):
-        page.workers[0].evaluate("() => self.pyodide.runPython('import colorsys')")
+    assert not hits  # not fetched at start-up
+    with pytest.raises(Exception, match=words):
+        page.workers[0].evaluate(f"() => self.pyodide.runPython('{statement}')")
     page.wait_for_selector(FAILED, state="attached")
     assert time.monotonic() - hits[0] <= WITHIN_S
     status = page.locator("[data-role=python-status]").inner_text()
-    assert status.startswith("Python stopped (the standard library"), status
+    assert status.startswith(f"Python stopped ({words}"), status
     ctx.close()

@@ -22,19 +22,26 @@ def test_every_page_loads_clean_and_python_gets_ready(page, server, site):
 
 
 def test_python_starts_from_the_snapshot_and_fetches_the_stdlib_only_when_asked(page, server):
-    """The 4 MB standard library stays on the server until Python imports a module that the
-    snapshot does not hold; then it is fetched once and the import works."""
+    """The 4 MB standard library and the core's zip stay on the server until Python imports a
+    module that the snapshot does not hold; then each is fetched once and the import works."""
     asked = []
     page.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]))
     open_page(page, server, "your-cluster", live=True)
     assert any(a.startswith("snapshot-") for a in asked), asked
-    assert not any(a.startswith("stdlib-") for a in asked), asked
+    assert not any(a.startswith(("stdlib-", "core-")) for a in asked), asked
     python = page.workers[0]
     hsv = python.evaluate(
         "() => self.pyodide.runPython('import colorsys; colorsys.rgb_to_hsv(0.2, 0.4, 0.4)').toJs()"
     )
     assert hsv == [0.5, 0.5, 0.4]
     assert sum(a.startswith("stdlib-") for a in asked) == 1, asked
+    # so is the core's zip, for a module of the core no page imports
+    ok = python.evaluate(
+        "() => self.pyodide.runPython('from allreduce_explainer import selfcheck; "
+        "selfcheck.__name__')"
+    )
+    assert ok == "allreduce_explainer.selfcheck"
+    assert sum(a.startswith("core-") for a in asked) == 1, asked
     page.watch.assert_clean()
 
 

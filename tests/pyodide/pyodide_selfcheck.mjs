@@ -3,14 +3,15 @@
 //   boot      Pyodide boots with the site's compiled standard library, the core's zip on sys.path;
 //   snapshot  Pyodide is restored from the site's memory snapshot, with the empty stand-in for the
 //             standard library; the real one is written only if Python asks for a module the
-//             snapshot does not hold, and those requests are reported.
+//             snapshot does not hold, and those requests are reported (so is the core's zip,
+//             written only if Python imports a module of the core the snapshot does not hold).
 // Usage: node tests/pyodide_selfcheck.mjs <site> boot|snapshot
-// Prints two lines of JSON on stdout and nothing else: {"python", "selfcheck"}, then the modules
-// Python asked the standard library for; Pyodide's own output goes to stderr.
+// Prints two lines of JSON on stdout and nothing else: {"python", "selfcheck"}, then the zips
+// Python asked for ("stdlib", "core"); Pyodide's own output goes to stderr.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadPyodide } from "pyodide";
-import { CORE, restoring, stdlibOnDemand } from "../../client/js/snapshot.mjs";
+import { CORE, EMPTY_ZIP, filesOnDemand, restoring } from "../../client/js/snapshot.mjs";
 
 const toStderr = (msg) => process.stderr.write(msg + "\n");
 const bytes = async (path) => new Uint8Array(await readFile(path)); // Pyodide rejects a Buffer
@@ -39,14 +40,17 @@ async function main() {
     console.log = log;
   }
   const asked = [];
+  const core = await bytes(join(site, build.core));
   if (mode === "snapshot") {
-    const stdlib = await bytes(join(site, build.stdlib));
-    stdlibOnDemand(pyodide, build.lock.python, (name) => {
-      asked.push(name);
-      return stdlib;
+    const zips = { stdlib: await bytes(join(site, build.stdlib)), core };
+    pyodide.FS.writeFile(CORE, EMPTY_ZIP);  // as the worker does: the zips come when asked for
+    filesOnDemand(pyodide, build.lock.python, (role) => {
+      asked.push(role);
+      return zips[role];
     });
+  } else {
+    pyodide.FS.writeFile(CORE, core);
   }
-  pyodide.FS.writeFile(CORE, await bytes(join(site, build.core)));
   const out = pyodide.runPython(`
 import json, sys
 if "${CORE}" not in sys.path:
