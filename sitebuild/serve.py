@@ -1,5 +1,5 @@
 """The development server: site/ on 127.0.0.1, with the MIME types Pyodide needs, the build's
-gzip twins and caching headers."""
+Brotli and gzip twins and caching headers."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ HASHED_NAME = re.compile(r"-[0-9a-f]{16}\.\w+$")  # core-<hash>.zip, snapshot-<h
 IMMUTABLE = "public, max-age=31536000, immutable"
 
 
-def accepts_gzip(header: str) -> bool:
-    """Whether an Accept-Encoding header allows gzip (`gzip`, or `*`, with a q-value above 0)."""
+def accepts(header: str, coding: str) -> bool:
+    """Whether an Accept-Encoding header allows `coding` (named, or `*`, with a q-value over 0)."""
     codings = {}
     for part in header.split(","):
         name, _, params = part.strip().partition(";")
@@ -30,13 +30,16 @@ def accepts_gzip(header: str) -> bool:
                 except ValueError:
                     q = 0.0
         codings[name.strip().lower()] = q
-    return codings.get("gzip", codings.get("*", 0.0)) > 0
+    return codings.get(coding, codings.get("*", 0.0)) > 0
+
+
+TWINS = (("br", ".br"), ("gzip", ".gz"))  # content coding, twin's suffix: the first accepted goes
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
-    """Static files with the MIME types Pyodide needs (.wasm, .mjs), the build's .gz twins to
-    browsers that accept gzip, and caching headers: for ever for content-hashed names, else
-    revalidate (304) on every use, as a rebuilt page or a new Pyodide keeps its name."""
+    """Static files with the MIME types Pyodide needs (.wasm, .mjs), the build's .br or .gz twin
+    to browsers that accept Brotli or gzip, and caching headers: for ever for content-hashed
+    names, else revalidate (304) on every use, as a rebuilt page or a new Pyodide keeps its name."""
 
     extensions_map = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -46,42 +49,44 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ".json": "application/json",
     }
 
-    gz_type: str | None = None  # the original's type while its .gz twin is being sent
+    twin: tuple[str, str] | None = None  # (coding, suffix) of the twin being sent
+    twin_type: str | None = None  # the original's type, while its twin is sent
     vary = False
     immutable = False
 
     def send_head(self):
-        self.gz_type, self.vary = None, False
+        self.twin, self.twin_type, self.vary = None, None, False
         url_path = self.path.split("?", 1)[0].split("#", 1)[0]
         local = Path(super().translate_path(self.path))
         if local.is_dir() and url_path.endswith("/"):
             local = local / "index.html"
         self.immutable = local.is_file() and bool(HASHED_NAME.search(local.name))
-        twin = local.with_name(local.name + ".gz")
-        if local.is_file() and twin.is_file():
-            self.vary = True
-            if accepts_gzip(self.headers.get("Accept-Encoding", "")):
-                self.gz_type = super().guess_type(str(local))
+        accept = self.headers.get("Accept-Encoding", "")
+        for coding, suffix in TWINS:
+            if local.is_file() and local.with_name(local.name + suffix).is_file():
+                self.vary = True
+                if self.twin is None and accepts(accept, coding):
+                    self.twin, self.twin_type = (coding, suffix), super().guess_type(str(local))
         return super().send_head()
 
     def translate_path(self, path: str) -> str:
         local = super().translate_path(path)
-        if self.gz_type is None:
+        if self.twin is None:
             return local
         if Path(local).is_dir():
             local = str(Path(local) / "index.html")
-        return local + ".gz"
+        return local + self.twin[1]
 
     def guess_type(self, path) -> str:
-        return self.gz_type or super().guess_type(path)
+        return self.twin_type or super().guess_type(path)
 
     def end_headers(self) -> None:
         # The pages carry the policy in a <meta> tag too; a header is what applies to the worker.
         self.send_header("Content-Security-Policy", CSP)
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Cache-Control", IMMUTABLE if self.immutable else "no-cache")
-        if self.gz_type is not None:
-            self.send_header("Content-Encoding", "gzip")
+        if self.twin is not None:
+            self.send_header("Content-Encoding", self.twin[0])
         if self.vary:
             self.send_header("Vary", "Accept-Encoding")
         super().end_headers()

@@ -79,3 +79,15 @@ def test_a_page_without_python_is_an_ordinary_navigation(page, server):
     assert page.url.endswith("/glossary/index.html")
     assert page.locator("html").get_attribute("data-python") is None
     page.watch.assert_clean()
+
+
+def test_plotly_is_fetched_only_by_a_page_with_charts(page, server):
+    asked = []
+    page.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]))
+    open_page(page, server, "ring-reduce-scatter", live=True)
+    page.locator("[data-widget=ring_reduce_scatter] [data-action=next]").click()
+    assert "plotly-basic.min.js" not in asked
+    page.locator("a[rel=prev]").click()  # stage 1, swapped in: its charts load Plotly and draw
+    page.locator("[data-widget=scaling] [data-role=chart] .main-svg").first.wait_for()
+    assert asked.count("plotly-basic.min.js") == 1
+    page.watch.assert_clean()

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import brotli
 from bs4 import BeautifulSoup
 
 from sitebuild.pages import Builder
@@ -81,10 +82,11 @@ def test_vendor_manifest_matches_the_files_and_the_lock(site):
         digest, name = line.split("  ", 1)
         listed[name] = digest
     shipped = tree_hashes(vendor)
-    # x.gz files are the build's compressed twins of listed files, not vendored files themselves
-    twins = {k for k in shipped if k.endswith(".gz") and k[:-3] in listed}
+    # x.gz and x.br files are the build's compressed twins of listed files, not vendored files
+    twins = {k for k in shipped if k.endswith((".gz", ".br")) and k[:-3] in listed}
     for twin in twins:
-        digest = hashlib.sha256(gzip.decompress((vendor / twin).read_bytes())).hexdigest()
+        unpack = gzip.decompress if twin.endswith(".gz") else brotli.decompress
+        digest = hashlib.sha256(unpack((vendor / twin).read_bytes())).hexdigest()
         assert digest == listed[twin[:-3]], twin
     assert listed == {k: v for k, v in shipped.items() if k != "SHA256SUMS" and k not in twins}
     # the vendored files are the pinned npm packages (package-lock.json checks their integrity)
@@ -104,11 +106,15 @@ def test_vendor_manifest_matches_the_files_and_the_lock(site):
         assert hashlib.sha256(src.read_bytes()).hexdigest() == listed[name], name
 
 
-def test_only_chart_pages_load_plotly(site):
+def test_plotly_is_left_to_the_charts(site):
+    """No page loads Plotly by itself (it would run before the page's scripts); every live page
+    names it for chart.js, which loads it when a chart is drawn (tests/browser/test_navigate.py)."""
     for p in site.rglob("index.html"):
-        html = p.read_text(encoding="utf-8")
-        has_chart = 'data-kind="chart"' in html
-        assert ("plotly-basic.min.js" in html) == has_chart, p
+        soup = BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")
+        assert not [s for s in soup.find_all("script", src=True) if "plotly" in s["src"]], p
+        if soup.html.has_attr("data-python"):
+            meta = soup.find("meta", attrs={"name": "ae-plotly"})
+            assert (p.parent / meta["content"]).resolve().is_file(), p
 
 
 def test_inline_state_cannot_close_its_script_tag(site):

@@ -1,4 +1,5 @@
-"""What `build.py --serve` sends: gzip twins only to those who accept gzip, caching headers."""
+"""What `build.py --serve` sends: Brotli or gzip twins only to those who accept them, caching
+headers."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import urllib.parse
 import urllib.request
 import zipfile
 
+import brotli
 import pytest
 
 from sitebuild import NODE
 from sitebuild.python_assets import MANIFEST, worker_stamp
-from sitebuild.serve import HASHED_NAME, accepts_gzip
+from sitebuild.serve import HASHED_NAME, accepts
 
 
 def get(server: str, path: str, **headers: str):
@@ -37,7 +39,17 @@ def test_gzip_twin_goes_to_a_browser_that_accepts_gzip(site, server):
     assert gzip.decompress(body) == (site / "static/js/worker.mjs").read_bytes()
 
 
-@pytest.mark.parametrize("accept", [None, "identity", "gzip;q=0", "br", "*;q=0"])
+def test_brotli_twin_goes_first_to_a_browser_that_accepts_it(site, server):
+    for accept in ("gzip, deflate, br, zstd", "br", "br;q=0.5, gzip"):
+        status, headers, body = get(server, "/static/js/worker.mjs", **{"Accept-Encoding": accept})
+        assert status == 200 and headers["Content-Encoding"] == "br", accept
+        assert headers["Content-Type"] == "text/javascript"
+        assert brotli.decompress(body) == (site / "static/js/worker.mjs").read_bytes()
+    _, headers, body = get(server, "/static/js/worker.mjs", **{"Accept-Encoding": "br;q=0, gzip"})
+    assert headers["Content-Encoding"] == "gzip"
+
+
+@pytest.mark.parametrize("accept", [None, "identity", "gzip;q=0", "zstd", "*;q=0"])
 def test_the_original_goes_to_everyone_else(site, server, accept):
     headers = {"Accept-Encoding": accept} if accept else {}
     status, got, body = get(server, "/static/js/worker.mjs", **headers)
@@ -47,7 +59,7 @@ def test_the_original_goes_to_everyone_else(site, server, accept):
 
 
 def test_a_folder_url_gets_its_index_compressed_as_html(site, server):
-    status, headers, body = get(server, "/why-allreduce/", **{"Accept-Encoding": "gzip, br"})
+    status, headers, body = get(server, "/why-allreduce/", **{"Accept-Encoding": "gzip"})
     assert status == 200
     assert headers["Content-Type"].startswith("text/html")
     assert gzip.decompress(body) == (site / "why-allreduce/index.html").read_bytes()
@@ -85,12 +97,21 @@ def test_revalidation_answers_304(site, server):
     assert status == 304 and body == b""
 
 
-def test_every_gz_twin_is_its_original_compressed(site):
-    twins = list(site.rglob("*.gz"))
-    assert any(t.name == "pyodide.asm.wasm.gz" for t in twins)
+@pytest.mark.parametrize(("suffix", "decompress"), [(".gz", gzip.decompress), (".br", None)])
+def test_every_twin_is_its_original_compressed(site, suffix, decompress):
+    decompress = decompress or brotli.decompress
+    twins = list(site.rglob("*" + suffix))
+    assert any(t.name == "pyodide.asm.wasm" + suffix for t in twins)
     for twin in twins:
-        original = twin.with_name(twin.name[:-3])
-        assert gzip.decompress(twin.read_bytes()) == original.read_bytes(), twin
+        original = twin.with_name(twin.name[: -len(suffix)])
+        assert decompress(twin.read_bytes()) == original.read_bytes(), twin
+
+
+def test_brotli_pays_on_the_big_files(site):
+    """The snapshot and the WebAssembly: most of a cold page's bytes."""
+    for path in [*site.glob("py/snapshot-*.bin"), site / "vendor/pyodide/pyodide.asm.wasm"]:
+        br, gz = (path.with_name(path.name + s).stat().st_size for s in (".br", ".gz"))
+        assert br < 0.8 * gz, (path.name, br, gz)
 
 
 def test_the_worker_is_told_its_python_files_and_the_lock_info(site):
@@ -121,4 +142,11 @@ def test_the_worker_is_told_its_python_files_and_the_lock_info(site):
     ],
 )
 def test_accepts_gzip(header, ok):
-    assert accepts_gzip(header) is ok
+    assert accepts(header, "gzip") is ok
+
+
+@pytest.mark.parametrize(
+    ("header", "ok"), [("gzip, deflate, br, zstd", True), ("gzip", False), ("br;q=0", False)]
+)
+def test_accepts_brotli(header, ok):
+    assert accepts(header, "br") is ok
