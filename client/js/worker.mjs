@@ -87,6 +87,7 @@ async function snapshotBytes() {
   if (declared !== null && buffer.byteLength < declared) {
     throw missing(`${fileName(BUILD.snapshot)} was cut short (${buffer.byteLength} of ${declared} bytes)`);
   }
+  performance.mark("ae:snapshot");
   return buffer;
 }
 
@@ -155,11 +156,13 @@ async function boot() {
     throw missing(`${name} did not load (${err.message})`);
   });
   const [{ loadPyodide }, asm] = await Promise.all([load("pyodide.mjs"), load("pyodide.asm.mjs")]);
+  performance.mark("ae:scripts");  // the phases of a start, for bench/site.py
   const createPyodideModule = asm.default;
   const pyodide = await start((options) => loadPyodide({ ...options, createPyodideModule }), snapshot);
   bridge = pyodide.pyimport("allreduce_explainer.bridge");
   python = self.pyodide = pyodide;
   unwatch();
+  performance.mark("ae:ready");
 }
 
 // The worker starts booting as soon as it is loaded, without waiting for the page's "init"
