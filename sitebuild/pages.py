@@ -23,6 +23,7 @@ from .prose import (
     widget_docs,
 )
 from .python_assets import stamp_worker, write_python
+from .scripts import bundles, write_bundles
 from .vendor import copy_vendor
 
 KINDS_BY_STAGE = exercises.kinds_by_stage()
@@ -42,6 +43,7 @@ class Builder:
         )
         self.env.globals["embed"] = False
         self.env.globals["csp"] = CSP
+        self.env.globals["scripts"] = {role: path for role, (path, _) in bundles().items()}
         self.env.globals["kinds_by_stage"] = exercises.kinds_by_stage()
         self.env.globals["cite"] = citation()
         # facts the templates and the browser's code state, from their one home
@@ -68,6 +70,7 @@ class Builder:
         """site/static/: the browser's code, and the GPU colours as CSS variables."""
         dest = self.site / "static"
         shutil.copytree(CLIENT, dest)
+        write_bundles(self.site)
         (dest / "gpu-colours.css").write_text(
             ":root {\n"
             + "".join(f"  --gpu-{i}: {c};\n" for i, c in enumerate(palette.GPU_COLOURS))

@@ -123,3 +123,22 @@ def test_inline_state_cannot_close_its_script_tag(site):
         for s in soup.find_all("script", attrs={"type": "application/json"}):
             json.loads(s.string)  # the whole JSON is inside one script element
         assert not soup.find_all("script", src=False, attrs={"type": None}), "inline script"
+
+
+def test_a_live_page_loads_its_scripts_as_two_bundles(site):
+    """Every script of client/js runs on the pages once, from a bundle, in the listed order (or
+    is the theme's, the print's or the worker's own)."""
+    from sitebuild import CLIENT
+    from sitebuild.scripts import HEAD, PAGE, bundles
+
+    own = {"theme.js", "print.js", "worker.mjs", "snapshot.mjs"}
+    assert sorted(HEAD + PAGE) == sorted(p.name for p in (CLIENT / "js").iterdir() if p.name not in own)
+    for path, data in bundles().values():
+        assert (site / path).read_bytes() == data
+    for role, names in (("head", HEAD), ("page", PAGE)):
+        text = (site / bundles()[role][0]).read_text()
+        starts = [text.index((CLIENT / "js" / n).read_text()) for n in names]
+        assert starts == sorted(starts), role
+    soup = BeautifulSoup((site / "why-allreduce/index.html").read_text(), "html.parser")
+    srcs = [s["src"].removeprefix("../") for s in soup.find_all("script", src=True)]
+    assert srcs == ["static/js/theme.js", "static/js/print.js", *(p for p, _ in bundles().values())]
