@@ -33,6 +33,9 @@ ALGORITHMS = {
     "hierarchical": hierarchical.schedule,
 }
 CLASSES = (INTRA, INTER)
+# Schedules that can leave out the bounds of steps whose transfers all have one size
+# (schedule.ring's bounds=False): count() reads only the size of such steps.
+BOUNDLESS = frozenset({"ring", "multi-ring", "hierarchical"})
 
 
 def run(
@@ -99,6 +102,8 @@ def count(algorithm: str, topo: Topology, length: int, itemsize: int, **opts) ->
     The same schedule and timing rule as run(), without moving values: what a page needs to count
     bytes on 512 GPUs, where the values would cost seconds.
     """
+    if algorithm in BOUNDLESS:
+        opts.setdefault("bounds", False)
     steps = ALGORITHMS[algorithm](topo, length, **opts)
     alpha = (topo.intra.latency_us * 1e-6, topo.inter.latency_us * 1e-6)
     per_byte = (1 / (topo.intra.GBps * 1e9), 1 / (topo.inter.GBps * 1e9))

@@ -54,24 +54,33 @@ def dtree_parents(n: int) -> tuple[list[int], list[int]]:
 
 
 def heights_depths(parents: list[int]) -> tuple[list[int], list[int]]:
-    """Height (0 for a leaf) and depth (0 for the root) of every node."""
+    """Height (0 for a leaf) and depth (0 for the root) of every node: one pass down from the
+    roots in breadth-first order, one back up."""
     n = len(parents)
+    children: list[list[int]] = [[] for _ in range(n)]
+    order = []
+    for v, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(v)
+        else:
+            order.append(v)
     depth = [0] * n
-    for v in range(n):
-        d, u = 0, v
-        while parents[u] >= 0:
-            u, d = parents[u], d + 1
-        depth[v] = d
+    for v in order:  # grows as it goes: every node after its parent
+        for c in children[v]:
+            depth[c] = depth[v] + 1
+            order.append(c)
     height = [0] * n
-    for v in sorted(range(n), key=lambda v: -depth[v]):
+    for v in reversed(order):
         p = parents[v]
         if p >= 0:
             height[p] = max(height[p], height[v] + 1)
     return height, depth
 
 
-def phases(n: int) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int, int, int]]]:
-    """Edges of both trees with the step at which they carry chunk 0, per phase.
+@lru_cache(maxsize=64)
+def phases(n: int) -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
+    """Edges of both trees with the step at which they carry chunk 0, per phase (made once per
+    n: the cost model asks for them at every size and chunk count).
 
     Each entry is (tree, src, dst, offset): in the reduce phase src sends chunk j to its parent dst
     at step offset + j; in the broadcast phase src sends chunk j to its child dst at offset + j.
@@ -83,7 +92,7 @@ def phases(n: int) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int
             if p >= 0:
                 up.append((t, v, p, height[v]))
                 down.append((t, p, v, depth[p]))
-    return up, down
+    return tuple(up), tuple(down)
 
 
 @lru_cache(maxsize=4096)
