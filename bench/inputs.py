@@ -230,7 +230,7 @@ def table(cpython: list[dict], pyodide: list[dict] | None) -> str:
         pf = f"{p['first'] * 1e3:.1f}" if p else "–"
         pa = f"{p['again'] * 1e3:.1f}" if p else "–"
         rows.append(
-            f"| {c['widget']} | {c['params']} | {c['outcome']} | {c['first'] * 1e3:.1f} "
+            f"| {c['widget']} | {c['params']} | {(p or c)['outcome']} | {c['first'] * 1e3:.1f} "
             f"| {pf} | {pa} | {flag} |"
         )
     return "\n".join(rows)
@@ -259,6 +259,12 @@ def worst(cpython: list[dict], pyodide: list[dict] | None) -> str:
     return "\n".join(rows)
 
 
+def _untimed(todo: list) -> list[dict]:
+    """The cases' rows without CPython's timings (--pyodide-only)."""
+    nan = float("nan")
+    return [{"widget": n, "params": label(p), "outcome": "", "first": nan} for n, p in todo]
+
+
 def write_results(section: str) -> None:
     """Replace this script's section of bench/RESULTS.md, keeping every other section."""
     sys.path.insert(0, str(ROOT / "bench"))
@@ -277,10 +283,11 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated widgets (default: all)")
     parser.add_argument("--repeats", type=int, default=1, help="fresh states per case")
     parser.add_argument("--cpython-only", action="store_true", help="skip Pyodide")
+    parser.add_argument("--pyodide-only", action="store_true", help="skip CPython's timings")
     args = parser.parse_args()
     ONLY = tuple(w for w in args.only.split(",") if w)
     todo = cases()
-    cpython = measure(args.repeats)
+    cpython = measure(args.repeats) if not args.pyodide_only else _untimed(todo)
     pyodide = None
     version = ""
     if not args.cpython_only:

@@ -34,7 +34,8 @@ ALGORITHMS = {
 }
 CLASSES = (INTRA, INTER)
 # Schedules that can leave out the bounds of steps whose transfers all have one size
-# (schedule.ring's bounds=False): count() reads only the size of such steps.
+# (schedule.ring's bounds=False; count() reads only the size of such steps), where every chunk
+# has the same size: a vector of n·g elements (count_bytes).
 BOUNDLESS = frozenset({"ring", "multi-ring", "hierarchical"})
 
 
@@ -102,8 +103,6 @@ def count(algorithm: str, topo: Topology, length: int, itemsize: int, **opts) ->
     The same schedule and timing rule as run(), without moving values: what a page needs to count
     bytes on 512 GPUs, where the values would cost seconds.
     """
-    if algorithm in BOUNDLESS:
-        opts.setdefault("bounds", False)
     steps = ALGORITHMS[algorithm](topo, length, **opts)
     alpha = (topo.intra.latency_us * 1e-6, topo.inter.latency_us * 1e-6)
     per_byte = (1 / (topo.intra.GBps * 1e9), 1 / (topo.inter.GBps * 1e9))
@@ -299,7 +298,8 @@ def count_bytes(method: str, servers: int, g: int, nbytes: float) -> dict:
 def _network_counts(method: str, servers: int, g: int) -> dict:
     """The unscaled counts; they depend on the layout only, so a page counts each layout once."""
     n = servers * g
-    r = count(method, Topology.make(n, g), n * g, INT.itemsize)
+    lean = {"bounds": False} if method in BOUNDLESS else {}  # n·g elements: uniform chunks
+    r = count(method, Topology.make(n, g), n * g, INT.itemsize, **lean)
     inter = [b["inter"] for b in r["bytes_sent_per_gpu_by_link"]]
     per_server = [sum(inter[k * g : (k + 1) * g]) for k in range(servers)]
     return {
