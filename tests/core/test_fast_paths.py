@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from allreduce_explainer import api, cost, ddp, models, nccl, simulate, tree
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.topology import Topology
+from allreduce_explainer.widgets import common
 from helpers import examples
 
 
@@ -110,11 +111,12 @@ def test_counts_without_bounds_are_exact_or_refused(method, n, length):
         assert lean == simulate.count(method, topo, length, 4)
 
 
-def test_counts_without_bounds_at_the_page_s_largest_layout():
-    topo = Topology.make(64 * 8, 8)
+def test_counts_without_bounds_at_full_servers():
+    """Stage 6 counts up to 64 servers of 8; 16 of 8 checks the same shapes in a second."""
+    topo = Topology.make(16 * 8, 8)
     for method in sorted(simulate.BOUNDLESS):
-        assert simulate.count(method, topo, 512 * 8, 4, bounds=False) == simulate.count(
-            method, topo, 512 * 8, 4
+        assert simulate.count(method, topo, 128 * 8, 4, bounds=False) == simulate.count(
+            method, topo, 128 * 8, 4
         )
 
 
@@ -194,3 +196,19 @@ def test_ddp_labels_each_bucket_with_nccl_s_pick():
     for row in r["bucket_timeline"]:
         pick = nccl.choose("AllReduce", row["bytes"], system)
         assert (row["algorithm"], row["protocol"]) == (pick.algorithm, pick.protocol)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    st.one_of(st.integers(-(10**30), 10**30), st.floats(-1e30, 1e30)),  # gradients lie within
+    st.sampled_from(sorted(common.DIGITS)),
+)
+def test_value_text_once_per_value_equals_working_it_out(v, dtype):
+    assert common.value_text(v, dtype) == common._value_text.__wrapped__(type(v), v, dtype)
+
+
+def test_value_text_tells_equal_numbers_of_two_types_apart():
+    """10**22 == 1e22 in Python; a memo keyed by the value alone would print one as the other."""
+    assert common.value_text(1e22, "fp32") == "1e+22"
+    assert common.value_text(10**22, "int") == "10000000000000000000000"
+    assert common.value_text(True, "int") == common._value_text.__wrapped__(bool, True, "int")
