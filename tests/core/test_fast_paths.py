@@ -212,3 +212,16 @@ def test_value_text_tells_equal_numbers_of_two_types_apart():
     assert common.value_text(1e22, "fp32") == "1e+22"
     assert common.value_text(10**22, "int") == "10000000000000000000000"
     assert common.value_text(True, "int") == common._value_text.__wrapped__(bool, True, "int")
+
+
+def test_latency_page_with_nccl_s_curves_cached_equals_working_them_out():
+    """Stage 5 keeps NCCL's curves per cluster; a change of the teaching α reuses them."""
+    from allreduce_explainer.widgets import latency as lat
+
+    lat.latency({"gpus": 96, "latency_us": 3.0})  # the curves of 96 GPUs, cached
+    cached = lat.latency({"gpus": 96, "latency_us": 40.0})
+    lat._nccl_curves.cache_clear()
+    assert cached == lat.latency({"gpus": 96, "latency_us": 40.0})
+    system = lat.nccl_system(96, 8, 50.0)
+    times = lat.nccl_times(system, lat._whole(lat.SIZES))
+    assert lat._nccl_curves(system) == (times, lat.nccl_crossovers(system, times))
