@@ -302,6 +302,7 @@ def main() -> None:
     parser.add_argument("--cpython-only", action="store_true", help="skip Pyodide")
     parser.add_argument("--pyodide-only", action="store_true", help="skip CPython's timings")
     parser.add_argument("--before", help="an earlier run's output: its slowest calls beside")
+    parser.add_argument("--before-note", default="", help="what the earlier run measured")
     args = parser.parse_args()
     ONLY = tuple(w for w in args.only.split(",") if w)
     todo = cases()
@@ -316,7 +317,10 @@ def main() -> None:
     head = core.machine(version or "? (not run)", args.repeats).rsplit(" Medians", 1)[0]
     load = "load average {:.1f}, {:.1f}, {:.1f} at the end".format(*os.getloadavg())
     before = read_before(args.before) if args.before else None
-    parts = [f"{head}; {load}.", METHOD, worst(cpython, pyodide, before), table(cpython, pyodide)]
+    note = f"Pyodide before: {args.before_note}" if before else ""
+    summary = worst(cpython, pyodide, before)
+    parts = [f"{head.rstrip('.')}; {load}.", METHOD, *([note] if note else []), summary]
+    parts.append(table(cpython, pyodide))
     section = "\n\n".join(parts)
     print(section)
     if args.write:
