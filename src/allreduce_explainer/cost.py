@@ -167,16 +167,16 @@ def tree_time_fast(topo: Topology, nbytes: float) -> float:
 def _tree(topo: Topology, s: float, chunks: int | None) -> dict:
     k = chunks or tree_chunks(s)
     c = s / (2 * k)
-    profile, sends, inter_sends = _tree_profile(topo.gpus, topo.gpus_per_node, k)
+    profile, most_sends, inter_sends, most_inter = _tree_profile(topo.gpus, topo.gpus_per_node, k)
     cost = (_step(topo.intra, c), _step(topo.inter, c))
     t = sum(times * max(m * cost[cls] for cls, m in enumerate(ms)) for ms, times in profile)
     return _result(
         t,
         sum(times for _, times in profile),
         sum(x for ms, x in profile if ms[1]),
-        max(sends) * s / 2,
-        sum(inter_sends) * s / 2,
-        max(inter_sends) * s / 2,
+        most_sends * s / 2,
+        inter_sends * s / 2,
+        most_inter * s / 2,
         "sum over steps of max over link classes of q(a + S/(2kB)); q = busiest queue's messages",
     )
 
@@ -190,7 +190,7 @@ def _tree_profile(n: int, g: int, k: int):
     and only the steps of filling and draining the pipeline differ. At step t the live offsets
     are a window a..b, and the busiest queue of each class in it comes from _tree_queues.
     """
-    phase_reach, sends, inter_sends = _tree_queues(n, g)
+    phase_reach, *sends = _tree_queues(n, g)
     profile: dict[tuple[int, int], int] = {}
     for last, reach in phase_reach:
         steady = range(last, k)
@@ -199,28 +199,37 @@ def _tree_profile(n: int, g: int, k: int):
             a, b = max(0, t - k + 1), min(t, last)  # offsets active at step t
             ms = tuple(_busiest(r, a, b) for r in reach)
             profile[ms] = profile.get(ms, 0) + (len(steady) if steady and t == last else 1)
-    return tuple(profile.items()), sends, inter_sends
+    return (tuple(profile.items()), *sends)
 
 
 @lru_cache(maxsize=64)
 def _tree_queues(n: int, g: int):
     """Per phase of the double tree: its last offset and, per link class, `_reach` of its queues
-    (2·src sends, 2·dst + 1 receives); and the messages each GPU sends, in all and across
-    servers. Worked out once per layout: every chunk count k reuses it."""
-    phases = []
+    (2·src sends, 2·dst + 1 receives); and the most messages a GPU sends, the messages sent
+    across servers and the most a GPU sends across. Worked out once per layout: every chunk
+    count k reuses it (small: the site's snapshot holds the default servers' layouts)."""
     sends, inter_sends = [0] * n, [0] * n
-    for edges in tree.phases(n):
-        last = max(off for *_, off in edges)
-        queues: tuple[dict, dict] = ({}, {})  # per class: queue -> offsets of its messages
-        for _, src, dst, off in edges:
-            cls = int(src // g != dst // g)
-            queues[cls].setdefault(2 * src, []).append(off)
-            queues[cls].setdefault(2 * dst + 1, []).append(off)
-            sends[src] += 1
-            inter_sends[src] += cls
-        patterns = ({tuple(sorted(offs)) for offs in q.values()} for q in queues)
+    queues: tuple[tuple[dict, dict], ...] = (({}, {}), ({}, {}))  # per phase and class
+    for parents, height, depth in tree.shape(n):
+        for v, p in enumerate(parents):  # the edge v -> p (reduce), p -> v (broadcast)
+            if p < 0:
+                continue
+            cls = int(v // g != p // g)
+            up, down = queues[0][cls], queues[1][cls]
+            h, d = height[v], depth[p]
+            up.setdefault(2 * v, []).append(h)
+            up.setdefault(2 * p + 1, []).append(h)
+            down.setdefault(2 * p, []).append(d)
+            down.setdefault(2 * v + 1, []).append(d)
+            sends[v] += 1
+            sends[p] += 1
+            inter_sends[v] += cls
+            inter_sends[p] += cls
+    phases = []
+    for last, by_class in zip(tree.last_offsets(n), queues, strict=True):
+        patterns = (set(map(tuple, map(sorted, q.values()))) for q in by_class)
         phases.append((last, tuple(_reach(p, last) for p in patterns)))
-    return tuple(phases), tuple(sends), tuple(inter_sends)
+    return tuple(phases), max(sends), sum(inter_sends), max(inter_sends)
 
 
 def _reach(patterns: set[tuple[int, ...]], last: int) -> list[list[int]]:

@@ -77,23 +77,37 @@ def heights_depths(parents: list[int]) -> tuple[list[int], list[int]]:
     return height, depth
 
 
-@lru_cache(maxsize=4)
-def phases(n: int) -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
-    """Edges of both trees with the step at which they carry chunk 0, per phase (kept for the
-    last few n: the step count, the steady state and the cost model ask in turn; 4,096 GPUs
-    make 16,000 edges).
+@lru_cache(maxsize=2)
+def shape(n: int) -> tuple[tuple[list[int], list[int], list[int]], ...]:
+    """Each tree's parents, heights and depths: what phases, last_offsets and the cost model's
+    queues are made from, kept for the last two n (each asks in turn)."""
+    return tuple((parents, *heights_depths(parents)) for parents in dtree_parents(n))
+
+
+def phases(n: int) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int, int, int]]]:
+    """Edges of both trees with the step at which they carry chunk 0, per phase.
 
     Each entry is (tree, src, dst, offset): in the reduce phase src sends chunk j to its parent dst
     at step offset + j; in the broadcast phase src sends chunk j to its child dst at offset + j.
     """
     up, down = [], []
-    for t, parents in enumerate(dtree_parents(n)):
-        height, depth = heights_depths(parents)
+    for t, (parents, height, depth) in enumerate(shape(n)):
         for v, p in enumerate(parents):
             if p >= 0:
                 up.append((t, v, p, height[v]))
                 down.append((t, p, v, depth[p]))
-    return tuple(up), tuple(down)
+    return up, down
+
+
+@lru_cache(maxsize=64)
+def last_offsets(n: int) -> tuple[int, int]:
+    """The last offset of each phase, from the heights and depths alone (phases' edges are not
+    listed): the greatest height of a GPU with a parent, the greatest depth of one with a child."""
+    up = down = 0
+    for parents, height, depth in shape(n):
+        up = max(up, max((h for h, p in zip(height, parents, strict=True) if p >= 0), default=0))
+        down = max(down, max((depth[p] for p in parents if p >= 0), default=0))
+    return up, down
 
 
 @lru_cache(maxsize=4096)
@@ -101,14 +115,14 @@ def steps(n: int, chunks: int = 1) -> int:
     """Steps of the pipelined double binary tree: both phases, each (last offset + chunks)."""
     if n == 1:
         return 0
-    return sum(max(off for *_, off in edges) + chunks for edges in phases(n))
+    return sum(last + chunks for last in last_offsets(n))
 
 
 @lru_cache(maxsize=64)
 def steady_chunks(n: int) -> int:
     """From this many chunks on, every edge is busy at the deepest offset (the steady state):
     one more chunk adds one more steady step and nothing else (cost.tree_time_fast)."""
-    return max((max(off for *_, off in edges) for edges in phases(n) if edges), default=0) + 1
+    return max(last_offsets(n)) + 1
 
 
 def schedule(topo: Topology, length: int, chunks: int = SIMULATE_CHUNKS) -> list[Step]:

@@ -41,7 +41,7 @@ def _profile_by_counting(n: int, g: int, k: int):
         for _, src, dst, _ in edges:
             sends[src] += 1
             inter_sends[src] += src // g != dst // g
-    return tuple(profile.items()), tuple(sends), tuple(inter_sends)
+    return tuple(profile.items()), max(sends), sum(inter_sends), max(inter_sends)
 
 
 @settings(max_examples=examples(150), deadline=None)
@@ -225,3 +225,12 @@ def test_latency_page_with_nccl_s_curves_cached_equals_working_them_out():
     system = lat.nccl_system(96, 8, 50.0)
     times = lat.nccl_times(system, lat._whole(lat.SIZES))
     assert lat._nccl_curves(system) == (times, lat.nccl_crossovers(system, times))
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.integers(1, 3000), st.integers(1, 5))
+def test_tree_steps_from_heights_equal_the_edges_last_offsets(n, k):
+    edges = [e for e in tree.phases(n) if e]
+    assert tree.steady_chunks(n) == max((max(o for *_, o in e) for e in edges), default=0) + 1
+    if n > 1:
+        assert tree.steps(n, k) == sum(max(o for *_, o in e) + k for e in edges)
