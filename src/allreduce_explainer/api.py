@@ -212,8 +212,12 @@ def ddp(
     r = ddp_engine.run(m, timed, b, flops, grad_bytes, cap, first)
     rows = r["buckets"]
     if timing == "nccl":
+        picks: dict[int, nccl.Candidate] = {}  # a model's buckets repeat a few sizes
         for row in rows:
-            pick = nccl.choose("AllReduce", row["bytes"], system) if row["bytes"] else None
+            size = row["bytes"]
+            if size and size not in picks:
+                picks[size] = nccl.choose("AllReduce", size, system)
+            pick = picks[size] if size else None
             row["algorithm"] = pick.algorithm if pick else "none"
             row["protocol"] = pick.protocol if pick else "none"
     out = {

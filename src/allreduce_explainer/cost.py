@@ -10,7 +10,6 @@ Bandwidths follow nccl-tests (doc/PERFORMANCE.md): algbw = S / t, busbw = algbw 
 from __future__ import annotations
 
 import math
-from collections import Counter
 from functools import lru_cache
 from itertools import chain
 
@@ -168,16 +167,16 @@ def tree_time_fast(topo: Topology, nbytes: float) -> float:
 def _tree(topo: Topology, s: float, chunks: int | None) -> dict:
     k = chunks or tree_chunks(s)
     c = s / (2 * k)
-    profile, sends, inter_sends = _tree_profile(topo.gpus, topo.gpus_per_node, k)
+    profile, most_sends, inter_sends, most_inter = _tree_profile(topo.gpus, topo.gpus_per_node, k)
     cost = (_step(topo.intra, c), _step(topo.inter, c))
     t = sum(times * max(m * cost[cls] for cls, m in enumerate(ms)) for ms, times in profile)
     return _result(
         t,
         sum(times for _, times in profile),
         sum(x for ms, x in profile if ms[1]),
-        max(sends) * s / 2,
-        sum(inter_sends) * s / 2,
-        max(inter_sends) * s / 2,
+        most_sends * s / 2,
+        inter_sends * s / 2,
+        most_inter * s / 2,
         "sum over steps of max over link classes of q(a + S/(2kB)); q = busiest queue's messages",
     )
 
@@ -188,29 +187,78 @@ def _tree_profile(n: int, g: int, k: int):
 
     In each phase, edge e with offset o carries chunk j at step o + j, so it is active at steps
     o .. o + k - 1; from the last offset to step k - 1 every edge is active (the steady state),
-    and only the steps of filling and draining the pipeline differ.
+    and only the steps of filling and draining the pipeline differ. At step t the live offsets
+    are a window a..b, and the busiest queue of each class in it comes from _tree_queues.
     """
+    phase_reach, *sends = _tree_queues(n, g)
     profile: dict[tuple[int, int], int] = {}
-    sends, inter_sends = [0] * n, [0] * n
-    for edges in tree.phases(n):
-        last = max(off for *_, off in edges)
-        # per offset and link class, the queues its edges load: 2·src sends, 2·dst + 1 receives
-        keys: list[tuple[list[int], list[int]]] = [([], []) for _ in range(last + 1)]
-        for _, src, dst, off in edges:
-            keys[off][int(src // g != dst // g)].extend((2 * src, 2 * dst + 1))
+    for last, reach in phase_reach:
         steady = range(last, k)
         explicit = chain(range(last), range(k, last + k)) if steady else range(last + k)
         for t in chain(explicit, [last] if steady else []):
-            live = range(max(0, t - k + 1), min(t, last) + 1)  # offsets active at step t
-            ms = tuple(
-                max(Counter(chain.from_iterable(keys[o][cls] for o in live)).values(), default=0)
-                for cls in (0, 1)
-            )
+            a, b = max(0, t - k + 1), min(t, last)  # offsets active at step t
+            ms = tuple(_busiest(r, a, b) for r in reach)
             profile[ms] = profile.get(ms, 0) + (len(steady) if steady and t == last else 1)
-        for _, src, dst, _ in edges:
-            sends[src] += 1
-            inter_sends[src] += src // g != dst // g
-    return tuple(profile.items()), tuple(sends), tuple(inter_sends)
+    return (tuple(profile.items()), *sends)
+
+
+@lru_cache(maxsize=64)
+def _tree_queues(n: int, g: int):
+    """Per phase of the double tree: its last offset and, per link class, `_reach` of its queues
+    (2·src sends, 2·dst + 1 receives); and the most messages a GPU sends, the messages sent
+    across servers and the most a GPU sends across. Worked out once per layout: every chunk
+    count k reuses it (small: the site's snapshot holds the default servers' layouts)."""
+    sends, inter_sends = [0] * n, [0] * n
+    queues: tuple[tuple[dict, dict], ...] = (({}, {}), ({}, {}))  # per phase and class
+    for parents, height, depth in tree.shape(n):
+        for v, p in enumerate(parents):  # the edge v -> p (reduce), p -> v (broadcast)
+            if p < 0:
+                continue
+            cls = int(v // g != p // g)
+            up, down = queues[0][cls], queues[1][cls]
+            h, d = height[v], depth[p]
+            up.setdefault(2 * v, []).append(h)
+            up.setdefault(2 * p + 1, []).append(h)
+            down.setdefault(2 * p, []).append(d)
+            down.setdefault(2 * v + 1, []).append(d)
+            sends[v] += 1
+            sends[p] += 1
+            inter_sends[v] += cls
+            inter_sends[p] += cls
+    phases = []
+    for last, by_class in zip(tree.last_offsets(n), queues, strict=True):
+        patterns = (set(map(tuple, map(sorted, q.values()))) for q in by_class)
+        phases.append((last, tuple(_reach(p, last) for p in patterns)))
+    return tuple(phases), max(sends), sum(inter_sends), max(inter_sends)
+
+
+def _reach(patterns: set[tuple[int, ...]], last: int) -> list[list[int]]:
+    """reach[m][a]: the least b such that one queue holds m messages of offsets within a..b
+    (last + 1 if none does), from the queues' distinct patterns (sorted offsets of their
+    messages). A queue holds at most four messages per phase (two trees, two children), so this
+    table is small, and the busiest queue of any window is read from it."""
+    none = last + 1
+    deepest = max(map(len, patterns), default=0)
+    reach = [[none] * (last + 2) for _ in range(deepest + 1)]
+    for offsets in patterns:
+        for m in range(1, len(offsets) + 1):
+            row = reach[m]
+            for i in range(len(offsets) - m + 1):
+                a, b = offsets[i], offsets[i + m - 1]
+                if b < row[a]:
+                    row[a] = b
+    for row in reach:  # a window starting at a may start its m messages later
+        for a in range(last, -1, -1):
+            row[a] = min(row[a], row[a + 1])
+    return reach
+
+
+def _busiest(reach: list[list[int]], a: int, b: int) -> int:
+    """The most messages one queue holds from offsets a..b (reach grows with m)."""
+    m = 0
+    while m + 1 < len(reach) and reach[m + 1][a] <= b:
+        m += 1
+    return m
 
 
 def bandwidths(nbytes: float, time_s: float, gpus: int, collective: str = "allreduce") -> dict:

@@ -25,7 +25,9 @@ step waits for it.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 from . import cost, nccl
 from .models import Model
@@ -64,18 +66,20 @@ def assign(sizes: Sequence[int], bucket_limits: Sequence[int]) -> list[list[int]
 
     Limits after the last repeat the last one.
     """
-    out: list[list[int]] = []
-    current: list[int] = []
-    size, which = 0, 0
-    for i, s in enumerate(sizes):
-        current.append(i)
-        size += s
-        if size >= bucket_limits[which]:
-            out.append(current)
-            current, size = [], 0
-            which = min(which + 1, len(bucket_limits) - 1)
-    if current:
-        out.append(current)
+    return [list(range(i, j)) for i, j in _spans([0, *accumulate(sizes)], bucket_limits)]
+
+
+def _spans(total: list[int], bucket_limits: Sequence[int]) -> list[tuple[int, int]]:
+    """The buckets as ranges [i, j) of positions, from the running totals of the sizes (total[k]:
+    the first k sizes). PyTorch adds one tensor at a time and closes the bucket once it holds at
+    least the limit; the first j > i whose total reaches it is found by bisection (sizes are
+    >= 0, so the totals never decrease): a sweep over caps assigns thousands of tensors each."""
+    n, out = len(total) - 1, []
+    i, which = 0, 0
+    while i < n:
+        j = min(bisect_left(total, total[i] + bucket_limits[which], i + 1), n)  # none: the rest
+        out.append((i, j))
+        i, which = j, min(which + 1, len(bucket_limits) - 1)
     return out
 
 
@@ -137,10 +141,8 @@ def readiness(
     for i in range(len(layer_backward_s) - 1, -1, -1):
         t += layer_backward_s[i]
         done[i] = t
-    ready = tuple(
-        (sum(tensor_bytes[i] for i in b), len(b), max(done[tensor_layer[i]] for i in b))
-        for b in bucket_list
-    )
+    size, layer_done = tensor_bytes.__getitem__, [done[k] for k in tensor_layer].__getitem__
+    ready = tuple((sum(map(size, b)), len(b), max(map(layer_done, b))) for b in bucket_list)
     return {"backward_s": t, "layer_done_s": done, "buckets": ready}
 
 
@@ -259,15 +261,22 @@ def sweep(
     """Exposed communication against an explicit bucket cap: the first bucket uses the cap
     (PyTorch 2.4 and later) unless first_mb fixes it (1 MiB: PyTorch 2.3 and earlier)."""
     sizes, layer_of, back, order = _inputs(model, batch, flops_per_s, grad_bytes)
+    # readiness() of each cap's buckets without listing their tensors: in ready order a bucket
+    # is a range [i, j), its bytes a difference of running totals, its ready time a slice's max
+    base = readiness(back, layer_of, sizes, ())
+    total = [0, *accumulate(sizes[i] for i in order)]
+    ready_at = [base["layer_done_s"][layer_of[i]] for i in order]
     rows = []
     for cap in sweep_caps(sum(sizes), points):
-        t = timeline(back, layer_of, sizes, buckets(sizes, cap, first_mb, order), allreduce_s)
+        spans = _spans(total, limits(cap, first_mb))
+        ready = {"buckets": [(total[j] - total[i], j - i, max(ready_at[i:j])) for i, j in spans]}
+        end, busy = comm_end(ready, allreduce_s)  # timeline()'s figures, without its rows
         rows.append(
             {
                 "bucket_mb": cap,
-                "buckets": len(t["buckets"]),
-                "exposed_s": t["exposed_s"],
-                "allreduce_total_s": t["allreduce_total_s"],
+                "buckets": len(spans),
+                "exposed_s": max(0.0, end - base["backward_s"]),
+                "allreduce_total_s": busy,
             }
         )
     return rows

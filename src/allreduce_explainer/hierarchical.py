@@ -18,12 +18,15 @@ IN_SERVER = ("reduce-scatter in each server", "all-gather in each server")
 ACROSS = ("reduce-scatter across servers", "all-gather across servers")
 
 
-def schedule(topo: Topology, length: int) -> list[sch.Step]:
+def schedule(topo: Topology, length: int, bounds: bool = True) -> list[sch.Step]:
     g, nodes = topo.gpus_per_node, topo.nodes
-    local = [sch.ring([k * g + p for p in range(g)], 0, length, IN_SERVER) for k in range(nodes)]
+    local = [
+        sch.ring([k * g + p for p in range(g)], 0, length, IN_SERVER, bounds) for k in range(nodes)
+    ]
     shards = sch.split(0, length, g)
     cross = [
-        sch.ring([k * g + p for k in range(nodes)], *shards[(p + 1) % g], ACROSS) for p in range(g)
+        sch.ring([k * g + p for k in range(nodes)], *shards[(p + 1) % g], ACROSS, bounds)
+        for p in range(g)
     ]
     return (
         sch.merge(*(r[0] for r in local))

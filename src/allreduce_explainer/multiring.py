@@ -16,9 +16,10 @@ def ring_order(topo: Topology, r: int) -> list[int]:
     return [k * g + (r + j) % g for k in range(topo.nodes) for j in range(g)]
 
 
-def schedule(topo: Topology, length: int) -> list[sch.Step]:
+def schedule(topo: Topology, length: int, bounds: bool = True) -> list[sch.Step]:
     g = topo.gpus_per_node
     parts = [
-        sch.ring(ring_order(topo, r), a, b) for r, (a, b) in enumerate(sch.split(0, length, g))
+        sch.ring(ring_order(topo, r), a, b, bounds=bounds)
+        for r, (a, b) in enumerate(sch.split(0, length, g))
     ]
     return sch.merge(*(p[0] for p in parts)) + sch.merge(*(p[1] for p in parts))

@@ -10,6 +10,6 @@ from . import schedule as sch
 from .topology import Topology
 
 
-def schedule(topo: Topology, length: int) -> list[sch.Step]:
-    rs, ag = sch.ring(list(range(topo.gpus)), 0, length)
+def schedule(topo: Topology, length: int, bounds: bool = True) -> list[sch.Step]:
+    rs, ag = sch.ring(list(range(topo.gpus)), 0, length, bounds=bounds)
     return rs + ag

@@ -19,8 +19,8 @@ class Step(NamedTuple):
     reduce: bool
     src: list[int]
     dst: list[int]
-    start: list[int]
-    stop: list[int]
+    start: list[int] | None  # None only with a size, in a schedule made with bounds=False
+    stop: list[int] | None
     size: int | None = None  # the elements of every transfer, when they are all the same
 
     def __len__(self) -> int:  # number of messages
@@ -53,13 +53,23 @@ def make_step(
     return Step(phase, reduce, src, dst, start, stop, size)
 
 
-def ring(order: list[int], start: int, stop: int, names=("reduce-scatter", "all-gather")):
+def ring(
+    order: list[int],
+    start: int,
+    stop: int,
+    names=("reduce-scatter", "all-gather"),
+    bounds: bool = True,
+):
     """Reduce-scatter and all-gather steps of one ring over the GPUs in `order` on [start, stop).
 
     The m GPUs cut the range into m chunks. At reduce-scatter step s the GPU at position p sends
     chunk (p - s) mod m to position p + 1, which adds it in; after m - 1 steps position p owns the
     complete sum of chunk (p + 1) mod m. At all-gather step s position p forwards chunk
     (p + 1 - s) mod m, which the next GPU copies, until every GPU holds every chunk.
+
+    bounds=False leaves out which elements each transfer carries (start and stop None) when
+    every chunk has the same size: counting bytes needs the size only, and a ring of 512 GPUs
+    would otherwise list half a million bounds per phase.
     """
     m = len(order)
     chunks = split(start, stop, m)
@@ -68,6 +78,8 @@ def ring(order: list[int], start: int, stop: int, names=("reduce-scatter", "all-
     nxt = order[1:] + order[:1]
 
     def steps(offset: int, reduce: bool, phase: str) -> list[Step]:
+        if size is not None and not bounds:
+            return [Step(phase, reduce, order, nxt, None, None, size) for _ in range(m - 1)]
         out = []
         for s in range(m - 1):
             r = (s - offset) % m  # position p sends chunk (p - r) mod m: a rotation by r
@@ -82,7 +94,8 @@ def merge(*step_lists: list[Step]) -> list[Step]:
     """Run several schedules side by side: step s of the result is step s of each.
 
     The joined sender and receiver lists are shared between steps that join the same lists, so
-    the simulator can work out their routes once.
+    the simulator can work out their routes once. Steps made without bounds (ring's bounds=False)
+    merge into a step without bounds, which needs one size for all of them.
     """
     joined: dict[tuple[int, ...], list[int]] = {}
 
@@ -96,15 +109,23 @@ def merge(*step_lists: list[Step]) -> list[Step]:
     for s in range(max((len(steps) for steps in step_lists), default=0)):
         parts = [steps[s] for steps in step_lists if s < len(steps)]
         sizes = {p.size for p in parts}
+        size = sizes.pop() if len(sizes) == 1 else None
+        if any(p.start is None for p in parts):
+            if size is None:
+                raise ValueError("steps without bounds merge only if they share one size")
+            starts = stops = None
+        else:
+            starts = list(chain.from_iterable(p.start for p in parts))
+            stops = list(chain.from_iterable(p.stop for p in parts))
         out.append(
             Step(
                 parts[0].phase,
                 parts[0].reduce,
                 join([p.src for p in parts]),
                 join([p.dst for p in parts]),
-                list(chain.from_iterable(p.start for p in parts)),
-                list(chain.from_iterable(p.stop for p in parts)),
-                sizes.pop() if len(sizes) == 1 else None,
+                starts,
+                stops,
+                size,
             )
         )
     return out

@@ -33,6 +33,10 @@ ALGORITHMS = {
     "hierarchical": hierarchical.schedule,
 }
 CLASSES = (INTRA, INTER)
+# Schedules that can leave out the bounds of steps whose transfers all have one size
+# (schedule.ring's bounds=False; count() reads only the size of such steps), where every chunk
+# has the same size: a vector of n·g elements (count_bytes).
+BOUNDLESS = frozenset({"ring", "multi-ring", "hierarchical"})
 
 
 def run(
@@ -294,7 +298,8 @@ def count_bytes(method: str, servers: int, g: int, nbytes: float) -> dict:
 def _network_counts(method: str, servers: int, g: int) -> dict:
     """The unscaled counts; they depend on the layout only, so a page counts each layout once."""
     n = servers * g
-    r = count(method, Topology.make(n, g), n * g, INT.itemsize)
+    lean = {"bounds": False} if method in BOUNDLESS else {}  # n·g elements: uniform chunks
+    r = count(method, Topology.make(n, g), n * g, INT.itemsize, **lean)
     inter = [b["inter"] for b in r["bytes_sent_per_gpu_by_link"]]
     per_server = [sum(inter[k * g : (k + 1) * g]) for k in range(servers)]
     return {

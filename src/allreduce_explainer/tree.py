@@ -54,20 +54,34 @@ def dtree_parents(n: int) -> tuple[list[int], list[int]]:
 
 
 def heights_depths(parents: list[int]) -> tuple[list[int], list[int]]:
-    """Height (0 for a leaf) and depth (0 for the root) of every node."""
+    """Height (0 for a leaf) and depth (0 for the root) of every node: one pass down from the
+    roots in breadth-first order, one back up."""
     n = len(parents)
+    children: list[list[int]] = [[] for _ in range(n)]
+    order = []
+    for v, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(v)
+        else:
+            order.append(v)
     depth = [0] * n
-    for v in range(n):
-        d, u = 0, v
-        while parents[u] >= 0:
-            u, d = parents[u], d + 1
-        depth[v] = d
+    for v in order:  # grows as it goes: every node after its parent
+        for c in children[v]:
+            depth[c] = depth[v] + 1
+            order.append(c)
     height = [0] * n
-    for v in sorted(range(n), key=lambda v: -depth[v]):
+    for v in reversed(order):
         p = parents[v]
         if p >= 0:
             height[p] = max(height[p], height[v] + 1)
     return height, depth
+
+
+@lru_cache(maxsize=2)
+def shape(n: int) -> tuple[tuple[list[int], list[int], list[int]], ...]:
+    """Each tree's parents, heights and depths: what phases, last_offsets and the cost model's
+    queues are made from, kept for the last two n (each asks in turn)."""
+    return tuple((parents, *heights_depths(parents)) for parents in dtree_parents(n))
 
 
 def phases(n: int) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int, int, int]]]:
@@ -77,12 +91,22 @@ def phases(n: int) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int
     at step offset + j; in the broadcast phase src sends chunk j to its child dst at offset + j.
     """
     up, down = [], []
-    for t, parents in enumerate(dtree_parents(n)):
-        height, depth = heights_depths(parents)
+    for t, (parents, height, depth) in enumerate(shape(n)):
         for v, p in enumerate(parents):
             if p >= 0:
                 up.append((t, v, p, height[v]))
                 down.append((t, p, v, depth[p]))
+    return up, down
+
+
+@lru_cache(maxsize=64)
+def last_offsets(n: int) -> tuple[int, int]:
+    """The last offset of each phase, from the heights and depths alone (phases' edges are not
+    listed): the greatest height of a GPU with a parent, the greatest depth of one with a child."""
+    up = down = 0
+    for parents, height, depth in shape(n):
+        up = max(up, max((h for h, p in zip(height, parents, strict=True) if p >= 0), default=0))
+        down = max(down, max((depth[p] for p in parents if p >= 0), default=0))
     return up, down
 
 
@@ -91,14 +115,14 @@ def steps(n: int, chunks: int = 1) -> int:
     """Steps of the pipelined double binary tree: both phases, each (last offset + chunks)."""
     if n == 1:
         return 0
-    return sum(max(off for *_, off in edges) + chunks for edges in phases(n))
+    return sum(last + chunks for last in last_offsets(n))
 
 
 @lru_cache(maxsize=64)
 def steady_chunks(n: int) -> int:
     """From this many chunks on, every edge is busy at the deepest offset (the steady state):
     one more chunk adds one more steady step and nothing else (cost.tree_time_fast)."""
-    return max((max(off for *_, off in edges) for edges in phases(n) if edges), default=0) + 1
+    return max(last_offsets(n)) + 1
 
 
 def schedule(topo: Topology, length: int, chunks: int = SIMULATE_CHUNKS) -> list[Step]:

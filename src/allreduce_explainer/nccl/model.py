@@ -111,15 +111,20 @@ def _check_bytes(nbytes) -> int:
 def predict(collective: str, nbytes: int, system: System) -> list[Candidate]:
     """Every (algorithm, protocol) NCCL considers for this call, in NCCL's table order."""
     coll, n = collective_name(collective), _check_bytes(nbytes)
-    factor = busbw_factor(coll, system.gpus)
     out = []
     for (a, p), e in tables(system, coll).items():
         lat, bw = terms(system, coll, a, p, e, n)
-        cal = calibration(system.generation, a)
-        t, tc = lat + n / (1000 * bw), lat + n / (1000 * bw * cal)
-        algbw = n / (tc * 1e3)
-        out.append(Candidate(a, p, t, tc, n / (t * 1e3) * factor, algbw * factor, algbw, cal))
+        out.append(_candidate(system, coll, a, p, lat, bw, n))
     return out
+
+
+def _candidate(system: System, coll: str, a: str, p: str, lat: float, bw: float, n: int):
+    """One pair's figures from its latency and bandwidth terms: NCCL's and calibrated."""
+    factor = busbw_factor(coll, system.gpus)
+    cal = calibration(system.generation, a)
+    t, tc = lat + n / (1000 * bw), lat + n / (1000 * bw * cal)
+    algbw = n / (tc * 1e3)
+    return Candidate(a, p, t, tc, n / (t * 1e3) * factor, algbw * factor, algbw, cal)
 
 
 def choose(
@@ -130,8 +135,24 @@ def choose(
     protocol: str | None = None,
 ) -> Candidate:
     """NCCL's pick (enqueue.cc:2035-2044): the least NCCL time among the enabled pairs, optionally
-    restricted as NCCL_ALGO / NCCL_PROTO do. A restriction nothing meets is a ParamError."""
-    return min(_pool(collective, nbytes, system, algorithm, protocol), key=_nccl_time)
+    restricted as NCCL_ALGO / NCCL_PROTO do. A restriction nothing meets is a ParamError.
+
+    The same pick as the least of _pool's candidates (the first of equals, in table order), with
+    only the winner's figures worked out: a DDP sweep asks for thousands of sizes."""
+    algorithm = _name(algorithm, K.ALGORITHMS, "algorithm")
+    protocol = _name(protocol, K.PROTOCOLS, "protocol")
+    coll, n = collective_name(collective), _check_bytes(nbytes)
+    best = None
+    for (a, p), e in tables(system, coll).items():
+        if (algorithm is None or a == algorithm) and (protocol is None or p == protocol):
+            lat, bw = terms(system, coll, a, p, e, n)
+            t = lat + n / (1000 * bw)
+            if best is None or t < best[0]:
+                best = (t, a, p, lat, bw)
+    if best is None:
+        _pool(collective, nbytes, system, algorithm, protocol)  # raises its ParamError
+    _, a, p, lat, bw = best
+    return _candidate(system, coll, a, p, lat, bw, n)
 
 
 def _nccl_time(c: Candidate) -> float:

@@ -53,6 +53,8 @@ class Entry:
 def collective_name(name: str) -> str:
     from ..errors import ParamError
 
+    if name in COLLECTIVES:  # as spelled here: the common case, asked thousands of times
+        return name
     for c in COLLECTIVES:
         if str(name).lower().replace("_", "").replace("-", "") == c.lower():
             return c

@@ -84,7 +84,11 @@ SPEC = spec(
 )  # fmt: skip
 
 
+# Each model once, and the closed forms' fastest ("auto", which times the teaching tree too) on
+# the default servers of 8: the tree's layouts for the share curve's GPU counts up to 4,096 take
+# a few hundred ms in the browser the first time, and their summaries are small.
 WARM = [("cluster", {"model": key}) for key in calculator.PRESET_MODELS]
+WARM.append(("cluster", {"algorithm": "auto"}))
 
 
 def _choose(p: dict) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 
 from .. import dtypes, gradients
 
@@ -25,6 +26,12 @@ def value_text(v, dtype: str) -> str:
     same in the narration and in the grid (tests/data/number_format.json holds the cases both are
     tested on): the exact value rounded half away from zero, then JavaScript's shortest notation.
     """
+    return _value_text(type(v), v, dtype)  # the type too: 10**22 and 1e22 are equal keys
+
+
+@lru_cache(maxsize=4096)
+def _value_text(_type: type, v, dtype: str) -> str:
+    """value_text, once per value: a stepper's frames print the same values hundreds of times."""
     digits = DIGITS[dtype]
     if isinstance(v, int) and not isinstance(v, bool):
         text = str(v)

@@ -10,6 +10,7 @@ the steppers and the step counts explain.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from .. import api, cost, fmt, nccl, tree
 from ..errors import ParamError
@@ -80,6 +81,14 @@ def nccl_crossovers(s: nccl.System, times: dict | None = None, sizes=SIZES) -> l
     return crossings(gap, sizes, d)
 
 
+@lru_cache(maxsize=32)
+def _nccl_curves(s: nccl.System) -> tuple[dict, list[float]]:
+    """NCCL's times at the page's sizes and its crossovers, once per cluster: the teaching
+    model's α does not change them. Read only: they are shared."""
+    times = nccl_times(s, _whole(SIZES))
+    return times, nccl_crossovers(s, times)
+
+
 def _whole(sizes) -> list[int]:
     return [max(1, round(x)) for x in sizes]
 
@@ -91,10 +100,8 @@ def latency(params=None) -> dict:
     n, per, alpha, gbps = p["gpus"], p["gpus_per_node"], float(p["latency_us"]), p["bandwidth_gbps"]
     if n % per:
         raise ParamError("gpus", f"{n} GPUs do not fill servers of {per}: use a multiple of {per}")
-    system = nccl_system(n, per, float(gbps))
     sizes = _whole(SIZES)
-    nc = nccl_times(system, sizes)
-    xs_n = nccl_crossovers(system, nc)
+    nc, xs_n = _nccl_curves(nccl_system(n, per, float(gbps)))
     xn = xs_n[0] if xs_n else None
     topo = flat(n, float(gbps), alpha)
     ring = [ring_time(topo, s) for s in SIZES]
