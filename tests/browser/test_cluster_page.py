@@ -110,13 +110,13 @@ def test_opening_a_file_reads_it_in_the_browser_and_a_reload_keeps_it(page, serv
     page.watch.assert_clean()
 
 
-def test_a_file_over_5_mb_is_refused_with_a_message(page, server, tmp_path):
+def test_a_file_over_the_limit_is_refused_with_a_message(page, server, tmp_path):
     big = tmp_path / "big.log"
     big.write_text("#\n" * 2_600_000)
     open_page(page, server, SLUG, live=True)
     w = page.locator("[data-widget=cluster]")
     w.locator("[data-role=log-file]").set_input_files(str(big))
-    w.locator("[data-error-for=log_file]", has_text="5 MB").wait_for()
+    w.locator("[data-error-for=log_file]", has_text="1 MB").wait_for()
     page.watch.assert_clean()
 
 

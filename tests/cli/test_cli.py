@@ -334,6 +334,6 @@ def test_nccl_tests_errors_exit_2():
     ok = cli("nccl-tests", "tests/data/allreduce_rows_only.txt", "--gpus", "32", "--json")
     assert ok.returncode == 0 and json.loads(ok.stdout)["gpus"] == 32
     big = cli("nccl-tests", "-", "--json", stdin="x" * 5_000_001)
-    assert big.returncode == 2 and "5 MB" in big.stderr and big.stderr.count("\n") == 1
+    assert big.returncode == 2 and "1 MB" in big.stderr and big.stderr.count("\n") == 1
     missing = cli("nccl-tests", "/nonexistent/log.txt")
     assert missing.returncode == 2 and "cannot read" in missing.stderr
