@@ -99,8 +99,9 @@ def _nccl(repeats: int) -> dict[str, float]:
     }
 
 
-def run_pyodide(repeats: int) -> tuple[str, dict[str, float]]:
-    """Build the zip the site ships, and run `measure` from it under Pyodide in Node."""
+def run_in_pyodide(script: str, repeats: int, timeout_s: int = 1800) -> tuple[str, object]:
+    """Run `measure` of `script` (a bench file's text) under Pyodide in Node, from the zip the
+    site ships (bench/core_pyodide.mjs): Pyodide's Python version, and what `measure` returned."""
     import shutil
     import subprocess
     import tempfile
@@ -114,23 +115,30 @@ def run_pyodide(repeats: int) -> tuple[str, dict[str, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         zip_path = Path(tmp) / "core.zip"
         zip_path.write_bytes(compiled_core())
+        source = Path(tmp) / "bench.py"
+        source.write_text(script)
         proc = subprocess.run(
             [
                 node,
                 str(ROOT / "bench" / "core_pyodide.mjs"),
                 str(zip_path),
-                str(Path(__file__).resolve()),
+                str(source),
                 str(repeats),
             ],
             cwd=ROOT,
             capture_output=True,
             text=True,
-            timeout=1800,
+            timeout=timeout_s,
         )
     if proc.returncode != 0:
-        sys.exit(f"Pyodide benchmark failed:\n{proc.stderr[-4000:]}")
+        sys.exit(f"Pyodide run failed:\n{proc.stderr[-4000:]}")
     out = json.loads(proc.stdout)
     return out["python"], out["results"]
+
+
+def run_pyodide(repeats: int) -> tuple[str, dict[str, float]]:
+    """This file's `measure` under Pyodide."""
+    return run_in_pyodide(Path(__file__).read_text(), repeats)
 
 
 def table(cpython: dict[str, float], pyodide: dict[str, float]) -> str:

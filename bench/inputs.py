@@ -175,43 +175,13 @@ def label(params: dict) -> str:
 
 
 def run_pyodide(cases_: list, repeats: int) -> tuple[str, list[dict]]:
-    """Run `measure` under Pyodide in Node, from the zip the site ships, over the same cases:
-    bench/core_pyodide.mjs loads a copy of this file whose CASES holds them."""
-    import shutil
-    import subprocess
-    import tempfile
+    """Run `measure` under Pyodide in Node over the same cases: a copy of this file whose CASES
+    holds them (bench/core.py's runner)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import core
 
-    sys.path.insert(0, str(ROOT))
-    from sitebuild.python_assets import compiled_core
-
-    node = shutil.which("node")
-    if node is None or not (ROOT / "node_modules" / "pyodide").is_dir():
-        sys.exit("Node.js and node_modules/pyodide are needed: install Node, then run `npm ci`")
-    with tempfile.TemporaryDirectory() as tmp:
-        zip_path = Path(tmp) / "core.zip"
-        zip_path.write_bytes(compiled_core())
-        source = Path(tmp) / "inputs.py"
-        cases_literal = json.dumps(cases_)
-        source.write_text(
-            Path(__file__).read_text() + f"\n\nCASES = json.loads({cases_literal!r})\n"
-        )
-        proc = subprocess.run(
-            [
-                node,
-                str(ROOT / "bench" / "core_pyodide.mjs"),
-                str(zip_path),
-                str(source),
-                str(repeats),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=3600,
-        )
-    if proc.returncode != 0:
-        sys.exit(f"Pyodide run failed:\n{proc.stderr[-4000:]}")
-    out = json.loads(proc.stdout)
-    return out["python"], out["results"]
+    script = Path(__file__).read_text() + f"\n\nCASES = json.loads({json.dumps(cases_)!r})\n"
+    return core.run_in_pyodide(script, repeats, timeout_s=3600)
 
 
 def table(cpython: list[dict], pyodide: list[dict] | None) -> str:

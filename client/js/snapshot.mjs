@@ -74,11 +74,9 @@ function unpack(buffer) {
 // Where Python imports the core from: a zip on sys.path, as the standard library is.
 export const CORE = "/lib/allreduce_explainer.zip";
 
-// A zip with nothing in it (its end record only): what stands in for a zip not fetched yet.
-export const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 5, 6, ...new Array(18).fill(0)]);
-
 // Python restored from the snapshot holds every module the widgets use, so neither its standard
-// library nor the core's zip is fetched while the reader waits: empty zips stand in for them.
+// library nor the core's zip is fetched while the reader waits: the empty zip Pyodide was given
+// as its standard library (the build's "nostdlib") stands in for both.
 // This finder, asked before Python's path finder for any module not loaded yet, calls `load`
 // ("stdlib" or "core"; it returns the real zip's bytes) once per zip, the first time the module
 // is one of that zip's, and writes them where the stand-in is, for the zip importer that knows
@@ -86,6 +84,7 @@ export const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 5, 6, ...new Array(18).fill
 export function filesOnDemand(pyodide, version, load) {
   const [major, minor] = version.split(".");
   const paths = { stdlib: `/lib/python${major}${minor}.zip`, core: CORE };
+  pyodide.FS.writeFile(paths.core, pyodide.FS.readFile(paths.stdlib));
   pyodide.globals.set("_load_zip", (role) => pyodide.FS.writeFile(paths[role], load(role)));
   pyodide.runPython(`
 import sys

@@ -11,7 +11,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadPyodide } from "pyodide";
-import { CORE, EMPTY_ZIP, filesOnDemand, restoring } from "../../client/js/snapshot.mjs";
+import { CORE, filesOnDemand, restoring } from "../../client/js/snapshot.mjs";
 
 const toStderr = (msg) => process.stderr.write(msg + "\n");
 const bytes = async (path) => new Uint8Array(await readFile(path)); // Pyodide rejects a Buffer
@@ -43,7 +43,6 @@ async function main() {
   const core = await bytes(join(site, build.core));
   if (mode === "snapshot") {
     const zips = { stdlib: await bytes(join(site, build.stdlib)), core };
-    pyodide.FS.writeFile(CORE, EMPTY_ZIP);  // as the worker does: the zips come when asked for
     filesOnDemand(pyodide, build.lock.python, (role) => {
       asked.push(role);
       return zips[role];
