@@ -111,7 +111,7 @@ def _logs(name: str) -> list[dict]:
     """The calculator's pasted log: a real one, and one at the size limit."""
     if name != "cluster":
         return []
-    from allreduce_explainer import fit
+    from allreduce_explainer.logs import alphabeta as fit
 
     log = (ROOT / "tests" / "data" / "allreduce_current.txt").read_text()
     big = log

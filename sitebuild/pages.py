@@ -8,7 +8,8 @@ from pathlib import Path
 
 import jinja2
 
-from allreduce_explainer import exercises, facts, fit, palette, widgets
+from allreduce_explainer import exercises, facts, palette, widgets
+from allreduce_explainer.logs import alphabeta as fit
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site

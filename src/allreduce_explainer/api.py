@@ -6,15 +6,20 @@ one raises a ParamError that names it.
 
 from __future__ import annotations
 
-from . import calculator, dtypes, fit, gradients, hardware, models, nccl, shardcost, tree
-from . import cost as cost_model
-from . import ddp as ddp_engine
-from . import innetwork as innetwork_engine
-from . import shard as shard_engine
-from . import simulate as sim
+from . import dtypes, nccl
+from .catalog import hardware, models
+from .costs import cost as cost_model
+from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from .errors import ParamError
-from .latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
-from .topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
+from .logs import alphabeta as fit
+from .schedules import tree
+from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
+from .simulation import gradients
+from .simulation import innetwork as innetwork_engine
+from .simulation import shard as shard_engine
+from .simulation import simulate as sim
+from .training import calculator, shardcost
+from .training import ddp as ddp_engine
 from .validate import count, nonnegative, positive
 
 ALGORITHMS = tuple(sim.ALGORITHMS)
@@ -372,7 +377,7 @@ def nccl_tests(
 ) -> dict:
     """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's model
     fitted (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every run."""
-    from .nccl import logfit
+    from .logs import ncclfit as logfit
 
     if not isinstance(text, str):
         raise ParamError("log", "must be text")

@@ -10,10 +10,13 @@ import json
 import math
 import sys
 
-from . import api, calculator, fit, hardware
+from . import api
+from .catalog import hardware
+from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
 from .errors import ParamError
-from .latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
-from .topology import H100_NVLINK_GBps, NIC_400G_GBps
+from .logs import alphabeta as fit
+from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
+from .training import calculator
 
 PROG = "allreduce-explainer"
 
@@ -554,7 +557,7 @@ def _cluster_parsers(sub) -> None:
 
 def _shard_parser(sub) -> None:
     """Issue 14: memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP."""
-    from . import calculator
+    from .training import calculator
 
     s = sub.add_parser(
         "shard",

@@ -6,8 +6,8 @@ Each page's Markdown reads them as template variables, e.g. {{ f.naive_8 }}.
 from __future__ import annotations
 
 from . import api, fmt
-from .models import EXAMPLE_GRADIENT_BYTES, EXAMPLE_PARAMS
-from .topology import H100_NVLINK_GBps, NIC_400G_GBps
+from .catalog.models import EXAMPLE_GRADIENT_BYTES, EXAMPLE_PARAMS
+from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
 
 
 def headline() -> dict[str, str]:

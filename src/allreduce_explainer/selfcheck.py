@@ -6,7 +6,7 @@ The two interpreters must agree to the bit: the same sums, the same bytes, the s
 from __future__ import annotations
 
 from . import api
-from .models import EXAMPLE_GRADIENT_BYTES
+from .catalog.models import EXAMPLE_GRADIENT_BYTES
 
 CASES = [
     ("ring", 8, 4, "int"),

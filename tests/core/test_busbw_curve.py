@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from allreduce_explainer import bridge, measured, nccl, nccltests
+from allreduce_explainer import bridge, nccl
+from allreduce_explainer.catalog import measured
+from allreduce_explainer.logs import parse as nccltests
 from allreduce_explainer.widgets import sends
 
 DATA = Path(__file__).parents[1] / "data" / "nccl-tests"

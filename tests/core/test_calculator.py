@@ -10,9 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import calculator, cost, hardware, models
+from allreduce_explainer.catalog import hardware, models
+from allreduce_explainer.costs import cost
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.topology import Topology
+from allreduce_explainer.schedules.topology import Topology
+from allreduce_explainer.training import calculator
 from allreduce_explainer.widgets import cluster as widget
 from helpers import examples
 

@@ -5,9 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from allreduce_explainer import calculator, fit, hardware, nccl
+from allreduce_explainer import nccl
+from allreduce_explainer.catalog import hardware
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.nccl import logfit
+from allreduce_explainer.logs import alphabeta as fit
+from allreduce_explainer.logs import ncclfit as logfit
+from allreduce_explainer.training import calculator
 from allreduce_explainer.widgets import cluster as widget
 
 DATA = Path(__file__).parents[1] / "data" / "nccl-tests"

@@ -7,9 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, ddp, models
+from allreduce_explainer import api
+from allreduce_explainer.catalog import models
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.topology import Topology
+from allreduce_explainer.schedules.topology import Topology
+from allreduce_explainer.training import ddp
 from helpers import examples
 
 MIB = 1 << 20

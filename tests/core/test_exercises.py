@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import simulate
-from allreduce_explainer.cost import tree_chunks
+from allreduce_explainer.costs.cost import tree_chunks
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.exercises import KINDS, exercise, kinds_by_stage, sheet
 from allreduce_explainer.exercises.units import AnswerError, parse, parse_vector
-from allreduce_explainer.topology import Topology
+from allreduce_explainer.schedules.topology import Topology
+from allreduce_explainer.simulation import simulate
 from helpers import examples
 
 SEEDS = st.integers(0, 2**53)

@@ -13,9 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, cost, ddp, models, nccl, simulate, tree
+from allreduce_explainer import api, nccl
+from allreduce_explainer.catalog import models
+from allreduce_explainer.costs import cost
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.topology import Topology
+from allreduce_explainer.schedules import tree
+from allreduce_explainer.schedules.topology import Topology
+from allreduce_explainer.simulation import simulate
+from allreduce_explainer.training import ddp
 from allreduce_explainer.widgets import common
 from helpers import examples
 

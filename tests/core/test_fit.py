@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import fit, nccltests
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.nccl import logfit
+from allreduce_explainer.logs import alphabeta as fit
+from allreduce_explainer.logs import ncclfit as logfit
+from allreduce_explainer.logs import parse as nccltests
 from allreduce_explainer.widgets import cluster as widget
 from helpers import examples
 

@@ -8,10 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, innetwork
+from allreduce_explainer import api
 from allreduce_explainer.dtypes import BF16
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.innetwork import SWITCH
+from allreduce_explainer.simulation import innetwork
+from allreduce_explainer.simulation.innetwork import SWITCH
 from helpers import examples
 
 

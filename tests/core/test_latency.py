@@ -11,8 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, bridge, cost, tree
-from allreduce_explainer import latency_model as lm
+from allreduce_explainer import api, bridge
+from allreduce_explainer.costs import cost
+from allreduce_explainer.costs import latency_model as lm
+from allreduce_explainer.schedules import tree
 from allreduce_explainer.widgets import latency as lat
 from helpers import examples
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allreduce_explainer import nccl
-from allreduce_explainer.latency_model import SIZES
+from allreduce_explainer.costs.latency_model import SIZES
 from allreduce_explainer.widgets import latency as lat
 from helpers import examples
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from allreduce_explainer import models
+from allreduce_explainer.catalog import models
 
 # Reference counts: sum(p.numel() for p in model.parameters()) in the reference implementation.
 TOTALS = {

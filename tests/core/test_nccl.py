@@ -526,7 +526,7 @@ def test_cli_bad_flags_exit_2(capsys, args, flag):
 
 
 def test_calc_defaults_to_nccl(capsys):
-    from allreduce_explainer import calculator
+    from allreduce_explainer.training import calculator
 
     code = main(["calc", "--model", "llama3-70b", "--gpus", "256", "--json"])
     out = json.loads(capsys.readouterr().out)

@@ -14,9 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, calculator, fit
-from allreduce_explainer.nccl import System, choose, logfit
+from allreduce_explainer import api
+from allreduce_explainer.logs import alphabeta as fit
+from allreduce_explainer.logs import ncclfit as logfit
+from allreduce_explainer.nccl import System, choose
 from allreduce_explainer.nccl.tuning import tables, terms
+from allreduce_explainer.training import calculator
 from helpers import examples
 
 DATA = Path(__file__).parents[1] / "data" / "nccl-tests"

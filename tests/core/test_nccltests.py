@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import nccltests
-from allreduce_explainer.nccltests import Row, Skip, parse_line, parse_text
+from allreduce_explainer.logs import parse as nccltests
+from allreduce_explainer.logs.parse import Row, Skip, parse_line, parse_text
 from helpers import examples
 
 NEW = (

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, nccltests
-from allreduce_explainer.nccltests import Row, parse_json, parse_line, parse_runs, parse_text
+from allreduce_explainer import api
+from allreduce_explainer.logs import parse as nccltests
+from allreduce_explainer.logs.parse import Row, parse_json, parse_line, parse_runs, parse_text
 from helpers import examples
 
 DATA = Path(__file__).parents[1] / "data" / "nccl-tests"

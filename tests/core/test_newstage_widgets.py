@@ -7,8 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, calculator, hardware, innetwork, nccl, shardcost
+from allreduce_explainer import api, nccl
+from allreduce_explainer.catalog import hardware
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.simulation import innetwork
+from allreduce_explainer.training import calculator, shardcost
 from allreduce_explainer.widgets import WIDGETS, shards
 from allreduce_explainer.widgets import innetwork as inw
 from helpers import examples

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from allreduce_explainer import api
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.simulate import count_bytes
+from allreduce_explainer.simulation.simulate import count_bytes
 from allreduce_explainer.widgets import servers as S
 from helpers import examples
 

@@ -10,9 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, calculator, cost, models, shard, shardcost
+from allreduce_explainer import api
+from allreduce_explainer.catalog import models
+from allreduce_explainer.costs import cost
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.schedule import split
+from allreduce_explainer.schedules.schedule import split
+from allreduce_explainer.simulation import shard
+from allreduce_explainer.training import calculator, shardcost
 from helpers import examples
 
 BF16 = ml_dtypes.bfloat16

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allreduce_explainer import bridge, widgets
-from allreduce_explainer.schedule import split
+from allreduce_explainer.schedules.schedule import split
 from helpers import examples
 
 W = widgets.WIDGETS

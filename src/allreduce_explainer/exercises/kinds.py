@@ -13,8 +13,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .. import api, calculator, ddp, fmt, hardware, nccltests
-from ..cost import BUSBW_FACTORS, tree_chunks
+from .. import api, fmt
+from ..catalog import hardware
+from ..costs.cost import BUSBW_FACTORS, tree_chunks
+from ..logs import parse as nccltests
+from ..training import calculator, ddp
 from .units import BYTES, COUNT, RATE, TIME, unit
 
 TOLERANCE = 0.01  # relative: a student rounding to three significant figures is well inside

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .. import hardware
+from ..catalog import hardware
 from ..errors import ParamError
 from . import constants as K
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 
-from .. import api, calculator, ddp, fmt, models, nccl
-from ..latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
+from .. import api, fmt, nccl
+from ..catalog import models
+from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..nccl.topology import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
-from ..topology import NIC_400G_GBps
+from ..schedules.topology import NIC_400G_GBps
+from ..training import calculator, ddp
 from . import figures as fig
 from .params import Param, grad_dtype, spec, validated
 

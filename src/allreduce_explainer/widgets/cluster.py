@@ -14,10 +14,14 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from .. import calculator, fit, fmt, hardware, models, nccl, nccltests
+from .. import fmt, nccl
+from ..catalog import hardware, models
 from ..errors import ParamError
-from ..nccl import logfit
+from ..logs import alphabeta as fit
+from ..logs import ncclfit as logfit
+from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
+from ..training import calculator
 from ..validate import count
 from . import figures as fig
 from .params import Param, grad_dtype, spec, validated

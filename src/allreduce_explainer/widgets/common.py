@@ -5,7 +5,8 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
-from .. import dtypes, gradients
+from .. import dtypes
+from ..simulation import gradients
 
 DIGITS = {"int": 0, "fp32": 7, "bf16": 3}  # significant digits a reader needs to tell values apart
 

@@ -7,11 +7,12 @@ servers with a ring, a tree and InfiniBand SHARP.
 
 from __future__ import annotations
 
-from .. import fmt, innetwork, nccl
+from .. import fmt, nccl
 from ..errors import ParamError
-from ..innetwork import MEASURED_H100_BUSBW_GBPS, SWITCH
 from ..palette import NEUTRAL, SERIES
-from ..topology import H100_NVLINK_GBps
+from ..schedules.topology import H100_NVLINK_GBps
+from ..simulation import innetwork
+from ..simulation.innetwork import MEASURED_H100_BUSBW_GBPS, SWITCH
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text, vectors

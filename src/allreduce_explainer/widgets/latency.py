@@ -12,14 +12,16 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from .. import api, cost, fmt, nccl, tree
+from .. import api, fmt, nccl
+from ..costs import cost
+from ..costs.latency_model import NCCL_NETWORK_HOP_US, SIZES, crossings, crossover, flat, ring_time
 from ..errors import ParamError
-from ..latency_model import NCCL_NETWORK_HOP_US, SIZES, crossings, crossover, flat, ring_time
 from ..nccl.tuning import terms
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
-from ..schedule import split
-from ..topology import NIC_400G_GBps
-from ..verify import check
+from ..schedules import tree
+from ..schedules.schedule import split
+from ..schedules.topology import NIC_400G_GBps
+from ..simulation.verify import check
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors

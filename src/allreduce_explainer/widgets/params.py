@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import calculator
 from ..errors import ParamError
+from ..training import calculator
 from ..validate import count, number
 
 KINDS = ("int", "float", "choice", "name", "text", "data")

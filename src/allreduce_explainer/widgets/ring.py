@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .. import api
-from ..schedule import split
-from ..verify import check
+from ..schedules.schedule import split
+from ..simulation.verify import check
 from . import diagram
 from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
 from .params import DTYPE, SEED, VALUES, Param, spec, validated

@@ -10,12 +10,15 @@ import math
 from dataclasses import replace
 from functools import lru_cache
 
-from .. import api, cost, dtypes, fmt, hardware, measured, nccl, nccltests
+from .. import api, dtypes, fmt, nccl
+from ..catalog import hardware, measured
+from ..catalog.hardware import NIC_400G_Gbps
+from ..catalog.models import EXAMPLE_GRADIENT_BYTES
+from ..costs import cost
 from ..errors import ParamError
-from ..hardware import NIC_400G_Gbps
-from ..models import EXAMPLE_GRADIENT_BYTES
+from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
-from ..topology import H100_NVLINK_GBps, Topology
+from ..schedules.topology import H100_NVLINK_GBps, Topology
 from . import figures as fig
 from .params import Param, defaults, spec, validated
 

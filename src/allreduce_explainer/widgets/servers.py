@@ -11,14 +11,14 @@ import math
 from dataclasses import replace
 
 from .. import api, dtypes, fmt, nccl
+from ..catalog.models import EXAMPLE_GRADIENT_BYTES
+from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..errors import ParamError
-from ..latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
-from ..models import EXAMPLE_GRADIENT_BYTES
 from ..palette import SERIES
-from ..schedule import split
-from ..simulate import count_bytes
-from ..topology import H100_NVLINK_GBps, NIC_400G_GBps
-from ..verify import check
+from ..schedules.schedule import split
+from ..schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
+from ..simulation.simulate import count_bytes
+from ..simulation.verify import check
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, complete, vectors

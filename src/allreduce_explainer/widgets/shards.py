@@ -9,10 +9,12 @@ from __future__ import annotations
 import struct
 from functools import lru_cache
 
-from .. import api, calculator, fmt, hardware, nccl, shardcost
+from .. import api, fmt, nccl
+from ..catalog import hardware
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
-from ..shard import OPTIMIZERS
+from ..simulation.shard import OPTIMIZERS
+from ..training import calculator, shardcost
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
-from .. import api, dtypes, fmt, hardware
+from .. import api, dtypes, fmt
+from ..catalog import hardware
+from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
-from ..models import EXAMPLE_PARAMS
 from ..palette import SERIES
 from . import diagram
 from . import figures as fig

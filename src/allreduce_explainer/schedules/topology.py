@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import hardware
-from .errors import ParamError
-from .validate import count as _count
-from .validate import nonnegative as _nonnegative
-from .validate import positive as _positive
+from ..catalog import hardware
+from ..errors import ParamError
+from ..validate import count as _count
+from ..validate import nonnegative as _nonnegative
+from ..validate import positive as _positive
 
 INTRA = "intra"
 INTER = "inter"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import random
 
-from .dtypes import INT32_MAX, DType
-from .errors import ParamError
+from ..dtypes import INT32_MAX, DType
+from ..errors import ParamError
 
 INT_RANGE = 9  # integers drawn from -9 .. 9: one digit each, sums stay readable
 FLOAT_SCALE = 0.01

@@ -21,15 +21,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..costs.cost import BUSBW_FACTORS
+from ..dtypes import FP32, DType
+from ..dtypes import get as get_dtype
+from ..errors import ParamError
+from ..schedules import schedule as sch
+from ..schedules.topology import H100_NVLINK_GBps, Topology
+from ..validate import count, positive
 from . import gradients
-from . import schedule as sch
 from . import simulate as sim
-from .cost import BUSBW_FACTORS
-from .dtypes import FP32, DType
-from .dtypes import get as get_dtype
-from .errors import ParamError
-from .topology import H100_NVLINK_GBps, Topology
-from .validate import count, positive
 
 SWITCH = -1  # the switch, where a move names a GPU
 MAX_GPUS = 64

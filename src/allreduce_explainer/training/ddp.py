@@ -29,9 +29,10 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 
-from . import cost, nccl
-from .models import Model
-from .topology import Topology
+from .. import nccl
+from ..catalog.models import Model
+from ..costs import cost
+from ..schedules.topology import Topology
 
 MIB = 1 << 20
 DEFAULT_CAP_MB = 25.0  # torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25)

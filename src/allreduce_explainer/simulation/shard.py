@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import math
 
-from . import gradients, tree
-from . import schedule as sch
+from ..dtypes import FP32, INT32_MAX, DType
+from ..dtypes import get as get_dtype
+from ..errors import ParamError
+from ..schedules import schedule as sch
+from ..schedules import tree
+from ..schedules.topology import Topology
+from ..validate import count, number
+from . import gradients
 from . import simulate as sim
-from .dtypes import FP32, INT32_MAX, DType
-from .dtypes import get as get_dtype
-from .errors import ParamError
-from .topology import Topology
-from .validate import count, number
 
 OPTIMIZERS = ("sgd", "adam")
 REFERENCES = ("ring", "tree")  # the all-reduce DDP uses in the comparison

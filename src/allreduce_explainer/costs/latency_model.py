@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 
+from ..nccl import constants as K
+from ..schedules.topology import Topology
 from . import cost
-from .nccl import constants as K
-from .topology import Topology
 
 NCCL_VERSION = K.NCCL_VERSION
 NCCL_NVLINK_HOP_US = K.HW_LATENCY_US["NVLink"]["Ring"][K.PROTOCOLS.index("Simple")]  # 3.4

@@ -17,12 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import cost, ddp, hardware, models
-from .dtypes import BF16, FP32
-from .errors import ParamError
-from .models import Layer, Model
-from .topology import Topology
-from .validate import count, nonnegative, number, positive
+from ..catalog import hardware, models
+from ..catalog.models import Layer, Model
+from ..costs import cost
+from ..dtypes import BF16, FP32
+from ..errors import ParamError
+from ..schedules.topology import Topology
+from ..validate import count, nonnegative, number, positive
+from . import ddp
 
 GRAD_BYTES = {"bf16": BF16.itemsize, "fp32": FP32.itemsize}
 CANDIDATES = ("ring", "multi-ring", "tree", "hierarchical")  # the teaching closed forms
@@ -213,7 +215,7 @@ def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None 
 def _nccl(c: Cluster, nbytes: float, n: int, algorithm: str = "nccl") -> dict:
     """NCCL's pick for an all-reduce of nbytes on n GPUs, one card per GPU as the page assumes
     (with "nccl-ring" / "nccl-tree", its pick among that algorithm's protocols)."""
-    from . import nccl
+    from .. import nccl
 
     out = {"algorithm": algorithm, "time_s": 0.0, "algbw_GBps": None, "busbw_GBps": None}
     if n == 1 or nbytes <= 0:

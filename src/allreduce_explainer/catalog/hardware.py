@@ -123,7 +123,7 @@ NIC_400G_Gbps = 8 * NIC_400G["GBps"]  # its line rate, as sold
 
 def find(items: list, name: str, what: str):
     """Case-insensitive exact name, else the one item whose name starts with `name`."""
-    from .errors import ParamError
+    from ..errors import ParamError
 
     key = str(name).strip().lower().replace("_", "-")
     names = {getattr(i, "name", None) or i["name"]: i for i in items}

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from .dtypes import BF16
+from ..dtypes import BF16
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ import math
 from functools import lru_cache
 from itertools import chain
 
-from . import tree
-from .topology import Link, Topology
+from ..schedules import tree
+from ..schedules.topology import Link, Topology
 
 ALGORITHMS = ("naive", "ring", "multi-ring", "tree", "hierarchical")
 BUSBW_FACTORS = {  # nccl-tests src/*.cu: busbw = algbw * factor

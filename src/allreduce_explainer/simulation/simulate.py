@@ -20,10 +20,10 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import repeat
 
-from . import hierarchical, multiring, naive, ring, tree
-from .dtypes import INT, DType
-from .schedule import Step
-from .topology import INTER, INTRA, Topology
+from ..dtypes import INT, DType
+from ..schedules import hierarchical, multiring, naive, ring, tree
+from ..schedules.schedule import Step
+from ..schedules.topology import INTER, INTRA, Topology
 
 ALGORITHMS = {
     "naive": naive.schedule,

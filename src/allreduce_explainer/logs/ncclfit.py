@@ -36,11 +36,11 @@ import math
 import re
 from dataclasses import dataclass
 
-from .. import hardware
+from ..catalog import hardware
 from ..errors import ParamError
-from .model import busbw_factor, calibration, choose
-from .topology import System
-from .tuning import tables, terms
+from ..nccl.model import busbw_factor, calibration, choose
+from ..nccl.topology import System
+from ..nccl.tuning import tables, terms
 
 MIN_BYTES = 64 << 10  # rows below this are excluded from the fit and its rms
 # The priors, per row: (ln scale)^2 and (ln of the regime's model time over the model's pick)^2
@@ -377,7 +377,7 @@ def settings(nf: dict, system: System) -> dict:
     predicts it; inside one server NCCL's model depends on the GPU alone, so only the GPU is
     set, and `reproduces` says whether that is enough. `calc_kwargs` are calculator.calc's own
     keyword arguments: calc(params=..., **calc_kwargs)."""
-    from .. import calculator
+    from ..training import calculator
 
     target, nbytes = nf["rows"][-1]["fitted_busbw_GBps"], nf["rows"][-1]["bytes"]
     per = system.gpus_per_node
@@ -466,7 +466,7 @@ def explain(run_rows: list[dict], n: int, servers: int, per: int, net: Network, 
 
 def _alpha_beta_rms(rows: list[dict]) -> float | None:
     """The alpha-beta line refitted on the rows the NCCL fit's rms counts: like for like."""
-    from .. import fit
+    from . import alphabeta as fit
 
     used = [r for r in rows if r["in_rms"]]
     f = fit.fit([r["bytes"] for r in used], [r["measured_time_us"] for r in used])

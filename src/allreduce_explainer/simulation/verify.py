@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from . import dtypes
+from .. import dtypes
 
 
 def check(r: dict) -> dict:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from . import hardware, nccltests
+from ..catalog import hardware
+from . import parse as nccltests
 
 
 def fit(sizes: Sequence[float], times_us: Sequence[float]) -> dict | None:
@@ -106,7 +107,7 @@ MAX_LOG_TEXT = f"{MAX_LOG_BYTES / 1e6:g} MB ({MAX_LOG_BYTES:,} bytes)"
 
 def check_size(text: str, field: str = "log", advice: str = "") -> None:
     """Refuse a log over MAX_LOG_BYTES with a message, before any parsing."""
-    from .errors import ParamError
+    from ..errors import ParamError
 
     size = len(text.encode("utf-8", "replace"))
     if size > MAX_LOG_BYTES:
@@ -163,8 +164,8 @@ def read_log(
     also gets NCCL's model fitted (`nccl_fit`) and, when `net` names a GPU, NCCL's prediction
     (`prediction`): see nccl/logfit.py.
     """
-    from .errors import ParamError
-    from .nccl import logfit
+    from ..errors import ParamError
+    from . import ncclfit as logfit
 
     net = net or logfit.Network()
     device = logfit.device_name(text)

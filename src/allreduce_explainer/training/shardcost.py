@@ -37,10 +37,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import calculator, cost, hardware
+from ..catalog import hardware
+from ..catalog.models import Model
+from ..costs import cost
+from ..schedules.topology import Topology
+from . import calculator
 from .calculator import Cluster
-from .models import Model
-from .topology import Topology
 
 STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "hsdp")
 LABELS = {

@@ -1,0 +1,1 @@
+"""The algorithms as data: who sends which chunk to whom at each step, over a topology of links."""
