@@ -1,1 +1,3 @@
-"""Cited figures: GPUs and network cards, published model shapes, and measured runs, each with its source."""
+"""Cited figures: GPUs and network cards, published model shapes, and measured runs, each with its
+source.
+"""

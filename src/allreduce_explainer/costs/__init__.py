@@ -1,1 +1,3 @@
-"""The teaching cost models: lock-step alpha-beta closed forms over two link classes, checked against the simulation."""
+"""The teaching cost models: lock-step alpha-beta closed forms over two link classes, checked
+against the simulation.
+"""
