@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import helpers
 from allreduce_explainer import api
 from allreduce_explainer.logs import parse as nccltests
 from allreduce_explainer.logs.parse import Row, parse_json, parse_line, parse_runs, parse_text
 from helpers import examples
 
-DATA = Path(__file__).parents[1] / "data" / "nccl-tests"
+DATA = helpers.DATA / "nccl-tests"
 SOURCES = json.loads((DATA / "SOURCES.json").read_text())["logs"]
 MEASURED = json.loads((DATA / "MEASURED.json").read_text())
 IDS = [s["file"] for s in SOURCES]

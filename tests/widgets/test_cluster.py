@@ -1,10 +1,9 @@
 """Stage 8 with NCCL's model: the default, the references, the pasted log's NCCL fit and its
 "use the fitted figures", and GPU memory in GiB."""
 
-from pathlib import Path
-
 import pytest
 
+import helpers
 from allreduce_explainer import nccl
 from allreduce_explainer.catalog import hardware
 from allreduce_explainer.errors import ParamError
@@ -13,7 +12,7 @@ from allreduce_explainer.logs import ncclfit as logfit
 from allreduce_explainer.training import calculator
 from allreduce_explainer.widgets import cluster as widget
 
-DATA = Path(__file__).parents[1] / "data" / "nccl-tests"
+DATA = helpers.DATA / "nccl-tests"
 LOG_309 = (DATA / "nccl-tests-309-16xh100-2nodes-ib-ndr.txt").read_text()
 
 

@@ -4,16 +4,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+import helpers
 from allreduce_explainer import bridge, nccl
 from allreduce_explainer.catalog import measured
 from allreduce_explainer.logs import parse as nccltests
 from allreduce_explainer.widgets import sends
 
-DATA = Path(__file__).parents[1] / "data" / "nccl-tests"
+DATA = helpers.DATA / "nccl-tests"
 SOURCES = {e["file"]: e for e in json.loads((DATA / "SOURCES.json").read_text())["logs"]}
 
 

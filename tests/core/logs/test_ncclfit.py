@@ -8,12 +8,12 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import helpers
 from allreduce_explainer import api
 from allreduce_explainer.logs import alphabeta as fit
 from allreduce_explainer.logs import ncclfit as logfit
@@ -22,7 +22,7 @@ from allreduce_explainer.nccl.tuning import tables, terms
 from allreduce_explainer.training import calculator
 from helpers import examples
 
-DATA = Path(__file__).parents[1] / "data" / "nccl-tests"
+DATA = helpers.DATA / "nccl-tests"
 SOURCES = json.loads((DATA / "SOURCES.json").read_text())["logs"]
 
 

@@ -5,13 +5,13 @@ widget's handling of a pasted log."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import helpers
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.logs import alphabeta as fit
 from allreduce_explainer.logs import ncclfit as logfit
@@ -19,7 +19,7 @@ from allreduce_explainer.logs import parse as nccltests
 from allreduce_explainer.widgets import cluster as widget
 from helpers import examples
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = helpers.DATA
 
 
 def sizes(lo=8, hi=1 << 30):

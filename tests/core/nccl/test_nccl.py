@@ -8,12 +8,12 @@ import functools
 import json
 import math
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import helpers
 from allreduce_explainer.cli import main
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.nccl import (
@@ -31,7 +31,7 @@ from allreduce_explainer.nccl import constants as K
 from allreduce_explainer.nccl.tuning import comm_channels, ll128_enabled
 from helpers import examples
 
-DATA = Path(__file__).parents[1] / "data" / "nccl"
+DATA = helpers.DATA / "nccl"
 GiB = 1 << 30
 
 
