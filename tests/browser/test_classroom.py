@@ -11,7 +11,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from allreduce_explainer import exercises
-from helpers import PY_READY, expect_counter, open_page
+from helpers import PY_READY, axe_violations, expect_counter, open_page
 
 KIND = "ring_time"  # stage 1's last exercise: a time with a unit
 NAME = f"exercise-{KIND}"
@@ -244,11 +244,6 @@ def test_axe_on_the_classroom(browser, server, scheme):
             w.locator("[data-action=check]").click()
             w.locator("[data-role=feedback][data-correct]").wait_for()
             w.locator("[data-action=solution]").click()
-        result = axe.run(page)
-        bad = [
-            (v["id"], [n["target"] for n in v["nodes"]][:3])
-            for v in result.response["violations"]
-            if v["impact"] in ("serious", "critical")
-        ]
+        bad = axe_violations(axe, page)
         assert bad == [], f"{path} ({scheme}): {bad}"
     ctx.close()

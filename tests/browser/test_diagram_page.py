@@ -9,6 +9,8 @@ import json
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
+from helpers import axe_violations
+
 STEPPERS = [
     ("why-allreduce", "naive"),
     ("ring-reduce-scatter", "ring_reduce_scatter"),
@@ -91,10 +93,6 @@ def test_axe_clean_with_diagram_and_contributions_at_360px(browser, server, sche
         assert page.evaluate("document.documentElement.scrollWidth") <= 360, slug
         box = w.locator("svg[data-role=diagram]").bounding_box()
         assert box["width"] > 200, slug
-        bad = [
-            (v["id"], [n["target"] for n in v["nodes"]][:3])
-            for v in axe.run(page).response["violations"]
-            if v["impact"] in ("serious", "critical")
-        ]
+        bad = axe_violations(axe, page)
         assert bad == [], f"{slug} ({scheme}): {bad}"
     ctx.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from helpers import open_page
+from helpers import axe_violations, open_page
 
 DEEPER = "details[data-role=deeper]"
 
@@ -80,12 +80,7 @@ def test_axe_finds_no_serious_violation_on_the_glossary_and_a_lesson(browser, se
         if open_boxes:  # the open "Deeper" box and an open answer are checked too
             page.locator(f"{DEEPER} summary").first.click()
             page.locator("[data-role=check-yourself] summary").first.click()
-        result = axe.run(page)
-        bad = [
-            (v["id"], [n["target"] for n in v["nodes"]][:3])
-            for v in result.response["violations"]
-            if v["impact"] in ("serious", "critical")
-        ]
+        bad = axe_violations(axe, page)
         assert bad == [], f"{path} ({scheme}): {bad}"
     ctx.close()
 

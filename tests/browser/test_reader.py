@@ -9,7 +9,7 @@ import threading
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from helpers import PY_READY, expect_counter, open_page
+from helpers import PY_READY, axe_violations, expect_counter, open_page
 from screenshots import pages
 
 
@@ -172,12 +172,7 @@ def test_axe_finds_no_serious_violation(browser, server, site, scheme):
         for when in states:
             if when == "after":
                 page.wait_for_selector(PY_READY, state="attached")
-            result = axe.run(page)
-            bad = [
-                (v["id"], [n["target"] for n in v["nodes"]][:3])
-                for v in result.response["violations"]
-                if v["impact"] in ("serious", "critical")
-            ]
+            bad = axe_violations(axe, page)
             assert bad == [], f"{path} ({scheme}, {when} Python): {bad}"
     ctx.close()
 
