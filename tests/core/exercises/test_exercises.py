@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import SEEDS
 
 from allreduce_explainer.costs.cost import tree_chunks
 from allreduce_explainer.errors import ParamError
@@ -16,7 +17,6 @@ from allreduce_explainer.schedules.topology import Topology
 from allreduce_explainer.simulation import simulate
 from helpers import examples
 
-SEEDS = st.integers(0, 2**53)
 MIB = 2**20
 # Figures from the world, written out here so the oracle does not read the core's tables.
 NVLINK_GBPS = 450.0  # H100 SXM per direction (NVIDIA datasheet)

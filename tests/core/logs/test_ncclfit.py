@@ -12,6 +12,7 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import servers
 
 import helpers
 from allreduce_explainer import api
@@ -212,21 +213,9 @@ def test_a_forced_ring_on_one_server_is_said_not_to_reproduce():
 
 # ---- logs synthesised from the model ---------------------------------------------------------
 
-SYSTEMS = st.builds(
-    lambda gpu, per, nodes, nic: System(gpu, per * nodes, per, per, nic),
-    st.sampled_from(["A100 SXM", "H100 SXM", "H200 SXM", "B200"]),
-    st.sampled_from([4, 8]),
-    st.sampled_from([1, 2, 4, 16]),
-    st.sampled_from([100.0, 200.0, 400.0, 800.0]),
-)
+SYSTEMS = servers([1, 2, 4, 16])
 # Up to 16 GPUs, where the latency is a negligible part of an 8 GiB all-reduce
-SMALL = st.builds(
-    lambda gpu, per, nodes, nic: System(gpu, per * nodes, per, per, nic),
-    st.sampled_from(["A100 SXM", "H100 SXM", "H200 SXM", "B200"]),
-    st.sampled_from([4, 8]),
-    st.sampled_from([1, 2]),
-    st.sampled_from([100.0, 200.0, 400.0, 800.0]),
-)
+SMALL = servers([1, 2])
 SWEEP = [1 << k for k in range(3, 34)]  # all_reduce_perf -b 8 -e 8G -f 2
 
 

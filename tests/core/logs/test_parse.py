@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import bandwidths, times
 
 from allreduce_explainer.logs import parse as nccltests
 from allreduce_explainer.logs.parse import Row, Skip, parse_line, parse_text
@@ -170,8 +171,7 @@ def _printed(size, count, dtype, op, root, halves, wrong) -> str:
     return text
 
 
-times = st.floats(0.01, 9e6, allow_nan=False)
-bws = st.floats(0, 9e4, allow_nan=False)
+bws = bandwidths
 
 
 @settings(max_examples=examples(200), deadline=None)

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import bandwidths, times
 
 import helpers
 from allreduce_explainer import api
@@ -293,8 +294,7 @@ def _oldest(size, count, dtype, halves) -> str:
     return text
 
 
-times = st.floats(0.01, 9e6, allow_nan=False)
-bws = st.floats(0, 9e4, allow_nan=False)
+bws = bandwidths
 
 
 @settings(max_examples=examples(150), deadline=None)

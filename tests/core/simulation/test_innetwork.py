@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import gradients
 
 from allreduce_explainer import api
 from allreduce_explainer.dtypes import BF16
@@ -16,16 +17,8 @@ from allreduce_explainer.simulation.innetwork import SWITCH
 from helpers import examples
 
 
-@st.composite
-def vectors(draw, elements):
-    n = draw(st.integers(2, 9))
-    length = draw(st.integers(1, 12))
-    rows = st.lists(elements, min_size=length, max_size=length)
-    return draw(st.lists(rows, min_size=n, max_size=n))
-
-
 @settings(max_examples=examples(60), deadline=None)
-@given(vectors(st.integers(-(10**6), 10**6)))
+@given(gradients(st.integers(-(10**6), 10**6)))
 def test_int_switch_and_ring_both_give_the_exact_sum(values):
     r = innetwork.run(len(values), dtype="int", values=values)
     exact = np.array(values, np.int64).sum(axis=0).tolist()
@@ -37,7 +30,7 @@ bf16_values = st.floats(-100, 100, width=16).map(lambda x: BF16.round(x))
 
 
 @settings(max_examples=examples(80), deadline=None)
-@given(vectors(bf16_values))
+@given(gradients(bf16_values))
 def test_bf16_switch_accumulates_in_fp32_and_rounds_once(values):
     r = innetwork.run(len(values), dtype="bf16", values=values)
     columns = np.array(values, np.float32)
@@ -57,7 +50,7 @@ def values_column(values, j):
 
 
 @settings(max_examples=examples(40), deadline=None)
-@given(vectors(bf16_values))
+@given(gradients(bf16_values))
 def test_bf16_ring_rounds_at_every_hop(values):
     r = innetwork.run(len(values), dtype="bf16", values=values)
     n = len(values)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import cluster
 
 from allreduce_explainer import api, dtypes
 from allreduce_explainer.costs import cost
@@ -13,13 +14,6 @@ from allreduce_explainer.simulation.simulate import run
 from helpers import examples
 
 ALGORITHMS = ["naive", "ring", "multi-ring", "tree", "hierarchical"]
-
-
-@st.composite
-def cluster(draw, max_gpus=64):
-    n = draw(st.integers(1, max_gpus))
-    g = draw(st.sampled_from([d for d in range(1, n + 1) if n % d == 0]))
-    return n, g
 
 
 @settings(max_examples=examples(60), deadline=None)
