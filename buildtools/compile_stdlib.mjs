@@ -6,7 +6,7 @@
 // that Python imports while it starts (and that the core imports) before anything runs. .pyc files
 // are only valid for the exact interpreter that wrote them (magic number, bytecode), so they are
 // written by the Pyodide the site ships, not by the build's CPython. The zip keeps the original's
-// layout, with each `x.py` replaced by `x.pyc` (zipimport loads a .pyc without its source), stored
+// layout, with each `<module>.py` replaced by `<module>.pyc` (zipimport loads a .pyc without its source), stored
 // uncompressed as the original is (the server compresses the transfer), with fixed timestamps so
 // two builds write the same bytes.
 import { loadPyodide } from "pyodide";

@@ -1,6 +1,6 @@
 // Python restored from a memory snapshot: the file's format, and the standard library fetched
 // only when Python asks for a module the snapshot does not hold. Shared by the page's worker,
-// buildtools/snapshot.mjs (which writes the file) and tests/pyodide_selfcheck.mjs (which
+// buildtools/snapshot.mjs (which writes the file) and tests/pyodide/pyodide_selfcheck.mjs (which
 // restores it under Node).
 //
 // Pyodide's snapshot API is private (the options `_makeSnapshot`, `_loadSnapshot`, the memory

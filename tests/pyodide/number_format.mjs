@@ -1,7 +1,7 @@
 // Print, as JSON, AE.formatValue(value, digits) for each case of a table of cases (by default
 // tests/data/number_format.json), with the page's own widget.js (a classic script, run here with
 // a stand-in `window`).
-// Usage: node tests/number_format.mjs [cases.json]
+// Usage: node tests/pyodide/number_format.mjs [cases.json]
 import { readFile } from "node:fs/promises";
 import vm from "node:vm";
 

@@ -5,7 +5,7 @@
 //             standard library; the real one is written only if Python asks for a module the
 //             snapshot does not hold, and those requests are reported (so is the core's zip,
 //             written only if Python imports a module of the core the snapshot does not hold).
-// Usage: node tests/pyodide_selfcheck.mjs <site> boot|snapshot
+// Usage: node tests/pyodide/pyodide_selfcheck.mjs <site> boot|snapshot
 // Prints two lines of JSON on stdout and nothing else: {"python", "selfcheck"}, then the zips
 // Python asked for ("stdlib", "core"); Pyodide's own output goes to stderr.
 import { readFile } from "node:fs/promises";
@@ -19,7 +19,7 @@ const bytes = async (path) => new Uint8Array(await readFile(path)); // Pyodide r
 async function main() {
   const [site, mode] = process.argv.slice(2);
   if (!["boot", "snapshot"].includes(mode)) {
-    throw new Error("usage: node tests/pyodide_selfcheck.mjs <site> boot|snapshot");
+    throw new Error("usage: node tests/pyodide/pyodide_selfcheck.mjs <site> boot|snapshot");
   }
   // the build's manifest: its Python files by role, and the lock's info
   const build = JSON.parse(await readFile(join(site, "py/build.json"), "utf8"));

@@ -1,4 +1,4 @@
-"""The nccl-tests output parser: every format nccltests.py lists, and rows printed as nccl-tests
+"""The nccl-tests output parser: every format logs/parse.py lists, and rows printed as nccl-tests
 prints them (src/util.cu) read back to the same numbers."""
 
 from __future__ import annotations
