@@ -268,7 +268,8 @@ def test_ddp_widget_bad_parameters(params, field):
 def test_zero_sizes_cap_zero_and_any_ready_order_follow_the_rule(sizes, cap, first, rng):
     order = list(range(len(sizes)))
     rng.shuffle(order)
-    # limits written out from torch/nn/parallel/distributed.py independently: int(MiB x 2^20), first = cap if set
+    # limits written out from torch/nn/parallel/distributed.py independently: int(MiB x 2^20),
+    # first = cap if set
     cap_b = int((25 if cap is None else cap) * MIB)
     first_b = int((1 if cap is None else cap) * MIB) if first is None else int(first * MIB)
     got = ddp.buckets(sizes, cap, first, order)
