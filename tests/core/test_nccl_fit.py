@@ -1,4 +1,4 @@
-"""NCCL's model fitted to all_reduce_perf logs (nccl/logfit.py): the published logs of
+"""NCCL's model fitted to all_reduce_perf logs (logs/ncclfit.py): the published logs of
 tests/data/nccl-tests/, logs synthesised from the model itself, the calculator settings a fit
 gives (erratum 5 of issue 17), and the `nccl-tests` CLI's keys and flags."""
 
