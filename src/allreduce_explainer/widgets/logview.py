@@ -87,7 +87,8 @@ def _explained(text: str, k: int, gpus, gpus_per_node: int, gpu, nic_Gbps: float
     NCCL's model does not hold leaves the alpha-beta line standing. Read only: it is shared."""
     net = explain.Network(gpu=gpu, nic_Gbps=nic_Gbps)
     run = _parsed(text).runs[k - 1]
-    return explain.explain_run(run, gpus, gpus_per_node, net, explain.device_name(text), False)
+    device = explain.device_name(text)
+    return explain.explain_run(run, gpus, gpus_per_node, net, device, strict=False)
 
 
 def _apply(settings: dict) -> dict:
