@@ -111,11 +111,11 @@ def _logs(name: str) -> list[dict]:
     """The calculator's pasted log: a real one, and one at the size limit."""
     if name != "cluster":
         return []
-    from allreduce_explainer.logs import alphabeta as fit
+    from allreduce_explainer.logs import explain
 
     log = (ROOT / "tests" / "data" / "allreduce_current.txt").read_text()
     big = log
-    while len(big) + len(log) <= fit.MAX_LOG_BYTES:
+    while len(big) + len(log) <= explain.MAX_LOG_BYTES:
         big += log
     return [{"log": log}, {"log_file": big}]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 
 from allreduce_explainer import exercises, facts, palette, widgets
-from allreduce_explainer.logs import alphabeta as fit
+from allreduce_explainer.logs import explain
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site
@@ -50,8 +50,8 @@ class Builder:
         # facts the templates and the browser's code state, from their one home
         self.env.globals["extra_order"] = EXTRA_ORDER
         self.env.globals["gpu_colours"] = len(palette.GPU_COLOURS)
-        self.env.globals["max_log_bytes"] = fit.MAX_LOG_BYTES
-        self.env.globals["max_log_text"] = fit.MAX_LOG_TEXT
+        self.env.globals["max_log_bytes"] = explain.MAX_LOG_BYTES
+        self.env.globals["max_log_text"] = explain.MAX_LOG_TEXT
         self.facts = facts.all_facts()
         self.glossary = load_glossary()
 

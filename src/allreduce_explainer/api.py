@@ -11,7 +11,7 @@ from .catalog import hardware, models
 from .costs import cost as cost_model
 from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from .errors import ParamError
-from .logs import alphabeta as fit
+from .logs import explain
 from .schedules import tree
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
 from .simulation import gradients
@@ -377,8 +377,6 @@ def nccl_tests(
 ) -> dict:
     """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's model
     fitted (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every run."""
-    from .logs import ncclfit as logfit
-
     if not isinstance(text, str):
         raise ParamError("log", "must be text")
     n = None if gpus is None else count("gpus", gpus, 1, MAX_COST_GPUS)
@@ -390,7 +388,7 @@ def nccl_tests(
             raise ParamError("nic_gbps", f"must be 1-3200 Gb/s, got {nic_gbps!r}")
     if gpu is not None:
         gpu = hardware.find(hardware.GPUS, gpu, "gpu").name
-    net = logfit.Network(gpu, nic_gbps, nics, per)
+    net = explain.Network(gpu, nic_gbps, nics, per)
     if per is None:
-        return fit.read_log(text, n, net=net)
-    return fit.read_log(text, n, per, net)
+        return explain.read_log(text, n, net=net)
+    return explain.read_log(text, n, per, net)

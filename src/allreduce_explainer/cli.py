@@ -14,7 +14,7 @@ from . import api
 from .catalog import hardware
 from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
 from .errors import ParamError
-from .logs import alphabeta as fit
+from .logs import explain
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
 from .training import calculator
 
@@ -519,7 +519,7 @@ def _cluster_parsers(sub) -> None:
     n.add_argument(
         "file",
         metavar="FILE|-",
-        help=f"the output (- reads stdin); at most {fit.MAX_LOG_BYTES / 1e6:g} MB",
+        help=f"the output (- reads stdin); at most {explain.MAX_LOG_BYTES / 1e6:g} MB",
     )
     n.add_argument(
         "--gpus",
@@ -733,8 +733,8 @@ def run(a) -> dict:
 
 
 def _read_log(source: str) -> str:
-    """At most fit.MAX_LOG_BYTES and one byte is read: enough to refuse a longer log unread."""
-    limit = fit.MAX_LOG_BYTES + 1
+    """At most explain.MAX_LOG_BYTES and one byte is read: enough to refuse a longer log unread."""
+    limit = explain.MAX_LOG_BYTES + 1
     try:
         if source == "-":
             data = sys.stdin.buffer.read(limit)
@@ -744,7 +744,7 @@ def _read_log(source: str) -> str:
     except OSError as e:
         raise ParamError("log", f"cannot read {source}: {e.strerror}") from None
     if len(data) >= limit:
-        raise ParamError("log", f"is larger than {fit.MAX_LOG_TEXT}: keep the runs you need")
+        raise ParamError("log", f"is larger than {explain.MAX_LOG_TEXT}: keep the runs you need")
     return data.decode("utf-8", "replace")
 
 

@@ -13,6 +13,8 @@ import operator
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .errors import ParamError
+
 INT32_MAX = 2**31 - 1
 
 
@@ -81,8 +83,6 @@ DTYPES = {d.name: d for d in (INT, FP32, BF16)}
 
 
 def get(name: str) -> DType:
-    from .errors import ParamError
-
     try:
         return DTYPES[name]
     except (KeyError, TypeError):

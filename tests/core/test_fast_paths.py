@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from allreduce_explainer import api, nccl
 from allreduce_explainer.catalog import models
-from allreduce_explainer.costs import cost
+from allreduce_explainer.costs import cost, latency_model
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.schedules import tree
 from allreduce_explainer.schedules.topology import Topology
@@ -228,8 +228,8 @@ def test_latency_page_with_nccl_s_curves_cached_equals_working_them_out():
     lat._nccl_curves.cache_clear()
     assert cached == lat.latency({"gpus": 96, "latency_us": 40.0})
     system = lat.nccl_system(96, 8, 50.0)
-    times = lat.nccl_times(system, lat._whole(lat.SIZES))
-    assert lat._nccl_curves(system) == (times, lat.nccl_crossovers(system, times))
+    times = nccl.best_by_algorithm(system, latency_model.whole(latency_model.SIZES))
+    assert lat._nccl_curves(system) == (times, latency_model.nccl_crossovers(system, times))
 
 
 @settings(max_examples=examples(100), deadline=None)

@@ -7,8 +7,7 @@ import helpers
 from allreduce_explainer import nccl
 from allreduce_explainer.catalog import hardware
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.logs import alphabeta as fit
-from allreduce_explainer.logs import ncclfit as logfit
+from allreduce_explainer.logs import explain
 from allreduce_explainer.training import calculator
 from allreduce_explainer.widgets import cluster as widget
 
@@ -82,7 +81,7 @@ def test_the_custom_count_is_shown_in_words():
 
 def test_log_panel_shows_both_fits_the_regimes_and_the_prediction():
     s = widget.cluster({"log": LOG_309})
-    ref = fit.read_log(LOG_309, net=logfit.Network(gpu="H100 SXM", nic_Gbps=400))
+    ref = explain.read_log(LOG_309, net=explain.Network(gpu="H100 SXM", nic_Gbps=400))
     nf = ref["nccl_fit"]
     text = s["readouts"]["log_fit"]
     assert f"{100 * nf['rms_rel_error']:.2g} %" in text and "alpha-beta" in text
@@ -102,7 +101,7 @@ def test_using_the_fit_reproduces_the_measured_busbw():
     assert apply["algorithm"] == "nccl" and apply["network"] == "custom"
     after = widget.cluster({"log": LOG_309, **apply})
     p = after["params"]
-    measured_row = max(fit.read_log(LOG_309)["rows"], key=lambda x: x["size_bytes"])
+    measured_row = max(explain.read_log(LOG_309)["rows"], key=lambda x: x["size_bytes"])
     c = calculator.cluster_for(p["gpu"], 16, 8, p["nic_gbps"])
     got = calculator.allreduce(c, p["algorithm"], measured_row["size_bytes"])["busbw_GBps"]
     assert got == pytest.approx(measured_row["busbw_GBps"], rel=0.10)

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allreduce_explainer import nccl
+from allreduce_explainer.costs import latency_model
 from allreduce_explainer.costs.latency_model import SIZES
 from allreduce_explainer.widgets import latency as lat
 from helpers import examples
@@ -85,18 +86,18 @@ def test_facts_follow_the_nccl_model_and_the_errata():
     ring = nccl.choose("AllReduce", 8 << 30, system, algorithm="Ring").nccl_time_us
     assert f["lat_nccl_ring_8gib"] == lat.fmt.seconds(ring * 1e-6)
     # erratum 2: with the tree's 0.92 and size correction the crossover is far below 2.55 GB
-    flat = lat.nccl_crossovers(lat.nccl_system(64, 1, 50.0))
+    flat = latency_model.nccl_crossovers(lat.nccl_system(64, 1, 50.0))
     assert 5e7 < flat[0] < flat[-1] < 1e9
 
 
 def test_one_latency_change_sweeps_the_sizes_quickly_enough():
     """Not timed (a shared machine): the NCCL side makes one table lookup per size and pair."""
     calls = []
-    real = lat.terms
+    real = nccl.model.terms
     try:
-        lat.terms = lambda *a: calls.append(1) or real(*a)
+        nccl.model.terms = lambda *a: calls.append(1) or real(*a)
         lat.latency({"latency_us": 3})
     finally:
-        lat.terms = real
+        nccl.model.terms = real
     pairs = len(nccl.tables(lat.nccl_system(64, 8, 50.0)))
     assert len(calls) < pairs * (len(SIZES) + 60)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ..errors import ParamError
+
 # GPU memory is sold in GB but is GiB: nvidia-smi reports 81,559 MiB on an "80GB" H100
 # (NVIDIA/nccl issue 1264), about 80 × 2^30 bytes.
 GIB = 2**30
@@ -123,8 +125,6 @@ NIC_400G_Gbps = 8 * NIC_400G["GBps"]  # its line rate, as sold
 
 def find(items: list, name: str, what: str):
     """Case-insensitive exact name, else the one item whose name starts with `name`."""
-    from ..errors import ParamError
-
     key = str(name).strip().lower().replace("_", "-")
     names = {getattr(i, "name", None) or i["name"]: i for i in items}
     norm = {n.lower().replace(" ", "-"): i for n, i in names.items()}

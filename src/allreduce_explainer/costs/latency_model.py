@@ -6,13 +6,15 @@ src/graph/tuning.cc): 3.4 µs over NVLink, 14 µs over the network. NCCL's full 
 its protocols, tree corrections and choice, is the `nccl` package; stage 5 draws both.
 
 The crossover is found on a fine grid of sizes and refined by bisection, so the number a page
-prints is where the two curves meet.
+prints is where the two curves meet; NCCL's own ring and tree (its best protocol each) cross
+where `nccl_crossovers` says, found the same way.
 """
 
 from __future__ import annotations
 
 import math
 
+from ..nccl import System, best_by_algorithm
 from ..nccl import constants as K
 from ..schedules.topology import Topology
 from . import cost
@@ -22,6 +24,11 @@ NCCL_NVLINK_HOP_US = K.HW_LATENCY_US["NVLink"]["Ring"][K.PROTOCOLS.index("Simple
 NCCL_NETWORK_HOP_US = K.HW_LATENCY_US["Network"]["Ring"][K.PROTOCOLS.index("Simple")]  # 14.0
 
 SIZES = [8 * 2 ** (i / 8) for i in range(8 * 30 + 1)]  # 8 B .. 8 GiB, 8 points per octave
+
+
+def whole(sizes) -> list[int]:
+    """The sizes as whole bytes, at least 1, as NCCL's model takes them."""
+    return [max(1, round(x)) for x in sizes]
 
 
 def flat(gpus: int, GBps: float, latency_us: float) -> Topology:
@@ -56,3 +63,18 @@ def crossings(gap, sizes=SIZES, d=None) -> list[float]:
                 lo, hi = (mid, hi) if gap(mid) > 0 else (lo, mid)
             out.append(hi)
     return out
+
+
+def nccl_crossovers(system: System, best=None, sizes=SIZES) -> list[float]:
+    """Every size at which NCCL's ring (best protocol) becomes no slower than its tree: more
+    than one where the tree's size correction (tuning.cc:623-641) steps across the ring. `best`,
+    if given, is nccl.best_by_algorithm at whole(sizes) already."""
+    if best is None:
+        best = best_by_algorithm(system, whole(sizes))
+    d = [r - t for r, t in zip(best.time_us["Ring"], best.time_us["Tree"], strict=True)]
+
+    def gap(x: float) -> float:
+        at = best_by_algorithm(system, whole([x])).time_us
+        return at["Ring"][0] - at["Tree"][0]
+
+    return crossings(gap, sizes, d)

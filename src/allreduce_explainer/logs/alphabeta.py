@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..catalog import hardware
 from . import parse as nccltests
 
 
@@ -95,105 +94,4 @@ def measured(run: nccltests.Run, gpus: int | None) -> dict:
         "first_line": run.first_line,
         "avg_busbw_GBps": run.avg_busbw_GBps,
         "fit": f,
-    }
-
-
-# Longer logs are refused. One nccl-tests run is a few kB, so this holds hundreds of runs; the page
-# parses it in the browser, and 5 MB took 0.9 s there (bench/RESULTS.md, "Every input, first
-# time"), over the quarter second an input may take.
-MAX_LOG_BYTES = 1_000_000
-MAX_LOG_TEXT = f"{MAX_LOG_BYTES / 1e6:g} MB ({MAX_LOG_BYTES:,} bytes)"
-
-
-def check_size(text: str, field: str = "log", advice: str = "") -> None:
-    """Refuse a log over MAX_LOG_BYTES with a message, before any parsing."""
-    from ..errors import ParamError
-
-    size = len(text.encode("utf-8", "replace"))
-    if size > MAX_LOG_BYTES:
-        raise ParamError(field, f"is {size:,} bytes: at most {MAX_LOG_TEXT} is read{advice}")
-
-
-def layout(n: int, hosts: int, gpus_per_node: int) -> tuple[int, int]:
-    """(servers, GPUs per server) of a run of n GPUs: from its host lines when they divide n,
-    else servers of `gpus_per_node` (one server if n fits in one, or if they do not divide n)."""
-    if hosts and n % hosts == 0:
-        servers = hosts
-    else:
-        servers = 1 if n <= gpus_per_node else max(1, n // gpus_per_node)
-    per = n // servers if n % servers == 0 else n
-    return n // per, per
-
-
-def settings(f: dict, n: int, servers: int, per: int) -> dict:
-    """The calculator parameters a fit sets (what a fit can and cannot say).
-
-    Inside one server the run was limited by the GPU links: the fitted busbw becomes the link
-    rate (GB/s). Across servers the cards limit it: the busbw spread over a server's cards becomes
-    the card rate (Gb/s, as sold). The fitted latency is spread over the ring's 2(n − 1) steps as
-    a per-message latency of that link class.
-    """
-    step_us = _round(f["latency_us"] / (2 * (n - 1)))
-    if servers == 1:
-        return {"link_gbps": _round(f["busbw_GBps"]), "intra_latency_us": step_us}
-    return {"nic_gbps": _round(8 * f["busbw_GBps"] / per), "inter_latency_us": step_us}
-
-
-def _round(x: float) -> float:
-    return float(f"{x:.4g}")
-
-
-def applied(run: nccltests.Run, m: dict, n: int, gpus_per_node: int) -> dict:
-    """A run's servers and the calculator settings its fit gives (None without a busbw)."""
-    servers, per = layout(n, len(run.hosts), gpus_per_node)
-    f = m["fit"]
-    sets = settings(f, n, servers, per) if f and f["busbw_GBps"] else None
-    return {"servers": servers, "gpus_per_node": per, "calculator_settings": sets}
-
-
-def read_log(
-    text: str,
-    gpus: int | None = None,
-    gpus_per_node: int = hardware.H100_SXM.gpus_per_node,
-    net=None,
-) -> dict:
-    """A whole `all_reduce_perf` log: the first run's rows and fit, every run, every line skipped.
-
-    The GPU count comes from `gpus` if given, else from each run's `#  Rank` lines; the servers
-    from its host lines, else servers of `gpus_per_node` (8, as an H100 SXM server). Each run
-    also gets NCCL's model fitted (`nccl_fit`) and, when `net` names a GPU, NCCL's prediction
-    (`prediction`): see nccl/logfit.py.
-    """
-    from ..errors import ParamError
-    from . import ncclfit as logfit
-
-    net = net or logfit.Network()
-    device = logfit.device_name(text)
-
-    check_size(text)
-    log = nccltests.parse_runs(text)
-    runs = []
-    for i, run in enumerate(log.runs, 1):
-        n = gpus or len(run.ranks)
-        if not n:
-            raise ParamError(
-                "gpus",
-                f"run {i} (line {run.first_line}) has no '#  Rank' lines giving the GPU count: "
-                "pass the count",
-            )
-        m = measured(run, n)
-        a = applied(run, m, n, gpus_per_node)
-        nf = logfit.explain(m["rows"], n, a["servers"], a["gpus_per_node"], net, device)
-        runs.append({**m, **a, **nf})
-    first = runs[0] if runs else {"rows": [], "gpus": gpus, "fit": None}
-    return {
-        "rows": first["rows"],
-        "gpus": first["gpus"],
-        "fit": first["fit"],
-        "nccl_fit": first.get("nccl_fit"),
-        **({"prediction": first["prediction"]} if "prediction" in first else {}),
-        "runs": runs,
-        "skipped": [{"line": i, "kind": k, "reason": r} for i, k, r in log.skipped],
-        "blank_lines": log.blank,
-        "lines": log.lines,
     }

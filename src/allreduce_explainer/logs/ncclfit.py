@@ -14,7 +14,7 @@ form (least squares on the relative error) for SEGMENT_COST. What a split costs 
 squared relative error, those costs, and two small priors that name the regime among those that
 fit alike (LL, LL128 and Simple are all latency + bytes / bandwidth): a scale far from 1, and a
 regime that NCCL's model finds slower than its pick at that size. A noise-free log made by the
-model is fitted back exactly (tests/test_nccl_fit.py).
+model is fitted back exactly (tests/core/test_nccl_fit.py).
 
 Which regime ran is not printed in a log: the per-row regime is the most likely one under
 this model, not an observation. Where busbw ramps up over a decade of sizes (at run time NCCL
@@ -25,19 +25,15 @@ The fit uses the rows from MIN_BYTES (64 KiB): below it, launch and synchronisat
 no bandwidth model holds set the time, so those rows get the first regime, extrapolated, but
 no say in the fit and no part in `rms_rel_error` (`rms_rel_error_all` counts every row).
 
-Without `--gpu`, the system is guessed from the `#  Rank` lines' device names; a GPU the model
-does not cover is stood in for by one of the same family (or the H100 SXM), which sets the
-regimes' shapes only: their bandwidths and latencies are fitted.
+What the reader's hardware adds (line rate, per-card figures, the system guessed from the log's
+device names, the calculator settings) is explain.py's.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
-from ..catalog import hardware
-from ..errors import ParamError
 from ..nccl.model import busbw_factor, calibration, choose
 from ..nccl.topology import System
 from ..nccl.tuning import tables, terms
@@ -50,73 +46,8 @@ SEGMENT_COST = 0.001  # cost of one more fitted regime (squared relative error, 
 FIXED_COST = 0.0001  # and of one more at NCCL's own figures (a 1 % miss on one row)
 MAX_SEGMENTS = 8
 MAX_CUTS = 40  # rows where a regime may start, at most (a long -i sweep has thousands)
-SETTINGS_TOLERANCE = 0.10
 MIN_SEGMENT_ROWS = 3  # a regime's scale and offset are fitted over at least this many rows
 SCALE_RANGE = (0.02, 50.0)
-DEFAULT_GPU = "H100 SXM"
-# Device names all_reduce_perf prints (`#  Rank ... device 0 [..] NAME`) -> the model's GPU.
-# H20 and GH200 are Hopper parts the model has no entry for: the H100 SXM stands in.
-DEVICE_NAMES = (
-    ("GB200", "B200"),
-    ("B200", "B200"),
-    ("GH200", "H100 SXM"),
-    ("H200", "H200 SXM"),
-    ("H100", "H100 SXM"),
-    ("H800", "H100 SXM"),
-    ("H20", "H100 SXM"),
-    ("A100", "A100 SXM"),
-    ("A800", "A100 SXM"),
-)
-DEVICE_LINE = re.compile(r"#\s+Rank\s+\d+.*?\bdevice\s+\d+\s+\[[^\]]*\]\s+(.+?)\s*$", re.I)
-
-
-@dataclass(frozen=True)
-class Network:
-    """What the reader says about the hardware (None: not said)."""
-
-    gpu: str | None = None
-    nic_Gbps: float | None = None
-    nics_per_node: int | None = None
-    gpus_per_node: int | None = None
-
-
-def device_name(text: str) -> str | None:
-    """The first device name printed on a `#  Rank` line, if any."""
-    for line in text.splitlines():
-        m = DEVICE_LINE.search(line)
-        if m:
-            return m.group(1)
-    return None
-
-
-def model_gpu(device: str | None) -> tuple[str, str]:
-    """(the model's GPU, how it was chosen) for a printed device name."""
-    if device:
-        up = device.upper()
-        for key, gpu in DEVICE_NAMES:
-            if key in up:
-                same = gpu.split()[0] in up
-                return gpu, "from the log" if same else f"stands in for {device!r} (same family)"
-    what = f"{device!r} is not modelled" if device else "no device name in the log"
-    return DEFAULT_GPU, f"assumed: {what}; only the regimes' shapes come from it"
-
-
-def system_for(n: int, per: int, net: Network, device: str | None) -> dict:
-    """The System the fit uses, and where each figure came from."""
-    if net.gpu is not None:
-        gpu, gpu_basis = net.gpu, "--gpu"
-    else:
-        gpu, gpu_basis = model_gpu(device)
-    per = min(per, 8)
-    while n % per:  # the model holds servers of up to 8 GPUs (HGX/DGX)
-        per -= 1
-    nics = net.nics_per_node or per
-    nic = net.nic_Gbps or 400.0
-    return {
-        "system": System(gpu, n, per, nics, nic),
-        "gpu_basis": gpu_basis,
-        "network_basis": "given" if net.nic_Gbps else "assumed: 400 Gb/s, one card per GPU",
-    }
 
 
 # ---- the regimes and their fit -----------------------------------------------------------------
@@ -307,34 +238,6 @@ def _regime(s: System, seg: _Seg, lines, ns, fit_rows, factor) -> dict:
     }
 
 
-# ---- what the reader's hardware says -----------------------------------------------------------
-
-
-def line_rate(servers: int, per: int, net: Network) -> dict:
-    """The yardstick for busbw from the links the reader names: inside one server the GPU's
-    NVLink rate per direction; across servers the cards per server times a card's rate (NCCL's
-    rings spread over every card: each carries 2(n-1)/n x S / cards). None if not named."""
-    if servers == 1 and net.gpu is not None:
-        g = hardware.find(hardware.GPUS, net.gpu, "gpu")
-        return {"GBps": g.link_GBps, "basis": f"{g.name} NVLink, per GPU per direction"}
-    if servers > 1 and net.nic_Gbps:
-        k = net.nics_per_node or per
-        return {
-            "GBps": k * net.nic_Gbps / 8,
-            "basis": f"{k} cards x {net.nic_Gbps:g} Gb/s per server",
-        }
-    return {"GBps": None, "basis": "not named: pass --gpu (one server) or --nic-gbps"}
-
-
-def per_card(row: dict, n: int, nics: int) -> dict:
-    """Bytes each network card sends per direction for one row, and at what rate: a ring's
-    2(n-1)/n x S over the server's cards; a tree, NVLSTree or CollNet about S (exact for two
-    servers: each tree carries half the data each way)."""
-    share = busbw_factor("AllReduce", n) if row["algorithm"] == "Ring" else 1.0
-    nbytes = share * row["bytes"] / nics
-    return {"bytes": nbytes, "GBps": nbytes / (row["measured_time_us"] * 1e3)}
-
-
 def prediction(sizes: list[int], times_us: list[float], system: System) -> dict:
     """NCCL's pick and calibrated busbw per size, beside the measurement (busbw from the
     measured time, as nccl-tests computes it, unrounded)."""
@@ -366,108 +269,3 @@ def prediction(sizes: list[int], times_us: list[float], system: System) -> dict:
         },
         "rows": rows,
     }
-
-
-# ---- erratum 5: the fitted figures, for the model they were fitted with ------------------------
-
-
-def settings(nf: dict, system: System) -> dict:
-    """The calculator parameters that make `calc(..., algorithm="nccl")` give the fitted busbw
-    at the largest size measured: across servers, the card rate (Gb/s) at which NCCL's model
-    predicts it; inside one server NCCL's model depends on the GPU alone, so only the GPU is
-    set, and `reproduces` says whether that is enough. `calc_kwargs` are calculator.calc's own
-    keyword arguments: calc(params=..., **calc_kwargs)."""
-    from ..training import calculator
-
-    target, nbytes = nf["rows"][-1]["fitted_busbw_GBps"], nf["rows"][-1]["bytes"]
-    per = system.gpus_per_node
-    base = {"algorithm": "nccl", "gpu": system.gpu, "gpus": system.gpus, "gpus_per_node": per}
-
-    def busbw(nic_Gbps: float) -> float:
-        c = calculator.cluster_for(system.gpu, system.gpus, per, nic_Gbps)
-        return calculator.allreduce(c, "nccl", nbytes)["busbw_GBps"]
-
-    if system.nodes == 1:
-        kwargs = base | {"nic_Gbps": system.nic_Gbps}  # cards unused on one server
-        return base | {"calc_kwargs": kwargs} | _check(target, busbw(system.nic_Gbps))
-    lo, hi = 1.0, 3200.0
-    reach = min(target, busbw(hi))  # the model's busbw stops growing with the card rate
-    while hi - lo > 0.01 * lo:  # it grows with the card rate: bisect for the least that reaches
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if busbw(mid) < reach * (1 - 1e-9) else (lo, mid)
-    step = 10.0 ** (math.floor(math.log10(lo)) - 2)  # three significant figures, rounded
-    ends = (math.floor(lo / step) * step, math.ceil(hi / step) * step)  # away from the step
-    nic = float(f"{min(ends, key=lambda x: abs(busbw(x) - target)):.4g}")
-    kwargs = base | {"nic_Gbps": nic}
-    return base | {"nic_gbps": nic, "calc_kwargs": kwargs} | _check(target, busbw(nic))
-
-
-def _check(target: float, model: float) -> dict:
-    """Whether the settings reproduce the fitted busbw within SETTINGS_TOLERANCE."""
-    ok = abs(model / target - 1) <= SETTINGS_TOLERANCE
-    return {
-        "fitted_busbw_GBps": target,
-        "model_busbw_GBps": model,
-        "reproduces": ok,
-        "note": None
-        if ok
-        else "NCCL's model on this hardware picks a regime this run did not reach (a forced "
-        "NCCL_ALGO, NVLS off, or another fabric): the calculator's NCCL figure differs",
-    }
-
-
-def explain(run_rows: list[dict], n: int, servers: int, per: int, net: Network, device) -> dict:
-    """The keys `nccl-tests` adds for one run: nccl_fit (with line rate, per-card figures and
-    the calculator settings) and, given --gpu, prediction."""
-    out: dict = {"nccl_fit": None}
-    sizes = [r["size_bytes"] for r in run_rows if r.get("time_us")]
-    times = [r["time_us"] for r in run_rows if r.get("time_us")]
-    if n < 2 or not sizes:
-        return out
-    try:
-        basis = system_for(n, per, net, device)
-    except ParamError:
-        if net.gpu is not None or net.nic_Gbps is not None:
-            raise
-        return out
-    s = basis["system"]
-    nf = nccl_fit(sizes, times, s)
-    if nf is None:
-        return out | ({"prediction": prediction(sizes, times, s)} if net.gpu else {})
-    rate = line_rate(servers, per, net)
-    for row in nf["rows"]:
-        row["above_line_rate"] = bool(rate["GBps"] and row["measured_busbw_GBps"] > rate["GBps"])
-        if servers > 1:
-            row["per_card"] = per_card(row, n, net.nics_per_node or per)
-    above = [r["bytes"] for r in nf["rows"] if r["above_line_rate"]]
-    nf["line_rate"] = rate | {
-        "rows_above": above,
-        "why": "busbw above the links' line rate: in-network reduction (NVLS, SHARP) or a "
-        "two-server tree, which send about S per GPU where busbw assumes a ring's 2(n-1)/n x S"
-        if above
-        else None,
-    }
-    nf["system"] = {
-        "gpu": s.gpu,
-        "gpus": s.gpus,
-        "gpus_per_node": s.gpus_per_node,
-        "nics_per_node": s.nics_per_node,
-        "nic_gbps": s.nic_Gbps,
-        "gpu_basis": basis["gpu_basis"],
-        "network_basis": basis["network_basis"],
-    }
-    nf["alpha_beta_rms_rel_error"] = _alpha_beta_rms(nf["rows"])
-    nf["calculator_settings"] = settings(nf, s)
-    out["nccl_fit"] = nf
-    if net.gpu is not None:
-        out["prediction"] = prediction(sizes, times, s)
-    return out
-
-
-def _alpha_beta_rms(rows: list[dict]) -> float | None:
-    """The alpha-beta line refitted on the rows the NCCL fit's rms counts: like for like."""
-    from . import alphabeta as fit
-
-    used = [r for r in rows if r["in_rms"]]
-    f = fit.fit([r["bytes"] for r in used], [r["measured_time_us"] for r in used])
-    return f["rms_rel_error"] if f else None

@@ -1,9 +1,19 @@
 """NCCL's own cost model (NVIDIA/nccl 2.30.7), ported from its source: see constants.py for the
 numbers, topology.py for the channel search, tuning.py for the time model, model.py for the
-candidates, NCCL's choice and the calibrated prediction."""
+candidates, NCCL's choice (and its best time per algorithm) and the calibrated prediction."""
 
 from .constants import ALGORITHMS, NCCL_COMMIT, NCCL_VERSION, PROTOCOLS
-from .model import MEASUREMENTS, Candidate, busbw_factor, calibration, choose, predict, sweep
+from .model import (
+    MEASUREMENTS,
+    Best,
+    Candidate,
+    best_by_algorithm,
+    busbw_factor,
+    calibration,
+    choose,
+    predict,
+    sweep,
+)
 from .topology import System, graphs
 from .tuning import COLLECTIVES, algo_time_us, log2i, tables
 
@@ -11,12 +21,14 @@ __all__ = [
     "ALGORITHMS",
     "COLLECTIVES",
     "MEASUREMENTS",
+    "Best",
     "NCCL_COMMIT",
     "NCCL_VERSION",
     "PROTOCOLS",
     "Candidate",
     "System",
     "algo_time_us",
+    "best_by_algorithm",
     "busbw_factor",
     "calibration",
     "choose",

@@ -142,17 +142,55 @@ def choose(
     algorithm = _name(algorithm, K.ALGORITHMS, "algorithm")
     protocol = _name(protocol, K.PROTOCOLS, "protocol")
     coll, n = collective_name(collective), _check_bytes(nbytes)
-    best = None
-    for (a, p), e in tables(system, coll).items():
-        if (algorithm is None or a == algorithm) and (protocol is None or p == protocol):
-            lat, bw = terms(system, coll, a, p, e, n)
-            t = lat + n / (1000 * bw)
-            if best is None or t < best[0]:
-                best = (t, a, p, lat, bw)
+    best = min(_timed(system, coll, n, algorithm, protocol), key=_first, default=None)
     if best is None:
         _pool(collective, nbytes, system, algorithm, protocol)  # raises its ParamError
     _, a, p, lat, bw = best
     return _candidate(system, coll, a, p, lat, bw, n)
+
+
+def _timed(system: System, coll: str, n: int, algorithm=None, protocol=None):
+    """(NCCL's time us, algorithm, protocol, latency, bandwidth) of each enabled pair that
+    NCCL_ALGO / NCCL_PROTO leave, in NCCL's table order: the loop NCCL picks from."""
+    for (a, p), e in tables(system, coll).items():
+        if (algorithm is None or a == algorithm) and (protocol is None or p == protocol):
+            lat, bw = terms(system, coll, a, p, e, n)
+            yield lat + n / (1000 * bw), a, p, lat, bw
+
+
+def _first(timed: tuple) -> float:
+    return timed[0]
+
+
+@dataclass(frozen=True)
+class Best:
+    """NCCL's own times (us, uncalibrated) at each size of a sweep: per enabled algorithm, its
+    best protocol's (what NCCL_ALGO=<algorithm> runs), and NCCL's pick over every pair."""
+
+    time_us: dict[str, list[float]]  # algorithm -> its best protocol's time, per size
+    protocol: dict[str, list[str]]  # algorithm -> that protocol, per size
+    pick: list[tuple[str, str, float]]  # NCCL's choice per size: (algorithm, protocol, time)
+
+
+def best_by_algorithm(system: System, sizes, collective: str = "AllReduce") -> Best:
+    """NCCL's pick loop (choose's) run once per size for every algorithm at once: a page draws
+    the ring's and the tree's best times and NCCL's choice over hundreds of sizes. The first of
+    equal times wins, in table order, as in choose."""
+    coll = collective_name(collective)
+    time_us: dict[str, list[float]] = {}
+    protocol: dict[str, list[str]] = {}
+    pick = []
+    for n in sizes:
+        here: dict[str, tuple[float, str]] = {}
+        for t, a, p, _, _ in _timed(system, coll, _check_bytes(n)):
+            if a not in here or t < here[a][0]:
+                here[a] = (t, p)
+        for a, (t, p) in here.items():
+            time_us.setdefault(a, []).append(t)
+            protocol.setdefault(a, []).append(p)
+        a = min(here, key=lambda k: here[k][0])
+        pick.append((a, here[a][1], here[a][0]))
+    return Best(time_us, protocol, pick)
 
 
 def _nccl_time(c: Candidate) -> float:

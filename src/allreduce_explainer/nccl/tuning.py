@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..errors import ParamError
 from . import constants as K
 from .topology import System, graphs
 
@@ -51,8 +52,6 @@ class Entry:
 
 
 def collective_name(name: str) -> str:
-    from ..errors import ParamError
-
     if name in COLLECTIVES:  # as spelled here: the common case, asked thousands of times
         return name
     for c in COLLECTIVES:

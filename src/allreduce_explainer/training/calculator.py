@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .. import nccl
 from ..catalog import hardware, models
 from ..catalog.models import Layer, Model
 from ..costs import cost
@@ -215,8 +216,6 @@ def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None 
 def _nccl(c: Cluster, nbytes: float, n: int, algorithm: str = "nccl") -> dict:
     """NCCL's pick for an all-reduce of nbytes on n GPUs, one card per GPU as the page assumes
     (with "nccl-ring" / "nccl-tree", its pick among that algorithm's protocols)."""
-    from .. import nccl
-
     out = {"algorithm": algorithm, "time_s": 0.0, "algbw_GBps": None, "busbw_GBps": None}
     if n == 1 or nbytes <= 0:
         return out
@@ -351,7 +350,23 @@ def cluster_for(
     return Cluster(n, per, g, nic, lat[0], lat[1])
 
 
-def calc(
+@dataclass(frozen=True)
+class Calculation:
+    """calc's JSON (`figures`) and the Cluster and Model it was worked out on: the page draws
+    its share curve and the log's comparison on them without building them again."""
+
+    figures: dict
+    cluster: Cluster
+    model: Model
+
+
+def calc(*args, **kwargs) -> dict:
+    """Everything the page and `allreduce-explainer calc` report, JSON-able (calculate's
+    figures; its arguments)."""
+    return calculate(*args, **kwargs).figures
+
+
+def calculate(
     model=None,
     params=models.EXAMPLE_PARAMS,
     grad_dtype="bf16",
@@ -359,9 +374,13 @@ def calc(
     tokens_per_gpu=DEFAULT_TOKENS,
     mfu=DEFAULT_MFU,
     overlap_too=True,
+    nccl_fallback=False,
     **cluster,
-) -> dict:
-    """Everything the page and `allreduce-explainer calc` report, JSON-able."""
+) -> Calculation:
+    """calc, with the Cluster and Model. With `nccl_fallback`, NCCL's choice (or a forced NCCL
+    algorithm) on a GPU NCCL's model does not cover becomes the closed form fastest for the
+    whole gradient, as the page has it (`algorithm_asked` names it); without, it is refused, as
+    the CLI has it."""
     m = model_for(model, params)
     if not isinstance(grad_dtype, str) or grad_dtype not in GRAD_BYTES:
         raise ParamError("grad_dtype", "must be bf16 or fp32")
@@ -374,6 +393,9 @@ def calc(
         raise ParamError("mfu", "is a share of peak: at most 1")
     p = m.params
     s = float(p * GRAD_BYTES[grad_dtype])
+    nccl_family = algorithm == "nccl" or algorithm in NCCL_FORCED
+    if nccl_fallback and nccl_family and c.gpu.name not in nccl.topology.GPU_SPECS:
+        algorithm = allreduce(c, "auto", s)["algorithm"]
     r = allreduce(c, algorithm, s)
     bound = lower_bound(c.gpus, c.gpus_per_node, s, c.gpu.link_GBps, c.nic_GBps)
     comp = compute_s(p, tokens, c.gpu.peak_bf16_tflops, u)
@@ -416,7 +438,7 @@ def calc(
         out["exposed_s"] = o["exposed_s"]
         out["buckets"] = o["buckets"]
         out["share_with_overlap"] = o["exposed_s"] / (comp + o["exposed_s"])
-    return out
+    return Calculation(out, c, m)
 
 
 def memory(params: int, c: Cluster) -> dict:

@@ -1,8 +1,8 @@
-"""Stage 8: your cluster. The calculator (calculator.py) and a pasted `all_reduce_perf` log
-(nccltests.parse_runs, fit.py, nccl/logfit.py) in one widget, so that the fitted lines, the
-measured points and the calculator's assumption share one set of parameters and the fit can be
-applied to it. The default is NCCL's own model (algorithm "nccl"); the teaching closed forms at
-line rate and the lower bound are its references.
+"""Stage 8: your cluster. The calculator (training/calculator.py) and a pasted `all_reduce_perf`
+log (logs/explain.py; drawn by logview.py) in one widget, so that the fitted lines, the measured
+points and the calculator's assumption share one set of parameters and the fit can be applied to
+it. This module is the calculator's view and the widget. The default is NCCL's own model
+(algorithm "nccl"); the teaching closed forms at line rate and the lower bound are its references.
 
 Presets and custom values: each of model, GPU and network is a select with a "custom" choice and
 number fields beside it. The select decides: a preset writes its figures into the fields (so they
@@ -12,22 +12,17 @@ show what is used), "custom" uses the fields as they are, starting from the last
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 from .. import fmt, nccl
 from ..catalog import hardware, models
 from ..errors import ParamError
-from ..logs import alphabeta as fit
-from ..logs import ncclfit as logfit
-from ..logs import parse as nccltests
-from ..palette import NEUTRAL, SERIES
+from ..palette import SERIES
 from ..training import calculator
-from ..validate import count
 from . import figures as fig
+from . import logview
+from .logview import pct
 from .params import Param, grad_dtype, spec, validated
 
-MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)
-MAX_LISTED = 50  # unreadable lines listed one by one; the rest are counted by reason
 H100 = hardware.H100_SXM
 GRAD_BYTES = calculator.GRAD_BYTES
 ALGORITHM_TEXT = {
@@ -123,60 +118,47 @@ def _choose(p: dict) -> dict:
     return out
 
 
-def _algorithm(p: dict) -> str:
-    """The algorithm the page runs: NCCL's model covers NVIDIA GPUs only, so on the MI300X or a
-    custom GPU NCCL's choice falls back to the closed form fastest for the whole gradient (the
-    readout says so; one algorithm, so the buckets are not timed four times); the CLI refuses
-    instead."""
-    nccl_family = p["algorithm"] == "nccl" or p["algorithm"] in calculator.NCCL_FORCED
-    if not nccl_family or p["gpu"] in nccl.topology.GPU_SPECS:
-        return p["algorithm"]
-    c = calculator.cluster_for(**_cluster_args(p))
-    size = calculator.model_for(p["model"], p["params"]).params * GRAD_BYTES[p["grad_dtype"]]
-    return calculator.allreduce(c, "auto", float(size))["algorithm"]
-
-
-def _calc(p: dict) -> dict:
-    return calculator.calc(
+def _calc(p: dict) -> calculator.Calculation:
+    """The calculator on the page's parameters. NCCL's model covers NVIDIA GPUs only, so on the
+    MI300X or a custom GPU NCCL's choice falls back to the closed form fastest for the whole
+    gradient (the readout says so; one algorithm, so the buckets are not timed four times); the
+    CLI refuses instead."""
+    return calculator.calculate(
         model=p["model"],
         params=p["params"],
         grad_dtype=p["grad_dtype"],
-        algorithm=_algorithm(p),
+        algorithm=p["algorithm"],
         tokens_per_gpu=p["tokens_per_gpu"],
         mfu=p["mfu"],
-        **_cluster_args(p),
+        nccl_fallback=True,
+        gpu=p["gpu"],
+        gpus=p["gpus"],
+        gpus_per_node=p["gpus_per_node"],
+        nic_Gbps=p["nic_gbps"],
+        link_GBps=p["link_gbps"],
+        peak_tflops=p["peak_tflops"],
+        memory_gb=p["memory_gb"],
+        intra_latency_us=p["intra_latency_us"],
+        inter_latency_us=p["inter_latency_us"],
     )
-
-
-def _cluster_args(p: dict) -> dict:
-    return {
-        "gpu": p["gpu"],
-        "gpus": p["gpus"],
-        "gpus_per_node": p["gpus_per_node"],
-        "nic_Gbps": p["nic_gbps"],
-        "link_GBps": p["link_gbps"],
-        "peak_tflops": p["peak_tflops"],
-        "memory_gb": p["memory_gb"],
-        "intra_latency_us": p["intra_latency_us"],
-        "inter_latency_us": p["inter_latency_us"],
-    }
 
 
 def cluster(params=None) -> dict:
     """The calculator's outputs, the share against GPU count, and the pasted log against both."""
     p = _choose(validated(params, SPEC))
-    r = _calc(p)
-    c = calculator.cluster_for(**_cluster_args(p))
-    model = calculator.model_for(p["model"], p["params"])
+    done = _calc(p)
+    r, c = done.figures, done.cluster
     p.update(gpus=r["gpus"], gpus_per_node=p["gpus_per_node"], params=r["params"])
-    curve = calculator.share_curve(model, p["grad_dtype"], _algorithm(p), c, r["compute_s"])
-    log = _log(p, c)
+    curve = calculator.share_curve(
+        done.model, p["grad_dtype"], r["algorithm_asked"], c, r["compute_s"]
+    )
+    log = logview.read(p, c)
     state = {
         "kind": "chart",
         "params": p,
         **_share_figure(curve, r),  # the main figure: the share against GPU count
-        "figures": _log_figures(log, r),
-        "readouts": {**_readouts(r, p), **_log_readouts(log)},
+        "figures": logview.figures(log, r, ALGORITHM_TEXT[r["algorithm_asked"]]),
+        "readouts": {**_readouts(r, p), **logview.readouts(log)},
         "result": {k: v for k, v in r.items() if k != "memory"},
     }
     if log and log["fit"] and log["apply"]:
@@ -185,10 +167,6 @@ def cluster(params=None) -> dict:
 
 
 # ---- Readouts ----------------------------------------------------------------------------------
-
-
-def _pct(x: float) -> str:
-    return f"{fmt.sig(100 * x, 2)} %"
 
 
 def _readouts(r: dict, p: dict) -> dict:
@@ -229,8 +207,8 @@ def _readouts(r: dict, p: dict) -> dict:
         f"{r['sample']} per GPU at {fmt.sig(100 * r['mfu'], 3)} % of "
         f"{fmt.sig(r['peak_tflops'], 4)} TFLOP/s; attention's score FLOPs left out, "
         "embeddings counted, no recomputation)",
-        "share_no_overlap": _pct(r["share_no_overlap"]),
-        "share_with_overlap": f"{_pct(r['share_with_overlap'])} "
+        "share_no_overlap": pct(r["share_no_overlap"]),
+        "share_with_overlap": f"{pct(r['share_with_overlap'])} "
         f"({fmt.seconds(r['exposed_s'])} exposed after {r['buckets']} buckets)",
         "memory": fits,
     }
@@ -288,8 +266,8 @@ def _share_figure(curve: list, r: dict) -> dict:
     return {
         "figure": {"data": data, "layout": layout},
         "summary": (
-            f"At {n} GPUs the all-reduce takes {_pct(r['share_no_overlap'])} of a step if it "
-            f"waits for the backward pass and {_pct(r['share_with_overlap'])} with DDP's "
+            f"At {n} GPUs the all-reduce takes {pct(r['share_no_overlap'])} of a step if it "
+            f"waits for the backward pass and {pct(r['share_with_overlap'])} with DDP's "
             "buckets overlapping it; the tokens per GPU stay fixed as GPUs are added."
         ),
         "table": {
@@ -300,8 +278,8 @@ def _share_figure(curve: list, r: dict) -> dict:
                     fmt.seconds(a),
                     alg,
                     fmt.seconds(e),
-                    _pct(a / (comp + a)),
-                    _pct(e / (comp + e)),
+                    pct(a / (comp + a)),
+                    pct(e / (comp + e)),
                 ]  # fmt: skip
                 for x, a, e, alg in curve
             ],
@@ -312,330 +290,6 @@ def _share_figure(curve: list, r: dict) -> dict:
 def _series(name, x, y, colour, dash, symbol) -> dict:
     marker = {"symbol": symbol, "size": 6}
     return fig.line(name, x, y, colour, dash, 2, marker, "%{x} GPUs: %{y:.3g} %")
-
-
-# ---- The pasted log ----------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=2)
-def _parsed(text: str) -> nccltests.Log:
-    """Parsing is the slow part (tens of µs a line): a calculator change should not redo it."""
-    return nccltests.parse_runs(text)
-
-
-def _log_text(p: dict) -> tuple[str, str]:
-    """The text to read and the parameter it came from: a paste wins over an opened file.
-
-    An opened file goes to `log_file`, not into the text box: a text box of millions of short
-    lines takes Chromium minutes to lay out, which would freeze the page.
-    """
-    for field in ("log", "log_file"):
-        text = p[field]
-        if text is None or text == "":
-            continue
-        if not isinstance(text, str):
-            raise ParamError(field, "must be text")
-        fit.check_size(text, field, "; paste or open a shorter log")
-        return text, field
-    return "", ""
-
-
-def _log(p: dict, c: calculator.Cluster) -> dict | None:
-    count("run", p["run"], 1, 100_000)
-    text, field = _log_text(p)
-    if not text:
-        if p["log_gpus"] is not None:
-            count("log_gpus", p["log_gpus"], 1, 1 << 16)
-        return None
-    log = _parsed(text)
-    out = {"log": log, "fit": None, "apply": None, "run": None, "source": field}
-    out |= {"nccl_fit": None, "prediction": None, "nccl_error": None}
-    if not log.runs:
-        if p["run"] != 1:
-            raise ParamError("run", "the log has no runs to choose from")
-        return out
-    k = count("run", p["run"], 1, len(log.runs))
-    run = log.runs[k - 1]
-    n = (
-        count("log_gpus", p["log_gpus"], 1, 1 << 16)
-        if p["log_gpus"] is not None
-        else len(run.ranks)
-    )
-    m = fit.measured(run, n or None)
-    out.update(run=m, k=k, n=n or None, fit=m["fit"])
-    if not n:  # ask for the count, keeping the log (an error would drop the paste)
-        return out
-    a = fit.applied(run, m, n, c.gpus_per_node)
-    per = a["gpus_per_node"]
-    assumed = calculator.Cluster(n, per, c.gpu, c.nic_GBps, c.intra_latency_us, c.inter_latency_us)
-    out.update(servers=a["servers"], per=per, assumed=assumed)
-    gpu = c.gpu.name if c.gpu.name in nccl.topology.GPU_SPECS else None
-    out.update(_explained(text, k, n, a["servers"], per, gpu, c.nic_GBps * 8))
-    if out["nccl_fit"]:
-        out["apply"] = _apply(out["nccl_fit"]["calculator_settings"])
-    return out
-
-
-@lru_cache(maxsize=4)
-def _explained(text: str, k: int, n: int, servers: int, per: int, gpu, nic_Gbps: float) -> dict:
-    """NCCL's model fitted to run k (nccl_fit) and, on an NVIDIA GPU, its prediction: on the
-    calculator's GPU and card, as the reader's cluster (fit.read_log's keys)."""
-    run = _parsed(text).runs[k - 1]
-    rows = fit.measured(run, n)["rows"]
-    net = logfit.Network(gpu=gpu, nic_Gbps=nic_Gbps)
-    device = logfit.device_name(text)
-    try:
-        return {"prediction": None} | logfit.explain(rows, n, servers, per, net, device)
-    except ParamError as e:  # a layout NCCL's model does not hold: the alpha-beta fit stands
-        return {"nccl_fit": None, "prediction": None, "nccl_error": e.message}
-
-
-def _apply(settings: dict) -> dict:
-    """The NCCL fit's calculator settings (erratum: the figures belong to the model they were
-    fitted with): algorithm nccl, the GPU and, across servers, the card rate that makes NCCL's
-    model give the fitted busbw."""
-    out = {"algorithm": "nccl", "gpu": settings["gpu"]}
-    if "nic_gbps" in settings:
-        out |= {"network": "custom", "nic_gbps": settings["nic_gbps"]}
-    return out
-
-
-def _assumed_curve(log: dict, r: dict, sizes: list[float]) -> list[tuple[float, float, float]]:
-    """(size, time µs, busbw) of the calculator's algorithm on the measured cluster."""
-    out = []
-    for s in sizes:
-        a = calculator.allreduce(log["assumed"], r["algorithm_asked"], s)
-        if a["time_s"] > 0:
-            out.append((s, a["time_s"] * 1e6, a["busbw_GBps"]))
-    return out
-
-
-def _log_figures(log: dict | None, r: dict) -> dict:
-    time_fig = {"data": [], "layout": _size_layout("time (µs)")}
-    bus_fig = {"data": [], "layout": _size_layout("busbw (GB/s)")}
-    if not log or not log["run"]:
-        why = "Paste all_reduce_perf output to compare it with the model."
-        empty = {"columns": ["size", "measured"], "rows": []}
-        return {
-            "time": {"figure": time_fig, "summary": why, "table": empty},
-            "busbw": {"figure": bus_fig, "summary": why, "table": empty},
-        }
-    m, f = log["run"], log["fit"]
-    rows = [x for x in m["rows"] if x["time_us"] and x["size_bytes"] > 0][:MAX_DRAWN_ROWS]
-    sizes = [x["size_bytes"] for x in rows]
-    assumed = _assumed_curve(log, r, sizes) if log["n"] else []
-    calc = f"calculator ({ALGORITHM_TEXT[r['algorithm_asked']]})"
-    in_place = [x for x in rows if x["in_place"] and x["in_place"]["time_us"]]
-    time_fig["data"] = [
-        _dots("measured (out-of-place)", sizes, [x["time_us"] for x in rows]),
-        _dots(
-            "measured (in-place)",
-            [x["size_bytes"] for x in in_place],
-            [x["in_place"]["time_us"] for x in in_place],
-            hollow=True,
-        ),
-        _line(calc, [a[0] for a in assumed], [a[1] for a in assumed], NEUTRAL, "dot"),
-    ]
-    bus_fig["data"] = [
-        _dots("measured (out-of-place)", sizes, [x["busbw_GBps"] for x in rows]),
-        _line(calc, [a[0] for a in assumed], [a[2] for a in assumed], NEUTRAL, "dot"),
-    ]
-    fitted_t = []
-    if f:
-        fitted_t = [f["latency_us"] + s / (f["algbw_GBps"] * 1e3) for s in sizes]
-        time_fig["data"].insert(2, _line("alpha-beta fit", sizes, fitted_t, SERIES["ring"], "dash"))
-    if f and log["n"] and log["n"] > 1:
-        factor = fit.busbw_factor(log["n"])
-        fitted_bus = [s / t / 1e3 * factor for s, t in zip(sizes, fitted_t, strict=True)]
-        bus_fig["data"].insert(
-            1, _line("alpha-beta fit", sizes, fitted_bus, SERIES["ring"], "dash")
-        )
-    nf = log.get("nccl_fit")
-    if nf:
-        xs = [x["bytes"] for x in nf["rows"]]
-        colour = SERIES["tree"]
-        t_nccl = [x["fitted_time_us"] for x in nf["rows"]]
-        b_nccl = [x["fitted_busbw_GBps"] for x in nf["rows"]]
-        time_fig["data"].insert(2, _line("NCCL's model, fitted", xs, t_nccl, colour, "solid"))
-        bus_fig["data"].insert(1, _line("NCCL's model, fitted", xs, b_nccl, colour, "solid"))
-        rate = nf["line_rate"]["GBps"]
-        if rate:
-            ends = [xs[0], xs[-1]]
-            bus_fig["data"].append(_line("line rate", ends, [rate, rate], NEUTRAL, "dash"))
-    summary = _fit_text(log)
-    table = _log_table(log, rows, fitted_t, assumed)
-    return {
-        "time": {"figure": time_fig, "summary": summary, "table": table},
-        "busbw": {"figure": bus_fig, "summary": summary, "table": table},
-    }
-
-
-def _log_table(log: dict, rows: list, fitted_t: list, assumed: list) -> dict:
-    """One row per measured size: both fits, NCCL's likely regime, its prediction and the
-    ratio, and (across servers) what each card carried."""
-    nf = log.get("nccl_fit")
-    by_size = {x["bytes"]: x for x in nf["rows"]} if nf else {}
-    pred = {x["bytes"]: x for x in (log.get("prediction") or {"rows": []})["rows"]}
-    cards = log.get("servers", 1) > 1
-    columns = ["size", "measured µs", "alpha-beta µs", "NCCL fit µs", "likely regime"]
-    columns += ["measured busbw", "NCCL predicts", "measured / predicted"]
-    columns += ["per card GB/s"] * cards + ["calculator busbw"]
-    out = []
-    for i, x in enumerate(rows):
-        s, n = x["size_bytes"], by_size.get(x["size_bytes"])
-        p = pred.get(s)
-        regime = "—" if n is None else n["regime"] + (" (above line rate)" * n["above_line_rate"])
-        row = [
-            fmt.nbytes(s),
-            fmt.sig(x["time_us"], 5),
-            fmt.sig(fitted_t[i], 4) if fitted_t else "—",
-            "—" if n is None else fmt.sig(n["fitted_time_us"], 4),
-            regime,
-            "N/A" if x["busbw_GBps"] is None else fmt.sig(x["busbw_GBps"], 4),
-            "—" if p is None else fmt.sig(p["busbw_GBps"], 4),
-            "—" if p is None else fmt.sig(p["ratio"], 3),
-        ]
-        if cards:
-            row.append(
-                "—" if n is None or "per_card" not in n else fmt.sig(n["per_card"]["GBps"], 3)
-            )
-        row.append(_assumed_at(assumed, s, 2))
-        out.append(row)
-    return {"columns": columns, "rows": out}
-
-
-def _assumed_at(assumed, size, i) -> str:
-    hit = next((a for a in assumed if a[0] == size), None)
-    return "—" if hit is None or hit[i] is None else fmt.sig(hit[i], 4)
-
-
-def _fit_text(log: dict) -> str:
-    f = log["fit"]
-    if not f:
-        return "Too few measured sizes, or times that do not grow with size: nothing to fit."
-    bus = "" if f["busbw_GBps"] is None else f", busbw {fmt.sig(f['busbw_GBps'], 4)} GB/s"
-    gpus = f" of {log['n']} GPUs" if log["n"] else ""
-    text = (
-        f"Alpha-beta line fitted to {f['points']} {f['times']} times{gpus}: latency "
-        f"{fmt.sig(f['latency_us'], 3)} µs, algbw {fmt.sig(f['algbw_GBps'], 4)} GB/s{bus}; "
-        f"rms relative error {_pct(f['rms_rel_error'])}."
-    )
-    nf = log.get("nccl_fit")
-    if not nf:
-        return text
-    regimes = ", ".join(
-        f"{g['regime']} {fmt.nbytes(g['from_bytes'])}–{fmt.nbytes(g['to_bytes'])}"
-        for g in nf["regimes"]
-    )
-    ab = nf["alpha_beta_rms_rel_error"]
-    return (
-        f"{text} NCCL's model fitted to the {nf['points']} sizes from "
-        f"{fmt.nbytes(nf['min_bytes'])}: rms relative error {_pct(nf['rms_rel_error'])}"
-        + ("" if ab is None else f" (the alpha-beta line on the same sizes: {_pct(ab)})")
-        + f"; likely regimes {regimes}; busbw {fmt.sig(nf['busbw_GBps'], 4)} GB/s at the "
-        f"largest size, latency {fmt.sig(nf['latency_us'], 3)} µs."
-    )
-
-
-def _size_layout(title: str) -> dict:
-    decades = {"dtick": 1, "exponentformat": "SI"}
-    return fig.layout(fig.log_axis("size (bytes)", **decades), fig.log_axis(title, **decades))
-
-
-def _dots(name, x, y, hollow=False) -> dict:
-    return fig.dots(name, x, y, SERIES["measured"], outline=1.5, hollow=hollow)
-
-
-def _line(name, x, y, colour, dash) -> dict:
-    return fig.line(name, x, y, colour, dash, 2)
-
-
-def _log_readouts(log: dict | None) -> dict:
-    if not log:
-        return {
-            "log_status": "No log yet: paste the output of all_reduce_perf, or open a file.",
-            "log_fit": "—",
-            "log_line_rate": "—",
-            "log_apply": "—",
-            "log_skipped": "",
-        }
-    parsed = log["log"]
-    kinds: dict[str, int] = {}
-    listed = []
-    for line, kind, reason in parsed.skipped:
-        kinds[kind] = kinds.get(kind, 0) + 1
-        if kind in ("unreadable", "duplicate", "unread") and len(listed) < MAX_LISTED:
-            listed.append(f"line {line}: {reason}")
-    extra = sum(kinds.get(k, 0) for k in ("unreadable", "duplicate", "unread")) - len(listed)
-    if extra > 0:
-        listed.append(f"… and {extra:,} more lines that could not be read")
-    counted = [f"{v:,} {k}" for k, v in sorted(kinds.items())] + [f"{parsed.blank:,} blank"]
-    runs = len(parsed.runs)
-    source = "the opened file" if log["source"] == "log_file" else "the pasted text"
-    if not log["run"]:
-        status = f"No all_reduce_perf rows found in {parsed.lines:,} lines of {source}."
-    else:
-        m = log["run"]
-        status = (
-            f"Run {log['k']} of {runs} in {source}: {len(m['rows'])} rows from line "
-            f"{m['first_line']}. "
-            "How many GPUs ran it? The log has no '#  Rank' lines: enter the count above "
-            "for the bus bandwidth."
-        )
-    if log["run"] and log["n"]:
-        m = log["run"]
-        status = (
-            f"Run {log['k']} of {runs} in {source}: {len(m['rows'])} rows from line "
-            f"{m['first_line']}, "
-            f"{log['n']} GPUs"
-            + (" (from the rank lines)" if m["gpus_in_file"] == log["n"] else " (as entered)")
-            + f" in {log['servers']} server"
-            + ("s" if log["servers"] > 1 else "")
-            + (
-                ""
-                if m["avg_busbw_GBps"] is None
-                else f"; its summary: avg busbw {fmt.sig(m['avg_busbw_GBps'], 4)} GB/s"
-            )  # fmt: skip
-            + "."
-        )
-    apply_text = _apply_text(log)
-    return {
-        "log_status": status,
-        "log_fit": _fit_text(log) if log["run"] else "—",
-        "log_line_rate": _line_rate_text(log),
-        "log_apply": apply_text,
-        "log_skipped": "Lines not read as rows: "
-        + ", ".join(counted)
-        + (".\n" + "\n".join(listed) if listed else "."),
-    }
-
-
-def _line_rate_text(log: dict) -> str:
-    nf = log.get("nccl_fit")
-    if not nf:
-        return log.get("nccl_error") or "—"
-    rate = nf["line_rate"]
-    if rate["GBps"] is None:
-        return rate["basis"]
-    text = f"{fmt.sig(rate['GBps'], 4)} GB/s ({rate['basis']}, the calculator's)"
-    if rate["rows_above"]:
-        first = fmt.nbytes(min(rate["rows_above"]))
-        text += f"; {len(rate['rows_above'])} sizes from {first} measured above it: {rate['why']}"
-    return text + "."
-
-
-def _apply_text(log: dict) -> str:
-    nf = log.get("nccl_fit")
-    if not nf:
-        return "— (no fit)"
-    st = nf["calculator_settings"]
-    card = f", a {fmt.sig(st['nic_gbps'], 4)} Gb/s card per GPU" if "nic_gbps" in st else ""
-    text = (
-        f"algorithm NCCL's choice on {st['gpu']}{card}: NCCL's model then gives "
-        f"{fmt.sig(st['model_busbw_GBps'], 4)} GB/s busbw at the largest size, against "
-        f"{fmt.sig(st['fitted_busbw_GBps'], 4)} GB/s fitted"
-    )
-    return text + ("." if st["reproduces"] else f"; {st['note']}.")
 
 
 WIDGETS = {"cluster": cluster}
@@ -660,11 +314,11 @@ def facts() -> dict[str, str]:
         "cluster_algbw": f"{fmt.sig(r['algbw_GBps'], 3)} GB/s",
         "cluster_ring": fmt.seconds(ring["allreduce_s"]),
         "cluster_ring_busbw": f"{fmt.sig(ring['busbw_GBps'], 3)} GB/s",
-        "cluster_ring_share": _pct(ring["share_no_overlap"]),
+        "cluster_ring_share": pct(ring["share_no_overlap"]),
         "cluster_bound": fmt.seconds(r["lower_bound_s"]),
         "cluster_compute": fmt.seconds(r["compute_s"]),
-        "cluster_share": _pct(r["share_no_overlap"]),
-        "cluster_share_overlap": _pct(r["share_with_overlap"]),
+        "cluster_share": pct(r["share_no_overlap"]),
+        "cluster_share_overlap": pct(r["share_with_overlap"]),
         "cluster_exposed": fmt.seconds(r["exposed_s"]),
         "cluster_multi": fmt.seconds(multi["allreduce_s"]),
         "cluster_memory": fmt.nbytes(r["memory"]["bytes_per_gpu"]),
@@ -674,8 +328,8 @@ def facts() -> dict[str, str]:
         "cluster_mi300x_ring": fmt.seconds(mi["allreduce_s"]),
         "cluster_mi300x_multi": fmt.seconds(mi_multi["allreduce_s"]),
         "cluster_l70_allreduce": fmt.seconds(l70["allreduce_s"]),
-        "cluster_l70_share": _pct(l70["share_no_overlap"]),
-        "cluster_l70_overlap": _pct(l70["share_with_overlap"]),
+        "cluster_l70_share": pct(l70["share_no_overlap"]),
+        "cluster_l70_overlap": pct(l70["share_with_overlap"]),
         "cluster_l70_memory": fmt.nbytes(l70["memory"]["bytes_per_gpu"]),
         "cluster_max_gpus": f"{calculator.MAX_GPUS:,}",
         "cluster_ring_over_bound": fmt.sig(ring["allreduce_s"] / ring["lower_bound_s"], 2),

@@ -14,9 +14,16 @@ from functools import lru_cache
 
 from .. import api, fmt, nccl
 from ..costs import cost
-from ..costs.latency_model import NCCL_NETWORK_HOP_US, SIZES, crossings, crossover, flat, ring_time
+from ..costs.latency_model import (
+    NCCL_NETWORK_HOP_US,
+    SIZES,
+    crossover,
+    flat,
+    nccl_crossovers,
+    ring_time,
+    whole,
+)
 from ..errors import ParamError
-from ..nccl.tuning import terms
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
 from ..schedules import tree
 from ..schedules.schedule import split
@@ -52,47 +59,12 @@ def nccl_system(gpus: int, per_node: int, card_GBps: float) -> nccl.System:
     return nccl.System(NCCL_GPU, gpus, per_node, per_node, card_GBps * 8)
 
 
-def nccl_times(s: nccl.System, sizes) -> dict:
-    """NCCL's own times (µs) at each size: the ring's and the tree's best protocol, and NCCL's
-    pick over every (algorithm, protocol) it has enabled (the least time, as nccl.choose)."""
-    entries = list(nccl.tables(s).items())
-    ring, tree_, pick = [], [], []
-    for n in sizes:
-        t = {}
-        for k, e in entries:  # nccl.algo_time_us, with the table looked up once
-            lat, bw = terms(s, "AllReduce", *k, e, n)
-            t[k] = lat + n / (1000 * bw)
-        ring.append(min(v for (a, _), v in t.items() if a == "Ring"))
-        tree_.append(min(v for (a, _), v in t.items() if a == "Tree"))
-        best = min(t, key=t.__getitem__)
-        pick.append((*best, t[best]))
-    return {"ring": ring, "tree": tree_, "pick": pick}
-
-
-def nccl_crossovers(s: nccl.System, times: dict | None = None, sizes=SIZES) -> list[float]:
-    """Every size at which NCCL's ring (best protocol) becomes no slower than its tree: more
-    than one where the tree's size correction (tuning.cc:623-641) steps across the ring."""
-    if times is None:
-        times = nccl_times(s, _whole(sizes))
-    d = [r - t for r, t in zip(times["ring"], times["tree"], strict=True)]
-
-    def gap(x: float) -> float:
-        t = nccl_times(s, [max(1, round(x))])
-        return t["ring"][0] - t["tree"][0]
-
-    return crossings(gap, sizes, d)
-
-
 @lru_cache(maxsize=32)
-def _nccl_curves(s: nccl.System) -> tuple[dict, list[float]]:
+def _nccl_curves(s: nccl.System) -> tuple[nccl.Best, list[float]]:
     """NCCL's times at the page's sizes and its crossovers, once per cluster: the teaching
     model's α does not change them. Read only: they are shared."""
-    times = nccl_times(s, _whole(SIZES))
-    return times, nccl_crossovers(s, times)
-
-
-def _whole(sizes) -> list[int]:
-    return [max(1, round(x)) for x in sizes]
+    best = nccl.best_by_algorithm(s, whole(SIZES))
+    return best, nccl_crossovers(s, best)
 
 
 def latency(params=None) -> dict:
@@ -102,15 +74,15 @@ def latency(params=None) -> dict:
     n, per, alpha, gbps = p["gpus"], p["gpus_per_node"], float(p["latency_us"]), p["bandwidth_gbps"]
     if n % per:
         raise ParamError("gpus", f"{n} GPUs do not fill servers of {per}: use a multiple of {per}")
-    sizes = _whole(SIZES)
+    sizes = whole(SIZES)
     nc, xs_n = _nccl_curves(nccl_system(n, per, float(gbps)))
     xn = xs_n[0] if xs_n else None
     topo = flat(n, float(gbps), alpha)
     ring = [ring_time(topo, s) for s in SIZES]
     tr = [cost.tree_time_fast(topo, s) for s in SIZES]
     x = crossover(topo, d=[a - b for a, b in zip(ring, tr, strict=True)])
-    nring = [t * 1e-6 for t in nc["ring"]]
-    ntree = [t * 1e-6 for t in nc["tree"]]
+    nring = [t * 1e-6 for t in nc.time_us["Ring"]]
+    ntree = [t * 1e-6 for t in nc.time_us["Tree"]]
     data = [
         _curve("ring, NCCL", nring, SERIES["ring"], "solid", 2.5),
         _curve("tree, NCCL", ntree, SERIES["tree"], "solid", 2.5),
@@ -125,9 +97,9 @@ def latency(params=None) -> dict:
     ):
         if at is not None:
             data.append(_marker(at, lo, hi, f"{name}: {fmt.nbytes(at)}", symbol))
-    data += _band(sizes, nc["pick"])
+    data += _band(sizes, nc.pick)
     big = -1  # 8 GiB
-    a8, p8, t8 = nc["pick"][big]
+    a8, p8, t8 = nc.pick[big]
     where = f"{n // per} server{'s' if n // per > 1 else ''} of {per} H100"
     summary = (
         f"NCCL's model on {where} (one {fmt.sig(gbps, 3)} GB/s card per GPU): 8 GiB takes "
@@ -152,7 +124,7 @@ def latency(params=None) -> dict:
         "crossovers_nccl_bytes": xs_n,
         "picks": [
             {"bytes": s, "algorithm": a, "protocol": q}
-            for s, (a, q, _) in zip(sizes, nc["pick"], strict=True)
+            for s, (a, q, _) in zip(sizes, nc.pick, strict=True)
         ],
         "figure": {"data": data, "layout": _time_layout(SIZES[0], SIZES[-1])},
         "summary": summary,
@@ -175,7 +147,7 @@ def latency(params=None) -> dict:
                     fmt.seconds(d),
                 ]
                 for s, a, b, pk, c, d in list(
-                    zip(sizes, nring, ntree, nc["pick"], ring, tr, strict=True)
+                    zip(sizes, nring, ntree, nc.pick, ring, tr, strict=True)
                 )[::8]
             ],
         },  # fmt: skip
@@ -183,7 +155,7 @@ def latency(params=None) -> dict:
             "crossover_nccl": "none in 8 B – 8 GiB" if xn is None else fmt.nbytes(xn),
             "nccl_8gib": f"ring {fmt.seconds(nring[big])}, tree {fmt.seconds(ntree[big])}",
             "nccl_pick_8gib": f"{a8} {p8}, {fmt.seconds(t8 * 1e-6)}",
-            "band": band_text(sizes, nc["pick"]),
+            "band": band_text(sizes, nc.pick),
             "crossover": "none in 8 B – 8 GiB" if x is None else fmt.nbytes(x),
             "crossover_exact": "—" if x is None else f"{x:,.0f} bytes",
             "ring_small": fmt.seconds(ring[0]),
@@ -454,9 +426,9 @@ def facts() -> dict[str, str]:
     ring_small = ring_time(topo, 8)
     system, flat_system = nccl_system(n, per, b), nccl_system(n, 1, b)
     big = [8 * GIB]
-    nc, nf = nccl_times(system, big), nccl_times(flat_system, big)
-    pick = nc["pick"][0]
-    sizes = _whole(SIZES)
+    nc, nf = nccl.best_by_algorithm(system, big), nccl.best_by_algorithm(flat_system, big)
+    pick = nc.pick[0]
+    sizes = whole(SIZES)
     tree_flat = nccl_latency_us("Tree", n, 1)
     xs_flat = nccl_crossovers(flat_system)
     return {
@@ -479,12 +451,12 @@ def facts() -> dict[str, str]:
         "lat_nccl_cross": fmt.nbytes(nccl_crossovers(system)[0]),
         "lat_nccl_cross_flat": fmt.nbytes(xs_flat[0]),
         "lat_nccl_cross_flat_last": fmt.nbytes(xs_flat[-1]),
-        "lat_nccl_ring_8gib": fmt.seconds(nc["ring"][0] * 1e-6),
-        "lat_nccl_tree_8gib": fmt.seconds(nc["tree"][0] * 1e-6),
+        "lat_nccl_ring_8gib": fmt.seconds(nc.time_us["Ring"][0] * 1e-6),
+        "lat_nccl_tree_8gib": fmt.seconds(nc.time_us["Tree"][0] * 1e-6),
         "lat_nccl_pick_8gib": f"{pick[0]} {pick[1]}",
-        "lat_nccl_flat_ring_8gib": fmt.seconds(nf["ring"][0] * 1e-6),
-        "lat_nccl_flat_tree_8gib": fmt.seconds(nf["tree"][0] * 1e-6),
-        "lat_nccl_band": band_text(sizes, nccl_times(system, sizes)["pick"]),
+        "lat_nccl_flat_ring_8gib": fmt.seconds(nf.time_us["Ring"][0] * 1e-6),
+        "lat_nccl_flat_tree_8gib": fmt.seconds(nf.time_us["Tree"][0] * 1e-6),
+        "lat_nccl_band": band_text(sizes, nccl.best_by_algorithm(system, sizes).pick),
         "steps_1024_ring": f"{2 * 1023:,}",
         "steps_1024_tree": str(tree.steps(1024)),
         "steps_4096_tree": str(tree.steps(4096)),

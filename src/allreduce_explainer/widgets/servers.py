@@ -229,11 +229,14 @@ def servers_compare(params=None) -> dict:
 
 def _nccl(n: int, g: int, nbytes: float, card_GBps: float) -> nccl.Candidate | None:
     """NCCL's pick for this all-reduce, one card per GPU at the card's rate; None where its
-    model does not reach (one GPU, a card outside 1-3200 Gb/s, more than 16 TiB)."""
-    b = round(nbytes)
-    if n < 2 or not 1 <= card_GBps * 8 <= 3200 or not 1 <= b <= 1 << 44:
+    model does not reach (one GPU, a card outside 1-3200 Gb/s, more than 16 TiB), as nccl.System
+    and nccl.choose check it."""
+    try:
+        return nccl.choose(
+            "AllReduce", round(nbytes), nccl.System(NCCL_GPU, n, g, g, card_GBps * 8)
+        )
+    except ParamError:
         return None
-    return nccl.choose("AllReduce", b, nccl.System(NCCL_GPU, n, g, g, card_GBps * 8))
 
 
 def _nccl_note(pick: nccl.Candidate | None, servers: int, g: int, card_GBps: float) -> str:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import helpers
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.logs import alphabeta as fit
-from allreduce_explainer.logs import ncclfit as logfit
+from allreduce_explainer.logs import explain
 from allreduce_explainer.logs import parse as nccltests
 from allreduce_explainer.widgets import cluster as widget
 from helpers import examples
@@ -75,7 +75,7 @@ def test_fit_edge_cases():
 
 
 def read(name, gpus=None):
-    return fit.read_log((DATA / name).read_text(), gpus)
+    return explain.read_log((DATA / name).read_text(), gpus)
 
 
 def test_current_format_with_root_and_wrong():
@@ -135,7 +135,7 @@ def test_a_new_run_starts_where_sizes_stop_growing():
 
 def test_size_limit_and_line_limits():
     with pytest.raises(ParamError) as e:
-        fit.read_log("x" * 5_000_001)
+        explain.read_log("x" * 5_000_001)
     assert e.value.field == "log" and "1 MB" in e.value.message
     log = nccltests.parse_runs("\n" * 4_000_000)
     assert log.blank >= nccltests.MAX_LINES - 1
@@ -147,7 +147,7 @@ def test_size_limit_and_line_limits():
 # ---- The widget with a log -----------------------------------------------------------------------
 
 # the page fits NCCL's model on the calculator's GPU and card (its defaults: H100, 400 Gb/s)
-_NET = logfit.Network(gpu="H100 SXM", nic_Gbps=400.0)
+_NET = explain.Network(gpu="H100 SXM", nic_Gbps=400.0)
 
 
 def test_widget_reads_a_log_fits_it_and_offers_the_fit():
@@ -167,7 +167,7 @@ def test_widget_reads_a_log_fits_it_and_offers_the_fit():
 def test_widget_fit_across_servers_sets_the_card():
     s = widget.cluster({"log": (DATA / "allreduce_mpirun.txt").read_text()})
     apply = s["fit_apply"]
-    nf = fit.read_log((DATA / "allreduce_mpirun.txt").read_text(), net=_NET)["nccl_fit"]
+    nf = explain.read_log((DATA / "allreduce_mpirun.txt").read_text(), net=_NET)["nccl_fit"]
     assert apply["network"] == "custom" and apply["algorithm"] == "nccl"
     assert apply["nic_gbps"] == nf["calculator_settings"]["nic_gbps"]
     assert "line 41" in s["readouts"]["log_skipped"] and "line 43" in s["readouts"]["log_skipped"]
@@ -236,20 +236,20 @@ def test_log_figures_are_valid_plotly_with_basic_traces():
     ],
 )
 def test_layout_of_a_run(n, hosts, per_node, layout):
-    assert fit.layout(n, hosts, per_node) == layout
+    assert explain.layout(n, hosts, per_node) == layout
 
 
 def test_the_cli_reports_the_settings_the_page_applies():
     """read_log gives every run its servers and the calculator settings of its fit, by the
     page's rule: one server sets the GPU link rate, several servers the card's rate."""
-    one = fit.read_log((DATA / "allreduce_current.txt").read_text())["runs"][0]
+    one = explain.read_log((DATA / "allreduce_current.txt").read_text())["runs"][0]
     assert (one["servers"], one["gpus_per_node"]) == (1, 8)
     assert one["calculator_settings"] == {"link_gbps": 350.0, "intra_latency_us": 2.143}
     for name in ("allreduce_current.txt", "allreduce_mpirun.txt", "allreduce_old.txt"):
         text = (DATA / name).read_text()
-        want = fit.read_log(text, net=_NET)["runs"][0]["nccl_fit"]["calculator_settings"]
+        want = explain.read_log(text, net=_NET)["runs"][0]["nccl_fit"]["calculator_settings"]
         page = widget.cluster({"log": text})["fit_apply"]  # the page applies NCCL's fit
         assert page["gpu"] == want["gpu"] and page.get("nic_gbps") == want.get("nic_gbps"), name
-    two = fit.read_log((DATA / "allreduce_mpirun.txt").read_text())["runs"][0]
+    two = explain.read_log((DATA / "allreduce_mpirun.txt").read_text())["runs"][0]
     assert (two["servers"], two["gpus_per_node"]) == (2, 8)
     assert set(two["calculator_settings"]) == {"nic_gbps", "inter_latency_us"}

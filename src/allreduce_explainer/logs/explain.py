@@ -1,0 +1,349 @@
+"""An all_reduce_perf log explained: one driver, `explain_run`, for the CLI's `nccl-tests` (through
+`read_log`, every run) and stage 8's log view (one run, cached there).
+
+A run's rows and alpha-beta line (alphabeta.py), the servers it ran on and the calculator settings
+that line gives, and NCCL's model fitted to it (ncclfit.py) with what the reader's hardware says:
+the links' line rate, what each card carried, and the calculator settings that make NCCL's model
+give the fitted bus bandwidth.
+
+Without `--gpu`, the system is guessed from the `#  Rank` lines' device names; a GPU the model
+does not cover is stood in for by one of the same family (or the H100 SXM), which sets the
+regimes' shapes only: their bandwidths and latencies are fitted.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from ..catalog import hardware
+from ..errors import ParamError
+from ..nccl import System, busbw_factor
+from ..training import calculator
+from . import parse
+from .alphabeta import fit, measured
+from .ncclfit import nccl_fit, prediction
+
+# Longer logs are refused. One nccl-tests run is a few kB, so this holds hundreds of runs; the page
+# parses it in the browser, and 5 MB took 0.9 s there (bench/RESULTS.md, "Every input, first
+# time"), over the quarter second an input may take.
+MAX_LOG_BYTES = 1_000_000
+MAX_LOG_TEXT = f"{MAX_LOG_BYTES / 1e6:g} MB ({MAX_LOG_BYTES:,} bytes)"
+SETTINGS_TOLERANCE = 0.10
+DEFAULT_GPU = "H100 SXM"
+# Device names all_reduce_perf prints (`#  Rank ... device 0 [..] NAME`) -> the model's GPU.
+# H20 and GH200 are Hopper parts the model has no entry for: the H100 SXM stands in.
+DEVICE_NAMES = (
+    ("GB200", "B200"),
+    ("B200", "B200"),
+    ("GH200", "H100 SXM"),
+    ("H200", "H200 SXM"),
+    ("H100", "H100 SXM"),
+    ("H800", "H100 SXM"),
+    ("H20", "H100 SXM"),
+    ("A100", "A100 SXM"),
+    ("A800", "A100 SXM"),
+)
+DEVICE_LINE = re.compile(r"#\s+Rank\s+\d+.*?\bdevice\s+\d+\s+\[[^\]]*\]\s+(.+?)\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class Network:
+    """What the reader says about the hardware (None: not said)."""
+
+    gpu: str | None = None
+    nic_Gbps: float | None = None
+    nics_per_node: int | None = None
+    gpus_per_node: int | None = None
+
+
+# ---- the whole log and one run -----------------------------------------------------------------
+
+
+def check_size(text: str, field: str = "log", advice: str = "") -> None:
+    """Refuse a log over MAX_LOG_BYTES with a message, before any parsing."""
+    size = len(text.encode("utf-8", "replace"))
+    if size > MAX_LOG_BYTES:
+        raise ParamError(field, f"is {size:,} bytes: at most {MAX_LOG_TEXT} is read{advice}")
+
+
+def read_log(
+    text: str,
+    gpus: int | None = None,
+    gpus_per_node: int = hardware.H100_SXM.gpus_per_node,
+    net: Network | None = None,
+) -> dict:
+    """A whole `all_reduce_perf` log: the first run's rows and fit, every run, every line skipped.
+
+    The GPU count comes from `gpus` if given, else from each run's `#  Rank` lines; the servers
+    from its host lines, else servers of `gpus_per_node` (8, as an H100 SXM server). Each run
+    also gets NCCL's model fitted (`nccl_fit`) and, when `net` names a GPU, NCCL's prediction
+    (`prediction`): see explain_run.
+    """
+    net = net or Network()
+    device = device_name(text)
+    check_size(text)
+    log = parse.parse_runs(text)
+    runs = []
+    for i, run in enumerate(log.runs, 1):
+        r = explain_run(run, gpus, gpus_per_node, net, device)
+        if not r["gpus"]:
+            raise ParamError(
+                "gpus",
+                f"run {i} (line {run.first_line}) has no '#  Rank' lines giving the GPU count: "
+                "pass the count",
+            )
+        runs.append(r)
+    first = runs[0] if runs else {"rows": [], "gpus": gpus, "fit": None}
+    return {
+        "rows": first["rows"],
+        "gpus": first["gpus"],
+        "fit": first["fit"],
+        "nccl_fit": first.get("nccl_fit"),
+        **({"prediction": first["prediction"]} if "prediction" in first else {}),
+        "runs": runs,
+        "skipped": [{"line": i, "kind": k, "reason": r} for i, k, r in log.skipped],
+        "blank_lines": log.blank,
+        "lines": log.lines,
+    }
+
+
+def explain_run(
+    run: parse.Run,
+    gpus: int | None,
+    gpus_per_node: int,
+    net: Network,
+    device: str | None,
+    strict: bool = True,
+) -> dict:
+    """One run, explained: alphabeta.measured's keys; then, given a GPU count (`gpus`, else the
+    run's `#  Rank` lines), its servers and the line's calculator settings (applied) and NCCL's
+    model fitted (nccl_fit and, when `net` names a GPU, prediction).
+
+    Without a count only the rows and the line come back ("gpus" None): the page asks for it
+    and keeps the log. A layout NCCL's model does not hold raises ParamError; with
+    `strict=False` it leaves `nccl_fit` None and says why in `nccl_error` (the line stands).
+    """
+    n = gpus or len(run.ranks)
+    m = measured(run, n or None)
+    if not n:
+        return m
+    a = applied(run, m, n, gpus_per_node)
+    try:
+        nf = _nccl_explained(m["rows"], n, a["servers"], a["gpus_per_node"], net, device)
+    except ParamError as e:
+        if strict:
+            raise
+        nf = {"nccl_fit": None, "nccl_error": e.message}
+    return {**m, **a, **nf}
+
+
+# ---- the alpha-beta line's servers and settings ------------------------------------------------
+
+
+def layout(n: int, hosts: int, gpus_per_node: int) -> tuple[int, int]:
+    """(servers, GPUs per server) of a run of n GPUs: from its host lines when they divide n,
+    else servers of `gpus_per_node` (one server if n fits in one, or if they do not divide n)."""
+    if hosts and n % hosts == 0:
+        servers = hosts
+    else:
+        servers = 1 if n <= gpus_per_node else max(1, n // gpus_per_node)
+    per = n // servers if n % servers == 0 else n
+    return n // per, per
+
+
+def line_settings(f: dict, n: int, servers: int, per: int) -> dict:
+    """The calculator parameters the alpha-beta line sets (what a fit can and cannot say).
+
+    Inside one server the run was limited by the GPU links: the fitted busbw becomes the link
+    rate (GB/s). Across servers the cards limit it: the busbw spread over a server's cards becomes
+    the card rate (Gb/s, as sold). The fitted latency is spread over the ring's 2(n − 1) steps as
+    a per-message latency of that link class.
+    """
+    step_us = _round(f["latency_us"] / (2 * (n - 1)))
+    if servers == 1:
+        return {"link_gbps": _round(f["busbw_GBps"]), "intra_latency_us": step_us}
+    return {"nic_gbps": _round(8 * f["busbw_GBps"] / per), "inter_latency_us": step_us}
+
+
+def _round(x: float) -> float:
+    return float(f"{x:.4g}")
+
+
+def applied(run: parse.Run, m: dict, n: int, gpus_per_node: int) -> dict:
+    """A run's servers and the calculator settings its line gives (None without a busbw)."""
+    servers, per = layout(n, len(run.hosts), gpus_per_node)
+    f = m["fit"]
+    sets = line_settings(f, n, servers, per) if f and f["busbw_GBps"] else None
+    return {"servers": servers, "gpus_per_node": per, "calculator_settings": sets}
+
+
+# ---- NCCL's model on the reader's hardware -----------------------------------------------------
+
+
+def device_name(text: str) -> str | None:
+    """The first device name printed on a `#  Rank` line, if any."""
+    for line in text.splitlines():
+        m = DEVICE_LINE.search(line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def model_gpu(device: str | None) -> tuple[str, str]:
+    """(the model's GPU, how it was chosen) for a printed device name."""
+    if device:
+        up = device.upper()
+        for key, gpu in DEVICE_NAMES:
+            if key in up:
+                same = gpu.split()[0] in up
+                return gpu, "from the log" if same else f"stands in for {device!r} (same family)"
+    what = f"{device!r} is not modelled" if device else "no device name in the log"
+    return DEFAULT_GPU, f"assumed: {what}; only the regimes' shapes come from it"
+
+
+def system_for(n: int, per: int, net: Network, device: str | None) -> dict:
+    """The System the fit uses, and where each figure came from."""
+    if net.gpu is not None:
+        gpu, gpu_basis = net.gpu, "--gpu"
+    else:
+        gpu, gpu_basis = model_gpu(device)
+    per = min(per, 8)
+    while n % per:  # the model holds servers of up to 8 GPUs (HGX/DGX)
+        per -= 1
+    nics = net.nics_per_node or per
+    nic = net.nic_Gbps or 400.0
+    return {
+        "system": System(gpu, n, per, nics, nic),
+        "gpu_basis": gpu_basis,
+        "network_basis": "given" if net.nic_Gbps else "assumed: 400 Gb/s, one card per GPU",
+    }
+
+
+def line_rate(servers: int, per: int, net: Network) -> dict:
+    """The yardstick for busbw from the links the reader names: inside one server the GPU's
+    NVLink rate per direction; across servers the cards per server times a card's rate (NCCL's
+    rings spread over every card: each carries 2(n-1)/n x S / cards). None if not named."""
+    if servers == 1 and net.gpu is not None:
+        g = hardware.find(hardware.GPUS, net.gpu, "gpu")
+        return {"GBps": g.link_GBps, "basis": f"{g.name} NVLink, per GPU per direction"}
+    if servers > 1 and net.nic_Gbps:
+        k = net.nics_per_node or per
+        return {
+            "GBps": k * net.nic_Gbps / 8,
+            "basis": f"{k} cards x {net.nic_Gbps:g} Gb/s per server",
+        }
+    return {"GBps": None, "basis": "not named: pass --gpu (one server) or --nic-gbps"}
+
+
+def per_card(row: dict, n: int, nics: int) -> dict:
+    """Bytes each network card sends per direction for one row, and at what rate: a ring's
+    2(n-1)/n x S over the server's cards; a tree, NVLSTree or CollNet about S (exact for two
+    servers: each tree carries half the data each way)."""
+    share = busbw_factor("AllReduce", n) if row["algorithm"] == "Ring" else 1.0
+    nbytes = share * row["bytes"] / nics
+    return {"bytes": nbytes, "GBps": nbytes / (row["measured_time_us"] * 1e3)}
+
+
+def _nccl_explained(
+    run_rows: list[dict], n: int, servers: int, per: int, net: Network, device: str | None
+) -> dict:
+    """The keys `nccl-tests` adds for one run: nccl_fit (with line rate, per-card figures and
+    the calculator settings) and, given --gpu, prediction."""
+    out: dict = {"nccl_fit": None}
+    sizes = [r["size_bytes"] for r in run_rows if r.get("time_us")]
+    times = [r["time_us"] for r in run_rows if r.get("time_us")]
+    if n < 2 or not sizes:
+        return out
+    try:
+        basis = system_for(n, per, net, device)
+    except ParamError:
+        if net.gpu is not None or net.nic_Gbps is not None:
+            raise
+        return out
+    s = basis["system"]
+    nf = nccl_fit(sizes, times, s)
+    if nf is None:
+        return out | ({"prediction": prediction(sizes, times, s)} if net.gpu else {})
+    rate = line_rate(servers, per, net)
+    for row in nf["rows"]:
+        row["above_line_rate"] = bool(rate["GBps"] and row["measured_busbw_GBps"] > rate["GBps"])
+        if servers > 1:
+            row["per_card"] = per_card(row, n, net.nics_per_node or per)
+    above = [r["bytes"] for r in nf["rows"] if r["above_line_rate"]]
+    nf["line_rate"] = rate | {
+        "rows_above": above,
+        "why": "busbw above the links' line rate: in-network reduction (NVLS, SHARP) or a "
+        "two-server tree, which send about S per GPU where busbw assumes a ring's 2(n-1)/n x S"
+        if above
+        else None,
+    }
+    nf["system"] = {
+        "gpu": s.gpu,
+        "gpus": s.gpus,
+        "gpus_per_node": s.gpus_per_node,
+        "nics_per_node": s.nics_per_node,
+        "nic_gbps": s.nic_Gbps,
+        "gpu_basis": basis["gpu_basis"],
+        "network_basis": basis["network_basis"],
+    }
+    nf["alpha_beta_rms_rel_error"] = _alpha_beta_rms(nf["rows"])
+    nf["calculator_settings"] = nccl_settings(nf, s)
+    out["nccl_fit"] = nf
+    if net.gpu is not None:
+        out["prediction"] = prediction(sizes, times, s)
+    return out
+
+
+def _alpha_beta_rms(rows: list[dict]) -> float | None:
+    """The alpha-beta line refitted on the rows the NCCL fit's rms counts: like for like."""
+    used = [r for r in rows if r["in_rms"]]
+    f = fit([r["bytes"] for r in used], [r["measured_time_us"] for r in used])
+    return f["rms_rel_error"] if f else None
+
+
+# ---- erratum 5: the fitted figures, for the model they were fitted with ------------------------
+
+
+def nccl_settings(nf: dict, system: System) -> dict:
+    """The calculator parameters that make `calc(..., algorithm="nccl")` give NCCL's fitted
+    busbw at the largest size measured: across servers, the card rate (Gb/s) at which NCCL's
+    model predicts it; inside one server NCCL's model depends on the GPU alone, so only the GPU
+    is set, and `reproduces` says whether that is enough. `calc_kwargs` are calculator.calc's
+    own keyword arguments: calc(params=..., **calc_kwargs)."""
+    target, nbytes = nf["rows"][-1]["fitted_busbw_GBps"], nf["rows"][-1]["bytes"]
+    per = system.gpus_per_node
+    base = {"algorithm": "nccl", "gpu": system.gpu, "gpus": system.gpus, "gpus_per_node": per}
+
+    def busbw(nic_Gbps: float) -> float:
+        c = calculator.cluster_for(system.gpu, system.gpus, per, nic_Gbps)
+        return calculator.allreduce(c, "nccl", nbytes)["busbw_GBps"]
+
+    if system.nodes == 1:
+        kwargs = base | {"nic_Gbps": system.nic_Gbps}  # cards unused on one server
+        return base | {"calc_kwargs": kwargs} | _check(target, busbw(system.nic_Gbps))
+    lo, hi = 1.0, 3200.0
+    reach = min(target, busbw(hi))  # the model's busbw stops growing with the card rate
+    while hi - lo > 0.01 * lo:  # it grows with the card rate: bisect for the least that reaches
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if busbw(mid) < reach * (1 - 1e-9) else (lo, mid)
+    step = 10.0 ** (math.floor(math.log10(lo)) - 2)  # three significant figures, rounded
+    ends = (math.floor(lo / step) * step, math.ceil(hi / step) * step)  # away from the step
+    nic = float(f"{min(ends, key=lambda x: abs(busbw(x) - target)):.4g}")
+    kwargs = base | {"nic_Gbps": nic}
+    return base | {"nic_gbps": nic, "calc_kwargs": kwargs} | _check(target, busbw(nic))
+
+
+def _check(target: float, model: float) -> dict:
+    """Whether the settings reproduce the fitted busbw within SETTINGS_TOLERANCE."""
+    ok = abs(model / target - 1) <= SETTINGS_TOLERANCE
+    return {
+        "fitted_busbw_GBps": target,
+        "model_busbw_GBps": model,
+        "reproduces": ok,
+        "note": None
+        if ok
+        else "NCCL's model on this hardware picks a regime this run did not reach (a forced "
+        "NCCL_ALGO, NVLS off, or another fabric): the calculator's NCCL figure differs",
+    }

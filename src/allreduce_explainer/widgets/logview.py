@@ -1,0 +1,341 @@
+"""Stage 8's log view: a pasted or opened `all_reduce_perf` log read by logs.explain, drawn
+against the calculator's cluster (widgets/cluster.py, one widget with it): the measured points,
+the alpha-beta line, NCCL's model fitted, and the calculator's algorithm on the measured cluster.
+
+This module keeps the page's caches (parsing, and NCCL's fit of one run) and the drawing; the
+reading is logs.explain.explain_run's, the CLI's `nccl-tests` too.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .. import fmt, nccl
+from ..errors import ParamError
+from ..logs import explain
+from ..logs import parse as nccltests
+from ..logs.alphabeta import busbw_factor
+from ..palette import NEUTRAL, SERIES
+from ..training import calculator
+from ..validate import count
+from . import figures as fig
+
+MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)
+MAX_LISTED = 50  # unreadable lines listed one by one; the rest are counted by reason
+
+
+@lru_cache(maxsize=2)
+def _parsed(text: str) -> nccltests.Log:
+    """Parsing is the slow part (tens of µs a line): a calculator change should not redo it."""
+    return nccltests.parse_runs(text)
+
+
+def _log_text(p: dict) -> tuple[str, str]:
+    """The text to read and the parameter it came from: a paste wins over an opened file.
+
+    An opened file goes to `log_file`, not into the text box: a text box of millions of short
+    lines takes Chromium minutes to lay out, which would freeze the page.
+    """
+    for field in ("log", "log_file"):
+        text = p[field]
+        if text is None or text == "":
+            continue
+        if not isinstance(text, str):
+            raise ParamError(field, "must be text")
+        explain.check_size(text, field, "; paste or open a shorter log")
+        return text, field
+    return "", ""
+
+
+def pct(x: float) -> str:
+    """A share as a percentage, two significant figures (the calculator view's too)."""
+    return f"{fmt.sig(100 * x, 2)} %"
+
+
+def read(p: dict, c: calculator.Cluster) -> dict | None:
+    """The log in `p` (None without one), its run `p["run"]` explained on the calculator's GPU
+    and card (logs.explain.explain_run), and the calculator's cluster with the run's layout."""
+    text, field = _log_text(p)
+    if not text:
+        return None
+    log = _parsed(text)
+    out = {"log": log, "fit": None, "apply": None, "run": None, "source": field}
+    if not log.runs:
+        if p["run"] != 1:
+            raise ParamError("run", "the log has no runs to choose from")
+        return out
+    k = count("run", p["run"], 1, len(log.runs))
+    gpu = c.gpu.name if c.gpu.name in nccl.topology.GPU_SPECS else None
+    run = _explained(text, k, p["log_gpus"], c.gpus_per_node, gpu, c.nic_GBps * 8)
+    n = run["gpus"]
+    out.update(run=run, k=k, n=n, fit=run["fit"])
+    out |= {key: run.get(key) for key in ("nccl_fit", "prediction", "nccl_error")}
+    if not n:  # ask for the count, keeping the log (an error would drop the paste)
+        return out
+    per = run["gpus_per_node"]
+    assumed = calculator.Cluster(n, per, c.gpu, c.nic_GBps, c.intra_latency_us, c.inter_latency_us)
+    out.update(servers=run["servers"], per=per, assumed=assumed)
+    if run["nccl_fit"]:
+        out["apply"] = _apply(run["nccl_fit"]["calculator_settings"])
+    return out
+
+
+@lru_cache(maxsize=4)
+def _explained(text: str, k: int, gpus, gpus_per_node: int, gpu, nic_Gbps: float) -> dict:
+    """Run k explained (NCCL's fit is the slow part: a calculator change should not redo it),
+    on the calculator's GPU (None: not NVIDIA) and card, as the reader's cluster. A layout
+    NCCL's model does not hold leaves the alpha-beta line standing. Read only: it is shared."""
+    net = explain.Network(gpu=gpu, nic_Gbps=nic_Gbps)
+    run = _parsed(text).runs[k - 1]
+    device = explain.device_name(text)
+    return explain.explain_run(run, gpus, gpus_per_node, net, device, strict=False)
+
+
+def _apply(settings: dict) -> dict:
+    """The NCCL fit's calculator settings (erratum: the figures belong to the model they were
+    fitted with): algorithm nccl, the GPU and, across servers, the card rate that makes NCCL's
+    model give the fitted busbw."""
+    out = {"algorithm": "nccl", "gpu": settings["gpu"]}
+    if "nic_gbps" in settings:
+        out |= {"network": "custom", "nic_gbps": settings["nic_gbps"]}
+    return out
+
+
+def _assumed_curve(log: dict, r: dict, sizes: list[float]) -> list[tuple[float, float, float]]:
+    """(size, time µs, busbw) of the calculator's algorithm on the measured cluster."""
+    out = []
+    for s in sizes:
+        a = calculator.allreduce(log["assumed"], r["algorithm_asked"], s)
+        if a["time_s"] > 0:
+            out.append((s, a["time_s"] * 1e6, a["busbw_GBps"]))
+    return out
+
+
+def figures(log: dict | None, r: dict, calculator_text: str) -> dict:
+    """The time and busbw figures, their summary and table; `calculator_text` names the
+    calculator's algorithm."""
+    time_fig = {"data": [], "layout": _size_layout("time (µs)")}
+    bus_fig = {"data": [], "layout": _size_layout("busbw (GB/s)")}
+    if not log or not log["run"]:
+        why = "Paste all_reduce_perf output to compare it with the model."
+        empty = {"columns": ["size", "measured"], "rows": []}
+        return {
+            "time": {"figure": time_fig, "summary": why, "table": empty},
+            "busbw": {"figure": bus_fig, "summary": why, "table": empty},
+        }
+    m, f = log["run"], log["fit"]
+    rows = [x for x in m["rows"] if x["time_us"] and x["size_bytes"] > 0][:MAX_DRAWN_ROWS]
+    sizes = [x["size_bytes"] for x in rows]
+    assumed = _assumed_curve(log, r, sizes) if log["n"] else []
+    calc = f"calculator ({calculator_text})"
+    in_place = [x for x in rows if x["in_place"] and x["in_place"]["time_us"]]
+    time_fig["data"] = [
+        _dots("measured (out-of-place)", sizes, [x["time_us"] for x in rows]),
+        _dots(
+            "measured (in-place)",
+            [x["size_bytes"] for x in in_place],
+            [x["in_place"]["time_us"] for x in in_place],
+            hollow=True,
+        ),
+        _line(calc, [a[0] for a in assumed], [a[1] for a in assumed], NEUTRAL, "dot"),
+    ]
+    bus_fig["data"] = [
+        _dots("measured (out-of-place)", sizes, [x["busbw_GBps"] for x in rows]),
+        _line(calc, [a[0] for a in assumed], [a[2] for a in assumed], NEUTRAL, "dot"),
+    ]
+    fitted_t = []
+    if f:
+        fitted_t = [f["latency_us"] + s / (f["algbw_GBps"] * 1e3) for s in sizes]
+        time_fig["data"].insert(2, _line("alpha-beta fit", sizes, fitted_t, SERIES["ring"], "dash"))
+    if f and log["n"] and log["n"] > 1:
+        factor = busbw_factor(log["n"])
+        fitted_bus = [s / t / 1e3 * factor for s, t in zip(sizes, fitted_t, strict=True)]
+        bus_fig["data"].insert(
+            1, _line("alpha-beta fit", sizes, fitted_bus, SERIES["ring"], "dash")
+        )
+    nf = log.get("nccl_fit")
+    if nf:
+        xs = [x["bytes"] for x in nf["rows"]]
+        colour = SERIES["tree"]
+        t_nccl = [x["fitted_time_us"] for x in nf["rows"]]
+        b_nccl = [x["fitted_busbw_GBps"] for x in nf["rows"]]
+        time_fig["data"].insert(2, _line("NCCL's model, fitted", xs, t_nccl, colour, "solid"))
+        bus_fig["data"].insert(1, _line("NCCL's model, fitted", xs, b_nccl, colour, "solid"))
+        rate = nf["line_rate"]["GBps"]
+        if rate:
+            ends = [xs[0], xs[-1]]
+            bus_fig["data"].append(_line("line rate", ends, [rate, rate], NEUTRAL, "dash"))
+    summary = _fit_text(log)
+    table = _log_table(log, rows, fitted_t, assumed)
+    return {
+        "time": {"figure": time_fig, "summary": summary, "table": table},
+        "busbw": {"figure": bus_fig, "summary": summary, "table": table},
+    }
+
+
+def _log_table(log: dict, rows: list, fitted_t: list, assumed: list) -> dict:
+    """One row per measured size: both fits, NCCL's likely regime, its prediction and the
+    ratio, and (across servers) what each card carried."""
+    nf = log.get("nccl_fit")
+    by_size = {x["bytes"]: x for x in nf["rows"]} if nf else {}
+    pred = {x["bytes"]: x for x in (log.get("prediction") or {"rows": []})["rows"]}
+    cards = log.get("servers", 1) > 1
+    columns = ["size", "measured µs", "alpha-beta µs", "NCCL fit µs", "likely regime"]
+    columns += ["measured busbw", "NCCL predicts", "measured / predicted"]
+    columns += ["per card GB/s"] * cards + ["calculator busbw"]
+    out = []
+    for i, x in enumerate(rows):
+        s, n = x["size_bytes"], by_size.get(x["size_bytes"])
+        p = pred.get(s)
+        regime = "—" if n is None else n["regime"] + (" (above line rate)" * n["above_line_rate"])
+        row = [
+            fmt.nbytes(s),
+            fmt.sig(x["time_us"], 5),
+            fmt.sig(fitted_t[i], 4) if fitted_t else "—",
+            "—" if n is None else fmt.sig(n["fitted_time_us"], 4),
+            regime,
+            "N/A" if x["busbw_GBps"] is None else fmt.sig(x["busbw_GBps"], 4),
+            "—" if p is None else fmt.sig(p["busbw_GBps"], 4),
+            "—" if p is None else fmt.sig(p["ratio"], 3),
+        ]
+        if cards:
+            row.append(
+                "—" if n is None or "per_card" not in n else fmt.sig(n["per_card"]["GBps"], 3)
+            )
+        row.append(_assumed_at(assumed, s, 2))
+        out.append(row)
+    return {"columns": columns, "rows": out}
+
+
+def _assumed_at(assumed, size, i) -> str:
+    hit = next((a for a in assumed if a[0] == size), None)
+    return "—" if hit is None or hit[i] is None else fmt.sig(hit[i], 4)
+
+
+def _fit_text(log: dict) -> str:
+    f = log["fit"]
+    if not f:
+        return "Too few measured sizes, or times that do not grow with size: nothing to fit."
+    bus = "" if f["busbw_GBps"] is None else f", busbw {fmt.sig(f['busbw_GBps'], 4)} GB/s"
+    gpus = f" of {log['n']} GPUs" if log["n"] else ""
+    text = (
+        f"Alpha-beta line fitted to {f['points']} {f['times']} times{gpus}: latency "
+        f"{fmt.sig(f['latency_us'], 3)} µs, algbw {fmt.sig(f['algbw_GBps'], 4)} GB/s{bus}; "
+        f"rms relative error {pct(f['rms_rel_error'])}."
+    )
+    nf = log.get("nccl_fit")
+    if not nf:
+        return text
+    regimes = ", ".join(
+        f"{g['regime']} {fmt.nbytes(g['from_bytes'])}–{fmt.nbytes(g['to_bytes'])}"
+        for g in nf["regimes"]
+    )
+    ab = nf["alpha_beta_rms_rel_error"]
+    return (
+        f"{text} NCCL's model fitted to the {nf['points']} sizes from "
+        f"{fmt.nbytes(nf['min_bytes'])}: rms relative error {pct(nf['rms_rel_error'])}"
+        + ("" if ab is None else f" (the alpha-beta line on the same sizes: {pct(ab)})")
+        + f"; likely regimes {regimes}; busbw {fmt.sig(nf['busbw_GBps'], 4)} GB/s at the "
+        f"largest size, latency {fmt.sig(nf['latency_us'], 3)} µs."
+    )
+
+
+def _size_layout(title: str) -> dict:
+    decades = {"dtick": 1, "exponentformat": "SI"}
+    return fig.layout(fig.log_axis("size (bytes)", **decades), fig.log_axis(title, **decades))
+
+
+def _dots(name, x, y, hollow=False) -> dict:
+    return fig.dots(name, x, y, SERIES["measured"], outline=1.5, hollow=hollow)
+
+
+def _line(name, x, y, colour, dash) -> dict:
+    return fig.line(name, x, y, colour, dash, 2)
+
+
+def readouts(log: dict | None) -> dict:
+    if not log:
+        return {
+            "log_status": "No log yet: paste the output of all_reduce_perf, or open a file.",
+            "log_fit": "—",
+            "log_line_rate": "—",
+            "log_apply": "—",
+            "log_skipped": "",
+        }
+    parsed = log["log"]
+    kinds: dict[str, int] = {}
+    listed = []
+    for line, kind, reason in parsed.skipped:
+        kinds[kind] = kinds.get(kind, 0) + 1
+        if kind in ("unreadable", "duplicate", "unread") and len(listed) < MAX_LISTED:
+            listed.append(f"line {line}: {reason}")
+    extra = sum(kinds.get(k, 0) for k in ("unreadable", "duplicate", "unread")) - len(listed)
+    if extra > 0:
+        listed.append(f"… and {extra:,} more lines that could not be read")
+    counted = [f"{v:,} {k}" for k, v in sorted(kinds.items())] + [f"{parsed.blank:,} blank"]
+    runs = len(parsed.runs)
+    source = "the opened file" if log["source"] == "log_file" else "the pasted text"
+    if not log["run"]:
+        status = f"No all_reduce_perf rows found in {parsed.lines:,} lines of {source}."
+    else:
+        m = log["run"]
+        status = (
+            f"Run {log['k']} of {runs} in {source}: {len(m['rows'])} rows from line "
+            f"{m['first_line']}. "
+            "How many GPUs ran it? The log has no '#  Rank' lines: enter the count above "
+            "for the bus bandwidth."
+        )
+    if log["run"] and log["n"]:
+        m = log["run"]
+        status = (
+            f"Run {log['k']} of {runs} in {source}: {len(m['rows'])} rows from line "
+            f"{m['first_line']}, "
+            f"{log['n']} GPUs"
+            + (" (from the rank lines)" if m["gpus_in_file"] == log["n"] else " (as entered)")
+            + f" in {log['servers']} server"
+            + ("s" if log["servers"] > 1 else "")
+            + (
+                ""
+                if m["avg_busbw_GBps"] is None
+                else f"; its summary: avg busbw {fmt.sig(m['avg_busbw_GBps'], 4)} GB/s"
+            )  # fmt: skip
+            + "."
+        )
+    apply_text = _apply_text(log)
+    return {
+        "log_status": status,
+        "log_fit": _fit_text(log) if log["run"] else "—",
+        "log_line_rate": _line_rate_text(log),
+        "log_apply": apply_text,
+        "log_skipped": "Lines not read as rows: "
+        + ", ".join(counted)
+        + (".\n" + "\n".join(listed) if listed else "."),
+    }
+
+
+def _line_rate_text(log: dict) -> str:
+    nf = log.get("nccl_fit")
+    if not nf:
+        return log.get("nccl_error") or "—"
+    rate = nf["line_rate"]
+    if rate["GBps"] is None:
+        return rate["basis"]
+    text = f"{fmt.sig(rate['GBps'], 4)} GB/s ({rate['basis']}, the calculator's)"
+    if rate["rows_above"]:
+        first = fmt.nbytes(min(rate["rows_above"]))
+        text += f"; {len(rate['rows_above'])} sizes from {first} measured above it: {rate['why']}"
+    return text + "."
+
+
+def _apply_text(log: dict) -> str:
+    nf = log.get("nccl_fit")
+    if not nf:
+        return "— (no fit)"
+    st = nf["calculator_settings"]
+    card = f", a {fmt.sig(st['nic_gbps'], 4)} Gb/s card per GPU" if "nic_gbps" in st else ""
+    text = (
+        f"algorithm NCCL's choice on {st['gpu']}{card}: NCCL's model then gives "
+        f"{fmt.sig(st['model_busbw_GBps'], 4)} GB/s busbw at the largest size, against "
+        f"{fmt.sig(st['fitted_busbw_GBps'], 4)} GB/s fitted"
+    )
+    return text + ("." if st["reproduces"] else f"; {st['note']}.")
