@@ -6,12 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import imports
-import pytest
 
 PKG = imports.PACKAGE
 
 
-@pytest.mark.xfail(strict=True, reason="logs.alphabeta <-> logs.ncclfit until logs/explain.py")
 def test_no_import_cycle():
     f = imports.figures()
     assert f["module_cycles"] == []

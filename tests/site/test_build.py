@@ -132,7 +132,9 @@ def test_a_live_page_loads_its_scripts_as_two_bundles(site):
     from sitebuild.scripts import HEAD, PAGE, bundles
 
     own = {"theme.js", "print.js", "worker.mjs", "snapshot.mjs"}
-    assert sorted(HEAD + PAGE) == sorted(p.name for p in (CLIENT / "js").iterdir() if p.name not in own)
+    assert sorted(HEAD + PAGE) == sorted(
+        p.name for p in (CLIENT / "js").iterdir() if p.name not in own
+    )
     for path, data in bundles().values():
         assert (site / path).read_bytes() == data
     for role, names in (("head", HEAD), ("page", PAGE)):

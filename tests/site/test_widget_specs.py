@@ -9,9 +9,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 from allreduce_explainer import bridge, dtypes
-from allreduce_explainer.training import calculator
 from allreduce_explainer.catalog import models
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.training import calculator
 from allreduce_explainer.widgets import SPECS, WIDGETS, params, sends, servers
 from allreduce_explainer.widgets.params import Param, defaults, spec, validated
 from sitebuild.pages import Builder

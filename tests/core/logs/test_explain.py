@@ -5,10 +5,10 @@ nccl.best_by_algorithm), checked against the log's own rows and against direct c
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+import helpers
 from allreduce_explainer import fmt, nccl
 from allreduce_explainer.cli import main
 from allreduce_explainer.errors import ParamError
@@ -17,7 +17,7 @@ from allreduce_explainer.training import calculator
 from allreduce_explainer.widgets import cluster as widget
 from allreduce_explainer.widgets import logview
 
-LOG = Path(__file__).parents[1] / "data" / "nccl-tests" / "nccl-tests-309-16xh100-2nodes-ib-ndr.txt"
+LOG = helpers.DATA / "nccl-tests" / "nccl-tests-309-16xh100-2nodes-ib-ndr.txt"
 TEXT = LOG.read_text()
 
 
