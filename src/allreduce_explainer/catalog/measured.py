@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The ~370 GB/s busbw an 8-GPU H100 server reaches over NVLink with the ring (NCCL_ALGO=RING),
+# which NCCL's maintainers give as the effective NVLink rate (NVIDIA/nccl-tests#212).
+H100_RING_BUSBW = 370.0
+
 
 @dataclass(frozen=True)
 class Curve:

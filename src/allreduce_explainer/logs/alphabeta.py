@@ -19,6 +19,8 @@ import math
 from collections.abc import Sequence
 
 from ..catalog import hardware
+from ..collectives import ALLREDUCE
+from ..schedules.ring import steps as ring_steps
 from . import parse as nccltests
 
 
@@ -53,11 +55,6 @@ def fit(sizes: Sequence[float], times_us: Sequence[float]) -> dict | None:
     }
 
 
-def busbw_factor(n: int) -> float:
-    """nccl-tests' all-reduce factor, 2(n − 1)/n."""
-    return 2 * (n - 1) / n
-
-
 def _half(h: nccltests.Half | None) -> dict | None:
     if h is None:
         return None
@@ -83,7 +80,8 @@ def measured(run: nccltests.Run, gpus: int | None) -> dict:
     pts = [(r["size_bytes"], r["time_us"]) for r in rows if r["time_us"]]
     f = fit([s for s, _ in pts], [t for _, t in pts]) if pts else None
     if f is not None:
-        f["busbw_GBps"] = f["algbw_GBps"] * busbw_factor(gpus) if gpus and gpus > 1 else None
+        ranks = gpus or 0
+        f["busbw_GBps"] = f["algbw_GBps"] * ALLREDUCE.busbw_factor(ranks) if ranks > 1 else None
         f["times"] = used
         big = [r["busbw_GBps"] for r in rows if r["busbw_GBps"] is not None]
         f["peak_measured_busbw_GBps"] = max(big) if big else None
@@ -133,7 +131,7 @@ def settings(f: dict, n: int, servers: int, per: int) -> dict:
     the card rate (Gb/s, as sold). The fitted latency is spread over the ring's 2(n − 1) steps as
     a per-message latency of that link class.
     """
-    step_us = _round(f["latency_us"] / (2 * (n - 1)))
+    step_us = _round(f["latency_us"] / ring_steps(n))
     if servers == 1:
         return {"link_gbps": _round(f["busbw_GBps"]), "intra_latency_us": step_us}
     return {"nic_gbps": _round(8 * f["busbw_GBps"] / per), "inter_latency_us": step_us}

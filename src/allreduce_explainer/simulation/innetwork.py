@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..costs.cost import BUSBW_FACTORS
+from ..collectives import ALLREDUCE
 from ..dtypes import FP32, DType
 from ..dtypes import get as get_dtype
 from ..errors import ParamError
 from ..schedules import schedule as sch
+from ..schedules.ring import steps as ring_steps
 from ..schedules.topology import H100_NVLINK_GBps, Topology
 from ..validate import count, positive
 from . import gradients
@@ -180,7 +181,7 @@ def _frames(inputs, switch, chunks, dt: DType) -> list[dict]:
             "moves": moves,
             "narration": [
                 "multimem.st: each GPU stores its summed chunk once; the switch writes it to "
-                f"every GPU. Two steps, where the ring takes {2 * (n - 1)}."
+                f"every GPU. Two steps, where the ring takes {ring_steps(n)}."
             ],
         }
     )
@@ -197,7 +198,7 @@ def bandwidth(gpus, nbytes, link_GBps=H100_NVLINK_GBps) -> dict:
     n = count("gpus", gpus, 2, MAX_GPUS)
     s = positive("bytes", nbytes)
     rate = positive("link_GBps", link_GBps) * 1e9
-    factor = BUSBW_FACTORS["allreduce"](n)
+    factor = ALLREDUCE.busbw_factor(n)
     out = {"gpus": n, "bytes": s, "link_GBps": rate / 1e9, "busbw_factor": factor}
     for name, wire in (("ring", ring_bytes(n, s)), ("nvls", nvls_bytes(n, s)["sent_per_gpu"])):
         t = wire / rate
@@ -228,7 +229,7 @@ def measured_h100(link_GBps=H100_NVLINK_GBps) -> list[dict]:
     for n in range(2, 9):
         ideal = bandwidth(n, 1.0, link_GBps)
         ring, nvls = (MEASURED_H100_BUSBW_GBPS[k][n] for k in ("ring", "nvls"))
-        algbw = nvls / BUSBW_FACTORS["allreduce"](n)
+        algbw = nvls / ALLREDUCE.busbw_factor(n)
         rows.append(
             {
                 "gpus": n,

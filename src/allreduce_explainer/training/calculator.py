@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from ..catalog import hardware, models
 from ..catalog.models import Layer, Model
+from ..collectives import ALLREDUCE
 from ..costs import cost
 from ..dtypes import BF16, FP32
 from ..errors import ParamError
@@ -208,7 +209,7 @@ def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None 
         "algorithm": algorithm,
         "time_s": t,
         "algbw_GBps": algbw,
-        "busbw_GBps": None if algbw is None else algbw * cost.BUSBW_FACTORS["allreduce"](n),
+        "busbw_GBps": None if algbw is None else algbw * ALLREDUCE.busbw_factor(n),
     }
 
 

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from .. import fmt, nccl
 from ..catalog import hardware, models
+from ..collectives import ALLREDUCE
 from ..errors import ParamError
 from ..logs import alphabeta as fit
 from ..logs import ncclfit as logfit
@@ -445,7 +446,7 @@ def _log_figures(log: dict | None, r: dict) -> dict:
         fitted_t = [f["latency_us"] + s / (f["algbw_GBps"] * 1e3) for s in sizes]
         time_fig["data"].insert(2, _line("alpha-beta fit", sizes, fitted_t, SERIES["ring"], "dash"))
     if f and log["n"] and log["n"] > 1:
-        factor = fit.busbw_factor(log["n"])
+        factor = ALLREDUCE.busbw_factor(log["n"])
         fitted_bus = [s / t / 1e3 * factor for s, t in zip(sizes, fitted_t, strict=True)]
         bus_fig["data"].insert(
             1, _line("alpha-beta fit", sizes, fitted_bus, SERIES["ring"], "dash")
