@@ -19,7 +19,7 @@ from .simulation import gradients
 from .simulation import innetwork as innetwork_engine
 from .simulation import shard as shard_engine
 from .simulation import simulate as sim
-from .training import calculator, shardcost
+from .training import calculator, memory, shardcost
 from .training import ddp as ddp_engine
 from .validate import count, nonnegative, positive
 
@@ -323,11 +323,7 @@ def shard(
         "gpu": c.gpu.name,
         "intra_GBps": c.intra_rate("ring"),
         "nic_GBps": c.nic_GBps,
-        "bytes_per_param": {
-            "params": shardcost.PARAM_BYTES,
-            "grads": shardcost.GRAD_BYTES,
-            "optimizer": shardcost.OPTIMIZER_BYTES,
-        },
+        "bytes_per_param": dict(memory.BYTES_PER_PARAM),
         "comm_model": "ring",
         "tokens_per_gpu": tokens,
         "mfu": u,

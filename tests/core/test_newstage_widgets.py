@@ -11,7 +11,7 @@ from allreduce_explainer import api, nccl
 from allreduce_explainer.catalog import hardware
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.simulation import innetwork
-from allreduce_explainer.training import calculator, shardcost
+from allreduce_explainer.training import calculator, memory, shardcost
 from allreduce_explainer.widgets import WIDGETS, shards
 from allreduce_explainer.widgets import innetwork as inw
 from helpers import examples
@@ -133,15 +133,15 @@ def test_shard_memory_points_are_shardcost_with_nccls_times(params):
     out = shardcost.strategies(model, c, p["tokens_per_gpu"], p["mfu"])
     nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
     for i, name in enumerate(shardcost.STRATEGIES):
-        mem = shardcost.memory(name, model.params, p["gpus"], p["gpus_per_node"])
-        assert s["figure"]["data"][i]["y"] == [mem["total"] / shardcost.GIB]
+        mem = memory.per_gpu(name, model.params, p["gpus"], p["gpus_per_node"])
+        assert s["figure"]["data"][i]["y"] == [mem["total"] / hardware.GIB]
         assert out["strategies"][name]["memory_bytes_per_gpu"] == mem
     # ZeRO-3's bytes are 1.5 x DDP's
     assert s["readouts"]["ratio"] == "1.5"
     # every collective of DDP timed by NCCL's own choice for that size and group
     ddp = shards.strategies(p)["strategies"]["ddp"]
     system = nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"], p["gpus_per_node"], nic)
-    grad = shardcost.GRAD_BYTES * model.params
+    grad = memory.BYTES_PER_PARAM["grads"] * model.params
     want = nccl.choose("AllReduce", grad, system).time_us * 1e-6
     assert ddp["comm_s"] == pytest.approx(want, rel=1e-12)
     assert s["figure"]["data"][0]["x"] == [ddp["step_s"]]
