@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allreduce_explainer import api, nccl
-from allreduce_explainer.catalog import hardware
+from allreduce_explainer.catalog import hardware, measured
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.simulation import innetwork
 from allreduce_explainer.training import calculator, memory, shardcost
@@ -235,7 +235,7 @@ def test_innetwork_chart_carries_the_cited_measurements():
     s = inw.innetwork_bandwidth()
     data = {d["name"]: d for d in s["figures"]["gpus"]["figure"]["data"]}
     nvls = data["NVLS, measured (8 × H100)"]
-    assert dict(zip(nvls["x"], nvls["y"])) == innetwork.MEASURED_H100_BUSBW_GBPS["nvls"]
+    assert dict(zip(nvls["x"], nvls["y"])) == measured.MEASURED_H100_BUSBW_GBPS["nvls"]
     ring = data["ring, measured (8 × H100)"]
     assert ring["y"][-1] == 370.0 and nvls["y"][-1] == 480.0
     # and those are nccl-tests issue 212's figures, as the NCCL model's calibration cites them

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..catalog.measured import MEASURED_H100_BUSBW_GBPS
 from ..collectives import ALLREDUCE
 from ..dtypes import FP32, DType
 from ..dtypes import get as get_dtype
@@ -37,14 +38,6 @@ MAX_GPUS = 64
 MAX_LENGTH = 1024
 # Accumulation inside the switch per element type (reduce_kernel.h lines 1110-1114).
 ACCUMULATE = {"bf16": "fp32", "fp32": "fp32", "int": "int"}
-# Measured all_reduce_perf bus bandwidth on one 8 x H100 SXM server, GB/s, by GPU count, with
-# NCCL_ALGO=Ring ("about 365-370" for 2 to 8 GPUs) and NCCL_ALGO=NVLS (about 365-370 up to 4 GPUs,
-# then 420, 440, 460, 480): NVIDIA/nccl issue 1455. The same 370 -> 480 at 8 GPUs, algbw 211 -> 275:
-# NVIDIA/nccl issue 2140; 368.76 with NVLS disabled: NVIDIA/nccl-tests issue 309.
-MEASURED_H100_BUSBW_GBPS = {
-    "ring": {n: 370.0 for n in range(2, 9)},
-    "nvls": {2: 370.0, 3: 370.0, 4: 370.0, 5: 420.0, 6: 440.0, 7: 460.0, 8: 480.0},
-}
 
 
 def switch_sum(column, dt: DType):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from .. import fmt, nccl
 from ..catalog.hardware import H100_SXM, NVLS_GPUS
+from ..catalog.measured import MEASURED_H100_BUSBW_GBPS
 from ..collectives import ALLREDUCE
 from ..errors import ParamError
 from ..palette import NEUTRAL, SERIES
 from ..schedules.ring import steps as ring_steps
 from ..schedules.topology import H100_NVLINK_GBps
 from ..simulation import innetwork
-from ..simulation.innetwork import MEASURED_H100_BUSBW_GBPS, SWITCH
+from ..simulation.innetwork import SWITCH
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text, vectors
