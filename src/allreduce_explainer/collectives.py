@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Collective:
+    """One collective, named for each of its readers, with nccl-tests' bus bandwidth factor."""
+
     key: str  # this project's name: api, CLI, widget parameters
     nccl_name: str  # NCCL's and nccl-tests' own (its testColl name)
     label: str  # the pages' text

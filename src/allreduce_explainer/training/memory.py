@@ -27,7 +27,6 @@ BYTES_PER_PARAM = {
     "optimizer": 3 * FP32.itemsize,  # K: FP32 master weights, momentum and variance
 }
 ADAM_BYTES_PER_PARAM = sum(BYTES_PER_PARAM.values())  # 16: what plain DDP keeps on every GPU
-STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "hsdp")
 # Over how many GPUs each part (params, grads, optimizer) is split: "1" kept whole, "n" all N_d
 # GPUs, "g" the GPUs of one server.
 SPLITS = {
@@ -37,6 +36,7 @@ SPLITS = {
     "zero3": ("n", "n", "n"),
     "hsdp": ("g", "g", "g"),
 }
+STRATEGIES = tuple(SPLITS)
 FORMULAS = {
     "ddp": "(2 + 2 + K)Ψ",
     "zero1": "2Ψ + 2Ψ + KΨ/N_d",
