@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import dtypes, nccl
 from .catalog import hardware, models
+from .collectives import COLLECTIVES
 from .costs import cost as cost_model
 from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from .errors import ParamError
@@ -18,7 +19,7 @@ from .simulation import gradients
 from .simulation import innetwork as innetwork_engine
 from .simulation import shard as shard_engine
 from .simulation import simulate as sim
-from .training import calculator, shardcost
+from .training import calculator, memory, shardcost
 from .training import ddp as ddp_engine
 from .validate import count, nonnegative, positive
 
@@ -99,8 +100,8 @@ def estimate(algorithm, gpus, nbytes, gpus_per_node=None, chunks=None, **links) 
 
 def busbw(gpus, nbytes, time_us, collective="allreduce") -> dict:
     """nccl-tests' algbw and busbw for one measured time (S as nccl-tests counts it)."""
-    if collective not in cost_model.BUSBW_FACTORS:
-        raise ParamError("collective", f"must be one of {', '.join(cost_model.BUSBW_FACTORS)}")
+    if collective not in COLLECTIVES:
+        raise ParamError("collective", f"must be one of {', '.join(COLLECTIVES)}")
     n = count("gpus", gpus, 1, MAX_COST_GPUS)
     out = cost_model.bandwidths(
         positive("bytes", nbytes), positive("time_us", time_us) * 1e-6, n, collective
@@ -322,11 +323,7 @@ def shard(
         "gpu": c.gpu.name,
         "intra_GBps": c.intra_rate("ring"),
         "nic_GBps": c.nic_GBps,
-        "bytes_per_param": {
-            "params": shardcost.PARAM_BYTES,
-            "grads": shardcost.GRAD_BYTES,
-            "optimizer": shardcost.OPTIMIZER_BYTES,
-        },
+        "bytes_per_param": dict(memory.BYTES_PER_PARAM),
         "comm_model": "ring",
         "tokens_per_gpu": tokens,
         "mfu": u,

@@ -10,7 +10,7 @@ import json
 import math
 import sys
 
-from . import api
+from . import api, collectives
 from .catalog import hardware
 from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
 from .errors import ParamError
@@ -156,7 +156,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--collective",
         default="allreduce",
-        choices=("allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce"),
+        choices=tuple(collectives.COLLECTIVES),
     )
     b.add_argument("--json", action="store_true", help="print one JSON object")
     _ddp_parsers(sub)

@@ -10,9 +10,10 @@ from bs4 import BeautifulSoup
 
 from allreduce_explainer import bridge, dtypes
 from allreduce_explainer.catalog import models
+from allreduce_explainer.collectives import COLLECTIVES
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.training import calculator
-from allreduce_explainer.widgets import SPECS, WIDGETS, params, sends, servers
+from allreduce_explainer.widgets import SPECS, WIDGETS, params, servers
 from allreduce_explainer.widgets.params import Param, defaults, spec, validated
 from sitebuild.pages import Builder
 from sitebuild.prose import load_pages, render_prose, widget_docs
@@ -138,7 +139,7 @@ def test_choices_come_from_the_core():
     for name in ("cluster", "ddp_buckets"):
         assert set(SPECS[name]["grad_dtype"].values()) == set(calculator.GRAD_BYTES)
     for name in ("busbw", "nccl_line"):
-        assert SPECS[name]["collective"].values() == sends.COLLECTIVES
+        assert SPECS[name]["collective"].values() == tuple(COLLECTIVES)
     assert SPECS["servers_stepper"]["method"].values() == servers.METHODS
 
 

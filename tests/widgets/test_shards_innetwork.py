@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allreduce_explainer import api, nccl
-from allreduce_explainer.catalog import hardware
+from allreduce_explainer.catalog import hardware, measured
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.simulation import innetwork
-from allreduce_explainer.training import calculator, shardcost
+from allreduce_explainer.training import calculator, memory, shardcost
 from allreduce_explainer.widgets import WIDGETS, shards
 from allreduce_explainer.widgets import innetwork as inw
 from helpers import examples
@@ -133,15 +133,15 @@ def test_shard_memory_points_are_shardcost_with_nccls_times(params):
     out = shardcost.strategies(model, c, p["tokens_per_gpu"], p["mfu"])
     nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
     for i, name in enumerate(shardcost.STRATEGIES):
-        mem = shardcost.memory(name, model.params, p["gpus"], p["gpus_per_node"])
-        assert s["figure"]["data"][i]["y"] == [mem["total"] / shardcost.GIB]
+        mem = memory.per_gpu(name, model.params, p["gpus"], p["gpus_per_node"])
+        assert s["figure"]["data"][i]["y"] == [mem["total"] / hardware.GIB]
         assert out["strategies"][name]["memory_bytes_per_gpu"] == mem
     # ZeRO-3's bytes are 1.5 x DDP's
     assert s["readouts"]["ratio"] == "1.5"
     # every collective of DDP timed by NCCL's own choice for that size and group
     ddp = shards.strategies(p)["strategies"]["ddp"]
     system = nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"], p["gpus_per_node"], nic)
-    grad = shardcost.GRAD_BYTES * model.params
+    grad = memory.BYTES_PER_PARAM["grads"] * model.params
     want = nccl.choose("AllReduce", grad, system).time_us * 1e-6
     assert ddp["comm_s"] == pytest.approx(want, rel=1e-12)
     assert s["figure"]["data"][0]["x"] == [ddp["step_s"]]
@@ -235,7 +235,7 @@ def test_innetwork_chart_carries_the_cited_measurements():
     s = inw.innetwork_bandwidth()
     data = {d["name"]: d for d in s["figures"]["gpus"]["figure"]["data"]}
     nvls = data["NVLS, measured (8 × H100)"]
-    assert dict(zip(nvls["x"], nvls["y"])) == innetwork.MEASURED_H100_BUSBW_GBPS["nvls"]
+    assert dict(zip(nvls["x"], nvls["y"])) == measured.MEASURED_H100_BUSBW_GBPS["nvls"]
     ring = data["ring, measured (8 × H100)"]
     assert ring["y"][-1] == 370.0 and nvls["y"][-1] == 480.0
     # and those are nccl-tests issue 212's figures, as the NCCL model's calibration cites them

@@ -119,6 +119,10 @@ NETWORKS = [
 
 
 H100_SXM = GPUS[1]  # the pages' default GPU
+NCCL_GPU = H100_SXM.name  # the GPU of NCCL's model where a page gives no choice (HGX H100 servers)
+# The GPUs whose NVSwitch reduces in the network (NVLS, NVLink SHARP): Hopper and newer; NCCL's
+# nvlsEfficiency is 0 for Volta and Ampere (src/graph/tuning.cc:139-144).
+NVLS_GPUS = (H100_SXM.name, "H200 SXM", "B200")
 NIC_400G = NETWORKS[2]  # the pages' default card
 NIC_400G_Gbps = 8 * NIC_400G["GBps"]  # its line rate, as sold
 

@@ -1,4 +1,5 @@
-"""Published all_reduce_perf runs, as measured: bus bandwidth against size, each with its source.
+"""Published all_reduce_perf runs, as measured: bus bandwidth against size, each with its source;
+and the busbw figures quoted from NCCL's issues that the pages hold models against.
 
 The rows are the out-of-place (size in bytes, busbw in GB/s) columns, copied as printed from
 the logs kept in tests/data/nccl-tests/ (SOURCES.json there says what each file is);
@@ -9,6 +10,18 @@ print a busbw of 0.00 to 0.01, are left out. Stage 4 draws them beside NCCL's mo
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+# The ~370 GB/s busbw an 8-GPU H100 server reaches over NVLink with the ring (NCCL_ALGO=RING),
+# which NCCL's maintainers give as the effective NVLink rate (NVIDIA/nccl-tests#212).
+H100_RING_BUSBW = 370.0
+# Measured all_reduce_perf bus bandwidth on one 8 x H100 SXM server, GB/s, by GPU count, with
+# NCCL_ALGO=Ring ("about 365-370" for 2 to 8 GPUs) and NCCL_ALGO=NVLS (about 365-370 up to 4 GPUs,
+# then 420, 440, 460, 480): NVIDIA/nccl issue 1455. The same 370 -> 480 at 8 GPUs, algbw 211 -> 275:
+# NVIDIA/nccl issue 2140; 368.76 with NVLS disabled: NVIDIA/nccl-tests issue 309.
+MEASURED_H100_BUSBW_GBPS = {
+    "ring": {n: 370.0 for n in range(2, 9)},
+    "nvls": {2: 370.0, 3: 370.0, 4: 370.0, 5: 420.0, 6: 440.0, 7: 460.0, 8: 480.0},
+}
 
 
 @dataclass(frozen=True)

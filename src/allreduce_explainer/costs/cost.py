@@ -13,18 +13,11 @@ import math
 from functools import lru_cache
 from itertools import chain
 
+from ..collectives import ALLREDUCE, COLLECTIVES
 from ..schedules import tree
 from ..schedules.topology import Link, Topology
 
 ALGORITHMS = ("naive", "ring", "multi-ring", "tree", "hierarchical")
-BUSBW_FACTORS = {  # nccl-tests src/*.cu: busbw = algbw * factor
-    "allreduce": lambda n: 2 * (n - 1) / n,
-    "reducescatter": lambda n: (n - 1) / n,
-    "allgather": lambda n: (n - 1) / n,
-    "alltoall": lambda n: (n - 1) / n,
-    "broadcast": lambda n: 1.0,
-    "reduce": lambda n: 1.0,
-}
 
 
 def cost(algorithm: str, topo: Topology, nbytes: float, chunks: int | None = None) -> dict:
@@ -45,7 +38,7 @@ def cost(algorithm: str, topo: Topology, nbytes: float, chunks: int | None = Non
     out["algorithm"] = algorithm
     out["gpus"], out["gpus_per_node"], out["bytes"] = n, topo.gpus_per_node, nbytes
     out["algbw_GBps"] = algbw
-    out["busbw_GBps"] = None if algbw is None else algbw * BUSBW_FACTORS["allreduce"](n)
+    out["busbw_GBps"] = None if algbw is None else algbw * ALLREDUCE.busbw_factor(n)
     return out
 
 
@@ -263,6 +256,6 @@ def _busiest(reach: list[list[int]], a: int, b: int) -> int:
 
 def bandwidths(nbytes: float, time_s: float, gpus: int, collective: str = "allreduce") -> dict:
     """nccl-tests' algorithm and bus bandwidth (GB/s = 1e9 B/s) for one measured time."""
-    factor = BUSBW_FACTORS[collective](gpus)
+    factor = COLLECTIVES[collective].busbw_factor(gpus)
     algbw = nbytes / time_s / 1e9
     return {"algbw_GBps": algbw, "busbw_GBps": algbw * factor, "factor": factor}

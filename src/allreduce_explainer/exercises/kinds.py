@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from .. import api, fmt
 from ..catalog import hardware
-from ..costs.cost import BUSBW_FACTORS, tree_chunks
+from ..collectives import ALLREDUCE
+from ..costs.cost import tree_chunks
 from ..logs import parse as nccltests
 from ..training import calculator, ddp
 from .units import BYTES, COUNT, RATE, TIME, unit
@@ -398,7 +399,7 @@ def _perf_line(rng: random.Random) -> tuple[int, str, str]:
     n = rng.choice([2, 4, 8, 16, 32, 64])
     size = 2 ** rng.randrange(20, 34)
     busbw = rng.randrange(20, 400)
-    factor = BUSBW_FACTORS["allreduce"](n)
+    factor = ALLREDUCE.busbw_factor(n)
     halves, hidden = [], []
     for slower in (1000, 1000 + rng.randrange(0, 30)):
         t = size / (busbw / factor * 1e9) * 1e6 * slower / 1000

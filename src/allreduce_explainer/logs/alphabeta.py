@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ..collectives import ALLREDUCE
 from . import parse as nccltests
 
 
@@ -52,11 +53,6 @@ def fit(sizes: Sequence[float], times_us: Sequence[float]) -> dict | None:
     }
 
 
-def busbw_factor(n: int) -> float:
-    """nccl-tests' all-reduce factor, 2(n − 1)/n."""
-    return 2 * (n - 1) / n
-
-
 def _half(h: nccltests.Half | None) -> dict | None:
     if h is None:
         return None
@@ -82,7 +78,8 @@ def measured(run: nccltests.Run, gpus: int | None) -> dict:
     pts = [(r["size_bytes"], r["time_us"]) for r in rows if r["time_us"]]
     f = fit([s for s, _ in pts], [t for _, t in pts]) if pts else None
     if f is not None:
-        f["busbw_GBps"] = f["algbw_GBps"] * busbw_factor(gpus) if gpus and gpus > 1 else None
+        ranks = gpus or 0
+        f["busbw_GBps"] = f["algbw_GBps"] * ALLREDUCE.busbw_factor(ranks) if ranks > 1 else None
         f["times"] = used
         big = [r["busbw_GBps"] for r in rows if r["busbw_GBps"] is not None]
         f["peak_measured_busbw_GBps"] = max(big) if big else None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ..catalog import hardware
 from ..errors import ParamError
 from ..nccl import System, busbw_factor
+from ..schedules.ring import steps as ring_steps
 from ..training import calculator
 from . import parse
 from .alphabeta import fit, measured
@@ -161,7 +162,7 @@ def line_settings(f: dict, n: int, servers: int, per: int) -> dict:
     the card rate (Gb/s, as sold). The fitted latency is spread over the ring's 2(n − 1) steps as
     a per-message latency of that link class.
     """
-    step_us = _round(f["latency_us"] / (2 * (n - 1)))
+    step_us = _round(f["latency_us"] / ring_steps(n))
     if servers == 1:
         return {"link_gbps": _round(f["busbw_GBps"]), "intra_latency_us": step_us}
     return {"nic_gbps": _round(8 * f["busbw_GBps"] / per), "inter_latency_us": step_us}

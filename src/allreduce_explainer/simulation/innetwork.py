@@ -21,11 +21,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..costs.cost import BUSBW_FACTORS
+from ..catalog.measured import MEASURED_H100_BUSBW_GBPS
+from ..collectives import ALLREDUCE
 from ..dtypes import FP32, DType
 from ..dtypes import get as get_dtype
 from ..errors import ParamError
 from ..schedules import schedule as sch
+from ..schedules.ring import steps as ring_steps
 from ..schedules.topology import H100_NVLINK_GBps, Topology
 from ..validate import count, positive
 from . import gradients
@@ -36,14 +38,6 @@ MAX_GPUS = 64
 MAX_LENGTH = 1024
 # Accumulation inside the switch per element type (reduce_kernel.h lines 1110-1114).
 ACCUMULATE = {"bf16": "fp32", "fp32": "fp32", "int": "int"}
-# Measured all_reduce_perf bus bandwidth on one 8 x H100 SXM server, GB/s, by GPU count, with
-# NCCL_ALGO=Ring ("about 365-370" for 2 to 8 GPUs) and NCCL_ALGO=NVLS (about 365-370 up to 4 GPUs,
-# then 420, 440, 460, 480): NVIDIA/nccl issue 1455. The same 370 -> 480 at 8 GPUs, algbw 211 -> 275:
-# NVIDIA/nccl issue 2140; 368.76 with NVLS disabled: NVIDIA/nccl-tests issue 309.
-MEASURED_H100_BUSBW_GBPS = {
-    "ring": {n: 370.0 for n in range(2, 9)},
-    "nvls": {2: 370.0, 3: 370.0, 4: 370.0, 5: 420.0, 6: 440.0, 7: 460.0, 8: 480.0},
-}
 
 
 def switch_sum(column, dt: DType):
@@ -180,7 +174,7 @@ def _frames(inputs, switch, chunks, dt: DType) -> list[dict]:
             "moves": moves,
             "narration": [
                 "multimem.st: each GPU stores its summed chunk once; the switch writes it to "
-                f"every GPU. Two steps, where the ring takes {2 * (n - 1)}."
+                f"every GPU. Two steps, where the ring takes {ring_steps(n)}."
             ],
         }
     )
@@ -197,7 +191,7 @@ def bandwidth(gpus, nbytes, link_GBps=H100_NVLINK_GBps) -> dict:
     n = count("gpus", gpus, 2, MAX_GPUS)
     s = positive("bytes", nbytes)
     rate = positive("link_GBps", link_GBps) * 1e9
-    factor = BUSBW_FACTORS["allreduce"](n)
+    factor = ALLREDUCE.busbw_factor(n)
     out = {"gpus": n, "bytes": s, "link_GBps": rate / 1e9, "busbw_factor": factor}
     for name, wire in (("ring", ring_bytes(n, s)), ("nvls", nvls_bytes(n, s)["sent_per_gpu"])):
         t = wire / rate
@@ -228,7 +222,7 @@ def measured_h100(link_GBps=H100_NVLINK_GBps) -> list[dict]:
     for n in range(2, 9):
         ideal = bandwidth(n, 1.0, link_GBps)
         ring, nvls = (MEASURED_H100_BUSBW_GBPS[k][n] for k in ("ring", "nvls"))
-        algbw = nvls / BUSBW_FACTORS["allreduce"](n)
+        algbw = nvls / ALLREDUCE.busbw_factor(n)
         rows.append(
             {
                 "gpus": n,

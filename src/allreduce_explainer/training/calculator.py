@@ -20,12 +20,14 @@ from functools import lru_cache
 from .. import nccl
 from ..catalog import hardware, models
 from ..catalog.models import Layer, Model
+from ..collectives import ALLREDUCE
 from ..costs import cost
 from ..dtypes import BF16, FP32
 from ..errors import ParamError
 from ..schedules.topology import Topology
 from ..validate import count, nonnegative, number, positive
 from . import ddp
+from .memory import model_states
 
 GRAD_BYTES = {"bf16": BF16.itemsize, "fp32": FP32.itemsize}
 CANDIDATES = ("ring", "multi-ring", "tree", "hierarchical")  # the teaching closed forms
@@ -37,9 +39,9 @@ DEFAULT_ALGORITHM = "nccl"
 MAX_GPUS = 4096  # the tree's closed form grows with n; 4,096 keeps a page update under ~1 s
 MAX_GPUS_PER_NODE = 64
 MIN_PARAMS, MAX_PARAMS = 1e6, 1e13
-# Mixed-precision Adam keeps 16 bytes per parameter: BF16 weights and gradients (2 + 2), FP32
-# master weights (4) and Adam's two moments (4 + 4); Rajbhandari et al., "ZeRO", SC 2020, §3.1.
-ADAM_BYTES_PER_PARAM = 16
+# The backward pass's share of a step's compute: 4N of the 6N FLOPs per token (Kaplan et al.,
+# "Scaling Laws for Neural Language Models", 2020, section 2.1), twice the forward's 2N.
+BACKWARD_SHARE = 2.0 / 3.0
 # Defaults, each an assumption stated on the page: 16,384 tokens per GPU per step (four
 # sequences of 4,096), and 40 % of peak (Llama 3 405B reached 38-43 % BF16 MFU on 16k H100s:
 # Dubey et al., "The Llama 3 Herd of Models", 2024, Table 4).
@@ -209,7 +211,7 @@ def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None 
         "algorithm": algorithm,
         "time_s": t,
         "algbw_GBps": algbw,
-        "busbw_GBps": None if algbw is None else algbw * cost.BUSBW_FACTORS["allreduce"](n),
+        "busbw_GBps": None if algbw is None else algbw * ALLREDUCE.busbw_factor(n),
     }
 
 
@@ -324,7 +326,7 @@ def _bounded(field: str, value, hi: float) -> float:
 
 
 def cluster_for(
-    gpu="H100 SXM",
+    gpu=hardware.H100_SXM.name,
     gpus=64,
     gpus_per_node=None,
     nic_Gbps=hardware.NIC_400G_Gbps,
@@ -433,7 +435,7 @@ def calculate(
     } | {k: v for k, v in r.items() if k.startswith("nccl_")}
     if overlap_too:
         which = r["algorithm"] if algorithm != "auto" else "auto"
-        o = overlap(m, c, which, GRAD_BYTES[grad_dtype], 2.0 / 3.0 * comp)
+        o = overlap(m, c, which, GRAD_BYTES[grad_dtype], BACKWARD_SHARE * comp)
         out["backward_s"] = o["backward_s"]
         out["exposed_s"] = o["exposed_s"]
         out["buckets"] = o["buckets"]
@@ -442,16 +444,17 @@ def calculate(
 
 
 def memory(params: int, c: Cluster) -> dict:
-    """Plain DDP keeps everything on every GPU; ZeRO-3 / FSDP shard it over the n GPUs. The GPU's
-    memory as sold ("80 GB") is GiB (hardware.GIB)."""
-    need = ADAM_BYTES_PER_PARAM * params
+    """Plain DDP keeps everything on every GPU; ZeRO-3 / FSDP shard it over the n GPUs (memory.py,
+    the ZeRO paper's formulas). The GPU's memory as sold ("80 GB") is GiB (hardware.GIB)."""
+    need = model_states("ddp", params, c.gpus, c.gpus_per_node)
+    sharded = model_states("zero3", params, c.gpus, c.gpus_per_node)
     have = c.gpu.memory_gb * hardware.GIB
     return {
         "bytes_per_gpu": need,
         "gpu_bytes": have,
         "fits": need <= have,
-        "sharded_bytes_per_gpu": need / c.gpus,
-        "sharded_fits": need / c.gpus <= have,
+        "sharded_bytes_per_gpu": sharded,
+        "sharded_fits": sharded <= have,
     }
 
 
@@ -470,7 +473,7 @@ def share_curve(model: Model, grad_dtype: str, algorithm: str, c: Cluster, comp:
             continue
         sub = Cluster(x, min(g, x), c.gpu, c.nic_GBps, c.intra_latency_us, c.inter_latency_us)
         a = allreduce(sub, algorithm, s)
-        o = overlap(model, sub, algorithm, GRAD_BYTES[grad_dtype], 2.0 / 3.0 * comp)
+        o = overlap(model, sub, algorithm, GRAD_BYTES[grad_dtype], BACKWARD_SHARE * comp)
         out.append((x, a["time_s"], o["exposed_s"], a["algorithm"]))
     return out
 

@@ -1,14 +1,7 @@
 """Memory, communication and time per GPU of DDP, ZeRO-1, ZeRO-2, ZeRO-3 (FSDP) and HSDP.
 
-Memory: mixed-precision Adam keeps 2 bytes per parameter of BF16 weights, 2 of BF16 gradients
-and K = 12 of optimizer state (FP32 master weights, momentum and variance); with N_d GPUs the ZeRO
-paper's per-GPU model states are (2 + 2 + K)Ψ for DDP, 2Ψ + 2Ψ + KΨ/N_d (ZeRO-1, P_os),
-2Ψ + (2 + K)Ψ/N_d (ZeRO-2, P_os+g) and (2 + 2 + K)Ψ/N_d (ZeRO-3, P_os+g+p) (Rajbhandari et al.,
-"ZeRO", SC 2020, arXiv 1910.02054, sections 3.1 and 5, Figure 1). A shard is rounded up to whole
-elements, as implementations pad the flat buffer to a multiple of N_d. HSDP (PyTorch FSDP's
-HYBRID_SHARD: "FULL_SHARD within a node, and replicate parameters across nodes",
-torch/distributed/fsdp/api.py, ShardingStrategy) shards over the g GPUs of a server only:
-(2 + 2 + K)Ψ/g. Activations and temporary buffers are not counted: "fits" is about model states.
+Memory: the model states each strategy keeps per GPU (memory.py: mixed-precision Adam's
+2 + 2 + 12 bytes per parameter, split as the ZeRO paper and PyTorch FSDP split them).
 
 Communication per step (bytes each GPU sends; a ring collective over m GPUs of an S-byte buffer
 sends 2(m-1)/m·S per GPU for an all-reduce and (m-1)/m·S for a reduce-scatter or an all-gather):
@@ -33,7 +26,6 @@ larger of the two (perfect overlap): the two ends of the range.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,29 +33,16 @@ from ..catalog import hardware
 from ..catalog.models import Model
 from ..costs import cost
 from ..schedules.topology import Topology
-from . import calculator
+from . import calculator, memory
 from .calculator import Cluster
+from .memory import STRATEGIES
 
-STRATEGIES = ("ddp", "zero1", "zero2", "zero3", "hsdp")
 LABELS = {
     "ddp": "DDP",
     "zero1": "ZeRO-1",
     "zero2": "ZeRO-2",
     "zero3": "ZeRO-3 / FSDP",
     "hsdp": "HSDP",
-}
-# Bytes per parameter in mixed-precision Adam (ZeRO section 3.1): BF16 (or FP16) weights and
-# gradients, and K = 12 of FP32 master weights, momentum and variance.
-PARAM_BYTES = 2
-GRAD_BYTES = 2
-OPTIMIZER_BYTES = 12  # K
-GIB = hardware.GIB  # GPU memory as sold in "GB" is GiB
-FORMULAS = {
-    "ddp": "(2 + 2 + K)Ψ",
-    "zero1": "2Ψ + 2Ψ + KΨ/N_d",
-    "zero2": "2Ψ + (2 + K)Ψ/N_d",
-    "zero3": "(2 + 2 + K)Ψ/N_d",
-    "hsdp": "(2 + 2 + K)Ψ/g",
 }
 # Which collectives each strategy runs per step, on which group: "all" GPUs, the GPUs of one
 # "server", or one GPU per server "across" them; the bytes are per-GPU buffer sizes, in units of
@@ -101,29 +80,6 @@ def ring_time(collective: str, nbytes: float, group: Topology) -> float:
     return t if collective == "allreduce" else t / 2
 
 
-def shard_elements(params: int, m: int) -> int:
-    return math.ceil(params / m)
-
-
-def memory(strategy: str, params: int, n: int, g: int) -> dict:
-    """Model states per GPU in bytes: params, grads, optimizer and their total."""
-    full, over_n, over_g = params, shard_elements(params, n), shard_elements(params, g)
-    elems = {
-        "ddp": (full, full, full),
-        "zero1": (full, full, over_n),
-        "zero2": (full, over_n, over_n),
-        "zero3": (over_n, over_n, over_n),
-        "hsdp": (over_g, over_g, over_g),
-    }[strategy]
-    parts = {
-        "params": PARAM_BYTES * elems[0],
-        "grads": GRAD_BYTES * elems[1],
-        "optimizer": OPTIMIZER_BYTES * elems[2],
-    }
-    parts["total"] = sum(parts.values())
-    return parts
-
-
 @dataclass(frozen=True)
 class Groups:
     """The three groups a strategy talks over, as topologies the time function understands."""
@@ -146,7 +102,7 @@ class Groups:
 
 def communication(strategy: str, params: int, groups: Groups, comm_time: CommTime) -> dict:
     """Each collective of one step with its buffer, bytes sent per GPU and time."""
-    grad = float(GRAD_BYTES * params)
+    grad = float(memory.BYTES_PER_PARAM["grads"] * params)
     rows = []
     for collective, where, what in PHASES[strategy]:
         group = getattr(groups, where)
@@ -190,7 +146,7 @@ def overlap(strategy: str, model: Model, groups: Groups, flops: float, comm: Com
     group = getattr(groups, where)
     worst = None
     for name, p_b, f_b in _blocks(model):
-        size = float(GRAD_BYTES * p_b)
+        size = float(memory.BYTES_PER_PARAM["grads"] * p_b)
         t_ag = comm("allgather", size, group)
         t_back = t_ag + comm("reducescatter", size, group)
         if strategy == "hsdp":
@@ -243,17 +199,17 @@ def strategies(
     """Every strategy's memory, bytes and times on this cluster, and FSDP's overlap."""
     p, n, g = model.params, c.gpus, c.gpus_per_node
     groups = Groups.of(c)
-    have = c.gpu.memory_gb * GIB
+    have = c.gpu.memory_gb * hardware.GIB
     compute = calculator.compute_s(p, tokens_per_gpu, c.gpu.peak_bf16_tflops, mfu)
     flops = c.gpu.peak_bf16_tflops * 1e12 * mfu
     out = {}
     for s in STRATEGIES:
-        mem = memory(s, p, n, g)
+        mem = memory.per_gpu(s, p, n, g)
         comm = communication(s, p, groups, comm_time)
         out[s] = {
             "label": LABELS[s],
             "memory_bytes_per_gpu": mem,
-            "memory_formula": FORMULAS[s],
+            "memory_formula": memory.FORMULAS[s],
             "comm_bytes_per_gpu": comm["comm_bytes_per_gpu"],
             "comm_bytes_per_nic_max": comm["comm_bytes_per_nic_max"],
             "comm_s": comm["comm_s"],

@@ -6,6 +6,8 @@ is left out, so Plotly's default applies.
 
 from __future__ import annotations
 
+import math
+
 from ..palette import NEUTRAL
 
 CLEAR = "rgba(0,0,0,0)"  # a hollow marker's fill
@@ -13,6 +15,10 @@ LEGEND_ABOVE = {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"}
 LEGEND_BELOW = {"orientation": "h", "y": -0.4, "yanchor": "top"}
 MARGIN = {"l": 60, "r": 30, "t": 10, "b": 50}
 MARGIN_BELOW = {**MARGIN, "b": 60}  # room for a legend below the plot
+# The GPU counts the charts against n sweep: powers of two and three times them, 2 .. 4096, so
+# that a log axis gets two points an octave; the axis runs a little past both ends.
+GPU_SWEEP = tuple(sorted({2**i for i in range(1, 13)} | {3 * 2**i for i in range(0, 11)}))
+GPU_AXIS_ENDS = (1.6, 6000)
 
 
 def _given(**style) -> dict:
@@ -98,6 +104,11 @@ def log_axis(title: str, range=None, ticks=None, ticktext=None, **extra) -> dict
     """A log axis; `range` in decades (Plotly's rule for log axes), `ticks` in data units."""
     given = _given(range=range, tickvals=ticks, ticktext=ticktext)
     return axis(title, type="log", **given, **extra)
+
+
+def gpus_axis() -> dict:
+    """The log axis of GPU_SWEEP, ticks every factor of four."""
+    return log_axis("GPUs", [math.log10(x) for x in GPU_AXIS_ENDS], [2, 8, 32, 128, 512, 2048])
 
 
 def layout(xaxis: dict, yaxis: dict, legend=LEGEND_ABOVE, margin=MARGIN, **extra) -> dict:

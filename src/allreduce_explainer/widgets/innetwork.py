@@ -8,11 +8,15 @@ servers with a ring, a tree and InfiniBand SHARP.
 from __future__ import annotations
 
 from .. import fmt, nccl
+from ..catalog.hardware import H100_SXM, NVLS_GPUS
+from ..catalog.measured import MEASURED_H100_BUSBW_GBPS
+from ..collectives import ALLREDUCE
 from ..errors import ParamError
 from ..palette import NEUTRAL, SERIES
+from ..schedules.ring import steps as ring_steps
 from ..schedules.topology import H100_NVLINK_GBps
 from ..simulation import innetwork
-from ..simulation.innetwork import MEASURED_H100_BUSBW_GBPS, SWITCH
+from ..simulation.innetwork import SWITCH
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text, vectors
@@ -124,11 +128,10 @@ def _frame(f: dict, r: dict) -> dict:
 
 # ---- Bus bandwidth against the wire --------------------------------------------------------------
 
-NVLS_GPUS = ("H100 SXM", "H200 SXM", "B200")  # NVLS needs an NVSwitch of Hopper or newer
 BANDWIDTH = spec(
     Param("gpus", 8, "int", "GPUs in the server", 2, 8),
     Param("size_mb", 8192, "float", "Buffer S (MiB)", 1, 1 << 20, unit="MiB"),
-    Param("gpu", "H100 SXM", "choice", "GPU (NCCL's model)",
+    Param("gpu", H100_SXM.name, "choice", "GPU (NCCL's model)",
           choices=tuple((g, g) for g in NVLS_GPUS)),
     Param("servers", 4, "int", "Servers (across)", 2, 512),
 )  # fmt: skip
@@ -337,9 +340,9 @@ def facts() -> dict:
         "nvls_line": fmt.sig(H100_NVLINK_GBps, 3),
         "nvls_ideal_gain": fmt.sig(ideal["busbw_gain"], 3),
         "nvls_ideal_busbw": fmt.sig(ideal["nvls"]["busbw_GBps"], 3),
-        "nvls_ring_factor": fmt.sig(2 * (n - 1) / n, 3),
+        "nvls_ring_factor": fmt.sig(ALLREDUCE.busbw_factor(n), 3),
         "nvls_factor": fmt.sig((n + 1) / n, 3),
-        "nvls_ring_steps": 2 * (n - 1),
+        "nvls_ring_steps": ring_steps(n),
         "nvls_switch_ulp": fmt.sig(st["check"]["switch_max_ulp"]),
         "nvls_ring_ulp": fmt.sig(st["check"]["ring_max_ulp"]),
         "nvls_nccl": nccl.NCCL_VERSION,

@@ -13,6 +13,7 @@ import math
 from functools import lru_cache
 
 from .. import api, fmt, nccl
+from ..catalog.hardware import GIB, NCCL_GPU
 from ..costs import cost
 from ..costs.latency_model import (
     NCCL_NETWORK_HOP_US,
@@ -26,6 +27,7 @@ from ..costs.latency_model import (
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
 from ..schedules import tree
+from ..schedules.ring import steps as ring_steps
 from ..schedules.schedule import split
 from ..schedules.topology import NIC_400G_GBps
 from ..simulation.verify import check
@@ -34,9 +36,7 @@ from . import figures as fig
 from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
 from .params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 
-GIB = 1 << 30
 MAX_LATENCY_GPUS = 1024
-NCCL_GPU = "H100 SXM"  # the servers of NCCL's model on this page: HGX H100, one card per GPU
 # One colour per algorithm NCCL may pick (Okabe & Ito), one marker per protocol
 ALGO_COLOURS = {"Ring": SERIES["ring"], "Tree": SERIES["tree"], "NVLS": GPU_COLOURS[6],
                 "NVLSTree": GPU_COLOURS[0], "CollNetDirect": GPU_COLOURS[5],
@@ -160,7 +160,7 @@ def latency(params=None) -> dict:
             "crossover_exact": "—" if x is None else f"{x:,.0f} bytes",
             "ring_small": fmt.seconds(ring[0]),
             "tree_small": fmt.seconds(tr[0]),
-            "ring_steps": str(2 * (n - 1)),
+            "ring_steps": str(ring_steps(n)),
             "tree_steps": str(tree.steps(n)),
         },
     }
@@ -230,7 +230,7 @@ def _time_layout(small: float, large: float) -> dict:
         fig.log_axis(
             "message size per GPU",
             [math.log10(small), math.log10(large)],
-            [8, 1024, 2**20, 2**30, 8 * GIB],
+            [8, 1024, 2**20, GIB, 8 * GIB],
             ["8 B", "1 KiB", "1 MiB", "1 GiB", "8 GiB"],
             anchor="y2",  # the tick labels under the strip of NCCL's picks
         ),
@@ -247,25 +247,21 @@ def _time_layout(small: float, large: float) -> dict:
 
 # ---- Steps against GPU count -------------------------------------------------------------------
 
-STEP_GPUS = sorted({2**i for i in range(1, 13)} | {3 * 2**i for i in range(0, 11)})  # 2 .. 4096
-MAX_STEP_GPUS = 4096
-
-
-STEPS = spec(Param("gpus", 1024, "int", "GPUs (marked on the chart)", 2, MAX_STEP_GPUS))
+STEPS = spec(Param("gpus", 1024, "int", "GPUs (marked on the chart)", 2, fig.GPU_SWEEP[-1]))
 
 
 def steps(params=None) -> dict:
     """Lock-step rounds of a small all-reduce: the ring's 2(n - 1) against the tree's ~2 log2 n."""
     p = validated(params, STEPS)
     n = p["gpus"]
-    ring = [2 * (x - 1) for x in STEP_GPUS]
-    tr = [tree.steps(x) for x in STEP_GPUS]
-    logs = [2 * math.log2(x) for x in STEP_GPUS]
+    ring = [ring_steps(x) for x in fig.GPU_SWEEP]
+    tr = [tree.steps(x) for x in fig.GPU_SWEEP]
+    logs = [2 * math.log2(x) for x in fig.GPU_SWEEP]
     data = [
         _steps_line("ring: 2(n−1)", ring, SERIES["ring"], "solid", "circle"),
         _steps_line("tree: counted from its schedule", tr, SERIES["tree"], "dash", "square"),
         _steps_line("2 log₂ n", logs, NEUTRAL, "dot", None),
-        fig.you_are_here(f"{n} GPUs", n, [2 * (n - 1), tree.steps(n)]),
+        fig.you_are_here(f"{n} GPUs", n, [ring_steps(n), tree.steps(n)]),
     ]
     return {
         "kind": "chart",
@@ -273,30 +269,28 @@ def steps(params=None) -> dict:
         "figure": {
             "data": data,
             "layout": fig.layout(
-                fig.log_axis(
-                    "GPUs", [math.log10(1.6), math.log10(6000)], [2, 8, 32, 128, 512, 2048]
-                ),
+                fig.gpus_axis(),
                 fig.log_axis("steps (message after message)", [0, math.log10(20000)]),
             ),
         },
         "summary": (
-            f"At {n} GPUs a small all-reduce takes {2 * (n - 1):,} steps on the ring and "
+            f"At {n} GPUs a small all-reduce takes {ring_steps(n):,} steps on the ring and "
             f"{tree.steps(n)} on the tree."
         ),
         "table": {
             "columns": ["GPUs", "ring steps", "tree steps", "2 log₂ n"],
             "rows": [
                 [x, f"{a:,}", b, fmt.sig(c, 3)]
-                for x, a, b, c in zip(STEP_GPUS, ring, tr, logs, strict=True)
+                for x, a, b, c in zip(fig.GPU_SWEEP, ring, tr, logs, strict=True)
             ],
         },
-        "readouts": {"ring": f"{2 * (n - 1):,}", "tree": str(tree.steps(n))},
+        "readouts": {"ring": f"{ring_steps(n):,}", "tree": str(tree.steps(n))},
     }
 
 
 def _steps_line(name, y, colour, dash, symbol) -> dict:
     marker = {"symbol": symbol, "size": 6} if symbol else None
-    return fig.line(name, STEP_GPUS, y, colour, dash, 2, marker, "%{x} GPUs: %{y:.3g} steps")
+    return fig.line(name, fig.GPU_SWEEP, y, colour, dash, 2, marker, "%{x} GPUs: %{y:.3g} steps")
 
 
 # ---- The tree, step by step --------------------------------------------------------------------
@@ -345,7 +339,7 @@ def tree_allreduce(params=None) -> dict:
         "readouts": {
             "tree_a": _tree_text(parents[0], "A", range(0, k)),
             "tree_b": _tree_text(parents[1], "B", range(k, 2 * k)),
-            "steps": f"{len(frames) - 1} (the ring would take {2 * (n - 1)})",
+            "steps": f"{len(frames) - 1} (the ring would take {ring_steps(n)})",
         },
     }
     return diagram.attach(state, diagram.trees(parents, lambda c: int(c >= k)))
@@ -447,7 +441,7 @@ def facts() -> dict[str, str]:
         "lat_ring_alphas": fmt.sig(ring_small / (a * 1e-6), 3),
         "lat_tree_alphas": fmt.sig(tree_small / (a * 1e-6), 3),
         "lat_tree_steps": str(tree.steps(n)),
-        "lat_ring_steps": str(2 * (n - 1)),
+        "lat_ring_steps": str(ring_steps(n)),
         "lat_nccl_cross": fmt.nbytes(nccl_crossovers(system)[0]),
         "lat_nccl_cross_flat": fmt.nbytes(xs_flat[0]),
         "lat_nccl_cross_flat_last": fmt.nbytes(xs_flat[-1]),
@@ -457,7 +451,7 @@ def facts() -> dict[str, str]:
         "lat_nccl_flat_ring_8gib": fmt.seconds(nf.time_us["Ring"][0] * 1e-6),
         "lat_nccl_flat_tree_8gib": fmt.seconds(nf.time_us["Tree"][0] * 1e-6),
         "lat_nccl_band": band_text(sizes, nccl.best_by_algorithm(system, sizes).pick),
-        "steps_1024_ring": f"{2 * 1023:,}",
+        "steps_1024_ring": f"{ring_steps(1024):,}",
         "steps_1024_tree": str(tree.steps(1024)),
         "steps_4096_tree": str(tree.steps(4096)),
         "nccl_version": nccl.NCCL_VERSION,
@@ -469,5 +463,5 @@ def facts() -> dict[str, str]:
         "nccl_tree_1x8": f"{fmt.sig(nccl_latency_us('Tree', 8, 8), 3)} µs",
         "nccl_ring_1x8": f"{fmt.sig(nccl_latency_us('Ring', 8, 8), 3)} µs",
         "tree_stepper_steps": str(tree.steps(TREE["gpus"].default, TREE["chunks"].default)),
-        "tree_stepper_ring_steps": str(2 * (TREE["gpus"].default - 1)),
+        "tree_stepper_ring_steps": str(ring_steps(TREE["gpus"].default)),
     }

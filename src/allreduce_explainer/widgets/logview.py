@@ -11,10 +11,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .. import fmt, nccl
+from ..collectives import ALLREDUCE
 from ..errors import ParamError
 from ..logs import explain
 from ..logs import parse as nccltests
-from ..logs.alphabeta import busbw_factor
 from ..palette import NEUTRAL, SERIES
 from ..training import calculator
 from ..validate import count
@@ -148,7 +148,7 @@ def figures(log: dict | None, r: dict, calculator_text: str) -> dict:
         fitted_t = [f["latency_us"] + s / (f["algbw_GBps"] * 1e3) for s in sizes]
         time_fig["data"].insert(2, _line("alpha-beta fit", sizes, fitted_t, SERIES["ring"], "dash"))
     if f and log["n"] and log["n"] > 1:
-        factor = busbw_factor(log["n"])
+        factor = ALLREDUCE.busbw_factor(log["n"])
         fitted_bus = [s / t / 1e3 * factor for s, t in zip(sizes, fitted_t, strict=True)]
         bus_fig["data"].insert(
             1, _line("alpha-beta fit", sizes, fitted_bus, SERIES["ring"], "dash")

@@ -12,8 +12,10 @@ from functools import lru_cache
 
 from .. import api, dtypes, fmt, nccl
 from ..catalog import hardware, measured
-from ..catalog.hardware import NIC_400G_Gbps
+from ..catalog.hardware import GIB, NIC_400G_Gbps
+from ..catalog.measured import H100_RING_BUSBW
 from ..catalog.models import EXAMPLE_GRADIENT_BYTES
+from ..collectives import ALLREDUCE, COLLECTIVES
 from ..costs import cost
 from ..errors import ParamError
 from ..logs import parse as nccltests
@@ -23,10 +25,7 @@ from . import figures as fig
 from .params import Param, defaults, spec, validated
 
 COUNTED = (*range(2, 17), *range(20, 65, 4))  # GPU counts simulated message by message
-FORMULA = sorted({2**i for i in range(1, 13)} | {3 * 2**i for i in range(0, 11)})  # 2 .. 4096
-MAX_GPUS = 4096
-GIB = 1 << 30
-X_RANGE = [math.log10(1.6), math.log10(6000)]
+MAX_GPUS = fig.GPU_SWEEP[-1]
 Y_RANGE = [math.log10(0.4), math.log10(8000)]
 
 
@@ -69,8 +68,8 @@ def sends(params=None) -> dict:
     n = p["gpus"]
     s = p["gradient_gb"] * 1e9
     rows = counted()
-    f = {x: [v / s for v in formula(x, s)] for x in sorted({*FORMULA, *COUNTED, n})}
-    fx = list(FORMULA)
+    f = {x: [v / s for v in formula(x, s)] for x in sorted({*fig.GPU_SWEEP, *COUNTED, n})}
+    fx = list(fig.GPU_SWEEP)
     ring_n, root_n, _ = formula(n, s)
     xs = [r[0] for r in rows]
     data = [
@@ -89,7 +88,7 @@ def sends(params=None) -> dict:
             "diamond",
             "naive, other GPUs",
         ),  # fmt: skip
-        {**_line("two gradients", [1.6, 6000], [2, 2], NEUTRAL, "dot"), "showlegend": False},
+        {**_line("two gradients", fig.GPU_AXIS_ENDS, [2, 2], NEUTRAL, "dot"), "showlegend": False},
         _key("counted (simulation)", {"mode": "markers", "marker": {"color": NEUTRAL}}),
         _key("formula (cost model)", {"mode": "lines", "line": {"color": NEUTRAL, "dash": "dash"}}),
         fig.you_are_here(f"{n} GPUs", n, [ring_n / s, root_n / s]),
@@ -139,14 +138,14 @@ def _dots(name, x, y, colour, symbol, group) -> dict:
 
 def _layout() -> dict:
     return fig.layout(
-        fig.log_axis("GPUs", X_RANGE, [2, 8, 32, 128, 512, 2048]),
+        fig.gpus_axis(),
         fig.log_axis("sent per GPU (× S)", Y_RANGE, [0.5, 1, 2, 10, 100, 1000]),
     )
 
 
 def _table(rows, f) -> dict:
     by_n = {r[0]: r for r in rows}
-    xs = sorted({*by_n, *FORMULA})
+    xs = sorted({*by_n, *fig.GPU_SWEEP})
     return {
         "columns": [
             "GPUs",
@@ -172,31 +171,21 @@ def _table(rows, f) -> dict:
 
 # ---- Algorithm bandwidth and bus bandwidth ---------------------------------------------------
 
-# The ~370 GB/s busbw an 8-GPU H100 server reaches over NVLink with the ring (NCCL_ALGO=RING),
-# which NCCL's maintainers give as the effective NVLink rate (NVIDIA/nccl-tests#212).
-H100_RING_BUSBW = 370.0
-# Each collective nccl-tests measures: its name, and the test's program that prints its line.
-COLLECTIVE_TEXT = {
-    "allreduce": ("all-reduce", "all_reduce_perf"),
-    "reducescatter": ("reduce-scatter", "reduce_scatter_perf"),
-    "allgather": ("all-gather", "all_gather_perf"),
-    "alltoall": ("all-to-all", "alltoall_perf"),
-    "broadcast": ("broadcast", "broadcast_perf"),
-    "reduce": ("reduce", "reduce_perf"),
-}
-COLLECTIVES = tuple(COLLECTIVE_TEXT)
 LINK = Param(
     "link_gbps", H100_NVLINK_GBps, "float", "Link rate per direction (GB/s)", 0.001, 100000,
     unit="GB/s",
 )  # fmt: skip
+# The default measured time: the example gradient all-reduced by 8 H100s at the ring's busbw
+EXAMPLE_TIME_US = round(
+    EXAMPLE_GRADIENT_BYTES * ALLREDUCE.busbw_factor(8) / (H100_RING_BUSBW * 1e9) * 1e6
+)
 BUSBW = spec(
     Param("gpus", 8, "int", "GPUs (n)", 1, 65536),
     Param("bytes", EXAMPLE_GRADIENT_BYTES, "float", "Size S (bytes, as nccl-tests counts it)",
           1, 1e15),
-    Param("time_us", round(EXAMPLE_GRADIENT_BYTES * 2 * 7 / 8 / (H100_RING_BUSBW * 1e9) * 1e6),
-          "float", "Measured time (µs)", 0.001, 1e12, unit="µs"),
+    Param("time_us", EXAMPLE_TIME_US, "float", "Measured time (µs)", 0.001, 1e12, unit="µs"),
     Param("collective", "allreduce", "choice", "Collective",
-          choices=tuple((k, text) for k, (text, _) in COLLECTIVE_TEXT.items())),
+          choices=tuple((k, c.label) for k, c in COLLECTIVES.items())),
     LINK,
 )  # fmt: skip
 
@@ -215,22 +204,12 @@ def _bandwidths(gpus: int, nbytes, time_us, collective: str) -> dict:
     return api.busbw(gpus, nbytes, time_us, collective)
 
 
-FACTOR_TEXT = {
-    "allreduce": "2(n−1)/n",
-    "reducescatter": "(n−1)/n",
-    "allgather": "(n−1)/n",
-    "alltoall": "(n−1)/n",
-    "broadcast": "1",
-    "reduce": "1",
-}
-
-
 def _readouts(r: dict, link: float) -> dict:
     n, factor = r["gpus"], r["factor"]
     return {
         "algbw": f"{fmt.sig(r['algbw_GBps'], 4)} GB/s",
         "busbw": f"{fmt.sig(r['busbw_GBps'], 4)} GB/s",
-        "factor": f"{FACTOR_TEXT[r['collective']]} = {fmt.sig(factor, 4)} at n = {n}",
+        "factor": f"{COLLECTIVES[r['collective']].factor_text} = {fmt.sig(factor, 4)} at n = {n}",
         "busbw_share": f"{r['busbw_GBps'] / link:.0%} of {fmt.sig(link, 4)} GB/s",
         "algbw_share": f"{r['algbw_GBps'] / link:.0%} of {fmt.sig(link, 4)} GB/s",
         "time": f"{fmt.sig(r['time_us'], 6)} µs ({fmt.seconds(r['time_us'] * 1e-6)})",
@@ -251,7 +230,7 @@ LINE = spec(
     Param("line", SAMPLE_LINE, "text"),
     Param("gpus", 2, "int", "GPUs in the run (n)", 1, 65536),
     Param("collective", "allreduce", "choice", "Test",
-          choices=tuple((k, program) for k, (_, program) in COLLECTIVE_TEXT.items())),
+          choices=tuple((k, c.program) for k, c in COLLECTIVES.items())),
     replace(LINK, default=300.0),
 )  # fmt: skip
 
@@ -337,7 +316,7 @@ CURVE_SIZES = sorted({round(2 ** (k / 2)) for k in range(20, 69)})  # 1 KiB .. 1
 CURVE_GPUS = tuple((g, g) for g in nccl.topology.GPU_SPECS)
 CURVE_ALGORITHMS = (("nccl", "NCCL's choice"), ("Ring", "Ring (NCCL_ALGO=Ring)"))
 CURVE = spec(
-    Param("gpu", "H100 SXM", "choice", "GPU", choices=CURVE_GPUS),
+    Param("gpu", hardware.H100_SXM.name, "choice", "GPU", choices=CURVE_GPUS),
     Param("gpus_per_node", 8, "int", "GPUs per server", 2, 8),
     Param("servers", 1, "int", "Servers", 1, 512),
     Param("nic_gbps", NIC_400G_Gbps, "float", "Network card (Gb/s, one per GPU)", 1, 3200,
@@ -449,7 +428,7 @@ def _measured_at(run, n: int) -> str:
 def _curve_layout(top: float) -> dict:
     return fig.layout(
         fig.log_axis("message size", [math.log10(CURVE_SIZES[0]), math.log10(CURVE_SIZES[-1])],
-                     [1024, 2**20, 2**30], ["1 KiB", "1 MiB", "1 GiB"]),
+                     [1024, 2**20, GIB], ["1 KiB", "1 MiB", "1 GiB"]),
         fig.axis("bus bandwidth (GB/s)", range=[0, top]),
     )  # fmt: skip
 
@@ -506,7 +485,7 @@ def _curve_facts() -> dict[str, str]:
     many = busbw_curve({"servers": 8})
     return out | {
         "curve_half": d["readouts"]["half"],
-        "curve_nvls_ideal": f"{fmt.sig(2 * (n - 1) / n * link, 4)} GB/s",
+        "curve_nvls_ideal": f"{fmt.sig(ALLREDUCE.busbw_factor(n) * link, 4)} GB/s",
         "curve_8x8_model": many["readouts"]["model"],
         "curve_8x8_yardstick": many["readouts"]["yardstick"],
     }

@@ -11,6 +11,7 @@ import math
 from dataclasses import replace
 
 from .. import api, dtypes, fmt, nccl
+from ..catalog.hardware import NCCL_GPU
 from ..catalog.models import EXAMPLE_GRADIENT_BYTES
 from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..errors import ParamError
@@ -31,7 +32,6 @@ LABELS = {
     "hierarchical": "hierarchical (Horovod)",
 }
 INT_BYTES = dtypes.INT.itemsize  # the stepper's int32 elements
-NCCL_GPU = "H100 SXM"  # the GPU NCCL's model runs on (its own NVLink and latencies)
 NCCL_LABEL = "NCCL's model (H100 SXM)"
 
 

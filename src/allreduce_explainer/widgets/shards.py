@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from .. import api, fmt, nccl
 from ..catalog import hardware
+from ..collectives import COLLECTIVES
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
 from ..simulation.shard import OPTIMIZERS
@@ -157,7 +158,6 @@ def _state_text(r: dict) -> str:
 
 # ---- Memory against time per step --------------------------------------------------------------
 
-NCCL_NAMES = {"allreduce": "AllReduce", "reducescatter": "ReduceScatter", "allgather": "AllGather"}
 NCCL_GPUS = [g for g in hardware.GPUS if g.name in nccl.topology.GPU_SPECS]
 H100 = hardware.H100_SXM
 COMM_TEXT = {
@@ -194,8 +194,8 @@ def nccl_time(gpu: str, nic_Gbps: float) -> shardcost.CommTime:
         if group.gpus == 1 or nbytes <= 0:
             return 0.0
         per = group.gpus // group.nodes
-        size = max(1, round(nbytes))
-        return _nccl_us(NCCL_NAMES[collective], size, gpu, group.gpus, per, nic_Gbps) * 1e-6
+        name, size = COLLECTIVES[collective].nccl_name, max(1, round(nbytes))
+        return _nccl_us(name, size, gpu, group.gpus, per, nic_Gbps) * 1e-6
 
     return time_s
 
@@ -232,7 +232,7 @@ def shard_memory(params=None) -> dict:
     p = _resolve(validated(params, MEMORY))
     out = strategies(p)
     rows, have = out["strategies"], out["gpu_memory_bytes"]
-    gib = shardcost.GIB
+    gib = hardware.GIB
     data = []
     for s in shardcost.STRATEGIES:
         r = rows[s]
@@ -299,7 +299,7 @@ def shard_memory(params=None) -> dict:
 
 
 def _table(rows: dict) -> dict:
-    gib = shardcost.GIB
+    gib = hardware.GIB
     out = []
     for s in shardcost.STRATEGIES:
         r, m = rows[s], rows[s]["memory_bytes_per_gpu"]
@@ -332,7 +332,7 @@ def facts() -> dict:
     p = _resolve(validated({}, MEMORY))
     out = strategies(p)
     rows = out["strategies"]
-    gib = shardcost.GIB
+    gib = hardware.GIB
     big = _resolve(validated({"model": "llama3-70b"}, MEMORY))
     big_rows = strategies(big)["strategies"]
     z3 = out["overlap"]["zero3"]

@@ -16,7 +16,7 @@ from allreduce_explainer.costs import cost
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.schedules.schedule import split
 from allreduce_explainer.simulation import shard
-from allreduce_explainer.training import calculator, shardcost
+from allreduce_explainer.training import calculator, memory, shardcost
 from helpers import examples
 
 BF16 = ml_dtypes.bfloat16
@@ -183,36 +183,7 @@ def test_bad_parameters_name_the_field(kwargs, field):
     assert e.value.field == field
 
 
-# ---- memory, bytes and time per strategy -----------------------------------------------------
-
-K = 12
-
-
-def paper(strategy: str, psi: int, nd: int, g: int) -> float:
-    """ZeRO section 5 / Figure 1, and HSDP as ZeRO-3 over the g GPUs of a server."""
-    return {
-        "ddp": (2 + 2 + K) * psi,
-        "zero1": 2 * psi + 2 * psi + K * psi / nd,
-        "zero2": 2 * psi + (2 + K) * psi / nd,
-        "zero3": (2 + 2 + K) * psi / nd,
-        "hsdp": (2 + 2 + K) * psi / g,
-    }[strategy]
-
-
-def test_memory_reproduces_the_papers_figure_1():
-    # 7.5B parameters, N_d = 64: 120 GB, 31.4 GB, 16.6 GB, 1.9 GB (ZeRO, Figure 1)
-    got = [shardcost.memory(s, 7_500_000_000, 64, 8)["total"] / 1e9 for s in shardcost.STRATEGIES]
-    assert [round(x, 1) for x in got[:4]] == [120.0, 31.4, 16.6, 1.9]
-
-
-@pytest.mark.parametrize("key", ["gpt2", "gpt2-xl", "mistral-7b", "llama3-8b", "llama3-70b"])
-@pytest.mark.parametrize("n, g", [(8, 8), (64, 8), (256, 8), (24, 4)])
-def test_memory_matches_the_paper_formulas_on_real_models(key, n, g):
-    psi = models.get(key).params
-    for s in shardcost.STRATEGIES:
-        m = shardcost.memory(s, psi, n, g)
-        assert m["total"] == m["params"] + m["grads"] + m["optimizer"]
-        assert abs(m["total"] - paper(s, psi, n, g)) < 16  # a shard rounds up to whole elements
+# ---- bytes and time per strategy (their memory: test_memory.py) ------------------------------
 
 
 @settings(max_examples=examples(100), deadline=None)
@@ -318,7 +289,7 @@ def test_shard_cli_json_contract():
     psi = models.get("llama3-70b").params
     for name, s in out["strategies"].items():
         assert set(s["memory_bytes_per_gpu"]) == {"params", "grads", "optimizer", "total"}
-        assert abs(s["memory_bytes_per_gpu"]["total"] - paper(name, psi, 256, 8)) < 16
+        assert s["memory_bytes_per_gpu"] == memory.per_gpu(name, psi, 256, 8)
         assert {"comm_bytes_per_gpu", "comm_s", "fits"} <= set(s)
         assert isinstance(s["fits"], bool)
     ddp, zero3 = out["strategies"]["ddp"], out["strategies"]["zero3"]
