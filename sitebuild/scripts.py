@@ -23,7 +23,7 @@ declares its place, so that a new view is one file. The line is `// bundle: ...`
   module that imports it); it is then kept in the site as a file of its own as well.
 
 The build refuses a file that declares nothing, a file nothing loads, a name nothing provides or
-two files provide, a need that cannot run first, and a cycle, naming the file.
+two provide, a need that cannot run first, and a cycle, naming the file.
 """
 
 from __future__ import annotations
@@ -94,14 +94,21 @@ def check_loaded(s: Script, js: Path, root: Path) -> None:
             raise SystemExit(f"{js / s.name}: loaded-by {loader}, which does not load it")
 
 
+def check_once(scripts: list[Script], js: Path) -> None:
+    """Refuse a name that two files provide: which one a need waits for would be a guess."""
+    by: dict[str, str] = {}
+    for s in scripts:
+        for name in s.provides:
+            if name in by:
+                raise SystemExit(f"{js / s.name}: it provides {name}, which {by[name]} provides")
+            by[name] = s.name
+
+
 def providers(name: str, scripts: list[Script], who: Path) -> list[Script]:
-    """The files that provide `name`: refused if none does, or two provide the very name."""
+    """The files that provide `name` (or names under it): refused if none does."""
     found = [s for s in scripts if s.offers(name)]
-    exact = [s.name for s in found if name in s.provides]
     if not found:
         raise SystemExit(f"{who}: it needs {name}, which no file of client/js provides")
-    if len(exact) > 1:
-        raise SystemExit(f"{who}: it needs {name}, which {' and '.join(exact)} both provide")
     return found
 
 
@@ -159,6 +166,7 @@ def declarations(js: Path) -> list[Script]:
 def bundle_order(js: Path, root: Path = ROOT) -> dict[str, tuple[str, ...]]:
     """{"head" | "page": its files in the order they run}, from the files' declarations."""
     scripts = declarations(js)
+    check_once(scripts, js)
     for s in scripts:
         check_loaded(s, js, root)
     before = {s.name: after(s, scripts, js, root) for s in scripts}

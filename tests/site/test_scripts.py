@@ -161,7 +161,7 @@ def test_a_new_view_is_one_file(tmp_path):
         ),
         (
             {"twice.js": "// bundle: page  provides: AE.core"},
-            r"AE\.core, which core\.js and twice\.js",
+            r"twice\.js: it provides AE\.core, which core\.js provides",
         ),
     ],
 )
