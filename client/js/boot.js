@@ -1,3 +1,4 @@
+// bundle: head  provides: AE.meta AE.onPage AE.startPage AE.startWorker AE.early  needs: AEProtocol
 // Starts the Python worker as soon as the <head> is parsed, instead of after the page's deferred
 // scripts (Plotly alone takes a while to run), so Pyodide boots while the page renders.
 // python.js adopts this worker (AE.early) and replays what it said in the meantime; it calls

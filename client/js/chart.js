@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.views.chart AE.views.panel  uses: AE.meta
 // The chart view: draws the figure Python built (plain Plotly JSON), in the page's theme.
 (function () {
   "use strict";

@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.copyTools  uses: AE.meta AE.urlState
 // Each widget's copy-link and copy-embed controls: a link to the widget as shown (urlstate.js),
 // or an iframe of its embed page for a course page.
 (function () {

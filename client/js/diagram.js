@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.diagram
 // A stepper's diagram: draws the layout and one frame's arrows that Python computed
 // (widgets/diagram.py). No geometry here: positions, paths and labels come from the state.
 (function () {

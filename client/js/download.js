@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.figureTools  needs: AE.onPage
 // Figures for slides: every chart gets "Save SVG" and "Save PNG", drawn by Plotly from the chart
 // as shown (the current theme, on the page's background) with the widget's title on it.
 (function () {

@@ -1,3 +1,4 @@
+// bundle: page
 // An embed page in a frame reports its height to the page that embeds it, which may size the
 // iframe to fit (a message of type "allreduce-explainer:height").
 (function () {

@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.promptNodes AE.views.exercise  uses: AE.python
 // The exercise view: shows the problem Python drew, sends the typed answer to Python and shows
 // its verdict; the hint and the worked solution are in the state already (JS never checks).
 // URL: `<instance>.seed=N` names one exercise's problem; a bare `seed=N` names the problem of

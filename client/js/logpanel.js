@@ -1,3 +1,4 @@
+// bundle: page  needs: AE.onPage  uses: AE.widgets
 // Stage 8's log panel, no computation: (1) a log opened from disk is read here, in the
 // browser (never uploaded), and handed to Python as the log_file parameter (a hidden input, kept
 // in storage, never drawn: a text box of millions of lines freezes Chromium); only the first data-max-bytes

@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.pageKey  uses: AE.startPage
 // From one stage to another without leaving the document, so the reader's Python stays running:
 // a new page would start its own worker and restore Python again. The pages a reader is likely to
 // open next (the pager's previous and next, any link the pointer or focus rests on) are fetched

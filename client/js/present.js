@@ -1,3 +1,4 @@
+// bundle: page  needs: AE.widgets
 // Projector mode: `present=1` in the URL shows one widget filling the screen, zoomed for a
 // lecture hall: the widget named by the URL's `widget=<name>` (its data-widget name), else the
 // page's first. The arrow keys step a stepper from anywhere on the page; Escape leaves.

@@ -1,3 +1,4 @@
+// bundle: head  provides: AEProtocol  loaded-by: client/js/worker.mjs
 // The messages between a page and its Python worker, written once. The page's scripts load this
 // file as a classic script (a page opened from disk must still read and step, and Chromium runs
 // no module script from file://); the worker imports it as a module. Both read self.AEProtocol,

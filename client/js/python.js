@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.Python  needs: AEProtocol  uses: AE.early AE.startWorker AE.widgets
 // The page's Python client: one Pyodide worker (started by boot.js), answering calls by id.
 // Faults: a call that gets no answer within CALL_TIMEOUT_MS, or a worker that dies, ends that
 // worker; a new one starts and the unanswered calls (at most one per widget) are replayed. Boot

@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.views.sheet  uses: AE.meta AE.urlState AE.promptNodes
 // The teacher's sheet view: the kinds ticked and the seed go to Python, which draws the problems
 // and their key; this view only lists them, keeps the link to the sheet, and prints.
 (function () {

@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.python AE.widgets  needs: AE.Python AE.Widget AE.onPage AE.startPage *
 // Render every widget from its inline state at once, then boot Python in the background. The
 // widgets are made again for each page navigate.js swaps in, and Python keeps running.
 (function () {

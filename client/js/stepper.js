@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.views.stepper AE.formatValue  uses: AE.bench AE.diagram
 // The stepper view: one generic view for every trace (naive, ring, tree ...). It only indexes
 // into the frames Python computed; "Step k of K", buttons disabled at the ends, arrow keys/space.
 (function () {
@@ -18,6 +19,15 @@
   function reducedMotion() {
     return window.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches;
   }
+
+  // A number as the grid prints it: `digits` significant digits (none: all), in JavaScript's
+  // notation, with a true minus sign. Python's widgets/common.value_text follows the same rule
+  // for the narration; both are tested on tests/data/number_format.json.
+  AE.formatValue = function (v, digits) {
+    if (typeof v !== "number") return String(v);
+    var text = digits ? String(Number(v.toPrecision(digits))) : String(v);
+    return text.replace(/-/g, "−");
+  };
 
   AE.views.stepper = function (root, widget) {
     var k = 0, state = null, timer = null;

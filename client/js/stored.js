@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.stored
 // Inputs that are costly to lose (a pasted log, a custom model) are the controls marked
 // data-store: kept in the browser's storage, restored on the next visit. A stored value that is
 // unreadable or from another version is dropped, with a notice; blocked storage only means

@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.urlState  uses: AE.stored AE.widgets
 // Shareable state in the URL. Every widget's parameters (those that differ from its defaults) and
 // its step live in the page's URL as `<widget>.<param>=<value>`, so a reload or a shared link
 // restores them; a change of parameters adds one history entry, a step replaces it, and an

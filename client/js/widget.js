@@ -1,3 +1,4 @@
+// bundle: page  provides: AE.Widget AE.bench  uses: AE.views AE.copyTools AE.urlState AE.stored AE.python
 // The widget controller: a widget's controls in, Python's states out. JavaScript renders and wires
 // events; every number comes from Python (the inline default state, or the worker's answer).
 (function () {
@@ -142,15 +143,6 @@
       }
       self.el.dispatchEvent(new CustomEvent("ae:settled", { bubbles: true }));
     });
-  };
-
-  // A number as the grid prints it: `digits` significant digits (none: all), in JavaScript's
-  // notation, with a true minus sign. Python's widgets/common.value_text follows the same rule
-  // for the narration; both are tested on tests/data/number_format.json.
-  AE.formatValue = function (v, digits) {
-    if (typeof v !== "number") return String(v);
-    var text = digits ? String(Number(v.toPrecision(digits))) : String(v);
-    return text.replace(/-/g, "−");
   };
 
   // Bench hooks, for bench/ only: the latest interactions' timings, from the reader's change to

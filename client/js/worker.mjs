@@ -1,3 +1,4 @@
+// bundle: none  needs: AEProtocol  loaded-by: client/js/boot.js
 // The page's Python: restores Pyodide from the site's snapshot (or boots it), answers widget calls.
 // A module worker because Pyodide's ES module build requires it. Its messages: protocol.js.
 import "./protocol.js";

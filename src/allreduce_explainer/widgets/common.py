@@ -22,7 +22,7 @@ def vectors(p: dict, n: int, dtype: str, max_length: int) -> list[list]:
 def value_text(v, dtype: str) -> str:
     """A value as the narration and the grid print it, with DIGITS[dtype] significant digits.
 
-    The grid's `AE.formatValue` (client/js/widget.js) prints a number with JavaScript's
+    The grid's `AE.formatValue` (client/js/stepper.js) prints a number with JavaScript's
     `String(Number(v.toPrecision(digits)))`; this is the same rule, so that one value reads the
     same in the narration and in the grid (tests/data/number_format.json holds the cases both are
     tested on): the exact value rounded half away from zero, then JavaScript's shortest notation.
