@@ -857,14 +857,30 @@ def compute_time(rng: random.Random) -> Problem:
 
 # ---- The registry --------------------------------------------------------------------------------
 
-STAGES: dict[int, tuple[str, tuple[Callable[[random.Random], Problem], ...]]] = {
-    1: ("Why all-reduce", (allreduce_sum, naive_time, ring_time)),
-    2: ("Ring reduce-scatter", (rs_cell, rs_message_bytes, rs_owner)),
-    3: ("All-gather", (ag_cell, ring_steps, ring_bytes_per_gpu)),
-    4: ("What each GPU sends; busbw", (line_algbw, line_busbw, naive_root_bytes)),
-    5: ("Latency: ring against tree", (ring_latency, faster, speedup)),
-    6: ("Servers and the network", (network_bytes, nic_bytes, network_steps)),
-    7: ("DDP buckets", (bucket_count, first_bucket)),
-    8: ("Your cluster", (gradient_size, calc_time, compute_time)),
-}
-KINDS = {f.__name__: (stage, f) for stage, (_, fs) in STAGES.items() for f in fs}
+# Which page asks which kinds is the pages' front matter (`exercises:`), the one place that says
+# it: the core does not read the content, and a stage's number is its place among the pages.
+KINDS: dict[str, Callable[[random.Random], Problem]] = {
+    f.__name__: f
+    for f in (
+        allreduce_sum, naive_time, ring_time,
+        rs_cell, rs_message_bytes, rs_owner,
+        ag_cell, ring_steps, ring_bytes_per_gpu,
+        line_algbw, line_busbw, naive_root_bytes,
+        ring_latency, faster, speedup,
+        network_bytes, nic_bytes, network_steps,
+        bucket_count, first_bucket,
+        gradient_size, calc_time, compute_time,
+    )
+}  # fmt: skip
+# A teacher's sheet by default: the first kind of every page that has exercises, in page order
+# (tests/core/test_exercises.py holds it against the pages).
+SHEET_KINDS = (
+    "allreduce_sum",
+    "rs_cell",
+    "ag_cell",
+    "line_algbw",
+    "ring_latency",
+    "network_bytes",
+    "bucket_count",
+    "gradient_size",
+)

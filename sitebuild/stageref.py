@@ -1,0 +1,47 @@
+"""A stage named by its slug, printed as its number with a link: `{{ stage("ddp-buckets") }}` is
+"stage 7" linked to the page, so inserting a stage renumbers every reference to the later ones.
+The content's Markdown and the templates both call these; an unknown slug fails the build."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import jinja2
+from markupsafe import Markup
+
+from .page import Page
+
+
+def stage_references(pages: list[Page]) -> dict[str, Callable]:
+    """`stage(slug, word="stage")`: "stage 7", linked. `stage_list(*items, word="stages")`: several,
+    each number linked, an item a slug or a (first, last) pair for a span: "stages 1–3, 5 and 6".
+    Both take the links' `base` (and, for the error, the `page`) from the caller's context."""
+    numbers = {p.slug: p.number for p in pages if p.number is not None}
+
+    def number(ctx: jinja2.runtime.Context, slug: str) -> int:
+        if slug not in numbers:
+            where = getattr(ctx.get("page"), "path", "a template")
+            raise SystemExit(f"{where}: no stage has the slug {slug!r}")
+        return numbers[slug]
+
+    def link(ctx: jinja2.runtime.Context, slug: str, text: str) -> Markup:
+        return Markup('<a href="{}{}/index.html">{}</a>').format(ctx["base"], slug, text)
+
+    @jinja2.pass_context
+    def stage(ctx: jinja2.runtime.Context, slug: str, word: str = "stage") -> Markup:
+        return link(ctx, slug, f"{word} {number(ctx, slug)}")
+
+    @jinja2.pass_context
+    def stage_list(ctx: jinja2.runtime.Context, *items: str | tuple, word: str = "stages") -> Markup:
+        parts = [
+            link(ctx, item, str(number(ctx, item)))
+            if isinstance(item, str)
+            else Markup("{}–{}").format(*(link(ctx, s, str(number(ctx, s))) for s in item))
+            for item in items
+        ]
+        listed = parts[0] if len(parts) == 1 else Markup(", ").join(parts[:-1])
+        if len(parts) > 1:
+            listed = Markup("{} and {}").format(listed, parts[-1])
+        return Markup("{} {}").format(word, listed)
+
+    return {"stage": stage, "stage_list": stage_list}
