@@ -17,31 +17,25 @@ def stage_references(pages: list[Page]) -> dict[str, Callable]:
     each number linked, an item a slug or a (first, last) pair for a span: "stages 1–3, 5 and 6".
     Both take the links' `base` (and, for the error, the `page`) from the caller's context."""
     numbers = {p.slug: p.number for p in pages if p.number is not None}
+    Context = jinja2.runtime.Context
 
-    def number(ctx: jinja2.runtime.Context, slug: str) -> int:
+    def link(ctx: Context, slug: str, word: str = "") -> Markup:
         if slug not in numbers:
             where = getattr(ctx.get("page"), "path", "a template")
             raise SystemExit(f"{where}: no stage has the slug {slug!r}")
-        return numbers[slug]
-
-    def link(ctx: jinja2.runtime.Context, slug: str, text: str) -> Markup:
+        text = f"{word} {numbers[slug]}" if word else str(numbers[slug])
         return Markup('<a href="{}{}/index.html">{}</a>').format(ctx["base"], slug, text)
 
     @jinja2.pass_context
-    def stage(ctx: jinja2.runtime.Context, slug: str, word: str = "stage") -> Markup:
-        return link(ctx, slug, f"{word} {number(ctx, slug)}")
+    def stage(ctx: Context, slug: str, word: str = "stage") -> Markup:
+        return link(ctx, slug, word)
 
     @jinja2.pass_context
-    def stage_list(ctx: jinja2.runtime.Context, *items: str | tuple, word: str = "stages") -> Markup:
-        parts = [
-            link(ctx, item, str(number(ctx, item)))
-            if isinstance(item, str)
-            else Markup("{}–{}").format(*(link(ctx, s, str(number(ctx, s))) for s in item))
-            for item in items
-        ]
-        listed = parts[0] if len(parts) == 1 else Markup(", ").join(parts[:-1])
-        if len(parts) > 1:
-            listed = Markup("{} and {}").format(listed, parts[-1])
+    def stage_list(ctx: Context, *items: str | tuple[str, str], word: str = "stages") -> Markup:
+        spans = [(item,) if isinstance(item, str) else item for item in items]
+        parts = [Markup("–").join(link(ctx, slug) for slug in span) for span in spans]
+        listed = Markup(", ").join(parts[:-1])
+        listed = Markup("{} and {}").format(listed, parts[-1]) if listed else parts[-1]
         return Markup("{} {}").format(word, listed)
 
     return {"stage": stage, "stage_list": stage_list}
