@@ -45,6 +45,11 @@ class Builder:
         self.env.globals["max_log_text"] = fit.MAX_LOG_TEXT
         self.facts = facts.all_facts()
         self.glossary = load_glossary()
+        self.pages = load_pages()
+        # a stage named by its slug, in the prose and the templates; the sheet's stages
+        self.references = stage_references(self.pages)
+        self.env.globals.update(self.references)
+        self.env.globals["drilled"] = [p for p in self.pages if p.exercises]
 
     def widget_html(self, name: str, state: dict, base: str) -> str:
         """A widget instance's HTML; `name` is its widget function's name, or
@@ -167,11 +172,7 @@ class Builder:
         """The HTML pages alone, with the license they link to (the tests of the prose use this
         without the browser's assets)."""
         self.site.mkdir(parents=True, exist_ok=True)
-        pages = load_pages()
-        # a stage named by its slug, in the prose and the templates; the sheet's stages
-        self.references = stage_references(pages)
-        self.env.globals.update(self.references)
-        self.env.globals["drilled"] = [p for p in pages if p.exercises]
+        pages = list(self.pages)
         docs = widget_docs(pages)
         for i, page in enumerate(pages):
             pages[i] = self.write_page(page, pages, docs)

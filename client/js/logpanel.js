@@ -1,4 +1,4 @@
-// Stage 8's log panel, no computation: (1) a log opened from disk is read here, in the
+// Your cluster's log panel, no computation: (1) a log opened from disk is read here, in the
 // browser (never uploaded), and handed to Python as the log_file parameter (a hidden input, kept
 // in storage, never drawn: a text box of millions of lines freezes Chromium); only the first data-max-bytes
 // (fit.py's limit) and one byte are read, so Python can refuse a longer file with its own message. (2) The "use the

@@ -89,7 +89,7 @@ LINKS = (
 )
 
 
-# ---- Stage 1: why all-reduce ---------------------------------------------------------------------
+# ---- Why all-reduce ------------------------------------------------------------------------------
 
 
 def allreduce_sum(rng: random.Random) -> Problem:
@@ -193,7 +193,7 @@ def ring_time(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 2: ring reduce-scatter ----------------------------------------------------------------
+# ---- Ring reduce-scatter -------------------------------------------------------------------------
 
 
 def _small_ring(rng: random.Random, lo: int = 3, hi: int = 7) -> tuple[int, list, list]:
@@ -300,7 +300,7 @@ def rs_owner(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 3: all-gather -------------------------------------------------------------------------
+# ---- All-gather ----------------------------------------------------------------------------------
 
 
 def ring_steps(rng: random.Random) -> Problem:
@@ -383,7 +383,7 @@ def ag_cell(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 4: what each GPU sends, and nccl-tests' busbw -----------------------------------------
+# ---- What each GPU sends, and nccl-tests' busbw --------------------------------------------------
 
 HEADER = (
     "#       size         count      type   redop    root     time   algbw   busbw #wrong"
@@ -472,7 +472,7 @@ def naive_root_bytes(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 5: latency, ring against tree ---------------------------------------------------------
+# ---- Latency, ring against tree ------------------------------------------------------------------
 
 
 def _flat(rng: random.Random) -> dict:
@@ -484,7 +484,7 @@ def _flat(rng: random.Random) -> dict:
 
 
 def _flat_estimate(algorithm: str, f: dict, s: float) -> dict:
-    """One GPU per server, every message over the same link: stage 5's flat network."""
+    """One GPU per server, every message over the same link: the latency page's flat network."""
     links = {"intra_bw": f["gbps"], "inter_bw": f["gbps"]}
     links |= {"intra_latency": f["latency_us"], "inter_latency": f["latency_us"]}
     return api.estimate(algorithm, f["gpus"], s, 1, **links)
@@ -587,7 +587,7 @@ def speedup(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 6: servers and the network ------------------------------------------------------------
+# ---- Servers and the network ---------------------------------------------------------------------
 
 DESCRIBE = {
     "ring": "one ring over all GPUs in rank order (servers contiguous, so the ring crosses "
@@ -685,7 +685,7 @@ def network_steps(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 7: DDP buckets ------------------------------------------------------------------------
+# ---- DDP buckets ---------------------------------------------------------------------------------
 
 
 def _params(rng: random.Random) -> tuple[list[float], float | None]:
@@ -750,7 +750,7 @@ def first_bucket(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 8: your cluster -----------------------------------------------------------------------
+# ---- Your cluster --------------------------------------------------------------------------------
 
 
 def _model(rng: random.Random) -> tuple[str, int]:
