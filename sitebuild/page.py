@@ -8,7 +8,7 @@ stages, which `order` sorts; no other number for it is typed anywhere.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import frontmatter
@@ -50,7 +50,7 @@ class Page:
 
 
 REQUIRED = ("title", "slug", "order", "summary")
-TEXTS = ("objectives", "takeaways")
+KEYS = {f.name for f in fields(Page)} - {"source", "path", "number", "time"}  # front matter's
 
 
 def _fail(path: Path, key: str, why: str) -> SystemExit:
@@ -82,8 +82,7 @@ def _questions(path: Path, value) -> tuple[Question, ...]:
 def normalize(front_matter: dict, path: Path, source: str = "") -> Page:
     """The page `path` declares, every key checked on its own; `course` checks the pages
     against each other."""
-    known = {f for f in Page.__dataclass_fields__ if f not in ("source", "path", "number", "time")}
-    unknown = sorted(map(str, set(front_matter) - known))
+    unknown = sorted(map(str, set(front_matter) - KEYS))
     if unknown:
         raise _fail(path, unknown[0], "is not a key of a page")
     for key in REQUIRED:
@@ -119,31 +118,36 @@ def normalize(front_matter: dict, path: Path, source: str = "") -> Page:
     )
 
 
+def _unique(pages: list[Page], key: str) -> None:
+    seen: dict = {}
+    for page in pages:
+        value = getattr(page, key)
+        if value in seen:
+            raise _fail(page.path, key, f"is also {seen[value].path.name}'s")
+        seen[value] = page
+
+
 def course(pages: list[Page]) -> list[Page]:
     """The pages in order, each stage numbered by its place; fails unless slugs and orders are
     unique, the stages' orders run 1, 2, ... n, every `builds_on` names a page and no exercise
     kind is on two pages."""
     pages = sorted(pages, key=lambda p: p.order)
-    seen: dict[str, Page] = {}
-    for page in pages:
-        for key in ("slug", "order"):
-            twin = next((p for p in seen.values() if getattr(p, key) == getattr(page, key)), None)
-            if twin:
-                raise _fail(page.path, key, f"is also {twin.path.name}'s")
-        seen[page.slug] = page
+    _unique(pages, "slug")
+    _unique(pages, "order")
     stages = [p for p in pages if p.order < EXTRA_ORDER]
     for number, page in enumerate(stages, 1):
         if page.order != number:
             raise _fail(page.path, "order", f"must be {number}: stages are numbered 1, 2, ...")
-    drilled: dict[str, Page] = {}
+    slugs = {p.slug for p in pages}
+    placed: dict[str, Page] = {}
     for page in pages:
         for slug in page.builds_on:
-            if slug not in seen:
+            if slug not in slugs:
                 raise _fail(page.path, "builds_on", f"names {slug!r}, which is no page")
         for kind in page.exercises:
-            if kind in drilled:
-                raise _fail(page.path, "exercises", f"{kind!r} is on {drilled[kind].path.name}")
-            drilled[kind] = page
+            if kind in placed:
+                raise _fail(page.path, "exercises", f"{kind!r} is on {placed[kind].path.name}")
+            placed[kind] = page
     number = {p.slug: n for n, p in enumerate(stages, 1)}
     return [replace(p, number=number.get(p.slug)) for p in pages]
 
