@@ -4,6 +4,8 @@
   memory snapshot, made by Node tools on the shipped Pyodide), the manifest that names them, and
   the worker stamped with it;
 - `vendor`: Pyodide and Plotly.js copied from node_modules, with their checksums;
+- `page`: content/*.md read as `Page` records, every front-matter key checked, a stage numbered
+  by its place; `stageref`: `{{ stage("slug") }}`, a stage's number with its link;
 - `prose`: Markdown with math and widget placeholders, to HTML;
 - `lessons`: each page as a lesson: its reading and study time (the rule is in its docstring) and
   the glossary's links at each term's first use;

@@ -4,31 +4,24 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import jinja2
 
-from allreduce_explainer import exercises, facts, palette, widgets
+from allreduce_explainer import facts, palette, widgets
 from allreduce_explainer.logs import explain
 from allreduce_explainer.training import memory
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site
 from .lessons import citation, link_glossary, load_glossary, split_footnotes, study_time
-from .prose import (
-    EXTRA_ORDER,
-    exercise_states,
-    instance_function,
-    load_pages,
-    render_prose,
-    state_json,
-    widget_docs,
-)
+from .page import Page, load_pages
+from .prose import exercise_states, instance_function, render_prose, state_json, widget_docs
 from .python_assets import stamp_worker, write_python
 from .scripts import bundles, write_bundles
+from .stageref import stage_references
 from .vendor import copy_vendor
-
-KINDS_BY_STAGE = exercises.kinds_by_stage()
 
 
 class Builder:
@@ -46,16 +39,19 @@ class Builder:
         self.env.globals["embed"] = False
         self.env.globals["csp"] = CSP
         self.env.globals["scripts"] = {role: path for role, (path, _) in bundles().items()}
-        self.env.globals["kinds_by_stage"] = exercises.kinds_by_stage()
         self.env.globals["cite"] = citation()
         # facts the templates and the browser's code state, from their one home
-        self.env.globals["extra_order"] = EXTRA_ORDER
         self.env.globals["gpu_colours"] = len(palette.GPU_COLOURS)
         self.env.globals["max_log_bytes"] = explain.MAX_LOG_BYTES
         self.env.globals["max_log_text"] = explain.MAX_LOG_TEXT
         self.env.globals["adam_bytes_per_param"] = memory.ADAM_BYTES_PER_PARAM
         self.facts = facts.all_facts()
         self.glossary = load_glossary()
+        self.pages = load_pages()
+        # a stage named by its slug, in the prose and the templates; the sheet's stages
+        self.references = stage_references(self.pages)
+        self.env.globals.update(self.references)
+        self.env.globals["drilled"] = [p for p in self.pages if p.exercises]
 
     def widget_html(self, name: str, state: dict, base: str) -> str:
         """A widget instance's HTML; `name` is its widget function's name, or
@@ -80,7 +76,7 @@ class Builder:
             + "}\n"
         )
 
-    def write_embeds(self, page: dict, states: list[tuple[str, dict]]) -> None:
+    def write_embeds(self, page: Page, states: list[tuple[str, dict]]) -> None:
         """site/embed/<widget>/: the widget alone, for a course page's iframe."""
         base = "../../"
         for name, state in states:
@@ -94,41 +90,45 @@ class Builder:
             )
             self.write(f"embed/{name}/index.html", out)
 
-    def write_page(self, page: dict, pages: list[dict], stages: list[dict], docs: list) -> None:
-        """site/<slug>/: a page's prose with its widgets, and its widgets' embeds."""
+    def write_page(self, page: Page, pages: list[Page], docs: list) -> Page:
+        """site/<slug>/: a page's prose with its widgets, and its widgets' embeds; returns the
+        page with its reading and study time (`pages` has them for the pages before it)."""
         base = "../"
+        stages = [p for p in pages if p.number is not None]
         body, states = render_prose(
             page,
             lambda name, state: self.widget_html(name, state, base),
             # the stages come first (ordered): the course page lists their objectives and times
-            {"f": self.facts, "widget_docs": docs, "stages": stages, "kinds": KINDS_BY_STAGE},
+            {"f": self.facts, "widget_docs": docs, "stages": stages, "base": base, "page": page}
+            | self.references,
         )
         drills = exercise_states(page)
         exercises = [self.widget_html(name, state, base) for name, state in drills]
         states += drills
-        index = stages.index(page) if page in stages else None
-        page["time"] = study_time(body, [state["kind"] for _, state in states])
+        page = replace(page, time=study_time(body, [state["kind"] for _, state in states]))
         body, footnotes = split_footnotes(body)
-        by_slug = {p["slug"]: p for p in pages}
+        by_slug = {p.slug: p for p in pages}
+        n = page.number
         out = self.env.get_template("page.html").render(
             page=page,
             body=body,
             exercises=exercises,
             footnotes=footnotes,
-            builds_on=[by_slug[slug] for slug in page.get("builds_on", [])],
+            builds_on=[by_slug[slug] for slug in page.builds_on],
             base=base,
             pages=pages,
             stages=stages,
             live=bool(states),
-            prev=stages[index - 1] if index is not None and index > 0 else None,
-            next=stages[index + 1] if index is not None and index + 1 < len(stages) else None,
+            prev=stages[n - 2] if n is not None and n > 1 else None,
+            next=stages[n] if n is not None and n < len(stages) else None,
         )
         self.write_embeds(page, states)
-        self.write(f"{page['slug']}/index.html", link_glossary(out, self.glossary, base))
+        self.write(f"{page.slug}/index.html", link_glossary(out, self.glossary, base))
+        return page
 
-    def write_glossary(self, pages: list[dict], stages: list[dict]) -> None:
+    def write_glossary(self, pages: list[Page], stages: list[Page]) -> None:
         """site/glossary/: every term of content/glossary.yaml, with the page that explains it."""
-        by_slug = {p["slug"]: p for p in pages}
+        by_slug = {p.slug: p for p in pages}
         for term in self.glossary:
             if term["page"] not in by_slug:
                 raise SystemExit(
@@ -174,21 +174,21 @@ class Builder:
         """The HTML pages alone, with the license they link to (the tests of the prose use this
         without the browser's assets)."""
         self.site.mkdir(parents=True, exist_ok=True)
-        pages = load_pages()
-        stages = [p for p in pages if p["order"] < EXTRA_ORDER]
+        pages = list(self.pages)
         docs = widget_docs(pages)
-        for page in pages:
-            self.write_page(page, pages, stages, docs)
+        for i, page in enumerate(pages):
+            pages[i] = self.write_page(page, pages, docs)
+        stages = [p for p in pages if p.number is not None]
         self.write_glossary(pages, stages)
         self.copy_license()
-        core = [p for p in stages if p.get("core")]
+        core = [p for p in stages if p.core]
         home = self.env.get_template("home.html").render(
             base="",
             pages=pages,
             stages=stages,
             core=core,
-            later=[p for p in stages if not p.get("core")],
-            core_time={k: sum(p["time"][k] for p in core) for k in ("reading_min", "study_min")},
+            later=[p for p in stages if not p.core],
+            core_time={k: sum(p.time[k] for p in core) for k in ("reading_min", "study_min")},
             live=False,
             page={"title": "All-reduce, explained", "slug": "", "summary": ""},
         )

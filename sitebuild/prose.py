@@ -7,16 +7,14 @@ import json
 import re
 from collections.abc import Callable
 
-import frontmatter
 import jinja2
 import latex2mathml.converter
 import markdown
 
-from allreduce_explainer import exercises, widgets
+from allreduce_explainer import widgets
 
-from . import CONTENT
+from .page import Page
 
-EXTRA_ORDER = 90  # pages ordered from 90 up are not stages (course use, further reading)
 WIDGET_CALL = re.compile(r"""widget\(\s*["'](\w+)["']\s*\)""")
 MARKDOWN_EXTENSIONS = [
     "tables",
@@ -61,37 +59,23 @@ def math_to_mathml(text: str, stash: Stash) -> str:
     return MATH.sub(convert, text)
 
 
-def load_pages() -> list[dict]:
-    """content/*.md in page order: front matter, plus the Markdown as `source`."""
-    pages = []
-    for path in sorted(CONTENT.glob("*.md")):
-        post = frontmatter.load(path)
-        meta = dict(post.metadata)
-        for key in ("title", "slug", "order"):
-            if key not in meta:
-                raise SystemExit(f"{path}: front matter needs {key!r}")
-        pages.append({**meta, "source": post.content, "path": path})
-    pages.sort(key=lambda p: p["order"])
-    return pages
-
-
 def state_json(state: dict) -> str:
     """JSON for an inline <script type="application/json">: nothing in it can close the tag."""
     text = json.dumps(state, separators=(",", ":"), allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def widget_docs(pages: list[dict]) -> list[dict]:
+def widget_docs(pages: list[Page]) -> list[dict]:
     """Every widget, the page it is on and its URL parameters with their defaults (a contract),
     from its spec; a stepper's URL also takes `step`."""
     docs = []
     for page in pages:
-        for name in WIDGET_CALL.findall(page["source"]):
+        for name in WIDGET_CALL.findall(page.source):
             spec = widgets.SPECS[name]
             stepper = widgets.WIDGETS[name]()["kind"] == "stepper"
             params = {k: p.default for k, p in spec.items()}
             docs.append({"name": name, "page": page, "params": params, "stepper": stepper})
-    drilled = [p for p in pages if p.get("exercises")]
+    drilled = [p for p in pages if p.exercises]
     if drilled:  # one row for every page's exercises, named exercise-<kind> (exercise_states)
         params = {k: p.default for k, p in widgets.SPECS["exercise"].items()}
         docs.append({"name": "exercise", "page": drilled[0], "params": params, "stepper": False})
@@ -104,22 +88,17 @@ def instance_function(name: str) -> str:
     return name.split("-", 1)[0]
 
 
-def exercise_states(page: dict) -> list[tuple[str, dict]]:
+def exercise_states(page: Page) -> list[tuple[str, dict]]:
     """The page's "Check yourself" exercises (front matter `exercises: [kind, ...]`): one
     instance `exercise-<kind>` each, at seed 0, so names, DOM ids and URL keys are unique."""
-    kinds = page.get("exercises") or []
-    if len(set(kinds)) != len(kinds):
-        raise SystemExit(f"{page['path']}: an exercise kind is listed twice")
-    out = []
-    for kind in kinds:
-        if kind not in exercises.KINDS:
-            raise SystemExit(f"{page['path']}: unknown exercise kind {kind!r}")
-        out.append((f"exercise-{kind}", widgets.WIDGETS["exercise"]({"kind": kind, "seed": 0})))
-    return out
+    return [
+        (f"exercise-{kind}", widgets.WIDGETS["exercise"]({"kind": kind, "seed": 0}))
+        for kind in page.exercises
+    ]
 
 
 def render_prose(
-    page: dict, widget_html: Callable[[str, dict], str], context: dict
+    page: Page, widget_html: Callable[[str, dict], str], context: dict
 ) -> tuple[str, list[tuple[str, dict]]]:
     """The page's HTML, and the default state of every widget placed in it. `widget_html` renders
     a widget from its state; `context` is what else the prose may use (facts, widget_docs)."""
@@ -127,12 +106,12 @@ def render_prose(
 
     def widget(name: str) -> str:
         if name not in widgets.WIDGETS:
-            raise SystemExit(f"{page['path']}: unknown widget {name!r}")
+            raise SystemExit(f"{page.path}: unknown widget {name!r}")
         states.append((name, widgets.WIDGETS[name]()))
         return stash.put(widget_html(name, states[-1][1]))
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
-    text = env.from_string(page["source"]).render(widget=widget, **context)
+    text = env.from_string(page.source).render(widget=widget, **context)
     text = math_to_mathml(text, stash)
     body = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, output_format="html")
     # a wide table scrolls in its own box, which keyboards can reach (widgets are stashed)

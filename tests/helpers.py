@@ -18,6 +18,19 @@ TIMEOUT_MS = 90_000
 FAST = os.environ.get("AE_TESTS_FAST") == "1"
 
 
+def site_pages() -> list:
+    """The site's pages in order, read as the build reads them (`sitebuild.page.load_pages`):
+    tests take the stages' count, slugs and exercise kinds from here, not from typed numbers."""
+    from sitebuild.page import load_pages  # conftest puts the repository on the path
+
+    return load_pages()
+
+
+def stages() -> list:
+    """The pages that are stages, numbered 1 to n."""
+    return [p for p in site_pages() if p.number is not None]
+
+
 def examples(n: int) -> int:
     """How many examples a property with n examples tries in this run."""
     return max(5, n // 10) if FAST else n

@@ -84,7 +84,7 @@
       var sel = '[data-role="' + role + '"]' + (name ? '[data-figure="' + name + '"]' : ":not([data-figure])");
       return root.querySelector(sel);
     }
-    // A chart whose figure, summary and table Python sent unchanged (a stage 8 chart with no log
+    // A chart whose figure, summary and table Python sent unchanged (your cluster's chart with no log
     // pasted) is left alone: redrawing it, or even rewriting its text, makes the browser lay out
     // and paint again. A new theme redraws every figure.
     function plot(chart, p, json) {

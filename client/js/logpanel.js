@@ -1,8 +1,8 @@
 // bundle: page  needs: AE.onPage  uses: AE.widgets
-// Stage 8's log panel, no computation: (1) a log opened from disk is read here, in the
+// Your cluster's log panel, no computation: (1) a log opened from disk is read here, in the
 // browser (never uploaded), and handed to Python as the log_file parameter (a hidden input, kept
 // in storage, never drawn: a text box of millions of lines freezes Chromium); only the first data-max-bytes
-// (fit.py's limit) and one byte are read, so Python can refuse a longer file with its own message. (2) The "use the
+// (logs/explain.py's limit) and one byte are read, so Python can refuse a longer file with its own message. (2) The "use the
 // fitted figures" button applies the parameters Python fitted to that log (state.fit_apply).
 (function () {
   "use strict";

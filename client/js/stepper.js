@@ -112,7 +112,7 @@
       t.appendChild(head);
       var body = el("tbody"), marks = cellMarks(frame), held = frame.holders && frame.holders.map(cells);
       var editable = state.editable && k === 0;
-      var groups = {};  // first row of each group (page 6: a server) -> its label
+      var groups = {};  // first row of each group (across servers: a server) -> its label
       (state.row_groups || []).forEach(function (g) { groups[g[1]] = g[0]; });
       frame.buffers.forEach(function (row, i) {
         if (groups[i] !== undefined) {

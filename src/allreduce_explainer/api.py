@@ -110,7 +110,7 @@ def busbw(gpus, nbytes, time_us, collective="allreduce") -> dict:
     return out
 
 
-# ---- DDP buckets (stage 7) -------------------------------------------------------------------
+# ---- DDP buckets -----------------------------------------------------------------------------
 
 MAX_TENSORS = 100_000
 MAX_TENSOR_BYTES = 1 << 50
@@ -351,7 +351,7 @@ def innetwork(gpus=8, length=16, dtype="bf16", seed=1, values=None) -> dict:
     return innetwork_engine.run(gpus, length, dtype, seed, values)
 
 
-# ---- Your cluster (stage 8) -------------------------------------------------------------------
+# ---- Your cluster -----------------------------------------------------------------------------
 
 
 def calc(model=None, params=None, **kw) -> dict:

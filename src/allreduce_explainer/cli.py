@@ -432,7 +432,7 @@ def _ddp_parsers(sub) -> None:
 
 
 def _cluster_parsers(sub) -> None:
-    """Stage 8: calc, presets, nccl-tests."""
+    """Your cluster: calc, presets, nccl-tests."""
     c = sub.add_parser(
         "calc",
         help="all-reduce time per step, bus bandwidth and share of a step for a model on a cluster",

@@ -11,7 +11,7 @@ from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
 
 
 def headline() -> dict[str, str]:
-    """Stage 1: a 7B model's BF16 gradient on 8 and 64 H100s."""
+    """Why all-reduce: a 7B model's BF16 gradient on 8 and 64 H100s."""
     s = EXAMPLE_GRADIENT_BYTES
     t = {
         "naive_8": api.estimate("naive", 8, s, 8),
@@ -35,7 +35,7 @@ def headline() -> dict[str, str]:
 
 
 def all_facts() -> dict[str, str]:
-    """Stage 1's headline figures and every widget module's facts(); a name may appear once."""
+    """The opening page's figures and every widget module's facts(); a name may appear once."""
     from .widgets import FACTS
 
     out = headline()

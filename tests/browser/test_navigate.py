@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bs4 import BeautifulSoup
 
-from helpers import PY_READY, expect_counter, open_page
+from helpers import PY_READY, expect_counter, open_page, stages
 
 
 def built(site, slug: str) -> BeautifulSoup:
@@ -19,8 +19,9 @@ def slug_of(url: str) -> str:
 def test_following_next_through_every_stage_keeps_one_python(page, server, site):
     workers = []
     page.on("worker", lambda w: workers.append(w))
-    open_page(page, server, "why-allreduce", live=True)
-    seen = ["why-allreduce"]
+    slugs = [p.slug for p in stages()]
+    open_page(page, server, slugs[0], live=True)
+    seen = [slugs[0]]
     while page.locator("a[rel=next]").count():
         page.locator("a[rel=next]").click()
         slug = slug_of(page.url)
@@ -33,7 +34,7 @@ def test_following_next_through_every_stage_keeps_one_python(page, server, site)
         assert page.locator("html").get_attribute("data-python") == "ready", slug
         assert "Live" in page.locator("[data-role=python-status]").inner_text(), slug
         assert page.evaluate("() => document.activeElement.matches('main h1')"), slug
-    assert seen[-1] == "your-cluster" and len(seen) == 10, seen
+    assert seen == slugs
     assert len(workers) == 1  # the worker the first page started, all the way
     page.watch.assert_clean()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -175,10 +176,8 @@ def test_the_shown_reading_time_changes_when_the_words_change(tmp_path, monkeypa
     real = pages_module.load_pages
 
     def longer_page_two():
-        loaded = real()
-        page = next(p for p in loaded if p["order"] == 2)
-        page["source"] += "\n\n" + "word " * extra + "\n"
-        return loaded
+        more = "\n\n" + "word " * extra + "\n"
+        return [replace(p, source=p.source + more) if p.number == 2 else p for p in real()]
 
     before = Builder(tmp_path / "before")
     before.build_pages()

@@ -15,8 +15,10 @@ from allreduce_explainer.errors import ParamError
 from allreduce_explainer.training import calculator
 from allreduce_explainer.widgets import SPECS, WIDGETS, params, servers
 from allreduce_explainer.widgets.params import Param, defaults, spec, validated
+from sitebuild.page import load_pages
 from sitebuild.pages import Builder
-from sitebuild.prose import load_pages, render_prose, widget_docs
+from sitebuild.prose import render_prose, widget_docs
+from sitebuild.stageref import stage_references
 
 NAMES = sorted(WIDGETS)
 
@@ -147,8 +149,9 @@ def test_the_url_table_lists_step_for_every_stepper(builder):
     """The course page's contract: every parameter with its default, and `step` for each widget
     that steps (share.js records it for every stepper)."""
     pages = load_pages()
-    course = next(p for p in pages if p["slug"] == "use-in-your-course")
-    context = {"f": builder.facts, "widget_docs": widget_docs(pages), "stages": [], "kinds": {}}
+    course = next(p for p in pages if p.slug == "use-in-your-course")
+    context = {"f": builder.facts, "widget_docs": widget_docs(pages), "stages": [], "base": "../"}
+    context |= stage_references(pages)
     body, _ = render_prose(course, lambda n, s: builder.widget_html(n, s, "../"), context)
     rows = {
         tr.find("td").get_text(): tr.find_all("td")[2].get_text()

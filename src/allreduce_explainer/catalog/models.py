@@ -289,7 +289,7 @@ def get(key: str) -> Model:
     return transformer(key, label, config, source)
 
 
-# Stage 1's example, carried through the pages: a 7B-parameter model and its BF16 gradient of
+# Why all-reduce's example, carried through the pages: a 7B-parameter model and its BF16 gradient of
 # 7e9 x 2 bytes = 14 GB.
 EXAMPLE_PARAMS = 7e9
 EXAMPLE_GRADIENT_BYTES = EXAMPLE_PARAMS * BF16.itemsize

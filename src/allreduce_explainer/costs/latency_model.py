@@ -3,7 +3,7 @@ and the per-message latencies other pages default to.
 
 The defaults are NCCL's own per-hop figures for its Simple ring (nccl/constants.py, from
 src/graph/tuning.cc): 3.4 µs over NVLink, 14 µs over the network. NCCL's full time model, with
-its protocols, tree corrections and choice, is the `nccl` package; stage 5 draws both.
+its protocols, tree corrections and choice, is the `nccl` package; the latency page draws both.
 
 The crossover is found on a fine grid of sizes and refined by bisection, so the number a page
 prints is where the two curves meet; NCCL's own ring and tree (its best protocol each) cross

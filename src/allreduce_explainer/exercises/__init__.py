@@ -13,9 +13,9 @@ import random
 from ..errors import ParamError
 from ..validate import count
 from .check import check_choice, check_quantity, check_vector
-from .kinds import CHOICE, KINDS, STAGES, VECTOR, Problem
+from .kinds import CHOICE, KINDS, SHEET_KINDS, VECTOR, Problem
 
-__all__ = ["KINDS", "STAGES", "exercise", "feedback", "kinds_by_stage", "problem", "sheet"]
+__all__ = ["KINDS", "SHEET_KINDS", "exercise", "feedback", "problem", "sheet"]
 MAX_SEED = 2**53  # a seed a page's URL and JavaScript's numbers carry exactly
 MAX_ANSWER = 200
 MAX_SHEET = 40  # problems on one sheet
@@ -26,7 +26,7 @@ def problem(kind, seed) -> Problem:
     if not isinstance(kind, str) or kind not in KINDS:
         raise ParamError("kind", f"must be one of {', '.join(KINDS)}")
     s = count("seed", seed, 0, MAX_SEED)
-    return KINDS[kind][1](random.Random(s))
+    return KINDS[kind](random.Random(s))
 
 
 def feedback(p: Problem, answer) -> dict:
@@ -58,7 +58,6 @@ def exercise(params=None) -> dict:
     state = {
         "kind": "exercise",
         "exercise": kind,
-        "stage": KINDS[kind][0],
         "seed": int(seed),
         "params": {"kind": kind, "seed": int(seed)},
         "prompt": p.prompt,
@@ -88,11 +87,6 @@ def _tolerance_text(p: Problem) -> str:
     )
 
 
-def kinds_by_stage() -> dict[int, dict]:
-    """Every stage's title and exercise kinds, for a teacher's sheet and the pages."""
-    return {s: {"title": t, "kinds": [f.__name__ for f in fs]} for s, (t, fs) in STAGES.items()}
-
-
 def sheet(params=None) -> dict:
     """A teacher's problem set: {"kinds": [...], "seed": N} -> the problems and, apart, the key.
 
@@ -106,7 +100,7 @@ def sheet(params=None) -> dict:
     unknown = sorted(set(params) - {"kinds", "seed"})
     if unknown:
         raise ParamError(str(unknown[0])[:40], "is not a parameter of this widget")
-    kinds = params.get("kinds", [fs[0].__name__ for _, fs in STAGES.values()])
+    kinds = params.get("kinds", list(SHEET_KINDS))
     if isinstance(kinds, str):
         kinds = [k.strip() for k in kinds.split(",") if k.strip()]
     if not isinstance(kinds, list) or not kinds or len(kinds) > MAX_SHEET:
@@ -120,7 +114,7 @@ def sheet(params=None) -> dict:
     problems, key = [], []
     for i, kind in enumerate(kinds):
         p = problem(kind, seed + i)
-        head = {"number": i + 1, "kind": kind, "stage": KINDS[kind][0], "seed": seed + i}
+        head = {"number": i + 1, "kind": kind, "seed": seed + i}
         problems.append({**head, "prompt": p.prompt, "unit": p.unit, "tolerance": p.tolerance})
         key.append({**head, "solution_steps": p.steps, "solution_answer": p.answer_text()})
     return {

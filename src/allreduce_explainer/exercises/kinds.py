@@ -90,7 +90,7 @@ LINKS = (
 )
 
 
-# ---- Stage 1: why all-reduce ---------------------------------------------------------------------
+# ---- Why all-reduce ------------------------------------------------------------------------------
 
 
 def allreduce_sum(rng: random.Random) -> Problem:
@@ -194,7 +194,7 @@ def ring_time(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 2: ring reduce-scatter ----------------------------------------------------------------
+# ---- Ring reduce-scatter -------------------------------------------------------------------------
 
 
 def _small_ring(rng: random.Random, lo: int = 3, hi: int = 7) -> tuple[int, list, list]:
@@ -301,7 +301,7 @@ def rs_owner(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 3: all-gather -------------------------------------------------------------------------
+# ---- All-gather ----------------------------------------------------------------------------------
 
 
 def ring_steps(rng: random.Random) -> Problem:
@@ -384,7 +384,7 @@ def ag_cell(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 4: what each GPU sends, and nccl-tests' busbw -----------------------------------------
+# ---- What each GPU sends, and nccl-tests' busbw --------------------------------------------------
 
 HEADER = (
     "#       size         count      type   redop    root     time   algbw   busbw #wrong"
@@ -473,7 +473,7 @@ def naive_root_bytes(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 5: latency, ring against tree ---------------------------------------------------------
+# ---- Latency, ring against tree ------------------------------------------------------------------
 
 
 def _flat(rng: random.Random) -> dict:
@@ -485,7 +485,7 @@ def _flat(rng: random.Random) -> dict:
 
 
 def _flat_estimate(algorithm: str, f: dict, s: float) -> dict:
-    """One GPU per server, every message over the same link: stage 5's flat network."""
+    """One GPU per server, every message over the same link: the latency page's flat network."""
     links = {"intra_bw": f["gbps"], "inter_bw": f["gbps"]}
     links |= {"intra_latency": f["latency_us"], "inter_latency": f["latency_us"]}
     return api.estimate(algorithm, f["gpus"], s, 1, **links)
@@ -588,7 +588,7 @@ def speedup(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 6: servers and the network ------------------------------------------------------------
+# ---- Servers and the network ---------------------------------------------------------------------
 
 DESCRIBE = {
     "ring": "one ring over all GPUs in rank order (servers contiguous, so the ring crosses "
@@ -686,7 +686,7 @@ def network_steps(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 7: DDP buckets ------------------------------------------------------------------------
+# ---- DDP buckets ---------------------------------------------------------------------------------
 
 
 def _params(rng: random.Random) -> tuple[list[float], float | None]:
@@ -751,7 +751,7 @@ def first_bucket(rng: random.Random) -> Problem:
     )
 
 
-# ---- Stage 8: your cluster -----------------------------------------------------------------------
+# ---- Your cluster --------------------------------------------------------------------------------
 
 
 def _model(rng: random.Random) -> tuple[str, int]:
@@ -858,14 +858,30 @@ def compute_time(rng: random.Random) -> Problem:
 
 # ---- The registry --------------------------------------------------------------------------------
 
-STAGES: dict[int, tuple[str, tuple[Callable[[random.Random], Problem], ...]]] = {
-    1: ("Why all-reduce", (allreduce_sum, naive_time, ring_time)),
-    2: ("Ring reduce-scatter", (rs_cell, rs_message_bytes, rs_owner)),
-    3: ("All-gather", (ag_cell, ring_steps, ring_bytes_per_gpu)),
-    4: ("What each GPU sends; busbw", (line_algbw, line_busbw, naive_root_bytes)),
-    5: ("Latency: ring against tree", (ring_latency, faster, speedup)),
-    6: ("Servers and the network", (network_bytes, nic_bytes, network_steps)),
-    7: ("DDP buckets", (bucket_count, first_bucket)),
-    8: ("Your cluster", (gradient_size, calc_time, compute_time)),
-}
-KINDS = {f.__name__: (stage, f) for stage, (_, fs) in STAGES.items() for f in fs}
+# Which page asks which kinds is the pages' front matter (`exercises:`), the one place that says
+# it: the core does not read the content, and a stage's number is its place among the pages.
+KINDS: dict[str, Callable[[random.Random], Problem]] = {
+    f.__name__: f
+    for f in (
+        allreduce_sum, naive_time, ring_time,
+        rs_cell, rs_message_bytes, rs_owner,
+        ag_cell, ring_steps, ring_bytes_per_gpu,
+        line_algbw, line_busbw, naive_root_bytes,
+        ring_latency, faster, speedup,
+        network_bytes, nic_bytes, network_steps,
+        bucket_count, first_bucket,
+        gradient_size, calc_time, compute_time,
+    )
+}  # fmt: skip
+# A teacher's sheet by default: the first kind of every page that has exercises, in page order
+# (tests/core/test_exercises.py holds it against the pages).
+SHEET_KINDS = (
+    "allreduce_sum",
+    "rs_cell",
+    "ag_cell",
+    "line_algbw",
+    "ring_latency",
+    "network_bytes",
+    "bucket_count",
+    "gradient_size",
+)

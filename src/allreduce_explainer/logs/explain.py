@@ -1,5 +1,5 @@
 """An all_reduce_perf log explained: one driver, `explain_run`, for the CLI's `nccl-tests` (through
-`read_log`, every run) and stage 8's log view (one run, cached there).
+`read_log`, every run) and the page's log view (one run, cached there).
 
 A run's rows and alpha-beta line (alphabeta.py), the servers it ran on and the calculator settings
 that line gives, and NCCL's model fitted to it (ncclfit.py) with what the reader's hardware says:

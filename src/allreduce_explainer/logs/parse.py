@@ -268,7 +268,7 @@ def agrees(derived: float, printed: float | None, token: str, rel: float = 0.0) 
     return printed is not None and abs(derived - printed) <= derived * rel + resolution(token)
 
 
-# ---- A whole log split into runs (stage 8) ----------------------------------------------------
+# ---- A whole log split into runs (your cluster) -----------------------------------------------
 
 HOST = re.compile(r"\bon\s+(\S+)\s+device\b", re.I)
 RUN_START = re.compile(r"^#\s*(nThread|Collective test starting|Using devices)\b", re.I)

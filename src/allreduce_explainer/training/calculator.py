@@ -1,4 +1,4 @@
-"""Stage 8's calculator: a real model, GPU count and network in; all-reduce time per step, bus
+"""Your cluster's calculator: a real model, GPU count and network in; all-reduce time per step, bus
 bandwidth and the share of a training step it costs out. Pure functions over cost.py (the
 closed forms), ddp.py (buckets and their overlap with the backward pass) and hardware.py.
 
@@ -6,7 +6,7 @@ Units: bytes; GB/s = 1e9 B/s per direction; network cards in Gb/s on the wire (4
 The default algorithm is "nccl": NCCL's own cost model and choice (nccl/), calibrated against
 measured runs. The teaching algorithms stay as references: their closed forms at the links' line
 rate, with a latency per message of 0 by default (bandwidth only, as the CLI's `cost`), so
-`algorithm="ring"` gives stage 1's 0.55 s exactly; NCCL charges a latency per hop
+`algorithm="ring"` gives why-allreduce's 0.55 s exactly; NCCL charges a latency per hop
 (latency_model.py: 3.4 µs over NVLink, 14 µs over the network for the Simple ring), which a
 reader can enter for them. "tree" is this site's teaching tree (all GPUs in rank order, one card
 per edge across servers), not NCCL's, which lives in "nccl" (or forced: "nccl-tree").

@@ -1,4 +1,4 @@
-"""Stage 7: PyTorch DDP's gradient buckets, overlapping all-reduce with the backward pass."""
+"""PyTorch DDP's gradient buckets, overlapping all-reduce with the backward pass."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _params(params) -> dict:
 
 
 def ddp_buckets(params=None) -> dict:
-    """Stage 7: one steady-state backward pass under DDP, and the sweep over bucket sizes."""
+    """DDP buckets: one steady-state backward pass under DDP, and the sweep over bucket sizes."""
     p = _params(params)
     first = ddp.DEFAULT_FIRST_MB if p["first_bucket"] == "1mib" else None  # None: the cap
     args = {
@@ -260,7 +260,7 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
 
 
 def facts() -> dict[str, str]:
-    """Stage 7's figures: GPT-2 small on 8 H100s in one server, across two servers and across
+    """DDP buckets' figures: GPT-2 small on 8 H100s in one server, across two servers and across
     64, timed by NCCL's model; and two servers in the lock-step teaching model, for contrast."""
     out = {}
     m = models.get("gpt2")

@@ -1,5 +1,5 @@
-"""Stage 8: your cluster. The calculator (training/calculator.py) and a pasted `all_reduce_perf`
-log (logs/explain.py; drawn by logview.py) in one widget, so that the fitted lines, the measured
+"""Your cluster. The calculator (training/calculator.py) and a pasted `all_reduce_perf` log
+(logs/explain.py; drawn by logview.py) in one widget, so that the fitted lines, the measured
 points and the calculator's assumption share one set of parameters and the fit can be applied to
 it. This module is the calculator's view and the widget. The default is NCCL's own model
 (algorithm "nccl"); the teaching closed forms at line rate and the lower bound are its references.
@@ -297,8 +297,8 @@ SPECS = {"cluster": SPEC}
 
 
 def facts() -> dict[str, str]:
-    """Stage 8's quoted figures: the defaults (stage 1's case, NCCL's model), the first page's
-    single ring, and a few presets."""
+    """Your cluster's quoted figures: the defaults (why-allreduce's case, NCCL's model), that
+    page's single ring, and a few presets."""
     r = calculator.calc()
     ring = calculator.calc(algorithm="ring")
     multi = calculator.calc(algorithm="multi-ring")

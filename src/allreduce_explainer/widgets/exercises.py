@@ -13,7 +13,7 @@ EXERCISE = spec(
     Param("answer", None, "text", optional=True),
 )
 SHEET = spec(
-    Param("kinds", [fs[0].__name__ for _, fs in core.STAGES.values()], "data"),
+    Param("kinds", list(core.SHEET_KINDS), "data"),
     Param("seed", 0, "int", "Seed (it names the sheet)", lo=0, hi=core.MAX_SEED - core.MAX_SHEET),
 )
 

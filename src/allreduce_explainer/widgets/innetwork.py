@@ -1,4 +1,4 @@
-"""Stage 9: in-network reduction. The stepper runs innetwork.py's NVLS all-reduce (GPUs -> the
+"""In-network reduction. The stepper runs innetwork.py's NVLS all-reduce (GPUs -> the
 switch adds -> the sum to every GPU) beside the ring on the same vectors; the bandwidth widget
 holds algbw, nccl-tests' busbw and the bytes on each link against each other, the published
 8 x H100 runs, NCCL's own model (nccl/) by GPU count, and the bytes per network card across
@@ -325,7 +325,7 @@ def _across(p: dict, s: int) -> dict:
 
 
 def facts() -> dict:
-    """The figures stage 9's prose quotes."""
+    """The figures the in-network page's prose quotes."""
     b = innetwork_bandwidth()
     ideal, m8 = b["ideal"], innetwork.measured_h100()[-1]
     st = innetwork_stepper()

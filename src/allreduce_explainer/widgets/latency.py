@@ -1,4 +1,4 @@
-"""Stage 5: latency, ring against tree: time against size, steps against GPUs, the tree stepped.
+"""Latency, ring against tree: time against size, steps against GPUs, the tree stepped.
 
 The time chart holds two models. NCCL's own (the `nccl` package, a port of NCCL 2.30.7's
 tuning.cc) on servers of H100s with one network card per GPU: the ring's and the tree's best
@@ -68,7 +68,7 @@ def _nccl_curves(s: nccl.System) -> tuple[nccl.Best, list[float]]:
 
 
 def latency(params=None) -> dict:
-    """Stage 5: time of one all-reduce against size, NCCL's model and the teaching model, with
+    """Latency: time of one all-reduce against size, NCCL's model and the teaching model, with
     the crossovers and a band of what NCCL picks."""
     p = validated(params, LATENCY)
     n, per, alpha, gbps = p["gpus"], p["gpus_per_node"], float(p["latency_us"]), p["bandwidth_gbps"]
@@ -306,7 +306,7 @@ TREE = spec(
 
 
 def tree_allreduce(params=None) -> dict:
-    """Stage 5: the double binary tree on real numbers, up the trees and down, then the check."""
+    """Latency: the double binary tree on real numbers, up the trees and down, then the check."""
     p = validated(params, TREE)
     n, k, dtype = p["gpus"], p["chunks"], p["dtype"]
     inputs = vectors(p, n, dtype, TREE["length"].hi)
@@ -412,7 +412,7 @@ def nccl_latency_us(algorithm: str, gpus: int, per_node: int) -> float:
 
 
 def facts() -> dict[str, str]:
-    """Stage 5's quoted figures."""
+    """Latency: the quoted figures."""
     d = defaults(LATENCY)
     n, per, a, b = d["gpus"], d["gpus_per_node"], d["latency_us"], d["bandwidth_gbps"]
     topo = flat(n, b, a)

@@ -1,6 +1,7 @@
-"""Stage 8's log view: a pasted or opened `all_reduce_perf` log read by logs.explain, drawn
-against the calculator's cluster (widgets/cluster.py, one widget with it): the measured points,
-the alpha-beta line, NCCL's model fitted, and the calculator's algorithm on the measured cluster.
+"""The log view of "your cluster": a pasted or opened `all_reduce_perf` log read by logs.explain,
+drawn against the calculator's cluster (widgets/cluster.py, one widget with it): the measured
+points, the alpha-beta line, NCCL's model fitted, and the calculator's algorithm on the measured
+cluster.
 
 This module keeps the page's caches (parsing, and NCCL's fit of one run) and the drawing; the
 reading is logs.explain.explain_run's, the CLI's `nccl-tests` too.

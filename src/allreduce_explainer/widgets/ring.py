@@ -1,4 +1,4 @@
-"""Stages 2 and 3: the ring's reduce-scatter and all-gather on real numbers, and the check."""
+"""The ring's reduce-scatter and all-gather on real numbers, and the check."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def _ring_common(p: dict, r: dict) -> dict:
 
 
 def ring_reduce_scatter(params=None) -> dict:
-    """Stage 2: the ring's reduce-scatter, n - 1 steps on real numbers."""
+    """The ring's reduce-scatter, n - 1 steps on real numbers."""
     p, r = _ring_trace(params)
     n = r["gpus"]
     chunks = split(0, r["length"], n)
@@ -90,7 +90,7 @@ def ring_reduce_scatter(params=None) -> dict:
 
 
 def ring_all_gather(params=None) -> dict:
-    """Stage 3: the all-gather from the end of the reduce-scatter, then the exact check."""
+    """The all-gather from the end of the reduce-scatter, then the exact check."""
     p, r = _ring_trace(params)
     n, dtype = r["gpus"], r["dtype"]
     chunks = split(0, r["length"], n)

@@ -1,4 +1,4 @@
-"""Stage 4: what each GPU sends as the ring grows, and nccl-tests' algbw and busbw.
+"""What each GPU sends as the ring grows, and nccl-tests' algbw and busbw.
 
 The counted values come from the simulation, message by message (every GPU's bytes), the formula
 values from cost.py; the chart draws both so that a reader sees them agree.
@@ -438,7 +438,7 @@ SPECS = {"sends": SENDS, "busbw": BUSBW, "nccl_line": LINE, "busbw_curve": CURVE
 
 
 def facts() -> dict[str, str]:
-    """Stage 4's quoted figures."""
+    """What each GPU sends: the quoted figures."""
     s = EXAMPLE_GRADIENT_BYTES
     ring8 = cost.cost("ring", Topology.make(8), s)
     ring64 = cost.cost("ring", Topology.make(64, 8), s)

@@ -1,4 +1,4 @@
-"""Stage 6: across servers, the flat ring, one ring per network card, and the hierarchical method.
+"""Across servers: the flat ring, one ring per network card, and the hierarchical method.
 
 Every byte count here is counted from the messages of the core's simulation, never from the
 formulas; the tests check that the counts equal the formulas. Times come from the closed forms in
@@ -50,7 +50,7 @@ STEPPER = spec(
 
 
 def servers_stepper(params=None) -> dict:
-    """Stage 6: step through one method on N servers of g GPUs, counting network bytes."""
+    """Across servers: step through one method on N servers of g GPUs, counting network bytes."""
     p = validated(params, STEPPER)
     method, servers, g = p["method"], p["servers"], p["gpus_per_node"]
     n = servers * g
@@ -162,7 +162,7 @@ def _frames(r: dict, groups, servers: int, g: int, method: str) -> list[dict]:
 COMPARE = spec(
     Param("servers", 8, "int", "Servers", 1, 64, nudge=(1, "a server")),
     Param("gpus_per_node", 8, "int", "GPUs (and cards) per server", 1, 8),
-    # a 7B-parameter model's BF16 gradient (stage 1)
+    # a 7B-parameter model's BF16 gradient (why-allreduce's)
     Param("gradient_gb", EXAMPLE_GRADIENT_BYTES / 1e9, "float", "Gradient per GPU (GB)",
           0.000001, 10000, unit="GB"),
     Param("intra_bw", H100_NVLINK_GBps, "float", "NVLink (GB/s)", 0.001, 1000000, unit="GB/s"),
@@ -177,7 +177,7 @@ SERVER_X = [1, 2, 4, 8, 16, 32, 64]
 
 
 def servers_compare(params=None) -> dict:
-    """Stage 6: bytes over the network and time of the three methods, as servers are added."""
+    """Across servers: network bytes and time of the three methods, as servers are added."""
     p = validated(params, COMPARE)
     servers, g, gb = p["servers"], p["gpus_per_node"], float(p["gradient_gb"])
     links = {k: float(p[k]) for k in ("intra_bw", "inter_bw", "intra_latency", "inter_latency")}
@@ -316,7 +316,7 @@ def _figure(times: dict, servers: int, g: int, at: dict, nccl_times: list, nccl_
 
 
 def facts() -> dict[str, str]:
-    """Stage 6: 8 servers of 8 H100s, 14 GB, and a small message with NCCL's latencies."""
+    """Across servers: 8 servers of 8 H100s, 14 GB, and a small message with NCCL's latencies."""
     s, nodes, g = EXAMPLE_GRADIENT_BYTES, 8, 8
     c = {m: count_bytes(m, nodes, g, s) for m in METHODS}
     t = {m: api.estimate(m, nodes * g, s, g)["time_s"] for m in METHODS}

@@ -1,7 +1,7 @@
-"""Stage 8: sharded data parallel (ZeRO, FSDP). The stepper runs shard.py's reduce-scatter, update
+"""Sharded data parallel (ZeRO, FSDP). The stepper runs shard.py's reduce-scatter, update
 of one shard and all-gather on real numbers and checks them against DDP; the chart puts
 shardcost.py's memory and time per step of each strategy side by side, its collectives timed by
-NCCL's own model (nccl/), the same one stage 10's calculator uses by default.
+NCCL's own model (nccl/), the same one your cluster's calculator uses by default.
 """
 
 from __future__ import annotations
@@ -328,7 +328,7 @@ def _table(rows: dict) -> dict:
 
 
 def facts() -> dict:
-    """The figures stage 8's prose quotes, from the chart's default state."""
+    """The figures the shards page's prose quotes, from the chart's default state."""
     p = _resolve(validated({}, MEMORY))
     out = strategies(p)
     rows = out["strategies"]

@@ -1,4 +1,4 @@
-"""Stage 1: the naive method on real vectors, and its cost against the ring's."""
+"""Why all-reduce: the naive method on real vectors, and its cost against the ring's."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ NAIVE = spec(
 
 
 def naive(params=None) -> dict:
-    """Stage 1: gather to GPU 0, add, broadcast back, on real integer vectors."""
+    """Why all-reduce: gather to GPU 0, add, broadcast back, on real integer vectors."""
     p = validated(params, NAIVE)
     n = p["gpus"]
     inputs = vectors(p, n, "int", NAIVE["length"].hi)
@@ -81,7 +81,7 @@ SCALING_X = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 
 
 def scaling(params=None) -> dict:
-    """Stage 1: time of naive and ring against GPU count (8 per server, no latency)."""
+    """Why all-reduce: time of naive and ring against GPU count (8 per server, no latency)."""
     p = validated(params, SCALING)
     n = p["gpus"]
     if n > PER_SERVER and n % PER_SERVER:

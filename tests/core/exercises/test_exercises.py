@@ -11,11 +11,11 @@ from strategies import SEEDS
 
 from allreduce_explainer.costs.cost import tree_chunks
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.exercises import KINDS, exercise, kinds_by_stage, sheet
+from allreduce_explainer.exercises import KINDS, exercise, sheet
 from allreduce_explainer.exercises.units import AnswerError, parse, parse_vector
 from allreduce_explainer.schedules.topology import Topology
 from allreduce_explainer.simulation import simulate
-from helpers import examples
+from helpers import examples, stages
 
 MIB = 2**20
 # Figures from the world, written out here so the oracle does not read the core's tables.
@@ -162,11 +162,16 @@ def core_answer(kind, seed):
 SLOW = {"faster", "speedup"}  # the oracle simulates the tree message by message
 
 
-def test_every_stage_has_two_to_four_kinds_and_every_kind_an_oracle():
-    stages = kinds_by_stage()
-    assert sorted(stages) == list(range(1, 9))
-    assert all(2 <= len(s["kinds"]) <= 4 for s in stages.values())
-    assert sorted(k for s in stages.values() for k in s["kinds"]) == sorted(KINDS)
+def test_every_kind_is_on_one_stage_and_a_stage_has_none_or_two_to_four():
+    """The pages' `exercises:` lists place the core's kinds: each on exactly one stage."""
+    counts = [len(p.exercises) for p in stages()]
+    assert all(n == 0 or 2 <= n <= 4 for n in counts) and sum(counts) > 0, counts
+    assert sorted(k for p in stages() for k in p.exercises) == sorted(KINDS)
+
+
+def test_a_default_sheet_asks_the_first_kind_of_every_stage_with_exercises():
+    want = [p.exercises[0] for p in stages() if p.exercises]
+    assert [p["kind"] for p in sheet()["problems"]] == want
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -413,7 +418,6 @@ def test_a_sheet_lists_each_problem_with_its_seed_and_a_separate_key():
         assert a["solution_answer"] == alone["solution_answer"]
     assert s["problems"][0]["prompt"] != s["problems"][2]["prompt"]
     assert sheet({"kinds": "ring_time, line_busbw", "seed": 3})["params"]["kinds"] == kinds[:2]
-    assert len(sheet()["problems"]) == 8  # one per stage by default
     json.dumps(s, allow_nan=False)
 
 

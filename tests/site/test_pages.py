@@ -1,0 +1,210 @@
+"""The pages as one typed record: bad front matter fails the build naming the file and the key;
+a stage's number is its place, which `{{ stage(slug) }}`, the teacher's sheet and the README
+show. The oracle for a stage's number is its file's name (content/07-ddp-buckets.md is 7)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import frontmatter
+import jinja2
+import pytest
+from bs4 import BeautifulSoup
+
+from sitebuild.page import course, load_pages, normalize
+from sitebuild.pages import Builder
+from sitebuild.stageref import stage_references
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = sorted((ROOT / "content").glob("[0-9][0-9]-*.md"))
+# slug -> stage number, from the file names alone
+NUMBER = {frontmatter.load(f).metadata["slug"]: int(f.name[:2]) for f in FILES}
+GOOD = {"title": "A page", "slug": "a-page", "order": 1, "summary": "What it says."}
+PATH = Path("content/01-a-page.md")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("pages")
+    Builder(out).build_pages()
+    return out
+
+
+def soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"title": None}, "title"),
+        ({"slug": None}, "slug"),
+        ({"order": None}, "order"),
+        ({"summary": None}, "summary"),
+        ({"exercise": ["ring_time"]}, "exercise"),  # a typo of `exercises`
+        ({"order": "1"}, "order"),
+        ({"order": True}, "order"),
+        ({"order": 0}, "order"),
+        ({"slug": "Ring Reduce"}, "slug"),
+        ({"title": ""}, "title"),
+        ({"core": "yes"}, "core"),
+        ({"builds_on": "why-allreduce"}, "builds_on"),
+        ({"exercises": ["ring_tme"]}, "exercises"),
+        ({"exercises": ["ring_time", "ring_time"]}, "exercises"),
+        ({"objectives": "Learn it."}, "objectives"),
+        ({"takeaways": [""]}, "takeaways"),
+        ({"questions": [{"q": "Why?"}]}, "questions"),
+        ({"questions": [{"q": "Why?", "a": 3}]}, "questions"),
+    ],
+)
+def test_normalize_refuses_bad_front_matter_naming_the_file_and_the_key(change, key):
+    meta = {k: v for k, v in (GOOD | change).items() if v is not None}
+    with pytest.raises(SystemExit) as e:
+        normalize(meta, PATH, "")
+    assert str(PATH) in str(e.value) and repr(key) in str(e.value)
+
+
+def test_normalize_keeps_every_key_typed():
+    meta = GOOD | {
+        "core": True,
+        "builds_on": ["b"],
+        "exercises": ["ring_time"],
+        "objectives": ["o"],
+        "takeaways": ["t"],
+        "questions": [{"q": "q?", "a": "a."}],
+    }
+    page = normalize(meta, PATH, "text")
+    assert (page.title, page.slug, page.order, page.core) == ("A page", "a-page", 1, True)
+    assert page.builds_on == ("b",) and page.exercises == ("ring_time",)
+    assert page.questions[0].q == "q?" and page.questions[0].a == "a."
+    assert page.source == "text" and page.number is None
+
+
+def pages(*orders: int, **changes: dict):
+    """Pages of the given orders, slugs p1, p2, ...; `changes` by slug."""
+    out = []
+    for i, order in enumerate(orders, 1):
+        meta = GOOD | {"slug": f"p{i}", "order": order} | changes.get(f"p{i}", {})
+        out.append(normalize(meta, Path(f"content/p{i}.md"), ""))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("made", "key"),
+    [
+        (lambda: pages(1, 2, 2), "order"),
+        (lambda: pages(1, 3), "order"),  # a gap
+        (lambda: pages(2, 3), "order"),  # not from 1
+        (lambda: pages(1, 2, p2={"slug": "p1"}), "slug"),
+        (lambda: pages(1, 2, p2={"builds_on": ["p9"]}), "builds_on"),
+        (
+            lambda: pages(1, 2, p1={"exercises": ["ring_time"]}, p2={"exercises": ["ring_time"]}),
+            "exercises",
+        ),
+    ],
+)
+def test_the_course_refuses_pages_that_disagree(made, key):
+    with pytest.raises(SystemExit, match=repr(key)):
+        course(made())
+
+
+def test_a_stage_number_is_its_place_and_extra_pages_have_none():
+    got = course(pages(2, 95, 1, 3))
+    assert [(p.slug, p.number) for p in got] == [("p3", 1), ("p1", 2), ("p4", 3), ("p2", None)]
+
+
+def test_the_site_numbers_its_stages_as_its_files_do():
+    site = load_pages()
+    assert {p.slug: p.number for p in site if p.number is not None} == NUMBER
+    assert [p.slug for p in site if p.number is not None] == sorted(NUMBER, key=NUMBER.get)
+
+
+def render(source: str, base: str = "../") -> str:
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    return env.from_string(source).render(base=base, **stage_references(load_pages()))
+
+
+@pytest.mark.parametrize("slug", sorted(NUMBER))
+def test_stage_prints_the_number_with_its_link(slug):
+    n = NUMBER[slug]
+    assert render(f'{{{{ stage("{slug}") }}}}') == f'<a href="../{slug}/index.html">stage {n}</a>'
+    assert render(f'{{{{ stage("{slug}", "Page") }}}}', base="") == (
+        f'<a href="{slug}/index.html">Page {n}</a>'
+    )
+
+
+def test_stage_list_links_each_number_and_spans():
+    one, _, three, _, five, six = sorted(NUMBER, key=NUMBER.get)[:6]
+    text = render(f'{{{{ stage_list(("{one}", "{three}"), "{five}", "{six}", word="Stages") }}}}')
+    html = BeautifulSoup(text, "html.parser")
+    assert html.get_text() == "Stages 1–3, 5 and 6"
+    assert [a["href"] for a in html.select("a")] == [
+        f"../{s}/index.html" for s in (one, three, five, six)
+    ]
+
+
+@pytest.mark.parametrize("slug", ["ddp-bucket", "further-reading", "teachers-sheet"])
+def test_a_reference_to_no_stage_fails_the_build(slug):
+    with pytest.raises(SystemExit, match=slug):
+        render(f'{{{{ stage("{slug}") }}}}')
+    with pytest.raises(SystemExit, match=slug):
+        render(f'{{{{ stage_list("why-allreduce", "{slug}") }}}}')
+
+
+def test_every_stage_link_in_the_site_names_the_stage_it_opens(built):
+    """Whatever page a "stage N" link is on, the page it opens says "Stage N of ..."."""
+    labels = {
+        slug: soup(built / slug / "index.html").select_one(".stage-label").get_text()
+        for slug in NUMBER
+    }
+    seen = 0
+    for html in built.glob("*/index.html"):
+        for a in soup(html).select("main a[href^='../']"):
+            slug = a["href"].split("/")[1]
+            if slug in NUMBER and re.fullmatch(r"(?i)(stage|page) \d+|\d+", a.get_text()):
+                number = a.get_text().split()[-1]
+                assert labels[slug].startswith(f"Stage {number} of"), (html, a)
+                seen += 1
+    assert seen >= 30  # the references the content makes
+
+
+def test_no_stage_number_is_typed_in_the_prose(built):
+    """Outside links and the computed "Stage 3 of 10", "stage 3" in the prose is a number nobody
+    renumbers. ZeRO's own stages are left out (the footnotes, one glossary entry), and so are
+    the widgets, whose labels come from the core, which cannot read the pages."""
+    for html in built.glob("*/index.html"):
+        main = soup(html).select_one("main")
+        for e in main.select("a, .stage-label, .footnote, .widget"):
+            e.decompose()
+        text = main.get_text(" ").replace("(in stage 3) the parameters", "")
+        typed = re.findall(r"(?i)\b(?:stage|page)s? \d+", text)
+        assert typed == [], (html.parent.name, typed)
+
+
+def test_the_teachers_sheet_numbers_stages_by_their_place(built):
+    for html in (built / "teachers-sheet" / "index.html", built / "embed" / "exercise_sheet"):
+        if html.is_dir():
+            html = html / "index.html"
+        groups = soup(html).select(".sheet-stage")
+        listed = {}
+        for g in groups:
+            n = int(re.match(r"Stage (\d+) ·", g.select_one(".sheet-stage-title").get_text())[1])
+            listed[n] = [i["value"] for i in g.select("input[data-role=kind-choice]")]
+        want = {
+            int(f.name[:2]): list(frontmatter.load(f).metadata["exercises"])
+            for f in FILES
+            if frontmatter.load(f).metadata.get("exercises")
+        }
+        assert listed == want, html
+
+
+def test_the_readme_lists_the_stages_in_order_by_their_titles():
+    text = (ROOT / "README.md").read_text().split("## The pages\n", 1)[1].strip().split("\n\n")[0]
+    entries = re.split(r"(?:^|\s)(\d+)\. ", " ".join(text.split()))[1:]
+    numbers, descriptions = entries[0::2], entries[1::2]
+    titles = {int(f.name[:2]): frontmatter.load(f).metadata["title"] for f in FILES}
+    assert [int(n) for n in numbers] == sorted(titles)
+    for n, description in zip(numbers, descriptions, strict=True):
+        head = re.split(r"[:,]", titles[int(n)])[0]
+        assert description.lower().startswith(head.lower()), (n, description, head)
