@@ -1,4 +1,4 @@
-"""Each widget's parameters are declared once (widgets/params.py): the page's controls, the checks
+"""Each widget's parameters are declared once (params.py): the page's controls, the checks
 and the URL table all follow that spec."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from allreduce_explainer.training import calculator
 from allreduce_explainer.catalog import models
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.widgets import SPECS, WIDGETS, params, sends, servers
-from allreduce_explainer.widgets.params import Param, defaults, spec, validated
+from allreduce_explainer.params import Param, defaults, spec, validated
 from sitebuild.pages import Builder
 from sitebuild.prose import load_pages, render_prose, widget_docs
 

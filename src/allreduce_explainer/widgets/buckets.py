@@ -12,7 +12,8 @@ from ..palette import NEUTRAL, SERIES
 from ..schedules.topology import NIC_400G_GBps
 from ..training import calculator, ddp
 from . import figures as fig
-from .params import Param, grad_dtype, spec, validated
+from ..params import Param, spec, validated
+from .common import grad_dtype
 
 FIRST = (
     ("1mib", "1 MiB (cap unset; PyTorch ≤ 2.3)"),

@@ -24,7 +24,8 @@ from ..palette import NEUTRAL, SERIES
 from ..training import calculator
 from ..validate import count
 from . import figures as fig
-from .params import Param, grad_dtype, spec, validated
+from ..params import Param, spec, validated
+from .common import grad_dtype
 
 MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)
 MAX_LISTED = 50  # unreadable lines listed one by one; the rest are counted by reason

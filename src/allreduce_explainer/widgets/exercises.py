@@ -5,7 +5,7 @@ module declares their parameters, so pages, URLs and the course table follow one
 from __future__ import annotations
 
 from .. import exercises as core
-from .params import Param, spec, validated
+from ..params import Param, spec, validated
 
 EXERCISE = spec(
     Param("kind", "ring_time", "choice", choices=tuple((k, k) for k in core.KINDS)),

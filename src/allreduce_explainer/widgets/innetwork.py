@@ -16,7 +16,7 @@ from ..simulation.innetwork import MEASURED_H100_BUSBW_GBPS, SWITCH
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text, vectors
-from .params import DTYPE_TEXT, SEED, VALUES, Param, spec, validated
+from ..params import DTYPE_TEXT, SEED, VALUES, Param, spec, validated
 
 # ---- The stepper -------------------------------------------------------------------------------
 

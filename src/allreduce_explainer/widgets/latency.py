@@ -25,7 +25,7 @@ from ..simulation.verify import check
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
-from .params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
+from ..params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 
 GIB = 1 << 30
 MAX_LATENCY_GPUS = 1024

@@ -22,7 +22,7 @@ from ..simulation.verify import check
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, complete, vectors
-from .params import SEED, VALUES, Param, spec, validated
+from ..params import SEED, VALUES, Param, spec, validated
 
 METHODS = ("ring", "multi-ring", "hierarchical")
 LABELS = {

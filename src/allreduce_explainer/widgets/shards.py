@@ -18,7 +18,7 @@ from ..training import calculator, shardcost
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text
-from .params import DTYPE, SEED, VALUES, Param, spec, validated
+from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 
 # ---- The stepper -------------------------------------------------------------------------------
 

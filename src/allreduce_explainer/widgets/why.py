@@ -12,7 +12,7 @@ from ..palette import SERIES
 from . import diagram
 from . import figures as fig
 from .common import stepper_frames, value_text, vectors
-from .params import SEED, VALUES, Param, spec, validated
+from ..params import SEED, VALUES, Param, spec, validated
 
 NAIVE = spec(
     Param("gpus", 4, "int", "GPUs", 2, 8),

@@ -1,19 +1,22 @@
-"""Each widget's parameters, declared once, as Params: from them come the checks (validated),
-the page's controls (templates/widgets/_macros.html, `param` and `controls`), the URL parameters
-and the course page's table of them (build.widget_docs).
+"""Parameters declared once, as Params, for the three front doors: the widgets, the library
+(api) and the command line.
 
-A widget module writes `SPEC = spec(Param(...), ...)`, calls `validated(params, SPEC)` first, and
-lists the spec in its SPECS dict next to WIDGETS. Checks that tie two parameters together (whole
-servers, two trees × chunks) stay in the widget, after this one.
+From a widget's spec come its checks (validated), the page's controls
+(templates/widgets/_macros.html, `param` and `controls`), the URL parameters and the course page's
+table of them (build.widget_docs). From an api function's spec come its checks and its CLI
+subcommand's flags (cli.py), so a ParamError names the flag that set the field.
+
+A module writes `SPEC = spec(Param(...), ...)` and calls `validated(params, SPEC)` first. Checks
+that tie two parameters together (whole servers, two trees × chunks) stay in the caller, after
+this one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ParamError
-from ..training import calculator
-from ..validate import count, number
+from .errors import ParamError
+from .validate import count, number
 
 KINDS = ("int", "float", "choice", "name", "text", "data")
 
@@ -125,10 +128,3 @@ DTYPE = Param("dtype", "int", "choice", "Number type", choices=tuple(DTYPE_TEXT.
 SEED = Param("seed", 1, "int", lo=0, hi=2**53)
 VALUES = Param("values", None, "data")  # one list of numbers per GPU, as edited in a stepper
 
-
-def grad_dtype(default: str, *order: str) -> Param:
-    """The gradient's type: BF16 (2 bytes) or FP32 (4 bytes), sizes from the calculator."""
-    text = {k: f"{k.upper()} ({n} bytes)" for k, n in calculator.GRAD_BYTES.items()}
-    return Param(
-        "grad_dtype", default, "choice", "Gradient type", choices=tuple((k, text[k]) for k in order)
-    )
