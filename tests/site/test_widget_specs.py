@@ -8,11 +8,11 @@ import json
 import pytest
 from bs4 import BeautifulSoup
 
-from allreduce_explainer import bridge, dtypes
+from allreduce_explainer import bridge, dtypes, params
 from allreduce_explainer.training import calculator
 from allreduce_explainer.catalog import models
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.widgets import SPECS, WIDGETS, params, sends, servers
+from allreduce_explainer.widgets import SPECS, WIDGETS, sends, servers
 from allreduce_explainer.params import Param, defaults, spec, validated
 from sitebuild.pages import Builder
 from sitebuild.prose import load_pages, render_prose, widget_docs

@@ -21,10 +21,10 @@ from ..logs import alphabeta as fit
 from ..logs import ncclfit as logfit
 from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
+from ..params import Param, spec, validated
 from ..training import calculator
 from ..validate import count
 from . import figures as fig
-from ..params import Param, spec, validated
 from .common import grad_dtype
 
 MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)

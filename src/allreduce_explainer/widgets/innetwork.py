@@ -10,13 +10,13 @@ from __future__ import annotations
 from .. import fmt, nccl
 from ..errors import ParamError
 from ..palette import NEUTRAL, SERIES
+from ..params import DTYPE_TEXT, SEED, VALUES, Param, spec, validated
 from ..schedules.topology import H100_NVLINK_GBps
 from ..simulation import innetwork
 from ..simulation.innetwork import MEASURED_H100_BUSBW_GBPS, SWITCH
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text, vectors
-from ..params import DTYPE_TEXT, SEED, VALUES, Param, spec, validated
 
 # ---- The stepper -------------------------------------------------------------------------------
 

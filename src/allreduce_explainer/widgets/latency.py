@@ -18,6 +18,7 @@ from ..costs.latency_model import NCCL_NETWORK_HOP_US, SIZES, crossings, crossov
 from ..errors import ParamError
 from ..nccl.tuning import terms
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
+from ..params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 from ..schedules import tree
 from ..schedules.schedule import split
 from ..schedules.topology import NIC_400G_GBps
@@ -25,7 +26,6 @@ from ..simulation.verify import check
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
-from ..params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 
 GIB = 1 << 30
 MAX_LATENCY_GPUS = 1024

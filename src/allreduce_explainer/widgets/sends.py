@@ -18,9 +18,9 @@ from ..costs import cost
 from ..errors import ParamError
 from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
+from ..params import Param, defaults, spec, validated
 from ..schedules.topology import H100_NVLINK_GBps, Topology
 from . import figures as fig
-from ..params import Param, defaults, spec, validated
 
 COUNTED = (*range(2, 17), *range(20, 65, 4))  # GPU counts simulated message by message
 FORMULA = sorted({2**i for i in range(1, 13)} | {3 * 2**i for i in range(0, 11)})  # 2 .. 4096

@@ -13,12 +13,12 @@ from .. import api, fmt, nccl
 from ..catalog import hardware
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
+from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 from ..simulation.shard import OPTIMIZERS
 from ..training import calculator, shardcost
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text
-from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 
 # ---- The stepper -------------------------------------------------------------------------------
 
