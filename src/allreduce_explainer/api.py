@@ -46,7 +46,9 @@ def _choices(values) -> tuple[tuple[object, str], ...]:
     return tuple((v, str(v)) for v in values)
 
 
-ALGORITHM = Param("algorithm", REQUIRED, "choice", choices=_choices(ALGORITHMS), flag="algorithm")
+ALGORITHM = Param(
+    "algorithm", REQUIRED, "choice", "the schedule", choices=_choices(ALGORITHMS), flag="algorithm"
+)
 GPUS_PER_NODE = Param(
     "gpus_per_node", None, "int", "GPUs per server (default: all GPUs in one server)",
     1, MAX_COST_GPUS, optional=True, metavar="G",
@@ -55,17 +57,16 @@ GPUS_PER_NODE = Param(
 
 def _links(intra_latency: float = 0.0, inter_latency: float = 0.0) -> tuple[Param, ...]:
     """The teaching model's two links: rates in GB/s per direction, latencies per message."""
-    bandwidth_only = "" if intra_latency else ": bandwidth only"
     return (
         Param("intra_bw", H100_NVLINK_GBps, "float",
-              f"link rate inside a server, per direction (H100 SXM NVLink 4: {H100_NVLINK_GBps:g})",
+              "link rate inside a server, per direction; the default is the H100 SXM's NVLink 4",
               POSITIVE, unit="GB/s", metavar="GBPS"),
         Param("inter_bw", NIC_400G_GBps, "float",
-              f"network card per GPU, per direction (a 400 Gb/s card: {NIC_400G_GBps:g})",
+              "network card per GPU, per direction; the default is a 400 Gb/s card",
               POSITIVE, unit="GB/s", metavar="GBPS"),
         Param("intra_latency", intra_latency, "float",
-              f"latency per message inside a server{bandwidth_only}; NCCL {NCCL_VERSION}'s Simple "
-              f"ring charges {NCCL_NVLINK_HOP_US:g} per NVLink hop", 0, unit="us", metavar="US"),
+              f"latency per message inside a server; NCCL {NCCL_VERSION}'s Simple ring charges "
+              f"{NCCL_NVLINK_HOP_US:g} per NVLink hop", 0, unit="us", metavar="US"),
         Param("inter_latency", inter_latency, "float",
               f"latency per message between servers; NCCL charges {NCCL_NETWORK_HOP_US:g}",
               0, unit="us", metavar="US"),
@@ -209,11 +210,14 @@ BUCKET_CAP_MB = _bucket_mb(
     "default of 25 with a first bucket of 1", "X",
 )  # fmt: skip
 FIRST_BUCKET_MB = _bucket_mb(
-    "first_bucket_mb", "cap of the first bucket in MiB (default 1 without --bucket-cap-mb, else "
-    "the cap)", "Y",
+    "first_bucket_mb", "cap of the first bucket in MiB: 1 without --bucket-cap-mb, else the cap",
+    "Y",
 )  # fmt: skip
-MFU = Param("mfu", calculator.DEFAULT_MFU, "float", "share of peak FLOP/s achieved (an assumption)",
-            POSITIVE, 1, metavar="U")  # fmt: skip
+MFU = Param(
+    "mfu", calculator.DEFAULT_MFU, "float",
+    "share of peak FLOP/s achieved, an assumption; Llama 3 reached 0.38-0.43", POSITIVE, 1,
+    metavar="U",
+)  # fmt: skip
 
 
 def param_sizes(values) -> list[int]:
@@ -269,18 +273,16 @@ DDP = spec(
     Param("batch", None, "int", "samples per GPU (default: per model)", 1, MAX_BATCH,
           optional=True, metavar="B"),
     MFU,
-    Param("peak_tflops", None, "float", "GPU peak (default: the GPU's dense BF16 peak, "
-          f"{hardware.H100_SXM.peak_bf16_tflops:g} for the H100 SXM)", POSITIVE, 1e6,
+    Param("peak_tflops", None, "float", "GPU peak; the default is the GPU's dense BF16 peak, "
+          f"{hardware.H100_SXM.peak_bf16_tflops:g} for the H100 SXM", POSITIVE, 1e6,
           unit="TFLOP/s", optional=True, metavar="T"),
     Param("grad_bytes", calculator.GRAD_BYTES["fp32"], "choice", "bytes per gradient element",
           choices=tuple(sorted((n, k.upper()) for k, n in calculator.GRAD_BYTES.items()))),
     Param("sweep", False, "bool", "also sweep the bucket cap from 0.1 MiB to the model"),
     *_links(NCCL_NVLINK_HOP_US, NCCL_NETWORK_HOP_US),
-    Param("gpu", "H100 SXM", "name", "the GPU", metavar="NAME"),
-    Param("timing", "nccl", "choice", "nccl: NCCL's model; lock-step: the teaching model",
-          choices=_choices(DDP_TIMINGS)),
-    Param("sweep_first_mb", None, "float", "the sweep's first bucket", 0, MAX_BUCKET_MB,
-          unit="MiB", optional=True),
+    Param("gpu", "H100 SXM", "name"),  # without a label: the library's only, not the CLI's
+    Param("timing", "nccl", "choice", choices=_choices(DDP_TIMINGS)),
+    Param("sweep_first_mb", None, "float", "", 0, MAX_BUCKET_MB, unit="MiB", optional=True),
 )  # fmt: skip
 
 
@@ -399,25 +401,25 @@ CLUSTER_GPUS_PER_NODE = Param(
 )  # fmt: skip
 NIC_GBPS = Param(
     "nic_Gbps", hardware.NIC_400G_Gbps, "float",
-    f"network card per GPU, on the wire ({hardware.NIC_400G_Gbps:g} Gb/s = "
-    f"{hardware.NIC_400G['GBps']:g} GB/s)", POSITIVE, 1e6, unit="Gb/s", flag="--nic-gbps",
+    f"network card per GPU, on the wire; {hardware.NIC_400G_Gbps:g} Gb/s = "
+    f"{hardware.NIC_400G['GBps']:g} GB/s", POSITIVE, 1e6, unit="Gb/s", flag="--nic-gbps",
     metavar="R",
 )  # fmt: skip
 TOKENS_PER_GPU = Param(
     "tokens_per_gpu",
     calculator.DEFAULT_TOKENS,
     "float",
-    "tokens per GPU per step (an assumption)",
+    "tokens per GPU per step, an assumption",
     POSITIVE,
     1e9,
     metavar="T",
 )
 LATENCIES_US = (
-    Param("intra_latency_us", 0.0, "float", "latency per message inside a server "
-          f"(NCCL charges {NCCL_NVLINK_HOP_US:g})", 0, 1e6, unit="us", flag="--intra-latency",
+    Param("intra_latency_us", 0.0, "float", "latency per message inside a server; NCCL "
+          f"charges {NCCL_NVLINK_HOP_US:g}", 0, 1e6, unit="us", flag="--intra-latency",
           metavar="US"),
-    Param("inter_latency_us", 0.0, "float", "latency per message between servers "
-          f"(NCCL charges {NCCL_NETWORK_HOP_US:g})", 0, 1e6, unit="us", flag="--inter-latency",
+    Param("inter_latency_us", 0.0, "float", "latency per message between servers; NCCL "
+          f"charges {NCCL_NETWORK_HOP_US:g}", 0, 1e6, unit="us", flag="--inter-latency",
           metavar="US"),
 )  # fmt: skip
 PRESET_MODEL = Param(
@@ -497,9 +499,10 @@ def innetwork(gpus=8, length=16, dtype="bf16", seed=1, values=None) -> dict:
 # ---- Your cluster (stage 8) -------------------------------------------------------------------
 
 
-def _custom_gpu(name: str, label: str, hi: float) -> Param:
-    """A figure of a custom GPU (gpu="custom"): the calculator reads it only then."""
-    return Param(name, None, "float", label, POSITIVE, hi, optional=True)
+def _custom_gpu(name: str, hi: float) -> Param:
+    """A figure of a custom GPU (gpu="custom"): the calculator reads it only then. Without a
+    label, as the CLI does not offer it."""
+    return Param(name, None, "float", "", POSITIVE, hi, optional=True)
 
 
 CALC = spec(
@@ -521,10 +524,10 @@ CALC = spec(
     TOKENS_PER_GPU,
     MFU,
     *LATENCIES_US,
-    _custom_gpu("link_GBps", "a custom GPU's link rate", 1e5),
-    _custom_gpu("peak_tflops", "a custom GPU's dense BF16 peak", 1e6),
-    _custom_gpu("memory_gb", "a custom GPU's memory", 1e5),
-    Param("overlap_too", True, "bool", "also the step with communication overlapped"),
+    _custom_gpu("link_GBps", 1e5),
+    _custom_gpu("peak_tflops", 1e6),
+    _custom_gpu("memory_gb", 1e5),
+    Param("overlap_too", True, "bool"),  # also the step with communication overlapped
 )  # fmt: skip
 
 
@@ -556,8 +559,8 @@ NCCL_TESTS = spec(
     Param("gpu", None, "name", "A100, H100, H200 or B200: NCCL's prediction beside each row, and "
           "the NVLink line rate one server's busbw is held against (default: no prediction)",
           optional=True, metavar="NAME"),
-    Param("nic_gbps", None, "float", "network card rate, as sold: the multi-server line rate "
-          "(default 400, assumed)", POSITIVE, 3200, unit="Gb/s", optional=True, metavar="R"),
+    Param("nic_gbps", None, "float", "network card rate, as sold: the multi-server line rate; "
+          "400 if not given, assumed", POSITIVE, 3200, unit="Gb/s", optional=True, metavar="R"),
     Param("nics_per_node", None, "int", "network cards per server (default: one per GPU)", 1, 64,
           optional=True, metavar="K"),
 )  # fmt: skip

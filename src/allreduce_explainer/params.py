@@ -116,8 +116,9 @@ class Param:
 
 
 def _text(x: float) -> str:
-    """A limit as a message prints it: 100,000 and 0.001, not 100000.0 and 1e-03."""
-    if float(x).is_integer() and abs(x) < 1e9:
+    """A limit as a message prints it: 100,000 and 0.001, not 100000.0 and 1e-03; a whole number
+    up to ten digits in full (1,073,741,824 MiB), a larger one as 1e+12."""
+    if float(x).is_integer() and abs(x) < 1e10:
         return f"{x:,.0f}"
     return f"{x:g}"
 
