@@ -38,8 +38,7 @@ MAX_COST_GPUS = 1 << 16
 
 def _given(args: dict) -> dict:
     """A function's arguments, its **links spread among the others, as `validated` takes them."""
-    links = args.pop("links", {})
-    return args | links
+    return {k: v for k, v in args.items() if k != "links"} | args.get("links", {})
 
 
 def _choices(values) -> tuple[tuple[object, str], ...]:
