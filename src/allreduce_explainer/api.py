@@ -475,24 +475,11 @@ def shard(
     return head | out
 
 
-def shard_step(
-    gpus=4,
-    length=8,
-    dtype="int",
-    optimizer="sgd",
-    lr=None,
-    seed=1,
-    grads=None,
-    params=None,
-    reference="ring",
-) -> dict:
-    """The sharded stepper: reduce-scatter, update one shard, all-gather; checked against DDP."""
-    return shard_engine.run(gpus, length, dtype, optimizer, lr, seed, grads, params, reference)
-
-
-def innetwork(gpus=8, length=16, dtype="bf16", seed=1, values=None) -> dict:
-    """The in-network reduction stepper beside the ring on the same vectors."""
-    return innetwork_engine.run(gpus, length, dtype, seed, values)
+# The steppers take their parameters as the engines declare them, not restated here: the sharded
+# step (reduce-scatter, update one shard, all-gather; checked against DDP) and in-network
+# reduction beside the ring on the same vectors.
+shard_step = shard_engine.run
+innetwork = innetwork_engine.run
 
 
 # ---- Your cluster (stage 8) -------------------------------------------------------------------
