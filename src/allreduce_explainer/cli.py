@@ -97,8 +97,8 @@ def _add(parser, p: Param, required: bool = False) -> None:
 
 
 def _flags(parser, command: str, required=(), skip=()) -> None:
-    """The subcommand's flags from its api spec, in the spec's order: all but `skip` and the
-    ones a caller of the library only can set (a Param without a label)."""
+    """The subcommand's flags from its api spec, in the spec's order: all but `skip` and those
+    only a caller of the library sets (a Param without a label: the edited values, timing)."""
     for p in SPECS[command].values():
         if p.name not in skip and p.label:
             _add(parser, p, p.name in required)
@@ -119,7 +119,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("simulate", help="run an all-reduce message by message on real vectors")
-    _flags(s, "simulate", skip=("values",))
+    _flags(s, "simulate")
     s.add_argument(
         "--values",
         metavar="FILE|-",
