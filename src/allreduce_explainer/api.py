@@ -1,18 +1,23 @@
 """The library's front door: plain parameters in, validated, JSON-able results out.
 
 The CLI and the page widgets both call these, so a parameter is checked in one place and a bad
-one raises a ParamError that names it.
+one raises a ParamError that names it. Each function's parameters are declared once, as a spec
+beside it (params.py): the function checks its arguments against it with `validated`, and the
+CLI builds the subcommand's flags from it, so an error names the flag that set the field.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from . import dtypes, nccl
 from .catalog import hardware, models
 from .collectives import COLLECTIVES
 from .costs import cost as cost_model
-from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
+from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
 from .errors import ParamError
 from .logs import explain
+from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, validated
 from .schedules import tree
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
 from .simulation import gradients
@@ -21,7 +26,7 @@ from .simulation import shard as shard_engine
 from .simulation import simulate as sim
 from .training import calculator, memory, shardcost
 from .training import ddp as ddp_engine
-from .validate import count, nonnegative, positive
+from .validate import count
 
 ALGORITHMS = tuple(sim.ALGORITHMS)
 MAX_SIM_GPUS = 1024  # summary mode
@@ -32,10 +37,40 @@ MAX_ELEMENTS = 1 << 22  # gpus x length held in memory
 MAX_COST_GPUS = 1 << 16
 
 
-def algorithm_name(name) -> str:
-    if name not in ALGORITHMS:
-        raise ParamError("algorithm", f"must be one of {', '.join(ALGORITHMS)}")
-    return name
+def _given(args: dict) -> dict:
+    """A function's arguments, its **links spread among the others, as `validated` takes them."""
+    return {k: v for k, v in args.items() if k != "links"} | args.get("links", {})
+
+
+def _choices(values) -> tuple[tuple[object, str], ...]:
+    return tuple((v, str(v)) for v in values)
+
+
+ALGORITHM = Param(
+    "algorithm", REQUIRED, "choice", "the schedule", choices=_choices(ALGORITHMS), flag="algorithm"
+)
+GPUS_PER_NODE = Param(
+    "gpus_per_node", None, "int", "GPUs per server (default: all GPUs in one server)",
+    1, MAX_COST_GPUS, optional=True, metavar="G",
+)  # fmt: skip
+
+
+def _links(intra_latency: float = 0.0, inter_latency: float = 0.0) -> tuple[Param, ...]:
+    """The teaching model's two links: rates in GB/s per direction, latencies per message."""
+    return (
+        Param("intra_bw", H100_NVLINK_GBps, "float",
+              "link rate inside a server, per direction; the default is the H100 SXM's NVLink 4",
+              POSITIVE, unit="GB/s", metavar="GBPS"),
+        Param("inter_bw", NIC_400G_GBps, "float",
+              "network card per GPU, per direction; the default is a 400 Gb/s card",
+              POSITIVE, unit="GB/s", metavar="GBPS"),
+        Param("intra_latency", intra_latency, "float",
+              f"latency per message inside a server; NCCL {NCCL_VERSION}'s Simple ring charges "
+              f"{NCCL_NVLINK_HOP_US:g} per NVLink hop", 0, unit="us", metavar="US"),
+        Param("inter_latency", inter_latency, "float",
+              f"latency per message between servers; NCCL charges {NCCL_NETWORK_HOP_US:g}",
+              0, unit="us", metavar="US"),
+    )  # fmt: skip
 
 
 def topology(
@@ -52,6 +87,22 @@ def topology(
     )
 
 
+SIMULATE = spec(
+    ALGORITHM,
+    Param("gpus", 4, "int", "GPUs", 1, MAX_SIM_GPUS, metavar="N"),
+    GPUS_PER_NODE,
+    Param("length", None, "int", "elements per gradient (default 2N; taken from --values if "
+          "given)", 1, MAX_LENGTH, optional=True, metavar="L"),
+    DTYPE,
+    Param("seed", 0, "int", "seed of the random gradients", 0, 2**63),
+    VALUES,
+    Param("trace", False, "bool", "include every step's messages and buffers"),
+    Param("chunks", None, "int", "tree only: pipeline chunks per tree (default 2)", 1, 64,
+          optional=True),
+    *_links(),
+)  # fmt: skip
+
+
 def simulate(
     algorithm,
     gpus=4,
@@ -65,49 +116,76 @@ def simulate(
     **links,
 ) -> dict:
     """Run one all-reduce on real vectors; the trace of every step when `trace` is true."""
-    algorithm = algorithm_name(algorithm)
+    p = validated(_given(locals()), SIMULATE)
+    trace, length = p["trace"], p["length"]
     topo = topology(
-        gpus, gpus_per_node, max_gpus=MAX_TRACE_GPUS if trace else MAX_SIM_GPUS, **links
-    )
-    dt = dtypes.get(dtype)
+        p["gpus"], p["gpus_per_node"], *_link_values(p),
+        max_gpus=MAX_TRACE_GPUS if trace else MAX_SIM_GPUS,
+    )  # fmt: skip
+    dt = dtypes.get(p["dtype"])
     max_length = MAX_TRACE_LENGTH if trace else min(MAX_LENGTH, MAX_ELEMENTS // topo.gpus)
-    if values is None:
-        length = count("length", 2 * topo.gpus if length is None else length, 1, max_length)
-        inputs = gradients.draw(topo.gpus, length, dt, count("seed", seed, 0, 2**63))
+    if p["values"] is None and length is None:
+        length = 2 * topo.gpus
+    if length is not None and length > max_length:
+        raise ParamError("length", f"must be between 1 and {max_length}")
+    if p["values"] is None:
+        inputs = gradients.draw(topo.gpus, length, dt, p["seed"])
     else:
-        inputs = gradients.check(values, topo.gpus, dt, max_length)
-        if length is not None and count("length", length, 1, max_length) != len(inputs[0]):
+        inputs = gradients.check(p["values"], topo.gpus, dt, max_length)
+        if length is not None and length != len(inputs[0]):
             raise ParamError("length", "does not match the length of the given values")
     opts = {}
-    if chunks is not None:
-        if algorithm != "tree":
+    if p["chunks"] is not None:
+        if p["algorithm"] != "tree":
             raise ParamError("chunks", "only the tree is pipelined in chunks")
-        opts["chunks"] = count("chunks", chunks, 1, 64)
-    elif algorithm == "tree":  # no more chunks than elements in half the vector
+        opts["chunks"] = p["chunks"]
+    elif p["algorithm"] == "tree":  # no more chunks than elements in half the vector
         opts["chunks"] = max(1, min(tree.SIMULATE_CHUNKS, len(inputs[0]) // 2))
-    return sim.run(algorithm, topo, inputs, dt, full=bool(trace), **opts)
+    return sim.run(p["algorithm"], topo, inputs, dt, full=trace, **opts)
+
+
+def _link_values(p: dict) -> tuple[float, float, float, float]:
+    return p["intra_bw"], p["inter_bw"], p["intra_latency"], p["inter_latency"]
+
+
+ESTIMATE = spec(
+    ALGORITHM,
+    Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    GPUS_PER_NODE,
+    Param("bytes", REQUIRED, "float", "gradient size in bytes per GPU (14e9 = a 7B model in "
+          "BF16)", POSITIVE, metavar="S"),
+    Param("chunks", None, "int", "tree only: pipeline chunks per tree (default: 512 KiB each, "
+          "as NCCL)", 1, 1 << 20, optional=True),
+    *_links(),
+)  # fmt: skip
 
 
 def estimate(algorithm, gpus, nbytes, gpus_per_node=None, chunks=None, **links) -> dict:
     """Closed-form time, steps and bytes of one all-reduce of `nbytes` per GPU."""
-    algorithm = algorithm_name(algorithm)
-    topo = topology(gpus, gpus_per_node, **links)
-    s = positive("bytes", nbytes)
-    if chunks is not None:
-        chunks = count("chunks", chunks, 1, 1 << 20)
-    return cost_model.cost(algorithm, topo, s, chunks)
+    args = {"algorithm": algorithm, "gpus": gpus, "bytes": nbytes, "gpus_per_node": gpus_per_node}
+    p = validated(args | {"chunks": chunks, **links}, ESTIMATE)
+    topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
+    return cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
+
+
+BUSBW = spec(
+    Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    Param("bytes", REQUIRED, "float", "size as nccl-tests counts it (the total for "
+          "reduce-scatter, all-gather)", POSITIVE, metavar="S"),
+    Param("time_us", REQUIRED, "float", "measured time", POSITIVE, unit="us", metavar="T"),
+    Param("collective", "allreduce", "choice", "the collective nccl-tests ran",
+          choices=_choices(COLLECTIVES)),
+)  # fmt: skip
 
 
 def busbw(gpus, nbytes, time_us, collective="allreduce") -> dict:
     """nccl-tests' algbw and busbw for one measured time (S as nccl-tests counts it)."""
-    if collective not in COLLECTIVES:
-        raise ParamError("collective", f"must be one of {', '.join(COLLECTIVES)}")
-    n = count("gpus", gpus, 1, MAX_COST_GPUS)
+    args = {"gpus": gpus, "bytes": nbytes, "time_us": time_us, "collective": collective}
+    p = validated(args, BUSBW)
     out = cost_model.bandwidths(
-        positive("bytes", nbytes), positive("time_us", time_us) * 1e-6, n, collective
+        float(p["bytes"]), float(p["time_us"]) * 1e-6, p["gpus"], p["collective"]
     )
-    out.update(gpus=n, bytes=nbytes, time_us=time_us, collective=collective)
-    return out
+    return out | p
 
 
 # ---- DDP buckets -----------------------------------------------------------------------------
@@ -121,14 +199,25 @@ MAX_BATCH = 1 << 20
 DDP_TIMINGS = ("nccl", "lock-step")
 
 
-def _bucket_mb(field: str, value) -> float | None:
+def _bucket_mb(name: str, label: str, metavar: str = "") -> Param:
     """A cap in MiB as PyTorch takes it: 0 is allowed (every tensor closes its bucket)."""
-    if value is None:
-        return None
-    v = nonnegative(field, value)
-    if v > MAX_BUCKET_MB:
-        raise ParamError(field, f"must be at most {MAX_BUCKET_MB:,} MiB")
-    return v
+    return Param(name, None, "float", label, 0, MAX_BUCKET_MB, unit="MiB", optional=True,
+                 metavar=metavar)  # fmt: skip
+
+
+BUCKET_CAP_MB = _bucket_mb(
+    "bucket_cap_mb", "bucket cap in MiB (2^20 bytes), as DDP's bucket_cap_mb; unset: PyTorch's "
+    "default of 25 with a first bucket of 1", "X",
+)  # fmt: skip
+FIRST_BUCKET_MB = _bucket_mb(
+    "first_bucket_mb", "cap of the first bucket in MiB: 1 without --bucket-cap-mb, else the cap",
+    "Y",
+)  # fmt: skip
+MFU = Param(
+    "mfu", calculator.DEFAULT_MFU, "float",
+    "share of peak FLOP/s achieved, an assumption; Llama 3 reached 0.38-0.43", POSITIVE, 1,
+    metavar="U",
+)  # fmt: skip
 
 
 def param_sizes(values) -> list[int]:
@@ -146,11 +235,19 @@ def param_sizes(values) -> list[int]:
     return [count("param_bytes", v, 0, MAX_TENSOR_BYTES) for v in values]
 
 
+BUCKETS = spec(
+    Param("param_bytes", REQUIRED, "data", "parameter sizes in BYTES, in model order, separated "
+          "by commas", metavar="B1,B2,..."),
+    BUCKET_CAP_MB,
+    FIRST_BUCKET_MB,
+)  # fmt: skip
+
+
 def buckets(param_bytes, bucket_cap_mb=None, first_bucket_mb=None) -> dict:
     """PyTorch DDP's steady-state buckets for parameters of these sizes (bytes, model order)."""
-    sizes = param_sizes(param_bytes)
-    cap = _bucket_mb("bucket_cap_mb", bucket_cap_mb)
-    first = _bucket_mb("first_bucket_mb", first_bucket_mb)
+    p = validated(locals(), BUCKETS)
+    sizes = param_sizes(p["param_bytes"])
+    cap, first = p["bucket_cap_mb"], p["first_bucket_mb"]
     out = ddp_engine.buckets(sizes, cap, first)
     first_b, cap_b = ddp_engine.limits(cap, first)
     return {
@@ -164,6 +261,29 @@ def buckets(param_bytes, bucket_cap_mb=None, first_bucket_mb=None) -> dict:
 def model_name(name) -> models.Model:
     """Any spelling of a model's key or label, or an unambiguous prefix (llama-3-8b, gpt2-xl)."""
     return models.get(calculator.resolve_model(name))
+
+
+DDP = spec(
+    Param("model", "gpt2", "name", f"one of {', '.join(models.MODELS)}; any case or spelling "
+          "(llama-3-8b), or an unambiguous prefix", metavar="NAME"),
+    Param("gpus", 8, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    GPUS_PER_NODE,
+    BUCKET_CAP_MB,
+    FIRST_BUCKET_MB,
+    Param("batch", None, "int", "samples per GPU (default: per model)", 1, MAX_BATCH,
+          optional=True, metavar="B"),
+    MFU,
+    Param("peak_tflops", None, "float", "GPU peak; the default is the GPU's dense BF16 peak, "
+          f"{hardware.H100_SXM.peak_bf16_tflops:g} for the H100 SXM", POSITIVE, 1e6,
+          unit="TFLOP/s", optional=True, metavar="T"),
+    Param("grad_bytes", calculator.GRAD_BYTES["fp32"], "choice", "bytes per gradient element",
+          choices=tuple(sorted((n, k.upper()) for k, n in calculator.GRAD_BYTES.items()))),
+    Param("sweep", False, "bool", "also sweep the bucket cap from 0.1 MiB to the model"),
+    *_links(NCCL_NVLINK_HOP_US, NCCL_NETWORK_HOP_US),
+    Param("gpu", "H100 SXM", "name"),  # without a label: the library's only, not the CLI's
+    Param("timing", "nccl", "choice", choices=_choices(DDP_TIMINGS)),
+    Param("sweep_first_mb", None, "float", "", 0, MAX_BUCKET_MB, unit="MiB", optional=True),
+)  # fmt: skip
 
 
 def ddp(
@@ -192,24 +312,15 @@ def ddp(
     with the links' rates and latencies. peak_tflops defaults to the GPU's dense BF16 peak.
     sweep_first_mb fixes the sweep's first bucket (1: PyTorch 2.3 and earlier).
     """
-    m = model_name(model)
-    topo = topology(gpus, gpus_per_node, intra_bw, inter_bw, intra_latency, inter_latency)
-    if timing not in DDP_TIMINGS:
-        raise ParamError("timing", f"must be one of {', '.join(DDP_TIMINGS)}")
-    cap = _bucket_mb("bucket_cap_mb", bucket_cap_mb)
-    first = _bucket_mb("first_bucket_mb", first_bucket_mb)
-    sweep_first = _bucket_mb("sweep_first_mb", sweep_first_mb)
-    b = count("batch", ddp_engine.DEFAULT_BATCH[m.key] if batch is None else batch, 1, MAX_BATCH)
-    u = positive("mfu", mfu)
-    if u > 1:
-        raise ParamError("mfu", "is a share of peak: at most 1")
-    device = hardware.find(hardware.GPUS, gpu, "gpu")
-    peak = positive("peak_tflops", device.peak_bf16_tflops if peak_tflops is None else peak_tflops)
-    if peak > 1e6:
-        raise ParamError("peak_tflops", "must be at most 1,000,000 TFLOP/s")
-    if grad_bytes not in calculator.GRAD_BYTES.values():
-        raise ParamError("grad_bytes", "must be 2 (BF16) or 4 (FP32)")
-    flops = peak * 1e12 * u
+    p = validated(locals(), DDP)
+    m = model_name(p["model"])
+    topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
+    timing, grad_bytes = p["timing"], p["grad_bytes"]
+    cap, first = p["bucket_cap_mb"], p["first_bucket_mb"]
+    b = ddp_engine.DEFAULT_BATCH[m.key] if p["batch"] is None else p["batch"]
+    device = hardware.find(hardware.GPUS, p["gpu"], "gpu")
+    peak = device.peak_bf16_tflops if p["peak_tflops"] is None else p["peak_tflops"]
+    flops = peak * 1e12 * p["mfu"]
     if timing == "nccl":
         system = _ddp_system(device.name, topo)
         timed = ddp_engine.nccl_time(system)
@@ -246,8 +357,8 @@ def ddp(
         "buckets": r["bucket_indices"],
         "bucket_timeline": rows,
     }
-    if sweep:
-        swept = ddp_engine.sweep(m, timed, b, flops, grad_bytes, first_mb=sweep_first)
+    if p["sweep"]:
+        swept = ddp_engine.sweep(m, timed, b, flops, grad_bytes, first_mb=p["sweep_first_mb"])
         best = ddp_engine.best(swept)
         out.update(best_bucket_mb=best["bucket_mb"], best_exposed_s=best["exposed_s"], sweep=swept)
     return out
@@ -281,6 +392,47 @@ def _ddp_algorithm(timing: str, topo: Topology, rows: list[dict]) -> str:
 # ---- Sharded data parallel and in-network reduction ---------------------------------------
 
 
+GPU = Param("gpu", "H100 SXM", "name", "A100 SXM, H100 SXM, H200 SXM, B200 or MI300X (any case, "
+            "or a prefix: h100)", metavar="NAME")  # fmt: skip
+CLUSTER_GPUS = Param("gpus", REQUIRED, "int", "GPUs", 1, calculator.MAX_GPUS, metavar="N")
+CLUSTER_GPUS_PER_NODE = Param(
+    "gpus_per_node", None, "int", "GPUs per server (default: the GPU's, 8)",
+    1, calculator.MAX_GPUS_PER_NODE, optional=True, metavar="G",
+)  # fmt: skip
+NIC_GBPS = Param(
+    "nic_Gbps", hardware.NIC_400G_Gbps, "float",
+    f"network card per GPU, on the wire; {hardware.NIC_400G_Gbps:g} Gb/s = "
+    f"{hardware.NIC_400G['GBps']:g} GB/s", POSITIVE, 1e6, unit="Gb/s", flag="--nic-gbps",
+    metavar="R",
+)  # fmt: skip
+TOKENS_PER_GPU = Param(
+    "tokens_per_gpu",
+    calculator.DEFAULT_TOKENS,
+    "float",
+    "tokens per GPU per step, an assumption",
+    POSITIVE,
+    1e9,
+    metavar="T",
+)
+LATENCIES_US = (
+    Param("intra_latency_us", 0.0, "float", "latency per message inside a server; NCCL "
+          f"charges {NCCL_NVLINK_HOP_US:g}", 0, 1e6, unit="us", flag="--intra-latency",
+          metavar="US"),
+    Param("inter_latency_us", 0.0, "float", "latency per message between servers; NCCL "
+          f"charges {NCCL_NETWORK_HOP_US:g}", 0, 1e6, unit="us", flag="--inter-latency",
+          metavar="US"),
+)  # fmt: skip
+PRESET_MODEL = Param(
+    "model", REQUIRED, "name",
+    f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)",
+    metavar="NAME",
+)  # fmt: skip
+SHARD = spec(
+    PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, NIC_GBPS, TOKENS_PER_GPU, MFU,
+    *LATENCIES_US,
+)  # fmt: skip
+
+
 def shard(
     model,
     gpus,
@@ -298,21 +450,10 @@ def shard(
     bytes; `comm_bytes_per_gpu` the bytes each GPU sends per step; `comm_s` the ring's time;
     `fits` whether the model states fit the GPU's memory (GiB).
     """
-    m = calculator.model_for(model, None)
-    c = calculator.cluster_for(
-        gpu=gpu,
-        gpus=gpus,
-        gpus_per_node=gpus_per_node,
-        nic_Gbps=nic_Gbps,
-        intra_latency_us=intra_latency_us,
-        inter_latency_us=inter_latency_us,
-    )
-    tokens = positive("tokens_per_gpu", tokens_per_gpu)
-    if tokens > 1e9:
-        raise ParamError("tokens_per_gpu", "must be at most 1,000,000,000")
-    u = positive("mfu", mfu)
-    if u > 1:
-        raise ParamError("mfu", "is a share of peak: at most 1")
+    p = validated(locals(), SHARD)
+    m = calculator.model_for(p.pop("model"), None)
+    tokens, u = float(p.pop("tokens_per_gpu")), float(p.pop("mfu"))
+    c = calculator.cluster_for(**p)
     out = shardcost.strategies(m, c, tokens, u)
     head = {
         "model": m.key,
@@ -331,36 +472,59 @@ def shard(
     return head | out
 
 
-def shard_step(
-    gpus=4,
-    length=8,
-    dtype="int",
-    optimizer="sgd",
-    lr=None,
-    seed=1,
-    grads=None,
-    params=None,
-    reference="ring",
-) -> dict:
-    """The sharded stepper: reduce-scatter, update one shard, all-gather; checked against DDP."""
-    return shard_engine.run(gpus, length, dtype, optimizer, lr, seed, grads, params, reference)
-
-
-def innetwork(gpus=8, length=16, dtype="bf16", seed=1, values=None) -> dict:
-    """The in-network reduction stepper beside the ring on the same vectors."""
-    return innetwork_engine.run(gpus, length, dtype, seed, values)
+# The steppers take their parameters as the engines declare them, not restated here: the sharded
+# step (reduce-scatter, update one shard, all-gather; checked against DDP) and in-network
+# reduction beside the ring on the same vectors.
+shard_step = shard_engine.run
+innetwork = innetwork_engine.run
 
 
 # ---- Your cluster -----------------------------------------------------------------------------
 
 
+def _custom_gpu(name: str, hi: float) -> Param:
+    """A figure of a custom GPU (gpu="custom"): the calculator reads it only then. Without a
+    label, as the CLI does not offer it."""
+    return Param(name, None, "float", "", POSITIVE, hi, optional=True)
+
+
+CALC = spec(
+    Param("model", None, "name",
+          f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)",
+          optional=True, metavar="NAME"),
+    Param("params", None, "float", "a custom parameter count (7e9): a uniform stack of "
+          "transformer layers", calculator.MIN_PARAMS, calculator.MAX_PARAMS, optional=True,
+          metavar="P"),
+    replace(CLUSTER_GPUS, default=64),
+    CLUSTER_GPUS_PER_NODE,
+    GPU,
+    NIC_GBPS,
+    Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "nccl: NCCL's own choice and "
+          "time; ring, multi-ring, tree, hierarchical, auto: the site's teaching models",
+          choices=_choices(calculator.ALGORITHMS)),
+    Param("grad_dtype", "bf16", "choice", "the gradient's type",
+          choices=_choices(calculator.GRAD_BYTES)),
+    TOKENS_PER_GPU,
+    MFU,
+    *LATENCIES_US,
+    _custom_gpu("link_GBps", 1e5),
+    _custom_gpu("peak_tflops", 1e6),
+    _custom_gpu("memory_gb", 1e5),
+    Param("overlap_too", True, "bool"),  # also the step with communication overlapped
+)  # fmt: skip
+
+
 def calc(model=None, params=None, **kw) -> dict:
-    """The calculator: all-reduce time, bandwidths, lower bound, compute and shares of a step."""
+    """The calculator: all-reduce time, bandwidths, lower bound, compute and shares of a step.
+
+    The keywords are CALC's; give a model or a parameter count.
+    """
     if model is None and params is None:
         raise ParamError("model", "give a model name or a parameter count")
     if model is not None and params is not None:
         raise ParamError("params", "give a model name or a parameter count, not both")
-    out = calculator.calc(model=model, params=params, **kw)
+    p = validated({"model": model, "params": params, **kw}, CALC)
+    out = calculator.calculate(**p).figures
     return {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
 
 
@@ -369,23 +533,33 @@ def presets() -> dict:
     return calculator.presets()
 
 
+NCCL_TESTS = spec(
+    Param("log", REQUIRED, "text", "an all_reduce_perf log", flag="FILE"),
+    Param("gpus", None, "int", "GPUs in the run (default: counted from the '#  Rank' lines)",
+          1, MAX_COST_GPUS, optional=True, metavar="N"),
+    Param("gpus_per_node", None, "int", "GPUs per server (default: from the host names, else 8)",
+          1, 8, optional=True, metavar="G"),
+    Param("gpu", None, "name", "A100, H100, H200 or B200: NCCL's prediction beside each row, and "
+          "the NVLink line rate one server's busbw is held against (default: no prediction)",
+          optional=True, metavar="NAME"),
+    Param("nic_gbps", None, "float", "network card rate, as sold: the multi-server line rate; "
+          "400 if not given, assumed", POSITIVE, 3200, unit="Gb/s", optional=True, metavar="R"),
+    Param("nics_per_node", None, "int", "network cards per server (default: one per GPU)", 1, 64,
+          optional=True, metavar="K"),
+)  # fmt: skip
+
+
 def nccl_tests(
     text, gpus=None, gpu=None, nic_gbps=None, nics_per_node=None, gpus_per_node=None
 ) -> dict:
     """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's model
     fitted (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every run."""
-    if not isinstance(text, str):
-        raise ParamError("log", "must be text")
-    n = None if gpus is None else count("gpus", gpus, 1, MAX_COST_GPUS)
-    per = None if gpus_per_node is None else count("gpus_per_node", gpus_per_node, 1, 8)
-    nics = None if nics_per_node is None else count("nics_per_node", nics_per_node, 1, 64)
-    if nic_gbps is not None:
-        nic_gbps = positive("nic_gbps", nic_gbps)
-        if nic_gbps > 3200:
-            raise ParamError("nic_gbps", f"must be 1-3200 Gb/s, got {nic_gbps!r}")
-    if gpu is not None:
-        gpu = hardware.find(hardware.GPUS, gpu, "gpu").name
-    net = explain.Network(gpu, nic_gbps, nics, per)
+    args = {"log": text, "gpus": gpus, "gpus_per_node": gpus_per_node, "gpu": gpu}
+    p = validated(args | {"nic_gbps": nic_gbps, "nics_per_node": nics_per_node}, NCCL_TESTS)
+    gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
+    per = p["gpus_per_node"]
+    nic = None if p["nic_gbps"] is None else float(p["nic_gbps"])
+    net = explain.Network(gpu, nic, p["nics_per_node"], per)
     if per is None:
-        return explain.read_log(text, n, net=net)
-    return explain.read_log(text, n, per, net)
+        return explain.read_log(text, p["gpus"], net=net)
+    return explain.read_log(text, p["gpus"], per, net)

@@ -1,6 +1,9 @@
 """The command line: `allreduce-explainer simulate|cost|busbw ...`, tables or --json.
 
-Bad arguments end with status 2 and one line naming the argument, never a traceback.
+A subcommand that calls an api function takes its flags from that function's spec (SPECS): the
+flag, its type, default, choices and help come from each Param, so a ParamError names the flag
+that set its field. Bad arguments end with status 2 and one line naming the argument, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -10,13 +13,21 @@ import json
 import math
 import sys
 
-from . import api, collectives
-from .catalog import hardware
-from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
+from . import api
 from .errors import ParamError
 from .logs import explain
-from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
-from .training import calculator
+from .params import REQUIRED, Param
+
+SPECS = {  # each subcommand that calls an api function, and that function's spec
+    "simulate": api.SIMULATE,
+    "cost": api.ESTIMATE,
+    "busbw": api.BUSBW,
+    "buckets": api.BUCKETS,
+    "ddp": api.DDP,
+    "calc": api.CALC,
+    "shard": api.SHARD,
+    "nccl-tests": api.NCCL_TESTS,
+}
 
 PROG = "allreduce-explainer"
 
@@ -44,43 +55,63 @@ def _whole(text: str) -> int:
     return int(value)
 
 
-def _links(
-    p: argparse.ArgumentParser, intra_latency: float = 0.0, inter_latency: float = 0.0
-) -> None:
-    p.add_argument(
-        "--intra-bw",
-        type=_number,
-        default=H100_NVLINK_GBps,
-        metavar="GBPS",
-        help="link rate inside a server, GB/s per direction "
-        f"(default {H100_NVLINK_GBps:g}: H100 SXM NVLink 4)",
-    )
-    p.add_argument(
-        "--inter-bw",
-        type=_number,
-        default=NIC_400G_GBps,
-        metavar="GBPS",
-        help="network card per GPU, GB/s per direction "
-        f"(default {NIC_400G_GBps:g}: a 400 Gb/s card)",
-    )
-    p.add_argument(
-        "--intra-latency",
-        type=_number,
-        default=intra_latency,
-        metavar="US",
-        help=f"latency per message inside a server, us (default {intra_latency:g}"
-        + ("" if intra_latency else ": bandwidth only")
-        + f"; NCCL {NCCL_VERSION}'s Simple ring charges {NCCL_NVLINK_HOP_US:g} per NVLink "
-        "hop)",
-    )
-    p.add_argument(
-        "--inter-latency",
-        type=_number,
-        default=inter_latency,
-        metavar="US",
-        help=f"latency per message between servers, us (default {inter_latency:g}; "
-        f"NCCL charges {NCCL_NETWORK_HOP_US:g})",
-    )
+def _type(p: Param):
+    """What argparse reads the flag's text as, from the kind (a choice of numbers: a number)."""
+    if p.kind == "int" or (p.kind == "choice" and all(isinstance(v, int) for v in p.values())):
+        return _whole
+    return _number if p.kind == "float" else None
+
+
+def _help(p: Param, required: bool = False) -> str:
+    """The label, then the unit (unless the label says it) and the default: "GPUs (default 4)"."""
+    notes = [p.unit] if p.unit not in p.label else []
+    if not required and all(p.default is not v for v in (None, REQUIRED, False)):
+        notes.append(f"default {_text(p.default)}")
+    text = p.label + (f" ({'; '.join(notes)})" if notes else "")
+    return text.replace("%", "%%")
+
+
+def _text(value) -> str:
+    """A default as the help prints it: 16,384, 0.4, gpt2."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _add(parser, p: Param, required: bool = False) -> None:
+    """One flag (or positional argument) from its Param; the value lands under the Param's name."""
+    kw: dict = {"help": _help(p, required)}
+    if p.kind == "bool":  # a switch: off unless given
+        assert p.default is False, p.name
+        parser.add_argument(p.cli_flag, dest=p.name, action="store_true", **kw)
+        return
+    kw |= {"type": _type(p)}
+    if p.choices:
+        kw["choices"] = p.values()
+    if p.metavar:
+        kw["metavar"] = p.metavar
+    if p.cli_flag.startswith("-"):
+        kw |= {"dest": p.name, "default": None if p.default is REQUIRED else p.default}
+        kw["required"] = required or p.default is REQUIRED
+    parser.add_argument(p.cli_flag, **kw)
+
+
+def _flags(parser, command: str, required=(), skip=()) -> None:
+    """The subcommand's flags from its api spec, in the spec's order: all but `skip` and those
+    only a caller of the library sets (a Param without a label: the edited values, timing)."""
+    for p in SPECS[command].values():
+        if p.name not in skip and p.label:
+            _add(parser, p, p.name in required)
+
+
+def _json(parser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _flag_of(command: str, field: str) -> str:
+    """The flag that set a ParamError's field: the spec's, else --field (the hand-written ones)."""
+    s = SPECS.get(command, {})
+    return s[field].cli_flag if field in s else "--" + field.replace("_", "-")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -88,77 +119,21 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("simulate", help="run an all-reduce message by message on real vectors")
-    s.add_argument("algorithm", choices=api.ALGORITHMS)
-    s.add_argument("--gpus", type=_whole, default=4, metavar="N", help="GPUs (default 4)")
-    s.add_argument(
-        "--gpus-per-node",
-        type=_whole,
-        metavar="G",
-        help="GPUs per server (default: all GPUs in one server)",
-    )
-    s.add_argument(
-        "--length",
-        type=_whole,
-        metavar="L",
-        help="elements per gradient (default 2N; taken from --values if given)",
-    )
-    s.add_argument(
-        "--dtype",
-        choices=("int", "fp32", "bf16"),
-        default="int",
-        help="element type: int (int32, exact), fp32 or bf16 (default int)",
-    )
-    s.add_argument("--seed", type=_whole, default=0, help="seed of the random gradients")
+    _flags(s, "simulate")
     s.add_argument(
         "--values",
         metavar="FILE|-",
         help="JSON array of N arrays, the per-GPU gradients (- reads stdin)",
     )
-    s.add_argument("--chunks", type=_whole, help="tree only: pipeline chunks per tree (default 2)")
-    s.add_argument("--trace", action="store_true", help="include every step's messages and buffers")
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-    _links(s)
+    _json(s)
 
     c = sub.add_parser("cost", help="closed-form alpha-beta time of one all-reduce")
-    c.add_argument("algorithm", choices=api.ALGORITHMS)
-    c.add_argument("--gpus", type=_whole, required=True, metavar="N")
-    c.add_argument(
-        "--gpus-per-node",
-        type=_whole,
-        metavar="G",
-        help="GPUs per server (default: all GPUs in one server)",
-    )
-    c.add_argument(
-        "--bytes",
-        type=_number,
-        required=True,
-        metavar="S",
-        help="gradient size in bytes per GPU (14e9 = a 7B model in BF16)",
-    )
-    c.add_argument(
-        "--chunks",
-        type=_whole,
-        help="tree only: pipeline chunks per tree (default: 512 KiB each, as NCCL)",
-    )
-    c.add_argument("--json", action="store_true", help="print one JSON object")
-    _links(c)
+    _flags(c, "cost")
+    _json(c)
 
     b = sub.add_parser("busbw", help="nccl-tests' algbw and busbw from one measured time")
-    b.add_argument("--gpus", type=_whole, required=True, metavar="N")
-    b.add_argument(
-        "--bytes",
-        type=_number,
-        required=True,
-        metavar="S",
-        help="size as nccl-tests counts it (the total for reduce-scatter, all-gather)",
-    )
-    b.add_argument("--time-us", type=_number, required=True, metavar="T")
-    b.add_argument(
-        "--collective",
-        default="allreduce",
-        choices=tuple(collectives.COLLECTIVES),
-    )
-    b.add_argument("--json", action="store_true", help="print one JSON object")
+    _flags(b, "busbw")
+    _json(b)
     _ddp_parsers(sub)
     _cluster_parsers(sub)
     _shard_parser(sub)
@@ -304,29 +279,17 @@ def _nccl_parser(sub) -> None:
         "--protocol", metavar="PROTO", help=f"force one, as NCCL_PROTO: {', '.join(PROTOCOLS)}"
     )
     n.add_argument("--collective", default="AllReduce", choices=COLLECTIVES)
-    n.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-_NCCL_FLAGS = {"algorithm": "--algorithm", "protocol": "--protocol", "cpu": "--cpu"}
+    _json(n)
 
 
 def _nccl_run(a) -> dict:
     from . import nccl
 
     per_node = a.gpus_per_node or min(a.gpus, 8)
-    try:
-        system = nccl.System(
-            a.gpu,
-            a.gpus,
-            per_node,
-            a.nics_per_node or per_node,
-            a.nic_gbps,
-            a.in_network_reduction,
-        )
-        sizes = a.sizes or [a.bytes]
-        return nccl.sweep(a.collective, sizes, system, a.algorithm, a.protocol)
-    except ParamError as e:
-        raise ParamError(_NCCL_FLAGS.get(e.field, e.field), e.message) from None
+    system = nccl.System(
+        a.gpu, a.gpus, per_node, a.nics_per_node or per_node, a.nic_gbps, a.in_network_reduction
+    )
+    return nccl.sweep(a.collective, a.sizes or [a.bytes], system, a.algorithm, a.protocol)
 
 
 def _nccl_table(result: dict) -> str:
@@ -350,22 +313,6 @@ def _nccl_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def _bucket_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--bucket-cap-mb",
-        type=_number,
-        metavar="X",
-        help="bucket cap in MiB (2^20 bytes), as DDP's bucket_cap_mb; unset: PyTorch's "
-        "default of 25 with a first bucket of 1",
-    )
-    p.add_argument(
-        "--first-bucket-mb",
-        type=_number,
-        metavar="Y",
-        help="cap of the first bucket in MiB (default 1 without --bucket-cap-mb, else the cap)",
-    )
-
-
 def _ddp_parsers(sub) -> None:
     k = sub.add_parser(
         "buckets",
@@ -374,61 +321,15 @@ def _ddp_parsers(sub) -> None:
         "order and printed in the order they are all-reduced, as lists of parameter indices "
         "numbered in model order.",
     )
-    k.add_argument(
-        "--param-bytes",
-        required=True,
-        metavar="B1,B2,...",
-        help="parameter sizes in BYTES, in model order, separated by commas",
-    )
-    _bucket_flags(k)
-    k.add_argument("--json", action="store_true", help="print one JSON object")
+    _flags(k, "buckets")
+    _json(k)
 
     d = sub.add_parser(
         "ddp",
         help="a real model under DDP: buckets, backward pass and exposed communication",
     )
-    d.add_argument(
-        "--model",
-        required=True,
-        metavar="NAME",
-        help=f"one of {', '.join(api.models.MODELS)}; any case or spelling (llama-3-8b), or an "
-        "unambiguous prefix",
-    )
-    d.add_argument("--gpus", type=_whole, required=True, metavar="N")
-    d.add_argument(
-        "--gpus-per-node",
-        type=_whole,
-        metavar="G",
-        help="GPUs per server (default: all GPUs in one server)",
-    )
-    _bucket_flags(d)
-    d.add_argument("--batch", type=_whole, metavar="B", help="samples per GPU (default: per model)")
-    d.add_argument(
-        "--mfu",
-        type=_number,
-        default=calculator.DEFAULT_MFU,
-        help=f"share of peak FLOP/s achieved (default {calculator.DEFAULT_MFU:g}, an assumption)",
-    )
-    d.add_argument(
-        "--peak-tflops",
-        type=_number,
-        default=hardware.H100_SXM.peak_bf16_tflops,
-        metavar="T",
-        help=f"GPU peak, TFLOP/s (default {hardware.H100_SXM.peak_bf16_tflops:g}: "
-        "H100 SXM dense BF16)",
-    )
-    d.add_argument(
-        "--grad-bytes",
-        type=_whole,
-        default=calculator.GRAD_BYTES["fp32"],
-        choices=sorted(calculator.GRAD_BYTES.values()),
-        help="bytes per gradient element: 4 (FP32, default) or 2 (BF16)",
-    )
-    d.add_argument(
-        "--sweep", action="store_true", help="also sweep the bucket cap from 0.1 MiB to the model"
-    )
-    d.add_argument("--json", action="store_true", help="print one JSON object")
-    _links(d, NCCL_NVLINK_HOP_US, NCCL_NETWORK_HOP_US)
+    _flags(d, "ddp", required=("model", "gpus"))
+    _json(d)
 
 
 def _cluster_parsers(sub) -> None:
@@ -440,77 +341,13 @@ def _cluster_parsers(sub) -> None:
         "400 Gb/s card per GPU, the single ring, bandwidth only (no latency).",
     )
     which = c.add_mutually_exclusive_group(required=True)
-    which.add_argument(
-        "--model",
-        metavar="NAME",
-        help=f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)",
-    )
-    which.add_argument(
-        "--params",
-        type=_number,
-        metavar="P",
-        help="a custom parameter count (7e9): a uniform stack of transformer layers",
-    )
-    c.add_argument("--gpus", type=_whole, required=True, metavar="N")
-    c.add_argument(
-        "--gpus-per-node", type=_whole, metavar="G", help="GPUs per server (default: the GPU's, 8)"
-    )
-    c.add_argument(
-        "--gpu",
-        default="H100 SXM",
-        metavar="NAME",
-        help="A100 SXM, H100 SXM, H200 SXM, B200 or MI300X (any case, or a prefix: h100)",
-    )
-    c.add_argument(
-        "--nic-gbps",
-        type=_number,
-        default=hardware.NIC_400G_Gbps,
-        metavar="R",
-        help="network card per GPU, Gb/s on the wire "
-        f"(default {hardware.NIC_400G_Gbps:g} = {hardware.NIC_400G['GBps']:g} GB/s)",
-    )
-    c.add_argument(
-        "--algorithm",
-        choices=calculator.ALGORITHMS,
-        default="nccl",
-        help="nccl (default): NCCL's own choice and time; ring, multi-ring, tree, hierarchical, "
-        "auto: the site's teaching models",
-    )
-    c.add_argument("--grad-dtype", choices=tuple(calculator.GRAD_BYTES), default="bf16")
-    c.add_argument(
-        "--tokens-per-gpu",
-        type=_number,
-        default=calculator.DEFAULT_TOKENS,
-        metavar="T",
-        help=f"tokens per GPU per step (default {calculator.DEFAULT_TOKENS:,}, an assumption)",
-    )
-    c.add_argument(
-        "--mfu",
-        type=_number,
-        default=calculator.DEFAULT_MFU,
-        metavar="U",
-        help=f"share of peak achieved (default {calculator.DEFAULT_MFU:g}; Llama 3: 0.38-0.43)",
-    )
-    c.add_argument(
-        "--intra-latency",
-        type=_number,
-        default=0.0,
-        metavar="US",
-        help="latency per message inside a server, us "
-        f"(default 0; NCCL charges {NCCL_NVLINK_HOP_US:g})",
-    )
-    c.add_argument(
-        "--inter-latency",
-        type=_number,
-        default=0.0,
-        metavar="US",
-        help="latency per message between servers, us "
-        f"(default 0; NCCL charges {NCCL_NETWORK_HOP_US:g})",
-    )
-    c.add_argument("--json", action="store_true", help="print one JSON object")
+    _add(which, api.CALC["model"])
+    _add(which, api.CALC["params"])
+    _flags(c, "calc", required=("gpus",), skip=("model", "params"))
+    _json(c)
 
     p = sub.add_parser("presets", help="the calculator's models, GPUs and network cards")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _json(p)
 
     n = sub.add_parser(
         "nccl-tests",
@@ -521,44 +358,12 @@ def _cluster_parsers(sub) -> None:
         metavar="FILE|-",
         help=f"the output (- reads stdin); at most {explain.MAX_LOG_BYTES / 1e6:g} MB",
     )
-    n.add_argument(
-        "--gpus",
-        type=_whole,
-        metavar="N",
-        help="GPUs in the run (default: counted from the '#  Rank' lines)",
-    )
-    n.add_argument(
-        "--gpus-per-node",
-        type=_whole,
-        metavar="G",
-        help="GPUs per server (default: from the host names, else 8)",
-    )
-    n.add_argument(
-        "--gpu",
-        metavar="NAME",
-        help="A100, H100, H200 or B200: NCCL's prediction beside each row, and the NVLink "
-        "line rate one server's busbw is held against (default: no prediction)",
-    )
-    n.add_argument(
-        "--nic-gbps",
-        type=_number,
-        metavar="R",
-        help="network card rate in Gb/s, as sold: the multi-server line rate (default 400, "
-        "assumed)",
-    )
-    n.add_argument(
-        "--nics-per-node",
-        type=_whole,
-        metavar="K",
-        help="network cards per server (default: one per GPU)",
-    )
-    n.add_argument("--json", action="store_true", help="print one JSON object")
+    _flags(n, "nccl-tests", skip=("log",))
+    _json(n)
 
 
 def _shard_parser(sub) -> None:
     """Issue 14: memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP."""
-    from .training import calculator
-
     s = sub.add_parser(
         "shard",
         help="memory and communication per GPU of DDP, ZeRO-1, ZeRO-2, ZeRO-3/FSDP and HSDP",
@@ -567,89 +372,8 @@ def _shard_parser(sub) -> None:
         "comm_bytes_per_gpu the bytes each GPU sends per step; comm_s the ring's time; fits "
         "compares the model states (no activations) with the GPU's memory in GiB.",
     )
-    s.add_argument(
-        "--model",
-        required=True,
-        metavar="NAME",
-        help=f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)",
-    )
-    s.add_argument("--gpus", type=_whole, required=True, metavar="N")
-    s.add_argument(
-        "--gpus-per-node", type=_whole, metavar="G", help="GPUs per server (default: the GPU's, 8)"
-    )
-    s.add_argument(
-        "--gpu",
-        default="H100 SXM",
-        metavar="NAME",
-        help="A100 SXM, H100 SXM, H200 SXM, B200 or MI300X (any case, or a prefix: h100)",
-    )
-    s.add_argument(
-        "--nic-gbps",
-        type=_number,
-        default=400.0,
-        metavar="R",
-        help="network card per GPU, Gb/s on the wire (default 400 = 50 GB/s)",
-    )
-    s.add_argument(
-        "--tokens-per-gpu",
-        type=_number,
-        default=calculator.DEFAULT_TOKENS,
-        metavar="T",
-        help=f"tokens per GPU per step (default {calculator.DEFAULT_TOKENS:,}, an assumption)",
-    )
-    s.add_argument(
-        "--mfu",
-        type=_number,
-        default=calculator.DEFAULT_MFU,
-        metavar="U",
-        help=f"share of peak achieved (default {calculator.DEFAULT_MFU:g})",
-    )
-    s.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-ARGUMENT_OF = {  # ParamError field -> the flag that set it
-    "gpus": "--gpus",
-    "gpus_per_node": "--gpus-per-node",
-    "length": "--length",
-    "dtype": "--dtype",
-    "seed": "--seed",
-    "values": "--values",
-    "bytes": "--bytes",
-    "intra_bw": "--intra-bw",
-    "inter_bw": "--inter-bw",
-    "intra_latency": "--intra-latency",
-    "inter_latency": "--inter-latency",
-    "chunks": "--chunks",
-    "time_us": "--time-us",
-    "collective": "--collective",
-    "algorithm": "algorithm",
-    "param_bytes": "--param-bytes",
-    "bucket_cap_mb": "--bucket-cap-mb",
-    "first_bucket_mb": "--first-bucket-mb",
-    "model": "--model",
-    "batch": "--batch",
-    "mfu": "--mfu",
-    "peak_tflops": "--peak-tflops",
-    "grad_bytes": "--grad-bytes",
-    "params": "--params",
-    "gpu": "--gpu",
-    "nic_gbps": "--nic-gbps",
-    "nics_per_node": "--nics-per-node",
-    "grad_dtype": "--grad-dtype",
-    "tokens_per_gpu": "--tokens-per-gpu",
-    "intra_latency_us": "--intra-latency",
-    "inter_latency_us": "--inter-latency",
-    "log": "FILE",
-}
-
-
-def _link_args(a) -> dict:
-    return {
-        "intra_bw": a.intra_bw,
-        "inter_bw": a.inter_bw,
-        "intra_latency": a.intra_latency,
-        "inter_latency": a.inter_latency,
-    }
+    _flags(s, "shard", skip=("intra_latency_us", "inter_latency_us"))
+    _json(s)
 
 
 def _read_values(source: str):
@@ -667,69 +391,27 @@ def _read_values(source: str):
         raise ParamError("values", f"not valid JSON ({e.msg}, line {e.lineno})") from None
 
 
+def _args(a, command: str) -> dict:
+    """The api function's keyword arguments: the namespace's values of its spec's parameters."""
+    return {name: getattr(a, name) for name in SPECS[command] if hasattr(a, name)}
+
+
 def run(a) -> dict:
+    if a.command in ("cost", "busbw"):
+        kw = _args(a, a.command)
+        kw["nbytes"] = kw.pop("bytes")
+        return (api.estimate if a.command == "cost" else api.busbw)(**kw)
     if a.command == "simulate":
         values = _read_values(a.values) if a.values else None
-        return api.simulate(
-            a.algorithm,
-            a.gpus,
-            a.gpus_per_node,
-            a.length,
-            a.dtype,
-            a.seed,
-            values,
-            a.trace,
-            a.chunks,
-            **_link_args(a),
-        )
-    if a.command == "cost":
-        return api.estimate(
-            a.algorithm, a.gpus, a.bytes, a.gpus_per_node, a.chunks, **_link_args(a)
-        )
-    if a.command == "buckets":
-        return api.buckets(a.param_bytes, a.bucket_cap_mb, a.first_bucket_mb)
-    if a.command == "ddp":
-        return api.ddp(
-            a.model,
-            a.gpus,
-            a.gpus_per_node,
-            a.bucket_cap_mb,
-            a.first_bucket_mb,
-            a.batch,
-            a.mfu,
-            a.peak_tflops,
-            a.grad_bytes,
-            a.sweep,
-            **_link_args(a),
-        )
-    if a.command == "calc":
-        return api.calc(
-            a.model,
-            a.params,
-            grad_dtype=a.grad_dtype,
-            algorithm=a.algorithm,
-            tokens_per_gpu=a.tokens_per_gpu,
-            mfu=a.mfu,
-            gpu=a.gpu,
-            gpus=a.gpus,
-            gpus_per_node=a.gpus_per_node,
-            nic_Gbps=a.nic_gbps,
-            intra_latency_us=a.intra_latency,
-            inter_latency_us=a.inter_latency,
-        )
-    if a.command == "shard":
-        return api.shard(
-            a.model, a.gpus, a.gpus_per_node, a.gpu, a.nic_gbps, a.tokens_per_gpu, a.mfu
-        )
+        return api.simulate(**_args(a, "simulate") | {"values": values})
+    if a.command == "nccl-tests":
+        return api.nccl_tests(_read_log(a.file), **_args(a, "nccl-tests"))
     if a.command == "presets":
         return api.presets()
     if a.command == "nccl":
         return _nccl_run(a)
-    if a.command == "nccl-tests":
-        return api.nccl_tests(
-            _read_log(a.file), a.gpus, a.gpu, a.nic_gbps, a.nics_per_node, a.gpus_per_node
-        )
-    return api.busbw(a.gpus, a.bytes, a.time_us, a.collective)
+    calls = {"buckets": api.buckets, "ddp": api.ddp, "calc": api.calc, "shard": api.shard}
+    return calls[a.command](**_args(a, a.command))
 
 
 def _read_log(source: str) -> str:
@@ -812,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = run(a)
     except ParamError as e:
-        p.exit(2, f"{PROG}: error: argument {ARGUMENT_OF.get(e.field, e.field)}: {e.message}\n")
+        p.exit(2, f"{PROG}: error: argument {_flag_of(a.command, e.field)}: {e.message}\n")
     if a.json:
         print(json.dumps(result))
     else:

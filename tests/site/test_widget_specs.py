@@ -1,4 +1,4 @@
-"""Each widget's parameters are declared once (widgets/params.py): the page's controls, the checks
+"""Each widget's parameters are declared once (params.py): the page's controls, the checks
 and the URL table all follow that spec."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import json
 import pytest
 from bs4 import BeautifulSoup
 
-from allreduce_explainer import bridge, dtypes
+from allreduce_explainer import bridge, dtypes, params
 from allreduce_explainer.catalog import models
 from allreduce_explainer.collectives import COLLECTIVES
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.params import Param, defaults, spec, validated
 from allreduce_explainer.training import calculator
-from allreduce_explainer.widgets import SPECS, WIDGETS, params, servers
-from allreduce_explainer.widgets.params import Param, defaults, spec, validated
+from allreduce_explainer.widgets import SPECS, WIDGETS, servers
 from sitebuild.page import load_pages
 from sitebuild.pages import Builder
 from sitebuild.prose import render_prose, widget_docs

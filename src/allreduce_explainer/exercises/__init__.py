@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from ..errors import ParamError
-from ..validate import count
+from ..params import Param, spec, validated
 from .check import check_choice, check_quantity, check_vector
 from .kinds import CHOICE, KINDS, SHEET_KINDS, VECTOR, Problem
 
@@ -20,13 +20,17 @@ MAX_SEED = 2**53  # a seed a page's URL and JavaScript's numbers carry exactly
 MAX_ANSWER = 200
 MAX_SHEET = 40  # problems on one sheet
 
+KIND = Param("kind", "ring_time", "choice", choices=tuple((k, k) for k in KINDS))
+SEED = Param("seed", 0, "int", lo=0, hi=MAX_SEED)
+EXERCISE = spec(KIND, SEED, Param("answer", None, "data"))  # any answer gets feedback
+KINDS_OF_SHEET = Param("kinds", list(SHEET_KINDS), "data")
+SHEET = spec(KINDS_OF_SHEET, Param("seed", 0, "int", lo=0, hi=MAX_SEED - MAX_SHEET))
+
 
 def problem(kind, seed) -> Problem:
     """The problem `kind` draws from `seed`."""
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise ParamError("kind", f"must be one of {', '.join(KINDS)}")
-    s = count("seed", seed, 0, MAX_SEED)
-    return KINDS[kind](random.Random(s))
+    KIND.check(kind)
+    return KINDS[kind](random.Random(SEED.check(seed)))
 
 
 def feedback(p: Problem, answer) -> dict:
@@ -46,20 +50,14 @@ def feedback(p: Problem, answer) -> dict:
 
 def exercise(params=None) -> dict:
     """The widget: {"kind", "seed"[, "answer"]} -> the problem's state [and the feedback]."""
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise ParamError("_", "parameters must be an object")
-    unknown = sorted(set(params) - {"kind", "seed", "answer"})
-    if unknown:
-        raise ParamError(str(unknown[0])[:40], "is not a parameter of this widget")
-    kind, seed = params.get("kind", "ring_time"), params.get("seed", 0)
+    given = validated(params, EXERCISE)
+    kind, seed = given["kind"], given["seed"]
     p = problem(kind, seed)
     state = {
         "kind": "exercise",
         "exercise": kind,
-        "seed": int(seed),
-        "params": {"kind": kind, "seed": int(seed)},
+        "seed": seed,
+        "params": {"kind": kind, "seed": seed},
         "prompt": p.prompt,
         "hint": p.hint,
         "solution_steps": p.steps,
@@ -71,9 +69,9 @@ def exercise(params=None) -> dict:
         "choices": list(p.choices),
         "given": p.given,
     }
-    if params.get("answer") is not None:
-        state["params"]["answer"] = params["answer"]
-        state["feedback"] = feedback(p, params["answer"])
+    if given["answer"] is not None:
+        state["params"]["answer"] = given["answer"]
+        state["feedback"] = feedback(p, given["answer"])
     return state
 
 
@@ -93,14 +91,8 @@ def sheet(params=None) -> dict:
     Problem i uses seed + i, so one seed names the whole sheet and each problem on it can be
     opened alone (its kind and seed are listed).
     """
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise ParamError("_", "parameters must be an object")
-    unknown = sorted(set(params) - {"kinds", "seed"})
-    if unknown:
-        raise ParamError(str(unknown[0])[:40], "is not a parameter of this widget")
-    kinds = params.get("kinds", list(SHEET_KINDS))
+    given = validated(params, SHEET)
+    kinds, seed = given["kinds"], given["seed"]
     if isinstance(kinds, str):
         kinds = [k.strip() for k in kinds.split(",") if k.strip()]
     if not isinstance(kinds, list) or not kinds or len(kinds) > MAX_SHEET:
@@ -110,7 +102,6 @@ def sheet(params=None) -> dict:
         raise ParamError(
             "kinds", f"unknown kind {str(bad[0])[:40]!r}: choose from {', '.join(KINDS)}"
         )
-    seed = count("seed", params.get("seed", 0), 0, MAX_SEED - MAX_SHEET)
     problems, key = [], []
     for i, kind in enumerate(kinds):
         p = problem(kind, seed + i)

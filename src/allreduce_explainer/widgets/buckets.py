@@ -9,10 +9,11 @@ from ..catalog import models
 from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..nccl.topology import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
+from ..params import Param, spec, validated
 from ..schedules.topology import NIC_400G_GBps
 from ..training import calculator, ddp
 from . import figures as fig
-from .params import Param, grad_dtype, spec, validated
+from .common import grad_dtype
 
 FIRST = (
     ("1mib", "1 MiB (cap unset; PyTorch ≤ 2.3)"),

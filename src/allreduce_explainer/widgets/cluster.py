@@ -17,11 +17,12 @@ from .. import fmt, nccl
 from ..catalog import hardware, models
 from ..errors import ParamError
 from ..palette import SERIES
+from ..params import Param, spec, validated
 from ..training import calculator
 from . import figures as fig
 from . import logview
+from .common import grad_dtype
 from .logview import pct
-from .params import Param, grad_dtype, spec, validated
 
 H100 = hardware.H100_SXM
 GRAD_BYTES = calculator.GRAD_BYTES

@@ -6,7 +6,9 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 from .. import dtypes
+from ..params import Param
 from ..simulation import gradients
+from ..training import calculator
 
 DIGITS = {"int": 0, "fp32": 7, "bf16": 3}  # significant digits a reader needs to tell values apart
 
@@ -109,3 +111,11 @@ def complete(counts: list[list[int]], n: int) -> list[list[bool]]:
 
 def chunk_of(chunks: list[tuple[int, int]], start: int, stop: int) -> int:
     return next(i for i, (a, b) in enumerate(chunks) if a == start and b == stop)
+
+
+def grad_dtype(default: str, *order: str) -> Param:
+    """The gradient's type: BF16 (2 bytes) or FP32 (4 bytes), sizes from the calculator."""
+    text = {k: f"{k.upper()} ({n} bytes)" for k, n in calculator.GRAD_BYTES.items()}
+    return Param(
+        "grad_dtype", default, "choice", "Gradient type", choices=tuple((k, text[k]) for k in order)
+    )

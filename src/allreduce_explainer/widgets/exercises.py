@@ -5,15 +5,11 @@ module declares their parameters, so pages, URLs and the course table follow one
 from __future__ import annotations
 
 from .. import exercises as core
-from .params import Param, spec, validated
+from ..params import Param, spec, validated
 
-EXERCISE = spec(
-    Param("kind", "ring_time", "choice", choices=tuple((k, k) for k in core.KINDS)),
-    Param("seed", 0, "int", lo=0, hi=core.MAX_SEED),
-    Param("answer", None, "text", optional=True),
-)
+EXERCISE = spec(core.KIND, core.SEED, Param("answer", None, "text", optional=True))
 SHEET = spec(
-    Param("kinds", list(core.SHEET_KINDS), "data"),
+    core.KINDS_OF_SHEET,
     Param("seed", 0, "int", "Seed (it names the sheet)", lo=0, hi=core.MAX_SEED - core.MAX_SHEET),
 )
 

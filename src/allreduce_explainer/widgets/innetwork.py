@@ -13,6 +13,7 @@ from ..catalog.measured import MEASURED_H100_BUSBW_GBPS
 from ..collectives import ALLREDUCE
 from ..errors import ParamError
 from ..palette import NEUTRAL, SERIES
+from ..params import DTYPE_TEXT, SEED, VALUES, Param, spec, validated
 from ..schedules.ring import steps as ring_steps
 from ..schedules.topology import H100_NVLINK_GBps
 from ..simulation import innetwork
@@ -20,7 +21,6 @@ from ..simulation.innetwork import SWITCH
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text, vectors
-from .params import DTYPE_TEXT, SEED, VALUES, Param, spec, validated
 
 # ---- The stepper -------------------------------------------------------------------------------
 

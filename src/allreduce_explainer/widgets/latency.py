@@ -26,6 +26,7 @@ from ..costs.latency_model import (
 )
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
+from ..params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 from ..schedules import tree
 from ..schedules.ring import steps as ring_steps
 from ..schedules.schedule import split
@@ -34,7 +35,6 @@ from ..simulation.verify import check
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
-from .params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 
 MAX_LATENCY_GPUS = 1024
 # One colour per algorithm NCCL may pick (Okabe & Ito), one marker per protocol

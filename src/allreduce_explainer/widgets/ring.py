@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from .. import api
+from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 from ..schedules.schedule import split
 from ..simulation.verify import check
 from . import diagram
 from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
-from .params import DTYPE, SEED, VALUES, Param, spec, validated
 
 
 def _ring_narration(chunks, dtype: str, n: int):

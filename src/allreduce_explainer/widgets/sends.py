@@ -20,9 +20,9 @@ from ..costs import cost
 from ..errors import ParamError
 from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
+from ..params import Param, defaults, spec, validated
 from ..schedules.topology import H100_NVLINK_GBps, Topology
 from . import figures as fig
-from .params import Param, defaults, spec, validated
 
 COUNTED = (*range(2, 17), *range(20, 65, 4))  # GPU counts simulated message by message
 MAX_GPUS = fig.GPU_SWEEP[-1]

@@ -16,6 +16,7 @@ from ..catalog.models import EXAMPLE_GRADIENT_BYTES
 from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..errors import ParamError
 from ..palette import SERIES
+from ..params import SEED, VALUES, Param, spec, validated
 from ..schedules.schedule import split
 from ..schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
 from ..simulation.simulate import count_bytes
@@ -23,7 +24,6 @@ from ..simulation.verify import check
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, complete, vectors
-from .params import SEED, VALUES, Param, spec, validated
 
 METHODS = ("ring", "multi-ring", "hierarchical")
 LABELS = {

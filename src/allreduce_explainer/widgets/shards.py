@@ -14,12 +14,12 @@ from ..catalog import hardware
 from ..collectives import COLLECTIVES
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
+from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 from ..simulation.shard import OPTIMIZERS
 from ..training import calculator, shardcost
 from . import diagram
 from . import figures as fig
 from .common import DIGITS, value_text
-from .params import DTYPE, SEED, VALUES, Param, spec, validated
 
 # ---- The stepper -------------------------------------------------------------------------------
 

@@ -9,10 +9,10 @@ from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
 from ..palette import SERIES
+from ..params import SEED, VALUES, Param, spec, validated
 from . import diagram
 from . import figures as fig
 from .common import stepper_frames, value_text, vectors
-from .params import SEED, VALUES, Param, spec, validated
 
 NAIVE = spec(
     Param("gpus", 4, "int", "GPUs", 2, 8),

@@ -1,31 +1,47 @@
-"""Each widget's parameters, declared once, as Params: from them come the checks (validated),
-the page's controls (templates/widgets/_macros.html, `param` and `controls`), the URL parameters
-and the course page's table of them (build.widget_docs).
+"""Parameters declared once, as Params, for the three front doors: the widgets, the library
+(api) and the command line.
 
-A widget module writes `SPEC = spec(Param(...), ...)`, calls `validated(params, SPEC)` first, and
-lists the spec in its SPECS dict next to WIDGETS. Checks that tie two parameters together (whole
-servers, two trees × chunks) stay in the widget, after this one.
+From a widget's spec come its checks (validated), the page's controls
+(templates/widgets/_macros.html, `param` and `controls`), the URL parameters and the course page's
+table of them (build.widget_docs). From an api function's spec come its checks and its CLI
+subcommand's flags (cli.py), so a ParamError names the flag that set the field.
+
+A module writes `SPEC = spec(Param(...), ...)` and calls `validated(params, SPEC)` first. Checks
+that tie two parameters together (whole servers, two trees × chunks) stay in the caller, after
+this one.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from ..errors import ParamError
-from ..training import calculator
-from ..validate import count, number
+from .errors import ParamError
+from .validate import count, number
 
-KINDS = ("int", "float", "choice", "name", "text", "data")
+KINDS = ("int", "float", "choice", "name", "text", "data", "bool")
+POSITIVE = math.ulp(0.0)  # the least float above 0: lo=POSITIVE reads "greater than 0"
+
+
+class _Required:
+    """The default of a parameter the caller must give (an api function's positional one)."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
 
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a widget.
+    """One parameter of a widget or of an api function.
 
     kind: int (a whole number in [lo, hi]), float (a finite number in [lo, hi]), choice (one of
-    `choices`), name (a select whose value the widget resolves itself, accepting other spellings),
-    text (a string), data (any JSON, checked by the widget: the edited gradients).
-    A parameter with a label gets a control (a number box or a select); one without has none.
+    `choices`), name (a value the caller resolves itself, accepting other spellings: a model, a
+    GPU), text (a string), data (any JSON, checked by the caller: the edited gradients), bool.
+    A widget's parameter with a label gets a control (a number box or a select); one without has
+    none. An api parameter's label and unit are its CLI flag's help.
     """
 
     name: str
@@ -35,10 +51,12 @@ class Param:
     lo: float | None = None
     hi: float | None = None
     step: float | str | None = None  # the number box's step; None: 1 for int, "any" for float
-    choices: tuple[tuple[str, str], ...] = ()  # (value, text) of a select, in order
+    choices: tuple[tuple[object, str], ...] = ()  # (value, text) of a select, in order
     unit: str = ""  # of lo and hi, for the error messages
     optional: bool = False  # null is allowed: the widget then chooses the value
     nudge: tuple[int, str] | None = None  # − k / + k buttons beside the box: (k, what k adds)
+    flag: str = ""  # the CLI's flag, if not "--" + name with "-" for "_"; no dash: positional
+    metavar: str = ""  # the CLI's placeholder for the value in --help
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -57,19 +75,28 @@ class Param:
             return self.step
         return 1 if self.kind == "int" else "any"
 
-    def values(self) -> tuple[str, ...]:
+    @property
+    def cli_flag(self) -> str:
+        """The CLI's flag that sets this parameter (a ParamError on it names this)."""
+        return self.flag or "--" + self.name.replace("_", "-")
+
+    def values(self) -> tuple:
         return tuple(v for v, _ in self.choices)
 
     def check(self, value):
         """The value, checked (an int kind comes back as an int); a ParamError names the field."""
         if value is None and self.optional:
             return None
+        if value is REQUIRED:
+            raise ParamError(self.name, "is required")
         if self.kind == "int":
             return count(self.name, value, self.lo, self.hi)
         if self.kind == "float":
             return self._number(value)
-        if self.kind == "choice" and (not isinstance(value, str) or value not in self.values()):
-            raise ParamError(self.name, f"must be one of {', '.join(self.values())}")
+        if self.kind == "choice" and value not in self.values():
+            raise ParamError(self.name, f"must be one of {', '.join(map(str, self.values()))}")
+        if self.kind == "bool" and not isinstance(value, bool):
+            raise ParamError(self.name, "must be true or false")
         if self.kind == "text" and not isinstance(value, str):
             raise ParamError(self.name, "must be text")
         return value
@@ -89,14 +116,15 @@ class Param:
 
 
 def _text(x: float) -> str:
-    """A limit as a message prints it: 100,000 and 0.001, not 100000.0 and 1e-03."""
-    if float(x).is_integer() and abs(x) < 1e9:
+    """A limit as a message prints it: 100,000 and 0.001, not 100000.0 and 1e-03; a whole number
+    up to ten digits in full (1,073,741,824 MiB), a larger one as 1e+12."""
+    if float(x).is_integer() and abs(x) < 1e10:
         return f"{x:,.0f}"
     return f"{x:g}"
 
 
 def spec(*params: Param) -> dict[str, Param]:
-    """A widget's parameters by name, in the order of its controls and of its URL table."""
+    """Parameters by name, in the order of a widget's controls and URL table, or of CLI flags."""
     return {p.name: p for p in params}
 
 
@@ -106,7 +134,7 @@ def defaults(s: dict[str, Param]) -> dict:
 
 def validated(params, s: dict[str, Param]) -> dict:
     """The parameters over the defaults, each checked; unknown names are refused (a typo in a
-    link should not pass unseen)."""
+    link or a keyword should not pass unseen)."""
     if params is None:
         params = {}
     if not isinstance(params, dict):
@@ -124,11 +152,3 @@ DTYPE_TEXT = {"int": "int32 (exact)", "fp32": "fp32", "bf16": "bf16"}
 DTYPE = Param("dtype", "int", "choice", "Number type", choices=tuple(DTYPE_TEXT.items()))
 SEED = Param("seed", 1, "int", lo=0, hi=2**53)
 VALUES = Param("values", None, "data")  # one list of numbers per GPU, as edited in a stepper
-
-
-def grad_dtype(default: str, *order: str) -> Param:
-    """The gradient's type: BF16 (2 bytes) or FP32 (4 bytes), sizes from the calculator."""
-    text = {k: f"{k.upper()} ({n} bytes)" for k, n in calculator.GRAD_BYTES.items()}
-    return Param(
-        "grad_dtype", default, "choice", "Gradient type", choices=tuple((k, text[k]) for k in order)
-    )

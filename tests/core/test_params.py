@@ -1,0 +1,152 @@
+"""The api's parameter specs: each function refuses a value outside its spec, naming the field,
+and its signature's defaults are the spec's (the CLI takes its defaults from the spec)."""
+
+import inspect
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allreduce_explainer import api
+from allreduce_explainer.errors import ParamError
+from allreduce_explainer.params import REQUIRED, Param, spec, validated
+from allreduce_explainer.training import calculator
+
+LOG = (Path(__file__).parents[1] / "data" / "allreduce_current.txt").read_text()
+
+# Each api function, its spec, valid arguments for the ones it requires, and the keyword of a
+# parameter whose spec name differs (the spec names the CLI's field: bytes, log).
+FUNCTIONS = {
+    "simulate": (api.simulate, api.SIMULATE, {"algorithm": "ring"}, {}),
+    "estimate": (api.estimate, api.ESTIMATE, {"algorithm": "ring", "gpus": 8, "bytes": 1e6},
+                 {"bytes": "nbytes"}),
+    "busbw": (api.busbw, api.BUSBW, {"gpus": 8, "bytes": 1e6, "time_us": 100.0},
+              {"bytes": "nbytes"}),
+    "buckets": (api.buckets, api.BUCKETS, {"param_bytes": [100, 200]}, {}),
+    "ddp": (api.ddp, api.DDP, {}, {}),
+    "calc": (api.calc, api.CALC, {"model": "gpt2"}, {}),
+    "shard": (api.shard, api.SHARD, {"model": "gpt2", "gpus": 8}, {}),
+    "nccl_tests": (api.nccl_tests, api.NCCL_TESTS, {"log": LOG}, {"log": "text"}),
+}  # fmt: skip
+
+
+def call(name: str, **changes):
+    fn, _, base, keyword = FUNCTIONS[name]
+    args = base | changes
+    return fn(**{keyword.get(k, k): v for k, v in args.items()})
+
+
+def bounded() -> list[tuple[str, Param]]:
+    """Every numeric parameter of every api function with a limit."""
+    return [
+        (name, p)
+        for name, (_, s, _, _) in FUNCTIONS.items()
+        for p in s.values()
+        if p.kind in ("int", "float") and (p.lo is not None or p.hi is not None)
+    ]
+
+
+def outside(p: Param) -> st.SearchStrategy:
+    """Values the spec refuses: below lo, above hi, not a number at all."""
+    options = [st.text(max_size=5), st.just(float("nan")), st.just(True)]
+    if p.kind == "int":
+        options += [st.floats(0.1, 0.9).map(lambda f: (p.lo or 0) + 1 + f)]  # not whole
+        if p.lo is not None:
+            options.append(st.integers(max_value=int(p.lo) - 1))
+        if p.hi is not None:
+            options.append(st.integers(min_value=int(p.hi) + 1))
+    else:
+        if p.lo is not None:
+            options.append(st.floats(max_value=p.lo, exclude_max=True, allow_nan=False))
+        if p.hi is not None:
+            options.append(
+                st.floats(min_value=p.hi, exclude_min=True, allow_nan=False, allow_infinity=False)
+            )
+    return st.one_of(options)
+
+
+@pytest.mark.parametrize(("function", "param"), bounded(), ids=lambda x: getattr(x, "name", x))
+@settings(deadline=None)  # the first call of a function may warm caches on a busy machine
+@given(data=st.data())
+def test_the_api_refuses_values_outside_the_spec_naming_the_field(function, param, data):
+    value = data.draw(outside(param))
+    with pytest.raises(ParamError) as e:
+        call(function, **{param.name: value})
+    assert e.value.field == param.name
+
+
+@pytest.mark.parametrize("function", sorted(FUNCTIONS))
+def test_every_function_accepts_its_spec_limits(function):
+    """The limits are inside: the lowest and highest value of each whole-number parameter pass
+    the spec's own check (what the function does with them is its own business)."""
+    _, s, base, _ = FUNCTIONS[function]
+    for p in s.values():
+        if p.kind == "int" and p.lo is not None and p.hi is not None:
+            for v in (p.lo, p.hi):
+                assert validated(base | {p.name: v}, s)[p.name] == v
+
+
+def signature_defaults(function: str) -> dict:
+    """Defaults as the function's signature (and what it passes its keywords to) has them."""
+    fn, _, _, keyword = FUNCTIONS[function]
+    fns = [fn, api.topology] if function in ("simulate", "estimate") else [fn]
+    if function == "calc":
+        fns = [fn, calculator.calculate, calculator.cluster_for]
+    out: dict = {}
+    for f in reversed(fns):
+        for k, p in inspect.signature(f).parameters.items():
+            if p.default is not inspect.Parameter.empty:
+                out[k] = p.default
+    spec_name = {v: k for k, v in keyword.items()}
+    return {spec_name.get(k, k): v for k, v in out.items()}
+
+
+@pytest.mark.parametrize("function", sorted(FUNCTIONS))
+def test_signature_defaults_are_the_spec_defaults(function):
+    _, s, _, _ = FUNCTIONS[function]
+    defaults = signature_defaults(function)
+    for name, p in s.items():
+        if p.default is not REQUIRED:
+            assert name in defaults and p.default == defaults[name], name
+
+
+def test_a_required_parameter_left_out_is_named():
+    with pytest.raises(ParamError, match="time_us: is required"):
+        api.busbw(8, 1e6, REQUIRED)
+
+
+def test_a_switch_takes_true_or_false_only():
+    s = spec(Param("trace", False, "bool"))
+    assert validated({"trace": True}, s) == {"trace": True}
+    with pytest.raises(ParamError, match="trace: must be true or false"):
+        validated({"trace": 1}, s)
+
+
+def test_a_choice_of_numbers():
+    s = spec(Param("grad_bytes", 4, "choice", choices=((2, "BF16"), (4, "FP32"))))
+    assert validated({"grad_bytes": 2}, s) == {"grad_bytes": 2}
+    with pytest.raises(ParamError, match="grad_bytes: must be one of 2, 4"):
+        validated({"grad_bytes": 3}, s)
+
+
+@pytest.mark.parametrize(
+    ("call_with", "field"),
+    [
+        (lambda: api.calc(model="gpt2", gpu_count=8), "gpu_count"),
+        (lambda: api.simulate("ring", intra_bandwidth=100), "intra_bandwidth"),
+    ],
+)
+def test_an_unknown_keyword_is_refused(call_with, field):
+    with pytest.raises(ParamError, match="is not a parameter") as e:
+        call_with()
+    assert e.value.field == field
+
+
+def test_limits_print_in_full_up_to_ten_digits():
+    p = Param("cap", 1, "float", lo=0, hi=2**30, unit="MiB")
+    with pytest.raises(ParamError, match="must be at most 1,073,741,824 MiB"):
+        p.check(2**31)
+    q = Param("bytes", 1, "float", lo=1, hi=1e15)
+    with pytest.raises(ParamError, match=r"must be at most 1e\+15"):
+        q.check(1e16)
