@@ -28,6 +28,8 @@ from .training import calculator, memory, shardcost
 from .training import ddp as ddp_engine
 from .validate import count
 
+DEFAULT_GPU = hardware.H100_SXM.name  # the pages' default GPU
+
 ALGORITHMS = tuple(sim.ALGORITHMS)
 MAX_SIM_GPUS = 1024  # summary mode
 MAX_TRACE_GPUS = 64  # full traces keep every buffer after every step
@@ -280,7 +282,7 @@ DDP = spec(
           choices=tuple(sorted((n, k.upper()) for k, n in calculator.GRAD_BYTES.items()))),
     Param("sweep", False, "bool", "also sweep the bucket cap from 0.1 MiB to the model"),
     *_links(NCCL_NVLINK_HOP_US, NCCL_NETWORK_HOP_US),
-    Param("gpu", "H100 SXM", "name"),  # without a label: the library's only, not the CLI's
+    Param("gpu", DEFAULT_GPU, "name"),  # without a label: the library's only, not the CLI's
     Param("timing", "nccl", "choice", choices=_choices(DDP_TIMINGS)),
     Param("sweep_first_mb", None, "float", "", 0, MAX_BUCKET_MB, unit="MiB", optional=True),
 )  # fmt: skip
@@ -301,7 +303,7 @@ def ddp(
     inter_bw=NIC_400G_GBps,
     intra_latency=NCCL_NVLINK_HOP_US,
     inter_latency=NCCL_NETWORK_HOP_US,
-    gpu="H100 SXM",
+    gpu=DEFAULT_GPU,
     timing="nccl",
     sweep_first_mb=None,
 ) -> dict:
@@ -392,7 +394,7 @@ def _ddp_algorithm(timing: str, topo: Topology, rows: list[dict]) -> str:
 # ---- Sharded data parallel and in-network reduction ---------------------------------------
 
 
-GPU = Param("gpu", "H100 SXM", "name", "A100 SXM, H100 SXM, H200 SXM, B200 or MI300X (any case, "
+GPU = Param("gpu", DEFAULT_GPU, "name", "A100 SXM, H100 SXM, H200 SXM, B200 or MI300X (any case, "
             "or a prefix: h100)", metavar="NAME")  # fmt: skip
 CLUSTER_GPUS = Param("gpus", REQUIRED, "int", "GPUs", 1, calculator.MAX_GPUS, metavar="N")
 CLUSTER_GPUS_PER_NODE = Param(
@@ -437,7 +439,7 @@ def shard(
     model,
     gpus,
     gpus_per_node=None,
-    gpu="H100 SXM",
+    gpu=DEFAULT_GPU,
     nic_Gbps=hardware.NIC_400G_Gbps,
     tokens_per_gpu=calculator.DEFAULT_TOKENS,
     mfu=calculator.DEFAULT_MFU,

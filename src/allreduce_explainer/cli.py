@@ -14,9 +14,13 @@ import math
 import sys
 
 from . import api
+from .catalog import hardware
 from .errors import ParamError
 from .logs import explain
 from .params import REQUIRED, Param
+from .training import memory
+
+ADAM_TEXT = " + ".join(map(str, memory.BYTES_PER_PARAM.values()))  # 2 + 2 + 12
 
 SPECS = {  # each subcommand that calls an api function, and that function's spec
     "simulate": api.SIMULATE,
@@ -257,7 +261,9 @@ def _nccl_parser(sub) -> None:
     )
     n.add_argument("--gpus", type=_whole, required=True, metavar="N")
     n.add_argument("--gpus-per-node", type=_whole, metavar="G", help="default: min(N, 8)")
-    n.add_argument("--gpu", default="H100 SXM", metavar="NAME", help="A100, H100, H200 or B200")
+    n.add_argument(
+        "--gpu", default=hardware.H100_SXM.name, metavar="NAME", help="A100, H100, H200 or B200"
+    )
     n.add_argument(
         "--nic-gbps", type=_number, default=400.0, metavar="R", help="card rate (default 400)"
     )
@@ -367,7 +373,7 @@ def _shard_parser(sub) -> None:
     s = sub.add_parser(
         "shard",
         help="memory and communication per GPU of DDP, ZeRO-1, ZeRO-2, ZeRO-3/FSDP and HSDP",
-        description="Mixed-precision Adam: 2 + 2 + 12 bytes per parameter (ZeRO paper). "
+        description=f"Mixed-precision Adam: {ADAM_TEXT} bytes per parameter (ZeRO paper). "
         "memory_bytes_per_gpu is an object {params, grads, optimizer, total} in bytes; "
         "comm_bytes_per_gpu the bytes each GPU sends per step; comm_s the ring's time; fits "
         "compares the model states (no activations) with the GPU's memory in GiB.",
@@ -479,7 +485,7 @@ def shard_table(result: dict) -> str:
     rows.append(f"{'strategy':<14} {'memory GiB':>10} {'sent GB':>9} {'comm s':>9}  fits")
     for s in result["strategies"].values():
         rows.append(
-            f"{s['label']:<14} {s['memory_bytes_per_gpu']['total'] / 2**30:>10.2f} "
+            f"{s['label']:<14} {s['memory_bytes_per_gpu']['total'] / hardware.GIB:>10.2f} "
             f"{s['comm_bytes_per_gpu'] / 1e9:>9.2f} {s['comm_s']:>9.4f}  {s['fits']}"
         )
     return "\n".join(rows)

@@ -32,7 +32,7 @@ from .ncclfit import nccl_fit, prediction
 MAX_LOG_BYTES = 1_000_000
 MAX_LOG_TEXT = f"{MAX_LOG_BYTES / 1e6:g} MB ({MAX_LOG_BYTES:,} bytes)"
 SETTINGS_TOLERANCE = 0.10
-DEFAULT_GPU = "H100 SXM"
+DEFAULT_GPU = hardware.H100_SXM.name
 # Device names all_reduce_perf prints (`#  Rank ... device 0 [..] NAME`) -> the model's GPU.
 # H20 and GH200 are Hopper parts the model has no entry for: the H100 SXM stands in.
 DEVICE_NAMES = (

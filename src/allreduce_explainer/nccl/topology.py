@@ -68,7 +68,7 @@ class System:
     network that reduces (InfiniBand SHARP); `cpu` ("intel" or "amd") sets NCCL's per-step
     network overhead and LL limit across servers."""
 
-    gpu: str = "H100 SXM"
+    gpu: str = hardware.H100_SXM.name
     gpus: int = 8
     gpus_per_node: int = 8
     nics_per_node: int = 8
