@@ -17,6 +17,7 @@ from .costs import cost as cost_model
 from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
 from .errors import ParamError
 from .logs import explain
+from .nccl.topology import NIC_GBPS as NCCL_NIC_GBPS
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, validated
 from .schedules import tree
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
@@ -373,8 +374,12 @@ def _ddp_system(gpu: str, topo: Topology) -> nccl.System:
     if topo.gpus_per_node > 8:
         raise ParamError("gpus_per_node", "at most 8 (an HGX/DGX server) in NCCL's model")
     nic_Gbps = topo.inter.GBps * 8
-    if not 1 <= nic_Gbps <= 3200:
-        raise ParamError("inter_bw", "must be 0.125-400 GB/s (a 1-3200 Gb/s card) for NCCL's model")
+    lo, hi = NCCL_NIC_GBPS
+    if not lo <= nic_Gbps <= hi:
+        raise ParamError(
+            "inter_bw",
+            f"must be {lo / 8:g}-{hi / 8:g} GB/s (a {lo:g}-{hi:g} Gb/s card) for NCCL's model",
+        )
     g = topo.gpus_per_node
     return nccl.System(gpu, topo.gpus, g, g, nic_Gbps)
 
@@ -545,7 +550,8 @@ NCCL_TESTS = spec(
           "the NVLink line rate one server's busbw is held against (default: no prediction)",
           optional=True, metavar="NAME"),
     Param("nic_gbps", None, "float", "network card rate, as sold: the multi-server line rate; "
-          "400 if not given, assumed", POSITIVE, 3200, unit="Gb/s", optional=True, metavar="R"),
+          "400 if not given, assumed", POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", optional=True,
+          metavar="R"),
     Param("nics_per_node", None, "int", "network cards per server (default: one per GPU)", 1, 64,
           optional=True, metavar="K"),
 )  # fmt: skip

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ..catalog import hardware
 from ..errors import ParamError
 from ..nccl import System, busbw_factor
+from ..nccl.topology import NIC_GBPS
 from ..schedules.ring import steps as ring_steps
 from ..training import calculator
 from . import parse
@@ -324,7 +325,7 @@ def nccl_settings(nf: dict, system: System) -> dict:
     if system.nodes == 1:
         kwargs = base | {"nic_Gbps": system.nic_Gbps}  # cards unused on one server
         return base | {"calc_kwargs": kwargs} | _check(target, busbw(system.nic_Gbps))
-    lo, hi = 1.0, 3200.0
+    lo, hi = NIC_GBPS
     reach = min(target, busbw(hi))  # the model's busbw stops growing with the card rate
     while hi - lo > 0.01 * lo:  # it grows with the card rate: bisect for the least that reaches
         mid = (lo + hi) / 2

@@ -30,6 +30,8 @@ from ..catalog import hardware
 from ..errors import ParamError
 from . import constants as K
 
+NIC_GBPS = (1.0, 3200.0)  # the card rates (Gb/s) the model is asked about: 1 Gb/s to 3.2 Tb/s
+
 # Facts about each GPU that NCCL's topology reads: CUDA compute capability (CUDA C Programming
 # Guide, "Compute Capabilities": A100 8.0, H100/H200 9.0, B200 10.0), NVLinks per GPU and the
 # GPU's own PCIe generation (NVIDIA datasheets: A100 SXM 12 NVLink 3 links, PCIe Gen4; H100 SXM
@@ -98,8 +100,9 @@ class System:
         if not isinstance(self.in_network_reduction, bool):
             raise ParamError("in_network_reduction", "must be true or false")
         nic = self.nic_Gbps
-        if isinstance(nic, bool) or not isinstance(nic, (int, float)) or not 1 <= nic <= 3200:
-            raise ParamError("nic_gbps", f"must be 1-3200 Gb/s, got {self.nic_Gbps!r}")
+        lo, hi = NIC_GBPS
+        if isinstance(nic, bool) or not isinstance(nic, (int, float)) or not lo <= nic <= hi:
+            raise ParamError("nic_gbps", f"must be {lo:g}-{hi:g} Gb/s, got {self.nic_Gbps!r}")
         if not isinstance(self.cpu, str) or self.cpu not in K.NET_OVERHEAD_US:
             raise ParamError("cpu", f"must be one of {', '.join(K.NET_OVERHEAD_US)}")
 

@@ -19,6 +19,7 @@ from ..collectives import ALLREDUCE, COLLECTIVES
 from ..costs import cost
 from ..errors import ParamError
 from ..logs import parse as nccltests
+from ..nccl.topology import NIC_GBPS
 from ..palette import NEUTRAL, SERIES
 from ..params import Param, defaults, spec, validated
 from ..schedules.topology import H100_NVLINK_GBps, Topology
@@ -319,7 +320,7 @@ CURVE = spec(
     Param("gpu", hardware.H100_SXM.name, "choice", "GPU", choices=CURVE_GPUS),
     Param("gpus_per_node", 8, "int", "GPUs per server", 2, 8),
     Param("servers", 1, "int", "Servers", 1, 512),
-    Param("nic_gbps", NIC_400G_Gbps, "float", "Network card (Gb/s, one per GPU)", 1, 3200,
+    Param("nic_gbps", NIC_400G_Gbps, "float", "Network card (Gb/s, one per GPU)", *NIC_GBPS,
           unit="Gb/s"),
     Param("algorithm", "nccl", "choice", "Algorithm", choices=CURVE_ALGORITHMS),
 )  # fmt: skip
