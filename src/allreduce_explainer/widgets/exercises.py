@@ -5,6 +5,7 @@ module declares their parameters, so pages, URLs and the course table follow one
 from __future__ import annotations
 
 from .. import exercises as core
+from . import Widget, views
 from .params import Param, spec, validated
 
 EXERCISE = spec(
@@ -30,5 +31,7 @@ def exercise_sheet(params=None) -> dict:
     return core.sheet(validated(params, SHEET))
 
 
-WIDGETS = {"exercise": exercise, "exercise_sheet": exercise_sheet}
-SPECS = {"exercise": EXERCISE, "exercise_sheet": SHEET}
+RECORDS = (
+    Widget("exercise", exercise, EXERCISE, views.EXERCISE),
+    Widget("exercise_sheet", exercise_sheet, SHEET, views.SHEET),
+)
