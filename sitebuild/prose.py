@@ -13,6 +13,7 @@ import latex2mathml.converter
 import markdown
 
 from allreduce_explainer import exercises, widgets
+from allreduce_explainer.widgets import views
 
 from . import CONTENT
 
@@ -87,9 +88,9 @@ def widget_docs(pages: list[dict]) -> list[dict]:
     docs = []
     for page in pages:
         for name in WIDGET_CALL.findall(page["source"]):
-            spec = widgets.SPECS[name]
-            stepper = widgets.WIDGETS[name]()["kind"] == "stepper"
-            params = {k: p.default for k, p in spec.items()}
+            w = widgets.REGISTRY[name]
+            stepper = w.view == views.STEPPER
+            params = {k: p.default for k, p in w.spec.items()}
             docs.append({"name": name, "page": page, "params": params, "stepper": stepper})
     drilled = [p for p in pages if p.get("exercises")]
     if drilled:  # one row for every page's exercises, named exercise-<kind> (exercise_states)

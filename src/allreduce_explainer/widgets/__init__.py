@@ -45,7 +45,10 @@ class Widget:
 # the tree stepper's page) are declared here, by the names in their WIDGETS
 UNCONVERTED = {
     "latency": {"view": CHART},
-    "steps": {"view": CHART},
+    "steps": {
+        "view": CHART,
+        "readouts": {"main": (("ring", "Ring steps"), ("tree", "Tree steps"))},
+    },
     "cluster": {"view": CHART},
     "tree_allreduce": {
         "view": STEPPER,

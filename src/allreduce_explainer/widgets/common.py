@@ -85,7 +85,13 @@ def stepper_frames(
                 buffers=step["buffers"],
                 complete=complete(step["contributors"], n),
                 moves=[
-                    [m["src"], m["dst"], m["start"], m["stop"], chunk_of(chunks, m["start"], m["stop"])]
+                    [
+                        m["src"],
+                        m["dst"],
+                        m["start"],
+                        m["stop"],
+                        chunk_of(chunks, m["start"], m["stop"]),
+                    ]
                     for m in step["messages"]
                 ],
                 op=step["op"],

@@ -437,7 +437,8 @@ def busbw_curve(params=None) -> dict:
         figure={"data": data, "layout": _curve_layout(max(line, *model) * 1.15)},
         summary=(
             f"On {where}, NCCL's model puts the bus bandwidth of an all-reduce at "
-            f"{fmt.sig(big.busbw_GBps, 4)} GB/s at {CURVE_BIG_GIB} GiB ({big.algorithm} {big.protocol}; "
+            f"{fmt.sig(big.busbw_GBps, 4)} GB/s at {CURVE_BIG_GIB} GiB "
+            f"({big.algorithm} {big.protocol}; "
             f"NCCL's own figure {fmt.sig(big.nccl_busbw_GBps, 4)}), half of that from "
             f"{fmt.nbytes(half)}{got}."
         ),

@@ -291,7 +291,9 @@ def shard_memory(params=None) -> dict:
     )
     return views.chart(
         params=p,
-        main=views.part(figure={"data": data, "layout": layout}, summary=summary, table=_table(rows)),
+        main=views.part(
+            figure={"data": data, "layout": layout}, summary=summary, table=_table(rows)
+        ),
         readouts={
             "fits": ", ".join(fits) if fits else "none",
             "compute": fmt.seconds(out["compute_s"]),
@@ -392,7 +394,5 @@ RECORDS = (
         hint="At step 0 you can edit any GPU's gradient.",
         readouts={"main": STEPPER_READOUTS},
     ),
-    Widget(
-        "shard_memory", shard_memory, MEMORY, views.CHART, readouts={"main": MEMORY_READOUTS}
-    ),
+    Widget("shard_memory", shard_memory, MEMORY, views.CHART, readouts={"main": MEMORY_READOUTS}),
 )

@@ -155,7 +155,7 @@ def stepper(
 
 
 def part(*, figure: dict, summary: str, table: dict) -> Part:
-    """One figure with its summary and its data as a table: a chart's own or one of its `figures`."""
+    """One figure, its summary and its data as a table: a chart's main one or one of `figures`."""
     return Part(figure=figure, summary=summary, table=table)
 
 
