@@ -3,7 +3,8 @@
 `client/js/stepper.js`, `chart.js` and `widget.js`, and the partials under `templates/widgets/`,
 read these states by key with no schema on their side; the TypedDicts below are that schema, and
 the builders are the one way a widget makes such a state, so a key is never typed in a widget
-module. `tests/site/test_view_keys.py` checks that every key the views read is one of these, and
+module (latency.py and cluster.py, listed in widgets.UNCONVERTED, still build theirs by hand).
+`tests/site/test_view_keys.py` checks that every key the views read is one of these, and
 that every one of these is read (or is listed there as Python's own).
 
 A key given as None is left out of the state: the views test a key's presence (`state.check`,
@@ -16,7 +17,8 @@ from typing import TypedDict
 
 STEPPER, CHART, PANEL = "stepper", "chart", "panel"  # the views: AE.views.<kind> draws the state
 EXERCISE, SHEET = "exercise", "sheet"  # views whose states the exercises package builds
-# significant digits the grid prints (stepper.js `state.digits`), and common.value_text with it
+# significant digits a reader needs to tell values apart: the grid prints `state.digits` of them
+# (stepper.js), and common.value_text the narration's
 DIGITS = {"int": 0, "fp32": 7, "bf16": 3}
 
 
