@@ -6,8 +6,9 @@ Reading and study time (shown in a stage page's "In this page" box) is computed 
   "Deeper" boxes (a word: letters or digits, joined by hyphens or apostrophes);
 - *reading* = prose words / `WORDS_PER_MINUTE`, rounded up to a whole minute; the words inside
   "Deeper" boxes give their own figure, shown apart as optional;
-- *study* = reading + `WIDGET_MINUTES[kind]` for each widget on the page (a stepper is stepped
-  through and watched, a chart or panel is explored by moving its inputs).
+- *study* = reading + `WIDGET_MINUTES[view]` for each widget on the page, by the view its record
+  declares (a stepper is stepped through and watched, a chart or panel is explored by moving its
+  inputs).
 
 Glossary links come from content/glossary.yaml: in a page's `<article>`, the first use of each
 term becomes a link to `glossary/#<anchor>` whose title is the term's definition (and, inside a
@@ -30,10 +31,18 @@ from html.parser import HTMLParser
 
 import yaml
 
+from allreduce_explainer.widgets import views
+
 from . import CONTENT, ROOT
 
 WORDS_PER_MINUTE = 200  # a common figure for reading technical prose
-WIDGET_MINUTES = {"stepper": 4, "chart": 3, "panel": 2, "exercise": 2, "sheet": 5}
+WIDGET_MINUTES = {
+    views.STEPPER: 4,
+    views.CHART: 3,
+    views.PANEL: 2,
+    views.EXERCISE: 2,
+    views.SHEET: 5,
+}
 WORD = re.compile(r"\w+(?:['’-]\w+)*")
 VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 # never linked: a link inside these would be invisible, unclickable or wrong
@@ -133,17 +142,17 @@ def prose_words(body: str) -> tuple[int, int]:
     return main, everything - main
 
 
-def study_time(body: str, widget_kinds: list[str]) -> dict:
+def study_time(body: str, widget_views: list[str]) -> dict:
     """Minutes to read a page (and its "Deeper" boxes) and to study it with its widgets."""
     main, deeper = prose_words(body)
     reading = math.ceil(main / WORDS_PER_MINUTE)
-    widget_minutes = sum(WIDGET_MINUTES[kind] for kind in widget_kinds)
+    widget_minutes = sum(WIDGET_MINUTES[view] for view in widget_views)
     return {
         "words": main,
         "reading_min": reading,
         "deeper_words": deeper,
         "deeper_min": math.ceil(deeper / WORDS_PER_MINUTE),
-        "widgets": len(widget_kinds),
+        "widgets": len(widget_views),
         "study_min": reading + widget_minutes,
     }
 

@@ -12,6 +12,7 @@ import jinja2
 from allreduce_explainer import facts, palette, widgets
 from allreduce_explainer.logs import explain
 from allreduce_explainer.training import memory
+from allreduce_explainer.widgets import views
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site
@@ -55,11 +56,14 @@ class Builder:
 
     def widget_html(self, name: str, state: dict, base: str) -> str:
         """A widget instance's HTML; `name` is its widget function's name, or
-        `<function>-<suffix>` for one of several on a page (exercises: `exercise-<kind>`)."""
-        function = instance_function(name)
-        return self.env.get_template(f"widgets/{function}.html").render(
+        `<function>-<suffix>` for one of several on a page (exercises: `exercise-<kind>`). Every
+        stepper has the one partial, which its record's label, hint and readouts fill."""
+        widget = widgets.REGISTRY[instance_function(name)]
+        partial = "stepper" if widget.view == views.STEPPER else widget.name
+        return self.env.get_template(f"widgets/{partial}.html").render(
             name=name,
-            spec=widgets.SPECS[function],
+            widget=widget,
+            spec=widget.spec,
             state=state,
             state_json=state_json(state),
             base=base,
@@ -105,7 +109,12 @@ class Builder:
         drills = exercise_states(page)
         exercises = [self.widget_html(name, state, base) for name, state in drills]
         states += drills
-        page = replace(page, time=study_time(body, [state["kind"] for _, state in states]))
+        page = replace(
+            page,
+            time=study_time(
+                body, [widgets.REGISTRY[instance_function(name)].view for name, _ in states]
+            ),
+        )
         body, footnotes = split_footnotes(body)
         by_slug = {p.slug: p for p in pages}
         n = page.number

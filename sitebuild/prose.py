@@ -12,6 +12,7 @@ import latex2mathml.converter
 import markdown
 
 from allreduce_explainer import widgets
+from allreduce_explainer.widgets import views
 
 from .page import Page
 
@@ -71,9 +72,9 @@ def widget_docs(pages: list[Page]) -> list[dict]:
     docs = []
     for page in pages:
         for name in WIDGET_CALL.findall(page.source):
-            spec = widgets.SPECS[name]
-            stepper = widgets.WIDGETS[name]()["kind"] == "stepper"
-            params = {k: p.default for k, p in spec.items()}
+            w = widgets.REGISTRY[name]
+            stepper = w.view == views.STEPPER
+            params = {k: p.default for k, p in w.spec.items()}
             docs.append({"name": name, "page": page, "params": params, "stepper": stepper})
     drilled = [p for p in pages if p.exercises]
     if drilled:  # one row for every page's exercises, named exercise-<kind> (exercise_states)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from allreduce_explainer import api
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.simulation.simulate import count_bytes
+from allreduce_explainer.widgets import WIDGETS
 from allreduce_explainer.widgets import servers as S
 from helpers import examples
 
@@ -146,7 +147,7 @@ def api_time(method, n, g):
     ],
 )
 def test_bad_parameters_name_their_field(widget, params, field):
-    fn = S.WIDGETS[widget]
+    fn = WIDGETS[widget]
     with pytest.raises(ParamError) as e:
         fn(params)
     assert e.value.field == field

@@ -4,8 +4,9 @@ The build calls each with its defaults and inlines the state into the page; the 
 calls the same function (through bridge.py) whenever a reader changes a control. A bad parameter
 raises ParamError naming it, which the page shows next to that control.
 
-Each module of this package serves one page and exports WIDGETS, a dict name -> function, and
-SPECS, a dict name -> its parameters (params.py), and
+Each module of this package serves one page and exports RECORDS, its widgets as `Widget` records
+(the function, its parameters (params.py), the view that draws its state (views.py) and what its
+partial shows around the state: the readouts' labels), and
 optionally facts() -> dict of the figures its prose quotes ({{ f.NAME }}) and WARM, calls
 [(widget, params)] whose first answer is slow (a model to build, a layout to count): the site's
 Python snapshot has made them already, so a reader's first choice is as quick as the second. This
@@ -16,16 +17,61 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
-WIDGETS: dict = {}
-SPECS: dict = {}  # name -> {parameter name: Param}, in the order of the widget's controls
+from .views import CHART, STEPPER
+
+Readouts = tuple[tuple[str, str], ...]  # (key in the state's readouts, its label on the page)
+
+
+@dataclass(frozen=True)
+class Widget:
+    """One widget: its name (the partial's, the URL's and the worker's), its function and
+    parameters, the view (`views.STEPPER`, ...) that draws its state, and for its partial the
+    figure's accessible name, a hint under the controls, and its readouts in named groups (a
+    stepper's: "setup" above the step bar, "main" under the grid)."""
+
+    name: str
+    function: Callable[..., dict]
+    spec: Mapping
+    view: str
+    label: str = ""
+    hint: str = ""
+    readouts: Mapping[str, Readouts] = field(default_factory=dict)
+
+
+# latency.py and cluster.py are being split; until they export RECORDS, their widgets' views (and
+# the tree stepper's page) are declared here, by the names in their WIDGETS
+UNCONVERTED = {
+    "latency": {"view": CHART},
+    "steps": {
+        "view": CHART,
+        "readouts": {"main": (("ring", "Ring steps"), ("tree", "Tree steps"))},
+    },
+    "cluster": {"view": CHART},
+    "tree_allreduce": {
+        "view": STEPPER,
+        "label": "The double binary tree all-reduce, step by step, and the exact check",
+        "readouts": {"setup": (("tree_a", "Tree A"), ("tree_b", "Tree B"), ("steps", "Steps"))},
+    },
+}
+
+REGISTRY: dict[str, Widget] = {}
 FACTS: list = []  # the modules' facts() functions, called by the build only
 WARM: list = []  # the modules' slow first calls, made before the snapshot is taken
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     _module = importlib.import_module(f"{__name__}.{_info.name}")
-    if hasattr(_module, "WIDGETS"):  # a page's module, not a shared helper
-        WIDGETS.update(_module.WIDGETS)
-        SPECS.update(_module.SPECS)
-        if hasattr(_module, "facts"):
-            FACTS.append(_module.facts)
-        WARM.extend(getattr(_module, "WARM", []))
+    if hasattr(_module, "RECORDS"):  # a page's module, not a shared helper
+        REGISTRY.update((w.name, w) for w in _module.RECORDS)
+    elif hasattr(_module, "WIDGETS"):
+        for _name, _function in _module.WIDGETS.items():
+            REGISTRY[_name] = Widget(_name, _function, _module.SPECS[_name], **UNCONVERTED[_name])
+    else:
+        continue
+    if hasattr(_module, "facts"):
+        FACTS.append(_module.facts)
+    WARM.extend(getattr(_module, "WARM", []))
+
+WIDGETS = {name: w.function for name, w in REGISTRY.items()}  # what the worker and build call
+SPECS = {name: w.spec for name, w in REGISTRY.items()}  # in the order of each widget's controls

@@ -12,6 +12,7 @@ from ..palette import NEUTRAL, SERIES
 from ..params import Param, spec, validated
 from ..schedules.topology import NIC_400G_GBps
 from ..training import calculator, ddp
+from . import Widget, views
 from . import figures as fig
 from .common import grad_dtype
 
@@ -64,12 +65,11 @@ def ddp_buckets(params=None) -> dict:
     swept = api.ddp(**args, sweep=True, sweep_first_mb=first)  # PyTorch's defaults, the sweep
     rows, best = swept["sweep"], ddp.best(swept["sweep"])
     m = models.get(p["model"])
-    return {
-        "kind": "chart",
-        "params": p,
-        **_timeline(r),  # the main figure: figure, summary, table
-        "figures": {"sweep": _sweep(rows, best, swept, r, p)},
-        "readouts": {
+    return views.chart(
+        params=p,
+        main=_timeline(r),
+        figures={"sweep": _sweep(rows, best, swept, r, p)},
+        readouts={
             "model": f"{m.label}: {m.params:,} parameters in {len(m.tensors())} tensors",
             "gradient": fmt.nbytes(r["gradient_bytes"]),
             "batch": f"{r['batch']} × {m.sample} per GPU",
@@ -83,14 +83,36 @@ def ddp_buckets(params=None) -> dict:
             "algorithm": f"NCCL's model: {r['algorithm']}",
             "first": f"{fmt.sig(r['first_bucket_bytes'] / ddp.MIB, 3)} MiB",
         },
-    }
+    )
+
+
+READOUTS = {
+    "inputs": (
+        ("model", "Model"),
+        ("gradient", "Gradient"),
+        ("batch", "Batch"),
+        ("algorithm", "All-reduce by"),
+    ),
+    "timeline": (
+        ("backward", "Backward pass"),
+        ("first", "First bucket"),
+        ("buckets", "Buckets"),
+        ("allreduce", "All-reduce, busy"),
+        ("exposed", "Exposed"),
+    ),
+    "sweep": (
+        ("best", "Best cap"),
+        ("best_exposed", "Exposed at best"),
+        ("default_exposed", "Exposed with PyTorch's default"),
+    ),
+}
 
 
 def _ms(x: float) -> float:
     return x * 1e3
 
 
-def _timeline(r: dict) -> dict:
+def _timeline(r: dict) -> views.Part:
     rows = r["bucket_timeline"]
     ready = [b["ready_s"] for b in rows]
     prev = [0.0, *ready[:-1]]
@@ -135,8 +157,8 @@ def _timeline(r: dict) -> dict:
             }
         )
     end = max(r["backward_s"], r["comm_end_s"])
-    return {
-        "figure": {
+    return views.part(
+        figure={
             "data": data,
             "layout": {
                 "barmode": "overlay",
@@ -166,13 +188,13 @@ def _timeline(r: dict) -> dict:
                 "margin": {**fig.MARGIN_BELOW, "l": 80},  # room for the rows' names
             },
         },
-        "summary": (
+        summary=(
             f"The backward pass takes {fmt.seconds(r['backward_s'])} and fills "
             f"{len(rows)} buckets; their all-reduces take {fmt.seconds(r['allreduce_total_s'])} "
             f"in all and end at {fmt.seconds(r['comm_end_s'])}, leaving "
             f"{fmt.seconds(r['exposed_s'])} exposed."
         ),
-        "table": {
+        table={
             "columns": [
                 "bucket",
                 "size",
@@ -193,10 +215,10 @@ def _timeline(r: dict) -> dict:
                 for i, b in zip(k, rows, strict=True)
             ],
         },
-    }
+    )
 
 
-def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) -> dict:
+def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) -> views.Part:
     xs = [row["bucket_mb"] for row in rows]
     ys = [_ms(row["exposed_s"]) for row in rows]
     top = max(max(ys), _ms(default["exposed_s"]), _ms(current["exposed_s"]))
@@ -227,8 +249,8 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
             legend=True,
         ),
     ]
-    return {
-        "figure": {
+    return views.part(
+        figure={
             "data": data,
             "layout": fig.layout(
                 fig.log_axis(
@@ -239,13 +261,13 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
                 fig.MARGIN_BELOW,
             ),
         },
-        "summary": (
+        summary=(
             f"Exposed communication against bucket cap, from {fmt.sig(xs[0], 2)} MiB to the whole "
             f"model ({fmt.sig(xs[-1], 3)} MiB): least at {fmt.sig(best['bucket_mb'], 2)} MiB "
             f"({fmt.seconds(best['exposed_s'])}); PyTorch's default leaves "
             f"{fmt.seconds(default['exposed_s'])}."
         ),
-        "table": {
+        table={
             "columns": ["bucket cap (MiB)", "buckets", "exposed (ms)", "all-reduce busy (ms)"],
             "rows": [
                 [
@@ -257,7 +279,7 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
                 for r in rows
             ],
         },
-    }
+    )
 
 
 def facts() -> dict[str, str]:
@@ -305,5 +327,4 @@ def facts() -> dict[str, str]:
     return out
 
 
-WIDGETS = {"ddp_buckets": ddp_buckets}
-SPECS = {"ddp_buckets": SPEC}
+RECORDS = (Widget("ddp_buckets", ddp_buckets, SPEC, views.CHART, readouts=READOUTS),)

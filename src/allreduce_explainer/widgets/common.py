@@ -9,8 +9,7 @@ from .. import dtypes
 from ..params import Param
 from ..simulation import gradients
 from ..training import calculator
-
-DIGITS = {"int": 0, "fp32": 7, "bf16": 3}  # significant digits a reader needs to tell values apart
+from .views import DIGITS, Frame, frame
 
 
 def vectors(p: dict, n: int, dtype: str, max_length: int) -> list[list]:
@@ -68,26 +67,26 @@ def js_number_text(x: float) -> str:
 
 def stepper_frames(
     trace: list[dict], first_buffers, first_counts, n: int, chunks, narrate
-) -> list[dict]:
+) -> list[Frame]:
     """Step frames for the stepper view: buffers, finished cells, and what moved.
 
     A move is [src, dst, start, stop, chunk]: GPU src sent elements [start, stop), its chunk.
     """
     frames = [
-        {
-            "buffers": first_buffers,
-            "complete": complete(first_counts, n),
-            "moves": [],
-            "phase": "start",
-            "narration": narrate(None, 0),
-        }
+        frame(
+            buffers=first_buffers,
+            complete=complete(first_counts, n),
+            moves=[],
+            phase="start",
+            narration=narrate(None, 0),
+        )
     ]
     for s, step in enumerate(trace, 1):
         frames.append(
-            {
-                "buffers": step["buffers"],
-                "complete": complete(step["contributors"], n),
-                "moves": [
+            frame(
+                buffers=step["buffers"],
+                complete=complete(step["contributors"], n),
+                moves=[
                     [
                         m["src"],
                         m["dst"],
@@ -97,10 +96,10 @@ def stepper_frames(
                     ]
                     for m in step["messages"]
                 ],
-                "op": step["op"],
-                "phase": step["phase"],
-                "narration": narrate(step, s),
-            }
+                op=step["op"],
+                phase=step["phase"],
+                narration=narrate(step, s),
+            )
         )
     return frames
 

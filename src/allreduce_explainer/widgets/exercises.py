@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import exercises as core
 from ..params import Param, spec, validated
+from . import Widget, views
 
 EXERCISE = spec(core.KIND, core.SEED, Param("answer", None, "text", optional=True))
 SHEET = spec(
@@ -26,5 +27,7 @@ def exercise_sheet(params=None) -> dict:
     return core.sheet(validated(params, SHEET))
 
 
-WIDGETS = {"exercise": exercise, "exercise_sheet": exercise_sheet}
-SPECS = {"exercise": EXERCISE, "exercise_sheet": SHEET}
+RECORDS = (
+    Widget("exercise", exercise, EXERCISE, views.EXERCISE),
+    Widget("exercise_sheet", exercise_sheet, SHEET, views.SHEET),
+)

@@ -18,9 +18,9 @@ from ..schedules.ring import steps as ring_steps
 from ..schedules.topology import H100_NVLINK_GBps
 from ..simulation import innetwork
 from ..simulation.innetwork import SWITCH
-from . import diagram
+from . import Widget, diagram, views
 from . import figures as fig
-from .common import DIGITS, value_text, vectors
+from .common import value_text, vectors
 
 # ---- The stepper -------------------------------------------------------------------------------
 
@@ -54,7 +54,6 @@ def innetwork_stepper(params=None) -> dict:
         )
     )
     frames[-1]["narration"].append(verdict)
-    digits = DIGITS[dtype]
     rows = [
         {"label": "switch (NVLS)", "values": r["switch_result"]},
         {"label": "ring, same vectors", "values": r["ring_result"]},
@@ -66,20 +65,16 @@ def innetwork_stepper(params=None) -> dict:
         ]
     final = frames[-1]["buffers"]
     b = r["bytes"]
-    state = {
-        "kind": "stepper",
-        "params": {**p, "gpus": n, "length": length},
-        "gpus": n,
-        "length": length,
-        "dtype": dtype,
-        "digits": digits,
-        "chunks": r["chunks"],
-        "inputs": inputs,
-        "target": r["target"],
-        "editable": True,
-        "extra_rows": [{"label": "exact sum, rounded once", "values": r["target"]}],
-        "frames": frames,
-        "check": {
+    state = views.stepper(
+        params={**p, "gpus": n, "length": length},
+        dtype=dtype,
+        chunks=r["chunks"],
+        inputs=inputs,
+        target=r["target"],
+        editable=True,
+        extra_rows=[{"label": "exact sum, rounded once", "values": r["target"]}],
+        frames=frames,
+        check={
             "matches": [[x == t for x, t in zip(row, r["target"], strict=True)] for row in final],
             "all_match": ok,
             "verdict": verdict,
@@ -88,7 +83,7 @@ def innetwork_stepper(params=None) -> dict:
             "switch_max_ulp": sw["max_ulp"],
             "ring_max_ulp": ring["max_ulp"],
         },
-        "readouts": {
+        readouts={
             "nvls_sent": fmt.nbytes(b["nvls"]["sent_per_gpu"]),
             "nvls_received": fmt.nbytes(b["nvls"]["received_per_gpu"]),
             "ring_sent": fmt.nbytes(b["ring"]["sent_per_gpu"]),
@@ -96,34 +91,48 @@ def innetwork_stepper(params=None) -> dict:
             "steps": f"{b['nvls']['steps']} (switch) against {b['ring']['steps']} (ring)",
             "accumulate": r["accumulate"].upper() if r["accumulate"] != "int" else "int32, exact",
         },
-    }
+    )
     return diagram.attach(state, diagram.ring(n, switch=True))
 
 
-def _frame(f: dict, r: dict) -> dict:
+STEPPER_READOUTS = (
+    ("nvls_sent", "Switch: each GPU sends"),
+    ("nvls_received", "Switch: each GPU receives"),
+    ("ring_sent", "Ring: each GPU sends"),
+    ("ring_received", "Ring: each GPU receives"),
+    ("steps", "Steps"),
+    ("accumulate", "The switch accumulates in"),
+)
+PHASES = {"start": "start", "reduce": "the switch adds", "multicast": "multicast"}
+
+
+def _frame(f: dict, r: dict) -> views.Frame:
     """A core frame with the switch as a row below the GPUs (moves name it as GPU -1)."""
     n, length = r["gpus"], r["length"]
-    out = {k: f[k] for k in ("buffers", "complete", "moves", "narration", "phase")}
-    out["label"] = {"start": "start", "reduce": "the switch adds", "multicast": "multicast"}[
-        f["phase"]
-    ]
     values = [None] * length if f["phase"] == "start" else r["switch_result"]
     move = {
         "start": "",
         "reduce": "chunk k's sum → GPU k",
         "multicast": f"every chunk → all {n} GPUs",
     }[f["phase"]]
-    out["rows"] = [{"label": "switch", "key": SWITCH, "values": values, "move": move}]
-    out["narration"] = list(f["narration"])
+    narration = list(f["narration"])
     if f["phase"] == "reduce" and r["dtype"] == "bf16":
         k = next(i for i, (a, b) in enumerate(r["chunks"]) if b > a)
         a, b = r["chunks"][k]
-        out["narration"].append(
+        narration.append(
             f"Chunk {k}: the switch's sums are "
             + ", ".join(value_text(v, "bf16") for v in r["switch_result"][a:b])
             + "."
         )
-    return out
+    return views.frame(
+        buffers=f["buffers"],
+        complete=f["complete"],
+        moves=f["moves"],
+        phase=f["phase"],
+        label=PHASES[f["phase"]],
+        rows=[{"label": "switch", "key": SWITCH, "values": values, "move": move}],
+        narration=narration,
+    )
 
 
 # ---- Bus bandwidth against the wire --------------------------------------------------------------
@@ -161,18 +170,29 @@ def innetwork_bandwidth(params=None) -> dict:
     ]
     measured = innetwork.measured_h100()
     across = _across(p, s)
-    return {
-        "kind": "chart",
-        "params": p,
-        "figures": {
-            "gpus": _gpus_figure(by_n, measured, gpu),
-            "servers": across["figure"],
-        },
-        "ideal": ideal,
-        "nccl": model,
-        "across": across["rows"],
-        "readouts": _readouts(ideal, model, n, s, gpu, across),
-    }
+    return views.chart(
+        params=p,
+        figures={"gpus": _gpus_figure(by_n, measured, gpu), "servers": across["figure"]},
+        readouts=_readouts(ideal, model, n, s, gpu, across),
+        data={"ideal": ideal, "nccl": model, "across": across["rows"]},
+    )
+
+
+BANDWIDTH_READOUTS = (  # the ring and NVLS side by side are the table's cells, labelled there
+    ("bound", "Lower bound for any point-to-point all-reduce"),
+    ("nvls_time", "NVLS at the line rate"),
+    ("gain", "busbw gain at the line rate"),
+)
+SERVERS_READOUTS = (
+    ("card_ring", "Each card sends, ring"),
+    ("card_tree", "Each card sends, tree (at most)"),
+    ("card_sharp", "Each card sends, SHARP"),
+    ("across_ring", "NCCL's model: Ring"),
+    ("across_nvlstree", "NCCL's model: NVLSTree"),
+    ("across_collnetdirect", "NCCL's model: CollNet (SHARP)"),
+    ("across_nvls", "NCCL's model: NVLS with SHARP"),
+    ("across_pick", "NCCL would pick"),
+)
 
 
 def _readouts(ideal: dict, model: dict, n: int, s: int, gpu: str, across: dict) -> dict:
@@ -196,7 +216,7 @@ def _readouts(ideal: dict, model: dict, n: int, s: int, gpu: str, across: dict) 
     return out
 
 
-def _gpus_figure(by_n, measured, gpu: str) -> dict:
+def _gpus_figure(by_n, measured, gpu: str) -> views.Part:
     xs = [k for k, *_ in by_n]
     data = [
         fig.line("ring, at the line rate", xs, [_ideal(k, "ring") for k in xs], SERIES["ring"],
@@ -229,21 +249,21 @@ def _gpus_figure(by_n, measured, gpu: str) -> dict:
         for k, r, v in by_n
     ]
     m8 = measured[-1]
-    return {
-        "figure": {
+    return views.part(
+        figure={
             "data": data,
             "layout": fig.layout(
                 fig.axis("GPUs in one server", dtick=1, range=[1.8, 8.2]),
                 fig.axis("bus bandwidth (GB/s)", rangemode="tozero"),
             ),
         },
-        "summary": (
+        summary=(
             f"Bus bandwidth by GPU count on one server: measured on 8 × H100 the ring stays at "
             f"{fmt.sig(m8['ring_busbw_GBps'], 3)} GB/s and NVLS reaches "
             f"{fmt.sig(m8['nvls_busbw_GBps'], 3)} GB/s at 8 GPUs, above the "
             f"{fmt.sig(H100_NVLINK_GBps, 3)} GB/s line rate (the grey dashed line)."
         ),
-        "table": {
+        table={
             "columns": [
                 "GPUs",
                 "ring at line rate",
@@ -255,7 +275,7 @@ def _gpus_figure(by_n, measured, gpu: str) -> dict:
             ],
             "rows": rows,
         },
-    }
+    )
 
 
 def _ideal(k: int, name: str) -> float:
@@ -298,25 +318,25 @@ def _across(p: dict, s: int) -> dict:
             if t
             else "not available"
         )
-    figure = {
-        "figure": {
+    figure = views.part(
+        figure={
             "data": data,
             "layout": fig.layout(
                 fig.log_axis("servers (8 GPUs, 8 cards each)", ticks=[2, 8, 32, 128, 512]),
                 fig.axis("bytes per card (× S)", rangemode="tozero"),
             ),
         },
-        "summary": (
+        summary=(
             f"Bytes each network card sends per all-reduce across {nodes} servers of 8 GPUs: "
             f"ring {fmt.nbytes(here['ring_bytes_per_card'])}, tree up to "
             f"{fmt.nbytes(here['tree_bytes_per_card_max'])}, SHARP "
             f"{fmt.nbytes(here['sharp_bytes_per_card'])} of an S = {fmt.nbytes(s)} buffer."
         ),
-        "table": {
+        table={
             "columns": ["servers", "ring (× S)", "tree, max (× S)", "SHARP (× S)"],
             "rows": [[r["servers"], *(fmt.sig(r[k] / s, 3) for k, _, _ in keys)] for r in rows],
         },
-    }
+    )
     return {
         "figure": figure,
         "rows": here | {"nccl": times, "nccl_pick": pick},
@@ -351,5 +371,24 @@ def facts() -> dict:
     }
 
 
-WIDGETS = {"innetwork_stepper": innetwork_stepper, "innetwork_bandwidth": innetwork_bandwidth}
-SPECS = {"innetwork_stepper": STEPPER, "innetwork_bandwidth": BANDWIDTH}
+RECORDS = (
+    Widget(
+        "innetwork_stepper",
+        innetwork_stepper,
+        STEPPER,
+        views.STEPPER,
+        label=(
+            "In-network reduction, step by step: the switch adds, beside the ring on the same "
+            "vectors"
+        ),
+        hint="At step 0 you can edit any GPU's numbers.",
+        readouts={"main": STEPPER_READOUTS},
+    ),
+    Widget(
+        "innetwork_bandwidth",
+        innetwork_bandwidth,
+        BANDWIDTH,
+        views.CHART,
+        readouts={"main": BANDWIDTH_READOUTS, "servers": SERVERS_READOUTS},
+    ),
+)

@@ -6,8 +6,8 @@ from .. import api
 from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 from ..schedules.schedule import split
 from ..simulation.verify import check
-from . import diagram
-from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
+from . import Widget, diagram, views
+from .common import chunk_of, stepper_frames, value_text, vectors
 
 
 def _ring_narration(chunks, dtype: str, n: int):
@@ -47,20 +47,18 @@ def _ring_trace(params) -> tuple[dict, dict]:
     return p, result
 
 
-def _ring_common(p: dict, r: dict) -> dict:
+def _ring_stepper(p: dict, r: dict, frames: list, **more) -> views.Stepper:
     n, length = r["gpus"], r["length"]
-    return {
-        "kind": "stepper",
-        "params": {**p, "gpus": n, "length": length},
-        "gpus": n,
-        "length": length,
-        "dtype": r["dtype"],
-        "digits": DIGITS[r["dtype"]],
-        "chunks": split(0, length, n),
-        "inputs": r["inputs"],
-        "target": r["target"],
-        "extra_rows": [{"label": "target (sum)", "values": r["target"]}],
-    }
+    return views.stepper(
+        params={**p, "gpus": n, "length": length},
+        dtype=r["dtype"],
+        chunks=split(0, length, n),
+        inputs=r["inputs"],
+        target=r["target"],
+        extra_rows=[{"label": "target (sum)", "values": r["target"]}],
+        frames=frames,
+        **more,
+    )
 
 
 def ring_reduce_scatter(params=None) -> dict:
@@ -69,8 +67,7 @@ def ring_reduce_scatter(params=None) -> dict:
     n = r["gpus"]
     chunks = split(0, r["length"], n)
     trace = r["trace"][: n - 1]
-    state = _ring_common(p, r)
-    state["frames"] = stepper_frames(
+    frames = stepper_frames(
         trace,
         r["inputs"],
         [[1] * r["length"]] * n,
@@ -78,14 +75,13 @@ def ring_reduce_scatter(params=None) -> dict:
         chunks,
         _ring_narration(chunks, r["dtype"], n),
     )
-    state["editable"] = True
-    state["owned"] = [(i + 1) % n for i in range(n)]
-    last = state["frames"][-1]
-    last["narration"].append(
+    frames[-1]["narration"].append(
         "Every GPU now owns the complete sum of one chunk: "
         + "; ".join(f"GPU {i} owns chunk {(i + 1) % n}" for i in range(n))
         + "."
     )
+    owned = [(i + 1) % n for i in range(n)]
+    state = _ring_stepper(p, r, frames, editable=True, owned=owned)
     return diagram.attach(state, diagram.ring(n))
 
 
@@ -95,8 +91,7 @@ def ring_all_gather(params=None) -> dict:
     n, dtype = r["gpus"], r["dtype"]
     chunks = split(0, r["length"], n)
     rs_end = r["trace"][n - 2] if n > 1 else None
-    state = _ring_common(p, r)
-    state["frames"] = stepper_frames(
+    frames = stepper_frames(
         r["trace"][n - 1 :],
         rs_end["buffers"],
         rs_end["contributors"],
@@ -104,16 +99,33 @@ def ring_all_gather(params=None) -> dict:
         chunks,
         _ring_narration(chunks, dtype, n),
     )
-    state["frames"][0]["narration"] = [
+    frames[0]["narration"] = [
         "After the reduce-scatter every GPU owns the complete sum of one chunk; "
         "now those chunks travel the ring."
     ]
-    state["check"] = check(r)
-    state["frames"][-1]["narration"].append(state["check"]["verdict"])
+    verdict = check(r)
+    frames[-1]["narration"].append(verdict["verdict"])
+    state = _ring_stepper(p, r, frames, check=verdict)
     ones = [[1] * r["length"]] * n
     rs = stepper_frames(r["trace"][: n - 1], r["inputs"], ones, n, chunks, lambda *_: [])
     return diagram.attach(state, diagram.ring(n), start=diagram.holders(rs, n)[-1])
 
 
-WIDGETS = {"ring_reduce_scatter": ring_reduce_scatter, "ring_all_gather": ring_all_gather}
-SPECS = {"ring_reduce_scatter": RING, "ring_all_gather": RING}
+EDIT_HINT = "At step 0 you can edit any GPU's numbers."
+RECORDS = (
+    Widget(
+        "ring_reduce_scatter",
+        ring_reduce_scatter,
+        RING,
+        views.STEPPER,
+        label="Ring reduce-scatter, step by step",
+        hint=EDIT_HINT,
+    ),
+    Widget(
+        "ring_all_gather",
+        ring_all_gather,
+        RING,
+        views.STEPPER,
+        label="Ring all-gather and the exact check",
+    ),
+)

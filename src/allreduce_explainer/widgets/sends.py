@@ -23,6 +23,7 @@ from ..nccl.topology import NIC_GBPS
 from ..palette import NEUTRAL, SERIES
 from ..params import Param, defaults, spec, validated
 from ..schedules.topology import H100_NVLINK_GBps, Topology
+from . import Widget, views
 from . import figures as fig
 
 COUNTED = (*range(2, 17), *range(20, 65, 4))  # GPU counts simulated message by message
@@ -96,18 +97,20 @@ def sends(params=None) -> dict:
     ]
     counted_at = {r[0]: r for r in rows}
     at = counted_at.get(n)
-    return {
-        "kind": "chart",
-        "params": p,
-        "figure": {"data": data, "layout": _layout()},
-        "summary": (
+    main = views.part(
+        figure={"data": data, "layout": _layout()},
+        summary=(
             f"At {n} GPUs each GPU of the ring sends {fmt.sig(ring_n / s, 4)} gradients "
             f"({fmt.nbytes(ring_n)}), approaching 2 as GPUs join; the naive method's root sends "
             f"{fmt.sig(root_n / s, 4)} ({fmt.nbytes(root_n)}), growing with n; the counted "
             "values (n up to 64) equal the formulas."
         ),
-        "table": _table(rows, f),
-        "readouts": {
+        table=_table(rows, f),
+    )
+    return views.chart(
+        params=p,
+        main=main,
+        readouts={
             "ring": f"{fmt.nbytes(ring_n)} = {fmt.sig(ring_n / s, 4)} × S",
             "ring_counted": (
                 f"{fmt.nbytes(at[1] * s)} (every GPU the same)"
@@ -118,7 +121,15 @@ def sends(params=None) -> dict:
             "other": f"{fmt.nbytes(s)} = 1 × S",
             "gradient": fmt.nbytes(s),
         },
-    }
+    )
+
+
+SENDS_READOUTS = (
+    ("ring", "Ring: each GPU sends"),
+    ("ring_counted", "Ring, counted message by message"),
+    ("root", "Naive: the root sends"),
+    ("other", "Naive: every other GPU sends"),
+)
 
 
 def _key(name: str, style: dict) -> dict:
@@ -195,7 +206,7 @@ def busbw(params=None) -> dict:
     """algbw = S / t and busbw = algbw x factor, held against the link's rate."""
     p = validated(params, BUSBW)
     r = _bandwidths(p["gpus"], p["bytes"], p["time_us"], p["collective"])
-    return {"kind": "panel", "params": p, "readouts": _readouts(r, float(p["link_gbps"]))}
+    return views.panel(params=p, readouts=_readouts(r, float(p["link_gbps"])))
 
 
 def _bandwidths(gpus: int, nbytes, time_us, collective: str) -> dict:
@@ -203,6 +214,15 @@ def _bandwidths(gpus: int, nbytes, time_us, collective: str) -> dict:
     BUSBW["bytes"].check(nbytes)
     BUSBW["time_us"].check(time_us)
     return api.busbw(gpus, nbytes, time_us, collective)
+
+
+BUSBW_READOUTS = (
+    ("algbw", "algbw = S / t"),
+    ("factor", "factor"),
+    ("busbw", "busbw = algbw × factor"),
+    ("busbw_share", "busbw against the link"),
+    ("algbw_share", "algbw against the link"),
+)
 
 
 def _readouts(r: dict, link: float) -> dict:
@@ -255,11 +275,18 @@ def nccl_line(params=None) -> dict:
     r = _bandwidths(p["gpus"], row.size_bytes, half.time_us, p["collective"])
     readouts = _readouts(r, link)
     readouts.update(_columns(row, r))
-    return {
-        "kind": "panel",
-        "params": p,
-        "readouts": readouts,
-    }
+    return views.panel(params=p, readouts=readouts)
+
+
+LINE_READOUTS = (
+    ("col_size", "size"),
+    ("col_count", "count, type"),
+    ("col_redop", "redop"),
+    ("col_root", "root"),
+)  # then the two halves' columns in a table, labelled there, and:
+LINE_SHARE_READOUTS = (
+    ("busbw_share", "busbw against the link (out-of-place, or in-place if alone)"),
+)
 
 
 def _columns(row: nccltests.Row, r: dict) -> dict:
@@ -314,6 +341,8 @@ def agreement(size: int, half: nccltests.Half, r: dict) -> str:
 # ---- Bus bandwidth against size: NCCL's model beside a published run ---------------------------
 
 CURVE_SIZES = sorted({round(2 ** (k / 2)) for k in range(20, 69)})  # 1 KiB .. 16 GiB, 2 per octave
+CURVE_BIG_GIB = 8  # the size (GiB) the summary and the readouts quote NCCL's model at
+CURVE_BIG = CURVE_BIG_GIB * GIB
 CURVE_GPUS = tuple((g, g) for g in nccl.topology.GPU_SPECS)
 CURVE_ALGORITHMS = (("nccl", "NCCL's choice"), ("Ring", "Ring (NCCL_ALGO=Ring)"))
 CURVE = spec(
@@ -376,7 +405,7 @@ def busbw_curve(params=None) -> dict:
     half = next(
         n for n, c in zip(CURVE_SIZES, rows, strict=True) if c.busbw_GBps >= top.busbw_GBps / 2
     )
-    big = next(c for n, c in zip(CURVE_SIZES, rows, strict=True) if n == 8 * GIB)
+    big = next(c for n, c in zip(CURVE_SIZES, rows, strict=True) if n == CURVE_BIG)
     where = f"{sys_.nodes} server{'s' if sys_.nodes > 1 else ''} of {sys_.gpus_per_node} {p['gpu']}"
     got = (
         f"; the published run ({run.label}) measured {fmt.sig(max(y for _, y in run.rows), 4)} "
@@ -384,17 +413,16 @@ def busbw_curve(params=None) -> dict:
         if run
         else "; no published run on this system is cited here"
     )
-    return {
-        "kind": "chart",
-        "params": p,
-        "figure": {"data": data, "layout": _curve_layout(max(line, *model) * 1.15)},
-        "summary": (
+    main = views.part(
+        figure={"data": data, "layout": _curve_layout(max(line, *model) * 1.15)},
+        summary=(
             f"On {where}, NCCL's model puts the bus bandwidth of an all-reduce at "
-            f"{fmt.sig(big.busbw_GBps, 4)} GB/s at 8 GiB ({big.algorithm} {big.protocol}; "
+            f"{fmt.sig(big.busbw_GBps, 4)} GB/s at {CURVE_BIG_GIB} GiB "
+            f"({big.algorithm} {big.protocol}; "
             f"NCCL's own figure {fmt.sig(big.nccl_busbw_GBps, 4)}), half of that from "
             f"{fmt.nbytes(half)}{got}."
         ),
-        "table": {
+        table={
             "columns": ["size", "NCCL's pick", "busbw, calibrated", "NCCL's own", "measured"],
             "rows": [
                 [
@@ -407,7 +435,11 @@ def busbw_curve(params=None) -> dict:
                 for n, c in zip(CURVE_SIZES, rows, strict=True)
             ],
         },  # fmt: skip
-        "readouts": {
+    )
+    return views.chart(
+        params=p,
+        main=main,
+        readouts={
             "model": f"{fmt.sig(big.busbw_GBps, 4)} GB/s ({big.algorithm}, {big.protocol})",
             "nccl_own": f"{fmt.sig(big.nccl_busbw_GBps, 4)} GB/s",
             "half": fmt.nbytes(half),
@@ -418,7 +450,16 @@ def busbw_curve(params=None) -> dict:
             ),
             "yardstick": line_text,
         },
-    }
+    )
+
+
+CURVE_READOUTS = (
+    ("model", f"NCCL's model at {CURVE_BIG_GIB} GiB (calibrated)"),
+    ("nccl_own", f"NCCL's own figure at {CURVE_BIG_GIB} GiB"),
+    ("half", "Half of the peak from"),
+    ("measured", "Measured, at its largest size"),
+    ("yardstick", "Held against"),
+)
 
 
 def _measured_at(run, n: int) -> str:
@@ -434,8 +475,18 @@ def _curve_layout(top: float) -> dict:
     )  # fmt: skip
 
 
-WIDGETS = {"sends": sends, "busbw": busbw, "nccl_line": nccl_line, "busbw_curve": busbw_curve}
-SPECS = {"sends": SENDS, "busbw": BUSBW, "nccl_line": LINE, "busbw_curve": CURVE}
+RECORDS = (
+    Widget("sends", sends, SENDS, views.CHART, readouts={"main": SENDS_READOUTS}),
+    Widget("busbw", busbw, BUSBW, views.PANEL, readouts={"main": BUSBW_READOUTS}),
+    Widget(
+        "nccl_line",
+        nccl_line,
+        LINE,
+        views.PANEL,
+        readouts={"columns": LINE_READOUTS, "share": LINE_SHARE_READOUTS},
+    ),
+    Widget("busbw_curve", busbw_curve, CURVE, views.CHART, readouts={"main": CURVE_READOUTS}),
+)
 
 
 def facts() -> dict[str, str]:

@@ -21,9 +21,9 @@ from ..schedules.schedule import split
 from ..schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
 from ..simulation.simulate import count_bytes
 from ..simulation.verify import check
-from . import diagram
+from . import Widget, diagram, views
 from . import figures as fig
-from .common import DIGITS, complete, vectors
+from .common import complete, vectors
 
 METHODS = ("ring", "multi-ring", "hierarchical")
 LABELS = {
@@ -64,29 +64,34 @@ def servers_stepper(params=None) -> dict:
     counted = _counts_from_trace(r, servers, g)
     state_check = check(r)
     frames[-1]["narration"].append(state_check["verdict"])
-    state = {
-        "kind": "stepper",
-        "params": {**p, "length": length},
-        "gpus": n,
-        "length": length,
-        "dtype": "int",
-        "digits": DIGITS["int"],
-        "chunks": groups,
-        "inputs": r["inputs"],
-        "target": r["target"],
-        "extra_rows": [{"label": "target (sum)", "values": r["target"]}],
-        "frames": frames,
-        "check": state_check,
-        "readouts": {
+    state = views.stepper(
+        params={**p, "length": length},
+        dtype="int",
+        chunks=groups,
+        inputs=r["inputs"],
+        target=r["target"],
+        extra_rows=[{"label": "target (sum)", "values": r["target"]}],
+        frames=frames,
+        check=state_check,
+        readouts={
             "total": f"{counted['total']:,} bytes",
             "per_server": f"{counted['per_server']:,} bytes",
             "per_card": f"{counted['per_card']:,} bytes",
             "network_steps": f"{r['network_steps']} of {r['steps']}",
             "gradient": f"{length * INT_BYTES:,} bytes ({length} int32 numbers)",
         },
-        "row_groups": [[f"server {k}", k * g, (k + 1) * g] for k in range(servers)],
-    }
+        row_groups=[[f"server {k}", k * g, (k + 1) * g] for k in range(servers)],
+    )
     return diagram.attach(state, diagram.servers(servers, g))
+
+
+STEPPER_READOUTS = (
+    ("gradient", "Gradient per GPU"),
+    ("total", "Over the network, in total"),
+    ("per_server", "Per server (busiest)"),
+    ("per_card", "Per network card (busiest)"),
+    ("network_steps", "Steps that use the network"),
+)
 
 
 def _counts_from_trace(r: dict, servers: int, g: int) -> dict:
@@ -102,21 +107,21 @@ def _group(groups, start: int) -> int:
     return next((i for i, (a, b) in enumerate(groups) if a <= start < b), 0)
 
 
-def _frames(r: dict, groups, servers: int, g: int, method: str) -> list[dict]:
+def _frames(r: dict, groups, servers: int, g: int, method: str) -> list[views.Frame]:
     n, length = r["gpus"], r["length"]
     what = {"ring": "chunk", "multi-ring": "ring part", "hierarchical": "shard"}[method]
     frames = [
-        {
-            "buffers": r["inputs"],
-            "complete": complete([[1] * length] * n, n),
-            "moves": [],
-            "phase": "start",
-            "narration": [
+        views.frame(
+            buffers=r["inputs"],
+            complete=complete([[1] * length] * n, n),
+            moves=[],
+            phase="start",
+            narration=[
                 f"{servers} servers of {g} GPUs: GPUs 0 to {g - 1} on the first server, "
                 f"{g} to {2 * g - 1} on the second{', and so on' if servers > 2 else ''}. "
                 f"The column groups are the {len(groups)} {what}s of the method."
             ],
-        }
+        )
     ]
     network = 0
     for s, step in enumerate(r["trace"], 1):
@@ -142,17 +147,17 @@ def _frames(r: dict, groups, servers: int, g: int, method: str) -> list[dict]:
         if len(cross) > 8:
             lines.append(f"… and {len(cross) - 8} more messages between servers.")
         frames.append(
-            {
-                "buffers": step["buffers"],
-                "complete": complete(step["contributors"], n),
-                "moves": [
+            views.frame(
+                buffers=step["buffers"],
+                complete=complete(step["contributors"], n),
+                moves=[
                     [m["src"], m["dst"], m["start"], m["stop"], _group(groups, m["start"])]
                     for m in msgs
                 ],
-                "op": step["op"],
-                "phase": step["phase"],
-                "narration": lines,
-            }
+                op=step["op"],
+                phase=step["phase"],
+                narration=lines,
+            )
         )
     return frames
 
@@ -203,16 +208,14 @@ def servers_compare(params=None) -> dict:
     readouts["nccl_time"] = fmt.seconds(nccl_at.time_us * 1e-6) if nccl_at else "—"
     readouts["nccl_pick"] = f"{nccl_at.algorithm}/{nccl_at.protocol}" if nccl_at else "—"
     readouts["nccl_note"] = _nccl_note(nccl_at, servers, g, links["inter_bw"])
-    return {
-        "kind": "chart",
-        "params": p,
-        "figure": _figure(times, servers, g, at, nccl_times, nccl_at),
-        "summary": (
+    main = views.part(
+        figure=_figure(times, servers, g, at, nccl_times, nccl_at),
+        summary=(
             f"With {servers} servers of {g} GPUs and {fmt.nbytes(s)} per GPU: "
             + ", ".join(f"{LABELS[m]} {fmt.seconds(at[m]['time_s'])}" for m in METHODS)
             + f"; {NCCL_LABEL} {readouts['nccl_time']}."
         ),
-        "table": {
+        table={
             "columns": ["servers", *[f"{LABELS[m]} (s)" for m in METHODS], f"{NCCL_LABEL} (s)"],
             "rows": [
                 [
@@ -223,8 +226,8 @@ def servers_compare(params=None) -> dict:
                 for i, x in enumerate(SERVER_X)
             ],
         },
-        "readouts": readouts,
-    }
+    )
+    return views.chart(params=p, main=main, readouts=readouts)
 
 
 def _nccl(n: int, g: int, nbytes: float, card_GBps: float) -> nccl.Candidate | None:
@@ -350,5 +353,16 @@ def facts() -> dict[str, str]:
     return out
 
 
-WIDGETS = {"servers_stepper": servers_stepper, "servers_compare": servers_compare}
-SPECS = {"servers_stepper": STEPPER, "servers_compare": COMPARE}
+RECORDS = (
+    Widget(
+        "servers_stepper",
+        servers_stepper,
+        STEPPER,
+        views.STEPPER,
+        label=(
+            "An all-reduce across servers, step by step, with the bytes it sends over the network"
+        ),
+        readouts={"main": STEPPER_READOUTS},
+    ),
+    Widget("servers_compare", servers_compare, COMPARE, views.CHART),
+)

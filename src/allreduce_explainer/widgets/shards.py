@@ -17,9 +17,9 @@ from ..palette import GPU_COLOURS, NEUTRAL
 from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 from ..simulation.shard import OPTIMIZERS
 from ..training import calculator, shardcost
-from . import diagram
+from . import Widget, diagram, views
 from . import figures as fig
-from .common import DIGITS, value_text
+from .common import value_text
 
 # ---- The stepper -------------------------------------------------------------------------------
 
@@ -73,21 +73,17 @@ def shard_stepper(params=None) -> dict:
         "rows": _check_rows(r),
     }
     sent = r["bytes_sent_per_gpu"]
-    state = {
-        "kind": "stepper",
-        "params": {**p, "gpus": n, "length": length},
-        "gpus": n,
-        "length": length,
-        "dtype": dtype,
-        "digits": DIGITS[dtype],
-        "chunks": r["chunks"],
-        "owned": r["owned"],
-        "inputs": r["grads"],
-        "target": ddp,
-        "editable": True,
-        "frames": frames,
-        "check": check,
-        "readouts": {
+    state = views.stepper(
+        params={**p, "gpus": n, "length": length},
+        dtype=dtype,
+        chunks=r["chunks"],
+        owned=r["owned"],
+        inputs=r["grads"],
+        target=ddp,
+        editable=True,
+        frames=frames,
+        check=check,
+        readouts={
             "lr": value_text(r["lr"], "fp32" if isinstance(r["lr"], float) else "int"),
             "reduce_scatter": f"{fmt.nbytes(sent['reduce_scatter'][0])} per GPU",
             "all_gather": f"{fmt.nbytes(sent['all_gather'][0])} per GPU",
@@ -95,23 +91,29 @@ def shard_stepper(params=None) -> dict:
             "ddp": f"{fmt.nbytes(sent['ddp_allreduce'][0])} per GPU",
             "state": _state_text(r),
         },
-    }
-    for f in frames:  # the reduce-scatter adds what it receives; the all-gather copies
-        f.setdefault("op", "add" if f.get("phase") == "reduce-scatter" else "copy")
+    )
     return diagram.attach(state, diagram.ring(n))
 
 
-def _frame(f: dict, r: dict) -> dict:
-    """A core frame for the stepper view: what the rows hold, and the rows below the GPUs."""
-    shows = "gradients" if f["shows"] == "grads" else "parameters"
-    out = {k: f[k] for k in ("buffers", "complete", "moves", "narration", "phase")}
-    out["label"] = {
-        "start": "start",
-        "reduce-scatter": "reduce-scatter",
-        "update": "optimizer step",
-        "all-gather": "all-gather",
-    }[f["phase"]]
-    out["rows_show"] = shows
+STEPPER_READOUTS = (
+    ("lr", "Learning rate used"),
+    ("reduce_scatter", "Reduce-scatter sends"),
+    ("all_gather", "All-gather sends"),
+    ("total", "Sharded step, total"),
+    ("ddp", "DDP's all-reduce"),
+    ("state", "Optimizer state kept"),
+)
+PHASES = {
+    "start": "start",
+    "reduce-scatter": "reduce-scatter",
+    "update": "optimizer step",
+    "all-gather": "all-gather",
+}
+
+
+def _frame(f: dict, r: dict) -> views.Frame:
+    """A core frame for the stepper view: what the rows hold, and the rows below the GPUs; the
+    reduce-scatter adds what it receives, the optimizer step and the all-gather copy."""
     rows = []
     if f["shows"] == "grads":
         rows.append({"label": "parameters (every GPU)", "values": r["params"]})
@@ -119,8 +121,17 @@ def _frame(f: dict, r: dict) -> dict:
         rows.append({"label": "DDP's parameters", "values": r["ddp_params"][0]})
     if f["phase"] == "update":
         rows += _state_rows(f["optimizer_state"], r["length"])
-    out["rows"] = rows
-    return out
+    return views.frame(
+        buffers=f["buffers"],
+        complete=f["complete"],
+        moves=f["moves"],
+        op="add" if f["phase"] == "reduce-scatter" else "copy",
+        phase=f["phase"],
+        label=PHASES[f["phase"]],
+        rows_show="gradients" if f["shows"] == "grads" else "parameters",
+        rows=rows,
+        narration=f["narration"],
+    )
 
 
 def _state_rows(states: list[dict], length: int) -> list[dict]:
@@ -278,13 +289,12 @@ def shard_memory(params=None) -> dict:
         + f" against {fmt.sig(have / gib, 3)} GiB; "
         + (f"fits: {', '.join(fits)}." if fits else "none fits.")
     )
-    return {
-        "kind": "chart",
-        "params": p,
-        "figure": {"data": data, "layout": layout},
-        "summary": summary,
-        "table": _table(rows),
-        "readouts": {
+    return views.chart(
+        params=p,
+        main=views.part(
+            figure={"data": data, "layout": layout}, summary=summary, table=_table(rows)
+        ),
+        readouts={
             "fits": ", ".join(fits) if fits else "none",
             "compute": fmt.seconds(out["compute_s"]),
             "ddp_comm": fmt.seconds(rows["ddp"]["comm_s"]),
@@ -295,7 +305,18 @@ def shard_memory(params=None) -> dict:
             "zero3_tokens": f"{fmt.sig(z3['critical_tokens_per_gpu'], 3)} tokens per GPU",
             "hsdp_tokens": f"{fmt.sig(hs['critical_tokens_per_gpu'], 3)} tokens per GPU",
         },
-    }
+    )
+
+
+MEMORY_READOUTS = (
+    ("fits", "Fit in the GPU's memory"),
+    ("compute", "Compute per step"),
+    ("ddp_comm", "DDP's communication"),
+    ("zero3_comm", "ZeRO-3 / FSDP's communication"),
+    ("ratio", "ZeRO-3 bytes ÷ DDP bytes"),
+    ("zero3_tokens", "FSDP hides its communication from"),
+    ("hsdp_tokens", "HSDP hides its communication from"),
+)
 
 
 def _table(rows: dict) -> dict:
@@ -360,5 +381,18 @@ def facts() -> dict:
     }
 
 
-WIDGETS = {"shard_stepper": shard_stepper, "shard_memory": shard_memory}
-SPECS = {"shard_stepper": STEPPER, "shard_memory": MEMORY}
+RECORDS = (
+    Widget(
+        "shard_stepper",
+        shard_stepper,
+        STEPPER,
+        views.STEPPER,
+        label=(
+            "Sharded step: reduce-scatter, optimizer step on each GPU's shard, all-gather, "
+            "and the check against DDP"
+        ),
+        hint="At step 0 you can edit any GPU's gradient.",
+        readouts={"main": STEPPER_READOUTS},
+    ),
+    Widget("shard_memory", shard_memory, MEMORY, views.CHART, readouts={"main": MEMORY_READOUTS}),
+)

@@ -10,7 +10,7 @@ from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
 from ..palette import SERIES
 from ..params import SEED, VALUES, Param, spec, validated
-from . import diagram
+from . import Widget, diagram, views
 from . import figures as fig
 from .common import stepper_frames, value_text, vectors
 
@@ -45,28 +45,31 @@ def naive(params=None) -> dict:
         return [f"Step {s}: GPU 0 sends the finished sum ({vals}) to GPU {m['dst']}."]
 
     frames = stepper_frames(r["trace"], r["inputs"], [[1] * length] * n, n, [(0, length)], narrate)
-    state = {
-        "kind": "stepper",
-        "params": {**p, "gpus": n, "length": length},
-        "gpus": n,
-        "length": length,
-        "dtype": "int",
-        "digits": 0,
-        "chunks": [(0, length)],
-        "inputs": r["inputs"],
-        "target": r["target"],
-        "extra_rows": [
+    state = views.stepper(
+        params={**p, "gpus": n, "length": length},
+        dtype="int",
+        chunks=[(0, length)],
+        inputs=r["inputs"],
+        target=r["target"],
+        extra_rows=[
             {"label": "target (sum)", "values": r["target"]},
             {"label": f"average (sum / {n})", "values": [t / n for t in r["target"]], "digits": 3},
         ],
-        "frames": frames,
-        "readouts": {
+        frames=frames,
+        readouts={
             "root_received": f"{(n - 1) * nbytes:,} bytes ({n - 1} gradients of {nbytes} bytes)",
             "root_sent": f"{(n - 1) * nbytes:,} bytes",
             "other_sent": f"{nbytes:,} bytes",
         },
-    }
+    )
     return diagram.attach(state, diagram.star(n))
+
+
+NAIVE_READOUTS = (
+    ("root_received", "GPU 0 receives"),
+    ("root_sent", "GPU 0 sends"),
+    ("other_sent", "Every other GPU sends"),
+)
 
 
 PER_SERVER = hardware.H100_SXM.gpus_per_node  # 8
@@ -112,10 +115,8 @@ def scaling(params=None) -> dict:
     ]
     if n > 1:
         data.append(fig.you_are_here(f"{n} GPUs", n, [naive_t, ring_t], 14))
-    return {
-        "kind": "chart",
-        "params": p,
-        "figure": {
+    main = views.part(
+        figure={
             "data": data,
             "layout": fig.layout(
                 fig.log_axis("GPUs (8 per server)", [math.log10(1.6), math.log10(1300)], xs),
@@ -124,25 +125,40 @@ def scaling(params=None) -> dict:
                 fig.MARGIN_BELOW,
             ),
         },
-        "summary": (
+        summary=(
             f"At {n} GPUs the naive method takes {fmt.seconds(naive_t)} and the ring "
             f"{fmt.seconds(ring_t)} for {fmt.nbytes(s)} of gradient."
         ),
-        "table": {
+        table={
             "columns": ["GPUs", "naive (s)", "ring (s)"],
             "rows": [
                 [x, fmt.sig(a, 3), fmt.sig(b, 3)]
                 for x, a, b in zip(xs, data[0]["y"], data[1]["y"], strict=True)
             ],
         },
-        "readouts": {
-            "naive": fmt.seconds(naive_t),
-            "ring": fmt.seconds(ring_t),
-            "ratio": f"{naive_t / ring_t:.0f}×" if ring_t > 0 else "—",
-            "gradient": fmt.nbytes(s),
-        },
+    )
+    readouts = {
+        "naive": fmt.seconds(naive_t),
+        "ring": fmt.seconds(ring_t),
+        "ratio": f"{naive_t / ring_t:.0f}×" if ring_t > 0 else "—",
+        "gradient": fmt.nbytes(s),
     }
+    return views.chart(params=p, main=main, readouts=readouts)
 
 
-WIDGETS = {"naive": naive, "scaling": scaling}
-SPECS = {"naive": NAIVE, "scaling": SCALING}
+SCALING_READOUTS = (
+    ("naive", "Naive (gather, broadcast)"),
+    ("ring", "Ring"),
+    ("ratio", "Naive / ring"),
+)
+RECORDS = (
+    Widget(
+        "naive",
+        naive,
+        NAIVE,
+        views.STEPPER,
+        label="The naive method: gather to GPU 0, add, broadcast back",
+        readouts={"main": NAIVE_READOUTS},
+    ),
+    Widget("scaling", scaling, SCALING, views.CHART, readouts={"main": SCALING_READOUTS}),
+)

@@ -1,0 +1,181 @@
+"""The states the browser's views draw: a stepper's, a chart's and a panel's, each key spelled here.
+
+`client/js/stepper.js`, `chart.js` and `widget.js`, and the partials under `templates/widgets/`,
+read these states by key with no schema on their side; the TypedDicts below are that schema, and
+the builders are the one way a widget makes such a state, so a key is never typed in a widget
+module (latency.py and cluster.py, listed in widgets.UNCONVERTED, still build theirs by hand).
+`tests/site/test_view_keys.py` checks that every key the views read is one of these, and
+that every one of these is read (or is listed there as Python's own).
+
+A key given as None is left out of the state: the views test a key's presence (`state.check`,
+`frame.rows`), so an absent one and a null one are not the same to them.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+STEPPER, CHART, PANEL = "stepper", "chart", "panel"  # the views: AE.views.<kind> draws the state
+EXERCISE, SHEET = "exercise", "sheet"  # views whose states the exercises package builds
+# significant digits a reader needs to tell values apart: the grid prints `state.digits` of them
+# (stepper.js), and common.value_text the narration's
+DIGITS = {"int": 0, "fp32": 7, "bf16": 3}
+
+
+class Frame(TypedDict, total=False):
+    """One step of a stepper: the buffers after it, what moved, and what the page says."""
+
+    buffers: list[list]  # one row of numbers per GPU
+    complete: list[list[bool]]  # which cells hold their finished sum
+    moves: list[list]  # [src, dst, start, stop, chunk]: src sent elements [start, stop)
+    op: str  # "add" or "copy": what the receivers did (diagram.holders replays it)
+    phase: str
+    label: str  # the phase as the phase line names it
+    rows_show: str  # what the GPU rows hold ("gradients", "parameters")
+    rows: list[dict]  # rows below the GPUs for this step: {label, values[, key, move, digits]}
+    narration: list[str]
+    arrows: list[list]  # the diagram's arrows (diagram.arrows)
+    holders: list[list[int]]  # whose numbers each cell holds, as runs
+
+
+class Stepper(TypedDict, total=False):
+    kind: str
+    params: dict
+    gpus: int
+    length: int
+    dtype: str
+    digits: int  # DIGITS[dtype]
+    chunks: list  # [start, stop) of each column group
+    inputs: list[list]  # the GPUs' gradients, which the grid edits at step 0
+    target: list  # the exact sum the check holds the result against
+    extra_rows: list[dict]  # rows below the GPUs in every step: {label, values[, digits]}
+    editable: bool
+    owned: list[int]  # the chunk each GPU owns at the end of a reduce-scatter
+    frames: list[Frame]
+    check: dict  # simulation.verify.check's shape: matches, all_match, verdict[, rows ...]
+    readouts: dict[str, str]
+    row_groups: list[list]  # [label, first GPU, past the last]: a server's rows
+    # written by diagram.attach, which every stepper's state goes through:
+    diagram: dict  # the layout diagram.js draws once
+    symbols: list[str]  # the holders' sets of GPUs as text ("a+b")
+    letters: str  # the key to the symbols
+
+
+class Part(TypedDict):
+    """One figure of a chart, with its text alternatives."""
+
+    figure: dict  # Plotly JSON: data and layout
+    summary: str  # one line: the chart's aria-label and the text under it
+    table: dict  # the data as {columns, rows}
+
+
+class Chart(TypedDict, total=False):
+    kind: str
+    params: dict
+    figure: dict  # the main figure, with its summary and table (a Part's keys)
+    summary: str
+    table: dict
+    figures: dict[str, Part]  # more figures, drawn into [data-figure=name]
+    readouts: dict[str, str]
+
+
+class Panel(TypedDict):
+    kind: str
+    params: dict
+    readouts: dict[str, str]
+
+
+def _given(**keys) -> dict:
+    return {k: v for k, v in keys.items() if v is not None}
+
+
+def frame(
+    *,
+    buffers: list[list],
+    complete: list[list[bool]],
+    moves: list[list],
+    phase: str,
+    narration: list[str],
+    op: str | None = None,
+    label: str | None = None,
+    rows_show: str | None = None,
+    rows: list[dict] | None = None,
+) -> Frame:
+    """A stepper's frame; diagram.attach adds its arrows and holders."""
+    return Frame(
+        **_given(
+            buffers=buffers,
+            complete=complete,
+            moves=moves,
+            op=op,
+            phase=phase,
+            label=label,
+            rows_show=rows_show,
+            rows=rows,
+            narration=narration,
+        )
+    )
+
+
+def stepper(
+    *,
+    params: dict,
+    dtype: str,
+    chunks: list,
+    inputs: list[list],
+    target: list,
+    frames: list[Frame],
+    extra_rows: list[dict] | None = None,
+    editable: bool | None = None,
+    owned: list[int] | None = None,
+    check: dict | None = None,
+    readouts: dict[str, str] | None = None,
+    row_groups: list[list] | None = None,
+) -> Stepper:
+    """A stepper's state, for `diagram.attach` to add its diagram to: GPUs and length are the
+    inputs', the grid's digits the dtype's."""
+    return Stepper(
+        kind=STEPPER,
+        **_given(
+            params=params,
+            gpus=len(inputs),
+            length=len(inputs[0]),
+            dtype=dtype,
+            digits=DIGITS[dtype],
+            chunks=chunks,
+            inputs=inputs,
+            target=target,
+            extra_rows=extra_rows,
+            editable=editable,
+            owned=owned,
+            frames=frames,
+            check=check,
+            readouts=readouts,
+            row_groups=row_groups,
+        ),
+    )
+
+
+def part(*, figure: dict, summary: str, table: dict) -> Part:
+    """One figure, its summary and its data as a table: a chart's main one or one of `figures`."""
+    return Part(figure=figure, summary=summary, table=table)
+
+
+def chart(
+    *,
+    params: dict,
+    main: Part | None = None,
+    figures: dict[str, Part] | None = None,
+    readouts: dict[str, str] | None = None,
+    data: dict | None = None,
+) -> Chart:
+    """A chart's state: its main figure (`main`, drawn into the chart with no data-figure) and
+    any more under `figures`; the readouts the partial's slots show; `data`, keys no view reads,
+    for the module's facts() and the tests (the core's answers the chart was drawn from)."""
+    given = _given(figures=figures, readouts=readouts)
+    return Chart(kind=CHART, params=params, **(main or {}), **given, **(data or {}))
+
+
+def panel(*, params: dict, readouts: dict[str, str]) -> Panel:
+    """A panel's state: controls and readouts, no chart."""
+    return Panel(kind=PANEL, params=params, readouts=readouts)

@@ -1,0 +1,144 @@
+"""The views' contract, both ways: every key the browser's views and the partials read from a state
+is a key widgets/views.py declares, and every key it declares is read by them or listed below as
+Python's own; the states the widgets make hold only declared keys, and all of them.
+
+The readers are found by pattern, not by running them. A state is read as `state.KEY` (stepper.js,
+chart.js, widget.js and the partials; `this.state.KEY` too) and, in widget.js, as `s.KEY` (its
+`var s = this.state`); a stepper's frame as `frame.KEY` (stepper.js), `f.KEY` (diagram.js's
+`frame(svg, f, k)`) and `first.KEY` (stepper.html's first frame); one figure of a chart as `p.KEY`
+(chart.js's `p = parts(name)`, the state itself or one of its `figures`) and `part.KEY`
+(_macros.html's chart macro). A new reader that names its state otherwise is not seen: keep to
+these names.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from allreduce_explainer import widgets
+from allreduce_explainer.widgets import views
+
+ROOT = Path(__file__).resolve().parents[2]
+JS = ROOT / "client" / "js"
+PARTIALS = ROOT / "templates" / "widgets"
+
+# written and read by no view: what Python and the tests use
+STEPPER_OWN = {
+    "kind",  # the record's view, which the partial's data-kind gives the page
+    "gpus",  # diagram.attach's count of rows; the tests'
+    "length",
+    "owned",  # the chunk each GPU owns after a reduce-scatter: the tests'
+}
+FRAME_OWN = {"op"}  # diagram.holders replays "add" and "copy"
+CHART_OWN = {"kind"}
+# charts whose states keep the core's answers beside the view's keys (views.chart's `data`)
+CHART_DATA = {"innetwork_bandwidth": {"ideal", "nccl", "across"}}
+
+
+def read(pattern: str, *files: Path) -> set[str]:
+    """The keys `pattern` (one group: the key) finds in these files."""
+    return {k for f in files for k in re.findall(pattern, f.read_text())}
+
+
+def declared(typed: type) -> set[str]:
+    return set(typed.__required_keys__ | typed.__optional_keys__)
+
+
+CONTROLLER = (JS / "widget.js", JS / "urlstate.js", JS / "stored.js")  # every view's params
+
+
+def controller_reads() -> set[str]:
+    return read(r"\bstate\.(\w+)", *CONTROLLER) | read(r"\bs\.(\w+)", JS / "widget.js")
+
+
+def partial_reads(*names: str) -> set[str]:
+    return read(r"\bstate\.(\w+)", *(PARTIALS / n for n in names))
+
+
+def test_the_patterns_see_the_views():
+    """An oracle for the patterns themselves: keys each reader is known to use."""
+    assert {"chunks", "frames", "check", "symbols"} <= read(r"\bstate\.(\w+)", JS / "stepper.js")
+    assert {"buffers", "holders", "rows_show"} <= read(r"\bframe\.(\w+)", JS / "stepper.js")
+    assert read(r"\bf\.(\w+)", JS / "diagram.js") == {"arrows"}
+    assert read(r"\bp\.(\w+)", JS / "chart.js") == {"figure", "summary", "table"}
+    assert {"params", "readouts"} <= controller_reads()
+
+
+def test_every_stepper_key_is_read_and_every_read_key_declared():
+    reads = (
+        read(r"\bstate\.(\w+)", JS / "stepper.js")
+        | controller_reads()
+        | partial_reads("stepper.html", "_macros.html")
+    ) - {"figures"}  # _macros.html's chart macro
+    assert reads == declared(views.Stepper) - STEPPER_OWN
+
+
+def test_every_frame_key_is_read_and_every_read_key_declared():
+    reads = (
+        read(r"\bframe\.(\w+)", JS / "stepper.js")
+        | read(r"\bf\.(\w+)", JS / "diagram.js")
+        | read(r"\bfirst\.(\w+)", PARTIALS / "stepper.html")
+        | read(r"\bframes\[0\]\.(\w+)", PARTIALS / "_macros.html")
+    )
+    assert reads == declared(views.Frame) - FRAME_OWN
+
+
+def test_every_chart_and_panel_key_is_read_and_every_read_key_declared():
+    charts = [w.name for w in widgets.REGISTRY.values() if w.view in (views.CHART, views.PANEL)]
+    reads = (
+        read(r"\bstate\.(\w+)", JS / "chart.js")
+        | read(r"\bp\.(\w+)", JS / "chart.js")
+        | read(r"\bpart\.(\w+)", PARTIALS / "_macros.html")
+        | controller_reads()
+        | partial_reads(*(f"{name}.html" for name in charts))
+    )
+    assert reads == declared(views.Chart) - CHART_OWN
+    assert declared(views.Part) <= reads
+    assert declared(views.Panel) - CHART_OWN <= reads
+
+
+def by_view(*kinds: str) -> list[str]:
+    return sorted(w.name for w in widgets.REGISTRY.values() if w.view in kinds)
+
+
+@pytest.mark.parametrize("name", by_view(views.STEPPER))
+def test_a_steppers_state_holds_declared_keys_only(name):
+    state = widgets.WIDGETS[name]()
+    assert state["kind"] == widgets.REGISTRY[name].view
+    assert set(state) <= declared(views.Stepper)
+    for frame in state["frames"]:
+        assert set(frame) <= declared(views.Frame)
+
+
+def test_every_declared_stepper_key_is_written_by_some_stepper():
+    states = [widgets.WIDGETS[name]() for name in by_view(views.STEPPER)]
+    assert set().union(*states) == declared(views.Stepper)
+    frames = [f for s in states for f in s["frames"]]
+    assert set().union(*frames) == declared(views.Frame)
+
+
+# latency.py and cluster.py still build their charts' states by hand (widgets.UNCONVERTED)
+CONVERTED_CHARTS = [n for n in by_view(views.CHART, views.PANEL) if n not in widgets.UNCONVERTED]
+
+
+@pytest.mark.parametrize("name", CONVERTED_CHARTS)
+def test_a_charts_state_holds_declared_keys_only(name):
+    state = widgets.WIDGETS[name]()
+    assert state["kind"] == widgets.REGISTRY[name].view
+    typed = views.Panel if state["kind"] == views.PANEL else views.Chart
+    assert set(state) - CHART_DATA.get(name, set()) <= declared(typed)
+    for part in state.get("figures", {}).values():
+        assert set(part) == declared(views.Part)
+
+
+@pytest.mark.parametrize("name", sorted(widgets.REGISTRY))
+def test_every_readout_label_names_a_value_the_state_has(name):
+    w = widgets.REGISTRY[name]
+    state = w.function()
+    assert state["kind"] == w.view
+    for pairs in w.readouts.values():
+        for key, label in pairs:
+            assert key in state["readouts"] and label, (name, key)
