@@ -21,7 +21,7 @@ FILES = sorted((ROOT / "content").glob("[0-9][0-9]-*.md"))
 # slug -> stage number, from the file names alone
 NUMBER = {frontmatter.load(f).metadata["slug"]: int(f.name[:2]) for f in FILES}
 GOOD = {"title": "A page", "slug": "a-page", "order": 1, "summary": "What it says."}
-PATH = Path("content/01-a-page.md")
+PATH = Path("content", "01-a-page.md")  # a page that is not there
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def pages(*orders: int, **changes: dict):
     out = []
     for i, order in enumerate(orders, 1):
         meta = GOOD | {"slug": f"p{i}", "order": order} | changes.get(f"p{i}", {})
-        out.append(normalize(meta, Path(f"content/p{i}.md"), ""))
+        out.append(normalize(meta, Path("content", f"p{i}.md"), ""))
     return out
 
 

@@ -3,7 +3,7 @@ and the busbw figures quoted from NCCL's issues that the pages hold models again
 
 The rows are the out-of-place (size in bytes, busbw in GB/s) columns, copied as printed from
 the logs kept in tests/data/nccl-tests/ (SOURCES.json there says what each file is);
-tests/test_busbw_curve.py reads the files back and checks every row. Rows below 1 KiB, which
+tests/widgets/test_busbw_curve.py reads the files back and checks every row. Rows below 1 KiB, which
 print a busbw of 0.00 to 0.01, are left out. The busbw page draws them beside NCCL's model.
 """
 

@@ -1,6 +1,7 @@
 """The exercise kinds, stage by stage: each draws its numbers from a random.Random and asks the
-core (api.py, cost.py, simulate.py, nccltests.py, ddp.py, calculator.py) for the answer and for
-every figure of the worked solution, so the page's widgets and the exercises cannot disagree.
+core (api.py, costs/cost.py, simulation/simulate.py, logs/parse.py, training/ddp.py,
+training/calculator.py) for the answer and for every figure of the worked solution, so the
+page's widgets and the exercises cannot disagree.
 
 Only randrange and choice are used on the generator: both are the same in CPython and Pyodide
 for the same seed, so a seed in a URL names the same problem everywhere.
@@ -874,7 +875,7 @@ KINDS: dict[str, Callable[[random.Random], Problem]] = {
     )
 }  # fmt: skip
 # A teacher's sheet by default: the first kind of every page that has exercises, in page order
-# (tests/core/test_exercises.py holds it against the pages).
+# (tests/core/exercises/test_exercises.py holds it against the pages).
 SHEET_KINDS = (
     "allreduce_sum",
     "rs_cell",

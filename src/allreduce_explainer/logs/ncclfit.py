@@ -14,7 +14,7 @@ form (least squares on the relative error) for SEGMENT_COST. What a split costs 
 squared relative error, those costs, and two small priors that name the regime among those that
 fit alike (LL, LL128 and Simple are all latency + bytes / bandwidth): a scale far from 1, and a
 regime that NCCL's model finds slower than its pick at that size. A noise-free log made by the
-model is fitted back exactly (tests/core/test_nccl_fit.py).
+model is fitted back exactly (tests/core/logs/test_ncclfit.py).
 
 Which regime ran is not printed in a log: the per-row regime is the most likely one under
 this model, not an observation. Where busbw ramps up over a decade of sizes (at run time NCCL

@@ -5,7 +5,8 @@ Source: NVIDIA/nccl at commit 5067397c2676d5aed50042fc39e5c8ee96eb0027, version 
 commit. Tables indexed by protocol follow NCCL's order (LL, LL128, Simple); tables indexed by GPU
 generation follow its compCapIndex (Volta, Ampere, Hopper, Blackwell; tuning.cc:263-266); tables
 indexed by node count follow index2 = nNodes - 1 capped at 2 (N1, N2, N4+; tuning.cc:267).
-`tests/test_nccl.py` reads these numbers back from verbatim excerpts in `tests/data/nccl/`.
+`tests/core/nccl/test_nccl.py` reads these numbers back from verbatim excerpts in
+`tests/data/nccl/`.
 """
 
 from __future__ import annotations
