@@ -23,7 +23,7 @@ SUBJECTS = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != 
 # A path under one of our top-level folders, or under one of the package's subject folders
 ROOTED = re.compile(rf"(?<![\w/.-])((?:{'|'.join(TOP)})/[\w./-]*\w)")
 INSIDE = re.compile(rf"(?<![\w/.-])((?:{'|'.join(SUBJECTS)})/\w+\.py)\b")
-BARE = re.compile(r"(?<![\w/.\"'-])(\w+\.py)\b(?![\"'])")  # not a string literal
+BARE = re.compile(r"(?<![\w/.\"'<>-])(\w+\.py)\b(?![\"'])")  # not a string literal
 WRITTEN = (".py", ".mjs", ".js", ".html", ".md", ".toml", ".yaml", ".cff")
 MADE = ("site/", "test-artifacts/", "node_modules/")  # built or installed, not kept in git
 
@@ -53,9 +53,10 @@ def named_paths() -> list[tuple[str, int, str]]:
         if not name.endswith(WRITTEN) or name.startswith("tests/data/"):
             continue
         for i, line in enumerate((ROOT / name).read_text().splitlines(), 1):
-            for path in ROOTED.findall(line):
-                if "*" not in path and "<" not in path and not _exists(path, files, dirs):
-                    missing.append((name, i, path))
+            for match in ROOTED.finditer(line):
+                path, after = match[1], line[match.end() : match.end() + 1]
+                if "*" not in path and after != "<" and not _exists(path, files, dirs):
+                    missing.append((name, i, path))  # `test_<page>.py` is a pattern, not a path
             for path in INSIDE.findall(line):
                 if path not in inside and f"src/allreduce_explainer/{path}" not in files:
                     missing.append((name, i, path))
