@@ -27,8 +27,9 @@ Readouts = tuple[tuple[str, str], ...]  # (key in the state's readouts, its labe
 class Widget:
     """One widget: its name (the partial's, the URL's and the worker's), its function and
     parameters, the view (`views.STEPPER`, ...) that draws its state, and for its partial the
-    figure's accessible name, a hint under the controls, and its readouts in named groups (a
-    stepper's: "setup" above the step bar, "main" under the grid)."""
+    figure's accessible name, a hint under the controls, and its readouts in groups its partial
+    names (a stepper's: "setup" above the step bar, "main" under the grid; the cluster's
+    "calculator" and "log")."""
 
     name: str
     function: Callable[..., dict]
