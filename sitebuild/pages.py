@@ -11,7 +11,6 @@ import jinja2
 
 from allreduce_explainer import facts, palette, widgets
 from allreduce_explainer.logs import explain
-from allreduce_explainer.training import memory
 from allreduce_explainer.widgets import views
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
@@ -45,7 +44,6 @@ class Builder:
         self.env.globals["gpu_colours"] = len(palette.GPU_COLOURS)
         self.env.globals["max_log_bytes"] = explain.MAX_LOG_BYTES
         self.env.globals["max_log_text"] = explain.MAX_LOG_TEXT
-        self.env.globals["adam_bytes_per_param"] = memory.ADAM_BYTES_PER_PARAM
         self.facts = facts.all_facts()
         self.glossary = load_glossary()
         self.pages = load_pages()

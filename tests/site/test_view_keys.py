@@ -35,7 +35,13 @@ STEPPER_OWN = {
 FRAME_OWN = {"op"}  # diagram.holders replays "add" and "copy"
 CHART_OWN = {"kind"}
 # charts whose states keep the core's answers beside the view's keys (views.chart's `data`)
-CHART_DATA = {"innetwork_bandwidth": {"ideal", "nccl", "across"}}
+CHART_DATA = {
+    "innetwork_bandwidth": {"ideal", "nccl", "across"},
+    "latency": {"crossover_bytes", "crossover_nccl_bytes", "crossovers_nccl_bytes", "picks"},
+    "cluster": {"result", "fit_apply"},  # fit_apply: only with a log the NCCL model fits
+}
+# a log the calculator fits (16 A100s over two servers), for the cluster's fit_apply
+FITTED_LOG = ROOT / "tests" / "data" / "nccl-tests" / "aws-awsome-2xp4de-16xa100-efa.txt"
 
 
 def read(pattern: str, *files: Path) -> set[str]:
@@ -120,11 +126,7 @@ def test_every_declared_stepper_key_is_written_by_some_stepper():
     assert set().union(*frames) == declared(views.Frame)
 
 
-# latency.py and cluster.py still build their charts' states by hand (widgets.UNCONVERTED)
-CONVERTED_CHARTS = [n for n in by_view(views.CHART, views.PANEL) if n not in widgets.UNCONVERTED]
-
-
-@pytest.mark.parametrize("name", CONVERTED_CHARTS)
+@pytest.mark.parametrize("name", by_view(views.CHART, views.PANEL))
 def test_a_charts_state_holds_declared_keys_only(name):
     state = widgets.WIDGETS[name]()
     assert state["kind"] == widgets.REGISTRY[name].view
@@ -142,3 +144,14 @@ def test_every_readout_label_names_a_value_the_state_has(name):
     for pairs in w.readouts.values():
         for key, label in pairs:
             assert key in state["readouts"] and label, (name, key)
+
+
+def test_the_log_panel_reads_the_fit_the_cluster_writes():
+    """logpanel.js reads one key of the cluster's state, its own: the fit to apply, which the
+    state holds once a pasted log is fitted and not before."""
+    assert read(r"\bstate\.(\w+)", JS / "logpanel.js") == {"fit_apply"}
+    cluster = widgets.WIDGETS["cluster"]
+    fitted = cluster({"log": FITTED_LOG.read_text(), "log_gpus": 16})
+    assert set(fitted) - declared(views.Chart) == CHART_DATA["cluster"]
+    assert set(fitted["fit_apply"]) <= set(widgets.SPECS["cluster"])
+    assert "fit_apply" not in cluster()

@@ -20,8 +20,6 @@ import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .views import CHART, STEPPER
-
 Readouts = tuple[tuple[str, str], ...]  # (key in the state's readouts, its label on the page)
 
 
@@ -29,8 +27,9 @@ Readouts = tuple[tuple[str, str], ...]  # (key in the state's readouts, its labe
 class Widget:
     """One widget: its name (the partial's, the URL's and the worker's), its function and
     parameters, the view (`views.STEPPER`, ...) that draws its state, and for its partial the
-    figure's accessible name, a hint under the controls, and its readouts in named groups (a
-    stepper's: "setup" above the step bar, "main" under the grid)."""
+    figure's accessible name, a hint under the controls, and its readouts in groups its partial
+    names (a stepper's: "setup" above the step bar, "main" under the grid; the cluster's
+    "calculator" and "log")."""
 
     name: str
     function: Callable[..., dict]
@@ -41,34 +40,14 @@ class Widget:
     readouts: Mapping[str, Readouts] = field(default_factory=dict)
 
 
-# latency.py and cluster.py are being split; until they export RECORDS, their widgets' views (and
-# the tree stepper's page) are declared here, by the names in their WIDGETS
-UNCONVERTED = {
-    "latency": {"view": CHART},
-    "steps": {
-        "view": CHART,
-        "readouts": {"main": (("ring", "Ring steps"), ("tree", "Tree steps"))},
-    },
-    "cluster": {"view": CHART},
-    "tree_allreduce": {
-        "view": STEPPER,
-        "label": "The double binary tree all-reduce, step by step, and the exact check",
-        "readouts": {"setup": (("tree_a", "Tree A"), ("tree_b", "Tree B"), ("steps", "Steps"))},
-    },
-}
-
 REGISTRY: dict[str, Widget] = {}
 FACTS: list = []  # the modules' facts() functions, called by the build only
 WARM: list = []  # the modules' slow first calls, made before the snapshot is taken
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     _module = importlib.import_module(f"{__name__}.{_info.name}")
-    if hasattr(_module, "RECORDS"):  # a page's module, not a shared helper
-        REGISTRY.update((w.name, w) for w in _module.RECORDS)
-    elif hasattr(_module, "WIDGETS"):
-        for _name, _function in _module.WIDGETS.items():
-            REGISTRY[_name] = Widget(_name, _function, _module.SPECS[_name], **UNCONVERTED[_name])
-    else:
+    if not hasattr(_module, "RECORDS"):  # a shared helper, not a page's module
         continue
+    REGISTRY.update((w.name, w) for w in _module.RECORDS)
     if hasattr(_module, "facts"):
         FACTS.append(_module.facts)
     WARM.extend(getattr(_module, "WARM", []))

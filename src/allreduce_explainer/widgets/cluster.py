@@ -18,9 +18,9 @@ from ..catalog import hardware, models
 from ..errors import ParamError
 from ..palette import SERIES
 from ..params import Param, spec, validated
-from ..training import calculator
+from ..training import calculator, memory
+from . import Widget, logview, views
 from . import figures as fig
-from . import logview
 from .common import grad_dtype
 from .logview import pct
 
@@ -154,17 +154,16 @@ def cluster(params=None) -> dict:
         done.model, p["grad_dtype"], r["algorithm_asked"], c, r["compute_s"]
     )
     log = logview.read(p, c)
-    state = {
-        "kind": "chart",
-        "params": p,
-        **_share_figure(curve, r),  # the main figure: the share against GPU count
-        "figures": logview.figures(log, r, ALGORITHM_TEXT[r["algorithm_asked"]]),
-        "readouts": {**_readouts(r, p), **logview.readouts(log)},
-        "result": {k: v for k, v in r.items() if k != "memory"},
-    }
+    data = {"result": {k: v for k, v in r.items() if k != "memory"}}
     if log and log["fit"] and log["apply"]:
-        state["fit_apply"] = log["apply"]
-    return state
+        data["fit_apply"] = log["apply"]  # what logpanel.js's "use the fitted figures" applies
+    return views.chart(
+        params=p,
+        main=_share_figure(curve, r),  # the share against GPU count
+        figures=logview.figures(log, r, ALGORITHM_TEXT[r["algorithm_asked"]]),
+        readouts={**_readouts(r, p), **logview.readouts(log)},
+        data=data,
+    )
 
 
 # ---- Readouts ----------------------------------------------------------------------------------
@@ -243,7 +242,7 @@ def _algorithm_text(r: dict, p: dict) -> str:
 # ---- Share against GPU count ---------------------------------------------------------------
 
 
-def _share_figure(curve: list, r: dict) -> dict:
+def _share_figure(curve: list, r: dict) -> views.Part:
     comp = r["compute_s"]
     xs = [x for x, *_ in curve]
     no = [100 * a / (comp + a) for _, a, _, _ in curve]
@@ -264,14 +263,14 @@ def _share_figure(curve: list, r: dict) -> dict:
         ),
         fig.axis("all-reduce share of a step (%)", range=[0, 100]),
     )
-    return {
-        "figure": {"data": data, "layout": layout},
-        "summary": (
+    return views.part(
+        figure={"data": data, "layout": layout},
+        summary=(
             f"At {n} GPUs the all-reduce takes {pct(r['share_no_overlap'])} of a step if it "
             f"waits for the backward pass and {pct(r['share_with_overlap'])} with DDP's "
             "buckets overlapping it; the tokens per GPU stay fixed as GPUs are added."
         ),
-        "table": {
+        table={
             "columns": ["GPUs", "all-reduce", "algorithm", "exposed", "share", "with overlap"],
             "rows": [
                 [
@@ -285,7 +284,7 @@ def _share_figure(curve: list, r: dict) -> dict:
                 for x, a, e, alg in curve
             ],
         },
-    }
+    )
 
 
 def _series(name, x, y, colour, dash, symbol) -> dict:
@@ -293,8 +292,41 @@ def _series(name, x, y, colour, dash, symbol) -> dict:
     return fig.line(name, x, y, colour, dash, 2, marker, "%{x} GPUs: %{y:.3g} %")
 
 
-WIDGETS = {"cluster": cluster}
-SPECS = {"cluster": SPEC}
+RECORDS = (
+    Widget(
+        "cluster",
+        cluster,
+        SPEC,
+        views.CHART,
+        readouts={
+            # the calculator's, under its controls
+            "calculator": (
+                ("params", "parameters"),
+                ("gradient", "gradient"),
+                ("cluster", "cluster"),
+                ("allreduce", "all-reduce per step"),
+                ("algorithm", "algorithm"),
+                ("busbw", "bus bandwidth"),
+                ("ideal", "reference: closed forms at line rate, no latency"),
+                ("bound", "reference: lower bound"),
+                ("compute", "compute per step (6·P·T)"),  # calculator.compute_s's rule
+                ("share_no_overlap", "share of the step, no overlap"),
+                ("share_with_overlap", "share with DDP's bucketed overlap"),
+                (
+                    "memory",
+                    f"fits under plain DDP ({memory.ADAM_BYTES_PER_PARAM} bytes per parameter)?",
+                ),
+            ),
+            # the pasted log's (logview.readouts), under its controls
+            "log": (
+                ("log_status", "read"),
+                ("log_fit", "fits: alpha-beta and NCCL's model"),
+                ("log_line_rate", "line rate of the links"),
+                ("log_apply", "the NCCL fit, as calculator figures"),
+            ),
+        },
+    ),
+)
 
 
 def facts() -> dict[str, str]:

@@ -32,9 +32,9 @@ from ..schedules.ring import steps as ring_steps
 from ..schedules.schedule import split
 from ..schedules.topology import NIC_400G_GBps
 from ..simulation.verify import check
-from . import diagram
+from . import Widget, diagram, views
 from . import figures as fig
-from .common import DIGITS, chunk_of, stepper_frames, value_text, vectors
+from .common import chunk_of, stepper_frames, value_text, vectors
 
 MAX_LATENCY_GPUS = 1024
 # One colour per algorithm NCCL may pick (Okabe & Ito), one marker per protocol
@@ -116,42 +116,24 @@ def latency(params=None) -> dict:
         f"{fmt.seconds(ring[big])} and {fmt.seconds(tr[big])} at 8 GiB; "
         + (f"they cross at {fmt.nbytes(x)}." if x is not None else _no_crossover(ring, tr))
     )
-    return {
-        "kind": "chart",
-        "params": p,
-        "crossover_bytes": x,
-        "crossover_nccl_bytes": xn,
-        "crossovers_nccl_bytes": xs_n,
-        "picks": [
-            {"bytes": s, "algorithm": a, "protocol": q}
-            for s, (a, q, _) in zip(sizes, nc.pick, strict=True)
+    columns = ["size", "NCCL ring", "NCCL tree", "NCCL picks", "teaching ring", "teaching tree"]
+    rows = list(zip(sizes, nring, ntree, nc.pick, ring, tr, strict=True))[::8]
+    table = {
+        "columns": columns,
+        "rows": [
+            [fmt.nbytes(s), fmt.seconds(a), fmt.seconds(b), f"{pk[0]} {pk[1]}", fmt.seconds(c),
+             fmt.seconds(d)]
+            for s, a, b, pk, c, d in rows
         ],
-        "figure": {"data": data, "layout": _time_layout(SIZES[0], SIZES[-1])},
-        "summary": summary,
-        "table": {
-            "columns": [
-                "size",
-                "NCCL ring",
-                "NCCL tree",
-                "NCCL picks",
-                "teaching ring",
-                "teaching tree",
-            ],
-            "rows": [
-                [
-                    fmt.nbytes(s),
-                    fmt.seconds(a),
-                    fmt.seconds(b),
-                    f"{pk[0]} {pk[1]}",
-                    fmt.seconds(c),
-                    fmt.seconds(d),
-                ]
-                for s, a, b, pk, c, d in list(
-                    zip(sizes, nring, ntree, nc.pick, ring, tr, strict=True)
-                )[::8]
-            ],
-        },  # fmt: skip
-        "readouts": {
+    }  # fmt: skip
+    return views.chart(
+        params=p,
+        main=views.part(
+            figure={"data": data, "layout": _time_layout(SIZES[0], SIZES[-1])},
+            summary=summary,
+            table=table,
+        ),
+        readouts={
             "crossover_nccl": "none in 8 B – 8 GiB" if xn is None else fmt.nbytes(xn),
             "nccl_8gib": f"ring {fmt.seconds(nring[big])}, tree {fmt.seconds(ntree[big])}",
             "nccl_pick_8gib": f"{a8} {p8}, {fmt.seconds(t8 * 1e-6)}",
@@ -163,7 +145,17 @@ def latency(params=None) -> dict:
             "ring_steps": str(ring_steps(n)),
             "tree_steps": str(tree.steps(n)),
         },
-    }
+        # the core's answers the chart was drawn from: facts' and the tests'
+        data={
+            "crossover_bytes": x,
+            "crossover_nccl_bytes": xn,
+            "crossovers_nccl_bytes": xs_n,
+            "picks": [
+                {"bytes": s, "algorithm": a, "protocol": q}
+                for s, (a, q, _) in zip(sizes, nc.pick, strict=True)
+            ],
+        },
+    )
 
 
 def _again(xs: list[float]) -> str:
@@ -263,29 +255,30 @@ def steps(params=None) -> dict:
         _steps_line("2 log₂ n", logs, NEUTRAL, "dot", None),
         fig.you_are_here(f"{n} GPUs", n, [ring_steps(n), tree.steps(n)]),
     ]
-    return {
-        "kind": "chart",
-        "params": p,
-        "figure": {
-            "data": data,
-            "layout": fig.layout(
-                fig.gpus_axis(),
-                fig.log_axis("steps (message after message)", [0, math.log10(20000)]),
+    return views.chart(
+        params=p,
+        main=views.part(
+            figure={
+                "data": data,
+                "layout": fig.layout(
+                    fig.gpus_axis(),
+                    fig.log_axis("steps (message after message)", [0, math.log10(20000)]),
+                ),
+            },
+            summary=(
+                f"At {n} GPUs a small all-reduce takes {ring_steps(n):,} steps on the ring and "
+                f"{tree.steps(n)} on the tree."
             ),
-        },
-        "summary": (
-            f"At {n} GPUs a small all-reduce takes {ring_steps(n):,} steps on the ring and "
-            f"{tree.steps(n)} on the tree."
+            table={
+                "columns": ["GPUs", "ring steps", "tree steps", "2 log₂ n"],
+                "rows": [
+                    [x, f"{a:,}", b, fmt.sig(c, 3)]
+                    for x, a, b, c in zip(fig.GPU_SWEEP, ring, tr, logs, strict=True)
+                ],
+            },
         ),
-        "table": {
-            "columns": ["GPUs", "ring steps", "tree steps", "2 log₂ n"],
-            "rows": [
-                [x, f"{a:,}", b, fmt.sig(c, 3)]
-                for x, a, b, c in zip(fig.GPU_SWEEP, ring, tr, logs, strict=True)
-            ],
-        },
-        "readouts": {"ring": f"{ring_steps(n):,}", "tree": str(tree.steps(n))},
-    }
+        readouts={"ring": f"{ring_steps(n):,}", "tree": str(tree.steps(n))},
+    )
 
 
 def _steps_line(name, y, colour, dash, symbol) -> dict:
@@ -322,26 +315,22 @@ def tree_allreduce(params=None) -> dict:
     frames = stepper_frames(r["trace"], r["inputs"], [[1] * length] * n, n, chunks, narrate)
     verdict = check(r)
     frames[-1]["narration"].append(verdict["verdict"])
-    state = {
-        "kind": "stepper",
-        "params": {**p, "gpus": n, "length": length, "chunks": k},
-        "gpus": n,
-        "length": length,
-        "dtype": r["dtype"],
-        "digits": DIGITS[r["dtype"]],
-        "chunks": chunks,
-        "inputs": r["inputs"],
-        "target": r["target"],
-        "extra_rows": [{"label": "target (sum)", "values": r["target"]}],
-        "frames": frames,
-        "editable": True,
-        "check": verdict,
-        "readouts": {
+    state = views.stepper(
+        params={**p, "gpus": n, "length": length, "chunks": k},
+        dtype=r["dtype"],
+        chunks=chunks,
+        inputs=r["inputs"],
+        target=r["target"],
+        extra_rows=[{"label": "target (sum)", "values": r["target"]}],
+        frames=frames,
+        editable=True,
+        check=verdict,
+        readouts={
             "tree_a": _tree_text(parents[0], "A", range(0, k)),
             "tree_b": _tree_text(parents[1], "B", range(k, 2 * k)),
             "steps": f"{len(frames) - 1} (the ring would take {ring_steps(n)})",
         },
-    }
+    )
     return diagram.attach(state, diagram.trees(parents, lambda c: int(c >= k)))
 
 
@@ -400,8 +389,40 @@ def _tree_narration(chunks, k, b_start, parents, levels, dtype, n):
     return narrate
 
 
-WIDGETS = {"latency": latency, "steps": steps, "tree_allreduce": tree_allreduce}
-SPECS = {"latency": LATENCY, "steps": STEPS, "tree_allreduce": TREE}
+RECORDS = (
+    Widget(
+        "latency",
+        latency,
+        LATENCY,
+        views.CHART,
+        readouts={
+            "main": (
+                ("crossover_nccl", "NCCL's model: ring catches up with tree at"),
+                ("nccl_8gib", "NCCL's model: 8 GiB"),
+                ("nccl_pick_8gib", "NCCL picks at 8 GiB"),
+                ("band", "NCCL picks, by size"),
+                ("crossover", "Teaching model: crossover"),
+                ("ring_small", "Teaching model: 8 B on the ring"),
+                ("tree_small", "Teaching model: 8 B on the tree"),
+            ),
+        },
+    ),
+    Widget(
+        "steps",
+        steps,
+        STEPS,
+        views.CHART,
+        readouts={"main": (("ring", "Ring steps"), ("tree", "Tree steps"))},
+    ),
+    Widget(
+        "tree_allreduce",
+        tree_allreduce,
+        TREE,
+        views.STEPPER,
+        label="The double binary tree all-reduce, step by step, and the exact check",
+        readouts={"setup": (("tree_a", "Tree A"), ("tree_b", "Tree B"), ("steps", "Steps"))},
+    ),
+)
 
 
 def nccl_latency_us(algorithm: str, gpus: int, per_node: int) -> float:

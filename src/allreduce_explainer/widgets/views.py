@@ -3,8 +3,7 @@
 `client/js/stepper.js`, `chart.js` and `widget.js`, and the partials under `templates/widgets/`,
 read these states by key with no schema on their side; the TypedDicts below are that schema, and
 the builders are the one way a widget makes such a state, so a key is never typed in a widget
-module (latency.py and cluster.py, listed in widgets.UNCONVERTED, still build theirs by hand).
-`tests/site/test_view_keys.py` checks that every key the views read is one of these, and
+module. `tests/site/test_view_keys.py` checks that every key the views read is one of these, and
 that every one of these is read (or is listed there as Python's own).
 
 A key given as None is left out of the state: the views test a key's presence (`state.check`,
