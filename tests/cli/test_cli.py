@@ -337,3 +337,14 @@ def test_nccl_tests_errors_exit_2():
     assert big.returncode == 2 and "1 MB" in big.stderr and big.stderr.count("\n") == 1
     missing = cli("nccl-tests", "/nonexistent/log.txt")
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_cli_busbw_prints_the_contract_keys(capsys):
+    main(["busbw", "--gpus", "8", "--bytes", "14e9", "--time-us", "66216", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out.keys() >= {"algbw_GBps", "busbw_GBps", "factor"}
+    assert out["busbw_GBps"] == pytest.approx(14e9 / 66216e-6 / 1e9 * 1.75)
+    main(["busbw", "--gpus", "8", "--bytes", "8e9", "--time-us", "1e5", "--collective",
+          "allgather", "--json"])  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert out["busbw_GBps"] == pytest.approx(80 * 7 / 8)  # S is the total for all-gather

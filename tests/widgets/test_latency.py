@@ -101,3 +101,16 @@ def test_one_latency_change_sweeps_the_sizes_quickly_enough():
         nccl.model.terms = real
     pairs = len(nccl.tables(lat.nccl_system(64, 8, 50.0)))
     assert len(calls) < pairs * (len(SIZES) + 60)
+
+
+def test_latency_page_with_nccl_s_curves_cached_equals_working_them_out():
+    """Stage 5 keeps NCCL's curves per cluster; a change of the teaching α reuses them."""
+    from allreduce_explainer.widgets import latency as lat
+
+    lat.latency({"gpus": 96, "latency_us": 3.0})  # the curves of 96 GPUs, cached
+    cached = lat.latency({"gpus": 96, "latency_us": 40.0})
+    lat._nccl_curves.cache_clear()
+    assert cached == lat.latency({"gpus": 96, "latency_us": 40.0})
+    system = lat.nccl_system(96, 8, 50.0)
+    times = nccl.best_by_algorithm(system, latency_model.whole(latency_model.SIZES))
+    assert lat._nccl_curves(system) == (times, latency_model.nccl_crossovers(system, times))

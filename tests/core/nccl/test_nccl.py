@@ -5,7 +5,6 @@ all_reduce_perf runs."""
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 
@@ -14,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import helpers
-from allreduce_explainer.cli import main
+from allreduce_explainer import nccl
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.nccl import (
     NCCL_COMMIT,
@@ -454,96 +453,7 @@ def test_bad_input_is_a_param_error(values, nbytes):
         }  # fmt: skip
 
 
-# --- the CLI ---------------------------------------------------------------------------------
-
-ROW_KEYS = {
-    "bytes",
-    "algorithm",
-    "protocol",
-    "time_us",
-    "algbw_GBps",
-    "busbw_GBps",
-    "nccl_time_us",
-    "nccl_busbw_GBps",
-    "calibration",
-    "candidates",
-}
-
-
-def run(capsys, *args):
-    code = main(["nccl", *args])
-    return code, capsys.readouterr()
-
-
-def test_cli_json_rows(capsys):
-    code, out = run(capsys, "--gpus", "8", "--gpu", "h100", "--sizes", "8:1K", "--json")
-    assert code == 0
-    r = json.loads(out.out)
-    assert r["nccl_version"] == "2.30.7"
-    assert [row["bytes"] for row in r["rows"]] == [8, 16, 32, 64, 128, 256, 512, 1024]
-    for row in r["rows"]:
-        assert set(row) == ROW_KEYS
-        assert {"algorithm", "protocol", "time_us"} <= set(row["candidates"][0])
-        assert len(row["candidates"]) == len(tables(System("H100 SXM", 8, 8)))
-
-
-@pytest.mark.parametrize("text,n", [("8", 8), ("1K", 1024), ("64M", 64 << 20), ("8G", 8 << 30)])
-def test_cli_sizes_like_all_reduce_perf(capsys, text, n):
-    code, out = run(capsys, "--gpus", "16", "--bytes", text, "--json")
-    assert code == 0 and json.loads(out.out)["rows"][0]["bytes"] == n
-
-
-def test_cli_forcing_and_human_table(capsys):
-    code, out = run(capsys, "--gpus", "8", "--bytes", "8G", "--algorithm", "Ring", "--json")
-    row = json.loads(out.out)["rows"][0]
-    assert (row["algorithm"], row["protocol"]) == ("Ring", "Simple")
-    assert {c["algorithm"] for c in row["candidates"]} == {"Ring"}
-    code, out = run(capsys, "--gpus", "8", "--bytes", "8G")
-    assert code == 0 and "NVLS" in out.out and "2.30.7" in out.out
-
-
-@pytest.mark.parametrize(
-    "args,flag",
-    [
-        (["--gpus", "8", "--gpu", "A100", "--bytes", "8G", "--algorithm", "NVLS"], "--algorithm"),
-        (["--gpus", "8", "--bytes", "8G", "--protocol", "LL256"], "--protocol"),
-        (["--gpus", "8", "--bytes", "1X"], "--bytes"),
-        (["--gpus", "8", "--sizes", "1K:8"], "--sizes"),
-        (["--gpus", "8", "--gpu", "MI300X", "--bytes", "8"], "--gpu"),
-        (["--gpus", "12", "--gpus-per-node", "8", "--bytes", "8"], "--gpus"),
-        (["--gpus", "8", "--bytes", "8", "--sizes", "8:16"], "--sizes"),
-    ],
-)
-def test_cli_bad_flags_exit_2(capsys, args, flag):
-    with pytest.raises(SystemExit) as e:
-        main(["nccl", *args])
-    assert e.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and flag in err
-
-
-# --- calc --algorithm nccl ------------------------------------------------------------------
-
-
-def test_calc_defaults_to_nccl(capsys):
-    from allreduce_explainer.training import calculator
-
-    code = main(["calc", "--model", "llama3-70b", "--gpus", "256", "--json"])
-    out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["algorithm"] == "nccl" and out["nccl_algorithm"] == "Ring"
-    s = System("H100 SXM", 256, 8)
-    pick = choose("AllReduce", round(out["gradient_bytes"]), s)
-    assert out["allreduce_s"] == pytest.approx(pick.time_us * 1e-6)
-    assert out["nccl_time_s"] == pytest.approx(pick.nccl_time_us * 1e-6)
-    assert 0.6 < out["allreduce_s"] < 0.8  # NVIDIA's own model: about 0.77 s, not the ring's 5.6
-    # the teaching models keep their meaning
-    assert calculator.calc(algorithm="ring")["allreduce_s"] == pytest.approx(0.55125)
-
-
-def test_calc_nccl_refuses_amd(capsys):
-    with pytest.raises(SystemExit) as e:
-        main(["calc", "--params", "7e9", "--gpus", "8", "--gpu", "mi300x"])
-    assert e.value.code == 2 and "--gpu" in capsys.readouterr().err
+# --- one GPU per server ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("nic_Gbps", [100, 200, 336, 350, 383, 384, 400])
@@ -553,3 +463,34 @@ def test_one_gpu_per_server_any_card_rate(nic_Gbps):
     s = System("H100 SXM", 4, 1, 1, nic_Gbps)
     pick = choose("AllReduce", 1 << 30, s)
     assert 0 < pick.nccl_busbw_GBps <= nic_Gbps / 8
+
+
+CHOOSE_SYSTEMS = [
+    nccl.System("H100 SXM", 8, 8, 8, 400.0),
+    nccl.System("H100 SXM", 64, 8, 8, 400.0),
+    nccl.System("A100 SXM", 2, 1, 1, 100.0),
+    nccl.System("B200", 512, 8, 8, 800.0),
+]
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.sampled_from(CHOOSE_SYSTEMS),
+    st.integers(1, 1 << 44),
+    st.sampled_from([None, "Ring", "Tree", "NVLS", "CollNetDirect"]),
+    st.sampled_from([None, "LL", "LL128", "Simple"]),
+)
+def test_choose_equals_the_least_of_every_candidate(system, nbytes, algorithm, protocol):
+    """nccl.choose: the first least NCCL time of predict()'s candidates that the restriction
+    leaves, the same figures; a restriction nothing meets is refused with the same message."""
+    pool = [
+        c
+        for c in nccl.predict("AllReduce", nbytes, system)
+        if algorithm in (None, c.algorithm) and protocol in (None, c.protocol)
+    ]
+    if not pool:
+        with pytest.raises(ParamError, match="cannot run"):
+            nccl.choose("AllReduce", nbytes, system, algorithm, protocol)
+        return
+    want = min(pool, key=lambda c: c.nccl_time_us)
+    assert nccl.choose("AllReduce", nbytes, system, algorithm, protocol) == want

@@ -1,5 +1,7 @@
 """Every algorithm on random vectors against numpy and ml_dtypes, and against the cost formulas."""
 
+from __future__ import annotations
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ from strategies import cluster
 from allreduce_explainer import api, dtypes
 from allreduce_explainer.costs import cost
 from allreduce_explainer.schedules.topology import Topology
+from allreduce_explainer.simulation import simulate
 from allreduce_explainer.simulation.simulate import run
 from helpers import examples
 
@@ -188,3 +191,43 @@ def test_count_only_mode_equals_the_full_simulation(algorithm, ng, length, a_in,
             assert value == pytest.approx(full[key], rel=1e-12, abs=1e-18)
         else:
             assert value == full[key], key
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.sampled_from(sorted(simulate.BOUNDLESS)),
+    st.integers(1, 6),
+    st.integers(1, 6),
+    st.integers(1, 3),
+    st.floats(0, 20),
+)
+def test_counts_without_bounds_equal_counts_with_them(method, servers, g, k, latency_us):
+    """On k·n·g elements (count_bytes: every chunk one size) the schedule without bounds gives
+    every figure the schedule with them gives."""
+    n = servers * g
+    topo = Topology.make(n, g, 450.0, 50.0, latency_us, 2 * latency_us)
+    lean = simulate.count(method, topo, k * n * g, 4, bounds=False)
+    assert lean == simulate.count(method, topo, k * n * g, 4)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.sampled_from(sorted(simulate.BOUNDLESS)), st.integers(2, 6), st.integers(1, 80))
+def test_counts_without_bounds_are_exact_or_refused(method, n, length):
+    """On any other length, leaving the bounds out is refused where chunk sizes differ; it never
+    gives another figure."""
+    topo = Topology.make(2 * n, n)
+    try:
+        lean = simulate.count(method, topo, length, 4, bounds=False)
+    except ValueError as e:
+        assert "one size" in str(e)
+    else:
+        assert lean == simulate.count(method, topo, length, 4)
+
+
+def test_counts_without_bounds_at_full_servers():
+    """Stage 6 counts up to 64 servers of 8; 16 of 8 checks the same shapes in a second."""
+    topo = Topology.make(16 * 8, 8)
+    for method in sorted(simulate.BOUNDLESS):
+        assert simulate.count(method, topo, 128 * 8, 4, bounds=False) == simulate.count(
+            method, topo, 128 * 8, 4
+        )

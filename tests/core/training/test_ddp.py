@@ -1,5 +1,7 @@
 """DDP buckets against PyTorch's rule, and the timeline against an independent calculation."""
 
+from __future__ import annotations
+
 import json
 import random
 
@@ -7,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api
+from allreduce_explainer import api, nccl
 from allreduce_explainer.catalog import models
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.schedules.topology import Topology
@@ -356,3 +358,50 @@ def test_widget_first_bucket_follows_the_cap_or_the_version_and_marker_is_on_the
         assert marker["y"] == [pytest.approx(r["exposed_s"] * 1e3)]
         curve = s["figures"]["sweep"]["figure"]["data"][0]
         assert curve["y"] == [pytest.approx(row["exposed_s"] * 1e3) for row in swept]
+
+
+def _assign_one_by_one(sizes, limits):
+    """PyTorch's loop: add each tensor, close the bucket once it holds at least the limit."""
+    out, current, size, which = [], [], 0, 0
+    for i, s in enumerate(sizes):
+        current.append(i)
+        size += s
+        if size >= limits[which]:
+            out.append(current)
+            current, size = [], 0
+            which = min(which + 1, len(limits) - 1)
+    return out + [current] if current else out
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.sampled_from([0, 1, 2, 7, 100, 4096, 10**6]), max_size=60),
+    st.lists(st.integers(0, 5000), min_size=1, max_size=3),
+)
+def test_buckets_by_bisection_equal_adding_one_tensor_at_a_time(sizes, limits):
+    assert ddp.assign(sizes, limits) == _assign_one_by_one(sizes, limits)
+
+
+@pytest.mark.parametrize("key", models.MODELS)
+@pytest.mark.parametrize("first_mb", [None, 1.0])
+def test_sweep_equals_a_timeline_per_cap(key, first_mb):
+    """ddp.sweep's figures are timeline()'s for each cap's buckets."""
+    m, system = models.get(key), nccl.System("H100 SXM", 16, 8, 8, 400.0)
+    timed, batch, flops, grad = ddp.nccl_time(system), 2, 4e14, 2
+    sizes, layer_of, back, order = ddp._inputs(m, batch, flops, grad)
+    rows = ddp.sweep(m, timed, batch, flops, grad, points=17, first_mb=first_mb)
+    caps = ddp.sweep_caps(sum(sizes), 17)
+    assert [r["bucket_mb"] for r in rows] == caps
+    for r, cap in zip(rows, caps, strict=True):
+        t = ddp.timeline(back, layer_of, sizes, ddp.buckets(sizes, cap, first_mb, order), timed)
+        assert r["buckets"] == len(t["buckets"])
+        assert r["exposed_s"] == t["exposed_s"]
+        assert r["allreduce_total_s"] == t["allreduce_total_s"]
+
+
+def test_ddp_labels_each_bucket_with_nccl_s_pick():
+    r = api.ddp(model="llama3-8b", gpus=16, gpus_per_node=8)
+    system = nccl.System("H100 SXM", 16, 8, 8, 400.0)
+    for row in r["bucket_timeline"]:
+        pick = nccl.choose("AllReduce", row["bytes"], system)
+        assert (row["algorithm"], row["protocol"]) == (pick.algorithm, pick.protocol)
