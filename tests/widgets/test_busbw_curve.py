@@ -11,7 +11,7 @@ import helpers
 from allreduce_explainer import bridge, nccl
 from allreduce_explainer.catalog import measured
 from allreduce_explainer.logs import parse as nccltests
-from allreduce_explainer.widgets import sends
+from allreduce_explainer.widgets import innetwork, sends
 
 DATA = helpers.DATA / "nccl-tests"
 SOURCES = {e["file"]: e for e in json.loads((DATA / "SOURCES.json").read_text())["logs"]}
@@ -86,7 +86,9 @@ def test_yardstick_is_nvlink_on_one_server_and_the_cards_across_servers():
     r = sends.busbw_curve({"servers": 8, "gpus_per_node": 4, "nic_gbps": 200})["readouts"]
     assert r["yardstick"] == "4 cards × 25 GB/s = 100 GB/s"
     f = sends.facts()
-    assert f["curve_nvls_ideal"] == "787.5 GB/s"  # 2 x 7/8 x 450
+    # NVLS: ld_reduce then st, so each link carries (n + 1)/n · S; busbw <= 2(n - 1)/(n + 1) · B
+    assert f["curve_nvls_ideal"] == f"{2 * 7 / 9 * 450:g} GB/s"  # 700, as stage 9 says
+    assert f["curve_nvls_ideal"] == f"{innetwork.facts()['nvls_ideal_busbw']} GB/s"
     assert (
         f["curve_h100_ring_measured"] == "368.1 GB/s" and f["curve_h100_ring_model"] == "370 GB/s"
     )

@@ -23,6 +23,7 @@ from ..nccl.topology import NIC_GBPS
 from ..palette import NEUTRAL, SERIES
 from ..params import Param, defaults, spec, validated
 from ..schedules.topology import H100_NVLINK_GBps, Topology
+from ..simulation import innetwork
 from . import Widget, views
 from . import figures as fig
 
@@ -535,9 +536,11 @@ def _curve_facts() -> dict[str, str]:
     d = busbw_curve()
     n, link = 8, hardware.find(hardware.GPUS, CURVE["gpu"].default, "gpu").link_GBps
     many = busbw_curve({"servers": 8})
+    # NVLS's ceiling from the one model of its bytes (each link carries (n + 1)/n · S)
+    nvls_ceiling = innetwork.bandwidth(n, 1.0, link)["nvls"]["busbw_GBps"]
     return out | {
         "curve_half": d["readouts"]["half"],
-        "curve_nvls_ideal": f"{fmt.sig(ALLREDUCE.busbw_factor(n) * link, 4)} GB/s",
+        "curve_nvls_ideal": f"{fmt.sig(nvls_ceiling, 4)} GB/s",
         "curve_8x8_model": many["readouts"]["model"],
         "curve_8x8_yardstick": many["readouts"]["yardstick"],
     }
