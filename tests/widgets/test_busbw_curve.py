@@ -107,3 +107,19 @@ def test_yardstick_is_nvlink_on_one_server_and_the_cards_across_servers():
 def test_bad_parameters_name_their_field(params, field):
     out = json.loads(bridge.call("busbw_curve", json.dumps(params)))
     assert out["ok"] is False and out["error"]["field"] == field, out
+
+
+def test_the_prose_miss_of_nccls_own_figures_is_the_largest_over_the_cited_runs():
+    """Stage 4 says how far NCCL's own (uncalibrated) figures are from the cited runs, at the
+    runs' largest sizes: worked out here from each log's last row and NCCL's model directly."""
+    misses = []
+    for curve in measured.CURVES:
+        size, got = curve.rows[-1]
+        g = curve.gpus_per_node
+        system = nccl.System(curve.gpu, curve.gpus, g, g, curve.nic_Gbps or 400.0)
+        algo = None if curve.algorithm == "nccl" else "Ring"
+        own = nccl.choose("AllReduce", size, system, algorithm=algo).nccl_busbw_GBps
+        misses.append(abs(own / got - 1))
+    f = sends.facts()
+    assert f["curve_own_miss"] == f"{max(misses):.0%}" and max(misses) < 0.05
+    assert f["curve_smallest_size"] == "1.07 GB"  # the A100 run's last row, 2^30 bytes

@@ -519,7 +519,7 @@ def facts() -> dict[str, str]:
 
 def _curve_facts() -> dict[str, str]:
     """The busbw chart's figures: NCCL's model against each cited run, at the run's largest size."""
-    out = {}
+    out, misses = {}, []
     for c in measured.CURVES:
         p = validated(_curve_params(c), CURVE)
         size, got = c.rows[-1]
@@ -533,6 +533,10 @@ def _curve_facts() -> dict[str, str]:
         out[f"curve_{key}_model"] = f"{fmt.sig(pick.busbw_GBps, 4)} GB/s"
         out[f"curve_{key}_own"] = f"{fmt.sig(pick.nccl_busbw_GBps, 4)} GB/s"
         out[f"curve_{key}_pick"] = f"{pick.algorithm} {pick.protocol}"
+        misses.append(abs(pick.nccl_busbw_GBps / got - 1))
+    # how far NCCL's own figures are from these runs, at their (largest) sizes only
+    out["curve_own_miss"] = f"{max(misses):.0%}"
+    out["curve_smallest_size"] = fmt.nbytes(min(c.rows[-1][0] for c in measured.CURVES))
     d = busbw_curve()
     n, link = 8, hardware.find(hardware.GPUS, CURVE["gpu"].default, "gpu").link_GBps
     many = busbw_curve({"servers": 8})
