@@ -1,7 +1,9 @@
 """Stage 6: bytes over the network counted from the messages equal the formulas; sums exact."""
 
 import json
+from pathlib import Path
 
+import numpy as np
 import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
@@ -120,7 +122,7 @@ def test_compare_marks_the_chosen_count_and_names_the_fastest():
 
 def test_compare_counts_live_up_to_64_servers_of_8():
     s = S.servers_compare({"servers": 64, "gpus_per_node": 8})
-    assert s["readouts"]["ring_total"] != "—" and "messages" in s["readouts"]["counted"]
+    assert s["readouts"]["ring_total"] != "—" and "message by message" in s["readouts"]["counted"]
     assert s["readouts"]["ring_time"] == api_time("ring", 512, 8)
 
 
@@ -153,10 +155,51 @@ def test_bad_parameters_name_their_field(widget, params, field):
     assert e.value.field == field
 
 
+PAGE = Path(__file__).resolve().parents[2] / "content" / "06-across-servers.md"
+
+
+@pytest.mark.parametrize(("nodes", "g", "length"), [(2, 4, 16), (3, 3, 11), (2, 8, 19), (4, 2, 5)])
+def test_hierarchical_local_rank_p_owns_shard_p_plus_one_after_the_reduce_scatter(nodes, g, length):
+    r = api.simulate("hierarchical", nodes * g, g, length=length, trace=True)
+    phases = [s["phase"] for s in r["trace"]]
+    inside = phases.index("reduce-scatter across servers")  # steps of the in-server reduce-scatter
+    assert inside == g - 1 and set(phases[:inside]) == {"reduce-scatter in each server"}
+    held = np.array(r["trace"][inside - 1]["buffers"])
+    inputs = np.array(r["inputs"])
+    # page 2's chunks: the first L mod g shards one element longer, as numpy splits an array
+    shards = np.array_split(np.arange(length), g)
+    for k in range(nodes):
+        server_sum = inputs[k * g : (k + 1) * g].sum(axis=0)
+        for p in range(g):
+            owned = shards[(p + 1) % g]
+            assert (held[k * g + p, owned] == server_sum[owned]).all()
+    # and the prose says the same
+    text = PAGE.read_text()
+    assert "**shard** (p + 1) mod g" in text and "sum of **shard** p " not in text
+
+
+def test_stepper_first_frame_says_which_shard_each_local_rank_owns():
+    s = S.servers_stepper({"method": "hierarchical", "servers": 2, "gpus_per_node": 4})
+    first = s["frames"][0]["narration"][0]
+    assert "4 shards" in first and "shard (p + 1) mod 4" in first
+    assert "of the method" not in first
+
+
 def test_facts_are_computed():
     f = S.facts()
     assert f["srv_card_ratio"] == "8"
     assert f["srv_total_hierarchical"] == "196 GB"  # 2(N-1) S = 14 x 14 GB
+    assert (
+        f["srv_netsteps_ring"] == "126" and f["srv_netsteps_hierarchical"] == "14"
+    )  # 2(n-1), 2(N-1)
+    # no lock-step time for a small message: only NCCL's model times it
+    lockstep = {f"srv_{w}_{m}" for w in ("small", "time2") for m in ("ring", "multiring")}
+    assert not lockstep & f.keys()
+    from allreduce_explainer import fmt, nccl
+
+    pick = nccl.choose("AllReduce", 10**6, nccl.System("H100 SXM", 64, 8, 8, 400))
+    assert f["srv_nccl_small"] == fmt.seconds(pick.time_us * 1e-6)
+    assert f["srv_nccl_small_pick"] == f"{pick.algorithm}/{pick.protocol}"
 
 
 def test_compare_shows_nccls_choice_for_the_layout():
