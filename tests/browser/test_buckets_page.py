@@ -1,5 +1,6 @@
 """Stage 7 in Chromium: the DDP timeline and sweep render, and recompute live."""
 
+import re
 from pathlib import Path
 
 from helpers import open_page
@@ -67,6 +68,12 @@ def test_stage7_numbers_are_computed_not_typed(page, server):
     text = page.locator("article").inner_text()
     for shown in ("124,439,808", "25,557,032", "109,482,240", "498 MB"):
         assert shown in text
+    # one unit for the page's times: milliseconds, never "0.011 s" beside "2.1 ms"
+    prose = page.locator("article > p").all_inner_texts()
+    assert [p for p in prose if re.search(r"\d s\b", p)] == []
+    readouts = page.locator("[data-widget=ddp_buckets] [data-readout]").all_inner_texts()
+    assert [r for r in readouts if re.search(r"\d s$", r)] == []
+    assert "ms" in page.locator("[data-readout=backward]").inner_text()
 
 
 def test_first_bucket_choice_follows_the_cap(page, server):

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from allreduce_explainer.widgets import servers
 from helpers import expect_counter, open_page, step_to_end
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,3 +85,8 @@ def test_stage6_numbers_are_computed_not_typed(page, server):
     text = page.locator("article").inner_text()
     for shown in ("196 GB", "220 GB", "0.069 s", "3.45 GB"):
         assert shown in text
+    # the small message is timed by NCCL's model only, not by lock-step figures retracted later
+    f = servers.facts()
+    assert f"picks {f['srv_nccl_small_pick']} and takes {f['srv_nccl_small']}" in text
+    assert "lock-step model's, and it is pessimistic" not in text
+    assert "shard (p + 1) mod g" in text

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 
-from .. import api, fmt, nccl
+from .. import api, fmt
 from ..catalog import models
-from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..nccl.topology import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
 from ..params import Param, spec, validated
@@ -16,6 +15,9 @@ from . import Widget, views
 from . import figures as fig
 from .common import grad_dtype
 
+# The widget opens on 64 servers of 8 GPUs, where both ends of the bucket-size trade-off show
+# (tiny buckets pay NCCL's fixed cost of a call many times); one server hides almost all of it.
+DEFAULT_GPUS = 512
 FIRST = (
     ("1mib", "1 MiB (cap unset; PyTorch ≤ 2.3)"),
     ("cap", "the cap (PyTorch ≥ 2.4)"),
@@ -26,7 +28,7 @@ SPEC = spec(
     Param("batch", ddp.DEFAULT_BATCH["gpt2"], "int", "Samples per GPU", 1, 4096, optional=True),
     Param("batch_model", "gpt2", "data"),  # the model the batch was chosen for: a new one resets it
     Param("gpu", "H100 SXM", "choice", "GPU", choices=tuple((g, g) for g in GPU_SPECS)),
-    Param("gpus", 8, "int", "GPUs", 2, 4096),
+    Param("gpus", DEFAULT_GPUS, "int", "GPUs", 2, 4096),
     Param("gpus_per_node", 8, "int", "GPUs (and cards) per server", 1, 8),
     Param("bucket_cap_mb", ddp.DEFAULT_CAP_MB, "float", "Bucket cap (MiB)", 0.001, 1000000,
           unit="MiB"),
@@ -73,13 +75,13 @@ def ddp_buckets(params=None) -> dict:
             "model": f"{m.label}: {m.params:,} parameters in {len(m.tensors())} tensors",
             "gradient": fmt.nbytes(r["gradient_bytes"]),
             "batch": f"{r['batch']} × {m.sample} per GPU",
-            "backward": fmt.seconds(r["backward_s"]),
-            "allreduce": fmt.seconds(r["allreduce_total_s"]),
-            "exposed": fmt.seconds(r["exposed_s"]),
+            "backward": ms(r["backward_s"]),
+            "allreduce": ms(r["allreduce_total_s"]),
+            "exposed": ms(r["exposed_s"]),
             "buckets": str(len(r["buckets"])),
             "best": f"{fmt.sig(best['bucket_mb'], 2)} MiB",
-            "best_exposed": fmt.seconds(best["exposed_s"]),
-            "default_exposed": fmt.seconds(swept["exposed_s"]),
+            "best_exposed": ms(best["exposed_s"]),
+            "default_exposed": ms(swept["exposed_s"]),
             "algorithm": f"NCCL's model: {r['algorithm']}",
             "first": f"{fmt.sig(r['first_bucket_bytes'] / ddp.MIB, 3)} MiB",
         },
@@ -110,6 +112,11 @@ READOUTS = {
 
 def _ms(x: float) -> float:
     return x * 1e3
+
+
+def ms(x: float) -> str:
+    """A duration in milliseconds: the page compares every time it gives in one unit."""
+    return f"{fmt.sig(_ms(x))} ms"
 
 
 def _timeline(r: dict) -> views.Part:
@@ -149,7 +156,7 @@ def _timeline(r: dict) -> views.Part:
             {
                 "type": "scatter",
                 "mode": "lines",
-                "name": f"exposed: {fmt.seconds(r['exposed_s'])}",
+                "name": f"exposed: {ms(r['exposed_s'])}",
                 "x": [_ms(r["backward_s"]), _ms(r["comm_end_s"])],
                 "y": ["exposed", "exposed"],
                 "line": {"color": EXPOSED, "width": 10},
@@ -189,10 +196,10 @@ def _timeline(r: dict) -> views.Part:
             },
         },
         summary=(
-            f"The backward pass takes {fmt.seconds(r['backward_s'])} and fills "
-            f"{len(rows)} buckets; their all-reduces take {fmt.seconds(r['allreduce_total_s'])} "
-            f"in all and end at {fmt.seconds(r['comm_end_s'])}, leaving "
-            f"{fmt.seconds(r['exposed_s'])} exposed."
+            f"The backward pass takes {ms(r['backward_s'])} and fills "
+            f"{len(rows)} buckets; their all-reduces take {ms(r['allreduce_total_s'])} "
+            f"in all and end at {ms(r['comm_end_s'])}, leaving "
+            f"{ms(r['exposed_s'])} exposed."
         ),
         table={
             "columns": [
@@ -264,8 +271,8 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
         summary=(
             f"Exposed communication against bucket cap, from {fmt.sig(xs[0], 2)} MiB to the whole "
             f"model ({fmt.sig(xs[-1], 3)} MiB): least at {fmt.sig(best['bucket_mb'], 2)} MiB "
-            f"({fmt.seconds(best['exposed_s'])}); PyTorch's default leaves "
-            f"{fmt.seconds(default['exposed_s'])}."
+            f"({ms(best['exposed_s'])}); PyTorch's default leaves "
+            f"{ms(default['exposed_s'])}."
         ),
         table={
             "columns": ["bucket cap (MiB)", "buckets", "exposed (ms)", "all-reduce busy (ms)"],
@@ -283,8 +290,8 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
 
 
 def facts() -> dict[str, str]:
-    """DDP buckets' figures: GPT-2 small on 8 H100s in one server, across two servers and across
-    64, timed by NCCL's model; and two servers in the lock-step teaching model, for contrast."""
+    """DDP buckets' figures, timed by NCCL's model: GPT-2 small on the widget's default layout
+    (64 servers of 8 H100s, "many"), on 8 H100s in one server ("one") and on two ("two")."""
     out = {}
     m = models.get("gpt2")
     out["ddp_gpt2_params"] = f"{m.params:,}"
@@ -292,38 +299,28 @@ def facts() -> dict[str, str]:
     out["ddp_resnet_params"] = f"{models.get('resnet50').params:,}"
     out["ddp_resnet_gflop"] = fmt.sig(models.get("resnet50").forward_flops / 1e9, 2)
     out["ddp_bert_params"] = f"{models.get('bert-base').params:,}"
-    runs = {
+    layouts = {"one": 8, "two": 16, "many": DEFAULT_GPUS}
+    for key, gpus in layouts.items():
         # PyTorch's default (cap unset), and the sweep with the widget's default first bucket
-        "one": api.ddp("gpt2", 8, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB),
-        "two": api.ddp("gpt2", 16, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB),
-        "many": api.ddp("gpt2", 512, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB),
-        "lock": api.ddp(
-            "gpt2", 16, 8, sweep=True, timing="lock-step", sweep_first_mb=ddp.DEFAULT_FIRST_MB
-        ),
-    }
-    for key, r in runs.items():
+        r = api.ddp("gpt2", gpus, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB)
         best = ddp.best(r["sweep"])
-        out[f"ddp_{key}_backward"] = fmt.seconds(r["backward_s"])
-        out[f"ddp_{key}_allreduce"] = fmt.seconds(r["allreduce_total_s"])
-        out[f"ddp_{key}_exposed"] = fmt.seconds(r["exposed_s"])
+        out[f"ddp_{key}_gpus"] = str(gpus)
+        out[f"ddp_{key}_servers"] = str(gpus // 8)
+        out[f"ddp_{key}_backward"] = ms(r["backward_s"])
+        out[f"ddp_{key}_allreduce"] = ms(r["allreduce_total_s"])
+        out[f"ddp_{key}_exposed"] = ms(r["exposed_s"])
         out[f"ddp_{key}_buckets"] = str(len(r["buckets"]))
         out[f"ddp_{key}_best"] = fmt.sig(best["bucket_mb"], 2)
-        out[f"ddp_{key}_best_exposed"] = fmt.seconds(best["exposed_s"])
-        out[f"ddp_{key}_tiny"] = fmt.seconds(r["sweep"][0]["exposed_s"])
+        out[f"ddp_{key}_best_exposed"] = ms(best["exposed_s"])
+        out[f"ddp_{key}_tiny"] = ms(r["sweep"][0]["exposed_s"])
         out[f"ddp_{key}_tiny_buckets"] = str(r["sweep"][0]["buckets"])
-        out[f"ddp_{key}_whole"] = fmt.seconds(r["sweep"][-1]["exposed_s"])
+        out[f"ddp_{key}_whole"] = ms(r["sweep"][-1]["exposed_s"])
         out[f"ddp_{key}_algorithm"] = r["algorithm"]
-    out["ddp_gradient"] = fmt.nbytes(runs["one"]["gradient_bytes"])
+        if key == "many":
+            out["ddp_gradient"] = fmt.nbytes(r["gradient_bytes"])
     gpt2 = models.TRANSFORMERS["gpt2"][1]
     out["ddp_wte"] = fmt.nbytes(gpt2.vocab * gpt2.d * calculator.GRAD_BYTES["fp32"])
     out["ddp_tokens"] = f"{ddp.DEFAULT_BATCH['gpt2'] * m.tokens:,}"
-    small = 100_000  # one small bucket, 100 kB, two servers of 8 H100s
-    topo = api.topology(16, 8, intra_latency=NCCL_NVLINK_HOP_US, inter_latency=NCCL_NETWORK_HOP_US)
-    out["ddp_small"] = fmt.nbytes(small)
-    out["ddp_small_lock"] = fmt.seconds(ddp.lockstep_time(topo)(small))
-    pick = nccl.choose("AllReduce", small, nccl.System("H100 SXM", 16, 8, 8, 8 * NIC_400G_GBps))
-    out["ddp_small_nccl"] = fmt.seconds(pick.time_us * 1e-6)
-    out["ddp_small_pick"] = f"{pick.algorithm}/{pick.protocol}"
     return out
 
 

@@ -357,11 +357,9 @@ def facts() -> dict[str, str]:
     for m in METHODS:
         k = m.replace("-", "")
         out[f"srv_total_{k}"] = fmt.nbytes(c[m]["total"])
-        out[f"srv_server_{k}"] = fmt.nbytes(c[m]["per_server"])
         out[f"srv_card_{k}"] = fmt.nbytes(c[m]["per_card"])
         out[f"srv_netsteps_{k}"] = str(c[m]["network_steps"])
         out[f"srv_time_{k}"] = fmt.seconds(t[m])
-        out[f"srv_total2_{k}"] = fmt.nbytes(two[m]["total"])
     return out
 
 

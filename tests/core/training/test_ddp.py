@@ -341,7 +341,7 @@ def test_widget_first_bucket_follows_the_cap_or_the_version_and_marker_is_on_the
     from allreduce_explainer.widgets import buckets as B
 
     for version, first in (("cap", 5 * MIB), ("1mib", MIB)):
-        s = B.ddp_buckets({"bucket_cap_mb": 5, "first_bucket": version})
+        s = B.ddp_buckets({"gpus": 8, "bucket_cap_mb": 5, "first_bucket": version})
         r = api.ddp("gpt2", 8, 8, bucket_cap_mb=5, first_bucket_mb=first / MIB)
         assert s["readouts"]["buckets"] == str(len(r["buckets"]))
         assert s["readouts"]["first"] == f"{first // MIB} MiB"
@@ -405,3 +405,30 @@ def test_ddp_labels_each_bucket_with_nccl_s_pick():
     for row in r["bucket_timeline"]:
         pick = nccl.choose("AllReduce", row["bytes"], system)
         assert (row["algorithm"], row["protocol"]) == (pick.algorithm, pick.protocol)
+
+
+def test_widget_opens_where_both_ends_of_the_trade_off_show():
+    """The default layout, 64 servers of 8: tiny buckets and one bucket both expose clearly more
+    than PyTorch's default, each figure from api.ddp directly."""
+    from allreduce_explainer.widgets import buckets as B
+
+    s = B.ddp_buckets()
+    assert (s["params"]["gpus"], s["params"]["gpus_per_node"]) == (512, 8)
+    r = api.ddp("gpt2", 512, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB)
+    tiny, whole = r["sweep"][0]["exposed_s"], r["sweep"][-1]["exposed_s"]
+    assert tiny > 2 * r["exposed_s"] and whole > 2 * r["exposed_s"]
+    assert s["readouts"]["default_exposed"] == f"{r['exposed_s'] * 1e3:.2g} ms"
+    one = api.ddp("gpt2", 8, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB)
+    assert one["sweep"][0]["exposed_s"] < 1.1 * one["exposed_s"]  # one server hides tiny buckets
+
+
+def test_page_7_facts_are_ms_and_nccl_timed():
+    from allreduce_explainer.widgets import buckets as B
+
+    f = B.facts()
+    times = {k: v for k, v in f.items() if k.endswith(("_backward", "_exposed", "_tiny", "_whole"))}
+    assert times and all(v.endswith(" ms") for v in times.values())
+    assert not [k for k in f if k.startswith(("ddp_lock_", "ddp_small"))]  # no lock-step times
+    r = api.ddp("gpt2", 8, 8)
+    assert f["ddp_one_backward"] == f"{r['backward_s'] * 1e3:.2g} ms"
+    assert f["ddp_one_exposed"] == f"{r['exposed_s'] * 1e3:.2g} ms"
