@@ -193,6 +193,7 @@ def test_facts_are_computed():
         f["srv_netsteps_ring"] == "126" and f["srv_netsteps_hierarchical"] == "14"
     )  # 2(n-1), 2(N-1)
     # no lock-step time for a small message: only NCCL's model times it
+    assert f["srv_ring_nvlink_hops"] == str(2 * (64 - 1) - 2 * (8 - 1))  # NCCL's ring: the rest
     lockstep = {f"srv_{w}_{m}" for w in ("small", "time2") for m in ("ring", "multiring")}
     assert not lockstep & f.keys()
     from allreduce_explainer import fmt, nccl

@@ -291,7 +291,7 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
 
 def facts() -> dict[str, str]:
     """DDP buckets' figures, timed by NCCL's model: GPT-2 small on the widget's default layout
-    (64 servers of 8 H100s, "many"), on 8 H100s in one server ("one") and on two ("two")."""
+    (64 servers of 8 H100s, "many") and on 8 H100s in one server ("one")."""
     out = {}
     m = models.get("gpt2")
     out["ddp_gpt2_params"] = f"{m.params:,}"
@@ -299,7 +299,7 @@ def facts() -> dict[str, str]:
     out["ddp_resnet_params"] = f"{models.get('resnet50').params:,}"
     out["ddp_resnet_gflop"] = fmt.sig(models.get("resnet50").forward_flops / 1e9, 2)
     out["ddp_bert_params"] = f"{models.get('bert-base').params:,}"
-    layouts = {"one": 8, "two": 16, "many": DEFAULT_GPUS}
+    layouts = {"one": 8, "many": DEFAULT_GPUS}
     for key, gpus in layouts.items():
         # PyTorch's default (cap unset), and the sweep with the widget's default first bucket
         r = api.ddp("gpt2", gpus, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB)

@@ -1,8 +1,10 @@
 """Across servers: the flat ring, one ring per network card, and the hierarchical method.
 
 Every byte count here is counted from the messages of the core's simulation, never from the
-formulas; the tests check that the counts equal the formulas. Times come from the closed forms in
-cost.py, which the tests check against the same simulation.
+formulas; the tests check that the counts equal the formulas. Times come from two models, side
+by side and labelled: the lock-step closed forms in cost.py (the teaching model, checked against
+the same simulation; exact for steps and bytes) and NCCL's own model, which the prose quotes for
+real hardware.
 """
 
 from __future__ import annotations
@@ -353,6 +355,10 @@ def facts() -> dict[str, str]:
         "srv_ratio_total_8": f"{c['ring']['total'] / c['hierarchical']['total']:.2f}",
         "srv_ratio_total_2": f"{two['ring']['total'] / two['hierarchical']['total']:.2f}",
         "srv_card_ratio": f"{c['ring']['per_card'] / c['multi-ring']['per_card']:.0f}",
+        # NCCL's ring: 2(N - 1) network latencies (the hierarchical count), NVLink for the rest
+        "srv_ring_nvlink_hops": str(
+            c["ring"]["network_steps"] - c["hierarchical"]["network_steps"]
+        ),
     }
     for m in METHODS:
         k = m.replace("-", "")
