@@ -132,7 +132,7 @@ def figures(log: dict | None, r: dict, calculator_text: str) -> dict:
     time_fig = {"data": [], "layout": _size_layout("time (µs)")}
     bus_fig = {"data": [], "layout": _size_layout("busbw (GB/s)")}
     if not log or not log["run"]:
-        why = "Paste all_reduce_perf output to compare it with the model."
+        why = "Paste all_reduce_perf output, open a file or load an example to compare it."
         empty = {"columns": ["size", "measured"], "rows": []}
         return {
             "time": {"figure": time_fig, "summary": why, "table": empty},
@@ -271,7 +271,8 @@ def _line(name, x, y, colour, dash) -> dict:
 def readouts(log: dict | None) -> dict:
     if not log:
         return {
-            "log_status": "No log yet: paste the output of all_reduce_perf, or open a file.",
+            "log_status": "No log yet: paste the output of all_reduce_perf, open a file, or load "
+            "an example.",
             "log_fit": "—",
             "log_line_rate": "—",
             "log_apply": "—",
