@@ -15,7 +15,7 @@ SOURCE = {
     "url": "https://github.com/NVIDIA/nccl-tests/issues/309",
     "where": "the description's second code block from '# nThread' to the '#' after the summary, with the two OpenMPI help lines that fell among the device lines; the mpirun command and the xpmem warning above it are left out. Read from a full copy of the thread stored in a public repository (the issue search here shows the same opening)",
 }
-LABEL = "two servers of 8 H100s, 8 × 400 Gb/s InfiniBand cards each"
+LABEL = "two servers of 8 H100s, InfiniBand"
 TEXT = """# nThread 1 nGpus 1 minBytes 8 maxBytes 17179869184 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
 #
 # Using devices

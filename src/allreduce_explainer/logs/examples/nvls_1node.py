@@ -14,7 +14,7 @@ SOURCE = {
     "url": "https://github.com/NVIDIA/nccl-tests/issues/290",
     "where": "the 'Single node:' code block of the description, whole; read from a full copy of the thread stored in a public repository (the issue search here shows the same opening text); the header lines' trailing spaces are as that copy has them",
 }
-LABEL = "one server of 8 H100s, NCCL's choice (NVLink SHARP)"
+LABEL = "one server of 8 H100s, NVLink SHARP"
 TEXT = """# nThread 1 nGpus 8 minBytes 134217728 maxBytes 4294967296 step: 2(factor) warmup iters: 5 iters: 2 agg iters: 1 validation: 1 graph: 0
 #
 # Using devices

@@ -12,7 +12,7 @@ SOURCE = {
     "url": "https://github.com/togethercomputer/together-nccl-tests/blob/6698e53c1dc519f8ab54f72193630849f5abf178/benchmarks/H100/results/20260305_220043/all_reduce_ring.out",
     "where": "the whole file, as published",
 }
-LABEL = "one server of 8 H100s, ring forced (NCCL_ALGO=RING)"
+LABEL = "one server of 8 H100s, ring forced"
 TEXT = """# nccl-tests version 2.17.9 nccl-headers=22602 nccl-library=22602
 # Collective test starting: all_reduce_perf
 # nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
