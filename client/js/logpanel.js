@@ -4,6 +4,8 @@
 // in storage, never drawn: a text box of millions of lines freezes Chromium); only the first data-max-bytes
 // (logs/explain.py's limit) and one byte are read, so Python can refuse a longer file with its own message. (2) The "use the
 // fitted figures" button applies the parameters Python fitted to that log (state.fit_apply).
+// The examples menu is an ordinary control: Python puts the chosen log in the text box; an opened
+// file sets the menu back to none.
 (function () {
   "use strict";
   function widgetOf(el) {
@@ -27,7 +29,7 @@
       file.slice(0, Number(input.dataset.maxBytes) + 1).text().then(function (text) {
         // into the hidden log_file parameter, not the text box (see widgets/cluster.py)
         var w = widgetOf(fig);
-        if (w) w.update({ log: "", log_file: text });
+        if (w) w.update({ example: "", log: "", log_file: text });
         input.value = "";
       });
     });

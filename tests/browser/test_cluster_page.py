@@ -1,5 +1,6 @@
-"""Stage 8 in Chromium: the calculator opens on stage 1's case timed by NCCL's model, recomputes
-through Python, reads a pasted or opened nccl-tests log, draws both fits and applies NCCL's."""
+"""Page 10 in Chromium: the calculator opens on page 1's case timed by NCCL's model, recomputes
+through Python, reads a pasted, opened or example nccl-tests log, draws both fits and applies
+NCCL's."""
 
 from __future__ import annotations
 
@@ -139,4 +140,25 @@ def test_typing_a_figure_makes_that_choice_custom(page, server):
     size.press("Enter")
     w.locator("[data-readout=params]", has_text="1,000,000,000").wait_for()
     assert w.locator("[data-param=model]").input_value() == "custom"
+    page.watch.assert_clean()
+
+
+def test_an_example_fills_the_box_is_in_the_url_and_a_file_replaces_it(page, server):
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=cluster]")
+    w.locator("[data-param=example]").select_option("ib-2nodes")
+    w.locator("[data-readout=log_status]", has_text="16 GPUs").wait_for()
+    assert w.locator("[data-param=log]").input_value() == LOG_309.read_text()
+    assert "NVLSTree/Simple" in w.locator("[data-readout=log_fit]").inner_text()
+    assert "cluster.example=ib-2nodes" in page.url
+    # a link to another example opens on it
+    page.goto(f"{server}/{SLUG}/?cluster.example=ring-1node")
+    page.wait_for_selector("html[data-python=ready]", state="attached")
+    w.locator("[data-readout=log_status]", has_text="together-nccl-tests").wait_for()
+    ring = DATA / "nccl-tests" / "together-8xh100-1node-ring.txt"
+    assert w.locator("[data-param=log]").input_value() == ring.read_text()
+    # an opened file takes over and the menu goes back to none
+    w.locator("[data-role=log-file]").set_input_files(str(DATA / "allreduce_two_runs.txt"))
+    w.locator("[data-readout=log_status]", has_text="Run 1 of 2").wait_for()
+    assert w.locator("[data-param=example]").input_value() == ""
     page.watch.assert_clean()

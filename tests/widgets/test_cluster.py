@@ -1,13 +1,16 @@
-"""Stage 8 with NCCL's model: the default, the references, the pasted log's NCCL fit and its
-"use the fitted figures", and GPU memory in GiB."""
+"""Page 10 with NCCL's model: the default, the references, the pasted log's NCCL fit and its
+"use the fitted figures", the examples menu, the accuracy band and the rule of thumb, and GPU
+memory in GiB."""
+
+import json
 
 import pytest
 
 import helpers
 from allreduce_explainer import nccl
-from allreduce_explainer.catalog import hardware
+from allreduce_explainer.catalog import hardware, measured
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.logs import explain
+from allreduce_explainer.logs import examples, explain
 from allreduce_explainer.training import calculator
 from allreduce_explainer.widgets import cluster as widget
 
@@ -108,3 +111,90 @@ def test_using_the_fit_reproduces_the_measured_busbw():
     # and the table's calculator column says the same
     table = after["figures"]["busbw"]["table"]
     assert float(table["rows"][-1][-1]) == pytest.approx(measured_row["busbw_GBps"], rel=0.10)
+
+
+def test_memory_readout_is_in_gib_throughout():
+    text = widget.cluster()["readouts"]["memory"]
+    need = 16 * 7e9 / 2**30  # mixed-precision Adam, 2 + 2 + 12 bytes per parameter
+    assert f"no: {need:.0f} GiB needed, 80 GiB on the GPU" in text
+    assert f"{16 * 7e9 / 64 / 2**30:.3g} GiB each" in text
+    assert " GB" not in text.replace("GiB", "")
+    f = widget.facts()
+    assert (f["cluster_memory"], f["cluster_h100_memory"]) == (f"{need:.0f} GiB", "80 GiB")
+
+
+EXAMPLE_FILES = {
+    "nvls-1node": "nccl-tests-290-8xh100-1node-nvls.txt",
+    "ib-2nodes": "nccl-tests-309-16xh100-2nodes-ib-ndr.txt",
+    "ring-1node": "together-8xh100-1node-ring.txt",
+}
+
+
+def test_the_examples_are_the_cited_logs_verbatim_with_their_source():
+    sources = {e["file"]: e for e in json.loads((DATA / "SOURCES.json").read_text())["logs"]}
+    assert set(examples.EXAMPLES) == set(EXAMPLE_FILES)
+    for key, name in EXAMPLE_FILES.items():
+        m = examples.EXAMPLES[key]
+        assert (DATA / name).read_text() == m.TEXT, key
+        assert m.SOURCE["file"] == name and m.SOURCE["url"] == sources[name]["url"]
+        assert m.SOURCE["where"] == sources[name]["where"]
+        assert sources[name]["url"] in m.__doc__.replace("\n", " ")
+
+
+@pytest.mark.parametrize("key", sorted(EXAMPLE_FILES))
+def test_loading_an_example_fits_as_parsing_its_file(key):
+    """The oracle: the file of tests/data read by logs.explain, as the CLI reads it."""
+    text = (DATA / EXAMPLE_FILES[key]).read_text()
+    s = widget.cluster({"example": key})
+    assert s["params"]["example"] == key and s["params"]["log"] == text
+    ref = explain.read_log(text, net=explain.Network(gpu="H100 SXM", nic_Gbps=400))
+    assert s["readouts"]["log_fit"] == widget.cluster({"log": text})["readouts"]["log_fit"]
+    fit = ref["fit"]
+    assert f"busbw {fit['busbw_GBps']:.4g} GB/s" in s["readouts"]["log_fit"]
+    assert examples.EXAMPLES[key].SOURCE["url"] in s["readouts"]["log_status"]
+    # the measured points drawn are the file's rows, in order
+    rows = [r for r in ref["rows"] if r["time_us"] and r["size_bytes"] > 0]
+    drawn = s["figures"]["busbw"]["figure"]["data"][0]
+    assert drawn["x"] == [r["size_bytes"] for r in rows]
+    assert drawn["y"] == [r["busbw_GBps"] for r in rows]
+
+
+def test_a_paste_wins_over_the_menu_and_the_menu_switches_examples():
+    s = widget.cluster({"example": "ib-2nodes", "log": "my own log"})
+    assert (s["params"]["example"], s["params"]["log"]) == ("", "my own log")
+    # the box holds one example's text: choosing another replaces it
+    first = widget.cluster({"example": "ib-2nodes"})["params"]
+    s = widget.cluster({**first, "example": "ring-1node"})
+    assert s["params"]["log"] == (DATA / EXAMPLE_FILES["ring-1node"]).read_text()
+    assert widget.cluster({"example": "ib-2nodes", "run": 1})["params"]["log_file"] == ""
+    with pytest.raises(ParamError) as e:
+        widget.cluster({"example": "no-such-run"})
+    assert e.value.field == "example"
+
+
+def test_accuracy_band_from_the_cited_sweeps():
+    """The oracle: each cited log of tests/data parsed afresh, NCCL's calibrated busbw held
+    against its out-of-place busbw at every size."""
+    large, mid = [], []
+    for c in measured.CURVES:
+        rows = explain.read_log((DATA / c.file).read_text())["rows"]
+        system = nccl.System(c.gpu, c.gpus, c.gpus_per_node, c.gpus_per_node, c.nic_Gbps or 400)
+        algo = None if c.algorithm == "nccl" else "Ring"
+        for r in rows:
+            size = r["size_bytes"]
+            if size < 2**20 or (2**26 < size < 2**30):
+                continue
+            got = nccl.choose("AllReduce", size, system, algorithm=algo).busbw_GBps
+            (large if size >= 2**30 else mid).append(got / r["busbw_GBps"] - 1)
+    f = widget.facts()
+    assert f["cluster_band_large"] == f"{100 * max(map(abs, large)):.0f} %"
+    assert f["cluster_band_mid"] == f"{100 * max(mid):.0f} %"
+    assert max(map(abs, large)) < 0.05 < 0.25 < max(mid)  # a few per cent; far more at mid sizes
+
+
+def test_rule_of_thumb_is_the_cards_yardstick():
+    f = widget.facts()
+    assert f["cluster_rule_yardstick"] == "400 GB/s"  # 8 cards × 400 Gb/s ÷ 8
+    assert f["cluster_rule_floor"] == "320 GB/s" and f["cluster_rule_share"] == "80 %"
+    # NCCL's model on the default passes its own rule
+    assert calculator.calc()["busbw_GBps"] > 320

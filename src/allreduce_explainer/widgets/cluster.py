@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 
 from .. import fmt, nccl
-from ..catalog import hardware, models
+from ..catalog import hardware, measured, models
 from ..errors import ParamError
+from ..logs import examples
 from ..palette import SERIES
 from ..params import Param, spec, validated
 from ..training import calculator, memory
@@ -75,6 +76,9 @@ SPEC = spec(
           unit="µs"),
     Param("inter_latency_us", 0.0, "float", "Latency per message between servers (µs)", 0, 1000000,
           unit="µs"),
+    Param("example", "", "choice", "Load an example (a published run)", choices=(
+        ("", "none: paste or open a log"),
+        *((k, m.LABEL) for k, m in examples.EXAMPLES.items()))),
     Param("log", "", "text", optional=True),
     # an opened file's text: held in a hidden text box, never drawn in the one above
     Param("log_file", "", "text", optional=True),
@@ -146,7 +150,7 @@ def _calc(p: dict) -> calculator.Calculation:
 
 def cluster(params=None) -> dict:
     """The calculator's outputs, the share against GPU count, and the pasted log against both."""
-    p = _choose(validated(params, SPEC))
+    p = logview.with_example(_choose(validated(params, SPEC)))
     done = _calc(p)
     r, c = done.figures, done.cluster
     p.update(gpus=r["gpus"], gpus_per_node=p["gpus_per_node"], params=r["params"])
@@ -171,13 +175,13 @@ def cluster(params=None) -> dict:
 
 def _readouts(r: dict, p: dict) -> dict:
     mem = r["memory"]
-    have = f"{fmt.nbytes(mem['gpu_bytes'])} ({fmt.sig(mem['gpu_bytes'] / hardware.GIB, 4)} GiB)"
+    have = gib(mem["gpu_bytes"])
     fits = (
-        f"yes: {fmt.nbytes(mem['bytes_per_gpu'])} of {have}"
+        f"yes: {gib(mem['bytes_per_gpu'])} of {have}"
         if mem["fits"]
-        else f"no: {fmt.nbytes(mem['bytes_per_gpu'])} needed, {have} "
+        else f"no: {gib(mem['bytes_per_gpu'])} needed, {have} "
         f"on the GPU; sharded over {r['gpus']} GPUs (ZeRO-3 / FSDP) "
-        f"{fmt.nbytes(mem['sharded_bytes_per_gpu'])} each"
+        f"{gib(mem['sharded_bytes_per_gpu'])} each"
         + ("" if mem["sharded_fits"] else ", still too much")
     )
     mesh = (
@@ -212,6 +216,11 @@ def _readouts(r: dict, p: dict) -> dict:
         f"({fmt.seconds(r['exposed_s'])} exposed after {r['buckets']} buckets)",
         "memory": fits,
     }
+
+
+def gib(nbytes: float) -> str:
+    """Memory on a GPU in GiB, the unit GPU memory is sold in (as "GB"), on every page."""
+    return f"{fmt.sig(nbytes / hardware.GIB, 3)} GiB"
 
 
 def _in_words(p: float) -> str:
@@ -354,8 +363,8 @@ def facts() -> dict[str, str]:
         "cluster_share_overlap": pct(r["share_with_overlap"]),
         "cluster_exposed": fmt.seconds(r["exposed_s"]),
         "cluster_multi": fmt.seconds(multi["allreduce_s"]),
-        "cluster_memory": fmt.nbytes(r["memory"]["bytes_per_gpu"]),
-        "cluster_h100_memory": fmt.nbytes(r["memory"]["gpu_bytes"]),
+        "cluster_memory": gib(r["memory"]["bytes_per_gpu"]),
+        "cluster_h100_memory": gib(r["memory"]["gpu_bytes"]),
         "cluster_tokens": f"{calculator.DEFAULT_TOKENS:,}",
         "cluster_mfu": f"{100 * calculator.DEFAULT_MFU:g} %",
         "cluster_mi300x_ring": fmt.seconds(mi["allreduce_s"]),
@@ -363,7 +372,7 @@ def facts() -> dict[str, str]:
         "cluster_l70_allreduce": fmt.seconds(l70["allreduce_s"]),
         "cluster_l70_share": pct(l70["share_no_overlap"]),
         "cluster_l70_overlap": pct(l70["share_with_overlap"]),
-        "cluster_l70_memory": fmt.nbytes(l70["memory"]["bytes_per_gpu"]),
+        "cluster_l70_memory": gib(l70["memory"]["bytes_per_gpu"]),
         "cluster_max_gpus": f"{calculator.MAX_GPUS:,}",
         "cluster_ring_over_bound": fmt.sig(ring["allreduce_s"] / ring["lower_bound_s"], 2),
         "cluster_nccl_over_bound": fmt.sig(r["allreduce_s"] / r["lower_bound_s"], 2),
@@ -372,4 +381,52 @@ def facts() -> dict[str, str]:
         "cluster_one_server_bound": fmt.seconds(one["lower_bound_s"]),
         "cluster_l8_samples": fmt.sig(calculator.calc(model="llama3-8b")["samples_per_gpu"], 3),
         "cluster_l8_sequence": f"{calculator.models.get('llama3-8b').tokens:,}",
+        "cluster_backward": fmt.seconds(r["backward_s"]),
+        **_rule_facts(r),
+        **_band_facts(),
+    }
+
+
+# A rule of thumb, not a measurement: a healthy run across servers reaches most of its cards'
+# line rate on a large message (NDR cards 46-49 of 50 GB/s, nccl-tests #267 and #290); below
+# this share of it, something in the cluster is wrong.
+HEALTHY_SHARE = 0.8
+LARGE = 1 << 30  # from here real sweeps reach the constant bandwidths NCCL's model assumes
+MID = (1 << 20, 64 << 20)  # where they have not yet
+
+
+def _rule_facts(r: dict) -> dict[str, str]:
+    """The page's rule of thumb on the default cluster: the cards' yardstick and its floor."""
+    yardstick = r["gpus_per_node"] * r["nic_GBps"]
+    return {
+        "cluster_rule_yardstick": f"{fmt.sig(yardstick, 3)} GB/s",
+        "cluster_rule_floor": f"{fmt.sig(HEALTHY_SHARE * yardstick, 3)} GB/s",
+        "cluster_rule_share": pct(HEALTHY_SHARE),
+    }
+
+
+def model_misses(lo: float, hi: float) -> list[float]:
+    """NCCL's calibrated model against every cited sweep (catalog/measured.py), as
+    model / measured - 1, at each measured size from `lo` to `hi` bytes: how far to trust it."""
+    out = []
+    for c in measured.CURVES:
+        g = c.gpus_per_node
+        # one server: no card in the path, any rate will do
+        s = nccl.System(c.gpu, c.gpus, g, g, float(c.nic_Gbps or hardware.NIC_400G_Gbps))
+        algo = None if c.algorithm == "nccl" else c.algorithm
+        for size, got in c.rows:
+            if lo <= size <= hi:
+                out.append(nccl.choose("AllReduce", size, s, algorithm=algo).busbw_GBps / got - 1)
+    return out
+
+
+def _band_facts() -> dict[str, str]:
+    """NCCL's model's accuracy band: from LARGE up, and at mid sizes, where it is optimistic."""
+    large = max(abs(m) for m in model_misses(LARGE, math.inf))
+    mid = max(model_misses(*MID))
+    return {
+        "cluster_band_large": f"{100 * large:.0f} %",
+        "cluster_band_large_from": f"{LARGE >> 30} GiB",
+        "cluster_band_mid": f"{100 * mid:.0f} %",
+        "cluster_band_mid_range": f"{MID[0] >> 20} and {MID[1] >> 20} MiB",
     }

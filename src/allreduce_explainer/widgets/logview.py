@@ -14,7 +14,7 @@ from functools import lru_cache
 from .. import fmt, nccl
 from ..collectives import ALLREDUCE
 from ..errors import ParamError
-from ..logs import explain
+from ..logs import examples, explain
 from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
 from ..training import calculator
@@ -48,6 +48,19 @@ def _log_text(p: dict) -> tuple[str, str]:
     return "", ""
 
 
+def with_example(p: dict) -> dict:
+    """The parameters with the example chosen (`example`, in the URL) put in the text box, so
+    the reader sees the log and the panel reads it as a paste. A paste that is no example's
+    text wins over the menu, which goes back to none (so editing the box keeps the edit);
+    choosing none leaves the text in the box, as a paste."""
+    out, key, log = dict(p), p["example"], p["log"] or ""
+    if key and log and log not in examples.TEXTS:
+        out["example"] = ""
+    elif key:
+        out.update(log=examples.text(key), log_file="", run=1)
+    return out
+
+
 def pct(x: float) -> str:
     """A share as a percentage, two significant figures (the calculator view's too)."""
     return f"{fmt.sig(100 * x, 2)} %"
@@ -61,6 +74,7 @@ def read(p: dict, c: calculator.Cluster) -> dict | None:
         return None
     log = _parsed(text)
     out = {"log": log, "fit": None, "apply": None, "run": None, "source": field}
+    out["example"] = p["example"]
     if not log.runs:
         if p["run"] != 1:
             raise ParamError("run", "the log has no runs to choose from")
@@ -118,7 +132,7 @@ def figures(log: dict | None, r: dict, calculator_text: str) -> dict:
     time_fig = {"data": [], "layout": _size_layout("time (µs)")}
     bus_fig = {"data": [], "layout": _size_layout("busbw (GB/s)")}
     if not log or not log["run"]:
-        why = "Paste all_reduce_perf output to compare it with the model."
+        why = "Paste all_reduce_perf output, open a file or load an example to compare it."
         empty = {"columns": ["size", "measured"], "rows": []}
         return {
             "time": {"figure": time_fig, "summary": why, "table": empty},
@@ -257,7 +271,8 @@ def _line(name, x, y, colour, dash) -> dict:
 def readouts(log: dict | None) -> dict:
     if not log:
         return {
-            "log_status": "No log yet: paste the output of all_reduce_perf, or open a file.",
+            "log_status": "No log yet: paste the output of all_reduce_perf, open a file, or load "
+            "an example.",
             "log_fit": "—",
             "log_line_rate": "—",
             "log_apply": "—",
@@ -276,6 +291,9 @@ def readouts(log: dict | None) -> dict:
     counted = [f"{v:,} {k}" for k, v in sorted(kinds.items())] + [f"{parsed.blank:,} blank"]
     runs = len(parsed.runs)
     source = "the opened file" if log["source"] == "log_file" else "the pasted text"
+    if log["example"]:
+        src = examples.EXAMPLES[log["example"]].SOURCE
+        source = f"the example ({src['source']}, {src['url']})"
     if not log["run"]:
         status = f"No all_reduce_perf rows found in {parsed.lines:,} lines of {source}."
     else:
