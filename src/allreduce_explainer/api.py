@@ -438,7 +438,8 @@ SHARD = spec(
     PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, NIC_GBPS, TOKENS_PER_GPU, MFU,
     Param("comm_model", "nccl", "choice", f"how the collectives are timed: nccl: NCCL "
           f"{NCCL_VERSION}'s cost model, the collective it would pick for each size and group, "
-          "as on page 8 (A100, H100, H200, B200); ring: a single flat ring, the teaching model",
+          f"as on page 8 ({', '.join(nccl.topology.GPU_SPECS)}); ring: a single flat ring, "
+          "the teaching model",
           choices=_choices(("nccl", "ring"))),
     *LATENCIES_US,
 )  # fmt: skip
