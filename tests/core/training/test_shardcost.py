@@ -136,3 +136,11 @@ def test_page_9s_sharp_shares_and_pick_text():
     assert f["nvls_sharp_vs_tree"] == "1/2"
     pick = innetwork.innetwork_bandwidth()["readouts"]["across_pick"]
     assert pick.startswith(f["nvls_across_pick"]) and "SHARP between" in pick
+
+
+def test_page_8s_memory_figures_are_the_zero_papers_formulas():
+    f = shards.facts()
+    psi, n, g = models.get("llama3-8b").params, 64, 8
+    want = {"ddp": 16 * psi, "zero3": 16 * psi / n, "hsdp": 16 * psi / g}
+    for s, b in want.items():
+        assert f[f"shard_{s}_gib"] == fmt.sig(b / hardware.GIB, 3), s
