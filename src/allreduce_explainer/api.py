@@ -436,6 +436,11 @@ PRESET_MODEL = Param(
 )  # fmt: skip
 SHARD = spec(
     PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, NIC_GBPS, TOKENS_PER_GPU, MFU,
+    Param("comm_model", "nccl", "choice", f"how the collectives are timed: nccl: NCCL "
+          f"{NCCL_VERSION}'s cost model, the collective it would pick for each size and group, "
+          f"as on page 8 ({', '.join(nccl.topology.GPU_SPECS)}); ring: a single flat ring, "
+          "the teaching model",
+          choices=_choices(("nccl", "ring"))),
     *LATENCIES_US,
 )  # fmt: skip
 
@@ -448,20 +453,27 @@ def shard(
     nic_Gbps=hardware.NIC_400G_Gbps,
     tokens_per_gpu=calculator.DEFAULT_TOKENS,
     mfu=calculator.DEFAULT_MFU,
+    comm_model="nccl",
     intra_latency_us=0.0,
     inter_latency_us=0.0,
 ) -> dict:
     """Memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP for a model on a cluster.
 
     `strategies[name].memory_bytes_per_gpu` is {"params", "grads", "optimizer", "total"} in
-    bytes; `comm_bytes_per_gpu` the bytes each GPU sends per step; `comm_s` the ring's time;
-    `fits` whether the model states fit the GPU's memory (GiB).
+    bytes; `comm_bytes_per_gpu` the bytes each GPU sends per step; `comm_s` their time, by
+    NCCL's model unless comm_model="ring" (the latencies are the ring's only); `fits` whether
+    the model states fit the GPU's memory (GiB); `overlap[zero3|hsdp]` the tokens per GPU from
+    which the collectives hide, (m - 1)/m · F/B with its F and B, the figure page 8 prints.
     """
     p = validated(locals(), SHARD)
     m = calculator.model_for(p.pop("model"), None)
     tokens, u = float(p.pop("tokens_per_gpu")), float(p.pop("mfu"))
+    timing = p.pop("comm_model")
     c = calculator.cluster_for(**p)
-    out = shardcost.strategies(m, c, tokens, u)
+    if timing == "nccl" and c.gpu.name not in nccl.topology.GPU_SPECS:
+        raise ParamError("gpu", f"NCCL's model knows {', '.join(nccl.topology.GPU_SPECS)}")
+    timer = shardcost.nccl_time(c.gpu.name, c.nic_GBps * 8) if timing == "nccl" else None
+    out = shardcost.strategies(m, c, tokens, u, **({"comm_time": timer} if timer else {}))
     head = {
         "model": m.key,
         "params": m.params,
@@ -472,7 +484,7 @@ def shard(
         "intra_GBps": c.intra_rate("ring"),
         "nic_GBps": c.nic_GBps,
         "bytes_per_param": dict(memory.BYTES_PER_PARAM),
-        "comm_model": "ring",
+        "comm_model": timing,
         "tokens_per_gpu": tokens,
         "mfu": u,
     }

@@ -17,20 +17,25 @@ sends 2(m-1)/m·S per GPU for an all-reduce and (m-1)/m·S for a reduce-scatter 
 Time: each collective is timed by a function (collective, S, group) -> seconds, with collective
 one of "allreduce", "reducescatter", "allgather" (nccl-tests' names), S the full buffer in bytes
 (the all-reduce's, the reduce-scatter's input, the all-gather's output) and the group a Topology
-(its GPUs, GPUs per server and links; HSDP's cross-server group has one GPU per server). The
-default is the ring of cost.py (a reduce-scatter or an all-gather is one half of its all-reduce);
-NCCL's model plugs in as a function of the same shape, built for the cluster's GPU. Collectives
-are summed for `comm_s` (no overlap); `step_s` adds the compute, `step_s_overlapped` takes the
-larger of the two (perfect overlap): the two ends of the range.
+(its GPUs, GPUs per server and links; HSDP's cross-server group has one GPU per server). Two
+come with the module: `nccl_time`, NCCL's own cost model (the collective NCCL would pick for
+that size and group), which page 8 and the CLI use, and `ring_time`, the single ring of cost.py
+(a reduce-scatter or an all-gather is one half of its all-reduce), the teaching model and the
+default of `strategies` when no time function is given. Collectives are summed for `comm_s`
+(no overlap); `step_s` adds the compute, `step_s_overlapped` takes the larger of the two
+(perfect overlap): the two ends of the range.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
+from .. import nccl
 from ..catalog import hardware
 from ..catalog.models import Model
+from ..collectives import COLLECTIVES
 from ..costs import cost
 from ..schedules.topology import Topology
 from . import calculator, memory
@@ -78,6 +83,26 @@ def ring_time(collective: str, nbytes: float, group: Topology) -> float:
         return 0.0
     t = cost.cost("ring", group, nbytes)["time_s"]
     return t if collective == "allreduce" else t / 2
+
+
+@lru_cache(maxsize=4096)
+def _nccl_us(collective: str, nbytes: int, gpu: str, gpus: int, per: int, nic_Gbps: float):
+    system = nccl.System(gpu, gpus, per, per, nic_Gbps)
+    return nccl.choose(collective, nbytes, system).time_us
+
+
+def nccl_time(gpu: str, nic_Gbps: float) -> CommTime:
+    """A time function from NCCL's model: the collective NCCL would pick for this size and group,
+    one network card per GPU (HSDP's cross-server group: one GPU, one card a server)."""
+
+    def time_s(collective: str, nbytes: float, group: Topology) -> float:
+        if group.gpus == 1 or nbytes <= 0:
+            return 0.0
+        per = group.gpus // group.nodes
+        name, size = COLLECTIVES[collective].nccl_name, max(1, round(nbytes))
+        return _nccl_us(name, size, gpu, group.gpus, per, nic_Gbps) * 1e-6
+
+    return time_s
 
 
 @dataclass(frozen=True)
@@ -133,60 +158,56 @@ def overlap(strategy: str, model: Model, groups: Groups, flops: float, comm: Com
     """Tokens per GPU at which every block's collectives hide behind its compute (FSDP prefetch).
 
     FSDP all-gathers the next block's parameters while the current block computes. A block of
-    P_b parameters costs f_b FLOPs per token forward (2·P_b plus attention's scores) and twice that
-    backward; its all-gather moves (m-1)/m·2P_b bytes per GPU, and in the backward its
-    reduce-scatter as much again (HSDP adds the all-reduce of its shard across servers). Compute
-    covers them when T·f_b/F ≥ t_ag and 2·T·f_b/F ≥ t_ag + t_rs (+ t_ar), F = peak × MFU. With
-    f_b = 2·P_b, BF16 and a ring of per-GPU rate B this is T ≥ (m-1)/m · F/B: the critical batch
-    argument of Austin et al., "How to Scale Your Model" (2025), chapter "How to Parallelize a
-    Transformer for Training", FSDP section. The embedding has no compute to hide behind and is
-    left out; the hardest block sets the figure.
+    P_b parameters costs 2·P_b FLOPs per token forward and twice that backward, and its BF16
+    buffer is S = 2·P_b bytes. The forward hides its all-gather when T·2P_b/F ≥ t_ag; the
+    backward hides the all-gather and the reduce-scatter (HSDP: and the all-reduce of its shard
+    across servers) when T·4P_b/F ≥ t_back, F = peak × MFU. So T ≥ F·t/S with t = max(t_ag,
+    t_back/2), the time one collective of the block takes. Write B = (m-1)/m · S/t, the per-GPU
+    bus bandwidth the collectives reach in the timing model (m the sharding group: n GPUs, or
+    the g of a server for HSDP); then T ≥ (m-1)/m · F/B, the critical batch argument of Austin
+    et al., "How to Scale Your Model" (2025), FSDP section. The figure is that formula, so the
+    page can print F and B and a reader gets the same tokens by hand. Attention's scores add
+    compute and are left out (the formula's 2 FLOPs per parameter): the figure errs on the side
+    of waiting. The embedding has no compute to hide behind; the hardest block sets the figure.
     """
     where = "server" if strategy == "hsdp" else "all"
     group = getattr(groups, where)
+    m = group.gpus
     worst = None
-    for name, p_b, f_b in _blocks(model):
+    for name, p_b in _blocks(model):
         size = float(memory.BYTES_PER_PARAM["grads"] * p_b)
         t_ag = comm("allgather", size, group)
         t_back = t_ag + comm("reducescatter", size, group)
         if strategy == "hsdp":
             t_back += comm("allreduce", size / groups.server.gpus, groups.across)
-        tokens = max(t_ag * flops / f_b, t_back * flops / (2 * f_b))
+        t = max(t_ag, t_back / 2)
+        bus = (m - 1) / m * size / t if t > 0 else None
+        tokens = (m - 1) / m * flops / bus if bus else 0.0
         if worst is None or tokens > worst["critical_tokens_per_gpu"]:
             worst = {
                 "block": name,
                 "block_params": p_b,
-                "block_flops_per_token": f_b,
+                "group_gpus": m,
+                "flops_per_s": flops,
+                "bus_GBps": bus / 1e9 if bus else None,
                 "allgather_s": t_ag,
                 "backward_comm_s": t_back,
                 "critical_tokens_per_gpu": tokens,
             }
-    worst["critical_tokens_formula"] = _formula_tokens(strategy, groups, flops)
     return worst
 
 
-def _formula_tokens(strategy: str, groups: Groups, flops: float) -> float:
-    """The same threshold in closed form (bandwidth only, f_b = 2·P_b, BF16)."""
-    if strategy != "hsdp":
-        t = groups.all
-        rate = t.intra.GBps if t.nodes == 1 else min(t.intra.GBps, t.inter.GBps)
-        return (t.gpus - 1) / t.gpus * flops / (rate * 1e9)
-    g, nodes = groups.server.gpus, groups.across.gpus
-    forward = (g - 1) / g * flops / (groups.server.intra.GBps * 1e9)
-    across = (nodes - 1) / (nodes * g) * flops / (groups.across.inter.GBps * 1e9)
-    return max(forward, forward + across)
-
-
-def _blocks(model: Model) -> list[tuple[str, int, float]]:
-    """(name, params, forward FLOPs per token) per transformer block, FSDP's usual wrap unit."""
+def _blocks(model: Model) -> list[tuple[str, int]]:
+    """(name, params) per transformer block, FSDP's usual wrap unit; layers without compute
+    (the embedding, a lookup) are left out, as they have nothing to hide a collective behind."""
     blocks: dict[str, list] = {}
     for layer in model.layers:
         parts = layer.name.split(".")
         key = ".".join(parts[:2]) if parts[0] == "layers" else layer.name
         b = blocks.setdefault(key, [0, 0.0])
         b[0] += layer.params
-        b[1] += layer.flops / model.tokens
-    return [(k, p, f) for k, (p, f) in blocks.items() if p and f]
+        b[1] += layer.flops
+    return [(k, p) for k, (p, f) in blocks.items() if p and f]
 
 
 def strategies(

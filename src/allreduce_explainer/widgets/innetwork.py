@@ -7,6 +7,8 @@ servers with a ring, a tree and InfiniBand SHARP.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from .. import fmt, nccl
 from ..catalog.hardware import H100_SXM, NVLS_GPUS
 from ..catalog.measured import MEASURED_H100_BUSBW_GBPS
@@ -145,6 +147,13 @@ BANDWIDTH = spec(
     Param("servers", 4, "int", "Servers (across)", 2, 512),
 )  # fmt: skip
 MIB = 1 << 20
+# What NCCL's pick means across servers: its NVLS spans servers only through SHARP
+PICK_TEXT = {
+    "NVLS": "NVLS: NVLS inside each server, SHARP between them",
+    "NVLSTree": "NVLSTree: NVLS inside each server, the tree between them",
+    "CollNetDirect": "CollNet: SHARP between servers",
+    "CollNetChain": "CollNet (chain): SHARP between servers",
+}
 COLOURS = {"ring": SERIES["ring"], "nvls": SERIES["hierarchical"], "sharp": SERIES["tree"]}
 
 
@@ -310,7 +319,7 @@ def _across(p: dict, s: int) -> dict:
         "card_ring": fmt.nbytes(here["ring_bytes_per_card"]),
         "card_tree": fmt.nbytes(here["tree_bytes_per_card_max"]),
         "card_sharp": fmt.nbytes(here["sharp_bytes_per_card"]),
-        "across_pick": pick,
+        "across_pick": PICK_TEXT.get(pick, pick),
     }
     for a, t in times.items():
         readouts[f"across_{a.lower()}"] = (
@@ -344,6 +353,27 @@ def _across(p: dict, s: int) -> dict:
     }
 
 
+def _share(part: float, whole: float) -> str:
+    """A ratio of byte counts as the fraction it is (2/3, 1/2): the formulas' ratios are simple."""
+    return str(Fraction(part / whole).limit_denominator(1024))
+
+
+def _across_facts(b: dict) -> dict:
+    """Bytes per card across servers (ring, tree, SHARP), SHARP's share of each, NCCL's pick."""
+    a = b["across"]
+    sharp = a["sharp_bytes_per_card"]
+    return {
+        "nvls_size": b["readouts"]["size"],
+        "nvls_card_ring": b["readouts"]["card_ring"],
+        "nvls_card_tree": b["readouts"]["card_tree"],
+        "nvls_card_sharp": b["readouts"]["card_sharp"],
+        "nvls_sharp_vs_ring": _share(sharp, a["ring_bytes_per_card"]),
+        "nvls_sharp_vs_tree": _share(sharp, a["tree_bytes_per_card_max"]),
+        "nvls_across_pick": a["nccl_pick"],
+        "nvls_collnet_factor": fmt.sig(nccl.constants.COLLNET_DIRECT_HOPPER_FACTOR, 2),
+    }
+
+
 def facts() -> dict:
     """The figures the in-network page's prose quotes."""
     b = innetwork_bandwidth()
@@ -366,9 +396,8 @@ def facts() -> dict:
         "nvls_switch_ulp": fmt.sig(st["check"]["switch_max_ulp"]),
         "nvls_ring_ulp": fmt.sig(st["check"]["ring_max_ulp"]),
         "nvls_nccl": nccl.NCCL_VERSION,
-        "nvls_across_pick": b["across"]["nccl_pick"],
         "nvls_servers": b["params"]["servers"],
-    }
+    } | _across_facts(b)
 
 
 RECORDS = (

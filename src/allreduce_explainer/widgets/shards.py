@@ -7,16 +7,15 @@ NCCL's own model (nccl/), the same one your cluster's calculator uses by default
 from __future__ import annotations
 
 import struct
-from functools import lru_cache
 
 from .. import api, fmt, nccl
 from ..catalog import hardware
-from ..collectives import COLLECTIVES
+from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
 from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 from ..simulation.shard import OPTIMIZERS
-from ..training import calculator, shardcost
+from ..training import calculator, memory, shardcost
 from . import Widget, diagram, views
 from . import figures as fig
 from .common import value_text
@@ -173,14 +172,14 @@ NCCL_GPUS = [g for g in hardware.GPUS if g.name in nccl.topology.GPU_SPECS]
 H100 = hardware.H100_SXM
 COMM_TEXT = {
     "nccl": f"NCCL {nccl.NCCL_VERSION}'s cost model",
-    "ring": "a single ring (stage 4)",
+    "ring": "a single ring (page 4)",
 }
 COLOURS = dict(zip(shardcost.STRATEGIES, (GPU_COLOURS[i] for i in (4, 5, 2, 6, 0)), strict=True))
 MEMORY = spec(
     Param("model", "llama3-8b", "name", "Model",
           choices=tuple((k, calculator.model_label(k)) for k in calculator.PRESET_MODELS)),
     Param("gpu", H100.name, "name", "GPU", choices=tuple((g.name, g.name) for g in NCCL_GPUS)),
-    Param("gpus", 64, "int", "GPUs (N_d)", 2, 1024, nudge=(8, "8 GPUs")),
+    Param("gpus", 64, "int", "GPUs (n)", 2, 1024, nudge=(8, "8 GPUs")),
     Param("gpus_per_node", 8, "int", "GPUs per server (g)", 1, 8),
     Param("network", hardware.NIC_400G["name"], "name", "Network card per GPU",
           choices=tuple((n["name"], n["name"]) for n in hardware.NETWORKS)),
@@ -189,26 +188,6 @@ MEMORY = spec(
     Param("mfu", calculator.DEFAULT_MFU, "float", "MFU (share of peak)", 0.01, 1),
 )  # fmt: skip
 WARM = [("shard_memory", {})]
-
-
-@lru_cache(maxsize=4096)
-def _nccl_us(collective: str, nbytes: int, gpu: str, gpus: int, per: int, nic_Gbps: float):
-    system = nccl.System(gpu, gpus, per, per, nic_Gbps)
-    return nccl.choose(collective, nbytes, system).time_us
-
-
-def nccl_time(gpu: str, nic_Gbps: float) -> shardcost.CommTime:
-    """shardcost's time function from NCCL's model: the collective NCCL would pick for this size
-    and group, one network card per GPU (HSDP's cross-server group: one GPU, one card a server)."""
-
-    def time_s(collective: str, nbytes: float, group) -> float:
-        if group.gpus == 1 or nbytes <= 0:
-            return 0.0
-        per = group.gpus // group.nodes
-        name, size = COLLECTIVES[collective].nccl_name, max(1, round(nbytes))
-        return _nccl_us(name, size, gpu, group.gpus, per, nic_Gbps) * 1e-6
-
-    return time_s
 
 
 def _resolve(p: dict) -> dict:
@@ -232,7 +211,7 @@ def strategies(p: dict) -> dict:
     c = calculator.cluster_for(
         gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"], nic_Gbps=nic["GBps"] * 8
     )
-    timer = nccl_time(p["gpu"], nic["GBps"] * 8) if p["comm_model"] == "nccl" else None
+    timer = shardcost.nccl_time(p["gpu"], nic["GBps"] * 8) if p["comm_model"] == "nccl" else None
     kw = {"comm_time": timer} if timer else {}
     m = calculator.model_for(p["model"], None)
     return shardcost.strategies(m, c, p["tokens_per_gpu"], p["mfu"], **kw) | {"model": m}
@@ -302,9 +281,19 @@ def shard_memory(params=None) -> dict:
             "ratio": fmt.sig(
                 rows["zero3"]["comm_bytes_per_gpu"] / rows["ddp"]["comm_bytes_per_gpu"], 3
             ),
-            "zero3_tokens": f"{fmt.sig(z3['critical_tokens_per_gpu'], 3)} tokens per GPU",
-            "hsdp_tokens": f"{fmt.sig(hs['critical_tokens_per_gpu'], 3)} tokens per GPU",
+            "zero3_tokens": _tokens_text(z3),
+            "hsdp_tokens": _tokens_text(hs),
         },
+    )
+
+
+def _tokens_text(o: dict) -> str:
+    """The overlap threshold with the B it comes from, so the formula can be checked by hand."""
+    if not o["bus_GBps"]:
+        return "at once: nothing to send"
+    return (
+        f"{fmt.sig(o['critical_tokens_per_gpu'], 3)} tokens per GPU "
+        f"(B = {fmt.sig(o['bus_GBps'], 3)} GB/s)"
     )
 
 
@@ -353,31 +342,90 @@ def facts() -> dict:
     p = _resolve(validated({}, MEMORY))
     out = strategies(p)
     rows = out["strategies"]
-    gib = hardware.GIB
     big = _resolve(validated({"model": "llama3-70b"}, MEMORY))
     big_rows = strategies(big)["strategies"]
-    z3 = out["overlap"]["zero3"]
+    return (
+        _memory_facts(p, out, big_rows)
+        | _overlap_facts(p, out)
+        | _hsdp_facts(rows)
+        | _example_facts(p)
+        | {"shard_nccl": nccl.NCCL_VERSION}
+    )
+
+
+def _gib(x: float) -> str:
+    return fmt.sig(x / hardware.GIB, 3)
+
+
+def _memory_facts(p: dict, out: dict, big_rows: dict) -> dict:
+    """Model states per GPU of each strategy, for the chart's default and for the 70B."""
+    rows = out["strategies"]
     return {
         "shard_model": out["model"].label,
         "shard_gpus": p["gpus"],
-        "shard_ddp_gib": fmt.sig(rows["ddp"]["memory_bytes_per_gpu"]["total"] / gib, 3),
-        "shard_zero3_gib": fmt.sig(rows["zero3"]["memory_bytes_per_gpu"]["total"] / gib, 3),
-        "shard_zero1_gib": fmt.sig(rows["zero1"]["memory_bytes_per_gpu"]["total"] / gib, 3),
-        "shard_zero2_gib": fmt.sig(rows["zero2"]["memory_bytes_per_gpu"]["total"] / gib, 3),
+        "shard_gpu_gib": _gib(out["gpu_memory_bytes"]),
+        **{f"shard_{s}_gib": _gib(rows[s]["memory_bytes_per_gpu"]["total"]) for s in rows},
         "shard_ratio": fmt.sig(
             rows["zero3"]["comm_bytes_per_gpu"] / rows["ddp"]["comm_bytes_per_gpu"], 3
         ),
         "shard_ddp_comm": fmt.seconds(rows["ddp"]["comm_s"]),
         "shard_zero3_comm": fmt.seconds(rows["zero3"]["comm_s"]),
-        "shard_tokens": fmt.sig(z3["critical_tokens_per_gpu"], 3),
-        "shard_hsdp_tokens": fmt.sig(out["overlap"]["hsdp"]["critical_tokens_per_gpu"], 3),
         "shard_big_model": calculator.model_for("llama3-70b", None).label,
-        "shard_big_ddp_gib": fmt.sig(big_rows["ddp"]["memory_bytes_per_gpu"]["total"] / gib, 3),
-        "shard_big_zero3_gib": fmt.sig(big_rows["zero3"]["memory_bytes_per_gpu"]["total"] / gib, 3),
+        "shard_big_ddp_gib": _gib(big_rows["ddp"]["memory_bytes_per_gpu"]["total"]),
+        "shard_big_zero3_gib": _gib(big_rows["zero3"]["memory_bytes_per_gpu"]["total"]),
         "shard_big_fits": ", ".join(
             big_rows[s]["label"] for s in shardcost.STRATEGIES if big_rows[s]["fits"]
         ),
-        "shard_nccl": nccl.NCCL_VERSION,
+    }
+
+
+def _overlap_facts(p: dict, out: dict) -> dict:
+    """T ≳ (n − 1)/n · F/B with the page's own F and B: the tokens are that formula's value."""
+    z3, hs = out["overlap"]["zero3"], out["overlap"]["hsdp"]
+    gpu = hardware.find(hardware.GPUS, p["gpu"], "gpu")
+    nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
+    ring = nccl.topology.graphs(nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"],
+                                            p["gpus_per_node"], nic))["Ring"]  # fmt: skip
+    return {
+        "shard_tokens": fmt.sig(z3["critical_tokens_per_gpu"], 3),
+        "shard_hsdp_tokens": fmt.sig(hs["critical_tokens_per_gpu"], 3),
+        "shard_peak_tflops": fmt.sig(gpu.peak_bf16_tflops, 3),
+        "shard_mfu_pct": fmt.sig(p["mfu"] * 100, 3),
+        "shard_flops_tflops": fmt.sig(z3["flops_per_s"] / 1e12, 3),
+        "shard_bus": fmt.sig(z3["bus_GBps"], 3),
+        "shard_hsdp_bus": fmt.sig(hs["bus_GBps"], 3),
+        "shard_block_bytes": fmt.nbytes(memory.BYTES_PER_PARAM["grads"] * z3["block_params"]),
+        "shard_channels": ring.n_channels,
+        "shard_channel_GBps": fmt.sig(ring.bw_inter, 3),
+        "shard_bus_ceiling": fmt.sig(ring.n_channels * ring.bw_inter, 3),
+    }
+
+
+def _hsdp_facts(rows: dict) -> dict:
+    """HSDP against ZeRO-3: its bytes across servers per server (DDP's), and its times."""
+    hsdp = rows["hsdp"]["collectives"]
+    across = next(c for c in hsdp if c["group"] == "across")
+    server_ag = next(c for c in hsdp if c["collective"] == "allgather")
+    all_ag = next(c for c in rows["zero3"]["collectives"] if c["collective"] == "allgather")
+    g = server_ag["gpus"]
+    return {
+        "shard_hsdp_comm": fmt.seconds(rows["hsdp"]["comm_s"]),
+        "shard_hsdp_cross": fmt.nbytes(g * across["bytes_sent_per_gpu"]),
+        "shard_hsdp_across_s": fmt.seconds(across["time_s"]),
+        "shard_hsdp_ag_s": fmt.seconds(server_ag["time_s"]),
+        "shard_zero3_ag_s": fmt.seconds(all_ag["time_s"]),
+    }
+
+
+def _example_facts(p: dict) -> dict:
+    """The course's running example (a 7B model on 64 GPUs) under DDP and ZeRO-2, from memory.py."""
+    n, g = p["gpus"], p["gpus_per_node"]
+    ddp = memory.model_states("ddp", EXAMPLE_PARAMS, n, g)
+    return {
+        "shard_example": f"{EXAMPLE_PARAMS / 1e9:g}B",
+        "shard_example_ddp_gib": _gib(ddp),
+        "shard_example_ddp_gb": fmt.sig(ddp / 1e9, 3),
+        "shard_example_zero2_gib": _gib(memory.model_states("zero2", EXAMPLE_PARAMS, n, g)),
     }
 
 

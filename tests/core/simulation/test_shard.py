@@ -249,27 +249,7 @@ def test_fits_compares_with_gib():
     assert r["strategies"]["zero2"]["fits"] and not r["strategies"]["ddp"]["fits"]
 
 
-@pytest.mark.parametrize("gpus, g", [(8, 8), (64, 8), (512, 8), (32, 4)])
-def test_overlap_threshold_is_the_critical_batch_formula(gpus, g):
-    # a uniform stack has exactly 2 FLOPs per parameter per token: numeric = closed form
-    m = calculator.uniform_stack(7_000_000_000)
-    c = calculator.cluster_for(gpus=gpus, gpus_per_node=g)
-    for o in shardcost.strategies(m, c)["overlap"].values():
-        assert o["critical_tokens_per_gpu"] == pytest.approx(o["critical_tokens_formula"], rel=1e-9)
-    n = gpus
-    flops = 989e12 * 0.4
-    rate = 450e9 if gpus == g else 50e9
-    zero3 = shardcost.strategies(m, c)["overlap"]["zero3"]["critical_tokens_formula"]
-    assert zero3 == pytest.approx((n - 1) / n * flops / rate, rel=1e-12)
-
-
-def test_overlap_with_latency_needs_more_tokens():
-    m = calculator.uniform_stack(7_000_000_000)
-    fast = calculator.cluster_for(gpus=64)
-    slow = calculator.cluster_for(gpus=64, intra_latency_us=3.4, inter_latency_us=14)
-    a = shardcost.strategies(m, fast)["overlap"]["zero3"]["critical_tokens_per_gpu"]
-    b = shardcost.strategies(m, slow)["overlap"]["zero3"]["critical_tokens_per_gpu"]
-    assert b > a
+# The overlap threshold's tests are in tests/core/training/test_shardcost.py.
 
 
 # ---- CLI ---------------------------------------------------------------------------------------

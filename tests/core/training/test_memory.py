@@ -59,11 +59,11 @@ def test_model_states_are_the_formulas_and_whole_shards_at_most_one_element_more
 
 
 def test_formula_text_computes_the_same_bytes():
-    """The text a page prints, read as arithmetic (Ψ, N_d and g substituted), gives the bytes."""
+    """The text a page prints, read as arithmetic (Ψ, n and g substituted), gives the bytes."""
     for s, text in memory.FORMULAS.items():
-        expr = re.sub(r"(?<=[\d)K])Ψ", "*psi", text).replace("N_d", "nd")
+        expr = re.sub(r"(?<=[\d)K])Ψ", "*psi", text)
         for psi, nd, g in ((7_500_000_000, 64, 8), (124_439_808, 24, 4), (10**6, 1, 1)):
-            got = eval(expr, {}, {"psi": psi, "nd": nd, "g": g, "K": K})
+            got = eval(expr, {}, {"psi": psi, "n": nd, "g": g, "K": K})
             assert got == pytest.approx(paper(s, psi, nd, g), rel=1e-15), s
 
 
