@@ -1,5 +1,6 @@
-"""Stage 5 in Chromium: the crossover moves the right way with latency; the tree stepper reaches
-the exact match, before Python and after a live change."""
+"""Page 5 in Chromium: NCCL's curves first, the whiteboard model's hidden in the legend and moved by
+α; the tree stepper reaches the exact match, before Python and after a live change; NCCL's busbw
+against size beside the published runs."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ def test_tree_stepper_reaches_exact_match_without_python(page, server):
     assert "exact match" not in w.locator("[data-role=verdict]").inner_text().lower()
     w.locator("[data-action=next]").click()
     narration = w.locator("[data-role=narration]").inner_text()
-    assert "Tree A" in narration and "parent GPU" in narration
+    assert "Tree A, chunk 0, level 3 → 2: 1, 3 → 2 and 5, 7 → 6." in narration
+    assert "Tree B, chunk 2, level 3 → 2: 0, 2 → 1 and 4, 6 → 5." in narration
     step_to_end(w)
     assert "exact match" in w.locator("[data-role=verdict]").inner_text().lower()
     assert w.locator("tr.marks td").evaluate_all("els => els.every(e => e.textContent === '✓')")
@@ -59,7 +61,13 @@ def test_nccl_band_follows_the_servers(page, server):
     names = page.evaluate(
         "() => document.querySelector('[data-widget=latency] .chart').data.map(t => t.name)"
     )
-    assert {"ring, NCCL", "tree, teaching", "picks Tree LL"} <= set(names)
+    assert {"ring, NCCL", "tree, whiteboard model", "picks Tree LL"} <= set(names)
+    hidden = page.evaluate(
+        "() => document.querySelector('[data-widget=latency] .chart').data"
+        ".filter(t => t.visible === 'legendonly').map(t => t.name)"
+    )  # the whiteboard model's curves and crossover wait in the legend; NCCL's are drawn
+    assert {"ring, whiteboard model", "tree, whiteboard model"} <= set(hidden)
+    assert not any("NCCL" in n for n in hidden)
     open_page(page, server, SLUG, live=True)
     w = page.locator("[data-widget=latency]")
     _set(page, w, "gpus", "63")  # not whole servers of 8
@@ -96,4 +104,21 @@ def test_steps_chart_marks_the_chosen_count(page, server):
     w.locator("[data-param=gpus]").press("Enter")
     w.locator("[data-readout=tree]", has_text="24").wait_for()
     assert w.locator("[data-readout=ring]").inner_text() == "8,190"
+    page.watch.assert_clean()
+
+
+def test_busbw_curve_shows_nccls_model_beside_the_measured_run(page, server):
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=busbw_curve]")
+    assert "NVLS" in w.locator("[data-readout=model]").inner_text()
+    assert "473.6 GB/s" in w.locator("[data-readout=measured]").inner_text()
+    names = "() => document.querySelector('[data-widget=busbw_curve] .chart').data.map(t => t.name)"
+    page.wait_for_function(f"() => ({names})().includes('measured (published run)')")
+    w.locator("[data-param=algorithm]").select_option("Ring")
+    w.locator("[data-readout=model]", has_text="370 GB/s").wait_for()
+    assert "ring forced" in w.locator("[data-readout=measured]").inner_text()
+    w.locator("[data-param=servers]").fill("8")
+    w.locator("[data-param=servers]").press("Enter")
+    w.locator("[data-readout=yardstick]", has_text="8 cards").wait_for()
+    assert "no published run" in w.locator("[data-readout=measured]").inner_text()
     page.watch.assert_clean()

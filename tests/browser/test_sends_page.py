@@ -1,4 +1,4 @@
-"""Stage 4 in Chromium: the chart and panels render before Python, and recompute through it."""
+"""Page 4 in Chromium: the chart and panels render before Python, and recompute through it."""
 
 from __future__ import annotations
 
@@ -20,23 +20,12 @@ def test_page_reads_before_python_with_counted_and_formula_series(page, server):
     assert {"ring", "ring, counted", "counted (simulation)", "formula (cost model)"} <= set(names)
     w = page.locator("[data-widget=busbw]")
     assert w.locator("[data-readout=busbw]").inner_text() == "370 GB/s"
-    page.watch.assert_clean()
-
-
-def test_busbw_curve_shows_nccls_model_beside_the_measured_run(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=busbw_curve]")
-    assert "NVLS" in w.locator("[data-readout=model]").inner_text()
-    assert "473.6 GB/s" in w.locator("[data-readout=measured]").inner_text()
-    names = "() => document.querySelector('[data-widget=busbw_curve] .chart').data.map(t => t.name)"
-    page.wait_for_function(f"() => ({names})().includes('measured (published run)')")
-    w.locator("[data-param=algorithm]").select_option("Ring")
-    w.locator("[data-readout=model]", has_text="370 GB/s").wait_for()
-    assert "ring forced" in w.locator("[data-readout=measured]").inner_text()
-    w.locator("[data-param=servers]").fill("8")
-    w.locator("[data-param=servers]").press("Enter")
-    w.locator("[data-readout=yardstick]", has_text="8 cards").wait_for()
-    assert "no published run" in w.locator("[data-readout=measured]").inner_text()
+    assert page.locator("[data-widget=busbw_curve]").count() == 0  # page 5's now
+    box = page.locator("aside[data-role=practice]")
+    assert "all_reduce_perf -b 8 -e 8G -f 2 -g 8" in box.inner_text()
+    assert box.locator("p").first.inner_text() == "Measure it"
+    deeper = page.locator("details[data-role=deeper] summary", has_text="passes the link")
+    assert deeper.count() == 1
     page.watch.assert_clean()
 
 

@@ -1,4 +1,4 @@
-"""Stage 4's bus bandwidth against size: NCCL's model (direct nccl calls), the measured curves
+"""Page 5's bus bandwidth against size: NCCL's model (direct nccl calls), the measured curves
 (their log files row by row), and NCCL's model within 12 % of each run at its largest size."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import helpers
 from allreduce_explainer import bridge, nccl
 from allreduce_explainer.catalog import measured
 from allreduce_explainer.logs import parse as nccltests
-from allreduce_explainer.widgets import innetwork, sends
+from allreduce_explainer.widgets import latency
 
 DATA = helpers.DATA / "nccl-tests"
 SOURCES = {e["file"]: e for e in json.loads((DATA / "SOURCES.json").read_text())["logs"]}
@@ -42,15 +42,15 @@ PARAMS = [
 
 @pytest.mark.parametrize("params", PARAMS)
 def test_curve_is_nccls_choice_at_every_size(params):
-    s = sends.busbw_curve(params)
+    s = latency.busbw_curve(params)
     p = s["params"]
     g = p["gpus_per_node"]
     system = nccl.System(p["gpu"], g * p["servers"], g, g, float(p["nic_gbps"]))
     algo = None if p["algorithm"] == "nccl" else "Ring"
     data = {t["name"]: t for t in s["figure"]["data"]}
     model, own = data["NCCL's model, calibrated"], data["NCCL's own figure"]
-    assert model["x"] == sends.CURVE_SIZES and len(sends.CURVE_SIZES) >= 30
-    for i, n in enumerate(sends.CURVE_SIZES):
+    assert model["x"] == latency.CURVE_SIZES and len(latency.CURVE_SIZES) >= 30
+    for i, n in enumerate(latency.CURVE_SIZES):
         c = nccl.choose("AllReduce", n, system, algorithm=algo)
         assert model["y"][i] == c.busbw_GBps and own["y"][i] == c.nccl_busbw_GBps
         assert model["customdata"][i] == f"{c.algorithm} {c.protocol}"
@@ -60,7 +60,7 @@ def test_curve_is_nccls_choice_at_every_size(params):
 
 def test_measured_dots_only_on_their_own_system():
     def dots(params):
-        return [t for t in sends.busbw_curve(params)["figure"]["data"] if t["mode"] == "markers"]
+        return [t for t in latency.busbw_curve(params)["figure"]["data"] if t["mode"] == "markers"]
 
     (nvls,) = dots({})
     assert list(zip(nvls["x"], nvls["y"], strict=True)) == list(measured.CURVES[0].rows)
@@ -68,7 +68,7 @@ def test_measured_dots_only_on_their_own_system():
     assert dots({"servers": 2})[0]["y"][-1] == 469.21
     assert dots({"servers": 2, "nic_gbps": 200}) == []  # another network: not that run
     assert dots({"gpu": "H200 SXM"}) == [] and dots({"gpus_per_node": 4}) == []
-    assert "no published run" in sends.busbw_curve({"gpu": "B200"})["readouts"]["measured"]
+    assert "no published run" in latency.busbw_curve({"gpu": "B200"})["readouts"]["measured"]
 
 
 @pytest.mark.parametrize("curve", measured.CURVES, ids=lambda c: c.key)
@@ -82,13 +82,10 @@ def test_model_is_within_12_percent_of_each_run_at_its_largest_size(curve):
 
 
 def test_yardstick_is_nvlink_on_one_server_and_the_cards_across_servers():
-    assert sends.busbw_curve()["readouts"]["yardstick"] == "NVLink line rate, 450 GB/s"
-    r = sends.busbw_curve({"servers": 8, "gpus_per_node": 4, "nic_gbps": 200})["readouts"]
+    assert latency.busbw_curve()["readouts"]["yardstick"] == "NVLink line rate, 450 GB/s"
+    r = latency.busbw_curve({"servers": 8, "gpus_per_node": 4, "nic_gbps": 200})["readouts"]
     assert r["yardstick"] == "4 cards × 25 GB/s = 100 GB/s"
-    f = sends.facts()
-    # NVLS: ld_reduce then st, so each link carries (n + 1)/n · S; busbw <= 2(n - 1)/(n + 1) · B
-    assert f["curve_nvls_ideal"] == f"{2 * 7 / 9 * 450:g} GB/s"  # 700, as stage 9 says
-    assert f["curve_nvls_ideal"] == f"{innetwork.facts()['nvls_ideal_busbw']} GB/s"
+    f = latency.facts()
     assert (
         f["curve_h100_ring_measured"] == "368.1 GB/s" and f["curve_h100_ring_model"] == "370 GB/s"
     )
@@ -110,7 +107,7 @@ def test_bad_parameters_name_their_field(params, field):
 
 
 def test_the_prose_miss_of_nccls_own_figures_is_the_largest_over_the_cited_runs():
-    """Stage 4 says how far NCCL's own (uncalibrated) figures are from the cited runs, at the
+    """Page 5 says how far NCCL's own (uncalibrated) figures are from the cited runs, at the
     runs' largest sizes: worked out here from each log's last row and NCCL's model directly."""
     misses = []
     for curve in measured.CURVES:
@@ -120,6 +117,6 @@ def test_the_prose_miss_of_nccls_own_figures_is_the_largest_over_the_cited_runs(
         algo = None if curve.algorithm == "nccl" else "Ring"
         own = nccl.choose("AllReduce", size, system, algorithm=algo).nccl_busbw_GBps
         misses.append(abs(own / got - 1))
-    f = sends.facts()
+    f = latency.facts()
     assert f["curve_own_miss"] == f"{max(misses):.0%}" and max(misses) < 0.05
     assert f["curve_smallest_size"] == "1.07 GB"  # the A100 run's last row, 2^30 bytes

@@ -1,16 +1,20 @@
-"""Stage 5's NCCL side: the curves, the pick band, the crossovers and the quoted latencies come
+"""Page 5's NCCL side: the curves, the pick band, the crossovers and the quoted latencies come
 from the `nccl` package (a port of NCCL 2.30.7's tuning.cc), checked here against direct calls
 and against NCCL's formulas worked by hand."""
 
 from __future__ import annotations
 
+import math
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import nccl
+from allreduce_explainer import api, fmt, nccl
 from allreduce_explainer.costs import latency_model
 from allreduce_explainer.costs.latency_model import SIZES
+from allreduce_explainer.schedules import tree
 from allreduce_explainer.widgets import latency as lat
 from helpers import examples
 
@@ -78,8 +82,8 @@ def test_nccl_latencies_by_hand():
 
 def test_facts_follow_the_nccl_model_and_the_errata():
     f = lat.facts()
-    # correctness review erratum 19: NCCL's tree latency is 0.57 of the teaching model's, not half
-    assert f["nccl_tree_flat_share"] == "0.57"
+    # NCCL's tree on 64 GPUs of their own: base 8.4 us + 2 x 6 network hops of 14 us, in alphas
+    assert f["nccl_tree_flat_alphas"] == f"{(8.4 + 2 * 6 * 14.0) / 14.0:.3g}" == "12.6"
     system = lat.nccl_system(64, 8, 50.0)
     big = nccl.choose("AllReduce", 8 << 30, system)
     assert f["lat_nccl_pick_8gib"] == f"{big.algorithm} {big.protocol}"
@@ -114,3 +118,74 @@ def test_latency_page_with_nccl_s_curves_cached_equals_working_them_out():
     system = lat.nccl_system(96, 8, 50.0)
     times = nccl.best_by_algorithm(system, latency_model.whole(latency_model.SIZES))
     assert lat._nccl_curves(system) == (times, latency_model.nccl_crossovers(system, times))
+
+
+def test_headline_is_where_nccls_choice_changes_algorithm_on_the_default_cluster():
+    """Page 5 leads with "its tree below about X, NVLSTree up to about Y, its ring above": X and
+    Y are the first sizes of the page's grid at which nccl.choose picks NVLSTree, then Ring."""
+    system = nccl.System("H100 SXM", 64, 8, 8, 400.0)
+    algos = [nccl.choose("AllReduce", n, system).algorithm for n in latency_model.whole(SIZES)]
+    first = {a: latency_model.whole(SIZES)[algos.index(a)] for a in ("NVLSTree", "Ring")}
+    assert algos[0] == "Tree" and algos[-1] == "Ring"
+    assert algos.index("NVLSTree") < algos.index("Ring")
+    assert set(algos[algos.index("Ring") :]) == {"Ring"}  # rings all the way up
+    f = lat.facts()
+    assert f["lat_tree_upto"] == fmt.nbytes(first["NVLSTree"])
+    assert f["lat_nvlstree_upto"] == fmt.nbytes(first["Ring"])
+
+
+def test_tree_counts_told_on_page_5_are_one_story():
+    """8 steps on the stepper's 8 GPUs (2 chunks), 12 levels (2 floor(log2 n)) on 64, 22 alpha in
+    the whiteboard model (two trees' messages queued), NCCL's 12.6 alpha: each a fact."""
+    f = lat.facts()
+    assert f["tree_stepper_steps"] == str(2 * 3 + 2 * (2 - 1)) == "8"  # 3 levels, one more chunk
+    assert f["tree_stepper_levels"] == "3" and f["tree_stepper_ring_steps"] == str(2 * 7)
+    assert f["lat_tree_steps"] == str(2 * math.floor(math.log2(64))) == "12"
+    assert f["lat_ring_steps"] == str(2 * 63)
+    topo = latency_model.flat(64, 50.0, 14.0)
+    small = lat.cost.tree_time_fast(topo, 8)  # 8 bytes: the alphas are all of it
+    assert f["lat_tree_alphas"] == fmt.sig(small / 14e-6, 3) == "22"
+
+
+HOLDS = re.compile(r"^(Every GPU|Tree [AB]'s root, GPU (\d+),) now holds chunk (\d+)'s sum\.$")
+LEVEL = re.compile(r"^Tree ([AB]), chunk (\d+), level (\d+) → (\d+): (.+)\.$")
+
+
+@pytest.mark.parametrize(("n", "k"), [(8, 2), (2, 1), (5, 3), (16, 4), (7, 1)])
+def test_narration_is_one_line_per_tree_chunk_and_level_naming_every_message(n, k):
+    length = max(8, 2 * k)
+    s = lat.tree_allreduce({"gpus": n, "chunks": k, "length": length})
+    trace = api.simulate("tree", n, length=length, chunks=k, trace=True)["trace"]
+    parents = tree.dtree_parents(n)
+    depth = [tree.heights_depths(p)[1] for p in parents]
+    for frame, step in zip(s["frames"][1:], trace, strict=True):
+        lines = [m for m in map(LEVEL.match, frame["narration"]) if m]
+        told = set()
+        for m in lines:
+            t, lo, hi = "AB".index(m[1]), int(m[3]), int(m[4])
+            for group in m[5].split(" and "):
+                left, right = (side.split(", ") for side in group.split(" → "))
+                up = hi < lo
+                for a in left:
+                    for b in right:
+                        src, dst = int(a), int(b)
+                        parent, child = (dst, src) if up else (src, dst)
+                        assert parents[t][child] == parent  # each edge is the tree's own
+                        assert depth[t][src] == lo and depth[t][dst] == hi
+                        told.add((src, dst))
+        assert told == {(m["src"], m["dst"]) for m in step["messages"]}  # every message, once
+        assert len(lines) <= 2 * k  # one line per tree and chunk at most
+        for line in frame["narration"]:  # what a chunk's arrival says is so in the grid
+            if m := HOLDS.match(line):
+                a, b = s["chunks"][int(m[3])]
+                gpus = range(n) if m[1] == "Every GPU" else [int(m[2])]
+                assert all(frame["buffers"][g][a:b] == s["target"][a:b] for g in gpus), line
+    said = [m[1] for f in s["frames"] for m in map(HOLDS.match, f["narration"]) if m]
+    assert said.count("Every GPU") == 2 * k and len(said) == 4 * k  # each chunk: root, then all
+
+
+def test_narration_of_the_default_stepper_is_short():
+    """1,510 words over 8 steps when it told every message; one line per level: under half."""
+    s = lat.tree_allreduce()
+    words = sum(len(line.split()) for f in s["frames"] for line in f["narration"])
+    assert words < 1510 / 2, words

@@ -1,17 +1,19 @@
-"""Stage 4: bytes per GPU counted against the formulas; algbw and busbw as nccl-tests defines
-them; one pasted all_reduce_perf line read, named and checked."""
+"""Page 4: bytes per GPU counted against the formulas; algbw and busbw as nccl-tests defines
+them; one pasted all_reduce_perf line read, named and checked; its prose's figures."""
 
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import helpers
 from allreduce_explainer import api, bridge
-from allreduce_explainer.widgets import sends
+from allreduce_explainer.widgets import innetwork, sends
 from helpers import examples
 
 # nccl-tests src/*.cu, *GetBw: busbw = algbw x factor (written out here, not read from the code)
@@ -158,3 +160,48 @@ def test_facts_are_strings_and_match_the_model():
     f = sends.facts()
     assert all(isinstance(v, str) for v in f.values())
     assert f["sends_ring_8"] == "1.75" and f["busbw_busbw"] == "370 GB/s"
+
+
+def test_the_pasted_lines_share_of_its_link_is_its_busbw_over_the_bridge():
+    """Page 4 asks whether the default line's share is normal: 115.37 GB/s (its printed busbw,
+    2 GPUs, factor 1) over the bridge's 300 GB/s per direction."""
+    f = sends.facts()
+    busbw = 1073741824 / 9306.7e-6 / 1e9  # the line's size over its out-of-place time
+    assert f["line_share"] == f"{busbw / 300:.0%}" == "38%"
+    assert f["line_link"] == "300 GB/s"
+    assert sends.nccl_line()["readouts"]["busbw_share"].startswith(f["line_share"])
+
+
+def _main_prose(text: str) -> str:
+    """A page's Markdown without its front matter, Deeper boxes and footnotes."""
+    body = text.split("\n---\n", 1)[1]
+    body = re.sub(r"<details.*?</details>", "", body, flags=re.S)
+    return re.sub(r"^\[\^[^\]]+\]:.*?(?=^\[\^|\Z)", "", body, flags=re.S | re.M)
+
+
+def test_page_4_quotes_the_one_nvls_ceiling_and_no_curve():
+    """One voice: the NVLS ceiling on page 4 is page 9's fact itself (ld_reduce then st, so each
+    link carries (n + 1)/n · S and busbw <= 2(n - 1)/(n + 1) · B). NCCL's busbw curve is page
+    5's, and the core path's main prose uses no term it has not taught."""
+    text = (helpers.ROOT / "content" / "04-what-each-gpu-sends.md").read_text()
+    assert "{{ f.nvls_ideal_busbw }} GB/s" in text and "curve_nvls" not in text
+    assert innetwork.facts()["nvls_ideal_busbw"] == f"{2 * 7 / 9 * 450:g}"  # 700
+    main = _main_prose(text)
+    assert 'widget("busbw_curve")' not in main and "{{ f.curve_" not in text
+    for term in (r"NVLS\b", "NVLSTree", "[Cc]alibrat", r"\bSimple\b", "LL128", "SHARP"):
+        assert not re.search(term, main), term
+    assert main.count("protocol") == 1  # taught in the one clause that uses it
+
+
+def test_page_4_has_a_measure_it_box_with_the_exact_command_lines():
+    text = (helpers.ROOT / "content" / "04-what-each-gpu-sends.md").read_text()
+    box = re.search(r'<aside data-role="practice" markdown="1">\n\n(.*?)</aside>', text, re.S)
+    assert box and box.group(1).startswith("**Measure it**")
+    for line in (
+        "all_reduce_perf -b 8 -e 8G -f 2 -g 8",
+        "mpirun -np 16 -N 8 ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 1",
+        "NCCL_DEBUG=INFO",
+        "NCCL_ALGO",
+        "NCCL_PROTO",
+    ):
+        assert line in box.group(1), line

@@ -1,10 +1,13 @@
-"""Latency, ring against tree: time against size, steps against GPUs, the tree stepped.
+"""Latency, ring against tree: time against size, steps against GPUs, the tree stepped, and
+bus bandwidth against size.
 
-The time chart holds two models. NCCL's own (the `nccl` package, a port of NCCL 2.30.7's
-tuning.cc) on servers of H100s with one network card per GPU: the ring's and the tree's best
-protocol, and a band of what NCCL picks at each size. And this page's teaching model (cost.py's
-closed forms on a flat network: every GPU its own server, one latency alpha per message), which
-the steppers and the step counts explain.
+The time chart is NCCL's model (the `nccl` package, a port of NCCL 2.30.7's tuning.cc) on
+servers of H100s with one network card per GPU: the ring's and the tree's best protocol, and a
+band of what NCCL picks at each size. The page's whiteboard model (cost.py's lock-step closed
+forms on a flat network: every GPU its own server, one latency alpha per message) counts steps
+and start-up costs; its curves are on the chart too, hidden until the reader picks them in the
+legend, so that the chart shows one model of one cluster first. The busbw chart is NCCL's model
+beside the cited all_reduce_perf runs.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import math
 from functools import lru_cache
 
 from .. import api, fmt, nccl
-from ..catalog.hardware import GIB, NCCL_GPU
+from ..catalog import hardware, measured
+from ..catalog.hardware import GIB, NCCL_GPU, NIC_400G_Gbps
 from ..costs import cost
 from ..costs.latency_model import (
     NCCL_NETWORK_HOP_US,
@@ -25,6 +29,7 @@ from ..costs.latency_model import (
     whole,
 )
 from ..errors import ParamError
+from ..nccl.topology import NIC_GBPS
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
 from ..params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 from ..schedules import tree
@@ -34,7 +39,7 @@ from ..schedules.topology import NIC_400G_GBps
 from ..simulation.verify import check
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import chunk_of, stepper_frames, value_text, vectors
+from .common import chunk_of, stepper_frames, vectors
 
 MAX_LATENCY_GPUS = 1024
 # One colour per algorithm NCCL may pick (Okabe & Ito), one marker per protocol
@@ -47,7 +52,7 @@ PROTO_SYMBOLS = {"LL": "circle", "LL128": "diamond", "Simple": "square"}
 LATENCY = spec(
     Param("gpus", 64, "int", "GPUs", 2, MAX_LATENCY_GPUS),
     Param("gpus_per_node", 8, "int", "GPUs per server (NCCL's model)", 1, 8),
-    Param("latency_us", NCCL_NETWORK_HOP_US, "float", "Latency per message α (µs, teaching model)",
+    Param("latency_us", NCCL_NETWORK_HOP_US, "float", "Whiteboard model's α per message (µs)",
           0, 10000, unit="µs"),
     Param("bandwidth_gbps", NIC_400G_GBps, "float", "Network card B (GB/s)", 0.125, 400,
           unit="GB/s"),
@@ -86,17 +91,16 @@ def latency(params=None) -> dict:
     data = [
         _curve("ring, NCCL", nring, SERIES["ring"], "solid", 2.5),
         _curve("tree, NCCL", ntree, SERIES["tree"], "solid", 2.5),
-        _curve("ring, teaching", ring, SERIES["ring"], "dash", 1.5),
-        _curve("tree, teaching", tr, SERIES["tree"], "dash", 1.5),
+        _secondary(_curve("ring, whiteboard model", ring, SERIES["ring"], "dash", 1.5)),
+        _secondary(_curve("tree, whiteboard model", tr, SERIES["tree"], "dash", 1.5)),
     ]
     lo = min(min(ring), min(tr), min(nring), min(ntree))
     hi = max(max(ring), max(tr), max(nring), max(ntree))
-    for at, name, symbol in (
-        (xn, "NCCL crossover", "diamond"),
-        (x, "teaching crossover", "x"),
-    ):
-        if at is not None:
-            data.append(_marker(at, lo, hi, f"{name}: {fmt.nbytes(at)}", symbol))
+    if xn is not None:
+        data.append(_marker(xn, lo, hi, f"NCCL crossover: {fmt.nbytes(xn)}", "diamond"))
+    if x is not None:
+        name = f"teaching crossover (whiteboard model): {fmt.nbytes(x)}"
+        data.append(_secondary(_marker(x, lo, hi, name, "x")))
     data += _band(sizes, nc.pick)
     big = -1  # 8 GiB
     a8, p8, t8 = nc.pick[big]
@@ -110,13 +114,12 @@ def latency(params=None) -> dict:
             if xn is not None
             else "Its ring and tree do not cross between 8 B and 8 GiB. "
         )
-        + f"This page's teaching model ({n} GPUs each on its own server, "
-        f"α = {fmt.sig(alpha, 3)} µs per message): ring {fmt.seconds(ring[0])} and tree "
-        f"{fmt.seconds(tr[0])} at 8 B, "
-        f"{fmt.seconds(ring[big])} and {fmt.seconds(tr[big])} at 8 GiB; "
-        + (f"they cross at {fmt.nbytes(x)}." if x is not None else _no_crossover(ring, tr))
+        + f"The whiteboard model's curves (hidden until picked in the legend: {n} GPUs each on "
+        f"its own server, α = {fmt.sig(alpha, 3)} µs per message) "
+        + (f"cross at {fmt.nbytes(x)}." if x is not None else _no_crossover(ring, tr))
     )
-    columns = ["size", "NCCL ring", "NCCL tree", "NCCL picks", "teaching ring", "teaching tree"]
+    columns = ["size", "NCCL ring", "NCCL tree", "NCCL picks", "whiteboard ring",
+               "whiteboard tree"]  # fmt: skip
     rows = list(zip(sizes, nring, ntree, nc.pick, ring, tr, strict=True))[::8]
     table = {
         "columns": columns,
@@ -139,11 +142,6 @@ def latency(params=None) -> dict:
             "nccl_pick_8gib": f"{a8} {p8}, {fmt.seconds(t8 * 1e-6)}",
             "band": band_text(sizes, nc.pick),
             "crossover": "none in 8 B – 8 GiB" if x is None else fmt.nbytes(x),
-            "crossover_exact": "—" if x is None else f"{x:,.0f} bytes",
-            "ring_small": fmt.seconds(ring[0]),
-            "tree_small": fmt.seconds(tr[0]),
-            "ring_steps": str(ring_steps(n)),
-            "tree_steps": str(tree.steps(n)),
         },
         # the core's answers the chart was drawn from: facts' and the tests'
         data={
@@ -198,8 +196,23 @@ def _band(sizes, picks) -> list[dict]:
 
 def _no_crossover(ring, tr) -> str:
     if ring[0] <= tr[0]:
-        return "the ring is never slower here: no crossover."
-    return "the tree stays faster up to 8 GiB: no crossover in this range."
+        return "do not cross: the ring is never slower here."
+    return "do not cross: the tree stays faster up to 8 GiB."
+
+
+def _secondary(trace: dict) -> dict:
+    """A whiteboard-model trace: in the legend, drawn only when the reader picks it, so that
+    the chart first shows NCCL's model of one cluster alone."""
+    return {**trace, "visible": "legendonly", "legendgroup": "whiteboard"}
+
+
+def algorithm_runs(sizes, picks) -> list[tuple[int, str]]:
+    """NCCL's picks by algorithm alone (protocols merged): (first size, algorithm) per run."""
+    out: list[tuple[int, str]] = []
+    for s, (a, _, _) in zip(sizes, picks, strict=True):
+        if not out or out[-1][1] != a:
+            out.append((s, a))
+    return out
 
 
 def _curve(name, y, colour, dash, width) -> dict:
@@ -311,7 +324,7 @@ def tree_allreduce(params=None) -> dict:
     chunks = [c for a, b in halves for c in split(a, b, k)]
     parents = tree.dtree_parents(n)
     levels = [tree.heights_depths(pa)[1] for pa in parents]
-    narrate = _tree_narration(chunks, k, halves[1][0], parents, levels, dtype, n)
+    narrate = _tree_narration(chunks, k, halves[1][0], levels, n)
     frames = stepper_frames(r["trace"], r["inputs"], [[1] * length] * n, n, chunks, narrate)
     verdict = check(r)
     frames[-1]["narration"].append(verdict["verdict"])
@@ -348,9 +361,10 @@ def _tree_text(parents: list[int], name: str, chunk_ids) -> str:
     return f"Tree {name} carries {which}; root GPU {root}; parent ← children: {edges}."
 
 
-def _tree_narration(chunks, k, b_start, parents, levels, dtype, n):
-    def vals(v):
-        return ", ".join(value_text(x, dtype) for x in v)
+def _tree_narration(chunks, k, b_start, levels, n):
+    """One line per tree, chunk and level a step moves: who sends to whom, grouped by parent
+    ("1, 3 → 2 and 5, 7 → 6"), not one line per message, so a step reads at a glance; the
+    values are in the grid beside it."""
 
     def narrate(step, s):
         if step is None:
@@ -362,31 +376,178 @@ def _tree_narration(chunks, k, b_start, parents, levels, dtype, n):
             ]
         up = step["op"] == "add"
         head = (
-            f"Step {s}: partial sums climb one level towards the roots, which add them in."
+            f"Step {s}: partial sums climb one level; each parent adds in what its children send."
             if up
-            else f"Step {s}: the finished sums come back down, one level per step."
+            else f"Step {s}: the finished sums come down one level, from each parent to its "
+            "children."
         )
-        lines = [head]
+        moves: dict[tuple[int, int, int], dict[int, list[int]]] = {}
         for m in step["messages"]:
             t = 0 if m["start"] < b_start else 1
-            src, dst = m["src"], m["dst"]
             c = chunk_of(chunks, m["start"], m["stop"])
-            now = vals(step["buffers"][dst][m["start"] : m["stop"]])
-            name = "AB"[t]
-            if up:
-                lines.append(
-                    f"Tree {name}, level {levels[t][src]} → {levels[t][dst]}: GPU {src} sends "
-                    f"chunk {c} ({vals(m['values'])}) to its parent GPU {dst}, which adds it "
-                    f"in (GPU {dst} holds {now} after this step)."
-                )
-            else:
-                lines.append(
-                    f"Tree {name}, level {levels[t][src]} → {levels[t][dst]}: GPU {src} sends "
-                    f"the finished chunk {c} ({vals(m['values'])}) to its child GPU {dst}."
-                )
+            parent, child = (m["dst"], m["src"]) if up else (m["src"], m["dst"])
+            key = (t, c, levels[t][m["src"]])
+            moves.setdefault(key, {}).setdefault(parent, []).append(child)
+        lines = [head]
+        for (t, c, lvl), by_parent in sorted(moves.items()):
+            lines.append(_level_line(t, c, lvl, up, by_parent))
+            if up and lvl == 1:  # the chunk reached its root: summed once, there
+                (root,) = by_parent
+                lines.append(f"Tree {'AB'[t]}'s root, GPU {root}, now holds chunk {c}'s sum.")
+            elif not up and lvl + 1 == max(levels[t]):  # down to the deepest leaves
+                lines.append(f"Every GPU now holds chunk {c}'s sum.")
         return lines
 
     return narrate
+
+
+def _level_line(t: int, c: int, level: int, up: bool, by_parent: dict[int, list[int]]) -> str:
+    """ "Tree A, chunk 0, level 2 → 1: 1, 3 → 2 and 5, 7 → 6" (up), or the arrows reversed."""
+
+    def group(parent: int) -> str:
+        kids = ", ".join(map(str, sorted(by_parent[parent])))
+        return f"{kids} → {parent}" if up else f"{parent} → {kids}"
+
+    to = level - 1 if up else level + 1
+    groups = " and ".join(group(p) for p in sorted(by_parent))
+    return f"Tree {'AB'[t]}, chunk {c}, level {level} → {to}: {groups}."
+
+
+# ---- Bus bandwidth against size: NCCL's model beside a published run ---------------------------
+
+CURVE_SIZES = sorted({round(2 ** (k / 2)) for k in range(20, 69)})  # 1 KiB .. 16 GiB, 2 per octave
+CURVE_BIG_GIB = 8  # the size (GiB) the summary and the readouts quote NCCL's model at
+CURVE_BIG = CURVE_BIG_GIB * GIB
+CURVE_GPUS = tuple((g, g) for g in nccl.topology.GPU_SPECS)
+CURVE_ALGORITHMS = (("nccl", "NCCL's choice"), ("Ring", "Ring (NCCL_ALGO=Ring)"))
+CURVE = spec(
+    Param("gpu", hardware.H100_SXM.name, "choice", "GPU", choices=CURVE_GPUS),
+    Param("gpus_per_node", 8, "int", "GPUs per server", 2, 8),
+    Param("servers", 1, "int", "Servers", 1, 512),
+    Param("nic_gbps", NIC_400G_Gbps, "float", "Network card (Gb/s, one per GPU)", *NIC_GBPS,
+          unit="Gb/s"),
+    Param("algorithm", "nccl", "choice", "Algorithm", choices=CURVE_ALGORITHMS),
+)  # fmt: skip
+
+
+def curve_system(p: dict) -> nccl.System:
+    g = p["gpus_per_node"]
+    return nccl.System(p["gpu"], g * p["servers"], g, g, float(p["nic_gbps"]))
+
+
+def curve_rows(p: dict) -> list[nccl.Candidate]:
+    """NCCL's pick at every size (forced to the ring if asked), as nccl.choose makes it."""
+    s = curve_system(p)
+    algo = None if p["algorithm"] == "nccl" else p["algorithm"]
+    return [nccl.choose("AllReduce", n, s, algorithm=algo) for n in CURVE_SIZES]
+
+
+def yardstick(p: dict) -> tuple[float, str]:
+    """What busbw is held against: one GPU's NVLink rate on one server; across servers a
+    server's cards (one per GPU) times a card's rate, as NCCL spreads its channels over all."""
+    if p["servers"] == 1:
+        rate = hardware.find(hardware.GPUS, p["gpu"], "gpu").link_GBps
+        return rate, f"NVLink line rate, {fmt.sig(rate, 3)} GB/s"
+    g, card = p["gpus_per_node"], float(p["nic_gbps"]) / 8
+    return g * card, f"{g} cards × {fmt.sig(card, 3)} GB/s = {fmt.sig(g * card, 3)} GB/s"
+
+
+def busbw_curve(params=None) -> dict:
+    """Bus bandwidth against size for one system: NCCL's model (calibrated, and NCCL's own
+    figure) and, where a published run on the same system is cited, its measured rows."""
+    p = validated(params, CURVE)
+    rows = curve_rows(p)
+    sys_ = curve_system(p)
+    run = measured.find(p["gpu"], sys_.gpus, sys_.gpus_per_node, float(p["nic_gbps"]),
+                        p["algorithm"])  # fmt: skip
+    line, line_text = yardstick(p)
+    picks = [f"{c.algorithm} {c.protocol}" for c in rows]
+    model = [c.busbw_GBps for c in rows]
+    hover = "%{x:.3s}B: %{y:.4g} GB/s, %{customdata}"
+    data = [
+        fig.line("NCCL's model, calibrated", CURVE_SIZES, model, SERIES["ring"], None, 2.5,
+                 hover=hover, customdata=picks),
+        fig.line("NCCL's own figure", CURVE_SIZES, [c.nccl_busbw_GBps for c in rows],
+                 SERIES["ring"], "dot", 1.5, hover=hover, customdata=picks),
+        fig.line(line_text, [CURVE_SIZES[0], CURVE_SIZES[-1]], [line, line], NEUTRAL, "dash", 1,
+                 hoverinfo="skip"),
+    ]  # fmt: skip
+    if run:
+        xs, ys = zip(*run.rows, strict=True)
+        data.append(fig.dots("measured (published run)", xs, ys, SERIES["measured"], "circle",
+                             hover="%{x:.3s}B: %{y:.4g} GB/s measured"))  # fmt: skip
+    top = rows[-1]
+    half = next(
+        n for n, c in zip(CURVE_SIZES, rows, strict=True) if c.busbw_GBps >= top.busbw_GBps / 2
+    )
+    big = next(c for n, c in zip(CURVE_SIZES, rows, strict=True) if n == CURVE_BIG)
+    where = f"{sys_.nodes} server{'s' if sys_.nodes > 1 else ''} of {sys_.gpus_per_node} {p['gpu']}"
+    got = (
+        f"; the published run ({run.label}) measured {fmt.sig(max(y for _, y in run.rows), 4)} "
+        f"GB/s at its largest"
+        if run
+        else "; no published run on this system is cited here"
+    )
+    main = views.part(
+        figure={"data": data, "layout": _curve_layout(max(line, *model) * 1.15)},
+        summary=(
+            f"On {where}, NCCL's model puts the bus bandwidth of an all-reduce at "
+            f"{fmt.sig(big.busbw_GBps, 4)} GB/s at {CURVE_BIG_GIB} GiB "
+            f"({big.algorithm} {big.protocol}; "
+            f"NCCL's own figure {fmt.sig(big.nccl_busbw_GBps, 4)}), half of that from "
+            f"{fmt.nbytes(half)}{got}."
+        ),
+        table={
+            "columns": ["size", "NCCL's pick", "busbw, calibrated", "NCCL's own", "measured"],
+            "rows": [
+                [
+                    fmt.nbytes(n),
+                    f"{c.algorithm} {c.protocol}",
+                    fmt.sig(c.busbw_GBps, 4),
+                    fmt.sig(c.nccl_busbw_GBps, 4),
+                    _measured_at(run, n),
+                ]
+                for n, c in zip(CURVE_SIZES, rows, strict=True)
+            ],
+        },  # fmt: skip
+    )
+    return views.chart(
+        params=p,
+        main=main,
+        readouts={
+            "model": f"{fmt.sig(big.busbw_GBps, 4)} GB/s ({big.algorithm}, {big.protocol})",
+            "nccl_own": f"{fmt.sig(big.nccl_busbw_GBps, 4)} GB/s",
+            "half": fmt.nbytes(half),
+            "measured": (
+                f"{fmt.sig(max(y for _, y in run.rows), 4)} GB/s ({run.label})"
+                if run
+                else "— (no published run on this system cited here)"
+            ),
+            "yardstick": line_text,
+        },
+    )
+
+
+CURVE_READOUTS = (
+    ("model", f"NCCL's model at {CURVE_BIG_GIB} GiB (calibrated)"),
+    ("nccl_own", f"NCCL's own figure at {CURVE_BIG_GIB} GiB"),
+    ("half", "Half of the peak from"),
+    ("measured", "Measured, at its largest size"),
+    ("yardstick", "Held against"),
+)
+
+
+def _measured_at(run, n: int) -> str:
+    at = dict(run.rows) if run else {}
+    return fmt.sig(at[n], 4) if n in at else "—"
+
+
+def _curve_layout(top: float) -> dict:
+    return fig.layout(
+        fig.log_axis("message size", [math.log10(CURVE_SIZES[0]), math.log10(CURVE_SIZES[-1])],
+                     [1024, 2**20, GIB], ["1 KiB", "1 MiB", "1 GiB"]),
+        fig.axis("bus bandwidth (GB/s)", range=[0, top]),
+    )  # fmt: skip
 
 
 RECORDS = (
@@ -401,9 +562,7 @@ RECORDS = (
                 ("nccl_8gib", "NCCL's model: 8 GiB"),
                 ("nccl_pick_8gib", "NCCL picks at 8 GiB"),
                 ("band", "NCCL picks, by size"),
-                ("crossover", "Teaching model: crossover"),
-                ("ring_small", "Teaching model: 8 B on the ring"),
-                ("tree_small", "Teaching model: 8 B on the tree"),
+                ("crossover", "Whiteboard model (dashed, in the legend): crossover"),
             ),
         },
     ),
@@ -422,7 +581,13 @@ RECORDS = (
         label="The double binary tree all-reduce, step by step, and the exact check",
         readouts={"setup": (("tree_a", "Tree A"), ("tree_b", "Tree B"), ("steps", "Steps"))},
     ),
+    Widget("busbw_curve", busbw_curve, CURVE, views.CHART, readouts={"main": CURVE_READOUTS}),
 )
+
+
+def _depth(n: int) -> int:
+    """Levels below the root of tree A on n GPUs (both trees are as deep)."""
+    return max(tree.heights_depths(tree.dtree_parents(n)[0])[1])
 
 
 def nccl_latency_us(algorithm: str, gpus: int, per_node: int) -> float:
@@ -446,43 +611,90 @@ def facts() -> dict[str, str]:
     sizes = whole(SIZES)
     tree_flat = nccl_latency_us("Tree", n, 1)
     xs_flat = nccl_crossovers(flat_system)
-    return {
-        "lat_gpus": str(n),
-        "lat_per_node": str(per),
-        "lat_servers": str(n // per),
-        "lat_alpha": f"{a:g} µs",
-        "lat_bw": f"{b:g} GB/s",
-        "lat_cross": fmt.nbytes(crossover(topo)),
-        "lat_cross_2alpha": fmt.nbytes(crossover(flat(n, b, 2 * a))),
-        "lat_ring_8gib": fmt.seconds(ring_time(topo, 8 * GIB)),
-        "lat_tree_8gib": fmt.seconds(cost.tree_time_fast(topo, 8 * GIB)),
-        "lat_tree_chunks_8gib": f"{cost.tree_chunks(8 * GIB):,}",
-        "lat_ring_small": fmt.seconds(ring_small),
-        "lat_tree_small": fmt.seconds(tree_small),
-        "lat_ring_alphas": fmt.sig(ring_small / (a * 1e-6), 3),
-        "lat_tree_alphas": fmt.sig(tree_small / (a * 1e-6), 3),
-        "lat_tree_steps": str(tree.steps(n)),
-        "lat_ring_steps": str(ring_steps(n)),
-        "lat_nccl_cross": fmt.nbytes(nccl_crossovers(system)[0]),
-        "lat_nccl_cross_flat": fmt.nbytes(xs_flat[0]),
-        "lat_nccl_cross_flat_last": fmt.nbytes(xs_flat[-1]),
-        "lat_nccl_ring_8gib": fmt.seconds(nc.time_us["Ring"][0] * 1e-6),
-        "lat_nccl_tree_8gib": fmt.seconds(nc.time_us["Tree"][0] * 1e-6),
-        "lat_nccl_pick_8gib": f"{pick[0]} {pick[1]}",
-        "lat_nccl_flat_ring_8gib": fmt.seconds(nf.time_us["Ring"][0] * 1e-6),
-        "lat_nccl_flat_tree_8gib": fmt.seconds(nf.time_us["Tree"][0] * 1e-6),
-        "lat_nccl_band": band_text(sizes, nccl.best_by_algorithm(system, sizes).pick),
-        "steps_1024_ring": f"{ring_steps(1024):,}",
-        "steps_1024_tree": str(tree.steps(1024)),
-        "steps_4096_tree": str(tree.steps(4096)),
-        "nccl_version": nccl.NCCL_VERSION,
-        "nccl_ring_flat": f"{fmt.sig(nccl_latency_us('Ring', n, 1), 4)} µs",
-        "nccl_tree_flat": f"{fmt.sig(tree_flat, 4)} µs",
-        "nccl_tree_flat_share": f"{tree_flat * 1e-6 / tree_small:.2f}",
-        "nccl_ring_8x8": f"{fmt.sig(nccl_latency_us('Ring', 64, 8), 4)} µs",
-        "nccl_tree_8x8": f"{fmt.sig(nccl_latency_us('Tree', 64, 8), 4)} µs",
-        "nccl_tree_1x8": f"{fmt.sig(nccl_latency_us('Tree', 8, 8), 3)} µs",
-        "nccl_ring_1x8": f"{fmt.sig(nccl_latency_us('Ring', 8, 8), 3)} µs",
-        "tree_stepper_steps": str(tree.steps(TREE["gpus"].default, TREE["chunks"].default)),
-        "tree_stepper_ring_steps": str(ring_steps(TREE["gpus"].default)),
+    picks = nccl.best_by_algorithm(system, sizes).pick
+    return (
+        _curve_facts()
+        | _headline(sizes, picks)
+        | {
+            "lat_gpus": str(n),
+            "lat_per_node": str(per),
+            "lat_servers": str(n // per),
+            "lat_alpha": f"{a:g} µs",
+            "lat_bw": f"{b:g} GB/s",
+            "lat_cross": fmt.nbytes(crossover(topo)),
+            "lat_cross_2alpha": fmt.nbytes(crossover(flat(n, b, 2 * a))),
+            "lat_tree_chunks_8gib": f"{cost.tree_chunks(8 * GIB):,}",
+            "lat_ring_alphas": fmt.sig(ring_small / (a * 1e-6), 3),
+            "lat_tree_alphas": fmt.sig(tree_small / (a * 1e-6), 3),
+            "lat_tree_steps": str(tree.steps(n)),
+            "lat_ring_steps": str(ring_steps(n)),
+            "lat_nccl_cross": fmt.nbytes(nccl_crossovers(system)[0]),
+            "lat_nccl_cross_flat": fmt.nbytes(xs_flat[0]),
+            "lat_nccl_cross_flat_last": fmt.nbytes(xs_flat[-1]),
+            "lat_nccl_ring_8gib": fmt.seconds(nc.time_us["Ring"][0] * 1e-6),
+            "lat_nccl_tree_8gib": fmt.seconds(nc.time_us["Tree"][0] * 1e-6),
+            "lat_nccl_pick_8gib": f"{pick[0]} {pick[1]}",
+            "lat_nccl_flat_ring_8gib": fmt.seconds(nf.time_us["Ring"][0] * 1e-6),
+            "lat_nccl_flat_tree_8gib": fmt.seconds(nf.time_us["Tree"][0] * 1e-6),
+            "lat_nccl_band": band_text(sizes, picks),
+            "steps_1024_ring": f"{ring_steps(1024):,}",
+            "steps_1024_tree": str(tree.steps(1024)),
+            "nccl_version": nccl.NCCL_VERSION,
+            "nccl_ring_flat": f"{fmt.sig(nccl_latency_us('Ring', n, 1), 4)} µs",
+            "nccl_tree_flat": f"{fmt.sig(tree_flat, 4)} µs",
+            "nccl_tree_flat_alphas": fmt.sig(tree_flat / a, 3),
+            "nccl_ring_8x8": f"{fmt.sig(nccl_latency_us('Ring', 64, 8), 4)} µs",
+            "nccl_tree_8x8": f"{fmt.sig(nccl_latency_us('Tree', 64, 8), 4)} µs",
+            "nccl_tree_1x8": f"{fmt.sig(nccl_latency_us('Tree', 8, 8), 3)} µs",
+            "nccl_ring_1x8": f"{fmt.sig(nccl_latency_us('Ring', 8, 8), 3)} µs",
+            "tree_stepper_steps": str(tree.steps(TREE["gpus"].default, TREE["chunks"].default)),
+            "tree_stepper_ring_steps": str(ring_steps(TREE["gpus"].default)),
+            "tree_stepper_levels": str(_depth(TREE["gpus"].default)),
+        }
+    )
+
+
+HEADLINE = ("Tree", "NVLSTree", "Ring")  # the algorithms the page's headline names, in order
+
+
+def _headline(sizes, picks) -> dict[str, str]:
+    """Where NCCL leaves its tree for NVLSTree, and NVLSTree for its ring, on the default
+    cluster. The prose names the three algorithms, so a port that picks otherwise fails the
+    build rather than printing a headline that is no longer true."""
+    runs = algorithm_runs(sizes, picks)
+    if tuple(a for _, a in runs) != HEADLINE:
+        raise ValueError(f"NCCL's picks by size are now {runs}: rewrite page 5's headline")
+    return {"lat_tree_upto": fmt.nbytes(runs[1][0]), "lat_nvlstree_upto": fmt.nbytes(runs[2][0])}
+
+
+def _curve_facts() -> dict[str, str]:
+    """The busbw chart's figures: NCCL's model against each cited run, at the run's largest size."""
+    out, misses = {}, []
+    for c in measured.CURVES:
+        p = validated(_curve_params(c), CURVE)
+        size, got = c.rows[-1]
+        s = curve_system(p)
+        pick = nccl.choose(
+            "AllReduce", size, s, algorithm=None if c.algorithm == "nccl" else "Ring"
+        )
+        key = c.key.replace("-", "_")
+        out[f"curve_{key}_size"] = fmt.nbytes(size)
+        out[f"curve_{key}_measured"] = f"{fmt.sig(got, 4)} GB/s"
+        out[f"curve_{key}_model"] = f"{fmt.sig(pick.busbw_GBps, 4)} GB/s"
+        out[f"curve_{key}_own"] = f"{fmt.sig(pick.nccl_busbw_GBps, 4)} GB/s"
+        out[f"curve_{key}_pick"] = f"{pick.algorithm} {pick.protocol}"
+        misses.append(abs(pick.nccl_busbw_GBps / got - 1))
+    # how far NCCL's own figures are from these runs, at their (largest) sizes only
+    out["curve_own_miss"] = f"{max(misses):.0%}"
+    out["curve_smallest_size"] = fmt.nbytes(min(c.rows[-1][0] for c in measured.CURVES))
+    many = busbw_curve({"servers": 8})
+    return out | {
+        "curve_8x8_model": many["readouts"]["model"],
+        "curve_8x8_yardstick": many["readouts"]["yardstick"],
     }
+
+
+def _curve_params(c: measured.Curve) -> dict:
+    p = {"gpu": c.gpu, "gpus_per_node": c.gpus_per_node, "algorithm": c.algorithm}
+    p["servers"] = c.gpus // c.gpus_per_node
+    return p | ({"nic_gbps": c.nic_Gbps} if c.nic_Gbps else {})

@@ -10,20 +10,16 @@ import math
 from dataclasses import replace
 from functools import lru_cache
 
-from .. import api, dtypes, fmt, nccl
-from ..catalog import hardware, measured
-from ..catalog.hardware import GIB, NIC_400G_Gbps
+from .. import api, dtypes, fmt
 from ..catalog.measured import H100_RING_BUSBW
 from ..catalog.models import EXAMPLE_GRADIENT_BYTES
 from ..collectives import ALLREDUCE, COLLECTIVES
 from ..costs import cost
 from ..errors import ParamError
 from ..logs import parse as nccltests
-from ..nccl.topology import NIC_GBPS
 from ..palette import NEUTRAL, SERIES
 from ..params import Param, defaults, spec, validated
 from ..schedules.topology import H100_NVLINK_GBps, Topology
-from ..simulation import innetwork
 from . import Widget, views
 from . import figures as fig
 
@@ -339,143 +335,6 @@ def agreement(size: int, half: nccltests.Half, r: dict) -> str:
     return f"differs ({ours}): is this line from another test?"
 
 
-# ---- Bus bandwidth against size: NCCL's model beside a published run ---------------------------
-
-CURVE_SIZES = sorted({round(2 ** (k / 2)) for k in range(20, 69)})  # 1 KiB .. 16 GiB, 2 per octave
-CURVE_BIG_GIB = 8  # the size (GiB) the summary and the readouts quote NCCL's model at
-CURVE_BIG = CURVE_BIG_GIB * GIB
-CURVE_GPUS = tuple((g, g) for g in nccl.topology.GPU_SPECS)
-CURVE_ALGORITHMS = (("nccl", "NCCL's choice"), ("Ring", "Ring (NCCL_ALGO=Ring)"))
-CURVE = spec(
-    Param("gpu", hardware.H100_SXM.name, "choice", "GPU", choices=CURVE_GPUS),
-    Param("gpus_per_node", 8, "int", "GPUs per server", 2, 8),
-    Param("servers", 1, "int", "Servers", 1, 512),
-    Param("nic_gbps", NIC_400G_Gbps, "float", "Network card (Gb/s, one per GPU)", *NIC_GBPS,
-          unit="Gb/s"),
-    Param("algorithm", "nccl", "choice", "Algorithm", choices=CURVE_ALGORITHMS),
-)  # fmt: skip
-
-
-def curve_system(p: dict) -> nccl.System:
-    g = p["gpus_per_node"]
-    return nccl.System(p["gpu"], g * p["servers"], g, g, float(p["nic_gbps"]))
-
-
-def curve_rows(p: dict) -> list[nccl.Candidate]:
-    """NCCL's pick at every size (forced to the ring if asked), as nccl.choose makes it."""
-    s = curve_system(p)
-    algo = None if p["algorithm"] == "nccl" else p["algorithm"]
-    return [nccl.choose("AllReduce", n, s, algorithm=algo) for n in CURVE_SIZES]
-
-
-def yardstick(p: dict) -> tuple[float, str]:
-    """What busbw is held against: one GPU's NVLink rate on one server; across servers a
-    server's cards (one per GPU) times a card's rate, as NCCL spreads its channels over all."""
-    if p["servers"] == 1:
-        rate = hardware.find(hardware.GPUS, p["gpu"], "gpu").link_GBps
-        return rate, f"NVLink line rate, {fmt.sig(rate, 3)} GB/s"
-    g, card = p["gpus_per_node"], float(p["nic_gbps"]) / 8
-    return g * card, f"{g} cards × {fmt.sig(card, 3)} GB/s = {fmt.sig(g * card, 3)} GB/s"
-
-
-def busbw_curve(params=None) -> dict:
-    """Bus bandwidth against size for one system: NCCL's model (calibrated, and NCCL's own
-    figure) and, where a published run on the same system is cited, its measured rows."""
-    p = validated(params, CURVE)
-    rows = curve_rows(p)
-    sys_ = curve_system(p)
-    run = measured.find(p["gpu"], sys_.gpus, sys_.gpus_per_node, float(p["nic_gbps"]),
-                        p["algorithm"])  # fmt: skip
-    line, line_text = yardstick(p)
-    picks = [f"{c.algorithm} {c.protocol}" for c in rows]
-    model = [c.busbw_GBps for c in rows]
-    hover = "%{x:.3s}B: %{y:.4g} GB/s, %{customdata}"
-    data = [
-        fig.line("NCCL's model, calibrated", CURVE_SIZES, model, SERIES["ring"], None, 2.5,
-                 hover=hover, customdata=picks),
-        fig.line("NCCL's own figure", CURVE_SIZES, [c.nccl_busbw_GBps for c in rows],
-                 SERIES["ring"], "dot", 1.5, hover=hover, customdata=picks),
-        fig.line(line_text, [CURVE_SIZES[0], CURVE_SIZES[-1]], [line, line], NEUTRAL, "dash", 1,
-                 hoverinfo="skip"),
-    ]  # fmt: skip
-    if run:
-        xs, ys = zip(*run.rows, strict=True)
-        data.append(fig.dots("measured (published run)", xs, ys, SERIES["measured"], "circle",
-                             hover="%{x:.3s}B: %{y:.4g} GB/s measured"))  # fmt: skip
-    top = rows[-1]
-    half = next(
-        n for n, c in zip(CURVE_SIZES, rows, strict=True) if c.busbw_GBps >= top.busbw_GBps / 2
-    )
-    big = next(c for n, c in zip(CURVE_SIZES, rows, strict=True) if n == CURVE_BIG)
-    where = f"{sys_.nodes} server{'s' if sys_.nodes > 1 else ''} of {sys_.gpus_per_node} {p['gpu']}"
-    got = (
-        f"; the published run ({run.label}) measured {fmt.sig(max(y for _, y in run.rows), 4)} "
-        f"GB/s at its largest"
-        if run
-        else "; no published run on this system is cited here"
-    )
-    main = views.part(
-        figure={"data": data, "layout": _curve_layout(max(line, *model) * 1.15)},
-        summary=(
-            f"On {where}, NCCL's model puts the bus bandwidth of an all-reduce at "
-            f"{fmt.sig(big.busbw_GBps, 4)} GB/s at {CURVE_BIG_GIB} GiB "
-            f"({big.algorithm} {big.protocol}; "
-            f"NCCL's own figure {fmt.sig(big.nccl_busbw_GBps, 4)}), half of that from "
-            f"{fmt.nbytes(half)}{got}."
-        ),
-        table={
-            "columns": ["size", "NCCL's pick", "busbw, calibrated", "NCCL's own", "measured"],
-            "rows": [
-                [
-                    fmt.nbytes(n),
-                    f"{c.algorithm} {c.protocol}",
-                    fmt.sig(c.busbw_GBps, 4),
-                    fmt.sig(c.nccl_busbw_GBps, 4),
-                    _measured_at(run, n),
-                ]
-                for n, c in zip(CURVE_SIZES, rows, strict=True)
-            ],
-        },  # fmt: skip
-    )
-    return views.chart(
-        params=p,
-        main=main,
-        readouts={
-            "model": f"{fmt.sig(big.busbw_GBps, 4)} GB/s ({big.algorithm}, {big.protocol})",
-            "nccl_own": f"{fmt.sig(big.nccl_busbw_GBps, 4)} GB/s",
-            "half": fmt.nbytes(half),
-            "measured": (
-                f"{fmt.sig(max(y for _, y in run.rows), 4)} GB/s ({run.label})"
-                if run
-                else "— (no published run on this system cited here)"
-            ),
-            "yardstick": line_text,
-        },
-    )
-
-
-CURVE_READOUTS = (
-    ("model", f"NCCL's model at {CURVE_BIG_GIB} GiB (calibrated)"),
-    ("nccl_own", f"NCCL's own figure at {CURVE_BIG_GIB} GiB"),
-    ("half", "Half of the peak from"),
-    ("measured", "Measured, at its largest size"),
-    ("yardstick", "Held against"),
-)
-
-
-def _measured_at(run, n: int) -> str:
-    at = dict(run.rows) if run else {}
-    return fmt.sig(at[n], 4) if n in at else "—"
-
-
-def _curve_layout(top: float) -> dict:
-    return fig.layout(
-        fig.log_axis("message size", [math.log10(CURVE_SIZES[0]), math.log10(CURVE_SIZES[-1])],
-                     [1024, 2**20, GIB], ["1 KiB", "1 MiB", "1 GiB"]),
-        fig.axis("bus bandwidth (GB/s)", range=[0, top]),
-    )  # fmt: skip
-
-
 RECORDS = (
     Widget("sends", sends, SENDS, views.CHART, readouts={"main": SENDS_READOUTS}),
     Widget("busbw", busbw, BUSBW, views.PANEL, readouts={"main": BUSBW_READOUTS}),
@@ -486,7 +345,6 @@ RECORDS = (
         views.PANEL,
         readouts={"columns": LINE_READOUTS, "share": LINE_SHARE_READOUTS},
     ),
-    Widget("busbw_curve", busbw_curve, CURVE, views.CHART, readouts={"main": CURVE_READOUTS}),
 )
 
 
@@ -498,8 +356,8 @@ def facts() -> dict[str, str]:
     d = defaults(BUSBW)
     b = api.busbw(d["gpus"], d["bytes"], d["time_us"])
     sample = nccltests.parse_line(SAMPLE_LINE)
-    curves = _curve_facts()
-    return curves | {
+    line = api.busbw(LINE["gpus"].default, sample.size_bytes, sample.out_of_place.time_us)
+    return {
         "sends_ring_8": fmt.sig(ring8["bytes_sent_per_gpu_max"] / s, 3),
         "sends_ring_64": fmt.sig(ring64["bytes_sent_per_gpu_max"] / s, 4),
         "sends_ring_64_bytes": fmt.nbytes(ring64["bytes_sent_per_gpu_max"]),
@@ -510,47 +368,9 @@ def facts() -> dict[str, str]:
         "busbw_share": f"{b['busbw_GBps'] / H100_NVLINK_GBps:.0%}",
         "busbw_algbw": f"{fmt.sig(b['algbw_GBps'], 3)} GB/s",
         "busbw_busbw": f"{fmt.sig(b['busbw_GBps'], 3)} GB/s",
-        "busbw_ideal_time": fmt.seconds(ring8["time_s"]),
         "busbw_h100_ring": f"{H100_RING_BUSBW:g} GB/s",
         "line_size": f"{sample.size_bytes:,}",
         "line_time": f"{sample.out_of_place.time_us:g} µs",
+        "line_share": f"{line['busbw_GBps'] / LINE['link_gbps'].default:.0%}",
+        "line_link": f"{LINE['link_gbps'].default:g} GB/s",
     }
-
-
-def _curve_facts() -> dict[str, str]:
-    """The busbw chart's figures: NCCL's model against each cited run, at the run's largest size."""
-    out, misses = {}, []
-    for c in measured.CURVES:
-        p = validated(_curve_params(c), CURVE)
-        size, got = c.rows[-1]
-        s = curve_system(p)
-        pick = nccl.choose(
-            "AllReduce", size, s, algorithm=None if c.algorithm == "nccl" else "Ring"
-        )
-        key = c.key.replace("-", "_")
-        out[f"curve_{key}_size"] = fmt.nbytes(size)
-        out[f"curve_{key}_measured"] = f"{fmt.sig(got, 4)} GB/s"
-        out[f"curve_{key}_model"] = f"{fmt.sig(pick.busbw_GBps, 4)} GB/s"
-        out[f"curve_{key}_own"] = f"{fmt.sig(pick.nccl_busbw_GBps, 4)} GB/s"
-        out[f"curve_{key}_pick"] = f"{pick.algorithm} {pick.protocol}"
-        misses.append(abs(pick.nccl_busbw_GBps / got - 1))
-    # how far NCCL's own figures are from these runs, at their (largest) sizes only
-    out["curve_own_miss"] = f"{max(misses):.0%}"
-    out["curve_smallest_size"] = fmt.nbytes(min(c.rows[-1][0] for c in measured.CURVES))
-    d = busbw_curve()
-    n, link = 8, hardware.find(hardware.GPUS, CURVE["gpu"].default, "gpu").link_GBps
-    many = busbw_curve({"servers": 8})
-    # NVLS's ceiling from the one model of its bytes (each link carries (n + 1)/n · S)
-    nvls_ceiling = innetwork.bandwidth(n, 1.0, link)["nvls"]["busbw_GBps"]
-    return out | {
-        "curve_half": d["readouts"]["half"],
-        "curve_nvls_ideal": f"{fmt.sig(nvls_ceiling, 4)} GB/s",
-        "curve_8x8_model": many["readouts"]["model"],
-        "curve_8x8_yardstick": many["readouts"]["yardstick"],
-    }
-
-
-def _curve_params(c: measured.Curve) -> dict:
-    p = {"gpu": c.gpu, "gpus_per_node": c.gpus_per_node, "algorithm": c.algorithm}
-    p["servers"] = c.gpus // c.gpus_per_node
-    return p | ({"nic_gbps": c.nic_Gbps} if c.nic_Gbps else {})
