@@ -15,7 +15,15 @@ from allreduce_explainer.widgets import views
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site
-from .lessons import citation, link_glossary, load_glossary, split_footnotes, study_time
+from .lessons import (
+    TIME_RULE,
+    citation,
+    link_glossary,
+    load_glossary,
+    split_footnotes,
+    study_time,
+    widget_minutes,
+)
 from .page import Page, load_pages
 from .prose import exercise_states, instance_function, render_prose, state_json, widget_docs
 from .python_assets import stamp_worker, write_python
@@ -67,6 +75,17 @@ class Builder:
             base=base,
         )
 
+    @staticmethod
+    def minutes(states: list[tuple[str, dict]]) -> list[float]:
+        """The minutes each widget instance asks of a reader, by its view, state and controls
+        (a parameter with a label has a control)."""
+        out = []
+        for name, state in states:
+            widget = widgets.REGISTRY[instance_function(name)]
+            controls = sum(1 for param in widget.spec.values() if param.label)
+            out.append(widget_minutes(widget.view, state, controls))
+        return out
+
     def copy_client(self) -> None:
         """site/static/: the browser's code, and the GPU colours as CSS variables."""
         dest = self.site / "static"
@@ -101,18 +120,20 @@ class Builder:
             page,
             lambda name, state: self.widget_html(name, state, base),
             # the stages come first (ordered): the course page lists their objectives and times
-            {"f": self.facts, "widget_docs": docs, "stages": stages, "base": base, "page": page}
+            {
+                "f": self.facts,
+                "widget_docs": docs,
+                "stages": stages,
+                "base": base,
+                "page": page,
+                "time_rule": TIME_RULE,
+            }
             | self.references,
         )
         drills = exercise_states(page)
         exercises = [self.widget_html(name, state, base) for name, state in drills]
         states += drills
-        page = replace(
-            page,
-            time=study_time(
-                body, [widgets.REGISTRY[instance_function(name)].view for name, _ in states]
-            ),
-        )
+        page = replace(page, time=study_time(body, self.minutes(states), page.lesson_texts()))
         body, footnotes = split_footnotes(body)
         by_slug = {p.slug: p for p in pages}
         n = page.number
