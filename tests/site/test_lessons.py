@@ -532,3 +532,32 @@ def test_no_insider_phrase_on_any_page(built):
             if any(phrase.lower() in t.lower() for t in texts):
                 found.append((path.relative_to(built).as_posix(), phrase))
     assert found == []
+
+
+# the terms of the sharded and in-network pages, each explained on the page that teaches it
+EXPLAINED_IN = {
+    "zero": "sharded-data-parallel",
+    "fsdp": "sharded-data-parallel",
+    "hsdp": "sharded-data-parallel",
+    "optimizer-state": "sharded-data-parallel",
+    "adam": "sharded-data-parallel",
+    "mixed-precision": "sharded-data-parallel",
+    "sharp": "in-network-reduction",
+    "nvls": "in-network-reduction",
+    "nvswitch": "in-network-reduction",
+    "nvlstree": "in-network-reduction",
+    "collnet": "in-network-reduction",
+    "reduce": "what-each-gpu-sends",
+}
+
+
+def test_each_term_is_explained_on_a_page_that_uses_it(built):
+    s = soup(built / "glossary" / "index.html")
+    for anchor, slug in EXPLAINED_IN.items():
+        link = s.find(id=anchor).select_one(".explained-in a")
+        assert link["href"] == f"../{slug}/index.html", anchor
+        assert link.get_text() == soup(built / slug / "index.html").find("h1").get_text()
+    for t in GLOSSARY:  # the page it points to links the term: it uses it
+        article = soup(built / t["page"] / "index.html").find("article")
+        hrefs = {a["href"] for a in article.select("a.glossary-term")}
+        assert f"../glossary/#{t['anchor']}" in hrefs, (t["term"], t["page"])
