@@ -171,13 +171,13 @@ def test_every_stage_link_in_the_site_names_the_stage_it_opens(built):
 
 def test_no_stage_number_is_typed_in_the_prose(built):
     """Outside links and the computed "Stage 3 of 10", "stage 3" in the prose is a number nobody
-    renumbers. ZeRO's own stages are left out (the footnotes, one glossary entry), and so are
-    the widgets, whose labels come from the core, which cannot read the pages."""
+    renumbers. ZeRO's own stages are left out (the footnotes; the glossary says ZeRO-3), and so
+    are the widgets, whose labels come from the core, which cannot read the pages."""
     for html in built.glob("*/index.html"):
         main = soup(html).select_one("main")
         for e in main.select("a, .stage-label, .footnote, .widget"):
             e.decompose()
-        text = main.get_text(" ").replace("(in stage 3) the parameters", "")
+        text = main.get_text(" ")
         typed = re.findall(r"(?i)\b(?:stage|page)s? \d+", text)
         assert typed == [], (html.parent.name, typed)
 
@@ -208,3 +208,31 @@ def test_the_readme_lists_the_stages_in_order_by_their_titles():
     for n, description in zip(numbers, descriptions, strict=True):
         head = re.split(r"[:,]", titles[int(n)])[0]
         assert description.lower().startswith(head.lower()), (n, description, head)
+
+
+def test_every_further_reading_entry_is_whole(built):
+    """A continuation line that starts with a year ("2019.") is an ordered-list item to Markdown:
+    the entry before it loses its year and its address becomes an item of its own."""
+    article = soup(built / "further-reading" / "index.html").find("article")
+    assert article.select("ol") == []
+    entries = article.select("ul > li")
+    assert len(entries) >= 20
+    for li in entries:
+        text = " ".join(li.get_text(" ").split())
+        assert not re.fullmatch(r"(?:\d{4}\.?|<?https?://\S+>?)(?: .{0,3})?", text), text
+        assert li.find("a") is not None and len(text.split()) >= 12, text
+    text = article.get_text(" ")
+    for source in ("2019. https://developer.nvidia.com", 'TensorFlow", 2018. https://arxiv'):
+        assert source in " ".join(text.split()), source
+
+
+def test_further_reading_cites_the_sharded_and_in_network_sources(built):
+    hrefs = {a["href"] for a in soup(built / "further-reading" / "index.html").select("article a")}
+    for source in (
+        "https://arxiv.org/abs/1910.02054",  # ZeRO
+        "https://arxiv.org/abs/2304.11277",  # PyTorch FSDP
+        "https://pytorch.org/docs/stable/fsdp.html",
+        "https://doi.org/10.1109/COMHPC.2016.006",  # SHARP
+        "https://ttsugriy.github.io/distributed-training-book/",
+    ):
+        assert source in hrefs, source
