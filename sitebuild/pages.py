@@ -32,6 +32,18 @@ from .stageref import stage_references
 from .vendor import copy_vendor
 
 
+def topic(page: Page) -> str:
+    """A stage's subject, for a sentence: its title before the colon, lower-cased as a common
+    noun ("Shards: ZeRO and FSDP ..." -> "shards"), a name such as "NCCL" left as it is."""
+    head = page.title.split(":", 1)[0].strip()
+    return head if head[1:2].isupper() else head[:1].lower() + head[1:]
+
+
+def in_words(items: list[str]) -> str:
+    """ "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 class Builder:
     """Builds the whole site into one folder, which it empties first."""
 
@@ -127,6 +139,7 @@ class Builder:
                 "base": base,
                 "page": page,
                 "time_rule": TIME_RULE,
+                "titles": {p.slug: p.title for p in pages},
             }
             | self.references,
         )
@@ -216,6 +229,7 @@ class Builder:
             stages=stages,
             core=core,
             later=[p for p in stages if not p.core],
+            later_topics=in_words([topic(p) for p in stages if not p.core]),
             core_time={k: sum(p.time[k] for p in core) for k in ("reading_min", "study_min")},
             live=False,
             page={"title": "All-reduce, explained", "slug": "", "summary": ""},

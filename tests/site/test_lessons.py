@@ -329,6 +329,11 @@ def test_the_contents_page_states_the_core_path_and_its_time(built):
     assert [a["href"].split("/")[0] for a in further.select("ol a")] == [
         s for s in stage_slugs() if s not in core
     ]
+    lede = " ".join(further.find("p").get_text().split())
+    for a in further.select("ol a"):  # each later stage's subject, from its title
+        head = a.get_text().split(":")[0]
+        assert head.lower() in lede.lower(), (head, lede)
+    assert "shards" in lede and "in-network reduction" in lede
 
 
 # ---- the glossary -------------------------------------------------------------------------------

@@ -236,3 +236,80 @@ def test_further_reading_cites_the_sharded_and_in_network_sources(built):
         "https://ttsugriy.github.io/distributed-training-book/",
     ):
         assert source in hrefs, source
+
+
+def course_table(built: Path, first_header: str):
+    """The course page's table whose first column is `first_header`: (headers, rows of cells)."""
+    article = soup(built / "use-in-your-course" / "index.html").find("article")
+    for table in article.select("table"):
+        headers = [th.get_text(strip=True) for th in table.select("thead th")]
+        if headers and headers[0] == first_header:
+            return headers, [tr.find_all("td") for tr in table.select("tbody tr")]
+    raise AssertionError(f"no table headed {first_header!r}")
+
+
+def test_the_course_table_gives_each_page_its_exercises_and_what_it_builds_on_by_title(built):
+    headers, rows = course_table(built, "Page")
+    assert headers == ["Page", "Objectives", "Exercises", "Builds on", "Reading", "Study"]
+    assert len(rows) == len(FILES)
+    for f, row in zip(FILES, rows, strict=True):
+        meta = frontmatter.load(f).metadata
+        assert row[0].get_text().startswith(f"{int(f.name[:2])}. {meta['title']}")
+        assert [c.get_text() for c in row[2].select("code")] == meta.get("exercises", [])
+        links = row[3].select("a")
+        assert [a["href"] for a in links] == [f"../{b}/index.html" for b in meta["builds_on"]]
+        for a in links:  # a title, as the page it opens heads itself
+            slug = a["href"].split("/")[1]
+            assert a.get_text() == soup(built / slug / "index.html").find("h1").get_text()
+        shown = soup(built / meta["slug"] / "index.html").select_one("[data-role=reading-time]")
+        assert row[4].get_text() == f"{shown['data-reading-min']} min"
+        assert row[5].get_text() == f"{shown['data-study-min']} min"
+
+
+def test_the_lecture_plan_projects_widgets_that_are_on_their_pages_and_adds_up(built):
+    from urllib.parse import parse_qsl, urlsplit
+
+    from allreduce_explainer.widgets import SPECS
+
+    headers, rows = course_table(built, "Minutes")
+    assert headers == ["Minutes", "Project", "What to do"]
+    assert len(rows) >= 6
+    total = 0
+    for row in rows:
+        total += int(row[0].get_text())
+        url = urlsplit(row[1].find("a")["href"])
+        query = dict(parse_qsl(url.query))
+        assert query.pop("present") == "1"
+        widget = query.pop("widget")
+        page = soup(built / "use-in-your-course" / url.path)
+        assert page.select_one(f'[data-widget="{widget}"]') is not None, (url.path, widget)
+        for key in query:  # any state it sets is a parameter of that widget
+            name, param = key.split(".", 1)
+            assert name == widget and (param in SPECS[widget] or param == "step"), key
+    text = " ".join(soup(built / "use-in-your-course" / "index.html").get_text().split())
+    assert f"A lecture of {total} minutes" in text
+    assert 45 <= total <= 60
+
+
+def test_the_course_page_states_what_a_teacher_needs(built):
+    page = soup(built / "use-in-your-course" / "index.html")
+    text = " ".join(page.find("article").get_text().split())
+    for needed in (
+        "SGD and backpropagation",
+        "bits and bytes",
+        "GB and GiB",
+        "what a GPU server is",
+        "floating point",
+        "student number",
+        "solution=0",
+        "Rabenseifner",
+        "Parameter servers",
+        "Tensor and pipeline parallelism",
+        "English only",
+        "Times on real hardware come from NCCL's model",
+        "counts steps, messages and bytes",
+    ):
+        assert needed in text, needed
+    hrefs = [a["href"] for a in page.select("article a")]
+    assert "../quick-reference/index.html" in hrefs
+    assert not re.search(r"\b[Ss]tages? \d", text), "page N, not stage N"
