@@ -65,6 +65,10 @@ class Builder:
         self.env.globals["max_log_bytes"] = explain.MAX_LOG_BYTES
         self.env.globals["max_log_text"] = explain.MAX_LOG_TEXT
         self.facts = facts.all_facts()
+        for key, value in facts.quick_reference().items():  # the quick reference's, apart
+            if key in self.facts:
+                raise SystemExit(f"fact {key!r} is defined twice")
+            self.facts[key] = value
         self.glossary = load_glossary()
         self.pages = load_pages()
         # a stage named by its slug, in the prose and the templates; the sheet's stages

@@ -313,3 +313,65 @@ def test_the_course_page_states_what_a_teacher_needs(built):
     hrefs = [a["href"] for a in page.select("article a")]
     assert "../quick-reference/index.html" in hrefs
     assert not re.search(r"\b[Ss]tages? \d", text), "page N, not stage N"
+
+
+def quick_reference_text(built: Path) -> str:
+    return " ".join(
+        soup(built / "quick-reference" / "index.html").find("article").get_text().split()
+    )
+
+
+def test_the_quick_reference_gives_the_cited_figures_and_the_formulas_factors(built):
+    text = quick_reference_text(built)
+    # the cited figures: H100 NVLink 450 GB/s a direction (NVIDIA's specification); busbw 370
+    # with the ring (nccl-tests#212), 480 with NVLS on 8 GPUs (nccl#1455); 400 Gb/s / 8 bits;
+    # 46-49 GB/s measured per card (nccl-tests#267, #290)
+    for figure in ("450 GB/s", "370 GB/s with the ring", "480 GB/s with NVLS", "50 GB/s"):
+        assert figure in text, figure
+    assert "46–49 GB/s" in text and f"{8 * 400 / 8:g} GB/s" in text
+    bf16, fp32 = 2, 4  # mixed-precision Adam: BF16 weight and gradient, 3 FP32 optimizer values
+    assert f"{bf16} + {bf16} + {3 * fp32} = {2 * bf16 + 3 * fp32} bytes per parameter" in text
+    assert f"{7e9 * (2 * bf16 + 3 * fp32) / 2**30:.0f} GiB per GPU" in text
+    # nccl-tests' busbw factors (doc/PERFORMANCE.md), evaluated from the printed table
+    oracle = {
+        "all-reduce": lambda n: 2 * (n - 1) / n,
+        "reduce-scatter": lambda n: (n - 1) / n,
+        "all-gather": lambda n: (n - 1) / n,
+        "all-to-all": lambda n: (n - 1) / n,
+        "broadcast": lambda n: 1,
+        "reduce": lambda n: 1,
+    }
+    table = soup(built / "quick-reference" / "index.html").select("article table")[0]
+    heads = [th.get_text() for th in table.select("th")]
+    cells = [td.get_text() for td in table.select("td")]
+    assert heads == list(oracle)
+    for head, cell in zip(heads, cells, strict=True):
+        for n in (2, 8, 64):
+            printed = eval(cell.replace("−", "-").replace("(n", "*(n").lstrip("*"), {"n": n})
+            assert printed == pytest.approx(oracle[head](n)), (head, cell)
+
+
+def test_the_quick_reference_gives_nccls_picks_where_its_model_changes_them(built):
+    from allreduce_explainer import nccl
+
+    text = quick_reference_text(built)
+    assert "on 64 H100s, 8 to a server, one 400 Gb/s card per GPU" in text
+    system = nccl.System("H100 SXM", 64, 8, 8, 400.0)
+    units = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}
+    runs = re.findall(r"(\w+) (LL128|LL|Simple) from ([\d.]+) (B|kB|MB|GB)", text)
+    assert len(runs) >= 3
+    for i, (algorithm, protocol, size, unit) in enumerate(runs):
+        at = float(size) * units[unit]
+        pick = nccl.best_by_algorithm(system, [round(at * 1.01)]).pick[0]
+        assert pick[:2] == (algorithm, protocol), (size, unit, pick)
+        if i:  # just below, NCCL picks something else
+            below = nccl.best_by_algorithm(system, [round(at / 1.1)]).pick[0]
+            assert below[:2] != (algorithm, protocol), (size, unit, below)
+
+
+def test_the_quick_reference_is_linked_where_the_glossary_is(built):
+    for html in (built / "index.html", built / "why-allreduce" / "index.html"):
+        s = soup(html)
+        nav = [a["href"] for a in s.select(".site-header nav a")]
+        assert any(h.endswith("quick-reference/index.html") for h in nav), html
+        assert any(h.endswith("glossary/index.html") for h in nav), html
