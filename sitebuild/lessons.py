@@ -53,16 +53,16 @@ EXPLORE_MINUTES = 2.0  # a chart or a panel: read it once
 CONTROL_MINUTES = 0.75  # per control: move it and watch the figure change
 EXERCISE_MINUTES = 3.0
 SHEET_MINUTES = 5.0
-# the rule as the course page states it, each figure printed as it is written here
-TIME_RULE = {
+# the rule as the course page states it (`{{ f.reading_wpm }}`), each figure as written here
+TIME_FACTS = {
     name: f"{value:g}"
     for name, value in {
-        "words_per_minute": WORDS_PER_MINUTE,
-        "stepper": STEPPER_MINUTES,
-        "step": STEP_MINUTES,
-        "explore": EXPLORE_MINUTES,
-        "control": CONTROL_MINUTES,
-        "exercise": EXERCISE_MINUTES,
+        "reading_wpm": WORDS_PER_MINUTE,
+        "stepper_min": STEPPER_MINUTES,
+        "step_min": STEP_MINUTES,
+        "explore_min": EXPLORE_MINUTES,
+        "control_min": CONTROL_MINUTES,
+        "exercise_min": EXERCISE_MINUTES,
     }.items()
 }
 WORD = re.compile(r"\w+(?:['’-]\w+)*")

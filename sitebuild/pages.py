@@ -16,7 +16,7 @@ from allreduce_explainer.widgets import views
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site
 from .lessons import (
-    TIME_RULE,
+    TIME_FACTS,
     citation,
     link_glossary,
     load_glossary,
@@ -65,7 +65,8 @@ class Builder:
         self.env.globals["max_log_bytes"] = explain.MAX_LOG_BYTES
         self.env.globals["max_log_text"] = explain.MAX_LOG_TEXT
         self.facts = facts.all_facts()
-        for key, value in facts.quick_reference().items():  # the quick reference's, apart
+        # the quick reference's and the time rule's, apart
+        for key, value in (facts.quick_reference() | TIME_FACTS).items():
             if key in self.facts:
                 raise SystemExit(f"fact {key!r} is defined twice")
             self.facts[key] = value
@@ -142,8 +143,6 @@ class Builder:
                 "stages": stages,
                 "base": base,
                 "page": page,
-                "time_rule": TIME_RULE,
-                "titles": {p.slug: p.title for p in pages},
             }
             | self.references,
         )
