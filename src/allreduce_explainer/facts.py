@@ -61,6 +61,7 @@ def quick_reference() -> dict[str, str]:
     from .catalog import hardware, measured
     from .collectives import COLLECTIVES
     from .costs.latency_model import SIZES, whole
+    from .dtypes import BF16, FP32
     from .params import defaults
     from .training import memory
     from .widgets import latency
@@ -84,6 +85,9 @@ def quick_reference() -> dict[str, str]:
         "qr_nic": f"{nic['GBps']:g} GB/s",
         "qr_nic_measured": f"{lo}–{hi} GB/s",
         "qr_nics_per_server": f"{server * nic['GBps']:g} GB/s",
+        "qr_fp32_bytes": str(FP32.itemsize),
+        "qr_bf16_bytes": str(BF16.itemsize),
+        "qr_gib_over_gb": f"{(hardware.GIB / 1e9 - 1) * 100:.0f} %",
         "qr_bytes_per_param": str(memory.ADAM_BYTES_PER_PARAM),
         "qr_bytes_split": " + ".join(str(b) for b in memory.BYTES_PER_PARAM.values()),
         "qr_hbm": f"{gpu.memory_gb:g} GiB",
