@@ -1,14 +1,25 @@
 """Every page a lesson: its reading and study time, and glossary links at each term's first use.
 
-Reading and study time (shown in a stage page's "In this page" box) is computed here, never typed:
+Reading and study time (shown in a stage page's "In this page" box) is computed here, never typed,
+and sized for a first-time technical reader who checks the arithmetic as they go:
 
 - *prose words* are the words of the page's text outside widgets, math, code, footnotes and
-  "Deeper" boxes (a word: letters or digits, joined by hyphens or apostrophes);
-- *reading* = prose words / `WORDS_PER_MINUTE`, rounded up to a whole minute; the words inside
-  "Deeper" boxes give their own figure, shown apart as optional;
-- *study* = reading + `WIDGET_MINUTES[view]` for each widget on the page, by the view its record
-  declares (a stepper is stepped through and watched, a chart or panel is explored by moving its
-  inputs).
+  "Deeper" boxes (a word: letters or digits, joined by hyphens or apostrophes); the practice
+  boxes (`aside[data-role=practice]`, "In PyTorch", "Measure it") are prose, their code is not;
+- *box words* are the words of the lesson boxes every reader reads: the objectives ("In this
+  page"), the key takeaways and the "Check yourself" questions with their answers;
+- *reading* = (prose words + box words) / `WORDS_PER_MINUTE` (140), rounded up to a whole
+  minute; the words inside "Deeper" boxes give their own figure, shown apart as optional;
+- *study* = reading + each widget's minutes (`widget_minutes`), rounded up: a stepper takes
+  `STEPPER_MINUTES` + `STEP_MINUTES` per step of its default state + its narration's words at
+  `WORDS_PER_MINUTE` (so a long stepper costs what it asks of a reader); a chart or a panel
+  `EXPLORE_MINUTES` + `CONTROL_MINUTES` per control its spec declares (it is explored by moving
+  its inputs); an exercise `EXERCISE_MINUTES` (the 2 to 5 minutes one takes); a sheet
+  `SHEET_MINUTES`.
+
+The build also counts the *numbers* quoted in the main prose (the same text as the prose words,
+less link texts, which are cross-references and addresses): a figure such as 450, 2.5 or 1,100
+is one number. A page should quote at most about 40; the rest belong in Deeper boxes.
 
 Glossary links come from content/glossary.yaml: in a page's `<article>`, the first use of each
 term becomes a link to `glossary/#<anchor>` whose title is the term's definition (and, inside a
@@ -35,15 +46,27 @@ from allreduce_explainer.widgets import views
 
 from . import CONTENT, ROOT
 
-WORDS_PER_MINUTE = 200  # a common figure for reading technical prose
-WIDGET_MINUTES = {
-    views.STEPPER: 4,
-    views.CHART: 3,
-    views.PANEL: 2,
-    views.EXERCISE: 2,
-    views.SHEET: 5,
+WORDS_PER_MINUTE = 140  # a first reading of technical prose, arithmetic checked on the way
+STEPPER_MINUTES = 1.0  # to read the grid and the controls
+STEP_MINUTES = 0.5  # per step: look at what moved, guess the next step
+EXPLORE_MINUTES = 2.0  # a chart or a panel: read it once
+CONTROL_MINUTES = 0.75  # per control: move it and watch the figure change
+EXERCISE_MINUTES = 3.0
+SHEET_MINUTES = 5.0
+# the rule as the course page states it (`{{ f.reading_wpm }}`), each figure as written here
+TIME_FACTS = {
+    name: f"{value:g}"
+    for name, value in {
+        "reading_wpm": WORDS_PER_MINUTE,
+        "stepper_min": STEPPER_MINUTES,
+        "step_min": STEP_MINUTES,
+        "explore_min": EXPLORE_MINUTES,
+        "control_min": CONTROL_MINUTES,
+        "exercise_min": EXERCISE_MINUTES,
+    }.items()
 }
 WORD = re.compile(r"\w+(?:['’-]\w+)*")
+NUMBER = re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)*")  # 450, 2.5, 1,100: one number each
 VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 # never linked: a link inside these would be invisible, unclickable or wrong
 NO_LINK = {"a", "button", "code", "h1", "h2", "h3", "h4", "h5", "h6", "kbd", "label", "math"}
@@ -128,32 +151,67 @@ def _is_footnotes(attrs: Attrs) -> bool:
     return "footnote" in (attrs.get("class") or "").split()
 
 
-def prose_words(body: str) -> tuple[int, int]:
-    """(words of the main text, words inside "Deeper" boxes) of a page's body HTML."""
+def _main_runs(body: str, links: bool = True) -> tuple[list[str], list[str]]:
+    """(texts of the main prose, texts inside "Deeper" boxes) of a page's body HTML, without
+    widgets, math, code and footnotes (and, unless `links`, without link texts)."""
 
     def not_prose(tag: str, attrs: Attrs) -> bool:
-        return tag in NOT_PROSE or _is_widget(tag, attrs) or _is_footnotes(attrs)
+        return (
+            tag in NOT_PROSE
+            or (not links and tag == "a")
+            or _is_widget(tag, attrs)
+            or _is_footnotes(attrs)
+        )
 
-    def count(skip: Callable[[str, Attrs], bool]) -> int:
-        return sum(len(WORD.findall(text)) for _, text, _ in text_runs(body, skip))
-
-    everything = count(not_prose)
-    main = count(lambda tag, attrs: not_prose(tag, attrs) or _is_deeper(attrs))
-    return main, everything - main
+    runs = text_runs(body, not_prose)
+    return [t for _, t, box in runs if box is None], [t for _, t, box in runs if box is not None]
 
 
-def study_time(body: str, widget_views: list[str]) -> dict:
-    """Minutes to read a page (and its "Deeper" boxes) and to study it with its widgets."""
+def _words(texts: list[str]) -> int:
+    return sum(len(WORD.findall(text)) for text in texts)
+
+
+def prose_words(body: str) -> tuple[int, int]:
+    """(words of the main text, words inside "Deeper" boxes) of a page's body HTML."""
+    main, deeper = _main_runs(body)
+    return _words(main), _words(deeper)
+
+
+def prose_numbers(body: str) -> int:
+    """How many numbers the main text quotes (outside widgets, math, code, footnotes, Deeper
+    boxes and link texts)."""
+    main, _ = _main_runs(body, links=False)
+    return sum(len(NUMBER.findall(text)) for text in main)
+
+
+def widget_minutes(view: str, state: dict, controls: int) -> float:
+    """Minutes a widget asks of a reader (see the module's docstring): a stepper by its steps
+    and narration, a chart or panel by its `controls`, an exercise or a sheet a fixed time."""
+    if view == views.STEPPER:
+        frames = state["frames"]
+        texts = [t for f in frames for t in f.get("narration", [])]
+        narration = _words([re.sub(r"<[^>]+>", " ", t) for t in texts])  # without tags
+        return STEPPER_MINUTES + STEP_MINUTES * len(frames) + narration / WORDS_PER_MINUTE
+    if view in (views.CHART, views.PANEL):
+        return EXPLORE_MINUTES + CONTROL_MINUTES * controls
+    return {views.EXERCISE: EXERCISE_MINUTES, views.SHEET: SHEET_MINUTES}[view]
+
+
+def study_time(body: str, widget_mins: list[float], boxes: tuple[str, ...] = ()) -> dict:
+    """Minutes to read a page (its prose and lesson `boxes`' texts; its "Deeper" boxes apart)
+    and to study it with widgets that take `widget_mins` minutes each."""
     main, deeper = prose_words(body)
-    reading = math.ceil(main / WORDS_PER_MINUTE)
-    widget_minutes = sum(WIDGET_MINUTES[view] for view in widget_views)
+    box_words = _words(list(boxes))
+    reading = math.ceil((main + box_words) / WORDS_PER_MINUTE)
     return {
         "words": main,
+        "box_words": box_words,
+        "numbers": prose_numbers(body),
         "reading_min": reading,
         "deeper_words": deeper,
         "deeper_min": math.ceil(deeper / WORDS_PER_MINUTE),
-        "widgets": len(widget_views),
-        "study_min": reading + widget_minutes,
+        "widgets": len(widget_mins),
+        "study_min": reading + math.ceil(sum(widget_mins)),
     }
 
 

@@ -48,6 +48,12 @@ class Page:
     number: int | None = None  # the stage's place, 1 to n; None for a page that is not a stage
     time: dict | None = None  # reading and study time, once the build has rendered the page
 
+    def lesson_texts(self) -> tuple[str, ...]:
+        """The texts of the lesson boxes every reader reads: objectives, takeaways, and the
+        "Check yourself" questions with their answers (counted in the reading time)."""
+        answers = tuple(text for q in self.questions for text in (q.q, q.a))
+        return self.objectives + self.takeaways + answers
+
 
 REQUIRED = ("title", "slug", "order", "summary")
 KEYS = {f.name for f in fields(Page)} - {"source", "path", "number", "time"}  # front matter's

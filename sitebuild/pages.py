@@ -15,13 +15,33 @@ from allreduce_explainer.widgets import views
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site
-from .lessons import citation, link_glossary, load_glossary, split_footnotes, study_time
+from .lessons import (
+    TIME_FACTS,
+    citation,
+    link_glossary,
+    load_glossary,
+    split_footnotes,
+    study_time,
+    widget_minutes,
+)
 from .page import Page, load_pages
 from .prose import exercise_states, instance_function, render_prose, state_json, widget_docs
 from .python_assets import stamp_worker, write_python
 from .scripts import bundles, write_bundles
 from .stageref import stage_references
 from .vendor import copy_vendor
+
+
+def topic(page: Page) -> str:
+    """A stage's subject, for a sentence: its title before the colon, lower-cased as a common
+    noun ("Shards: ZeRO and FSDP ..." -> "shards"), a name such as "NCCL" left as it is."""
+    head = page.title.split(":", 1)[0].strip()
+    return head if head[1:2].isupper() else head[:1].lower() + head[1:]
+
+
+def in_words(items: list[str]) -> str:
+    """ "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 class Builder:
@@ -45,6 +65,11 @@ class Builder:
         self.env.globals["max_log_bytes"] = explain.MAX_LOG_BYTES
         self.env.globals["max_log_text"] = explain.MAX_LOG_TEXT
         self.facts = facts.all_facts()
+        # the quick reference's and the time rule's, apart
+        for key, value in (facts.quick_reference() | TIME_FACTS).items():
+            if key in self.facts:
+                raise SystemExit(f"fact {key!r} is defined twice")
+            self.facts[key] = value
         self.glossary = load_glossary()
         self.pages = load_pages()
         # a stage named by its slug, in the prose and the templates; the sheet's stages
@@ -66,6 +91,17 @@ class Builder:
             state_json=state_json(state),
             base=base,
         )
+
+    @staticmethod
+    def minutes(states: list[tuple[str, dict]]) -> list[float]:
+        """The minutes each widget instance asks of a reader, by its view, state and controls
+        (a parameter with a label has a control)."""
+        out = []
+        for name, state in states:
+            widget = widgets.REGISTRY[instance_function(name)]
+            controls = sum(1 for param in widget.spec.values() if param.label)
+            out.append(widget_minutes(widget.view, state, controls))
+        return out
 
     def copy_client(self) -> None:
         """site/static/: the browser's code, and the GPU colours as CSS variables."""
@@ -101,18 +137,19 @@ class Builder:
             page,
             lambda name, state: self.widget_html(name, state, base),
             # the stages come first (ordered): the course page lists their objectives and times
-            {"f": self.facts, "widget_docs": docs, "stages": stages, "base": base, "page": page}
+            {
+                "f": self.facts,
+                "widget_docs": docs,
+                "stages": stages,
+                "base": base,
+                "page": page,
+            }
             | self.references,
         )
         drills = exercise_states(page)
         exercises = [self.widget_html(name, state, base) for name, state in drills]
         states += drills
-        page = replace(
-            page,
-            time=study_time(
-                body, [widgets.REGISTRY[instance_function(name)].view for name, _ in states]
-            ),
-        )
+        page = replace(page, time=study_time(body, self.minutes(states), page.lesson_texts()))
         body, footnotes = split_footnotes(body)
         by_slug = {p.slug: p for p in pages}
         n = page.number
@@ -195,6 +232,7 @@ class Builder:
             stages=stages,
             core=core,
             later=[p for p in stages if not p.core],
+            later_topics=in_words([topic(p) for p in stages if not p.core]),
             core_time={k: sum(p.time[k] for p in core) for k in ("reading_min", "study_min")},
             live=False,
             page={"title": "All-reduce, explained", "slug": "", "summary": ""},

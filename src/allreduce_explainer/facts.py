@@ -54,3 +54,56 @@ def all_facts() -> dict[str, str]:
                 raise ValueError(f"fact {key!r} is defined twice")
             out[key] = value
     return out
+
+
+# What a 400 Gb/s (NDR) card reaches in all_reduce_perf runs, GB/s per direction: NVIDIA's
+# maintainers in nccl-tests #267 and #290 (as catalog/hardware.py's 400 Gb/s entry cites them).
+NIC_400G_MEASURED_GBPS = (46, 49)
+
+
+def quick_reference() -> dict[str, str]:
+    """The quick reference's numbers to remember, each from its one home: link rates from
+    catalog/hardware.py, measured busbw from catalog/measured.py, bytes per parameter from
+    training/memory.py, the busbw factors from collectives.py and NCCL's picks by size from its
+    model on the latency page's default cluster (so the two pages say the same)."""
+    from . import nccl
+    from .catalog import hardware, measured
+    from .collectives import COLLECTIVES
+    from .costs.latency_model import SIZES, whole
+    from .dtypes import BF16, FP32
+    from .params import defaults
+    from .training import memory
+    from .widgets import latency
+
+    gpu, nic = hardware.H100_SXM, hardware.NIC_400G
+    d = defaults(latency.LATENCY)
+    n, per, card = d["gpus"], d["gpus_per_node"], d["bandwidth_gbps"]
+    sizes = whole(SIZES)
+    picks = nccl.best_by_algorithm(latency.nccl_system(n, per, card), sizes).pick
+    runs = latency.segments(sizes, picks)
+    ddp = memory.per_gpu("ddp", EXAMPLE_PARAMS, n, per)["total"]
+    lo, hi = NIC_400G_MEASURED_GBPS
+    server = gpu.gpus_per_node
+    busbw = measured.MEASURED_H100_BUSBW_GBPS
+    return {
+        "qr_server_gpus": str(server),
+        "qr_nvlink": f"{gpu.link_GBps:g} GB/s",
+        "qr_ring_measured": f"{busbw['ring'][server]:g} GB/s",
+        "qr_nvls_measured": f"{busbw['nvls'][server]:g} GB/s",
+        "qr_nic_name": nic["name"],
+        "qr_nic": f"{nic['GBps']:g} GB/s",
+        "qr_nic_measured": f"{lo}–{hi} GB/s",
+        "qr_nics_per_server": f"{server * nic['GBps']:g} GB/s",
+        "qr_fp32_bytes": str(FP32.itemsize),
+        "qr_bf16_bytes": str(BF16.itemsize),
+        "qr_gib_over_gb": f"{(hardware.GIB / 1e9 - 1) * 100:.0f} %",
+        "qr_bytes_per_param": str(memory.ADAM_BYTES_PER_PARAM),
+        "qr_bytes_split": " + ".join(str(b) for b in memory.BYTES_PER_PARAM.values()),
+        "qr_hbm": f"{gpu.memory_gb:g} GiB",
+        "qr_example_params": f"{EXAMPLE_PARAMS / 1e9:g}B",
+        "qr_example_ddp": f"{fmt.sig(ddp / hardware.GIB, 3)} GiB",
+        "qr_cluster": f"{n} H100s, {per} to a server, one {card * 8:g} Gb/s card per GPU",
+        "qr_nccl_version": nccl.NCCL_VERSION,
+        "qr_nccl_picks": "; ".join(f"{a} {q} from {fmt.nbytes(lo)}" for lo, _, a, q in runs),
+        **{f"qr_busbw_{key}": c.factor_text for key, c in COLLECTIVES.items()},
+    }

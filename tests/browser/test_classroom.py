@@ -174,6 +174,20 @@ def test_the_sheet_builds_links_and_prints_the_key_on_its_own_page(page, server,
     page.watch.assert_clean()
 
 
+@pytest.mark.parametrize("paper", ["A4", "Letter"])
+def test_the_quick_reference_prints_on_one_page(page, server, artifacts, paper):
+    open_page(page, server, "quick-reference")
+    page.emulate_media(media="print")
+    assert page.locator(".site-header nav").is_hidden()
+    # the facts are in, each as its page computes it: no template left unfilled
+    text = page.locator("article").inner_text()
+    assert "{{" not in text and "GB/s" in text and "GiB" in text
+    out = artifacts / f"quick-reference-{paper}.pdf"
+    page.pdf(path=str(out), format=paper)
+    assert len(re.findall(rb"/Type\s*/Page[^s]", out.read_bytes())) == 1
+    page.watch.assert_clean()
+
+
 def test_projector_mode_with_the_keyboard_alone(page, server, artifacts):
     page.goto(f"{server}/ring-reduce-scatter/?present=1")
     w = page.locator(".presented")

@@ -75,7 +75,12 @@ def test_axe_finds_no_serious_violation_on_the_glossary_and_a_lesson(browser, se
     axe = Axe()
     ctx = browser.new_context(color_scheme=scheme)
     page = ctx.new_page()
-    for path, open_boxes in (("glossary/", False), ("ring-all-gather/", True)):
+    for path, open_boxes in (
+        ("glossary/", False),
+        ("ring-all-gather/", True),
+        ("quick-reference/", False),
+        ("use-in-your-course/", False),
+    ):
         page.goto(f"{server}/{path}")
         if open_boxes:  # the open "Deeper" box and an open answer are checked too
             page.locator(f"{DEEPER} summary").first.click()
@@ -88,7 +93,7 @@ def test_axe_finds_no_serious_violation_on_the_glossary_and_a_lesson(browser, se
 def test_no_horizontal_scroll_at_360px_on_the_glossary_and_the_lesson_boxes(browser, server):
     ctx = browser.new_context(viewport={"width": 360, "height": 740})
     page = ctx.new_page()
-    for path in ("glossary/", "across-servers/", ""):
+    for path in ("glossary/", "across-servers/", "", "quick-reference/", "use-in-your-course/"):
         page.goto(f"{server}/{path}")
         if path == "across-servers/":
             page.locator(f"{DEEPER} summary").first.click()
@@ -120,5 +125,8 @@ def test_screenshots_of_the_lesson_parts(browser, server, artifacts):
             page.screenshot(path=str(out / f"glossary-{tag}.png"))
             page.goto(f"{server}/")
             page.screenshot(path=str(out / f"home-{tag}.png"), full_page=True)
+            for slug in ("quick-reference", "use-in-your-course"):
+                page.goto(f"{server}/{slug}/")
+                page.screenshot(path=str(out / f"{slug}-{tag}.png"), full_page=True)
             ctx.close()
-    assert len(list(out.glob("*.png"))) == 24
+    assert len(list(out.glob("*.png"))) == 32

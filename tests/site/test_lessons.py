@@ -16,6 +16,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup, NavigableString
 
+from allreduce_explainer.widgets import SPECS
 from sitebuild import lessons
 from sitebuild.pages import Builder
 
@@ -126,47 +127,157 @@ def prose_of(article) -> str:
     return str(article)
 
 
+def lesson_box_words(article) -> int:
+    """Words of the lesson boxes a reader reads: objectives, takeaways, questions and answers."""
+    texts = [li.get_text() for li in article.select("ul.objectives > li")]
+    texts += [li.get_text() for li in article.select("[data-role=takeaways] ol > li")]
+    for q in article.select("ol.questions > li"):
+        texts += [p.get_text() for p in q.find_all("p")]
+    return sum(len(lessons.WORD.findall(t)) for t in texts)
+
+
+def widget_minutes_of(widget) -> float:
+    """A widget's minutes by the rule of sitebuild/lessons.py, read from its built HTML: a
+    stepper's steps and narration from its inline state, a chart's controls from its spec (a
+    parameter with a label has a control)."""
+    kind = widget["data-kind"]
+    if kind == "stepper":
+        state = json.loads(widget.select_one('script[type="application/json"]').string)
+        narration = " ".join(
+            BeautifulSoup(t, "html.parser").get_text(" ")
+            for f in state["frames"]
+            for t in f["narration"]
+        )
+        words = len(lessons.WORD.findall(narration))
+        return 1 + 0.5 * len(state["frames"]) + words / 140
+    if kind in ("chart", "panel"):
+        spec = SPECS[widget["data-widget"]]
+        return 2 + 0.75 * sum(1 for param in spec.values() if param.label)
+    return {"exercise": 3, "sheet": 5}[kind]
+
+
 @pytest.mark.parametrize("slug", stage_slugs())
 def test_reading_and_study_time_are_computed_from_the_words_and_widgets(built, slug):
     s = soup(built / slug / "index.html")
+    article = s.find("article")
     shown = s.select_one("[data-role=reading-time]")
-    main, deeper = words_of(prose_of(s.find("article")))
-    assert main > 300
+    main, deeper = words_of(prose_of(article))
+    boxes = lesson_box_words(article)
+    assert main > 300 and boxes > 100
     assert int(shown["data-words"]) == main
-    reading = math.ceil(main / lessons.WORDS_PER_MINUTE)
+    assert int(shown["data-box-words"]) == boxes
+    reading = math.ceil((main + boxes) / 140)
+    assert lessons.WORDS_PER_MINUTE == 140
     assert int(shown["data-reading-min"]) == reading
-    kinds = [w["data-kind"] for w in s.select("article [data-widget][data-kind]")]
-    assert kinds, "every stage page has a widget"
-    study = reading + sum(lessons.WIDGET_MINUTES[k] for k in kinds)
+    widgets = article.select("[data-widget][data-kind]")
+    assert widgets, "every stage page has a widget"
+    study = reading + math.ceil(sum(widget_minutes_of(w) for w in widgets))
     assert int(shown["data-study-min"]) == study
     text = shown.get_text()
     assert f"About {reading} min to read" in text and f"{study} min to study" in text
     if deeper:
-        assert f"+{math.ceil(deeper / lessons.WORDS_PER_MINUTE)} min" in text
+        assert f"+{math.ceil(deeper / 140)} min" in text
+
+
+# The review of the pages (teaching, its section 1.1) estimated what a first-time reader needs:
+# reading = the prose and the three lesson boxes at 130 words a minute; study = reading + the
+# minutes it gave each page's widgets + 2 to 5 minutes (here 3.5) per exercise. Its widget
+# minutes per page are its realistic study less its realistic reading and its exercises, at the
+# time (pages 8 and 9 had none); the rest is recomputed from the built page, so the oracle
+# follows the pages as they are trimmed or gain exercises.
+REVIEW_WIDGET_MINUTES = {
+    "why-allreduce": 5,
+    "ring-reduce-scatter": 5.5,
+    "ring-all-gather": 8,
+    "what-each-gpu-sends": 11.5,
+    "latency-ring-vs-tree": 20.5,
+    "across-servers": 11.5,
+    "ddp-buckets": 9.5,
+    "sharded-data-parallel": 17,
+    "in-network-reduction": 14,
+    "your-cluster": 18,
+}
+
+
+def test_the_review_covers_every_stage():
+    assert sorted(REVIEW_WIDGET_MINUTES) == sorted(stage_slugs())
+
+
+@pytest.mark.parametrize("slug", stage_slugs())
+def test_claimed_times_are_within_a_quarter_of_a_realistic_estimate(built, slug):
+    s = soup(built / slug / "index.html")
+    article = s.find("article")
+    shown = s.select_one("[data-role=reading-time]")
+    main, _ = words_of(prose_of(article))
+    reading = (main + lesson_box_words(article)) / 130
+    exercises = len(article.select("[data-widget][data-kind=exercise]"))
+    study = reading + REVIEW_WIDGET_MINUTES[slug] + 3.5 * exercises
+    claimed_reading, claimed_study = int(shown["data-reading-min"]), int(shown["data-study-min"])
+    assert 0.75 * reading <= claimed_reading <= 1.25 * reading, (claimed_reading, reading)
+    assert 0.75 * study <= claimed_study <= 1.25 * study, (claimed_study, study)
 
 
 def test_study_time_follows_the_words_not_what_is_around_them():
     words = "<p>" + "one two-three it's " * 100 + "</p>"  # 300 words
     assert lessons.study_time(words, []) == {
         "words": 300,
-        "reading_min": 2,
+        "box_words": 0,
+        "numbers": 0,
+        "reading_min": 3,
         "deeper_words": 0,
         "deeper_min": 0,
         "widgets": 0,
-        "study_min": 2,
+        "study_min": 3,
     }
-    longer = lessons.study_time(words + "<p>" + "more " * 101 + "</p>", ["stepper", "chart"])
-    assert (longer["words"], longer["reading_min"]) == (401, 3)
-    assert longer["study_min"] == 3 + lessons.WIDGET_MINUTES["stepper"] + 3
+    longer = lessons.study_time(words + "<p>" + "more " * 120 + "</p>", [4.5, 2.25])
+    assert (longer["words"], longer["reading_min"]) == (420, 3)
+    assert longer["study_min"] == 3 + 7  # 6.75 widget minutes, rounded up
+    boxed = lessons.study_time(words, [], ("an objective", "a takeaway of five words"))
+    assert (boxed["box_words"], boxed["reading_min"]) == (7, 3)
+    assert lessons.study_time(words, [], ("w " * 121,))["reading_min"] == 4  # 421 words
     not_prose = (
         '<figure data-widget="x"><p>' + "widget " * 500 + "</p></figure>"
         "<p><math><mi>x</mi></math><code>a b c</code><sup>1</sup></p>"
         '<pre>x y z</pre><div class="footnote"><p>' + "note " * 500 + "</p></div>"
     )
     assert lessons.study_time(words + not_prose, [])["words"] == 300
+    practice = '<aside data-role="practice"><p>In PyTorch</p><pre>import torch</pre></aside>'
+    assert lessons.study_time(words + practice, [])["words"] == 302
     box = '<details data-role="deeper"><summary>Deeper</summary><p>' + "d " * 250 + "</p></details>"
     t = lessons.study_time(words + box, [])
     assert (t["words"], t["deeper_words"], t["deeper_min"]) == (300, 251, 2)  # and "Deeper"
+
+
+def test_a_steppers_minutes_grow_with_its_steps_and_narration():
+    def stepper(steps: int, words: int) -> float:
+        frames = [{"narration": ["<b>word</b> " * words]} for _ in range(steps)]
+        return lessons.widget_minutes("stepper", {"frames": frames}, controls=3)
+
+    assert stepper(4, 0) == 1 + 4 * 0.5
+    assert stepper(4, 35) == 1 + 4 * 0.5 + 4 * 35 / 140
+    assert stepper(9, 0) > stepper(4, 0)
+    assert lessons.widget_minutes("chart", {}, controls=4) == 2 + 4 * 0.75
+    assert lessons.widget_minutes("panel", {}, controls=0) == 2
+    assert lessons.widget_minutes("exercise", {}, controls=1) == 3
+
+
+def test_numbers_are_counted_in_the_main_prose_only():
+    body = (
+        "<p>450 GB/s on 8 H100s, 2.5 GB and 1,100 tokens; 46–49 GB/s, "
+        '<a href="../x/">page 6</a>.</p>'
+        "<p><math><mn>2</mn></math><code>-b 8</code><sup>3</sup></p>"
+        '<details data-role="deeper"><summary>Deeper</summary><p>17 MB</p></details>'
+        '<figure data-widget="w">64</figure><div class="footnote"><p>2019</p></div>'
+        "<p>H100 and GPT-2 are names, BF16 too.</p>"
+    )
+    assert lessons.prose_numbers(body) == 6  # 450, 8, 2.5, 1,100, 46, 49
+
+
+@pytest.mark.xfail(strict=False, reason="pages trimmed by the content work")
+@pytest.mark.parametrize("slug", stage_slugs())
+def test_a_stage_quotes_at_most_45_numbers_in_its_main_prose(built, slug):
+    shown = soup(built / slug / "index.html").select_one("[data-role=reading-time]")
+    assert int(shown["data-numbers"]) <= 45
 
 
 def test_the_shown_reading_time_changes_when_the_words_change(tmp_path, monkeypatch):
@@ -191,8 +302,9 @@ def test_the_shown_reading_time_changes_when_the_words_change(tmp_path, monkeypa
 
     a, b = shown(tmp_path / "before"), shown(tmp_path / "after")
     assert int(b["data-words"]) == int(a["data-words"]) + extra
-    assert int(b["data-reading-min"]) == math.ceil(int(b["data-words"]) / 200)
-    assert int(b["data-reading-min"]) >= int(a["data-reading-min"]) + 2
+    words = int(b["data-words"]) + int(b["data-box-words"])
+    assert int(b["data-reading-min"]) == math.ceil(words / 140)
+    assert int(b["data-reading-min"]) >= int(a["data-reading-min"]) + 4
     assert b.get_text() != a.get_text()
 
 
@@ -217,6 +329,11 @@ def test_the_contents_page_states_the_core_path_and_its_time(built):
     assert [a["href"].split("/")[0] for a in further.select("ol a")] == [
         s for s in stage_slugs() if s not in core
     ]
+    lede = " ".join(further.find("p").get_text().split())
+    for a in further.select("ol a"):  # each later stage's subject, from its title
+        head = a.get_text().split(":")[0]
+        assert head.lower() in lede.lower(), (head, lede)
+    assert "shards" in lede and "in-network reduction" in lede
 
 
 # ---- the glossary -------------------------------------------------------------------------------
@@ -420,3 +537,32 @@ def test_no_insider_phrase_on_any_page(built):
             if any(phrase.lower() in t.lower() for t in texts):
                 found.append((path.relative_to(built).as_posix(), phrase))
     assert found == []
+
+
+# the terms of the sharded and in-network pages, each explained on the page that teaches it
+EXPLAINED_IN = {
+    "zero": "sharded-data-parallel",
+    "fsdp": "sharded-data-parallel",
+    "hsdp": "sharded-data-parallel",
+    "optimizer-state": "sharded-data-parallel",
+    "adam": "sharded-data-parallel",
+    "mixed-precision": "sharded-data-parallel",
+    "sharp": "in-network-reduction",
+    "nvls": "in-network-reduction",
+    "nvswitch": "in-network-reduction",
+    "nvlstree": "in-network-reduction",
+    "collnet": "in-network-reduction",
+    "reduce": "what-each-gpu-sends",
+}
+
+
+def test_each_term_is_explained_on_a_page_that_uses_it(built):
+    s = soup(built / "glossary" / "index.html")
+    for anchor, slug in EXPLAINED_IN.items():
+        link = s.find(id=anchor).select_one(".explained-in a")
+        assert link["href"] == f"../{slug}/index.html", anchor
+        assert link.get_text() == soup(built / slug / "index.html").find("h1").get_text()
+    for t in GLOSSARY:  # the page it points to links the term: it uses it
+        article = soup(built / t["page"] / "index.html").find("article")
+        hrefs = {a["href"] for a in article.select("a.glossary-term")}
+        assert f"../glossary/#{t['anchor']}" in hrefs, (t["term"], t["page"])
