@@ -375,7 +375,9 @@ def _shard_parser(sub) -> None:
         help="memory and communication per GPU of DDP, ZeRO-1, ZeRO-2, ZeRO-3/FSDP and HSDP",
         description=f"Mixed-precision Adam: {ADAM_TEXT} bytes per parameter (ZeRO paper). "
         "memory_bytes_per_gpu is an object {params, grads, optimizer, total} in bytes; "
-        "comm_bytes_per_gpu the bytes each GPU sends per step; comm_s the ring's time; fits "
+        "comm_bytes_per_gpu the bytes each GPU sends per step; comm_s NCCL's model's time "
+        "(--comm-model ring: a single flat ring); overlap.zero3/hsdp.critical_tokens_per_gpu "
+        "the tokens per GPU from which the collectives hide behind compute; fits "
         "compares the model states (no activations) with the GPU's memory in GiB.",
     )
     _flags(s, "shard", skip=("intra_latency_us", "inter_latency_us"))

@@ -56,11 +56,6 @@ def all_facts() -> dict[str, str]:
     return out
 
 
-# What a 400 Gb/s (NDR) card reaches in all_reduce_perf runs, GB/s per direction: NVIDIA's
-# maintainers in nccl-tests #267 and #290 (as catalog/hardware.py's 400 Gb/s entry cites them).
-NIC_400G_MEASURED_GBPS = (46, 49)
-
-
 def quick_reference() -> dict[str, str]:
     """The quick reference's numbers to remember, each from its one home: link rates from
     catalog/hardware.py, measured busbw from catalog/measured.py, bytes per parameter from
@@ -82,7 +77,7 @@ def quick_reference() -> dict[str, str]:
     picks = nccl.best_by_algorithm(latency.nccl_system(n, per, card), sizes).pick
     runs = latency.segments(sizes, picks)
     ddp = memory.per_gpu("ddp", EXAMPLE_PARAMS, n, per)["total"]
-    lo, hi = NIC_400G_MEASURED_GBPS
+    lo, hi = hardware.NIC_400G_MEASURED_GBps
     server = gpu.gpus_per_node
     busbw = measured.MEASURED_H100_BUSBW_GBPS
     return {
@@ -92,7 +87,7 @@ def quick_reference() -> dict[str, str]:
         "qr_nvls_measured": f"{busbw['nvls'][server]:g} GB/s",
         "qr_nic_name": nic["name"],
         "qr_nic": f"{nic['GBps']:g} GB/s",
-        "qr_nic_measured": f"{lo}–{hi} GB/s",
+        "nic_measured": f"{lo}–{hi} GB/s",
         "qr_nics_per_server": f"{server * nic['GBps']:g} GB/s",
         "qr_fp32_bytes": str(FP32.itemsize),
         "qr_bf16_bytes": str(BF16.itemsize),

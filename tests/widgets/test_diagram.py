@@ -149,7 +149,8 @@ def test_rows_grouped_by_server():
 
 
 def test_state_growth_is_modest():
-    """The diagram and contributions add at most about 60% to a default stepper's state."""
+    """The diagram and contributions add at most 1 KiB per frame to a default stepper's state:
+    bounded in bytes, not as a share, so that shorter narration does not tighten the bound."""
     for fn in (
         why.naive,
         ring.ring_reduce_scatter,
@@ -162,4 +163,5 @@ def test_state_growth_is_modest():
             del f["arrows"], f["holders"]
         for k in ("diagram", "symbols", "letters"):
             del s[k]
-        assert full <= 1.6 * len(json.dumps(s, separators=(",", ":"))), fn.__name__
+        added = full - len(json.dumps(s, separators=(",", ":")))
+        assert added <= 1024 * len(s["frames"]), fn.__name__

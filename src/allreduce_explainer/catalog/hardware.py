@@ -125,6 +125,9 @@ NCCL_GPU = H100_SXM.name  # the GPU of NCCL's model where a page gives no choice
 NVLS_GPUS = (H100_SXM.name, "H200 SXM", "B200")
 NIC_400G = NETWORKS[2]  # the pages' default card
 NIC_400G_Gbps = 8 * NIC_400G["GBps"]  # its line rate, as sold
+# What a 400 Gb/s (NDR) card reaches in all_reduce_perf runs, GB/s per direction: NVIDIA's
+# maintainers in nccl-tests #267 and #290 (the source the 400 Gb/s entry above cites)
+NIC_400G_MEASURED_GBps = (46, 49)
 
 
 def find(items: list, name: str, what: str):
