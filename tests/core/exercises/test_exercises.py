@@ -684,3 +684,20 @@ def test_the_question_bank_the_build_passes_is_every_page_with_exercises_and_its
     assert [len(b["questions"]) for b in bank] == [len(p.questions) for p in drilled]
     s = exercise_sheet({"bank": bank, "questions": True})
     assert len(s["questions"]) == sum(len(p.questions) for p in drilled)  # a kind of every page
+
+
+def test_a_page_at_seed_0_shows_different_problems():
+    """The page opens every kind at seed 0: its kinds must not all draw the same case."""
+    methods = {
+        state(k, 0)["given"]["algorithm"] for k in ("network_bytes", "nic_bytes", "network_steps")
+    }
+    assert len(methods) == 3
+    assert state("bucket_count", 0)["given"] != state("first_bucket", 0)["given"]
+
+
+def test_ag_cell_asks_about_cells_the_sum_has_not_reached_on_many_seeds():
+    stale = sum(
+        oracle("ag_cell", g) != sum(v[g["chunk"]] for v in g["values"])
+        for g in (state("ag_cell", seed)["given"] for seed in range(100))
+    )
+    assert stale >= 30
