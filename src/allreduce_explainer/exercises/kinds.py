@@ -46,7 +46,7 @@ class Problem:
     given: dict  # the drawn numbers, for a reader (and a test) to recompute the answer
     choices: tuple[str, ...] = field(default_factory=tuple)
     # Wrong answers a known misconception gives, each with the message that names it; checked
-    # before the generic messages (a mistake equal to the answer is ignored).
+    # after the unit slips and before the generic messages (one equal to the answer is ignored).
     mistakes: tuple[tuple[float | str, str], ...] = ()
     # "Your answer is twice (half) the right one": off where the answer is a cell's value or an
     # index, for which a factor of two is a coincidence, not a slip.

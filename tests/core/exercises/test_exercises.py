@@ -1,5 +1,7 @@
 """Exercises: every kind's answer against an independent computation (numpy, or the formula
-written out here), on many seeds; right answers in other units; wrong and malformed answers."""
+written out here), on 30 fixed seeds and on random ones; the answer the prompt teaches accepted;
+right answers in other units; wrong and malformed answers, and the misconceptions named; the
+pages' questions on the teacher's sheet."""
 
 import json
 import math
