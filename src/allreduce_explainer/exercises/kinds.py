@@ -1150,7 +1150,7 @@ def gradient_size(rng: random.Random) -> Problem:
 def _cluster(rng: random.Random) -> dict:
     return {
         "gpu": rng.choice(["A100 SXM", "H100 SXM", "B200"]),
-        "gpus": 8 * rng.choice([1, 2, 4, 8, 16, 32]),
+        "gpus": GPUS_PER_SERVER * rng.choice([1, 2, 4, 8, 16, 32]),
         "nic_Gbps": rng.choice([100, 200, 400, 800]),
     }
 
@@ -1178,7 +1178,8 @@ def calc_time(rng: random.Random) -> Problem:
     ]
     return Problem(
         prompt=f"{calculator.model_label(key)} ({params:,} parameters) trains on {n} {c['gpu']} "
-        f"GPUs, 8 per server ({link:g} GB/s NVLink per direction), one {c['nic_Gbps']} Gb/s "
+        f"GPUs, {GPUS_PER_SERVER} per server ({link:g} GB/s NVLink per direction), one "
+        f"{c['nic_Gbps']} Gb/s "
         f"card per GPU. With no latency, how long does an all-reduce of its BF16 gradient take "
         f"on a single ring through all {n} GPUs"
         + (
@@ -1199,7 +1200,8 @@ def calc_time(rng: random.Random) -> Problem:
         mistakes=(
             (
                 api.calc(model=key, algorithm="multi-ring", overlap_too=False, **c)["allreduce_s"],
-                "That is one ring per card, each carrying S/8, as NCCL runs it; the question "
+                f"That is one ring per card, each carrying S/{GPUS_PER_SERVER}, as NCCL runs it; "
+                "the question "
                 "asks for a single ring, whose every step waits for one card.",
             ),
         ),
@@ -1237,6 +1239,7 @@ def compute_time(rng: random.Random) -> Problem:
 
 
 HEALTHY_SHARE = 0.85  # a busbw within 15 % of what the system reaches is as good as it gets
+SHORT = f"{1 - HEALTHY_SHARE:.0%}"  # how far below the yardstick a healthy reading may be
 
 
 def _checks(c: measured.Curve) -> list[str]:
@@ -1278,9 +1281,9 @@ def judge_busbw(rng: random.Random) -> Problem:
         f"at {fmt.nbytes(size)} ({c.source.split()[0].rstrip(',')}).",
         f"{reading:g} GB/s is {reading / yardstick:.0%} of it: "
         + (
-            "within 15 %, as good as it gets."
+            f"within {SHORT}, as good as it gets."
             if want == "healthy"
-            else "more than 15 % short, so something is wrong."
+            else f"more than {SHORT} short, so something is wrong."
         ),
     ]
     if want == "low":
@@ -1290,7 +1293,7 @@ def judge_busbw(rng: random.Random) -> Problem:
         f" of {reading:g} GB/s at {fmt.nbytes(size)} ({size:,} bytes). Is that healthy "
         "for this system, or low? Type healthy or low.",
         hint="Compare it with what a healthy system of this kind reaches at large sizes (the "
-        "published runs the site quotes); within about 15 % is healthy.",
+        f"published runs the site quotes); within about {SHORT} is healthy.",
         steps=steps,
         answer=want,
         dimension=CHOICE,
