@@ -1,8 +1,9 @@
-// bundle: page  provides: AE.promptNodes AE.views.exercise  uses: AE.python
+// bundle: page  provides: AE.promptNodes AE.solutionsHidden AE.views.exercise  uses: AE.python
 // The exercise view: shows the problem Python drew, sends the typed answer to Python and shows
 // its verdict; the hint and the worked solution are in the state already (JS never checks).
 // URL: `<instance>.seed=N` names one exercise's problem; a bare `seed=N` names the problem of
-// every exercise on the page that has no seed of its own (a teacher's link for a whole page).
+// every exercise on the page that has no seed of its own (a teacher's link for a whole page);
+// `solution=0` hides every worked solution on the page, for graded work (the hint stays).
 (function () {
   "use strict";
   var AE = (window.AE = window.AE || {});
@@ -28,6 +29,11 @@
     return out;
   };
 
+  // True when the page's URL asks for no worked solutions (`solution=0`); the sheet asks too.
+  AE.solutionsHidden = function () {
+    return new URLSearchParams(location.search).get("solution") === "0";
+  };
+
   function pageSeed(name) {
     var q = new URLSearchParams(location.search);
     if (!q.has("seed") || q.has(name + ".seed")) return null;
@@ -41,6 +47,12 @@
     var status = q('[data-role="exercise-status"]');
     var panels = { hint: q('[data-role="hint"]'), solution: q('[data-role="solution"]') };
     var shown = null;  // the problem on screen: kind and seed
+    if (AE.solutionsHidden()) {
+      q('[data-action="solution"]').hidden = true;
+      panels.solution.remove();  // not merely closed: nothing on the page opens it
+      panels.solution = document.createElement("div");  // renders go nowhere
+      panels.solution.innerHTML = '<ol data-role="solution-steps"></ol><strong data-role="solution-answer"></strong>';
+    }
 
     function python(what) {
       var st = AE.python && AE.python.status;
@@ -87,13 +99,14 @@
         }
         shown = problem;
         q('[data-role="seed"]').textContent = String(s.seed);
+        q('[data-role="title"]').textContent = s.title;
         var prompt = q('[data-role="prompt"]');
         prompt.replaceChildren.apply(prompt, AE.promptNodes(s.prompt));
         q('[data-role="tolerance"]').textContent = s.tolerance_text;
         panels.hint.textContent = s.hint;
-        var steps = q('[data-role="solution-steps"]');
+        var steps = panels.solution.querySelector('[data-role="solution-steps"]');
         steps.replaceChildren.apply(steps, s.solution_steps.map(function (t) { return el("li", t); }));
-        q('[data-role="solution-answer"]').textContent = s.solution_answer;
+        panels.solution.querySelector('[data-role="solution-answer"]').textContent = s.solution_answer;
         if (s.feedback) {
           feedback.textContent = s.feedback.message;
           feedback.setAttribute("data-correct", String(s.feedback.correct));

@@ -134,6 +134,35 @@ def test_embedded_exercise_takes_its_seed(page, server):
     page.watch.assert_clean()
 
 
+def test_an_exercise_shows_its_title_and_the_new_problem_keeps_it(page, server):
+    open_page(page, server, "why-allreduce", live=True)
+    w = page.locator(EX)
+    assert w.locator("[data-role=title]").inner_text() == exercises.TITLES[KIND]
+    assert KIND not in w.locator(".exercise-title").inner_text()  # no code name shown
+    page.watch.assert_clean()
+
+
+def test_solution_0_hides_every_worked_solution_and_the_sheets_key(page, server):
+    page.goto(f"{server}/why-allreduce/?solution=0")
+    page.wait_for_selector(PY_READY, state="attached")
+    for kind in stages()[0].exercises:
+        w = page.locator(f"[data-widget=exercise-{kind}]")
+        assert w.locator("[data-action=solution]").is_hidden()
+        assert w.locator("[data-role=solution]").count() == 0
+        w.locator("[data-action=hint]").click()  # the hint stays
+        assert (
+            w.locator("[data-role=hint]").inner_text()
+            == exercises.exercise({"kind": kind, "seed": 0})["hint"]
+        )
+    page.goto(f"{server}/teachers-sheet/?solution=0")
+    page.wait_for_selector(PY_READY, state="attached")
+    w = page.locator("[data-widget=exercise_sheet]")
+    assert w.locator("[data-role=problems] > li").count() >= 1
+    assert w.locator("[data-role=key]").count() == 0
+    assert "solution=0" in w.locator("[data-role=sheet-link]").get_attribute("href")
+    page.watch.assert_clean()
+
+
 def test_checking_while_python_loads_says_so(page, server):
     page.route("**/worker.mjs*", lambda route: None)  # the worker never arrives
     open_page(page, server, "why-allreduce")
@@ -156,6 +185,8 @@ def test_the_sheet_builds_links_and_prints_the_key_on_its_own_page(page, server,
     kinds = json.loads(url_params(page)["exercise_sheet.kinds"][0])
     sheet = exercises.sheet({"kinds": kinds, "seed": 5})
     assert sheet["params"]["kinds"][-1] == "ring_time"
+    label = w.locator("label", has=page.locator("[data-role=kind-choice][value=ring_time]"))
+    assert label.inner_text().strip() == exercises.TITLES["ring_time"]  # a title, not a code name
     assert w.locator("[data-role=problems] > li").count() == len(sheet["problems"])
     last = sheet["answers"][-1]
     assert w.locator("[data-role=answers] > li strong").last.inner_text() == last["solution_answer"]

@@ -1,8 +1,10 @@
 """The verdict on a typed answer: right within the problem's tolerance, or wrong with a reason.
 
-When a wrong answer becomes right under a likely slip (GB for GiB, bits for bytes, ms for s, a
-number without its unit in another unit), the message says which slip: that is the hint a
-student needs, and it does not give the answer away.
+When a wrong answer is one a known misconception gives (the problem's `mistakes`: algbw where
+busbw was asked, a finished sum for a stale cell), the message names the misconception. When it
+becomes right under a likely slip (GB for GiB, bits for bytes, ms for s, a number without its
+unit in another unit), the message says which slip: that is the hint a student needs, and it does
+not give the answer away.
 """
 
 from __future__ import annotations
@@ -41,8 +43,20 @@ def verdict(correct: bool, message: str) -> dict:
     return {"correct": correct, "message": message}
 
 
-def check_quantity(text, want: float, dimension: str, asked: str, tolerance: float) -> dict:
-    """A number with a unit against `want` (base units), asked in the unit `asked`."""
+Mistakes = tuple[tuple[float | str, str], ...]  # (a wrong answer, the message that names it)
+
+
+def check_quantity(
+    text,
+    want: float,
+    dimension: str,
+    asked: str,
+    tolerance: float,
+    mistakes: Mistakes = (),
+    factor_hints: bool = True,
+) -> dict:
+    """A number with a unit against `want` (base units), asked in the unit `asked`; `mistakes`
+    are checked after the unit slips, and `factor_hints` allows "twice" and "half"."""
     try:
         q = parse(text)
     except AnswerError as e:
@@ -64,11 +78,14 @@ def check_quantity(text, want: float, dimension: str, asked: str, tolerance: flo
     if close(got, want, tolerance):
         return verdict(True, "Correct.")
     slip = _slip(q, asked_unit, want, dimension, tolerance)
-    if slip:
+    if slip:  # a unit slip first: the number is right, only its unit is not
         return verdict(False, slip)
+    for wrong, message in mistakes:
+        if not close(wrong, want, tolerance) and close(got, wrong, tolerance):
+            return verdict(False, message)
     if close(abs(got), abs(want), tolerance):
         return verdict(False, "Check the sign.")
-    for factor, what in ((2, "twice"), (0.5, "half")):
+    for factor, what in ((2, "twice"), (0.5, "half")) if factor_hints else ():
         if close(got, want * factor, tolerance):
             return verdict(False, f"Not quite: your answer is {what} the right one.")
     return verdict(False, "Not correct. Try the hint, or check each step again.")
@@ -126,7 +143,9 @@ def check_vector(text, want: list, tolerance: float = 0.0) -> dict:
     return verdict(False, f"Not correct: check element{'s' if len(wrong) > 1 else ''} {which}.")
 
 
-def check_choice(text, want: str, choices: tuple[str, ...]) -> dict:
+def check_choice(text, want: str, choices: tuple[str, ...], mistakes: Mistakes = ()) -> dict:
+    """One word of `choices`, a unique prefix accepted; a wrong word named in `mistakes` gets
+    its message."""
     if not isinstance(text, str) or not text.strip():
         return verdict(False, f"Type one of: {', '.join(choices)}.")
     t = text.strip().lower()
@@ -135,4 +154,5 @@ def check_choice(text, want: str, choices: tuple[str, ...]) -> dict:
         return verdict(False, f"I could not read that: type one of {', '.join(choices)}.")
     if hits[0] == want:
         return verdict(True, "Correct.")
-    return verdict(False, "Not correct. Work out both times, then compare them.")
+    named = [message for wrong, message in mistakes if wrong == hits[0] and wrong != want]
+    return verdict(False, named[0] if named else "Not correct. Try the hint, then check again.")

@@ -1,7 +1,9 @@
 """The exercise kinds, stage by stage: each draws its numbers from a random.Random and asks the
-core (api.py, costs/cost.py, simulation/simulate.py, logs/parse.py, training/ddp.py,
-training/calculator.py) for the answer and for every figure of the worked solution, so the
-page's widgets and the exercises cannot disagree.
+core (api.py, costs/cost.py, simulation/simulate.py, simulation/innetwork.py, logs/parse.py,
+training/ddp.py, training/calculator.py, training/memory.py, catalog/measured.py) for the answer
+and for every figure of the worked solution, so the page's widgets and the exercises cannot
+disagree. Each kind has a title a reader sees (`@titled`), and may name the wrong answers a known
+misconception gives (`Problem.mistakes`), so that feedback names the misconception.
 
 Only randrange and choice are used on the generator: both are the same in CPython and Pyodide
 for the same seed, so a seed in a URL names the same problem everywhere.
@@ -15,11 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import api, fmt
-from ..catalog import hardware
+from ..catalog import hardware, measured
 from ..collectives import ALLREDUCE
-from ..costs.cost import tree_chunks
 from ..logs import parse as nccltests
-from ..training import calculator, ddp
+from ..schedules import tree
+from ..simulation import innetwork
+from ..training import calculator, ddp, memory, shardcost
 from .units import BYTES, COUNT, RATE, TIME, unit
 
 TOLERANCE = 0.01  # relative: a student rounding to three significant figures is well inside
@@ -42,6 +45,12 @@ class Problem:
     tolerance: float
     given: dict  # the drawn numbers, for a reader (and a test) to recompute the answer
     choices: tuple[str, ...] = field(default_factory=tuple)
+    # Wrong answers a known misconception gives, each with the message that names it; checked
+    # after the unit slips and before the generic messages (one equal to the answer is ignored).
+    mistakes: tuple[tuple[float | str, str], ...] = ()
+    # "Your answer is twice (half) the right one": off where the answer is a cell's value or an
+    # index, for which a factor of two is a coincidence, not a slip.
+    factor_hints: bool = True
 
     def answer_text(self) -> str:
         """The final answer as a student would type it (and as the checker accepts it)."""
@@ -52,6 +61,16 @@ class Problem:
         if self.tolerance == EXACT:
             return _int(self.answer) + (f" {self.unit}" if self.unit else "")
         return show(self.answer, self.unit)
+
+
+def titled(title: str) -> Callable[[Callable], Callable]:
+    """Give a kind the title a reader sees above its problem and on the teacher's sheet."""
+
+    def mark(kind: Callable) -> Callable:
+        kind.title = title
+        return kind
+
+    return mark
 
 
 def _int(v) -> str:
@@ -94,6 +113,7 @@ LINKS = (
 # ---- Why all-reduce ------------------------------------------------------------------------------
 
 
+@titled("What every GPU holds after an all-reduce")
 def allreduce_sum(rng: random.Random) -> Problem:
     n, length = rng.randrange(3, 6), rng.randrange(2, 4)
     values = [[rng.randrange(-9, 10) for _ in range(length)] for _ in range(n)]
@@ -124,6 +144,7 @@ def _layout(rng: random.Random) -> tuple[int, int, float, float]:
     return servers * g, g, params_b, params_b * 1e9 * 2
 
 
+@titled("The naive all-reduce's time")
 def naive_time(rng: random.Random) -> Problem:
     n, g, params_b, s = _layout(rng)
     topo = api.topology(n, g)
@@ -148,8 +169,9 @@ def naive_time(rng: random.Random) -> Problem:
     return Problem(
         prompt=f"{_gpus(n, g)} train a model of {params_b:g} billion parameters and all-reduce "
         f"its BF16 gradient the naive way: every GPU sends its whole gradient to GPU 0, which "
-        f"adds them up and sends the sum back to each GPU in turn. {LINKS} How long does it "
-        f"take, in {u}?",
+        f"receives them one after another (one gradient at a time, never two at once), adds "
+        f"them up and sends the sum back to each GPU in turn. {LINKS} How long does it take, "
+        f"in {u}?",
         hint="GPU 0's links do all the work: count the gradients it receives, then sends, and "
         "divide each by the rate of the link it uses.",
         steps=steps,
@@ -158,9 +180,17 @@ def naive_time(rng: random.Random) -> Problem:
         unit=u,
         tolerance=TOLERANCE,
         given={"gpus": n, "gpus_per_node": g, "bytes": s},
+        mistakes=(
+            (
+                2 * max((g - 1) * per_nv, (n - g) * per_nic),
+                "That has GPU 0 take in gradients over NVLink and through its card at the same "
+                "time; here it takes one at a time, so the two add up.",
+            ),
+        ),
     )
 
 
+@titled("The ring all-reduce's time")
 def ring_time(rng: random.Random) -> Problem:
     n, g, params_b, s = _layout(rng)
     topo = api.topology(n, g)
@@ -224,6 +254,7 @@ def _follow(trace: list, chunk: int, first: int, last: int) -> list[str]:
     return out
 
 
+@titled("A cell after reduce-scatter step k")
 def rs_cell(rng: random.Random) -> Problem:
     n, values, trace = _small_ring(rng)
     s, c = rng.randrange(1, n), rng.randrange(n)
@@ -232,10 +263,21 @@ def rs_cell(rng: random.Random) -> Problem:
     steps = [f"Chunk {c} starts on GPU {c}, holding {values[c][c]}, and moves one GPU per step."]
     steps += _follow(trace, c, 1, s)
     k = (i - c) % n
-    if 1 <= k <= s:
+    if k == 0:
+        steps.append(
+            f"GPU {i} is where chunk {c} started: it sent its own value on at step 1 and kept "
+            f"its copy, {want}."
+        )
+    elif k < s:
+        steps.append(
+            f"GPU {i} received chunk {c} at step {k}, sent the sum on at step {k + 1} and kept "
+            f"its copy: it still holds {want}, a stale partial sum."
+        )
+    elif k == s:
         steps.append(f"GPU {i} received chunk {c} at step {k}: it holds {want}.")
     else:
         steps.append(f"GPU {i} has not received chunk {c} by step {s}: it still holds {want}.")
+    total = sum(v[c] for v in values)
     return Problem(
         prompt=f"{n} GPUs run a ring reduce-scatter on vectors of {n} elements, one element per "
         f"chunk (element j is chunk j): {_table(values)}. At step 1 GPU i sends chunk i to GPU "
@@ -250,9 +292,19 @@ def rs_cell(rng: random.Random) -> Problem:
         unit="",
         tolerance=EXACT,
         given={"values": values, "step": s, "gpu": i, "chunk": c},
+        mistakes=(
+            (
+                total,
+                f"That is chunk {c}'s finished sum, which only one GPU holds, after step "
+                f"{n - 1}. Where has chunk {c} travelled by step {s}, and what did GPU {i} keep "
+                "when it passed the chunk on?",
+            ),
+        ),
+        factor_hints=False,
     )
 
 
+@titled("The size of one ring message")
 def rs_message_bytes(rng: random.Random) -> Problem:
     n = rng.randrange(3, 17)
     s = n * rng.choice([1, 2, 5, 10, 25, 50]) * 1e6
@@ -276,6 +328,7 @@ def rs_message_bytes(rng: random.Random) -> Problem:
     )
 
 
+@titled("Which chunk a GPU owns")
 def rs_owner(rng: random.Random) -> Problem:
     n = rng.randrange(3, 9)
     i = rng.randrange(n)
@@ -299,12 +352,14 @@ def rs_owner(rng: random.Random) -> Problem:
         unit="",
         tolerance=EXACT,
         given={"gpus": n, "gpu": i},
+        factor_hints=False,
     )
 
 
 # ---- All-gather ----------------------------------------------------------------------------------
 
 
+@titled("The ring's steps")
 def ring_steps(rng: random.Random) -> Problem:
     n = rng.choice([2, 3, 4, 5, 6, 8, 12, 16, 32, 64, 128, 256, 512, 1024])
     r = api.estimate("ring", n, 1e9, n)
@@ -324,6 +379,7 @@ def ring_steps(rng: random.Random) -> Problem:
     )
 
 
+@titled("The bytes each GPU sends in a ring")
 def ring_bytes_per_gpu(rng: random.Random) -> Problem:
     n = rng.choice([2, 3, 4, 8, 16, 32, 64, 128, 1024])
     s = rng.choice([1, 2, 4, 14]) * 1e9
@@ -346,19 +402,25 @@ def ring_bytes_per_gpu(rng: random.Random) -> Problem:
     )
 
 
+@titled("A cell after all-gather step k")
 def ag_cell(rng: random.Random) -> Problem:
     n, values, trace = _small_ring(rng)
-    s, c, i = rng.randrange(1, n), rng.randrange(n), rng.randrange(n)
-    want = trace[n - 1 + s - 1]["buffers"][i][c]
+    s, c = rng.randrange(1, n), rng.randrange(n)
     owner = (c - 1) % n
+    if s < n - 1 and rng.randrange(2):  # half the time a cell the sum has not reached yet
+        i = (owner + rng.randrange(s + 1, n)) % n
+    else:
+        i = rng.randrange(n)
+    want = trace[n - 1 + s - 1]["buffers"][i][c]
     total = trace[n - 2]["buffers"][owner][c]
     steps = [
         f"After the reduce-scatter GPU {owner} holds chunk {c}'s complete sum, "
         + " + ".join(str(v[c]) for v in values)
         + f" = {total}.",
     ]
-    steps += [t.replace("Step ", "All-gather step ") for t in _follow(trace[n - 1 :], c, 1, s)]
     k = (i - owner) % n
+    last = min(s, k)  # the steps that matter to GPU i: none if it is the owner
+    steps += [t.replace("Step ", "All-gather step ") for t in _follow(trace[n - 1 :], c, 1, last)]
     if k == 0:
         steps.append(f"GPU {i} is that owner: it holds {want}.")
     elif k <= s:
@@ -382,6 +444,14 @@ def ag_cell(rng: random.Random) -> Problem:
         unit="",
         tolerance=EXACT,
         given={"values": values, "step": s, "gpu": i, "chunk": c},
+        mistakes=(
+            (
+                total,
+                f"That is chunk {c}'s complete sum. Has it reached GPU {i} by all-gather step "
+                f"{s}? Count the steps from its owner.",
+            ),
+        ),
+        factor_hints=False,
     )
 
 
@@ -426,8 +496,19 @@ def _line_problem(rng: random.Random, which: str) -> Problem:
         steps.append(
             f"busbw = algbw × 2(n − 1)/n = {fmt.sig(r['algbw_GBps'], 4)} × {2 * (n - 1)}/{n} = "
             f"{show(r['busbw_GBps'] * 1e9, 'GB/s')}."
+            + (" On 2 GPUs the factor is 1: busbw equals algbw." if n == 2 else "")
         )
     name = "algorithm bandwidth (algbw)" if which == "algbw" else "bus bandwidth (busbw)"
+    if which == "busbw":
+        mistake = (
+            r["algbw_GBps"] * 1e9,
+            f"That is algbw; multiply by 2(n − 1)/n = {2 * (n - 1)}/{n} for busbw.",
+        )
+    else:
+        mistake = (
+            r["busbw_GBps"] * 1e9,
+            "That is busbw; algbw is the size over the time, before the factor 2(n − 1)/n.",
+        )
     return Problem(
         prompt=f"all_reduce_perf on {n} GPUs printed this row (algbw and busbw hidden):\n"
         f"{HEADER}\n{hidden}\nWhat is the out-of-place {name}, in GB/s?",
@@ -439,17 +520,21 @@ def _line_problem(rng: random.Random, which: str) -> Problem:
         unit="GB/s",
         tolerance=TOLERANCE,
         given={"gpus": n, "bytes": row.size_bytes, "time_us": half.time_us, "line": line},
+        mistakes=(mistake,),
     )
 
 
+@titled("The algbw of an all_reduce_perf row")
 def line_algbw(rng: random.Random) -> Problem:
     return _line_problem(rng, "algbw")
 
 
+@titled("The busbw of an all_reduce_perf row")
 def line_busbw(rng: random.Random) -> Problem:
     return _line_problem(rng, "busbw")
 
 
+@titled("The bytes GPU 0 sends in the naive method")
 def naive_root_bytes(rng: random.Random) -> Problem:
     n = rng.choice([4, 8, 16, 32, 64])
     s = rng.choice([1, 2, 4, 14]) * 1e9
@@ -499,6 +584,7 @@ def _flat_text(f: dict) -> str:
     )
 
 
+@titled("A small ring all-reduce, latency included")
 def ring_latency(rng: random.Random) -> Problem:
     f = _flat(rng)
     s = 2 ** rng.randrange(3, 17)
@@ -524,59 +610,118 @@ def ring_latency(rng: random.Random) -> Problem:
     )
 
 
-def _ring_tree(rng: random.Random) -> tuple[dict, float, dict, dict]:
+# The lock-step tree as the latency page counts it, stated in full so that a student can follow
+# it: with the message in one piece per tree (S ≤ 1 MiB: one 512 KiB slot per half), every step
+# is a whole number of message times, and the core's time divided by one message's is that count.
+TREE_RULE = (
+    "each half of the message (S/2, in one piece) "
+    "goes up one of two binary trees to its root and back down, log2 n steps each way; in all "
+    "but one step of each phase a GPU has a message in both trees and sends them one after the "
+    "other, so such a step takes two message times"
+)
+MAX_ONE_PIECE = 2 * tree.COST_CHUNK_BYTES  # the largest message the tree sends whole
+
+
+@dataclass(frozen=True)
+class RingTree:
+    """One drawn ring-against-tree problem and the lock-step models' counts for it."""
+
+    f: dict
+    s: float
+    ring: dict
+    tree: dict
+    tree_messages: int  # message times the tree pays in a row: 2(2 log2 n - 1)
+
+    @property
+    def tree_message_s(self) -> float:
+        return self.f["latency_us"] * 1e-6 + self.s / 2 / (self.f["gbps"] * 1e9)
+
+    @property
+    def miscounted_tree_s(self) -> float:
+        """The tree's time had it paid one message time per step (2 log2 n, not queued)."""
+        return self.tree["steps"] * self.tree_message_s
+
+
+def _ring_tree(rng: random.Random) -> RingTree:
     """A flat network and size where one algorithm is clearly (1.3×) faster."""
     while True:
         f = _flat(rng)
-        s = 2 ** rng.randrange(10, 25)
+        s = 2 ** rng.randrange(10, MAX_ONE_PIECE.bit_length())  # 1 KiB to 1 MiB
         ring, tr = _flat_estimate("ring", f, s), _flat_estimate("tree", f, s)
         if max(ring["time_s"], tr["time_s"]) >= 1.3 * min(ring["time_s"], tr["time_s"]):
-            return f, s, ring, tr
+            per = f["latency_us"] * 1e-6 + s / 2 / (f["gbps"] * 1e9)
+            return RingTree(f, s, ring, tr, round(tr["time_s"] / per))
 
 
-def _ring_tree_steps(f: dict, s: float, ring: dict, tr: dict) -> list[str]:
-    k = tree_chunks(s)
+def _ring_tree_prompt(p: RingTree) -> str:
+    return (
+        f"{_flat_text(p.f)}: a message of b bytes takes α + b/B, with α = "
+        f"{p.f['latency_us']} µs and B = {p.f['gbps']} GB/s. Use this page's lock-step models. "
+        f"The ring: 2(n − 1) steps, each one message of S/n. This page's lock-step double "
+        f"binary tree: {TREE_RULE}."
+    )
+
+
+def _ring_tree_steps(p: RingTree) -> list[str]:
+    n, a, depth = p.f["gpus"], p.f["latency_us"], int(math.log2(p.f["gpus"]))
+    per_ring = p.ring["time_s"] / p.ring["steps"]
     return [
-        f"Ring: {ring['steps']} steps, each {f['latency_us']} µs + (S/n) / B: "
-        f"{show(ring['time_s'], time_unit(ring['time_s']))}.",
-        f"Tree: each half of the message goes up and down a tree of depth about "
-        f"log2 n = {math.log2(f['gpus']):g}, in {k} pipelined chunk{'s' if k > 1 else ''} of "
-        f"{fmt.nbytes(s / 2 / k)}: {tr['steps']} steps, "
-        f"{show(tr['time_s'], time_unit(tr['time_s']))}.",
+        f"Ring: 2(n − 1) = {p.ring['steps']} steps, each {a} µs + {fmt.nbytes(p.s / n)} / "
+        f"{p.f['gbps']} GB/s = {show(per_ring, 'µs', 4)}: "
+        f"{show(p.ring['time_s'], time_unit(p.ring['time_s']))}.",
+        f"Tree: 2 log2 n = {p.tree['steps']} steps; in all but one of each phase's {depth} a "
+        f"GPU sends its two trees' messages one after the other: 2 × (2 × {depth} − 1) = "
+        f"{p.tree_messages} message times of {a} µs + {fmt.nbytes(p.s / 2)} / {p.f['gbps']} "
+        f"GB/s = {show(p.tree_message_s, 'µs', 4)}: "
+        f"{show(p.tree['time_s'], time_unit(p.tree['time_s']))}.",
     ]
 
 
+def _miscount_message(p: RingTree) -> str:
+    return (
+        f"That counts the tree's {p.tree['steps']} steps as {p.tree['steps']} message times. In "
+        "this page's lock-step tree a GPU sends its two trees' messages one after the other: "
+        "count the steps that take two."
+    )
+
+
+@titled("Ring or tree: which is faster?")
 def faster(rng: random.Random) -> Problem:
-    f, s, ring, tr = _ring_tree(rng)
-    want = "tree" if tr["time_s"] < ring["time_s"] else "ring"
-    why = "latency dominates" if want == "tree" else "bandwidth dominates"
+    p = _ring_tree(rng)
+    tree_wins = p.tree["time_s"] < p.ring["time_s"]
+    want = "tree" if tree_wins else "ring"
+    why = "latency dominates" if tree_wins else "bandwidth dominates"
+    miscounted = "tree" if p.miscounted_tree_s < p.ring["time_s"] else "ring"
     return Problem(
-        prompt=f"{_flat_text(f)}. Which all-reduces {fmt.nbytes(s)} ({s:,} bytes) faster: "
-        "the ring or NCCL's double binary tree? Type ring or tree.",
-        hint="The ring pays the latency 2(n − 1) times, the tree about 2 log2 n times; but "
-        "the tree moves about twice the ring's bytes per GPU.",
-        steps=_ring_tree_steps(f, s, ring, tr) + [f"The {want} is faster: {why} here."],
+        prompt=f"{_ring_tree_prompt(p)} Which all-reduces {fmt.nbytes(p.s)} ({p.s:,} bytes) "
+        "faster: the ring or the tree? Type ring or tree.",
+        hint="The ring pays α + (S/n)/B 2(n − 1) times; the tree pays α + (S/2)/B "
+        "2(2 log2 n − 1) times. Both send about 2S per GPU; they differ in how many start-up "
+        "costs come one after another, and in the size of each message.",
+        steps=_ring_tree_steps(p) + [f"The {want} is faster: {why} here."],
         answer=want,
         dimension=CHOICE,
         unit="",
         tolerance=EXACT,
-        given={**f, "bytes": s},
+        given={**p.f, "bytes": p.s},
         choices=("ring", "tree"),
+        mistakes=((miscounted, _miscount_message(p)),),
     )
 
 
+@titled("How much faster: ring against tree")
 def speedup(rng: random.Random) -> Problem:
-    f, s, ring, tr = _ring_tree(rng)
-    a, b = sorted((ring["time_s"], tr["time_s"]))
+    p = _ring_tree(rng)
+    a, b = sorted((p.ring["time_s"], p.tree["time_s"]))
     want = b / a
-    which = "tree" if tr["time_s"] < ring["time_s"] else "ring"
+    which = "tree" if p.tree["time_s"] < p.ring["time_s"] else "ring"
+    lo, hi = sorted((p.ring["time_s"], p.miscounted_tree_s))
     return Problem(
-        prompt=f"{_flat_text(f)}. For an all-reduce of {fmt.nbytes(s)} ({s:,} bytes), how many "
-        "times faster is the faster of the ring and NCCL's double binary tree (pipelined in "
-        "512 KiB chunks)?",
-        hint="Work out both times (the stage's chart shows them), then divide the slower by "
-        "the faster.",
-        steps=_ring_tree_steps(f, s, ring, tr)
+        prompt=f"{_ring_tree_prompt(p)} For an all-reduce of {fmt.nbytes(p.s)} ({p.s:,} "
+        "bytes), how many times faster is the faster of the two?",
+        hint="The ring pays α + (S/n)/B 2(n − 1) times; the tree pays α + (S/2)/B "
+        "2(2 log2 n − 1) times. Divide the slower time by the faster.",
+        steps=_ring_tree_steps(p)
         + [
             f"The {which} is faster by {show(b, 'µs', 4)} / {show(a, 'µs', 4)} = "
             f"{fmt.sig(want, 3)}×."
@@ -585,7 +730,8 @@ def speedup(rng: random.Random) -> Problem:
         dimension=COUNT,
         unit="",
         tolerance=RATIO_TOLERANCE,
-        given={**f, "bytes": s},
+        given={**p.f, "bytes": p.s},
+        mistakes=((hi / lo, _miscount_message(p)),),
     )
 
 
@@ -594,8 +740,8 @@ def speedup(rng: random.Random) -> Problem:
 DESCRIBE = {
     "ring": "one ring over all GPUs in rank order (servers contiguous, so the ring crosses "
     "from one server to the next once per server)",
-    "multi-ring": "one ring per network card: g rings, each crossing between servers through "
-    "a different card",
+    "multi-ring": "one ring per network card: as many rings as GPUs per server, each crossing "
+    "between servers through a different card",
     "hierarchical": "a reduce-scatter inside each server over NVLink, a ring all-reduce of each "
     "GPU's shard across the servers (GPUs of the same local rank together), then an all-gather "
     "inside each server",
@@ -629,8 +775,9 @@ def _why_network(algorithm: str, nodes: int, g: int, s: float) -> str:
     )
 
 
+@titled("The bytes that cross the network")
 def network_bytes(rng: random.Random) -> Problem:
-    nodes, g, s, algorithm, r = _servers(rng, ("ring", "hierarchical", "multi-ring"))
+    nodes, g, s, algorithm, r = _servers(rng, ("ring", "multi-ring", "hierarchical"))
     n = nodes * g
     want = r["bytes_inter_node"]
     return Problem(
@@ -647,8 +794,11 @@ def network_bytes(rng: random.Random) -> Problem:
     )
 
 
+@titled("The busiest network card's bytes")
 def nic_bytes(rng: random.Random) -> Problem:
-    nodes, g, s, algorithm, r = _servers(rng, ("ring", "hierarchical", "multi-ring"))
+    # the methods in another order than network_bytes', so that seed 0 (the page's) shows all
+    # three methods on the page's three kinds
+    nodes, g, s, algorithm, r = _servers(rng, ("multi-ring", "ring", "hierarchical"))
     n = nodes * g
     want = r["bytes_per_nic_max"]
     return Problem(
@@ -664,6 +814,7 @@ def nic_bytes(rng: random.Random) -> Problem:
     )
 
 
+@titled("The steps that wait for the network")
 def network_steps(rng: random.Random) -> Problem:
     nodes, g, s, algorithm, r = _servers(rng, ("ring", "hierarchical"))
     n = nodes * g
@@ -719,6 +870,7 @@ def _bucket_steps(sizes: list[float], r: dict) -> list[str]:
     return out
 
 
+@titled("How many DDP buckets")
 def bucket_count(rng: random.Random) -> Problem:
     sizes, cap = _params(rng)
     r = api.buckets([int(m * MIB) for m in sizes], cap)
@@ -735,7 +887,9 @@ def bucket_count(rng: random.Random) -> Problem:
     )
 
 
+@titled("The first DDP bucket's size")
 def first_bucket(rng: random.Random) -> Problem:
+    rng.randrange(2)  # one draw first, so that a seed gives other buckets than bucket_count's
     sizes, cap = _params(rng)
     r = api.buckets([int(m * MIB) for m in sizes], cap)
     want = r["bucket_bytes"][0]
@@ -752,6 +906,214 @@ def first_bucket(rng: random.Random) -> Problem:
     )
 
 
+# ---- Sharded data parallel -----------------------------------------------------------------------
+
+GPUS_PER_SERVER = 8
+SHARDS = {  # what each strategy splits, and over how many GPUs
+    "ddp": f"nothing: every GPU keeps all {memory.ADAM_BYTES_PER_PARAM} bytes per parameter",
+    "zero1": f"the {memory.BYTES_PER_PARAM['optimizer']} bytes of optimizer state over the n GPUs",
+    "zero2": "the gradients and the optimizer state over the n GPUs",
+    "zero3": "all three, the weights too, over the n GPUs",
+    "hsdp": "all three, but over the g GPUs of one server only",
+}
+W, D, K = memory.BYTES_PER_PARAM.values()  # bytes per parameter: weights, gradients, optimizer
+STATES_TEXT = (
+    f"mixed-precision Adam (per parameter: {W} bytes of BF16 weights, {D} of BF16 gradients and "
+    f"{K} of FP32 optimizer state: master weights, momentum and variance)"
+)
+
+
+def _sharded(rng: random.Random, strategies: tuple[str, ...]) -> tuple[str, int, int, str]:
+    key, params = _model(rng)
+    n = GPUS_PER_SERVER * rng.choice([1, 2, 4, 8, 16, 32, 64])
+    return key, params, n, rng.choice(strategies)
+
+
+@titled("Memory per GPU, sharded or not")
+def zero_memory(rng: random.Random) -> Problem:
+    key, params, n, strategy = _sharded(rng, memory.STRATEGIES)
+    g = GPUS_PER_SERVER
+    parts = memory.per_gpu(strategy, params, n, g)
+    want = parts["total"]
+    label = shardcost.LABELS[strategy]
+    others = {k: memory.per_gpu(k, params, n, g)["total"] for k in memory.STRATEGIES}
+    steps = [
+        f"{label} splits {SHARDS[strategy]}.",
+        "Per GPU: "
+        + ", ".join(f"{part} {show(parts[part], 'GiB')}" for part in memory.BYTES_PER_PARAM)
+        + f" ({memory.FORMULAS[strategy]} with K = {K}, Ψ = {params:,}, N_d = {n}, g = {g}).",
+        f"In all {show(want, 'GiB')} (GiB = 2^30 bytes).",
+    ]
+    return Problem(
+        prompt=f"{calculator.model_label(key)} ({params:,} parameters) trains with "
+        f"{STATES_TEXT} on {_gpus(n, g)}, under {label}. How much memory do the model states "
+        "take on each GPU, in GiB?",
+        hint=f"DDP keeps all {memory.ADAM_BYTES_PER_PARAM} bytes per parameter on every GPU; "
+        "ZeRO-1 splits the optimizer state over the n GPUs, ZeRO-2 the gradients too, ZeRO-3 "
+        "the weights as well; HSDP splits all three over one server's g GPUs. GiB is 2^30 "
+        "bytes.",
+        steps=steps,
+        answer=want,
+        dimension=BYTES,
+        unit="GiB",
+        tolerance=TOLERANCE,
+        given={"params": params, "gpus": n, "gpus_per_node": g, "strategy": strategy},
+        mistakes=tuple(
+            (total, f"That is {shardcost.LABELS[k]}'s figure; {label} splits {SHARDS[strategy]}.")
+            for k, total in others.items()
+            if k != strategy
+        ),
+    )
+
+
+COLLECTIVES_TEXT = {
+    "ddp": "one all-reduce of the BF16 gradient",
+    "zero1": "a reduce-scatter of the BF16 gradient, then an all-gather of the updated weights",
+    "zero2": "a reduce-scatter of the BF16 gradient, then an all-gather of the updated weights",
+    "zero3": "an all-gather of the BF16 weights before the forward pass and again before the "
+    "backward pass, and a reduce-scatter of the gradient",
+}
+
+
+@titled("Bytes each GPU sends per step, sharded or not")
+def shard_bytes(rng: random.Random) -> Problem:
+    key, params, n, strategy = _sharded(rng, tuple(COLLECTIVES_TEXT))
+    n = max(n, 2 * GPUS_PER_SERVER)  # across servers, where the bytes matter
+    r = api.shard(key, n, GPUS_PER_SERVER)["strategies"]
+    want = r[strategy]["comm_bytes_per_gpu"]
+    label = shardcost.LABELS[strategy]
+    grad = 2 * params
+    steps = [
+        f"The BF16 buffer: {params:,} × 2 bytes = S = {fmt.nbytes(grad)}.",
+        f"{label} runs {COLLECTIVES_TEXT[strategy]}.",
+        (
+            f"An all-reduce sends 2(n − 1)/n · S = {show(want, 'GB')} per GPU."
+            if strategy == "ddp"
+            else f"Each of its {2 if strategy != 'zero3' else 3} collectives sends (n − 1)/n · S "
+            f"= {fmt.nbytes((n - 1) / n * grad)} per GPU: {show(want, 'GB')} in all."
+        ),
+    ]
+    ddp_bytes = r["ddp"]["comm_bytes_per_gpu"]
+    z3 = r["zero3"]["comm_bytes_per_gpu"]
+    wrong = (
+        (
+            ddp_bytes,
+            "That is DDP's traffic (and ZeRO-1's and ZeRO-2's); ZeRO-3 gathers the "
+            "weights twice per step, before the forward pass and again before the backward.",
+        )
+        if strategy == "zero3"
+        else (
+            z3,
+            f"That is ZeRO-3's traffic, which gathers the weights twice per step; {label} "
+            f"runs {COLLECTIVES_TEXT[strategy]}.",
+        )
+    )
+    return Problem(
+        prompt=f"{calculator.model_label(key)} ({params:,} parameters) trains on "
+        f"{_gpus(n, GPUS_PER_SERVER)} under {label}, with BF16 weights and gradients. Each "
+        "collective is a ring over all n GPUs: an all-reduce of an S-byte buffer sends "
+        "2(n − 1)/n · S per GPU, a reduce-scatter or an all-gather (n − 1)/n · S. How many "
+        "bytes does each GPU send per training step, in GB?",
+        hint="List the collectives the strategy runs per step. DDP: one all-reduce of the "
+        "gradient. ZeRO-1 and ZeRO-2: a reduce-scatter of the gradient and an all-gather of "
+        "the weights. ZeRO-3: the weights are gathered before the forward and again before the "
+        "backward pass, and the gradient reduce-scattered.",
+        steps=steps,
+        answer=want,
+        dimension=BYTES,
+        unit="GB",
+        tolerance=TOLERANCE,
+        given={"params": params, "gpus": n, "strategy": strategy},
+        mistakes=(wrong,),
+    )
+
+
+# ---- In-network reduction ------------------------------------------------------------------------
+
+NVLS_TEXT = (
+    "NCCL's NVLink SHARP (NVLS) all-reduce: the buffer is split into one chunk per GPU; for its "
+    "own chunk, each GPU has the switch read that chunk from every GPU and add them, then stores "
+    "the sum, which the switch writes to every GPU"
+)
+
+
+@titled("The bytes on each GPU's link with NVLS")
+def nvls_link_bytes(rng: random.Random) -> Problem:
+    n = rng.randrange(2, 9)
+    s = rng.choice([1, 2, 4, 8, 10, 16]) * 1e9
+    nvls = innetwork.nvls_bytes(n, s)
+    want = nvls["sent_per_gpu"]
+    ring = innetwork.ring_bytes(n, s)
+    steps = [
+        f"The switch reads each of the GPU's {n} chunks of S/n = {fmt.nbytes(s / n)} once, for "
+        f"the GPU that adds that chunk: S = {fmt.nbytes(s)} out.",
+        f"The GPU stores the sum of its own chunk: another S/n = {fmt.nbytes(s / n)}.",
+        f"In all (n + 1)/n · S = {show(want, 'GB')}, against the ring's 2(n − 1)/n · S = "
+        f"{fmt.nbytes(ring)}.",
+    ]
+    return Problem(
+        prompt=f"One server of {n} H100 GPUs on an NVSwitch runs {NVLS_TEXT}. For an all-reduce "
+        f"of {fmt.nbytes(s)}, how many bytes leave each GPU over its link, in GB?",
+        hint="Count what leaves one GPU: the chunks the switch reads from it, and the sum it "
+        "stores.",
+        steps=steps,
+        answer=want,
+        dimension=BYTES,
+        unit="GB",
+        tolerance=TOLERANCE,
+        given={"gpus": n, "bytes": s},
+        mistakes=(
+            (
+                ring,
+                "That is the ring's count, where the GPUs add. With NVLS the switch adds: "
+                "count the chunks it reads from the GPU and the sum the GPU stores.",
+            ),
+            (s, "That is the chunks the switch reads; add the sum the GPU stores."),
+        ),
+    )
+
+
+@titled("From NVLS's busbw to the rate on the wire")
+def nvls_wire_rate(rng: random.Random) -> Problem:
+    n = rng.randrange(4, 9)
+    busbw = rng.randrange(250, 481)
+    ideal = innetwork.bandwidth(n, 1.0)["nvls"]  # the ratios busbw : algbw : wire, from the core
+    algbw = busbw * ideal["algbw_GBps"] / ideal["busbw_GBps"]
+    wire = busbw * ideal["wire_GBps"] / ideal["busbw_GBps"]
+    steps = [
+        f"algbw = busbw / (2(n − 1)/n) = {busbw} × {n}/{2 * (n - 1)} = "
+        f"{show(algbw * 1e9, 'GB/s')}: the buffer S moved in S / algbw.",
+        f"In that time each link carries (n + 1)/n · S: wire = algbw × {n + 1}/{n} = "
+        f"{show(wire * 1e9, 'GB/s')}.",
+    ]
+    return Problem(
+        prompt=f"all_reduce_perf on {n} H100 GPUs in one server, where NCCL chose NVLink SHARP "
+        f"(NVLS), reports a busbw of {busbw} GB/s for a large all-reduce. In NVLS each GPU's "
+        "link carries (n + 1)/n of the buffer each way (the switch reads all the GPU's chunks, "
+        "and the GPU stores one sum). What rate does each link carry, in GB/s?",
+        hint="busbw is algbw × 2(n − 1)/n, a factor made for the ring: first go back to algbw "
+        "(size over time), then multiply by the bytes NVLS puts on each link per byte of buffer.",
+        steps=steps,
+        answer=wire * 1e9,
+        dimension=RATE,
+        unit="GB/s",
+        tolerance=TOLERANCE,
+        given={"gpus": n, "busbw_GBps": busbw},
+        mistakes=(
+            (
+                busbw * 1e9,
+                "That is busbw, which assumes a ring's 2(n − 1)/n · S on each link; NVLS puts "
+                "(n + 1)/n · S there. Go through algbw.",
+            ),
+            (
+                algbw * 1e9,
+                "That is algbw, the buffer's size over the time; each link carries a little "
+                "more than the buffer: (n + 1)/n of it.",
+            ),
+        ),
+    )
+
+
 # ---- Your cluster --------------------------------------------------------------------------------
 
 
@@ -760,6 +1122,7 @@ def _model(rng: random.Random) -> tuple[str, int]:
     return key, api.model_name(key).params
 
 
+@titled("A model's gradient size")
 def gradient_size(rng: random.Random) -> Problem:
     key, params = _model(rng)
     dtype = rng.choice(["bf16", "fp32"])
@@ -787,11 +1150,12 @@ def gradient_size(rng: random.Random) -> Problem:
 def _cluster(rng: random.Random) -> dict:
     return {
         "gpu": rng.choice(["A100 SXM", "H100 SXM", "B200"]),
-        "gpus": 8 * rng.choice([1, 2, 4, 8, 16, 32]),
+        "gpus": GPUS_PER_SERVER * rng.choice([1, 2, 4, 8, 16, 32]),
         "nic_Gbps": rng.choice([100, 200, 400, 800]),
     }
 
 
+@titled("A single ring's time on a real cluster")
 def calc_time(rng: random.Random) -> Problem:
     key, params = _model(rng)
     c = _cluster(rng)
@@ -814,9 +1178,17 @@ def calc_time(rng: random.Random) -> Problem:
     ]
     return Problem(
         prompt=f"{calculator.model_label(key)} ({params:,} parameters) trains on {n} {c['gpu']} "
-        f"GPUs, 8 per server ({link:g} GB/s NVLink per direction), one {c['nic_Gbps']} Gb/s "
-        "card per GPU. With no latency, how long does one ring all-reduce of its BF16 gradient "
-        f"take, in {u}?",
+        f"GPUs, {GPUS_PER_SERVER} per server ({link:g} GB/s NVLink per direction), one "
+        f"{c['nic_Gbps']} Gb/s "
+        f"card per GPU. With no latency, how long does an all-reduce of its BF16 gradient take "
+        f"on a single ring through all {n} GPUs"
+        + (
+            " (servers one after another, so the ring crosses each server boundary through one "
+            "card)"
+            if n > GPUS_PER_SERVER
+            else ""
+        )
+        + f", in {u}?",
         hint="Bytes per GPU 2(n − 1)/n × S over the slowest link's rate; a card's Gb/s are "
         "bits: divide by 8.",
         steps=steps,
@@ -825,9 +1197,18 @@ def calc_time(rng: random.Random) -> Problem:
         unit=u,
         tolerance=TOLERANCE,
         given={**c, "params": params, "link_GBps": link},
+        mistakes=(
+            (
+                api.calc(model=key, algorithm="multi-ring", overlap_too=False, **c)["allreduce_s"],
+                f"That is one ring per card, each carrying S/{GPUS_PER_SERVER}, as NCCL runs it; "
+                "the question "
+                "asks for a single ring, whose every step waits for one card.",
+            ),
+        ),
     )
 
 
+@titled("One training step's compute time")
 def compute_time(rng: random.Random) -> Problem:
     key, params = _model(rng)
     c = _cluster(rng)
@@ -857,6 +1238,80 @@ def compute_time(rng: random.Random) -> Problem:
     )
 
 
+HEALTHY_SHARE = 0.85  # a busbw within 15 % of what the system reaches is as good as it gets
+SHORT = f"{1 - HEALTHY_SHARE:.0%}"  # how far below the yardstick a healthy reading may be
+
+
+def _checks(c: measured.Curve) -> list[str]:
+    """What to look at when a reading is low, for the system of run `c`."""
+    out = [
+        "Run it again with NCCL_DEBUG=INFO: the log names the algorithm, protocol and channels "
+        "NCCL chose."
+    ]
+    if c.gpu.startswith("H100") and c.algorithm == "nccl":
+        out.append(
+            "On H100s with NVSwitch NCCL should choose NVLS (NVLSTree across servers); if it "
+            f"does not, NVLink SHARP is off (NCCL_NVLS_ENABLE, the fabric manager) and the "
+            f"ring's {measured.H100_RING_BUSBW:g} GB/s is the ceiling."
+        )
+    if c.nic_Gbps:
+        out.append(
+            f"Across servers every GPU needs its own {c.nic_Gbps:g} Gb/s card: check that NCCL "
+            f"uses all {c.gpus_per_node} cards of each server (NCCL_IB_HCA, ibstat) and runs "
+            "one GPU per process."
+        )
+    else:
+        out.append(
+            "Inside one server, check that every NVLink is up (nvidia-smi nvlink --status) and "
+            "that nothing else runs on the GPUs."
+        )
+    return out
+
+
+@titled("Is this busbw healthy?")
+def judge_busbw(rng: random.Random) -> Problem:
+    c = rng.choice(measured.CURVES)
+    size, yardstick = c.rows[-1]
+    healthy = rng.randrange(2) == 1
+    share = rng.randrange(90, 103) if healthy else rng.randrange(40, 76)
+    reading = round(yardstick * share / 100, 1)
+    want = "healthy" if reading >= HEALTHY_SHARE * yardstick else "low"
+    steps = [
+        f"The yardstick: a published run on this system ({c.label}) reached {yardstick:g} GB/s "
+        f"at {fmt.nbytes(size)} ({c.source.split()[0].rstrip(',')}).",
+        f"{reading:g} GB/s is {reading / yardstick:.0%} of it: "
+        + (
+            f"within {SHORT}, as good as it gets."
+            if want == "healthy"
+            else f"more than {SHORT} short, so something is wrong."
+        ),
+    ]
+    if want == "low":
+        steps += _checks(c)
+    return Problem(
+        prompt=f"An all_reduce_perf run ({c.label}) reports an out-of-place busbw"
+        f" of {reading:g} GB/s at {fmt.nbytes(size)} ({size:,} bytes). Is that healthy "
+        "for this system, or low? Type healthy or low.",
+        hint="Compare it with what a healthy system of this kind reaches at large sizes (the "
+        f"published runs the site quotes); within about {SHORT} is healthy.",
+        steps=steps,
+        answer=want,
+        dimension=CHOICE,
+        unit="",
+        tolerance=EXACT,
+        given={"system": c.key, "bytes": size, "busbw_GBps": reading},
+        choices=("healthy", "low"),
+        mistakes=(
+            (
+                "healthy",
+                "A large number is not yet a healthy one: how far is it below what this system "
+                "reaches at this size?",
+            ),
+            ("low", "How far is it from what this system reaches at this size?"),
+        ),
+    )
+
+
 # ---- The registry --------------------------------------------------------------------------------
 
 # Which page asks which kinds is the pages' front matter (`exercises:`), the one place that says
@@ -871,9 +1326,12 @@ KINDS: dict[str, Callable[[random.Random], Problem]] = {
         ring_latency, faster, speedup,
         network_bytes, nic_bytes, network_steps,
         bucket_count, first_bucket,
-        gradient_size, calc_time, compute_time,
+        zero_memory, shard_bytes,
+        nvls_link_bytes, nvls_wire_rate,
+        gradient_size, calc_time, compute_time, judge_busbw,
     )
 }  # fmt: skip
+TITLES = {name: kind.title for name, kind in KINDS.items()}
 # A teacher's sheet by default: the first kind of every page that has exercises, in page order
 # (tests/core/exercises/test_exercises.py holds it against the pages).
 SHEET_KINDS = (
@@ -884,5 +1342,7 @@ SHEET_KINDS = (
     "ring_latency",
     "network_bytes",
     "bucket_count",
+    "zero_memory",
+    "nvls_link_bytes",
     "gradient_size",
 )
