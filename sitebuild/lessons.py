@@ -17,9 +17,11 @@ and sized for a first-time technical reader who checks the arithmetic as they go
   its inputs); an exercise `EXERCISE_MINUTES` (the 2 to 5 minutes one takes); a sheet
   `SHEET_MINUTES`.
 
-The build also counts the *numbers* quoted in the main prose (the same text as the prose words,
-less link texts, which are cross-references and addresses): a figure such as 450, 2.5 or 1,100
-is one number. A page should quote at most about 40; the rest belong in Deeper boxes.
+The build also counts the *figures* quoted in the main prose (the same text as the prose words,
+less link texts, which are cross-references and addresses): a number with its unit, such as
+450 GB/s, 2.5 GB, 1,100 tokens, 82 % or 1.5 times, is one figure; a count (8 GPUs), a label
+(GPU 0) or a formula's digits are not. A page should quote at most about 40; the rest belong in
+Deeper boxes.
 
 Glossary links come from content/glossary.yaml: in a page's `<article>`, the first use of each
 term becomes a link to `glossary/#<anchor>` whose title is the term's definition (and, inside a
@@ -66,7 +68,13 @@ TIME_FACTS = {
     }.items()
 }
 WORD = re.compile(r"\w+(?:['’-]\w+)*")
-NUMBER = re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)*")  # 450, 2.5, 1,100: one number each
+# a quoted figure: a number with its unit (450 GB/s, 2.5 GB, 1,100 tokens, 82%, 1.5 times); a
+# count (8 GPUs), a label (GPU 0) or a formula's digits (2(n - 1)) is not one
+FIGURE = re.compile(
+    r"(?<![\w.,-])\d+(?:[.,]\d+)*[\s\u00a0\u2009\u202f]?"
+    r"(?:%|(?:[kMGTP]i?B|[kMGT]b|TFLOP)(?:/s)?(?![\w/])|[mµn]?s(?!\w)|bytes?\b|tokens?\b"
+    r"|times\b|×)"
+)
 VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 # never linked: a link inside these would be invisible, unclickable or wrong
 NO_LINK = {"a", "button", "code", "h1", "h2", "h3", "h4", "h5", "h6", "kbd", "label", "math"}
@@ -178,10 +186,10 @@ def prose_words(body: str) -> tuple[int, int]:
 
 
 def prose_numbers(body: str) -> int:
-    """How many numbers the main text quotes (outside widgets, math, code, footnotes, Deeper
-    boxes and link texts)."""
+    """How many figures (numbers with their units) the main text quotes, outside widgets, math,
+    code, footnotes, Deeper boxes and link texts: what a reader has to take in."""
     main, _ = _main_runs(body, links=False)
-    return sum(len(NUMBER.findall(text)) for text in main)
+    return sum(len(FIGURE.findall(text)) for text in main)
 
 
 def widget_minutes(view: str, state: dict, controls: int) -> float:

@@ -10,8 +10,10 @@ from pathlib import Path
 import jinja2
 
 from allreduce_explainer import facts, palette, widgets
+from allreduce_explainer.exercises import TITLES as EXERCISE_TITLES
 from allreduce_explainer.logs import explain
 from allreduce_explainer.widgets import views
+from allreduce_explainer.widgets.exercises import question_bank
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .compress import compress_site
@@ -143,6 +145,8 @@ class Builder:
                 "stages": stages,
                 "base": base,
                 "page": page,
+                "widget_params": {"exercise_sheet": {"bank": question_bank(stages)}},
+                "exercise_titles": EXERCISE_TITLES,
             }
             | self.references,
         )

@@ -108,7 +108,8 @@ def render_prose(
     def widget(name: str) -> str:
         if name not in widgets.WIDGETS:
             raise SystemExit(f"{page.path}: unknown widget {name!r}")
-        states.append((name, widgets.WIDGETS[name]()))
+        # a widget's build-time parameters (the sheet's question bank), never in its URL
+        states.append((name, widgets.WIDGETS[name](context.get("widget_params", {}).get(name))))
         return stash.put(widget_html(name, states[-1][1]))
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
