@@ -43,6 +43,9 @@ class Page:
     builds_on: tuple[str, ...] = ()
     exercises: tuple[str, ...] = ()
     objectives: tuple[str, ...] = ()
+    # per objective, what exercises it: exercise kinds of the page, and "q1", "q2", ... for its
+    # "Check yourself" questions (the course page shows it to teachers)
+    practice: tuple[tuple[str, ...], ...] = ()
     takeaways: tuple[str, ...] = ()
     questions: tuple[Question, ...] = ()
     number: int | None = None  # the stage's place, 1 to n; None for a page that is not a stage
@@ -85,6 +88,31 @@ def _questions(path: Path, value) -> tuple[Question, ...]:
     )
 
 
+def _practice(
+    path: Path, value, objectives: tuple[str, ...], kinds: tuple[str, ...], questions: int
+) -> tuple[tuple[str, ...], ...]:
+    """One list per objective of the kinds and questions that exercise it; every objective has
+    one at least, and every kind of the page exercises some objective."""
+    if not value:
+        return ()
+    if not isinstance(value, list) or len(value) != len(objectives):
+        raise _fail(
+            path, "practice", f"must be a list of {len(objectives)} lists, one per objective"
+        )
+    names = set(kinds) | {f"q{i}" for i in range(1, questions + 1)}
+    out = tuple(_texts(path, "practice", v) for v in value)
+    for cover in out:
+        if not cover:
+            raise _fail(path, "practice", "leaves an objective with no exercise or question")
+        strange = [x for x in cover if x not in names]
+        if strange:
+            raise _fail(path, "practice", f"names {strange[0]!r}, no kind or question of the page")
+    unused = sorted(set(kinds) - {x for cover in out for x in cover})
+    if unused:
+        raise _fail(path, "practice", f"places no objective for the kind {unused[0]!r}")
+    return out
+
+
 def normalize(front_matter: dict, path: Path, source: str = "") -> Page:
     """The page `path` declares, every key checked on its own; `course` checks the pages
     against each other."""
@@ -108,6 +136,9 @@ def normalize(front_matter: dict, path: Path, source: str = "") -> Page:
         raise _fail(path, "exercises", f"names {strange[0]!r}, which is no exercise kind")
     if len(set(kinds)) != len(kinds):
         raise _fail(path, "exercises", "lists a kind twice")
+    objectives = _texts(path, "objectives", m.get("objectives", []))
+    questions = _questions(path, m.get("questions", []))
+    practice = _practice(path, m.get("practice", []), objectives, kinds, len(questions))
     return Page(
         title=_text(path, "title", m["title"]),
         slug=m["slug"],
@@ -118,9 +149,10 @@ def normalize(front_matter: dict, path: Path, source: str = "") -> Page:
         core=m.get("core", False),
         builds_on=_texts(path, "builds_on", m.get("builds_on", [])),
         exercises=kinds,
-        objectives=_texts(path, "objectives", m.get("objectives", [])),
+        objectives=objectives,
+        practice=practice,
         takeaways=_texts(path, "takeaways", m.get("takeaways", [])),
-        questions=_questions(path, m.get("questions", [])),
+        questions=questions,
     )
 
 

@@ -57,6 +57,18 @@ def soup(path: Path) -> BeautifulSoup:
         ({"takeaways": [""]}, "takeaways"),
         ({"questions": [{"q": "Why?"}]}, "questions"),
         ({"questions": [{"q": "Why?", "a": 3}]}, "questions"),
+        ({"objectives": ["A.", "B."], "practice": [["q1"]]}, "practice"),  # one list short
+        ({"objectives": ["A."], "practice": [[]]}, "practice"),  # an objective left bare
+        ({"objectives": ["A."], "practice": [["q1"]]}, "practice"),  # no such question
+        ({"objectives": ["A."], "exercises": ["ring_time"], "practice": [["rs_cell"]]}, "practice"),
+        (
+            {
+                "objectives": ["A."],
+                "exercises": ["ring_time", "rs_cell"],
+                "practice": [["rs_cell"]],
+            },
+            "practice",
+        ),  # a kind that exercises no objective
     ],
 )
 def test_normalize_refuses_bad_front_matter_naming_the_file_and_the_key(change, key):
