@@ -1,7 +1,9 @@
 """What the site asks of NCCL's model: every candidate's time, NCCL's pick, and a calibrated time.
 
-NCCL's model exists to choose, not to predict: its absolute figures can miss a measurement by
-several per cent (8 x A100: it counts 240 GB/s of ring bus bandwidth where runs reach 230). So
+NCCL's model exists to choose, not to predict: at large messages its absolute figures miss a
+measurement by several per cent (8 x A100: it counts 240 GB/s of ring bus bandwidth where runs
+reach 230), and at 1-64 MiB, where real runs have not reached its constant bandwidth, it is far
+more optimistic (widgets/cluster.py's model_misses measures both against the cited runs). So
 the choice is NCCL's, made on its own times, and each candidate also carries a calibrated time:
 NCCL's latency plus the bytes over NCCL's bandwidth times one factor per algorithm and GPU
 generation, the ratio of a cited measurement to NCCL's own figure on the measured system.
