@@ -91,7 +91,7 @@ def quick_reference() -> dict[str, str]:
         "qr_nics_per_server": f"{server * nic['GBps']:g} GB/s",
         "qr_fp32_bytes": str(FP32.itemsize),
         "qr_bf16_bytes": str(BF16.itemsize),
-        "qr_gib_over_gb": f"{(hardware.GIB / 1e9 - 1) * 100:.0f} %",
+        "qr_gib_over_gb": fmt.percent(hardware.GIB / 1e9 - 1),
         "qr_bytes_per_param": str(memory.ADAM_BYTES_PER_PARAM),
         "qr_bytes_split": " + ".join(str(b) for b in memory.BYTES_PER_PARAM.values()),
         "qr_hbm": f"{gpu.memory_gb:g} GiB",

@@ -17,6 +17,11 @@ def sig(x: float, digits: int = 2) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def percent(share: float, decimals: int = 0) -> str:
+    """A share as the pages write a percentage, with a space before the sign: 0.82 -> "82 %"."""
+    return f"{100 * share:.{decimals}f} %"
+
+
 def seconds(x: float) -> str:
     """A duration with its unit: 31.8 s, 0.44 s, 55 ms, 12 µs (one decimal from 1 s up)."""
     if x >= 100:

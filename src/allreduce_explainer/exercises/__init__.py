@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 
+from .. import fmt
 from ..errors import ParamError
 from ..params import Param, spec, validated
 from .check import check_choice, check_quantity, check_vector
@@ -94,7 +95,7 @@ def _tolerance_text(p: Problem) -> str:
         return "one word"
     if p.tolerance == 0:
         return "exact"
-    return f"within {p.tolerance:.0%}" + (
+    return f"within {fmt.percent(p.tolerance)}" + (
         f"; in {p.unit} unless you write a unit" if p.unit else ""
     )
 

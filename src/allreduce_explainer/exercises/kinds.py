@@ -1226,8 +1226,8 @@ def compute_time(rng: random.Random) -> Problem:
     return Problem(
         prompt=f"{calculator.model_label(key)} ({params:,} parameters) trains on {c['gpu']} "
         f"GPUs ({peak:g} TFLOP/s dense BF16), {tokens:,} tokens per GPU per step, at "
-        f"{mfu:.0%} of peak (MFU). A forward and backward pass costs 6 FLOPs per parameter per "
-        f"token. How long is one step's compute, in {u}?",
+        f"{fmt.percent(mfu)} of peak (MFU). A forward and backward pass costs 6 FLOPs per "
+        f"parameter per token. How long is one step's compute, in {u}?",
         hint="FLOPs = 6 × parameters × tokens; divide by peak × MFU.",
         steps=steps,
         answer=r["compute_s"],
@@ -1239,7 +1239,7 @@ def compute_time(rng: random.Random) -> Problem:
 
 
 HEALTHY_SHARE = 0.85  # a busbw within 15 % of what the system reaches is as good as it gets
-SHORT = f"{1 - HEALTHY_SHARE:.0%}"  # how far below the yardstick a healthy reading may be
+SHORT = fmt.percent(1 - HEALTHY_SHARE)  # how far below the yardstick a healthy reading may be
 
 
 def _checks(c: measured.Curve) -> list[str]:
@@ -1279,7 +1279,7 @@ def judge_busbw(rng: random.Random) -> Problem:
     steps = [
         f"The yardstick: a published run on this system ({c.label}) reached {yardstick:g} GB/s "
         f"at {fmt.nbytes(size)} ({c.source.split()[0].rstrip(',')}).",
-        f"{reading:g} GB/s is {reading / yardstick:.0%} of it: "
+        f"{reading:g} GB/s is {fmt.percent(reading / yardstick)} of it: "
         + (
             f"within {SHORT}, as good as it gets."
             if want == "healthy"

@@ -425,8 +425,8 @@ def _band_facts() -> dict[str, str]:
     large = max(abs(m) for m in model_misses(LARGE, math.inf))
     mid = max(model_misses(*MID))
     return {
-        "cluster_band_large": f"{100 * large:.0f} %",
+        "cluster_band_large": fmt.percent(large),
         "cluster_band_large_from": f"{LARGE >> 30} GiB",
-        "cluster_band_mid": f"{100 * mid:.0f} %",
+        "cluster_band_mid": fmt.percent(mid),
         "cluster_band_mid_range": f"{MID[0] >> 20} and {MID[1] >> 20} MiB",
     }

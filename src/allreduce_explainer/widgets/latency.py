@@ -685,7 +685,7 @@ def _curve_facts() -> dict[str, str]:
         out[f"curve_{key}_pick"] = f"{pick.algorithm} {pick.protocol}"
         misses.append(abs(pick.nccl_busbw_GBps / got - 1))
     # how far NCCL's own figures are from these runs, at their (largest) sizes only
-    out["curve_own_miss"] = f"{max(misses):.0%}"
+    out["curve_own_miss"] = fmt.percent(max(misses))
     out["curve_smallest_size"] = fmt.nbytes(min(c.rows[-1][0] for c in measured.CURVES))
     many = busbw_curve({"servers": 8})
     return out | {
