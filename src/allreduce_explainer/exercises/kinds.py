@@ -1238,8 +1238,7 @@ def compute_time(rng: random.Random) -> Problem:
     )
 
 
-HEALTHY_SHARE = 0.85  # a busbw within 15 % of what the system reaches is as good as it gets
-SHORT = fmt.percent(1 - HEALTHY_SHARE)  # how far below the yardstick a healthy reading may be
+SHORT = fmt.percent(1 - measured.HEALTHY_SHARE)  # how far below its yardstick a healthy run may be
 
 
 def _checks(c: measured.Curve) -> list[str]:
@@ -1275,7 +1274,7 @@ def judge_busbw(rng: random.Random) -> Problem:
     healthy = rng.randrange(2) == 1
     share = rng.randrange(90, 103) if healthy else rng.randrange(40, 76)
     reading = round(yardstick * share / 100, 1)
-    want = "healthy" if reading >= HEALTHY_SHARE * yardstick else "low"
+    want = "healthy" if reading >= measured.HEALTHY_SHARE * yardstick else "low"
     steps = [
         f"The yardstick: a published run on this system ({c.label}) reached {yardstick:g} GB/s "
         f"at {fmt.nbytes(size)} ({c.source.split()[0].rstrip(',')}).",

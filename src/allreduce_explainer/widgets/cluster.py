@@ -387,10 +387,6 @@ def facts() -> dict[str, str]:
     }
 
 
-# A rule of thumb, not a measurement: a healthy run across servers reaches most of its cards'
-# line rate on a large message (NDR cards 46-49 of 50 GB/s, nccl-tests #267 and #290); below
-# this share of it, something in the cluster is wrong.
-HEALTHY_SHARE = 0.8
 LARGE = 1 << 30  # from here real sweeps reach the constant bandwidths NCCL's model assumes
 MID = (1 << 20, 64 << 20)  # where they have not yet
 
@@ -400,8 +396,8 @@ def _rule_facts(r: dict) -> dict[str, str]:
     yardstick = r["gpus_per_node"] * r["nic_GBps"]
     return {
         "cluster_rule_yardstick": f"{fmt.sig(yardstick, 3)} GB/s",
-        "cluster_rule_floor": f"{fmt.sig(HEALTHY_SHARE * yardstick, 3)} GB/s",
-        "cluster_rule_share": pct(HEALTHY_SHARE),
+        "cluster_rule_floor": f"{fmt.sig(measured.HEALTHY_SHARE * yardstick, 3)} GB/s",
+        "cluster_rule_share": pct(measured.HEALTHY_SHARE),
     }
 
 

@@ -188,7 +188,8 @@ def oracle(kind, g):
         n = g["gpus"]
         return g["busbw_GBps"] * n / (2 * (n - 1)) * (n + 1) / n * 1e9
     if kind == "judge_busbw":
-        return "healthy" if g["busbw_GBps"] >= 0.85 * PUBLISHED_BUSBW[g["system"]] else "low"
+        # page 10's rule of thumb: at least 80 % of what a healthy run of the system reaches
+        return "healthy" if g["busbw_GBps"] >= 0.8 * PUBLISHED_BUSBW[g["system"]] else "low"
     raise AssertionError(f"no oracle for {kind}")
 
 
