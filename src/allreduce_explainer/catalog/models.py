@@ -15,7 +15,7 @@ Table 1); a convolution costs 2·C_in·k²·C_out per output pixel. Norms, activ
 lookups are counted as free, as Kaplan et al. leave them out too: an estimate, not a measurement,
 puts them under 1 % (GPT-2 small: two layer norms and a GELU, about 40·d FLOPs per token per
 layer, against the matrices' 24·d², 0.2 %; ResNet-50: a batch norm and a ReLU, a few FLOPs per
-output element, against 2·C_in·k², 576 for the smallest 3×3 convolution).
+output element, against 2·C_in·k², 1,152 for the smallest 3×3 convolution).
 """
 
 from __future__ import annotations
