@@ -175,20 +175,23 @@ def test_a_paste_wins_over_the_menu_and_the_menu_switches_examples():
 def test_accuracy_band_from_the_cited_sweeps():
     """The oracle: each cited log of tests/data parsed afresh, NCCL's calibrated busbw held
     against its out-of-place busbw at every size."""
-    large, mid = [], []
+    large, mid, upper = [], [], []
     for c in measured.CURVES:
         rows = explain.read_log((DATA / c.file).read_text())["rows"]
         system = nccl.System(c.gpu, c.gpus, c.gpus_per_node, c.gpus_per_node, c.nic_Gbps or 400)
         algo = None if c.algorithm == "nccl" else "Ring"
         for r in rows:
             size = r["size_bytes"]
-            if size < 2**20 or (2**26 < size < 2**30):
+            if size < 2**20 or (2**26 < size < 2**28):
                 continue
             got = nccl.choose("AllReduce", size, system, algorithm=algo).busbw_GBps
-            (large if size >= 2**30 else mid).append(got / r["busbw_GBps"] - 1)
+            band = large if size >= 2**30 else upper if size >= 2**28 else mid
+            band.append(got / r["busbw_GBps"] - 1)
     f = widget.facts()
     assert f["cluster_band_large"] == f"{100 * max(map(abs, large)):.0f} %"
     assert f["cluster_band_mid"] == f"{100 * max(mid):.0f} %"
+    assert f["cluster_band_upper"] == f"{100 * max(upper):.0f} %"
+    assert 0.05 < max(upper) < max(mid)  # closer than at mid sizes, not yet as close as at 1 GiB
     assert max(map(abs, large)) < 0.05 < 0.25 < max(mid)  # a few per cent; far more at mid sizes
 
 

@@ -389,6 +389,7 @@ def facts() -> dict[str, str]:
 
 LARGE = 1 << 30  # from here real sweeps reach the constant bandwidths NCCL's model assumes
 MID = (1 << 20, 64 << 20)  # where they have not yet
+UPPER = 256 << 20  # from here to LARGE they are close: a block's collectives (page 8) sit here
 
 
 def _rule_facts(r: dict) -> dict[str, str]:
@@ -425,4 +426,6 @@ def _band_facts() -> dict[str, str]:
         "cluster_band_large_from": f"{LARGE >> 30} GiB",
         "cluster_band_mid": fmt.percent(mid),
         "cluster_band_mid_range": f"{MID[0] >> 20} and {MID[1] >> 20} MiB",
+        "cluster_band_upper": fmt.percent(max(model_misses(UPPER, LARGE))),
+        "cluster_band_upper_range": f"{UPPER >> 20} MiB and {LARGE >> 30} GiB",
     }
