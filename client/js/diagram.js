@@ -7,7 +7,7 @@
   var COLOURS = Number(document.documentElement.dataset.gpuColours) || 1;
   var AE = (window.AE = window.AE || {});
   var NS = "http://www.w3.org/2000/svg";
-  var NODE_W = 58, NODE_H = 26, MIN_SCALE = 0.8;  // below MIN_SCALE the labels get too small
+  var MIN_SCALE = 0.8;  // below this the labels get too small: the diagram scrolls instead
 
   function s(tag, attrs, text) {
     var e = document.createElementNS(NS, tag);
@@ -29,15 +29,18 @@
       boxes.appendChild(s("text", { x: b.x + 8, y: b.y + b.h - 8 }, b.label));  // under the arcs
     });
     d.links.forEach(function (p) { links.appendChild(s("path", { d: p })); });
+    (d.captions || []).forEach(function (c) {
+      boxes.appendChild(s("text", { class: "caption", x: c.x, y: c.y }, c.text));
+    });
     (d.cards || []).forEach(function (c) {
       var card = s("rect", { class: "card", x: c.x - 11, y: c.y - 4, width: 22, height: 8, rx: 2 });
       card.appendChild(s("title", {}, "network card"));
       boxes.appendChild(card);
     });
     var arrows = s("g", { class: "arrows" }), nodes = s("g", { class: "nodes" });
-    d.nodes.forEach(function (n) {
-      var g = s("g", { class: "node", "data-gpu": n.gpu, style: "--c: " + colour(n.gpu) });
-      var sw = n.gpu < 0 ? 48 : NODE_W, sh = n.gpu < 0 ? 48 : NODE_H;
+    d.nodes.forEach(function (n, i) {
+      var g = s("g", { class: "node", "data-gpu": n.gpu, "data-node": i, style: "--c: " + colour(n.gpu) });
+      var sw = n.gpu < 0 ? 48 : d.node[0], sh = n.gpu < 0 ? 48 : d.node[1];
       g.appendChild(s("rect", { x: n.x - sw / 2, y: n.y - sh / 2, width: sw, height: sh, rx: n.gpu < 0 ? 24 : 6 }));
       g.appendChild(s("text", { x: n.x, y: n.y + 4.5 }, n.label));
       nodes.appendChild(g);
@@ -46,7 +49,7 @@
   }
 
   // One frame: its arrows, drawn in along their paths by CSS (not when the reader asks for less
-  // motion), and the senders and receivers marked.
+  // motion), and the nodes that send and receive marked (an arrow names its two nodes).
   function frame(svg, f, k) {
     var layer = svg.querySelector(".arrows"), words = [];
     layer.replaceChildren();
@@ -56,11 +59,11 @@
       g.appendChild(s("path", { d: a[3], pathLength: 1 }));
       if (a[4]) g.appendChild(s("text", { x: a[5], y: a[6] + 4 }, a[4]));
       layer.appendChild(g);
-      sent[a[0]] = got[a[1]] = true;
+      sent[a[7]] = got[a[8]] = true;
       words.push(name(a[0]) + " → " + name(a[1]) + (a[4] ? ": " + a[4] : ""));
     });
     svg.querySelectorAll(".node").forEach(function (n) {
-      var i = n.getAttribute("data-gpu");
+      var i = n.getAttribute("data-node");
       n.classList.toggle("sending", !!sent[i]);
       n.classList.toggle("receiving", !!got[i]);
     });

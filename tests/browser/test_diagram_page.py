@@ -35,7 +35,8 @@ def test_diagram_arrows_follow_the_steps(page, server, slug, name):
     svg = w.locator("svg[data-role=diagram]")
     assert svg.count() == 1
     state = _state(w)
-    assert svg.locator(".node").count() == state["gpus"]
+    copies = 2 if name == "tree_allreduce" else 1  # each GPU once in each of the two trees
+    assert svg.locator(".node").count() == state["gpus"] * copies
     assert svg.locator(".arrow").count() == 0
     seen = set()
     for k in range(1, min(4, len(state["frames"]))):
@@ -46,6 +47,8 @@ def test_diagram_arrows_follow_the_steps(page, server, slug, name):
             ".textContent])"
         )
         assert got == want
+        marked = svg.locator(".node.sending").evaluate_all("els => els.map(e => +e.dataset.node)")
+        assert sorted(marked) == sorted({a[7] for a in state["frames"][k]["arrows"]})
         assert f"step {k}" in svg.get_attribute("aria-label")
         seen.add(json.dumps(got))
     assert len(seen) > 1  # the arrows (their ends or values) change from step to step

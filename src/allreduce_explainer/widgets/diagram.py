@@ -1,10 +1,14 @@
 """The topology beside a stepper's table: where the GPUs sit, and each step's moves as arrows.
 
-Python does all the geometry (the view only draws): a layout (node positions, server boxes,
-faint topology links) goes into the state once, and each frame gets `arrows`, one per
-(sender, receiver) pair of its moves, labelled with the values carried. It also gets `holders`:
+Python does all the geometry (the view only draws): a layout (node positions and size, server
+boxes, faint topology links, captions) goes into the state once, and each frame gets `arrows`,
+one per pair of nodes its moves join, labelled with the values carried. It also gets `holders`:
 for every cell, which GPUs' numbers it now holds ("a+b" = GPU 0's plus GPU 1's), replayed from
 the moves, for the stepper's contributions view.
+
+A layout is as large as what it draws (a margin for the arrows' labels, no more), so that the
+page can set the diagram beside the table. A GPU is usually one node; in the double binary tree
+it is one node in each tree, and a move is drawn in the tree that carries its chunk.
 
 One call for a stepper: `attach(state, ring(n))` (or `star`, `trees`, `servers`; pass
 `switch=True` to a layout when moves name the switch, `SWITCH` = -1).
@@ -19,48 +23,61 @@ from .common import value_text
 
 SWITCH = -1  # a move's src/dst when the values go through the switch (in-network reduction)
 NODE_W, NODE_H = 58, 26  # a GPU's box, in the SVG's units
+SWITCH_R = 24  # the switch's circle
+MARGIN = 10  # around the outermost boxes
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 MAX_LABEL_VALUES = 2  # an arrow's label shows this many values, then "…"
+# the trees: a GPU's box there (narrower: every GPU is drawn twice), one leaf's column, one
+# level's row, the space between tree A and tree B, and the caption's band above them
+TREE_NODE_W, TREE_SLOT, TREE_ROW, TREE_GAP, CAPTION_H = 50, 56, 76, 24, 24
 
 
-def _node(gpu: int, x: float, y: float) -> dict:
+def _node(gpu: int, x: float, y: float, **extra) -> dict:
     return {
         "gpu": gpu,
         "x": round(x),
         "y": round(y),
         "label": "switch" if gpu < 0 else f"GPU {gpu}",
+        **extra,
     }
 
 
-def _layout(kind, w, h, nodes, links=(), boxes=(), bend=None) -> dict:
+def _layout(kind, w, h, nodes, links=(), boxes=(), bend=None, node=(NODE_W, NODE_H)) -> dict:
+    """A layout as the state carries it, with its private rules (keys from "_", which attach
+    leaves out): how far an arrow bows, which node a move's end is, where its label sits."""
+    by_gpu = {q["gpu"]: i for i, q in enumerate(nodes)}
     return {
         "kind": kind,
         "w": round(w),
         "h": round(h),
+        "node": list(node),
         "nodes": nodes,
         "links": list(links),
         "boxes": list(boxes),
         "_bend": bend or (lambda move, a, b: 0.0),
+        "_place": lambda move, gpu: by_gpu[gpu],
+        "_label_at": lambda a, b: 0.5,
     }
 
 
 def ring(n: int, switch: bool = False) -> dict:
-    """GPUs clockwise on a circle from the top; arrows bow outwards; the switch in the middle."""
+    """GPUs clockwise on a circle from the top; arrows bow outwards; the switch in the middle.
+    The arcs between neighbours stay inside the circle's boxes, so the margin is the boxes'."""
     r = max(95.0, n * 72 / (2 * math.pi))
-    c = r + 70
+    cx, cy = r + NODE_W / 2 + MARGIN, r + NODE_H / 2 + MARGIN
     nodes = [
-        _node(i, c + r * math.sin(2 * math.pi * i / n), c - r * math.cos(2 * math.pi * i / n))
+        _node(i, cx + r * math.sin(2 * math.pi * i / n), cy - r * math.cos(2 * math.pi * i / n))
         for i in range(n)
     ]
     if switch:
-        nodes.append(_node(SWITCH, c, c))
+        nodes.append(_node(SWITCH, cx, cy))
     arc = f"a{r:.0f} {r:.0f} 0 1 0"
-    links = [f"M{c - r:.0f} {c:.0f}{arc} {2 * r:.0f} 0{arc} {-2 * r:.0f} 0"]
+    links = [f"M{cx - r:.0f} {cy:.0f}{arc} {2 * r:.0f} 0{arc} {-2 * r:.0f} 0"]
 
     def bend(move, a, b):  # outwards for neighbours on the ring, straight through the switch
         return 0.0 if SWITCH in move[:2] else 0.35
 
-    out = _layout("ring", 2 * c, 2 * c, nodes, links, bend=bend)
+    out = _layout("ring", 2 * cx, 2 * cy, nodes, links, bend=bend)
     # past four GPUs the spokes to the switch are too close for their values to be read: the
     # arrows then show who sends to whom, and the grid's switch row the values
     out["_quiet"] = switch and n > 4
@@ -70,41 +87,78 @@ def ring(n: int, switch: bool = False) -> dict:
 def star(n: int) -> dict:
     """GPU 0 in the middle, the others around it: the naive method's gather and broadcast."""
     r = max(110.0, (n - 1) * 72 / (2 * math.pi))
-    c = r + 50
-    nodes = [_node(0, c, c)] + [
-        _node(i, c + r * math.sin(2 * math.pi * (i - 1) / (n - 1)),
-              c - r * math.cos(2 * math.pi * (i - 1) / (n - 1)))
+    cx, cy = r + NODE_W / 2 + MARGIN, r + NODE_H / 2 + MARGIN
+    nodes = [_node(0, cx, cy)] + [
+        _node(i, cx + r * math.sin(2 * math.pi * (i - 1) / (n - 1)),
+              cy - r * math.cos(2 * math.pi * (i - 1) / (n - 1)))
         for i in range(1, n)
     ]  # fmt: skip
-    links = [f"M{c:.0f} {c:.0f}L{q['x']} {q['y']}" for q in nodes[1:]]
-    return _layout("star", 2 * c, 2 * c, nodes, links)
+    links = [f"M{cx:.0f} {cy:.0f}L{q['x']} {q['y']}" for q in nodes[1:]]
+    return _layout("star", 2 * cx, 2 * cy, nodes, links)
 
 
 def trees(parents: tuple[list[int], list[int]], tree_of_chunk: Callable[[int], int]) -> dict:
-    """The double binary tree: GPUs in a row, tree A's edges arcs above it, tree B's below."""
+    """The double binary tree as two trees side by side, tree A on the left: each root at the
+    top, one level per row, every GPU once in each tree (GPU v of tree t is node t·n + v), each
+    tree's edges as faint lines. A move is drawn in the tree that carries its chunk, straight
+    along the edge; two siblings' labels sit at different heights (see `_tree_label_at`)."""
     n = len(parents[0])
-    gap = NODE_W + 12
-    depth = 40 + 0.3 * gap * (n - 1)  # the widest arc's control-point offset
-    y = depth / 2 + 30
-    nodes = [_node(i, NODE_W / 2 + 10 + i * gap, y) for i in range(n)]
-    links = []
+    nodes: list[dict] = []
+    links, captions = [], []
+    left, top = MARGIN, CAPTION_H
     for t, pa in enumerate(parents):
-        for v, up in enumerate(pa):
-            if up >= 0:
-                links.append(_arc(nodes[v], nodes[up], _tree_bend(nodes[v], nodes[up], t)))
+        columns, depths = _tree_columns(pa)
+        for v in range(n):
+            x = left + (columns[v] + 0.5) * TREE_SLOT
+            nodes.append(_node(v, x, top + NODE_H / 2 + depths[v] * TREE_ROW, tree=t))
+        width = (max(columns) + 1) * TREE_SLOT
+        captions.append({"x": round(left + width / 2), "y": 16, "text": f"tree {'AB'[t]}"})
+        left += width + TREE_GAP
+    size = (TREE_NODE_W, NODE_H)
+    for t, pa in enumerate(parents):
+        links += [_arc(nodes[t * n + v], nodes[t * n + up], 0.0, size) for v, up in enumerate(pa)
+                  if up >= 0]  # fmt: skip
+    h = max(q["y"] for q in nodes) + NODE_H / 2 + MARGIN
+    out = _layout("trees", left - TREE_GAP + MARGIN, h, nodes, links, node=size)
+    out["captions"] = captions
+    out["_place"] = lambda move, gpu: tree_of_chunk(move[4]) * n + gpu
+    out["_label_at"] = _tree_label_at
+    return out
 
-    def bend(move, a, b):
-        return _tree_bend(a, b, tree_of_chunk(move[4]))
 
-    return _layout("trees", nodes[-1]["x"] + NODE_W / 2 + 10, 2 * y, nodes, links, bend=bend)
+def _tree_label_at(a: dict, b: dict) -> float:
+    """Where along an edge from a to b its label goes: 30 % of the way up from the child when
+    the child is the left one, 70 % when it is the right one. Siblings are a leaf's column
+    apart, less than a label's width, so their labels are set apart in height instead."""
+    child, parent = (a, b) if a["y"] > b["y"] else (b, a)
+    up = 0.3 if child["x"] <= parent["x"] else 0.7
+    return up if child is a else 1 - up
 
 
-def _tree_bend(a: dict, b: dict, t: int) -> float:
-    """Above the row for tree A (t = 0), below for tree B, deeper for longer edges."""
-    up = 1 if t == 0 else -1
-    span = abs(b["x"] - a["x"])
-    direction = 1 if b["x"] > a["x"] else -1
-    return up * direction * (40 + 0.3 * span) / max(span, 1)
+def _tree_columns(parents: list[int]) -> tuple[list[float], list[int]]:
+    """Where each node of a tree sits: its column (leaves one per column, left to right as a
+    depth-first walk meets them, children by rank; a parent halfway over its first and last
+    child) and its depth (0 for the root)."""
+    n = len(parents)
+    children: list[list[int]] = [[] for _ in range(n)]
+    for v, up in enumerate(parents):
+        if up >= 0:
+            children[up].append(v)
+    column, depth = [0.0] * n, [0] * n
+    leaves = 0
+
+    def place(v: int, d: int) -> None:
+        nonlocal leaves
+        depth[v] = d
+        for c in children[v]:
+            place(c, d + 1)
+        if children[v]:
+            column[v] = (column[children[v][0]] + column[children[v][-1]]) / 2
+        else:
+            column[v], leaves = leaves, leaves + 1
+
+    place(parents.index(-1), 0)
+    return column, depth
 
 
 def servers(n_servers: int, g: int) -> dict:
@@ -128,27 +182,28 @@ def servers(n_servers: int, g: int) -> dict:
             return 0.0  # the same GPU of the next server down: straight
         return 0.3 if b["y"] > a["y"] else -0.3
 
-    h = pad + n_servers * (box_h + 30)
+    h = n_servers * (box_h + 30) - 30 + 2 * pad
     layout = _layout("servers", w, h, nodes, boxes=boxes, bend=bend)
     layout["cards"] = cards
     return layout
 
 
-def _arc(a: dict, b: dict, bend: float) -> str:
-    """A quadratic path from box a to box b, its control point `bend` × the distance off the
-    straight line (positive: to the left of travel, on screen), ends trimmed to the boxes."""
+def _arc(a: dict, b: dict, bend: float, size: tuple[float, float] = (NODE_W, NODE_H)) -> str:
+    """A quadratic path from box a to box b (boxes of `size`), its control point `bend` × the
+    distance off the straight line (positive: to the left of travel, on screen), ends trimmed to
+    the boxes."""
     ax, ay, bx, by = a["x"], a["y"], b["x"], b["y"]
     dx, dy = bx - ax, by - ay
     cx, cy = (ax + bx) / 2 + bend * dy, (ay + by) / 2 - bend * dx
-    x1, y1 = _trim(ax, ay, cx, cy, a)
-    x2, y2 = _trim(bx, by, cx, cy, b)
+    x1, y1 = _trim(ax, ay, cx, cy, a, size)
+    x2, y2 = _trim(bx, by, cx, cy, b, size)
     return f"M{x1:.0f} {y1:.0f}Q{cx:.0f} {cy:.0f} {x2:.0f} {y2:.0f}"
 
 
-def _trim(x, y, tx, ty, node) -> tuple[float, float]:
+def _trim(x, y, tx, ty, node, size) -> tuple[float, float]:
     """Where the line from a box's centre towards (tx, ty) leaves the box (plus a small gap)."""
     dx, dy = tx - x, ty - y
-    hw, hh = (24, 24) if node["gpu"] == SWITCH else (NODE_W / 2 + 3, NODE_H / 2 + 3)
+    hw, hh = (SWITCH_R, SWITCH_R) if node["gpu"] == SWITCH else (size[0] / 2 + 3, size[1] / 2 + 3)
     s = min(hw / abs(dx) if dx else math.inf, hh / abs(dy) if dy else math.inf)
     return (x + dx * s, y + dy * s) if s < 1 else (x, y)
 
@@ -163,13 +218,17 @@ def _head(path: str, size: float = 9) -> str:
     return f"M{left[0]:.0f} {left[1]:.0f}L{x2:.0f} {y2:.0f}L{right[0]:.0f} {right[1]:.0f}"
 
 
-def _midpoint(path: str) -> tuple[int, int]:
-    """The point halfway along the quadratic (t = 1/2): where the label goes."""
+def _point(path: str, t: float) -> tuple[int, int]:
+    """The point at parameter t along the quadratic: where the label goes."""
     m, q = path[1:].split("Q")
     q = q.split("M")[0]
     x1, y1 = map(float, m.split())
     cx, cy, x2, y2 = map(float, q.split())
-    return round(0.25 * x1 + 0.5 * cx + 0.25 * x2), round(0.25 * y1 + 0.5 * cy + 0.25 * y2)
+    u = 1 - t
+    return (
+        round(u * u * x1 + 2 * u * t * cx + t * t * x2),
+        round(u * u * y1 + 2 * u * t * cy + t * t * y2),
+    )
 
 
 def label(values: list, dtype: str) -> str:
@@ -179,24 +238,26 @@ def label(values: list, dtype: str) -> str:
 
 
 def arrows(frame: dict, before: dict, layout: dict, dtype: str) -> list[list]:
-    """One arrow per (src, dst) of the frame's moves: [src, dst, colour, path, label, x, y].
+    """One arrow per pair of nodes the frame's moves join:
+    [src, dst, colour, path, label, x, y, from node, to node] (nodes by index in the layout).
 
     A GPU sends what it held before the step; the switch sends what its receiver holds after it.
     Colour is the sender's GPU index (None for the switch: the text colour).
     """
-    at = {q["gpu"]: q for q in layout["nodes"]}
+    nodes, place, size = layout["nodes"], layout["_place"], tuple(layout["node"])
     merged: dict[tuple[int, int], tuple[list, list]] = {}
     for m in frame["moves"]:
         src, dst, a, b = m[:4]
         vals = frame["buffers"][dst][a:b] if src == SWITCH else before["buffers"][src][a:b]
-        merged.setdefault((src, dst), (m, []))[1].extend(vals)
+        merged.setdefault((place(m, src), place(m, dst)), (m, []))[1].extend(vals)
     out = []
-    for (src, dst), (m, vals) in merged.items():
-        path = _arc(at[src], at[dst], layout["_bend"](m, at[src], at[dst]))
-        x, y = _midpoint(path)
-        colour = None if src == SWITCH else src
+    for (i, j), (m, vals) in merged.items():
+        a, b = nodes[i], nodes[j]
+        path = _arc(a, b, layout["_bend"](m, a, b), size)
+        x, y = _point(path, layout["_label_at"](a, b))
+        colour = None if m[0] == SWITCH else m[0]
         text = "" if layout.get("_quiet") else label(vals, dtype)
-        out.append([src, dst, colour, path + _head(path), text, x, y])
+        out.append([m[0], m[1], colour, path + _head(path), text, x, y, i, j])
     return out
 
 

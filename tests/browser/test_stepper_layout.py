@@ -1,0 +1,100 @@
+"""Every stepper laid out for the screen: at 1280 × 800, once the widget is scrolled to, its
+diagram, its grid, the step's narration and the Next button are all inside the one viewport (a
+reader sees the arrows, the numbers and the words of a step together); at 360 px the page never
+scrolls sideways, the diagram sits above the grid and the grid scrolls in its own box.
+
+The steppers are every widget whose view is the stepper, found on the pages that place them.
+Works from the pre-rendered states (no Python needed in the page); measured at step 2, where
+the narration of a step is longest on most steppers, and at the last step for the phone."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from allreduce_explainer import widgets
+from allreduce_explainer.widgets import views
+from helpers import ROOT
+
+PLACED = re.compile(r'\{\{\s*widget\("(\w+)"\)\s*\}\}')
+
+
+def steppers() -> list[tuple[str, str]]:
+    """(page slug, widget name) for every stepper a page places, read from content/."""
+    found = []
+    for md in sorted((ROOT / "content").glob("*.md")):
+        slug = re.search(r"^slug:\s*(\S+)", md.read_text(), re.M)
+        for name in PLACED.findall(md.read_text()):
+            if widgets.REGISTRY[name].view == views.STEPPER:
+                found.append((slug.group(1), name))
+    return found
+
+
+STEPPERS = steppers()
+PARTS = {
+    "diagram": "svg[data-role=diagram]",
+    "grid": "[data-role=grid]",
+    "narration": "[data-role=narration]",
+    "next": "[data-action=next]",
+}
+
+
+def test_every_stepper_is_found():
+    """An oracle for the finder: the steppers of the registry, each placed once."""
+    registered = {n for n, w in widgets.REGISTRY.items() if w.view == views.STEPPER}
+    assert sorted(name for _, name in STEPPERS) == sorted(registered)
+    assert len(registered) >= 7
+
+
+@pytest.fixture(scope="module")
+def desktop(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    yield ctx.new_page()
+    ctx.close()
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    ctx = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+    yield ctx.new_page()
+    ctx.close()
+
+
+@pytest.mark.parametrize(("slug", "name"), STEPPERS)
+def test_diagram_grid_narration_and_next_in_one_viewport(desktop, server, slug, name):
+    page = desktop
+    page.goto(f"{server}/{slug}/")
+    w = page.locator(f"[data-widget={name}]")
+    for _ in range(2):
+        w.locator("[data-action=next]").click()
+    w.evaluate("e => e.scrollIntoView({block: 'start'})")
+    boxes = {part: w.locator(sel).bounding_box() for part, sel in PARTS.items()}
+    for part, b in boxes.items():
+        assert b is not None, f"{name}: no {part}"
+        assert b["x"] >= 0 and b["x"] + b["width"] <= 1280, f"{name}: {part} {b}"
+        assert b["y"] >= 0 and b["y"] + b["height"] <= 800, f"{name}: {part} {b}"
+    d, g = boxes["diagram"], boxes["grid"]
+    assert d["x"] + d["width"] <= g["x"], f"{name}: the diagram is not beside the grid"
+    assert g["y"] < d["y"] + d["height"], f"{name}: the grid starts below the diagram"
+    # the diagram is as large as what it draws: its box is the layout's, not a wide empty one
+    view_w = float(page.locator(f"[data-widget={name}] svg[data-role=diagram]").get_attribute(
+        "viewBox").split()[2])  # fmt: skip
+    assert abs(d["width"] - view_w) <= 1, f"{name}: diagram {d['width']} px for {view_w}"
+
+
+@pytest.mark.parametrize(("slug", "name"), STEPPERS)
+def test_no_sideways_page_scroll_at_360px(phone, server, slug, name):
+    page = phone
+    page.goto(f"{server}/{slug}/")
+    w = page.locator(f"[data-widget={name}]")
+    nxt = w.locator("[data-action=next]")
+    while nxt.is_enabled():  # the widest frame is the last
+        nxt.click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360, name
+    d = w.locator(".diagram-scroll").bounding_box()
+    g = w.locator("[data-role=grid]").bounding_box()
+    assert d["y"] + d["height"] <= g["y"], f"{name}: the diagram is not above the grid"
+    assert g["x"] >= 0 and g["x"] + g["width"] <= 360, f"{name}: grid {g}"
+    overflow = w.locator("[data-role=grid]").evaluate("e => getComputedStyle(e).overflowX")
+    assert overflow == "auto"
