@@ -85,16 +85,18 @@ def ring(n: int, switch: bool = False) -> dict:
 
 
 def star(n: int) -> dict:
-    """GPU 0 in the middle, the others around it: the naive method's gather and broadcast."""
+    """GPU 0 in the middle, the others around it: the naive method's gather and broadcast. The
+    box is cut to the GPUs' boxes (three GPUs round a circle leave its lower part empty)."""
     r = max(110.0, (n - 1) * 72 / (2 * math.pi))
-    cx, cy = r + NODE_W / 2 + MARGIN, r + NODE_H / 2 + MARGIN
-    nodes = [_node(0, cx, cy)] + [
-        _node(i, cx + r * math.sin(2 * math.pi * (i - 1) / (n - 1)),
-              cy - r * math.cos(2 * math.pi * (i - 1) / (n - 1)))
-        for i in range(1, n)
-    ]  # fmt: skip
-    links = [f"M{cx:.0f} {cy:.0f}L{q['x']} {q['y']}" for q in nodes[1:]]
-    return _layout("star", 2 * cx, 2 * cy, nodes, links)
+    angles = [2 * math.pi * (i - 1) / (n - 1) for i in range(1, n)]
+    points = [(0.0, 0.0)] + [(r * math.sin(a), -r * math.cos(a)) for a in angles]
+    left = min(x for x, _ in points) - NODE_W / 2 - MARGIN
+    top = min(y for _, y in points) - NODE_H / 2 - MARGIN
+    nodes = [_node(i, x - left, y - top) for i, (x, y) in enumerate(points)]
+    links = [f"M{nodes[0]['x']} {nodes[0]['y']}L{q['x']} {q['y']}" for q in nodes[1:]]
+    w = max(x for x, _ in points) + NODE_W / 2 + MARGIN - left
+    h = max(y for _, y in points) + NODE_H / 2 + MARGIN - top
+    return _layout("star", w, h, nodes, links)
 
 
 def trees(parents: tuple[list[int], list[int]], tree_of_chunk: Callable[[int], int]) -> dict:
