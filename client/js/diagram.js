@@ -20,6 +20,9 @@
   // The layout, once per state: boxes, faint links, cards, nodes; an empty layer for the arrows.
   function layout(svg, d) {
     svg.setAttribute("viewBox", "0 0 " + d.w + " " + d.h);
+    // the page's first state gave the size too, and a size is the SVG's aspect ratio: keep both
+    svg.setAttribute("width", d.w);
+    svg.setAttribute("height", d.h);
     svg.style.minWidth = Math.round(d.w * MIN_SCALE) + "px";
     svg.style.width = d.w + "px";  // its natural size, shrunk to the column (CSS max-width)
     var title = s("title");

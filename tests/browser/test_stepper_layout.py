@@ -15,7 +15,7 @@ import pytest
 
 from allreduce_explainer import widgets
 from allreduce_explainer.widgets import views
-from helpers import ROOT
+from helpers import PY_READY, ROOT
 
 PLACED = re.compile(r'\{\{\s*widget\("(\w+)"\)\s*\}\}')
 
@@ -98,3 +98,19 @@ def test_no_sideways_page_scroll_at_360px(phone, server, slug, name):
     assert g["x"] >= 0 and g["x"] + g["width"] <= 360, f"{name}: grid {g}"
     overflow = w.locator("[data-role=grid]").evaluate("e => getComputedStyle(e).overflowX")
     assert overflow == "auto"
+
+
+def test_a_new_state_draws_the_diagram_at_its_own_size(desktop, server):
+    """The tree stepper recomputed for 5 GPUs (a smaller layout than the page's first state's):
+    the diagram's box is the new layout's size, not the first one's aspect ratio with the new
+    drawing shrunk inside it."""
+    page = desktop
+    page.goto(f"{server}/latency-ring-vs-tree/?tree_allreduce.gpus=5")
+    page.wait_for_selector(PY_READY, state="attached")
+    svg = page.locator("[data-widget=tree_allreduce] svg[data-role=diagram]")
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-widget=tree_allreduce] .node').length === 10"
+    )
+    _, _, w, h = map(float, svg.get_attribute("viewBox").split())
+    box = svg.bounding_box()
+    assert abs(box["width"] - w) <= 1 and abs(box["height"] - h) <= 1, (box, w, h)
