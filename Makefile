@@ -10,7 +10,7 @@ serve: setup  ## build the site and serve it on http://127.0.0.1:$(PORT)/
 build: setup
 	$(PY) build.py
 
-test: setup chromium java  ## every test: core, CLI, Pyodide in Node, the site in Chromium; then lint
+test: java setup chromium  ## every test: core, CLI, Pyodide in Node, the site in Chromium; then lint
 	$(PY) -m pytest
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
