@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 PORT ?= 8000
 
-.PHONY: serve build test test-fast screenshots lint bench setup chromium clean lock
+.PHONY: serve build test test-fast screenshots lint bench setup chromium java clean lock
 
 serve: setup  ## build the site and serve it on http://127.0.0.1:$(PORT)/
 	$(PY) build.py --serve --port $(PORT)
@@ -10,7 +10,7 @@ serve: setup  ## build the site and serve it on http://127.0.0.1:$(PORT)/
 build: setup
 	$(PY) build.py
 
-test: setup chromium  ## every test: core, CLI, Pyodide in Node, the site in Chromium; then lint
+test: java setup chromium  ## every test: core, CLI, Pyodide in Node, the site in Chromium; then lint
 	$(PY) -m pytest
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
@@ -44,6 +44,9 @@ node_modules/.installed: package.json package-lock.json
 
 chromium:  ## Debian's Chromium: Playwright cannot download its own browser here
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+java:  ## Debian's Java, which runs the Nu HTML checker (npm's vnu-jar) in tests/site
+	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq default-jre-headless)
 
 clean:
 	rm -rf site .venv node_modules

@@ -75,9 +75,21 @@ def test_controls_are_the_spec(builder, name):
         value = state["params"][p.name]
         assert c["value"] == ("" if value is None else str(value)), p.name
     assert sorted(seen) == sorted(k for k, p in s.items() if p.control or p.kind == "text")
+    # − / + buttons: by the spec's nudge, else by the box's step for a count up to 4,096 (GPUs,
+    # servers, numbers per GPU); a wider count (a seed, a run of a log) and a float are typed
     steps = sorted(b["data-param-step"] for b in soup.select("[data-param-step]"))
-    nudges = [(k, p.nudge[0]) for k, p in s.items() if p.nudge]
-    assert steps == sorted(f"{k}:{sign}{n}" for k, n in nudges for sign in ("", "-"))
+    stepped = [
+        (k, p.nudge[0] if p.nudge else p.box_step)
+        for k, p in s.items()
+        if p.control == "number" and (p.nudge or (p.kind == "int" and p.hi <= 4096))
+    ]
+    assert steps == sorted(f"{k}:{sign}{n}" for k, n in stepped for sign in ("", "-"))
+    for k, n in stepped:  # either side of its box, named for what they do
+        minus, box, plus = soup.select_one(f"[data-param-step='{k}:-{n}']").parent.find_all(
+            ["button", "input"]
+        )
+        assert box["data-param"] == k and plus["data-param-step"] == f"{k}:{n}", k
+        assert minus["aria-label"] and plus["aria-label"], k
 
 
 def bad_values(p: Param) -> list:
