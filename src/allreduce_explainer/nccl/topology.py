@@ -272,11 +272,12 @@ def tree_pattern(s: System) -> str:
       TREE retry of search.cc:1215-1219 only replaces a graph it beats (search.cc:457-466), which
       the same chains cannot (NVIDIA/nccl#1197 prints "Pattern 1" on 8 x H100);
     - a card of its own per GPU, across servers, Hopper or newer: TREE. BALANCED_TREE needs a
-      second GPU to reach the first GPU's card (search.cc:614-617, 657-664); at PIX none can, and
-      with PXN, the widest type these servers have (paths.cc routes GPU to another GPU's card
-      through that GPU), the card's path back to the second GPU still crosses the CPU, which
-      search.cc:150-154 refuses. So the TREE retry (search.cc:1215-1219), tried before any wider
-      type (1222-1233), is the search that finds channels (8 x H100: 8 x 48 = 384 >= totalBw 370.8
+      second GPU to reach the first GPU's card (search.cc:614-617, 657-664); at PIX none can.
+      The widest type these servers have is PXN (paths.cc:817-841 routes a GPU to another GPU's
+      card through that GPU, in that direction only; paths.cc:1043-1055 takes the widest), and
+      there the card's path back to the second GPU still crosses the CPU, which trees refuse
+      (search.cc:150-154). So the TREE retry (search.cc:1215-1219), tried before any wider type
+      (1222-1233), is the search that finds channels (8 x H100: 8 x 48 = 384 >= totalBw 370.8
       ends it, search.cc:1198);
     - Ampere (no TREE retry): BALANCED_TREE, found once typeInter widens (maxTypeInter = SYS,
       search.cc:1099-1100) to the second GPU's path to the card: PXB on DGX A100, where two GPUs

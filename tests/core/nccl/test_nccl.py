@@ -528,6 +528,10 @@ def test_pattern_lines_read_from_source():
     assert "ccMin >= 90 && tmpGraph.pattern == NCCL_TOPO_PATTERN_BALANCED_TREE" in S(1216)
     assert "tmpGraph.pattern = NCCL_TOPO_PATTERN_TREE" in S(1217)
     assert "BALANCED_TREE && step != 0" in S(614) and "graph->inter" in S(615)
+    assert "revPath->type > type" in S(153)  # a tree's card must reach back at typeInter
+    assert "GPU->NIC direction" in src("paths.cc")[838]  # PXN one way only
+    assert "graph->nChannels < netCount" in S(756)  # CollNetDirect: a channel per card at most
+    assert "bwIntra < 25.0" in S(1039) and "nChannels > 4" in S(1040)  # ncclTopoDupChannels
     c = src("connect.cc")
     assert "nChannels + nChannels / 2" in c[467]
     assert "bwIntra > collNetChainGraph->bwInter" in c[466]
