@@ -252,6 +252,7 @@ def _size_range(text: str) -> list[int]:
 
 def _nccl_parser(sub) -> None:
     from .nccl import ALGORITHMS, COLLECTIVES, NCCL_VERSION, PROTOCOLS
+    from .nccl.constants import NET_OVERHEAD_US
 
     n = sub.add_parser(
         "nccl",
@@ -275,6 +276,13 @@ def _nccl_parser(sub) -> None:
         action="store_true",
         help="the network reduces (InfiniBand SHARP): NCCL's CollNet algorithms",
     )
+    n.add_argument(
+        "--cpu",
+        default="intel",
+        metavar="VENDOR",
+        help=f"host CPU, {' or '.join(NET_OVERHEAD_US)} (default intel): across servers NCCL's "
+        "LL limit and its network overhead per step differ",
+    )
     size = n.add_mutually_exclusive_group(required=True)
     size.add_argument("--bytes", type=_size, metavar="B", help="one size: 8, 1K, 64M, 8G")
     size.add_argument("--sizes", type=_size_range, metavar="MIN:MAX", help="e.g. 8:8G, x2 steps")
@@ -293,7 +301,13 @@ def _nccl_run(a) -> dict:
 
     per_node = a.gpus_per_node or min(a.gpus, 8)
     system = nccl.System(
-        a.gpu, a.gpus, per_node, a.nics_per_node or per_node, a.nic_gbps, a.in_network_reduction
+        a.gpu,
+        a.gpus,
+        per_node,
+        a.nics_per_node or per_node,
+        a.nic_gbps,
+        a.in_network_reduction,
+        a.cpu.lower(),
     )
     return nccl.sweep(a.collective, a.sizes or [a.bytes], system, a.algorithm, a.protocol)
 
@@ -303,7 +317,7 @@ def _nccl_table(result: dict) -> str:
     head = (
         f"NCCL {result['nccl_version']} model, {result['collective']} on {s['gpus']} x {s['gpu']} "
         f"({s['nodes']} server(s) of {s['gpus_per_node']}, {s['nics_per_node']} x "
-        f"{s['nic_Gbps']:g} Gb/s cards)"
+        f"{s['nic_Gbps']:g} Gb/s cards, {s['cpu']} hosts)"
     )
     lines = [
         head,

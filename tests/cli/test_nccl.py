@@ -67,6 +67,7 @@ def test_cli_forcing_and_human_table(capsys):
         (["--gpus", "8", "--gpu", "MI300X", "--bytes", "8"], "--gpu"),
         (["--gpus", "12", "--gpus-per-node", "8", "--bytes", "8"], "--gpus"),
         (["--gpus", "8", "--bytes", "8", "--sizes", "8:16"], "--sizes"),
+        (["--gpus", "16", "--bytes", "8", "--cpu", "arm"], "--cpu"),
     ],
 )
 def test_cli_bad_flags_exit_2(capsys, args, flag):
@@ -75,6 +76,27 @@ def test_cli_bad_flags_exit_2(capsys, args, flag):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and flag in err
+
+
+@pytest.mark.parametrize("cpu,ll_max", [("intel", 39.0), ("amd", 22.5), ("AMD", 22.5)])
+def test_cli_cpu_sets_the_ll_limit_across_servers(capsys, cpu, ll_max):
+    """tuning.cc:179-182 and 269-271: across servers llMaxBws is indexed by the host CPU, Intel
+    row 0, AMD row 1; two servers are column 1: 39.0 against 22.5 GB/s. At 8 GiB the ring's LL
+    (min(llMaxBw, 8 x 48 x 0.5), tuning.cc:327) is that limit to 0.1 %."""
+    code, out = run(
+        capsys, "--gpus", "16", "--bytes", "8G", "--cpu", cpu, "--algorithm", "Ring",
+        "--protocol", "LL", "--json",
+    )  # fmt: skip
+    r = json.loads(out.out)
+    assert code == 0 and r["system"]["cpu"] == cpu.lower()
+    assert r["rows"][0]["nccl_busbw_GBps"] == pytest.approx(ll_max, rel=1e-3)
+
+
+def test_cli_bad_cpu_names_the_choices(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["nccl", "--gpus", "16", "--bytes", "8", "--cpu", "arm"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "--cpu" in err and "intel or amd" in err and "'arm'" in err
 
 
 # --- calc --algorithm nccl ------------------------------------------------------------------

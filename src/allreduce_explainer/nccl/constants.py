@@ -111,6 +111,7 @@ TREE_LL128_FACTOR_MULTI_NODE = 120.0 / 128.0  # tuning.cc:335
 COLLNET_DIRECT_HOPPER_FACTOR = 0.85  # tuning.cc:348
 COLLNET_RSAG_NET_FACTOR = 0.9  # tuning.cc:342
 COLLNET_ARITY_LATENCY_US = 0.4  # tuning.cc:420-421
+TREE_PATTERN_FACTOR = 0.85  # tuning.cc:336, when the tree graph's pattern is the plain TREE
 # tuning.cc:623-627, treeCorrectionFactor[protocol][log2i(bytes >> 6)], 64 B to 256 MB
 TREE_CORRECTION_FACTOR = (
     (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0),  # noqa: E501
@@ -149,6 +150,22 @@ SEARCH_SPEED_RATIO = 0.49
 DUP_MIN_BW_GBPS = 25.0
 DUP_SM90_MIN_BW_GBPS = 50.0
 DUP_SM90_MAX_CHANNELS = 4
+
+# src/include/graph.h:160-169, the patterns a graph is searched with; comm->maxTreePattern is the
+# largest over the ranks (init.cc:1447)
+TOPO_PATTERNS = {
+    "BALANCED_TREE": 1,
+    "SPLIT_TREE": 2,
+    "TREE": 3,
+    "RING": 4,
+    "NVLS": 5,
+    "COLLNET_DIRECT": 6,
+}
+# src/graph/connect.cc:466-469 and 480-483, comm->nChannels after the ring's doubling: x 1.5 with
+# CollNet when the chain's bwIntra > bwInter and a server has more than one GPU; x 2 on Hopper and
+# newer across servers while the ring's bwIntra > 45 GB/s and there are fewer than 16 channels
+HOPPER_DOUBLING_MIN_BW_GBPS = 45.0
+HOPPER_DOUBLING_MAX_CHANNELS = 16
 
 # src/include/graph.h:117-154, path types from nearest to farthest (PATH_LOC 0 ... PATH_DIS 11)
 PATH_TYPES = ("LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS", "NET", "DIS")

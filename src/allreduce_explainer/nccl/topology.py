@@ -9,21 +9,29 @@ the graphs NCCL prints under NCCL_DEBUG=INFO (NVIDIA/nccl#1197, 8 x H100: ring 1
 tree 12 x 30, NVLS 8 x 40/60 GB/s; NVIDIA/nccl-tests#100, 8 x A100: 24 ring channels after
 NCCL's doubling, i.e. 12 in the graph), which the tests check.
 
+The tree graph keeps the pattern NCCL's search ends with, since tuning.cc:336 takes 15 % off
+the tree's bandwidth when comm->maxTreePattern (the largest over the ranks, init.cc:1447; all
+ranks alike here) is the plain TREE. init.cc:1183 asks for BALANCED_TREE, which sends half the
+network traffic of a channel through a second GPU that must reach the same card
+(search.cc:614-617, 657-664); `tree_pattern` says, case by case and citing the lines, which one
+the search returns. The CollNet graphs are searched as NCCL does: CollNetChain is a TREE-pattern
+graph with the ring's channels (init.cc:1189-1195), CollNetDirect has one channel per head, a card
+with a local GPU (search.cc:754-773), and pass 2 raises both graphs' bwIntra up to twice bwInter
+(search.cc:1279-1282), the figure tuning.cc:306 uses for CollNet.
+
 Simplifications, said here because the source wins: paths are taken as GPU - PCIe switch - card
 (NCCL's PIX), so LL128 is enabled as on HGX/DGX servers; the balanced tree's halving of the
-network bandwidth per card (search.cc:674) and the CollNet graphs are approximated by the
-ring's speed; a card's PCIe generation is taken from its speed (ConnectX-6 200 Gb/s: Gen4,
-ConnectX-7 400 Gb/s: Gen5, ConnectX-8 800 Gb/s: Gen6); the tree graph is taken to keep NCCL's
-balanced-tree pattern ("Pattern 1" in #1197), so the x 0.85 of tuning.cc:336 for the plain tree
-pattern is not applied. Not modelled: PAT (reduce-scatter and all-gather with one GPU per
-server), NCCL's symmetric-memory kernels (registered buffers only), NCCL_GRAPH_FILE, and the
-search's time budget.
+network bandwidth per GPU (search.cc:663) is not counted, as it takes the same bandwidth from the
+card as the plain tree; a card's PCIe generation is taken from its speed (ConnectX-6 200 Gb/s:
+Gen4, ConnectX-7 400 Gb/s: Gen5, ConnectX-8 800 Gb/s: Gen6). Not modelled: PAT (reduce-scatter
+and all-gather with one GPU per server), NCCL's symmetric-memory kernels (registered buffers
+only), NCCL_GRAPH_FILE, and the search's time budget.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..catalog import hardware
@@ -104,7 +112,8 @@ class System:
         if isinstance(nic, bool) or not isinstance(nic, (int, float)) or not lo <= nic <= hi:
             raise ParamError("nic_gbps", f"must be {lo:g}-{hi:g} Gb/s, got {self.nic_Gbps!r}")
         if not isinstance(self.cpu, str) or self.cpu not in K.NET_OVERHEAD_US:
-            raise ParamError("cpu", f"must be one of {', '.join(K.NET_OVERHEAD_US)}")
+            cpus = " or ".join(K.NET_OVERHEAD_US)
+            raise ParamError("cpu", f"the host CPU NCCL tunes for: {cpus}, got {self.cpu!r}")
 
     @property
     def nodes(self) -> int:
@@ -135,11 +144,13 @@ class System:
 
 @dataclass(frozen=True)
 class Graph:
-    """One ncclTopoGraph: channels and GB/s per channel inside (bw_intra) and across servers."""
+    """One ncclTopoGraph: channels, GB/s per channel inside (bw_intra) and across servers, and the
+    pattern it was found with (a key of constants.TOPO_PATTERNS)."""
 
     n_channels: int
     bw_intra: float
     bw_inter: float
+    pattern: str
 
 
 def _speeds(s: System, inter: bool) -> tuple:
@@ -217,8 +228,7 @@ def _step_up(speeds: tuple, bw: float, ok, below: float = math.inf) -> float:
 @lru_cache(maxsize=256)
 def graphs(s: System) -> dict[str, Graph]:
     """The graphs of init.cc:1172-1217 for this system; an algorithm without one is absent."""
-    g, multi = s.gpus_per_node, s.nodes > 1
-    nontree_total = s.total_bw_GBps * (g / (g - 1) if g > 1 else 1)  # search.cc:1168
+    multi = s.nodes > 1
     ring_max = K.MAXCHANNELS // 2  # init.cc:1177
     found = _search(s, lambda b: _capacity(s, b, True), 1, ring_max, s.total_bw_GBps)
     if found is None:
@@ -226,21 +236,91 @@ def graphs(s: System) -> dict[str, Graph]:
     n, bw = _dup(s, *found, ring_max)
     speeds = _speeds(s, multi)
     bw = _step_up(speeds, bw, lambda b: min(ring_max, _capacity(s, b, True)) >= n)
-    out = {"Ring": Graph(n, bw, bw)}
-    # Tree: exactly as many channels as the ring (init.cc:1184-1185); pass 2 raises bwIntra up
-    # to twice bwInter (search.cc:1279-1282)
-    tree = _search(s, lambda b: min(n, _capacity(s, b, False)), n, n, nontree_total)
+    out = {"Ring": Graph(n, bw, bw, "RING")}
+    tree = _tree(s, n, speeds)
     if tree:
-        tn, tbw = tree
-        intra = _step_up(speeds, tbw, lambda b: _nvlink_channels(s, b) >= tn, 2 * tbw)
-        out["Tree"] = Graph(tn, intra, tbw)
-    if s.in_network_reduction and multi:  # CollNet graphs (init.cc:1189-1207), approximated
-        out["CollNetChain"] = Graph(n, bw, bw)
-        out["CollNetDirect"] = Graph(min(K.NCCL_MAX_DIRECT_ARITY + 1, g), bw, bw)
+        out["Tree"] = replace(tree, pattern=tree_pattern(s))
+    if tree and s.in_network_reduction and multi:  # init.cc:1189-1207; none without a chain (1452)
+        out["CollNetChain"] = tree  # a TREE-pattern graph with the ring's channels (1191-1194)
+        direct = _collnet_direct(s, speeds)
+        if direct:
+            out["CollNetDirect"] = direct
     nvls = _nvls(s, speeds)
     if nvls:
         out["NVLS"] = out["NVLSTree"] = nvls
     return out
+
+
+def _tree(s: System, n: int, speeds: tuple) -> Graph | None:
+    """A tree graph with exactly the ring's `n` channels (init.cc:1184-1185, 1193-1194); pass 2
+    raises bwIntra up to twice bwInter (search.cc:1279-1282). The balanced and the plain pattern
+    take the same bandwidth from each card, so they find the same channels here."""
+    g = s.gpus_per_node
+    total = s.total_bw_GBps * (g / (g - 1) if g > 1 else 1)  # search.cc:1168
+    found = _search(s, lambda b: min(n, _capacity(s, b, False)), n, n, total)
+    if found is None:
+        return None
+    tn, tbw = found
+    intra = _step_up(speeds, tbw, lambda b: _nvlink_channels(s, b) >= tn, 2 * tbw)
+    return Graph(tn, intra, tbw, "TREE")
+
+
+def tree_pattern(s: System) -> str:
+    """The pattern NCCL's tree search returns. init.cc:1183 asks for BALANCED_TREE; then:
+    - one GPU per server: TREE, forced by search.cc:1133;
+    - one server: BALANCED_TREE; the GPUs chain over NVLink with no card to return to, and the
+      TREE retry of search.cc:1215-1219 only replaces a graph it beats (search.cc:457-466), which
+      the same chains cannot (NVIDIA/nccl#1197 prints "Pattern 1" on 8 x H100);
+    - a card of its own per GPU, across servers, Hopper or newer: TREE. BALANCED_TREE needs a
+      second GPU to reach the first GPU's card (search.cc:614-617, 657-664); at PIX none can.
+      The widest type these servers have is PXN (paths.cc:817-841 routes a GPU to another GPU's
+      card through that GPU, in that direction only; paths.cc:1043-1055 takes the widest), and
+      there the card's path back to the second GPU still crosses the CPU, which trees refuse
+      (search.cc:150-154). So the TREE retry (search.cc:1215-1219), tried before any wider type
+      (1222-1233), is the search that finds channels (8 x H100: 8 x 48 = 384 >= totalBw 370.8
+      ends it, search.cc:1198);
+    - Ampere (no TREE retry): BALANCED_TREE, found once typeInter widens (maxTypeInter = SYS,
+      search.cc:1099-1100) to the second GPU's path to the card: PXB on DGX A100, where two GPUs
+      and two cards share a PCIe switch complex, so LL128 stays on (tuning.cc:524-525);
+    - fewer cards than GPUs: BALANCED_TREE at PIX, two GPUs sharing the card's switch."""
+    if s.gpus_per_node == 1:
+        return "TREE"
+    if s.nodes > 1 and s.nics_per_node >= s.gpus_per_node and s.compcap >= 90:
+        return "TREE"
+    return "BALANCED_TREE"
+
+
+def collnet_heads(s: System) -> int:
+    """CollNetDirect's heads (comm->collNetHeadsNum): one per card with a local GPU, each GPU
+    once (search.cc:754-773), at most NCCL_MAX_DIRECT_ARITY + 1 (search.cc:1129-1131)."""
+    return min(s.nics_per_node, s.gpus_per_node, K.NCCL_MAX_DIRECT_ARITY + 1)
+
+
+def _direct_fits(s: System, channels: int, bw: float) -> bool:
+    """Whether the NVLinks carry `channels` CollNetDirect channels of `bw`: a head sends bw/(g-1)
+    to each other GPU and each GPU bw/(g-1) to every other channel's head (search.cc:373-395)."""
+    g = s.gpus_per_node
+    return g == 1 or bw * (1 + (channels - 1) / (g - 1)) <= s.total_bw_GBps + 1e-6
+
+
+def _collnet_direct(s: System, speeds: tuple) -> Graph | None:
+    """The CollNetDirect graph: a channel per head, each entering and leaving by the head's card
+    at the first speed the path allows; duplicated as any graph (search.cc:1258); pass 2 raises
+    bwIntra while a search can still find the channels, which a duplicated graph (more channels
+    than heads, search.cc:756) cannot. One GPU per server searches the TREE pattern (1133)."""
+    g, heads = s.gpus_per_node, collnet_heads(s)
+    max_ch = min(K.NCCL_MAX_DIRECT_ARITY + 1, g)  # search.cc:1129-1131
+    total = s.total_bw_GBps * (g / (g - 1) if g > 1 else 1)  # search.cc:1168
+
+    def capacity(b: float) -> int:
+        return heads if _fits(s.net_path_bw_GBps, b) >= 1 and _direct_fits(s, heads, b) else 0
+
+    found = _search(s, capacity, 1, max_ch, total)
+    if found is None:
+        return None
+    n, bw = _dup(s, *found, max_ch)
+    intra = _step_up(speeds, bw, lambda b: n <= heads and _direct_fits(s, n, b), 2 * bw)
+    return Graph(n, intra, bw, "TREE" if g == 1 else "COLLNET_DIRECT")
 
 
 def _nvls(s: System, speeds: tuple) -> Graph | None:
@@ -255,7 +335,7 @@ def _nvls(s: System, speeds: tuple) -> Graph | None:
         fit = [b for b in speeds if b * max_ch <= total * g / (g - 1) and (g + 1) * b <= total]
         if not fit:
             return None
-        return Graph(max_ch, fit[0], _step_up(speeds, fit[0], lambda b: True, 2 * fit[0]))
+        return Graph(max_ch, fit[0], _step_up(speeds, fit[0], lambda b: True, 2 * fit[0]), "NVLS")
     path = s.net_path_bw_GBps
     best = None
     for b in speeds:  # more channels first, then channels x bandwidth (search.cc:450-455)
@@ -270,4 +350,5 @@ def _nvls(s: System, speeds: tuple) -> Graph | None:
         return None
     n, intra = best
     per_card = math.ceil(n / s.nics_per_node)
-    return Graph(n, intra, _step_up(speeds, intra, lambda b: per_card * b <= path, 2 * intra))
+    inter = _step_up(speeds, intra, lambda b: per_card * b <= path, 2 * intra)
+    return Graph(n, intra, inter, "NVLS")

@@ -22,6 +22,11 @@ Where common summaries of NCCL's model and the source disagree, the source wins:
   enqueue.cc:2008); otherwise NVLSTree, whose network bandwidth is doubled on two servers and
   capped per channel (tuning.cc:320-322);
 - the tree's LL128 bandwidth is x 7/9 on one server, x 120/128 across (tuning.cc:335);
+- the tree loses 15 % more when the search returns the plain TREE pattern (tuning.cc:336): with
+  a card per GPU across servers on Hopper and newer, and with one GPU per server
+  (topology.tree_pattern says why);
+- CollNet's bandwidth is its graphs' bwIntra (tuning.cc:306), which the search raises up to twice
+  the card's, and CollNetDirect's is divided by (r + 1)/2 for r GPUs per head (tuning.cc:345-347);
 - the per-link NVLink figures of topo.h do not reach the model directly: they bound the topology
   search, whose speed arrays set each channel's bandwidth (topology.py).
 """
@@ -33,7 +38,7 @@ from functools import lru_cache
 
 from ..errors import ParamError
 from . import constants as K
-from .topology import System, graphs
+from .topology import System, collnet_heads, graphs
 
 COLLECTIVES = ("AllReduce", "ReduceScatter", "AllGather")
 
@@ -111,6 +116,8 @@ def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
             if a == "Tree" and p == "LL128":
                 f = K.TREE_LL128_FACTOR_ONE_NODE if n_nodes == 1 else K.TREE_LL128_FACTOR_MULTI_NODE
                 bus = min(bus * f, g.n_channels * ch_tree_ll128)
+            if a == "Tree" and K.TOPO_PATTERNS[g.pattern] == K.TOPO_PATTERNS["TREE"]:
+                bus *= K.TREE_PATTERN_FACTOR  # tuning.cc:336, comm->maxTreePattern
             if a == "CollNetDirect":  # tuning.cc:340-350
                 if not ar:
                     bus = ppn * min(g.bw_intra, g.bw_inter * K.COLLNET_RSAG_NET_FACTOR)
@@ -150,8 +157,8 @@ def _enabled(s: System, coll: str, a: str) -> bool:
     if a == "NVLS" and multi and not collnet:  # tuning.cc:505, enqueue.cc:2008
         return False
     if a in ("NVLS", "CollNetDirect") and coll != "AllReduce" and multi:  # tuning.cc:353-374
-        heads = graphs(s).get("CollNetDirect")  # every local GPU must be a head (line 368)
-        return collnet and heads is not None and s.gpus_per_node <= heads.n_channels
+        direct = "CollNetDirect" in graphs(s)  # every local GPU must be a head (line 368)
+        return collnet and direct and s.gpus_per_node <= collnet_heads(s)
     return True
 
 
@@ -191,11 +198,21 @@ def _latency(s: System, coll: str, a: str, pi: int, nsteps: int) -> float:
 
 
 def comm_channels(s: System) -> int:
-    """comm->nChannels: min(tree, ring) channels (init.cc:1280), doubled up to MAXCHANNELS
-    (connect.cc:460). NCCL uses it only for the ring's plateau test."""
+    """comm->nChannels, which NCCL uses only for the ring's plateau test: min(tree, ring) channels
+    (init.cc:1280), doubled up to MAXCHANNELS (connect.cc:460); x 1.5 with CollNet when the
+    chain's bwIntra exceeds its bwInter and a server has more than one GPU (connect.cc:466-469);
+    doubled again on Hopper and newer across servers while the ring's bwIntra > 45 GB/s and there
+    are fewer than 16 (connect.cc:480-483)."""
     gr = graphs(s)
-    n = min(gr["Ring"].n_channels, gr.get("Tree", gr["Ring"]).n_channels)
-    return min(K.MAXCHANNELS, 2 * n)
+    ring = gr["Ring"]
+    n = min(K.MAXCHANNELS, 2 * min(ring.n_channels, gr.get("Tree", ring).n_channels))
+    chain = gr.get("CollNetChain")
+    if chain and chain.bw_intra > chain.bw_inter and s.gpus > s.nodes:
+        n = min(K.MAXCHANNELS, n + n // 2)
+    hopper_net = s.compcap >= 90 and s.nodes > 1 and ring.bw_intra > K.HOPPER_DOUBLING_MIN_BW_GBPS
+    if hopper_net and n < K.HOPPER_DOUBLING_MAX_CHANNELS:
+        n *= 2
+    return n
 
 
 @lru_cache(maxsize=256)

@@ -629,8 +629,8 @@ def facts() -> dict[str, str]:
             "lat_tree_steps": str(tree.steps(n)),
             "lat_ring_steps": str(ring_steps(n)),
             "lat_nccl_cross": fmt.nbytes(nccl_crossovers(system)[0]),
-            "lat_nccl_cross_flat": fmt.nbytes(xs_flat[0]),
-            "lat_nccl_cross_flat_last": fmt.nbytes(xs_flat[-1]),
+            "lat_nccl_cross_flat": fmt.nbytes(_once(xs_flat)),
+            "lat_nccl_tree_cut": _plain_tree_cut(system, flat_system),
             "lat_nccl_ring_8gib": fmt.seconds(nc.time_us["Ring"][0] * 1e-6),
             "lat_nccl_tree_8gib": fmt.seconds(nc.time_us["Tree"][0] * 1e-6),
             "lat_nccl_pick_8gib": f"{pick[0]} {pick[1]}",
@@ -652,6 +652,24 @@ def facts() -> dict[str, str]:
             "tree_stepper_levels": str(_depth(TREE["gpus"].default)),
         }
     )
+
+
+def _once(crossovers: list[float]) -> float:
+    """The one size at which NCCL's ring overtakes its tree with one GPU per server: the page
+    says the ring stays ahead from there, so a second crossover fails the build."""
+    if len(crossovers) != 1:
+        raise ValueError(f"NCCL's ring and tree now cross at {crossovers}: rewrite page 5")
+    return crossovers[0]
+
+
+def _plain_tree_cut(*systems: nccl.System) -> str:
+    """What NCCL's model takes off the tree's bandwidth for the plain TREE pattern (tuning.cc:336),
+    which its search returns on the page's clusters (a card per GPU; one GPU per server): the
+    page says so, so another pattern fails the build."""
+    patterns = {nccl.graphs(s)["Tree"].pattern for s in systems}
+    if patterns != {"TREE"}:
+        raise ValueError(f"NCCL's tree patterns are now {patterns}: rewrite page 5's crossovers")
+    return fmt.percent(1 - nccl.constants.TREE_PATTERN_FACTOR)
 
 
 HEADLINE = ("Tree", "NVLSTree", "Ring")  # the algorithms the page's headline names, in order

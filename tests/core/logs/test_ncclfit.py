@@ -181,13 +181,39 @@ REPRODUCIBLE = [
 ]
 
 
-@pytest.mark.parametrize("file", REPRODUCIBLE)
-def test_the_fits_settings_make_the_calculators_nccl_model_reproduce_the_run(file):
+# Runs no card rate reproduces: NCCL's busbw is a staircase in the card rate (the search's speed
+# arrays), and with the plain tree pattern's x 0.85 (tuning.cc:336, nccl/topology.py) no step
+# lies within 10 % of these runs: two forced to the ring (NCCL_ALGO=RING) where NCCL's model
+# picks its tree, and H20s (modelled as H100s) with NVLS at 512 MB, whose fitted figure (2.6 %
+# under the last row) the nearest step still reaches within 10 %. Their settings say which.
+OFF_THE_STAIRCASE = {
+    "nccl-tests-252-2nodes-ring.txt",
+    "nccl-tests-290-16xh100-2nodes-ndr-ring.txt",
+    "nccl-1244-16xh20-2nodes-nvls.txt",
+}
+
+
+def _settings(file: str) -> tuple[dict, dict]:
     s = BY_FILE[file]
     out = api.nccl_tests((DATA / file).read_text(), s["gpus"])
     if file == "nccl-tests-252-2nodes-ring.txt":
         out = api.nccl_tests((DATA / file).read_text(), 8, gpus_per_node=4)
-    sets = out["nccl_fit"]["calculator_settings"]
+    return out, out["nccl_fit"]["calculator_settings"]
+
+
+@pytest.mark.parametrize("file", sorted(OFF_THE_STAIRCASE))
+def test_settings_say_when_no_card_rate_reproduces_the_run(file):
+    out, sets = _settings(file)
+    last = out["rows"][-1]
+    r = calculator.calc(params=last["size_bytes"] / 2, **sets["calc_kwargs"])["busbw_GBps"]
+    assert abs(r / last["busbw_GBps"] - 1) > 0.10  # the nearest step is more than 10 % off
+    assert sets["reproduces"] == (abs(r / sets["fitted_busbw_GBps"] - 1) <= 0.10)
+    assert sets["reproduces"] or "differs" in sets["note"]
+
+
+@pytest.mark.parametrize("file", [f for f in REPRODUCIBLE if f not in OFF_THE_STAIRCASE])
+def test_the_fits_settings_make_the_calculators_nccl_model_reproduce_the_run(file):
+    out, sets = _settings(file)
     assert sets["algorithm"] == "nccl"
     last = out["rows"][-1]
     kwargs = sets["calc_kwargs"]
