@@ -38,9 +38,9 @@ from allreduce_explainer import nccl  # noqa: E402
 from allreduce_explainer.logs.parse import parse_text  # noqa: E402
 from allreduce_explainer.nccl.tuning import tables, terms  # noqa: E402
 from allreduce_explainer.performance import bands  # noqa: E402
+from allreduce_explainer.nccl.model import performance_call  # noqa: E402
 from allreduce_explainer.performance.layer import (  # noqa: E402
-    GENERATION_NAMES,
-    GROUPS,
+    Call,
     Parameters,
     asymptote_key,
     ramp_key,
@@ -55,22 +55,17 @@ LAUNCH_RANGE = (16 << 10, 64 << 10)  # small messages: the launch floor's rows
 PRIOR = 0.3  # weight of log(factor) = 0 per factor (a factor of e^(1/0.3) costs one row's 100 %)
 RAMP_PRIOR = 0.1  # weight of log(x0 / the groups' geometric mean)
 RAMP_START = 32768.0
-GROUP_FALLBACK = True  # x0's starting point, bytes per channel per rank
+GROUP_FALLBACK = True
+ASYMPTOTE_FROM = 256 << 20  # an asymptote is fitted only where a sweep reaches this size  # x0's starting point, bytes per channel per rank
 
 
 @dataclass(frozen=True)
 class Row:
-    """One measured row and the pick it is timed with."""
+    """One measured row and NCCL's pick for it, as the layer takes it."""
 
     sweep: str
-    system: nccl.System
-    nbytes: int
     time_us: float  # measured: nbytes / busbw x the bus factor
-    algorithm: str
-    protocol: str
-    latency_us: float
-    bandwidth_GBps: float
-    gpus_per_thread: int
+    call: Call
 
 
 def _table_rows(path: Path) -> list[tuple[int, float]]:
@@ -113,7 +108,8 @@ def timed_rows(sweep: dict, lo: int, hi: int) -> list[Row]:
             e = tables(s, "AllReduce")[(c.algorithm, c.protocol)]
             lat, bw = terms(s, "AllReduce", c.algorithm, c.protocol, e, n)
             t = n / (busbw * 1e3) * factor
-            out.append(Row(sweep["key"], s, n, t, c.algorithm, c.protocol, lat, bw, sweep["gpus_per_thread"]))
+            call = performance_call(s, c.algorithm, c.protocol, lat, bw, n, sweep["gpus_per_thread"])
+            out.append(Row(sweep["key"], t, call))
     return out
 
 
@@ -135,7 +131,8 @@ def launch_floor(all_sweeps: dict[str, dict]) -> float:
 @dataclass(frozen=True)
 class Layout:
     """Which factor each entry of the vector is, for the rows fitted (a factor no row uses is
-    left out, so it stays at NCCL's own 1)."""
+    left out, so it stays at NCCL's own 1; so is an asymptote no row from ASYMPTOTE_FROM
+    speaks for, which mid-size rows alone would confound with the ramp)."""
 
     groups: tuple[str, ...]
     latency: tuple[str, ...]
@@ -144,14 +141,12 @@ class Layout:
 
     @staticmethod
     def of(rows: list[Row]) -> Layout:
-        def gen(r: Row) -> str:
-            return GENERATION_NAMES[r.system.generation]
-
+        calls = [r.call for r in rows]
         return Layout(
-            tuple(sorted({ramp_key(r.system, r.algorithm) for r in rows})),
-            tuple(sorted({gen(r) for r in rows})),
-            tuple(sorted({f"{gen(r)}/{r.protocol}" for r in rows if r.protocol != "Simple"})),
-            tuple(sorted({asymptote_key(r.system, r.algorithm) for r in rows})),
+            tuple(sorted({ramp_key(c) for c in calls})),
+            tuple(sorted({c.generation for c in calls})),
+            tuple(sorted({f"{c.generation}/{c.protocol}" for c in calls if c.protocol != "Simple"})),
+            tuple(sorted({asymptote_key(c) for c in calls if c.nbytes >= ASYMPTOTE_FROM})),
         )
 
     def size(self) -> int:
@@ -181,9 +176,7 @@ class Layout:
 
 
 def _predict(p: Parameters, r: Row) -> float:
-    return time_us(
-        p, r.system, r.algorithm, r.protocol, r.latency_us, r.bandwidth_GBps, r.nbytes, r.gpus_per_thread
-    )
+    return time_us(p, r.call)
 
 
 def fit(rows: list[Row], launch: float) -> Parameters:
@@ -212,7 +205,7 @@ def leave_one_out(all_sweeps: dict[str, dict], launch: float) -> dict[str, list[
     out = {}
     for k in rows:
         p = fit([r for o, rs in rows.items() if o != k for r in rs], launch)
-        out[k] = [(r.nbytes, busbw_error(p, r)) for r in rows[k]]
+        out[k] = [(r.call.nbytes, busbw_error(p, r)) for r in rows[k]]
     return out
 
 

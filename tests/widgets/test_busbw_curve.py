@@ -86,9 +86,9 @@ def test_yardstick_is_nvlink_on_one_server_and_the_cards_across_servers():
     r = latency.busbw_curve({"servers": 8, "gpus_per_node": 4, "nic_gbps": 200})["readouts"]
     assert r["yardstick"] == "4 cards × 25 GB/s = 100 GB/s"
     f = latency.facts()
-    assert (
-        f["curve_h100_ring_measured"] == "368.1 GB/s" and f["curve_h100_ring_model"] == "370 GB/s"
-    )
+    assert f["curve_h100_ring_measured"] == "368.1 GB/s"  # together's log, 8 GiB, Ring forced
+    model = float(f["curve_h100_ring_model"].split()[0])
+    assert abs(model / 368.1 - 1) < 0.03  # the performance layer, fitted on whole sweeps
 
 
 @pytest.mark.parametrize(

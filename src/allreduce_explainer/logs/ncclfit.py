@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..nccl.model import busbw_factor, choose
+from ..nccl.model import busbw_factor, choose, performance_call
 from ..nccl.topology import System
 from ..nccl.tuning import tables, terms
 from ..performance import layer
@@ -65,7 +65,8 @@ def _lines(
         row = []
         for n in sizes:
             lat, bw = terms(s, "AllReduce", a, p, e, n)
-            row.append(layer.split_us(PARAMETERS, s, a, p, lat, bw, n, per_thread))
+            call = performance_call(s, a, p, lat, bw, n, per_thread)
+            row.append(layer.split_us(PARAMETERS, call))
         out[(a, p)] = row
     return out
 
@@ -227,7 +228,8 @@ def _plateau_busbw(s: System, r: tuple[str, str], inv: float, n: int, factor: fl
     """The regime's fitted bus bandwidth at size n, latency left out (its plateau)."""
     e = tables(s, "AllReduce")[r]
     _, bw = terms(s, "AllReduce", r[0], r[1], e, n)
-    return layer.asymptotic_GBps(PARAMETERS, s, r[0], r[1], bw) / inv * factor
+    call = performance_call(s, r[0], r[1], 0.0, bw, n)
+    return layer.asymptotic_GBps(PARAMETERS, call) / inv * factor
 
 
 def _regime(s: System, seg: _Seg, lines, ns, fit_rows, factor) -> dict:

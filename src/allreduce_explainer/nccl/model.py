@@ -64,13 +64,31 @@ def predict(
     return out
 
 
+def performance_call(
+    system: System, a: str, p: str, lat: float, bw: float, n: int, per_thread: int = 1
+) -> performance.Call:
+    """One pair of one call as the performance layer takes it, from NCCL's terms for it."""
+    return performance.Call(
+        K.GENERATIONS[system.generation],
+        a,
+        p,
+        system.nodes,
+        system.gpus,
+        graphs(system)[a].n_channels,
+        lat,
+        bw,
+        n,
+        per_thread,
+    )
+
+
 def _candidate(
     system: System, coll: str, a: str, p: str, lat: float, bw: float, n: int, per_thread: int = 1
 ) -> Candidate:
     """One pair's figures from its latency and bandwidth terms: NCCL's and the layer's."""
     factor = busbw_factor(coll, system.gpus)
     t = lat + n / (1000 * bw)
-    tp = performance.time_us(PARAMETERS, system, a, p, lat, bw, n, per_thread)
+    tp = performance.time_us(PARAMETERS, performance_call(system, a, p, lat, bw, n, per_thread))
     algbw = n / (tp * 1e3)
     return Candidate(a, p, t, tp, n / (t * 1e3) * factor, algbw * factor, algbw)
 

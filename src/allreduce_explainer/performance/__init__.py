@@ -7,16 +7,20 @@ NCCL picks as published sweeps do (layer.py), with figures fitted on whole cited
 (fitted.py, written by bench/performance.py) and validated system by system (bands.py).
 """
 
-from .bands import band
-from .layer import Parameters, time_us
+from dataclasses import asdict
 
-__all__ = ["Parameters", "band", "provenance", "time_us"]
+from .bands import band
+from .layer import Call, Parameters, time_us
+
+__all__ = ["Call", "Parameters", "band", "provenance", "time_us"]
 
 
 def provenance() -> dict:
     """What the layer's figures rest on, for JSON: the sweeps fitted and the fitted factors."""
-    from dataclasses import asdict
-
     from .fitted import FITTED_ON, PARAMETERS
 
-    return {"fitted_on": list(FITTED_ON), "parameters": asdict(PARAMETERS), "report": "bench/PERFORMANCE.md"}
+    return {
+        "fitted_on": list(FITTED_ON),
+        "parameters": asdict(PARAMETERS),
+        "validation": "bench/PERFORMANCE.md",
+    }

@@ -21,13 +21,13 @@ less than about G x a few microseconds, however small the message.
 
 Where nothing was measured (a generation or group with no cited sweep) a factor is 1: NCCL's own
 figure, with the ramp measured on the other generations.
+
+It knows no NCCL code: nccl/model.py describes each call (a `Call`) with NCCL's own terms.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from ..nccl.topology import System, graphs
 
 GROUPS = {  # algorithm -> the group whose ramp it follows
     "Ring": "p2p",
@@ -37,14 +37,13 @@ GROUPS = {  # algorithm -> the group whose ramp it follows
     "NVLS": "nvls",
     "NVLSTree": "nvls",
 }
-GENERATION_NAMES = ("Volta", "Ampere", "Hopper", "Blackwell")  # System.generation's order
 
 
 @dataclass(frozen=True)
 class Parameters:
     """The fitted figures (fitted.py holds the ones in use, with the sweeps they come from)."""
 
-    ramp_bytes: dict[str, float]  # group -> x0, bytes per channel per rank
+    ramp_bytes: dict[str, float]  # "Hopper/nvls" (or a group alone) -> x0, bytes/channel/rank
     ramp_power: float  # k
     latency: dict[str, float] = field(default_factory=dict)  # generation -> factor
     protocol: dict[str, float] = field(default_factory=dict)  # "Ampere/LL" -> bandwidth factor
@@ -52,74 +51,67 @@ class Parameters:
     launch_us_per_gpu: float = 0.0
 
 
-def asymptote_key(system: System, algorithm: str) -> str:
+@dataclass(frozen=True)
+class Call:
+    """One (algorithm, protocol) for one call, as NCCL's model sees it: its GPU generation
+    ("Hopper"), the servers and ranks, the algorithm's channels, NCCL's latency (us) and
+    bandwidth (GB/s) for it, the bytes, and how many GPUs one thread drives (all_reduce_perf
+    -g; 1 in a training job, where each process drives its own GPU)."""
+
+    generation: str
+    algorithm: str
+    protocol: str
+    nodes: int
+    ranks: int
+    channels: int
+    latency_us: float
+    bandwidth_GBps: float
+    nbytes: int
+    gpus_per_thread: int = 1
+
+
+def ramp_key(c: Call) -> str:
+    return f"{c.generation}/{GROUPS[c.algorithm]}"
+
+
+def asymptote_key(c: Call) -> str:
     """The asymptote's key: the generation and group, and '-net' for a point-to-point algorithm
     across servers (the cards set its pace, not NVLink)."""
-    group = GROUPS[algorithm]
-    net = "-net" if group == "p2p" and system.nodes > 1 else ""
-    return f"{GENERATION_NAMES[system.generation]}/{group}{net}"
+    group = GROUPS[c.algorithm]
+    net = "-net" if group == "p2p" and c.nodes > 1 else ""
+    return f"{c.generation}/{group}{net}"
 
 
-def ramp_key(system: System, algorithm: str) -> str:
-    return f"{GENERATION_NAMES[system.generation]}/{GROUPS[algorithm]}"
-
-
-def ramp(p: Parameters, system: System, algorithm: str, nbytes: int) -> float:
-    """eta(x): the share of the asymptotic bandwidth a call of nbytes reaches. A generation
-    without a fitted ramp for this group takes the group's (the fitted generations' geometric
-    mean); a group never fitted has none."""
-    group = GROUPS[algorithm]
-    x0 = p.ramp_bytes.get(ramp_key(system, algorithm), p.ramp_bytes.get(group))
+def ramp(p: Parameters, c: Call) -> float:
+    """eta(x): the share of the asymptotic bandwidth the call reaches. A generation without a
+    fitted ramp for this group takes the group's (the fitted generations' geometric mean); a
+    group never fitted has none."""
+    x0 = p.ramp_bytes.get(ramp_key(c), p.ramp_bytes.get(GROUPS[c.algorithm]))
     if x0 is None:
         return 1.0
-    x = nbytes / (graphs(system)[algorithm].n_channels * system.gpus)
+    x = c.nbytes / (c.channels * c.ranks)
     return 1.0 / (1.0 + (x0 / x) ** p.ramp_power)
 
 
-def asymptotic_GBps(p: Parameters, system: System, algorithm: str, protocol: str, bw: float) -> float:
-    """The pair's asymptotic bandwidth: NCCL's, times the asymptote and the protocol's factor."""
-    gen = GENERATION_NAMES[system.generation]
-    bw *= p.asymptote.get(asymptote_key(system, algorithm), 1.0)
-    if protocol != "Simple":
-        bw *= p.protocol.get(f"{gen}/{protocol}", 1.0)
+def asymptotic_GBps(p: Parameters, c: Call) -> float:
+    """The pair's bandwidth at gigabytes: NCCL's, times the asymptote and the protocol's factor."""
+    bw = c.bandwidth_GBps * p.asymptote.get(asymptote_key(c), 1.0)
+    if c.protocol != "Simple":
+        bw *= p.protocol.get(f"{c.generation}/{c.protocol}", 1.0)
     return bw
 
 
-def split_us(
-    p: Parameters,
-    system: System,
-    algorithm: str,
-    protocol: str,
-    latency_us: float,
-    bandwidth_GBps: float,
-    nbytes: int,
-    gpus_per_thread: int = 1,
-) -> tuple[float, float]:
+def split_us(p: Parameters, c: Call) -> tuple[float, float]:
     """(latency, transfer) in us, whose sum is the call's time: the transfer is the bytes over
-    the ramped bandwidth; the latency NCCL's, times the generation's factor, or what the launch
+    the ramped bandwidth; the latency NCCL's times the generation's factor, or what the launch
     floor leaves above the transfer (a log fit scales the transfer alone)."""
-    gen = GENERATION_NAMES[system.generation]
-    bw = asymptotic_GBps(p, system, algorithm, protocol, bandwidth_GBps)
-    transfer = nbytes / (1000 * bw * ramp(p, system, algorithm, nbytes))
-    lat = latency_us * p.latency.get(gen, 1.0)
-    floor = gpus_per_thread * p.launch_us_per_gpu if gpus_per_thread > 1 else 0.0
+    transfer = c.nbytes / (1000 * asymptotic_GBps(p, c) * ramp(p, c))
+    lat = c.latency_us * p.latency.get(c.generation, 1.0)
+    floor = c.gpus_per_thread * p.launch_us_per_gpu if c.gpus_per_thread > 1 else 0.0
     return max(lat, floor - transfer), transfer
 
 
-def time_us(
-    p: Parameters,
-    system: System,
-    algorithm: str,
-    protocol: str,
-    latency_us: float,
-    bandwidth_GBps: float,
-    nbytes: int,
-    gpus_per_thread: int = 1,
-) -> float:
-    """The call's time in us, from NCCL's latency and bandwidth terms for this pair (tuning.py's
-    `terms`). gpus_per_thread: how many GPUs one thread drives (all_reduce_perf -g); 1 for a
-    training job, where each process drives its own GPU."""
-    lat, transfer = split_us(
-        p, system, algorithm, protocol, latency_us, bandwidth_GBps, nbytes, gpus_per_thread
-    )
+def time_us(p: Parameters, c: Call) -> float:
+    """The call's time in us."""
+    lat, transfer = split_us(p, c)
     return lat + transfer

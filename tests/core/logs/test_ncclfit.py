@@ -18,6 +18,9 @@ import helpers
 from allreduce_explainer import api
 from allreduce_explainer.logs import alphabeta as fit
 from allreduce_explainer.logs import ncclfit as logfit
+from allreduce_explainer.nccl.model import performance_call
+from allreduce_explainer.performance import layer
+from allreduce_explainer.performance.fitted import PARAMETERS
 from allreduce_explainer.nccl import System, choose
 from allreduce_explainer.nccl.tuning import tables, terms
 from allreduce_explainer.training import calculator
@@ -235,12 +238,15 @@ def test_a_noise_free_log_from_the_model_is_fitted_back_exactly(system):
 
 
 def _scaled(system: System, k: float) -> list[float]:
-    """NCCL's pick at each size, timed with its bandwidth times k."""
+    """NCCL's pick at each size, timed as the performance layer times it with its bandwidth
+    times k: NCCL's terms, then the layer's latency and transfer, the transfer over k."""
     out = []
     for n in SWEEP:
         c = choose("AllReduce", n, system)
         lat, bw = terms(system, "AllReduce", c.algorithm, c.protocol, _entry(system, c), n)
-        out.append(lat + n / (1000 * bw * c.calibration * k))
+        call = performance_call(system, c.algorithm, c.protocol, lat, bw, n)
+        latency, transfer = layer.split_us(PARAMETERS, call)
+        out.append(latency + transfer / k)
     return out
 
 
