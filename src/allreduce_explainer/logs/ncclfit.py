@@ -43,8 +43,8 @@ from ..performance.fitted import PARAMETERS
 
 MIN_BYTES = 64 << 10  # rows below this are excluded from the fit and its rms
 # The priors, per row: (ln scale)^2 and (ln of the regime's model time over the model's pick)^2
-SCALE_PRIOR = 0.0004
-CHOICE_PRIOR = 0.0002
+SCALE_PRIOR = 0.005
+CHOICE_PRIOR = 0.0005
 SEGMENT_COST = 0.001  # cost of one more fitted regime (squared relative error, summed over rows)
 FIXED_COST = 0.0001  # and of one more at NCCL's own figures (a 1 % miss on one row)
 MAX_SEGMENTS = 8

@@ -3,15 +3,16 @@
 NCCL times a call as latency + bytes / bandwidth (tuning.cc:630-654). Measured sweeps differ
 from that in four ways, each a factor here, fitted by bench/performance.py on whole sweeps:
 
-- a mid-size ramp: the bandwidth reached grows with the bytes each channel of each rank moves,
+- a mid-size ramp (LL128 and Simple): the bandwidth reached grows with the bytes each channel of
+  each rank moves,
   x = bytes / (channels x ranks), as eta(x) = 1 / (1 + (x0 / x)^k), one x0 per algorithm group
   (point-to-point rings and trees; NVLink SHARP's NVLS and NVLSTree), shared by generations.
   NCCL's chunks shrink at these sizes (src/enqueue.cc), so pipelines fill and drain; only the
   tree has a correction for it in tuning.cc (620-627);
 - a latency factor per GPU generation: NCCL's hop latencies are the same for every generation
   (tuning.cc:158-175), measurement is not;
-- a bandwidth factor per generation for LL and LL128, whose caps in tuning.cc are selection
-  numbers rather than what the protocols reach;
+- a bandwidth factor per generation for LL and LL128 (a measured ceiling: their caps in
+  tuning.cc are selection numbers rather than what the protocols reach);
 - an asymptote per (generation, group): what a run reaches at gigabytes against NCCL's figure.
   Rings and trees across servers get their own (network-bound: the card, not NVLink, sets the
   pace), so an NVLink server's factor is never applied to a ring limited by its cards;
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+LAUNCH_NORM = 6.0  # how the launch floor and the GPUs' time combine (split_us)
 GROUPS = {  # algorithm -> the group whose ramp it follows
     "Ring": "p2p",
     "Tree": "p2p",
@@ -83,11 +85,14 @@ def asymptote_key(c: Call) -> str:
 
 
 def ramp(p: Parameters, c: Call) -> float:
-    """eta(x): the share of the asymptotic bandwidth the call reaches. A generation without a
+    """eta(x): the share of the asymptotic bandwidth the call reaches. LL has none: it sends
+    8-byte flag-and-data words with no chunk pipeline to fill, and its factor is a ceiling
+    alone (fitted with the ramp on it, the layer would add tens of us to every small call that
+    #309's 8-128 KiB rows, within 10 % of NCCL's own time, do not show). A generation without a
     fitted ramp for this group takes the group's (the fitted generations' geometric mean); a
     group never fitted has none."""
     x0 = p.ramp_bytes.get(ramp_key(c), p.ramp_bytes.get(GROUPS[c.algorithm]))
-    if x0 is None:
+    if x0 is None or c.protocol == "LL":
         return 1.0
     x = c.nbytes / (c.channels * c.ranks)
     return 1.0 / (1.0 + (x0 / x) ** p.ramp_power)
@@ -103,12 +108,19 @@ def asymptotic_GBps(p: Parameters, c: Call) -> float:
 
 def split_us(p: Parameters, c: Call) -> tuple[float, float]:
     """(latency, transfer) in us, whose sum is the call's time: the transfer is the bytes over
-    the ramped bandwidth; the latency NCCL's times the generation's factor, or what the launch
-    floor leaves above the transfer (a log fit scales the transfer alone)."""
+    the ramped bandwidth; the latency NCCL's times the generation's factor, raised by the launch
+    floor (a log fit scales the transfer alone). The floor and the GPUs' own time combine as a
+    smooth maximum, their LAUNCH_NORM-norm: while the thread is still launching the last GPUs'
+    kernels the first ones' work overlaps it only in part (p = 6 gave the least error leaving
+    one system out, against 2, 3 and 4; a plain maximum misses the 1 MiB rows of -g 8 runs by
+    up to 20 %)."""
     transfer = c.nbytes / (1000 * asymptotic_GBps(p, c) * ramp(p, c))
     lat = c.latency_us * p.latency.get(c.generation, 1.0)
-    floor = c.gpus_per_thread * p.launch_us_per_gpu if c.gpus_per_thread > 1 else 0.0
-    return max(lat, floor - transfer), transfer
+    if c.gpus_per_thread > 1:
+        floor = c.gpus_per_thread * p.launch_us_per_gpu
+        total = ((lat + transfer) ** LAUNCH_NORM + floor**LAUNCH_NORM) ** (1 / LAUNCH_NORM)
+        lat = total - transfer
+    return lat, transfer
 
 
 def time_us(p: Parameters, c: Call) -> float:
