@@ -36,9 +36,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from allreduce_explainer import nccl  # noqa: E402
 from allreduce_explainer.logs.parse import parse_text  # noqa: E402
+from allreduce_explainer.nccl.model import performance_call  # noqa: E402
 from allreduce_explainer.nccl.tuning import tables, terms  # noqa: E402
 from allreduce_explainer.performance import bands  # noqa: E402
-from allreduce_explainer.nccl.model import performance_call  # noqa: E402
 from allreduce_explainer.performance.layer import (  # noqa: E402
     Call,
     Parameters,
@@ -54,9 +54,9 @@ FIT_RANGE = (1 << 20, 8 << 30)  # the rows fitted on and validated: 1 MiB to 8 G
 LAUNCH_RANGE = (16 << 10, 64 << 10)  # small messages: the launch floor's rows
 PRIOR = 0.3  # weight of log(factor) = 0 per factor (a factor of e^(1/0.3) costs one row's 100 %)
 RAMP_PRIOR = 0.1  # weight of log(x0 / the groups' geometric mean)
-RAMP_START = 32768.0
-GROUP_FALLBACK = True
-ASYMPTOTE_FROM = 256 << 20  # an asymptote is fitted only where a sweep reaches this size  # x0's starting point, bytes per channel per rank
+RAMP_START = 32768.0  # x0's starting point, bytes per channel per rank
+GROUP_FALLBACK = True  # a generation with no ramp of its own takes its group's mean
+ASYMPTOTE_FROM = 256 << 20  # an asymptote is fitted only where a sweep reaches this size
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,8 @@ def _table_rows(path: Path) -> list[tuple[int, float]]:
     """The Azure pages' '| 1K | 0.04 |' rows: sizes are powers of two from 1 KiB, printed rounded
     (65K is 65,536; 132K is 131,072), so the size is taken from the row's place."""
     busbw = [
-        float(m.group(1)) for m in re.finditer(r"^\|\s*[\d.]+[KMG]\s*\|\s*([\d.]+)\s*\|", path.read_text(), re.M)
+        float(m.group(1))
+        for m in re.finditer(r"^\|\s*[\d.]+[KMG]\s*\|\s*([\d.]+)\s*\|", path.read_text(), re.M)
     ]
     return [(1024 << i, b) for i, b in enumerate(busbw)]
 
@@ -108,7 +109,9 @@ def timed_rows(sweep: dict, lo: int, hi: int) -> list[Row]:
             e = tables(s, "AllReduce")[(c.algorithm, c.protocol)]
             lat, bw = terms(s, "AllReduce", c.algorithm, c.protocol, e, n)
             t = n / (busbw * 1e3) * factor
-            call = performance_call(s, c.algorithm, c.protocol, lat, bw, n, sweep["gpus_per_thread"])
+            call = performance_call(
+                s, c.algorithm, c.protocol, lat, bw, n, sweep["gpus_per_thread"]
+            )
             out.append(Row(sweep["key"], t, call))
     return out
 
@@ -145,7 +148,9 @@ class Layout:
         return Layout(
             tuple(sorted({ramp_key(c) for c in calls})),
             tuple(sorted({c.generation for c in calls})),
-            tuple(sorted({f"{c.generation}/{c.protocol}" for c in calls if c.protocol != "Simple"})),
+            tuple(
+                sorted({f"{c.generation}/{c.protocol}" for c in calls if c.protocol != "Simple"})
+            ),
             tuple(sorted({asymptote_key(c) for c in calls if c.nbytes >= ASYMPTOTE_FROM})),
         )
 
@@ -187,7 +192,19 @@ def fit(rows: list[Row], launch: float) -> Parameters:
     def residuals(v: np.ndarray) -> np.ndarray:
         p = layout.parameters(v, launch)
         fit_part = [math.log(_predict(p, r) / r.time_us) for r in rows]
-        ramps = np.array([v[i] - np.mean([v[j] for j, h in enumerate(layout.groups) if h.split("/")[1] == g.split("/")[1]]) for i, g in enumerate(layout.groups)])
+        ramps = np.array(
+            [
+                v[i]
+                - np.mean(
+                    [
+                        v[j]
+                        for j, h in enumerate(layout.groups)
+                        if h.split("/")[1] == g.split("/")[1]
+                    ]
+                )
+                for i, g in enumerate(layout.groups)
+            ]
+        )
         factors = v[ng + 1 :]
         return np.concatenate([fit_part, RAMP_PRIOR * ramps, PRIOR * factors])
 
@@ -209,7 +226,9 @@ def leave_one_out(all_sweeps: dict[str, dict], launch: float) -> dict[str, list[
     return out
 
 
-def band_table(errors: dict[str, list[tuple[int, float]]]) -> list[tuple[int, int, float, float, int, int]]:
+def band_table(
+    errors: dict[str, list[tuple[int, float]]],
+) -> list[tuple[int, int, float, float, int, int]]:
     """(lo, hi, median |error|, worst |error|, rows, systems) per band of bands.BANDS."""
     out = []
     for lo, hi in bands.BANDS:
@@ -229,7 +248,8 @@ def _literal(d: dict) -> str:
 
 def fitted_source(p: Parameters, keys: list[str], table) -> str:
     rows = "\n".join(
-        f"    ({lo}, {'math.inf' if hi == math.inf else hi}, {med:.4f}, {worst:.4f}, {n}, {systems}),"
+        f"    ({lo}, {'math.inf' if hi == math.inf else hi}, {med:.4f}, {worst:.4f}, "
+        f"{n}, {systems}),"
         for lo, hi, med, worst, n, systems in table
     )
     return f'''"""The performance layer's figures, fitted on whole published sweeps: written by
@@ -276,7 +296,8 @@ def report(p: Parameters, all_sweeps, errors, table) -> str:
         "(`src/allreduce_explainer/performance/`) times NCCL's pick as published sweeps do; its",
         f"factors are fitted by least squares on log time over {_size(FIT_RANGE[0])} to "
         f"{_size(FIT_RANGE[1])} on the sweeps below",
-        "(tests/data/nccl-tests/SWEEPS.json, 'use': 'fit'; platform-limited runs are not fitted on).",
+        "(tests/data/nccl-tests/SWEEPS.json, 'use': 'fit'; platform-limited runs are not fitted",
+        "on).",
         "",
         "## Leave one system out",
         "",
@@ -293,11 +314,18 @@ def report(p: Parameters, all_sweeps, errors, table) -> str:
     for k, es in errors.items():
         span = f"{_size(es[0][0])} – {_size(es[-1][0])}"
         lines.append(f"| {k} | {span} | {' '.join(f'{e:+.0%}' for _, e in es)} |")
-    lines += ["", "## The sweeps", "", "| key | system | algorithm | -g | NCCL | why |", "|---|---|---|---:|---|---|"]
+    lines += [
+        "",
+        "## The sweeps",
+        "",
+        "| key | system | algorithm | -g | NCCL | why |",
+        "|---|---|---|---:|---|---|",
+    ]
     for k, sw in all_sweeps.items():
         s = sw["System"]
         lines.append(
-            f"| {k} | {s.nodes} × {s.gpus_per_node} {s.gpu} | {sw['algorithm'] or 'NCCL’s choice'} | "
+            f"| {k} | {s.nodes} × {s.gpus_per_node} {s.gpu} | "
+            f"{sw['algorithm'] or 'NCCL’s choice'} | "
             f"{sw['gpus_per_thread']} | {sw['nccl_version'] or '?'} | {sw['why']} |"
         )
     lines += ["", "## The factors fitted on all of them", "", "```", repr(p), "```", ""]
@@ -316,7 +344,10 @@ def main() -> None:
     table = band_table(errors)
     print(p)
     for lo, hi, med, worst, n, k in table:
-        print(f"{_size(lo):>8} - {_size(hi) if hi != math.inf else '':<8} median {med:6.1%} worst {worst:6.1%} ({n} rows, {k} systems)")
+        print(
+            f"{_size(lo):>8} - {_size(hi) if hi != math.inf else '':<8} median {med:6.1%} "
+            f"worst {worst:6.1%} ({n} rows, {k} systems)"
+        )
     if args.write:
         FITTED.write_text(fitted_source(p, list(all_sweeps), table))
         REPORT.write_text(report(p, all_sweeps, errors, table))

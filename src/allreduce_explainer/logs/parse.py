@@ -27,9 +27,10 @@ writes (added to nccl-tests in October 2025, commit 00f5281; see parse_json).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 
 RANK_TAG = re.compile(r"\[\d+(?:,\d+)*\](?:<std(?:out|err)>)?:?")
 SRUN_LABEL = re.compile(r"^(\d+):(?=\s)")
@@ -288,7 +289,9 @@ class Run:
     first_line: int
     avg_busbw_GBps: float | None = None
     threads_gpus: tuple[int, int] | None = None  # the header's `nThread T nGpus G`
-    processes: dict[tuple[str, str], int] = field(default_factory=dict)  # (host, Pid) -> ranks
+    processes: dict[tuple[str, str], int] = dataclasses.field(
+        default_factory=dict
+    )  # (host, Pid) -> ranks
 
     @property
     def gpus_per_thread(self) -> int:

@@ -10,7 +10,6 @@ is the time the site gives (time_us), with the validation's error for its size (
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import cache
 
 from .. import performance
 from ..errors import ParamError
@@ -131,8 +130,9 @@ def _first(timed: tuple) -> float:
 
 @dataclass(frozen=True)
 class Best:
-    """NCCL's own times (us, uncalibrated) at each size of a sweep: per enabled algorithm, its
-    best protocol's (what NCCL_ALGO=<algorithm> runs), and NCCL's pick over every pair."""
+    """NCCL's own times (us, without the performance layer) at each size of a sweep: per enabled
+    algorithm, its best protocol's (what NCCL_ALGO=<algorithm> runs), and NCCL's pick over every
+    pair."""
 
     time_us: dict[str, list[float]]  # algorithm -> its best protocol's time, per size
     protocol: dict[str, list[str]]  # algorithm -> that protocol, per size

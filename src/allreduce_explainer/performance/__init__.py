@@ -9,10 +9,10 @@ NCCL picks as published sweeps do (layer.py), with figures fitted on whole cited
 
 from dataclasses import asdict
 
-from .bands import band
+from .bands import band, words
 from .layer import Call, Parameters, time_us
 
-__all__ = ["Call", "Parameters", "band", "provenance", "time_us"]
+__all__ = ["Call", "Parameters", "band", "provenance", "time_us", "words"]
 
 
 def provenance() -> dict:

@@ -11,8 +11,16 @@ from __future__ import annotations
 
 import math
 
+from .. import fmt
+
 MiB, GiB = 1 << 20, 1 << 30
-BANDS = ((MiB, 4 * MiB), (4 * MiB, 64 * MiB), (64 * MiB, 256 * MiB), (256 * MiB, GiB), (GiB, math.inf))
+BANDS = (
+    (MiB, 4 * MiB),
+    (4 * MiB, 64 * MiB),
+    (64 * MiB, 256 * MiB),
+    (256 * MiB, GiB),
+    (GiB, math.inf),
+)
 
 
 def band(nbytes: int) -> dict | None:
@@ -31,3 +39,27 @@ def band(nbytes: int) -> dict | None:
                 "systems": systems,
             }
     return None
+
+
+def words(nbytes: int) -> str | None:
+    """The band in a reader's words, for a figure at this size; None below 1 MiB."""
+    b = band(nbytes)
+    if b is None:
+        return None
+    return (
+        f"published runs of this size come within about {fmt.percent(b['median'])} of it "
+        f"(at worst {fmt.percent(b['worst'])})"
+    )
+
+
+def range_text(lo: int, hi: float) -> str:
+    """'1-4 MiB', '1 GiB and up'."""
+
+    def size(n: float) -> str:
+        return f"{int(n) >> 30} GiB" if n >= GiB else f"{int(n) >> 20} MiB"
+
+    if hi == math.inf:
+        return f"{size(lo)} and up"
+    if hi >= GiB > lo:
+        return f"{size(lo)}–{size(hi)}"
+    return f"{int(lo) >> 20}–{size(hi)}"

@@ -18,11 +18,11 @@ import helpers
 from allreduce_explainer import api
 from allreduce_explainer.logs import alphabeta as fit
 from allreduce_explainer.logs import ncclfit as logfit
+from allreduce_explainer.nccl import System, choose
 from allreduce_explainer.nccl.model import performance_call
+from allreduce_explainer.nccl.tuning import tables, terms
 from allreduce_explainer.performance import layer
 from allreduce_explainer.performance.fitted import PARAMETERS
-from allreduce_explainer.nccl import System, choose
-from allreduce_explainer.nccl.tuning import tables, terms
 from allreduce_explainer.training import calculator
 from helpers import examples
 

@@ -23,7 +23,9 @@ from helpers import DATA, ROOT, examples
 SWEEPS = json.loads((DATA / "nccl-tests" / "SWEEPS.json").read_text())["sweeps"]
 CLEAN = [s for s in SWEEPS if s["use"] == "fit"]
 MiB, GiB = 1 << 20, 1 << 30
-ROW = re.compile(r"^\s*(?:\S+:\s*)?(\d+)\s+\d+\s+\w+\s+(?:\w+\s+-?\d+\s+)?([\d.]+)\s+([\d.]+)\s+([\d.]+)")
+ROW = re.compile(
+    r"^\s*(?:\S+:\s*)?(\d+)\s+\d+\s+\w+\s+(?:\w+\s+-?\d+\s+)?([\d.]+)\s+([\d.]+)\s+([\d.]+)"
+)
 
 
 def measured(sweep: dict) -> list[tuple[int, float]]:
@@ -157,6 +159,8 @@ def test_a_bigger_call_never_takes_less_time(s, a, b, per_thread):
 
         def t(n: int, algo=algo, proto=proto, e=e) -> float:
             lat, bw = terms(s, "AllReduce", algo, proto, e, n)
-            return layer.time_us(fitted.PARAMETERS, performance_call(s, algo, proto, lat, bw, n, per_thread))
+            return layer.time_us(
+                fitted.PARAMETERS, performance_call(s, algo, proto, lat, bw, n, per_thread)
+            )
 
         assert t(lo) <= t(hi) * (1 + 1e-12)
