@@ -48,7 +48,7 @@ def test_curve_is_nccls_choice_at_every_size(params):
     system = nccl.System(p["gpu"], g * p["servers"], g, g, float(p["nic_gbps"]))
     algo = None if p["algorithm"] == "nccl" else "Ring"
     data = {t["name"]: t for t in s["figure"]["data"]}
-    model, own = data["NCCL's model, calibrated"], data["NCCL's own figure"]
+    model, own = data["NCCL's pick, as runs measure it"], data["NCCL's own figure"]
     assert model["x"] == latency.CURVE_SIZES and len(latency.CURVE_SIZES) >= 30
     for i, n in enumerate(latency.CURVE_SIZES):
         c = nccl.choose("AllReduce", n, system, algorithm=algo)

@@ -5,7 +5,8 @@ closed forms), ddp.py (buckets and their overlap with the backward pass) and har
 Units: bytes; GB/s = 1e9 B/s per direction; network cards in Gb/s on the wire (400 = 50 GB/s).
 The default algorithm is "nccl": NCCL's own cost model and choice (nccl/), timed as published
 runs measure it (performance/). The teaching algorithms stay as references: their closed
-forms at the links' line rate, with a latency per message of 0 by default (bandwidth only, as the CLI's `cost`), so
+forms at the links' line rate, with a latency per message of 0 by default (bandwidth only, as
+the CLI's `cost`), so
 `algorithm="ring"` gives why-allreduce's 0.55 s exactly; NCCL charges a latency per hop
 (latency_model.py: 3.4 µs over NVLink, 14 µs over the network for the Simple ring), which a
 reader can enter for them. "tree" is this site's teaching tree (all GPUs in rank order, one card

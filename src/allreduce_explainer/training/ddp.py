@@ -18,7 +18,8 @@ ready before the bias's (observed with DDP and gloo, PyTorch 2.x).
 Timeline: a layer's gradients are ready when its backward finishes. A bucket's all-reduce starts
 when its last gradient is ready and the previous bucket's all-reduce has finished (one
 communication stream), and takes the time NCCL's cost model predicts for that many bytes on the
-cluster (`nccl.choose`, timed by the performance layer). What remains after the backward pass ends is exposed: the
+cluster (`nccl.choose`, timed by the performance layer). What remains after the backward pass
+ends is exposed: the
 step waits for it.
 """
 

@@ -455,7 +455,8 @@ def yardstick(p: dict) -> tuple[float, str]:
 
 def busbw_curve(params=None) -> dict:
     """Bus bandwidth against size for one system: NCCL's pick as runs measure it (the
-    performance layer), NCCL's own figure and, where a published run on the same system is cited, its measured rows."""
+    performance layer), NCCL's own figure and, where a published run on the same system is
+    cited, its measured rows."""
     p = validated(params, CURVE)
     rows = curve_rows(p)
     sys_ = curve_system(p)
