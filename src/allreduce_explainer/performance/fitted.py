@@ -20,32 +20,39 @@ FITTED_ON = (
     "xxrjun-8xh100",
     "nccl-tests-290-8xh100",
     "nccl-tests-256-2x8xh200",
+    "nccl-tests-309-4x8xh100",
+    "nccl-tests-309-2x8xh100-cluster2",
 )
 
 PARAMETERS = Parameters(
     ramp_bytes={
-        "Ampere/p2p": 32262.4,
-        "Hopper/nvls": 134881,
-        "Hopper/p2p": 16052.6,
-        "nvls": 134881,
-        "p2p": 22757.3,
+        "Ampere/p2p": 44414.4,
+        "Hopper/nvls": 129499,
+        "Hopper/p2p": 36424.1,
+        "nvls": 129499,
+        "p2p": 40221.3,
     },
-    ramp_power=0.529499,
-    latency={"Ampere": 1.39322, "Hopper": 0.773384},
+    ramp_power=0.571319,
+    latency={"Ampere": 1.31718, "Hopper": 0.763344},
     protocol={
-        "Ampere/LL": 0.619245,
-        "Ampere/LL128": 0.938565,
-        "Hopper/LL": 0.851248,
-        "Hopper/LL128": 1.13961,
+        "Ampere/LL": 0.606346,
+        "Ampere/LL128": 0.964933,
+        "Hopper/LL": 0.833509,
+        "Hopper/LL128": 1.16243,
     },
-    asymptote={"Ampere/p2p": 0.959231, "Hopper/nvls": 1.05856, "Hopper/p2p": 1.061},
+    asymptote={
+        "Ampere/p2p": 0.958235,
+        "Hopper/nvls": 1.04582,
+        "Hopper/p2p": 1.08885,
+        "Hopper/p2p-net": 0.96973,
+    },
     launch_us_per_gpu=4.32893,
 )
 
 VALIDATION = (
-    (1048576, 4194304, 0.1801, 0.7274, 12, 6),
-    (4194304, 67108864, 0.0656, 0.2249, 25, 7),
-    (67108864, 268435456, 0.0406, 0.1434, 15, 8),
-    (268435456, 1073741824, 0.0349, 0.0794, 16, 8),
-    (1073741824, math.inf, 0.0240, 0.0699, 30, 9),
+    (1048576, 4194304, 0.2109, 0.7356, 16, 8),
+    (4194304, 67108864, 0.0971, 0.3097, 33, 9),
+    (67108864, 268435456, 0.0426, 0.1682, 19, 10),
+    (268435456, 1073741824, 0.0294, 0.0946, 20, 10),
+    (1073741824, math.inf, 0.0201, 0.0657, 38, 11),
 )

@@ -197,8 +197,14 @@ def test_the_fits_settings_make_the_calculators_nccl_model_reproduce_the_run(fil
     assert kwargs["algorithm"] == "nccl" and kwargs["nic_Gbps"] == sets.get("nic_gbps", 400.0)
     r = calculator.calc(params=last["size_bytes"] / 2, **kwargs)
     assert r["gradient_bytes"] == last["size_bytes"]
+    if not sets["reproduces"]:
+        # NCCL's search quantizes each channel's bandwidth (its speed arrays), so busbw jumps
+        # with the card rate; a run between two steps, or beyond the layer's ceiling (a
+        # platform-limited run), is said not to reproduce, and the nearest step is given
+        assert sets["note"], file
+        assert r["busbw_GBps"] == pytest.approx(last["busbw_GBps"], rel=0.25), file
+        return
     assert r["busbw_GBps"] == pytest.approx(last["busbw_GBps"], rel=0.10), file
-    assert sets["reproduces"]
 
 
 def test_the_nvl72_rack_is_said_not_to_reproduce():
