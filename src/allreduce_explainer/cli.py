@@ -258,7 +258,7 @@ def _nccl_parser(sub) -> None:
         "nccl",
         help=f"NCCL {NCCL_VERSION}'s own time model: its algorithm and protocol, and the time",
         description="Every (algorithm, protocol) NCCL weighs for a call, the one it picks, NCCL's "
-        "own time and a time calibrated on published all_reduce_perf runs.",
+        "own time and the time published all_reduce_perf runs measure (the performance layer).",
     )
     n.add_argument("--gpus", type=_whole, required=True, metavar="N")
     n.add_argument("--gpus-per-node", type=_whole, metavar="G", help="default: min(N, 8)")
@@ -329,7 +329,9 @@ def _nccl_table(result: dict) -> str:
             f"{r['bytes']:>14} {r['algorithm']:<9} {r['protocol']:<6} {r['time_us']:>11.2f} "
             f"{r['busbw_GBps']:>8.1f} {r['nccl_time_us']:>13.2f} {r['nccl_busbw_GBps']:>10.1f}"
         )
-    lines.append("busbw in GB/s (nccl-tests' definition); time_us calibrated, nccl_* NCCL's own")
+    lines.append(
+        "busbw in GB/s (nccl-tests' definition); time_us as runs measure it, nccl_* NCCL's own"
+    )
     return "\n".join(lines)
 
 

@@ -20,7 +20,7 @@ ROW_KEYS = {
     "busbw_GBps",
     "nccl_time_us",
     "nccl_busbw_GBps",
-    "calibration",
+    "band",
     "candidates",
 }
 

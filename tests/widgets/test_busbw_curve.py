@@ -48,7 +48,7 @@ def test_curve_is_nccls_choice_at_every_size(params):
     system = nccl.System(p["gpu"], g * p["servers"], g, g, float(p["nic_gbps"]))
     algo = None if p["algorithm"] == "nccl" else "Ring"
     data = {t["name"]: t for t in s["figure"]["data"]}
-    model, own = data["NCCL's model, calibrated"], data["NCCL's own figure"]
+    model, own = data["NCCL's pick, as runs measure it"], data["NCCL's own figure"]
     assert model["x"] == latency.CURVE_SIZES and len(latency.CURVE_SIZES) >= 30
     for i, n in enumerate(latency.CURVE_SIZES):
         c = nccl.choose("AllReduce", n, system, algorithm=algo)
@@ -86,9 +86,9 @@ def test_yardstick_is_nvlink_on_one_server_and_the_cards_across_servers():
     r = latency.busbw_curve({"servers": 8, "gpus_per_node": 4, "nic_gbps": 200})["readouts"]
     assert r["yardstick"] == "4 cards × 25 GB/s = 100 GB/s"
     f = latency.facts()
-    assert (
-        f["curve_h100_ring_measured"] == "368.1 GB/s" and f["curve_h100_ring_model"] == "370 GB/s"
-    )
+    assert f["curve_h100_ring_measured"] == "368.1 GB/s"  # together's log, 8 GiB, Ring forced
+    model = float(f["curve_h100_ring_model"].split()[0])
+    assert abs(model / 368.1 - 1) < 0.06  # the performance layer, fitted on whole sweeps
 
 
 @pytest.mark.parametrize(

@@ -133,12 +133,14 @@ def explain_run(
         return m
     a = applied(run, m, n, gpus_per_node)
     try:
-        nf = _nccl_explained(m["rows"], n, a["servers"], a["gpus_per_node"], net, device)
+        nf = _nccl_explained(
+            m["rows"], n, a["servers"], a["gpus_per_node"], net, device, run.gpus_per_thread
+        )
     except ParamError as e:
         if strict:
             raise
         nf = {"nccl_fit": None, "nccl_error": e.message}
-    return {**m, **a, **nf}
+    return {**m, **a, **nf, "gpus_per_thread": run.gpus_per_thread}
 
 
 # ---- the alpha-beta line's servers and settings ------------------------------------------------
@@ -249,7 +251,13 @@ def per_card(row: dict, n: int, nics: int) -> dict:
 
 
 def _nccl_explained(
-    run_rows: list[dict], n: int, servers: int, per: int, net: Network, device: str | None
+    run_rows: list[dict],
+    n: int,
+    servers: int,
+    per: int,
+    net: Network,
+    device: str | None,
+    per_thread: int = 1,
 ) -> dict:
     """The keys `nccl-tests` adds for one run: nccl_fit (with line rate, per-card figures and
     the calculator settings) and, given --gpu, prediction."""
@@ -265,9 +273,9 @@ def _nccl_explained(
             raise
         return out
     s = basis["system"]
-    nf = nccl_fit(sizes, times, s)
+    nf = nccl_fit(sizes, times, s, per_thread)
     if nf is None:
-        return out | ({"prediction": prediction(sizes, times, s)} if net.gpu else {})
+        return out | ({"prediction": prediction(sizes, times, s, per_thread)} if net.gpu else {})
     rate = line_rate(servers, per, net)
     for row in nf["rows"]:
         row["above_line_rate"] = bool(rate["GBps"] and row["measured_busbw_GBps"] > rate["GBps"])
@@ -294,7 +302,7 @@ def _nccl_explained(
     nf["calculator_settings"] = nccl_settings(nf, s)
     out["nccl_fit"] = nf
     if net.gpu is not None:
-        out["prediction"] = prediction(sizes, times, s)
+        out["prediction"] = prediction(sizes, times, s, per_thread)
     return out
 
 

@@ -3,7 +3,8 @@
 An alpha-beta line misses real logs because NCCL changes algorithm and protocol with the size
 (LL, LL128, Simple; Ring, Tree, NVLS, ...). Here each (algorithm, protocol) NCCL's model keeps
 for the system is one regime, timed as the model times it (tuning.py's latency and bandwidth,
-with the tree's size correction and the ring's plateau, calibrated as in model.py):
+with the tree's size correction and the ring's plateau, then the performance layer's factors,
+performance/layer.py, with the log's launch floor when one thread drove several GPUs):
 
     time_r(n) = latency_r(n) + offset_r + transfer_r(n) / scale_r
 
@@ -34,14 +35,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..nccl.model import busbw_factor, calibration, choose
+from ..nccl.model import busbw_factor, choose, performance_call
 from ..nccl.topology import System
 from ..nccl.tuning import tables, terms
+from ..performance import layer
+from ..performance.fitted import PARAMETERS
 
 MIN_BYTES = 64 << 10  # rows below this are excluded from the fit and its rms
 # The priors, per row: (ln scale)^2 and (ln of the regime's model time over the model's pick)^2
-SCALE_PRIOR = 0.0004
-CHOICE_PRIOR = 0.0002
+SCALE_PRIOR = 0.005
+CHOICE_PRIOR = 0.0005
 SEGMENT_COST = 0.001  # cost of one more fitted regime (squared relative error, summed over rows)
 FIXED_COST = 0.0001  # and of one more at NCCL's own figures (a 1 % miss on one row)
 MAX_SEGMENTS = 8
@@ -53,15 +56,17 @@ SCALE_RANGE = (0.02, 50.0)
 # ---- the regimes and their fit -----------------------------------------------------------------
 
 
-def _lines(s: System, sizes: list[int]) -> dict[tuple[str, str], list[tuple[float, float]]]:
-    """Per regime, per size: (latency us, transfer us) as the calibrated model times them."""
+def _lines(
+    s: System, sizes: list[int], per_thread: int = 1
+) -> dict[tuple[str, str], list[tuple[float, float]]]:
+    """Per regime, per size: (latency us, transfer us) as the performance layer times them."""
     out = {}
     for (a, p), e in tables(s, "AllReduce").items():
-        cal = calibration(s.generation, a)
         row = []
         for n in sizes:
             lat, bw = terms(s, "AllReduce", a, p, e, n)
-            row.append((lat, n / (1000 * bw * cal)))
+            call = performance_call(s, a, p, lat, bw, n, per_thread)
+            row.append(layer.split_us(PARAMETERS, call))
         out[(a, p)] = row
     return out
 
@@ -159,14 +164,17 @@ def _fitted(lines, seg: _Seg, i: int) -> float:
     return lat + seg.offset + f * seg.inv
 
 
-def nccl_fit(sizes: list[int], times_us: list[float], system: System) -> dict | None:
-    """Fit NCCL's regimes to measured (size, time) rows; None without a row from MIN_BYTES."""
+def nccl_fit(
+    sizes: list[int], times_us: list[float], system: System, gpus_per_thread: int = 1
+) -> dict | None:
+    """Fit NCCL's regimes to measured (size, time) rows; None without a row from MIN_BYTES.
+    gpus_per_thread: the log's GPUs per thread (all_reduce_perf -g), which sets a launch floor."""
     pts = sorted((n, t) for n, t in zip(sizes, times_us, strict=True) if n > 0 and t and t > 0)
     fit_rows = [i for i, (n, _) in enumerate(pts) if n >= MIN_BYTES]
     if not fit_rows:
         return None
     ns, ts = [n for n, _ in pts], [t for _, t in pts]
-    lines = _lines(system, ns)
+    lines = _lines(system, ns, gpus_per_thread)
     segs = _segments(lines, fit_rows, ts)
     seg_of = {}
     for seg in segs:
@@ -196,14 +204,15 @@ def nccl_fit(sizes: list[int], times_us: list[float], system: System) -> dict | 
     every = [r["rel_error"] for r in rows]
     top, first = segs[-1], segs[0]
     plateau = _plateau_busbw(system, top.regime, top.inv, ns[-1], factor)
-    model = choose("AllReduce", ns[-1], system).busbw_GBps  # NCCL's pick, calibrated
+    model = choose("AllReduce", ns[-1], system, gpus_per_thread=gpus_per_thread).busbw_GBps
     return {
         "rms_rel_error": _rms(used),
         "min_bytes": MIN_BYTES,
         "rms_rel_error_all": _rms(every),
         "points": len(used),
         "busbw_GBps": plateau,  # the last regime's, latency left out
-        "model_busbw_GBps": model,  # NCCL's pick at the largest size, calibrated
+        "model_busbw_GBps": model,  # NCCL's pick at the largest size, the layer's time
+        "gpus_per_thread": gpus_per_thread,
         "bw_scale": rows[-1]["fitted_busbw_GBps"] / model,  # the fit against it, same size
         "latency_us": lines[first.regime][0][0] + first.offset,
         "regimes": [_regime(system, s, lines, ns, fit_rows, factor) for s in segs],
@@ -219,7 +228,8 @@ def _plateau_busbw(s: System, r: tuple[str, str], inv: float, n: int, factor: fl
     """The regime's fitted bus bandwidth at size n, latency left out (its plateau)."""
     e = tables(s, "AllReduce")[r]
     _, bw = terms(s, "AllReduce", r[0], r[1], e, n)
-    return bw * calibration(s.generation, r[0]) / inv * factor
+    call = performance_call(s, r[0], r[1], 0.0, bw, n)
+    return layer.asymptotic_GBps(PARAMETERS, call) / inv * factor
 
 
 def _regime(s: System, seg: _Seg, lines, ns, fit_rows, factor) -> dict:
@@ -238,13 +248,15 @@ def _regime(s: System, seg: _Seg, lines, ns, fit_rows, factor) -> dict:
     }
 
 
-def prediction(sizes: list[int], times_us: list[float], system: System) -> dict:
-    """NCCL's pick and calibrated busbw per size, beside the measurement (busbw from the
+def prediction(
+    sizes: list[int], times_us: list[float], system: System, gpus_per_thread: int = 1
+) -> dict:
+    """NCCL's pick and the layer's busbw per size, beside the measurement (busbw from the
     measured time, as nccl-tests computes it, unrounded)."""
     factor = busbw_factor("AllReduce", system.gpus)
     rows = []
     for n, t in zip(sizes, times_us, strict=True):
-        c = choose("AllReduce", n, system)
+        c = choose("AllReduce", n, system, gpus_per_thread=gpus_per_thread)
         b = n / (t * 1e3) * factor
         rows.append(
             {
@@ -258,8 +270,9 @@ def prediction(sizes: list[int], times_us: list[float], system: System) -> dict:
             }
         )
     return {
-        "ratio_is": "measured / predicted bus bandwidth (calibrated): above 1, the run beat "
-        "NCCL's model",
+        "ratio_is": "measured / predicted bus bandwidth (the performance layer's, fitted on "
+        "published runs): above 1, the run beat the model",
+        "gpus_per_thread": gpus_per_thread,
         "system": {
             "gpu": system.gpu,
             "gpus": system.gpus,

@@ -27,6 +27,7 @@ writes (added to nccl-tests in October 2025, commit 00f5281; see parse_json).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import asdict, dataclass, replace
@@ -271,6 +272,8 @@ def agrees(derived: float, printed: float | None, token: str, rel: float = 0.0) 
 # ---- A whole log split into runs (your cluster) -----------------------------------------------
 
 HOST = re.compile(r"\bon\s+(\S+)\s+device\b", re.I)
+PID = re.compile(r"\bPid\s+(\d+)\b", re.I)
+THREADS = re.compile(r"^#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)\b", re.I)
 RUN_START = re.compile(r"^#\s*(nThread|Collective test starting|Using devices)\b", re.I)
 MAX_LINES = 200_000  # lines looked at; beyond, the rest is reported as not read
 MAX_READ = 20_000  # non-blank lines parsed; each costs tens of microseconds (more in Pyodide)
@@ -285,6 +288,20 @@ class Run:
     hosts: set[str]
     first_line: int
     avg_busbw_GBps: float | None = None
+    threads_gpus: tuple[int, int] | None = None  # the header's `nThread T nGpus G`
+    processes: dict[tuple[str, str], int] = dataclasses.field(
+        default_factory=dict
+    )  # (host, Pid) -> ranks
+
+    @property
+    def gpus_per_thread(self) -> int:
+        """How many GPUs one thread drove (all_reduce_perf -g): the header's nGpus, else the
+        most `#  Rank` lines sharing one host and Pid (nccl-tests runs -g G GPUs per thread in
+        one process); 1 when the log says neither. NCCL's kernels for those GPUs are launched
+        one after another by that thread, which sets a floor under the time of a small call."""
+        if self.threads_gpus:
+            return max(1, self.threads_gpus[1])
+        return max(self.processes.values(), default=1)
 
 
 @dataclass
@@ -340,11 +357,17 @@ def parse_runs(text: str) -> Log:
         rank = RANK_LINE.match(bare)
         if (RUN_START.match(bare) or rank) and (cur is None or cur.rows):
             cur = fresh(i)
+        threads = THREADS.match(bare)
+        if threads and cur is not None:
+            cur.threads_gpus = (int(threads.group(1)), int(threads.group(2)))
         if rank and cur is not None:
             cur.ranks.add(int(rank.group(1)))
-            host = HOST.search(bare)
+            host, pid = HOST.search(bare), PID.search(bare)
             if host:
                 cur.hosts.add(host.group(1))
+            if pid:
+                key = (host.group(1) if host else "", pid.group(1))
+                cur.processes[key] = cur.processes.get(key, 0) + 1
         if item.name == "avg bus bandwidth" and cur is not None:
             cur.avg_busbw_GBps = _float_or_none(item.value)
     return Log([r for r in runs if r.rows], skipped, blank, len(lines))

@@ -1,15 +1,14 @@
 """NCCL's own cost model (NVIDIA/nccl 2.30.7), ported from its source: see constants.py for the
 numbers, topology.py for the channel search, tuning.py for the time model, model.py for the
-candidates, NCCL's choice (and its best time per algorithm) and the calibrated prediction."""
+candidates, NCCL's choice (and its best time per algorithm), each also timed by the performance
+layer (performance/), fitted on published runs."""
 
 from .constants import ALGORITHMS, NCCL_COMMIT, NCCL_VERSION, PROTOCOLS
 from .model import (
-    MEASUREMENTS,
     Best,
     Candidate,
     best_by_algorithm,
     busbw_factor,
-    calibration,
     choose,
     predict,
     sweep,
@@ -20,7 +19,6 @@ from .tuning import COLLECTIVES, algo_time_us, log2i, tables
 __all__ = [
     "ALGORITHMS",
     "COLLECTIVES",
-    "MEASUREMENTS",
     "Best",
     "NCCL_COMMIT",
     "NCCL_VERSION",
@@ -30,7 +28,6 @@ __all__ = [
     "algo_time_us",
     "best_by_algorithm",
     "busbw_factor",
-    "calibration",
     "choose",
     "graphs",
     "log2i",

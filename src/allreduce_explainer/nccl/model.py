@@ -1,68 +1,22 @@
-"""What the site asks of NCCL's model: every candidate's time, NCCL's pick, and a calibrated time.
+"""What the site asks of NCCL's model: every candidate's time, NCCL's pick, and the measured time.
 
-NCCL's model exists to choose, not to predict: at large messages its absolute figures miss a
-measurement by several per cent (8 x A100: it counts 240 GB/s of ring bus bandwidth where runs
-reach 230), and at 1-64 MiB, where real runs have not reached its constant bandwidth, it is far
-more optimistic (widgets/cluster.py's model_misses measures both against the cited runs). So
-the choice is NCCL's, made on its own times, and each candidate also carries a calibrated time:
-NCCL's latency plus the bytes over NCCL's bandwidth times one factor per algorithm and GPU
-generation, the ratio of a cited measurement to NCCL's own figure on the measured system.
+NCCL's model exists to choose, not to predict: one constant bandwidth per (algorithm, protocol)
+that real runs reach only from about 256 MiB, so at 1-64 MiB its own times are 20-110 %
+optimistic. So the choice is NCCL's, made on its own times (nccl_time_us), and each candidate
+is also timed by the performance layer (performance/), fitted on whole published sweeps: that
+is the time the site gives (time_us), with the validation's error for its size (band).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import cache
 
+from .. import performance
 from ..errors import ParamError
+from ..performance.fitted import PARAMETERS
 from . import constants as K
 from .topology import System, graphs
-from .tuning import algo_time_us, collective_name, tables, terms
-
-GiB = 1 << 30
-
-
-@dataclass(frozen=True)
-class Measurement:
-    """A published all_reduce_perf peak that calibrates one (generation, algorithm)."""
-
-    generation: str
-    algorithm: str
-    system: System
-    busbw_GBps: float
-    nbytes: int
-    source: str
-
-
-MEASUREMENTS = (
-    Measurement(
-        "Ampere",
-        "Ring",
-        System("A100 SXM", 8, 8),
-        230.0,
-        8 * GiB,
-        "NVIDIA/nccl-tests#149, sjeaugey: 12 NVLinks at ~20 GB/s effective make 240 GB/s on "
-        "A100, 'but some other bottlenecks on the GPUs limits it to ~230GB/s' (at 8G)",
-    ),
-    Measurement(
-        "Hopper",
-        "Ring",
-        System("H100 SXM", 8, 8),
-        370.0,
-        8 * GiB,
-        "NVIDIA/nccl-tests#212, sjeaugey: 'NCCL can get an effective NVLink bandwidth of "
-        "370GB/s, which you can observe as BusBw ... when running with NCCL_ALGO=RING' (8 x H100)",
-    ),
-    Measurement(
-        "Hopper",
-        "NVLS",
-        System("H100 SXM", 8, 8),
-        480.0,
-        8 * GiB,
-        "NVIDIA/nccl-tests#212, sjeaugey: 'On 8 GPUs, you should reach a peak busBw of ~480GB/s' "
-        "with NVLink SHARP, the default all-reduce on H100",
-    ),
-)
+from .tuning import collective_name, tables, terms
 
 
 def busbw_factor(coll: str, n: int) -> float:
@@ -70,32 +24,18 @@ def busbw_factor(coll: str, n: int) -> float:
     return 2 * (n - 1) / n if coll == "AllReduce" else (n - 1) / n
 
 
-@cache
-def calibration(generation: int, algorithm: str) -> float:
-    """Measured / NCCL's bus bandwidth on the measured system; 1.0 where nothing is cited."""
-    for m in MEASUREMENTS:
-        if K.GENERATIONS.index(m.generation) == generation and m.algorithm == algorithm:
-            best = min(
-                algo_time_us(m.system, "AllReduce", m.algorithm, p, m.nbytes) or float("inf")
-                for p in K.PROTOCOLS
-            )
-            model_busbw = m.nbytes / (best * 1e3) * busbw_factor("AllReduce", m.system.gpus)
-            return m.busbw_GBps / model_busbw
-    return 1.0
-
-
 @dataclass(frozen=True)
 class Candidate:
-    """One (algorithm, protocol) for one call: NCCL's time and bus bandwidth, and calibrated."""
+    """One (algorithm, protocol) for one call: NCCL's own time and bus bandwidth, and the
+    performance layer's (what published runs of this size measure)."""
 
     algorithm: str
     protocol: str
     nccl_time_us: float  # NCCL's own prediction (what it chooses on)
-    time_us: float  # calibrated
+    time_us: float  # the performance layer's
     nccl_busbw_GBps: float
     busbw_GBps: float
     algbw_GBps: float
-    calibration: float
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -110,23 +50,46 @@ def _check_bytes(nbytes) -> int:
     return int(nbytes)
 
 
-def predict(collective: str, nbytes: int, system: System) -> list[Candidate]:
-    """Every (algorithm, protocol) NCCL considers for this call, in NCCL's table order."""
+def predict(
+    collective: str, nbytes: int, system: System, gpus_per_thread: int = 1
+) -> list[Candidate]:
+    """Every (algorithm, protocol) NCCL considers for this call, in NCCL's table order.
+    gpus_per_thread: GPUs one thread drives (all_reduce_perf -g); 1 in a training job."""
     coll, n = collective_name(collective), _check_bytes(nbytes)
     out = []
     for (a, p), e in tables(system, coll).items():
         lat, bw = terms(system, coll, a, p, e, n)
-        out.append(_candidate(system, coll, a, p, lat, bw, n))
+        out.append(_candidate(system, coll, a, p, lat, bw, n, gpus_per_thread))
     return out
 
 
-def _candidate(system: System, coll: str, a: str, p: str, lat: float, bw: float, n: int):
-    """One pair's figures from its latency and bandwidth terms: NCCL's and calibrated."""
+def performance_call(
+    system: System, a: str, p: str, lat: float, bw: float, n: int, per_thread: int = 1
+) -> performance.Call:
+    """One pair of one call as the performance layer takes it, from NCCL's terms for it."""
+    return performance.Call(
+        K.GENERATIONS[system.generation],
+        a,
+        p,
+        system.nodes,
+        system.gpus,
+        graphs(system)[a].n_channels,
+        lat,
+        bw,
+        n,
+        per_thread,
+    )
+
+
+def _candidate(
+    system: System, coll: str, a: str, p: str, lat: float, bw: float, n: int, per_thread: int = 1
+) -> Candidate:
+    """One pair's figures from its latency and bandwidth terms: NCCL's and the layer's."""
     factor = busbw_factor(coll, system.gpus)
-    cal = calibration(system.generation, a)
-    t, tc = lat + n / (1000 * bw), lat + n / (1000 * bw * cal)
-    algbw = n / (tc * 1e3)
-    return Candidate(a, p, t, tc, n / (t * 1e3) * factor, algbw * factor, algbw, cal)
+    t = lat + n / (1000 * bw)
+    tp = performance.time_us(PARAMETERS, performance_call(system, a, p, lat, bw, n, per_thread))
+    algbw = n / (tp * 1e3)
+    return Candidate(a, p, t, tp, n / (t * 1e3) * factor, algbw * factor, algbw)
 
 
 def choose(
@@ -135,6 +98,7 @@ def choose(
     system: System,
     algorithm: str | None = None,
     protocol: str | None = None,
+    gpus_per_thread: int = 1,
 ) -> Candidate:
     """NCCL's pick (enqueue.cc:2035-2044): the least NCCL time among the enabled pairs, optionally
     restricted as NCCL_ALGO / NCCL_PROTO do. A restriction nothing meets is a ParamError.
@@ -148,7 +112,7 @@ def choose(
     if best is None:
         _pool(collective, nbytes, system, algorithm, protocol)  # raises its ParamError
     _, a, p, lat, bw = best
-    return _candidate(system, coll, a, p, lat, bw, n)
+    return _candidate(system, coll, a, p, lat, bw, n, gpus_per_thread)
 
 
 def _timed(system: System, coll: str, n: int, algorithm=None, protocol=None):
@@ -166,8 +130,9 @@ def _first(timed: tuple) -> float:
 
 @dataclass(frozen=True)
 class Best:
-    """NCCL's own times (us, uncalibrated) at each size of a sweep: per enabled algorithm, its
-    best protocol's (what NCCL_ALGO=<algorithm> runs), and NCCL's pick over every pair."""
+    """NCCL's own times (us, without the performance layer) at each size of a sweep: per enabled
+    algorithm, its best protocol's (what NCCL_ALGO=<algorithm> runs), and NCCL's pick over every
+    pair."""
 
     time_us: dict[str, list[float]]  # algorithm -> its best protocol's time, per size
     protocol: dict[str, list[str]]  # algorithm -> that protocol, per size
@@ -199,13 +164,13 @@ def _nccl_time(c: Candidate) -> float:
     return c.nccl_time_us
 
 
-def _pool(collective, nbytes, system, algorithm, protocol) -> list[Candidate]:
+def _pool(collective, nbytes, system, algorithm, protocol, per_thread=1) -> list[Candidate]:
     """The candidates NCCL_ALGO / NCCL_PROTO leave; never empty."""
     algorithm = _name(algorithm, K.ALGORITHMS, "algorithm")
     protocol = _name(protocol, K.PROTOCOLS, "protocol")
     pool = [
         c
-        for c in predict(collective, nbytes, system)
+        for c in predict(collective, nbytes, system, per_thread)
         if (algorithm is None or c.algorithm == algorithm)
         and (protocol is None or c.protocol == protocol)
     ]
@@ -236,13 +201,14 @@ def sweep(
     system: System,
     algorithm: str | None = None,
     protocol: str | None = None,
+    gpus_per_thread: int = 1,
 ) -> dict:
-    """JSON for the CLI and the pages: per size NCCL's pick (calibrated and NCCL's own figures)
-    and every candidate it weighed."""
+    """JSON for the CLI and the pages: per size NCCL's pick (the layer's and NCCL's own figures,
+    and the validation's error band for that size) and every candidate it weighed."""
     coll = collective_name(collective)
     rows = []
     for n in sizes:
-        pool = _pool(coll, n, system, algorithm, protocol)
+        pool = _pool(coll, n, system, algorithm, protocol, gpus_per_thread)
         pick = min(pool, key=_nccl_time)
         rows.append(
             {
@@ -254,7 +220,7 @@ def sweep(
                 "busbw_GBps": pick.busbw_GBps,
                 "nccl_time_us": pick.nccl_time_us,
                 "nccl_busbw_GBps": pick.nccl_busbw_GBps,
-                "calibration": pick.calibration,
+                "band": performance.band(n),
                 "candidates": [
                     {
                         "algorithm": c.algorithm,
@@ -272,16 +238,8 @@ def sweep(
         "nccl_commit": K.NCCL_COMMIT,
         "collective": coll,
         "system": asdict(system) | {"nodes": system.nodes},
+        "gpus_per_thread": gpus_per_thread,
         "graphs": {a: asdict(g) for a, g in graphs(system).items()},
-        "calibrations": [
-            {
-                "generation": m.generation,
-                "algorithm": m.algorithm,
-                "measured_busbw_GBps": m.busbw_GBps,
-                "factor": calibration(K.GENERATIONS.index(m.generation), m.algorithm),
-                "source": m.source,
-            }
-            for m in MEASUREMENTS
-        ],
+        "performance": performance.provenance(),
         "rows": rows,
     }

@@ -3,9 +3,10 @@ bandwidth and the share of a training step it costs out. Pure functions over cos
 closed forms), ddp.py (buckets and their overlap with the backward pass) and hardware.py.
 
 Units: bytes; GB/s = 1e9 B/s per direction; network cards in Gb/s on the wire (400 = 50 GB/s).
-The default algorithm is "nccl": NCCL's own cost model and choice (nccl/), calibrated against
-measured runs. The teaching algorithms stay as references: their closed forms at the links' line
-rate, with a latency per message of 0 by default (bandwidth only, as the CLI's `cost`), so
+The default algorithm is "nccl": NCCL's own cost model and choice (nccl/), timed as published
+runs measure it (performance/). The teaching algorithms stay as references: their closed
+forms at the links' line rate, with a latency per message of 0 by default (bandwidth only, as
+the CLI's `cost`), so
 `algorithm="ring"` gives why-allreduce's 0.55 s exactly; NCCL charges a latency per hop
 (latency_model.py: 3.4 µs over NVLink, 14 µs over the network for the Simple ring), which a
 reader can enter for them. "tree" is this site's teaching tree (all GPUs in rank order, one card
@@ -191,7 +192,8 @@ def _topology(c: Cluster, algorithm: str, n: int) -> Topology:
 
 def allreduce(cluster: Cluster, algorithm: str, nbytes: float, gpus: int | None = None) -> dict:
     """cost.py's closed form on this cluster; "auto" is the fastest of the four; "nccl" is NCCL's
-    own choice and its calibrated time (nccl/), which ignores the latencies entered here."""
+    own choice and the performance layer's time for it (nccl/, performance/), which ignores the
+    latencies entered here."""
     if algorithm == "nccl" or algorithm in NCCL_FORCED:
         n = cluster.gpus if gpus is None else gpus
         return _nccl(cluster, nbytes, n, algorithm)

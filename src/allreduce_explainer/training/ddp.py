@@ -18,7 +18,8 @@ ready before the bias's (observed with DDP and gloo, PyTorch 2.x).
 Timeline: a layer's gradients are ready when its backward finishes. A bucket's all-reduce starts
 when its last gradient is ready and the previous bucket's all-reduce has finished (one
 communication stream), and takes the time NCCL's cost model predicts for that many bytes on the
-cluster (`nccl.choose`, calibrated). What remains after the backward pass ends is exposed: the
+cluster (`nccl.choose`, timed by the performance layer). What remains after the backward pass
+ends is exposed: the
 step waits for it.
 """
 
@@ -198,7 +199,7 @@ def sweep_caps(total_bytes: int, points: int = 41, low_mb: float = 0.1) -> list[
 
 def nccl_time(system: nccl.System) -> Callable[[int], float]:
     """Seconds for an all-reduce of b bytes per GPU: NCCL's pick (nccl.choose) and its
-    calibrated time. An empty bucket (zero-size tensors only) costs nothing."""
+    performance layer's time. An empty bucket (zero-size tensors only) costs nothing."""
     memo: dict[int, float] = {0: 0.0}  # a model's buckets repeat the same few sizes
 
     def seconds(b: int) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .. import api, fmt
+from .. import api, fmt, performance
 from ..catalog import models
 from ..nccl.topology import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
@@ -321,6 +321,9 @@ def facts() -> dict[str, str]:
     gpt2 = models.TRANSFORMERS["gpt2"][1]
     out["ddp_wte"] = fmt.nbytes(gpt2.vocab * gpt2.d * calculator.GRAD_BYTES["fp32"])
     out["ddp_tokens"] = f"{ddp.DEFAULT_BATCH['gpt2'] * m.tokens:,}"
+    cap = int(ddp.DEFAULT_CAP_MB * (1 << 20))
+    out["ddp_cap_size"] = f"{ddp.DEFAULT_CAP_MB:g} MiB"
+    out["ddp_cap_band"] = performance.words(cap)
     return out
 
 

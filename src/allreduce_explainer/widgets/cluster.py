@@ -19,6 +19,7 @@ from ..errors import ParamError
 from ..logs import examples
 from ..palette import SERIES
 from ..params import Param, spec, validated
+from ..performance import bands, fitted
 from ..training import calculator, memory
 from . import Widget, logview, views
 from . import figures as fig
@@ -243,8 +244,8 @@ def _algorithm_text(r: dict, p: dict) -> str:
         return text
     return (
         f"{text}: {r['nccl_algorithm']} with the {r['nccl_protocol']} protocol (NCCL "
-        f"{nccl.NCCL_VERSION}'s model, calibrated against measured runs; its own uncalibrated "
-        f"figure {fmt.seconds(r['nccl_time_s'])})"
+        f"{nccl.NCCL_VERSION}'s choice, timed as published runs of this size measure it; "
+        f"NCCL's own figure {fmt.seconds(r['nccl_time_s'])})"
     )
 
 
@@ -387,9 +388,8 @@ def facts() -> dict[str, str]:
     }
 
 
-LARGE = 1 << 30  # from here real sweeps reach the constant bandwidths NCCL's model assumes
-MID = (1 << 20, 64 << 20)  # where they have not yet
-UPPER = 256 << 20  # from here to LARGE they are close: a block's collectives (page 8) sit here
+BAND_NAMES = ("ll", "mid", "upper", "near", "large")  # performance.bands.BANDS, in order
+OWN_MID = (1 << 20, 64 << 20)  # where NCCL's own constant bandwidths are furthest from runs
 
 
 def _rule_facts(r: dict) -> dict[str, str]:
@@ -402,9 +402,9 @@ def _rule_facts(r: dict) -> dict[str, str]:
     }
 
 
-def model_misses(lo: float, hi: float) -> list[float]:
-    """NCCL's calibrated model against every cited sweep (catalog/measured.py), as
-    model / measured - 1, at each measured size from `lo` to `hi` bytes: how far to trust it."""
+def own_misses(lo: float, hi: float) -> list[float]:
+    """NCCL's own figure (its selection model, no performance layer) against every cited sweep
+    (catalog/measured.py), as own / measured - 1, at each measured size from lo to hi bytes."""
     out = []
     for c in measured.CURVES:
         g = c.gpus_per_node
@@ -413,19 +413,19 @@ def model_misses(lo: float, hi: float) -> list[float]:
         algo = None if c.algorithm == "nccl" else c.algorithm
         for size, got in c.rows:
             if lo <= size <= hi:
-                out.append(nccl.choose("AllReduce", size, s, algorithm=algo).busbw_GBps / got - 1)
+                pick = nccl.choose("AllReduce", size, s, algorithm=algo)
+                out.append(pick.nccl_busbw_GBps / got - 1)
     return out
 
 
 def _band_facts() -> dict[str, str]:
-    """NCCL's model's accuracy band: from LARGE up, and at mid sizes, where it is optimistic."""
-    large = max(abs(m) for m in model_misses(LARGE, math.inf))
-    mid = max(model_misses(*MID))
-    return {
-        "cluster_band_large": fmt.percent(large),
-        "cluster_band_large_from": f"{LARGE >> 30} GiB",
-        "cluster_band_mid": fmt.percent(mid),
-        "cluster_band_mid_range": f"{MID[0] >> 20} and {MID[1] >> 20} MiB",
-        "cluster_band_upper": fmt.percent(max(model_misses(UPPER, LARGE))),
-        "cluster_band_upper_range": f"{UPPER >> 20} MiB and {LARGE >> 30} GiB",
-    }
+    """The performance layer's validation (each system predicted by the fit on the others), per
+    size band, and how far NCCL's own figures are from the runs at mid sizes."""
+    out = {"band_systems": str(len(fitted.FITTED_ON))}
+    for name, (lo, hi, median, worst, _, _) in zip(BAND_NAMES, fitted.VALIDATION, strict=True):
+        out[f"band_{name}_range"] = bands.range_text(lo, hi)
+        out[f"band_{name}_median"] = fmt.percent(median)
+        out[f"band_{name}_worst"] = fmt.percent(worst)
+    out["nccl_own_mid"] = fmt.percent(max(own_misses(*OWN_MID)))
+    out["nccl_own_mid_range"] = f"{OWN_MID[0] >> 20}–{OWN_MID[1] >> 20} MiB"
+    return out

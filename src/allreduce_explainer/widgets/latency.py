@@ -32,6 +32,7 @@ from ..errors import ParamError
 from ..nccl.topology import NIC_GBPS
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
 from ..params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
+from ..performance import fitted
 from ..schedules import tree
 from ..schedules.ring import steps as ring_steps
 from ..schedules.schedule import split
@@ -453,8 +454,9 @@ def yardstick(p: dict) -> tuple[float, str]:
 
 
 def busbw_curve(params=None) -> dict:
-    """Bus bandwidth against size for one system: NCCL's model (calibrated, and NCCL's own
-    figure) and, where a published run on the same system is cited, its measured rows."""
+    """Bus bandwidth against size for one system: NCCL's pick as runs measure it (the
+    performance layer), NCCL's own figure and, where a published run on the same system is
+    cited, its measured rows."""
     p = validated(params, CURVE)
     rows = curve_rows(p)
     sys_ = curve_system(p)
@@ -465,7 +467,7 @@ def busbw_curve(params=None) -> dict:
     model = [c.busbw_GBps for c in rows]
     hover = "%{x:.3s}B: %{y:.4g} GB/s, %{customdata}"
     data = [
-        fig.line("NCCL's model, calibrated", CURVE_SIZES, model, SERIES["ring"], None, 2.5,
+        fig.line("NCCL's pick, as runs measure it", CURVE_SIZES, model, SERIES["ring"], None, 2.5,
                  hover=hover, customdata=picks),
         fig.line("NCCL's own figure", CURVE_SIZES, [c.nccl_busbw_GBps for c in rows],
                  SERIES["ring"], "dot", 1.5, hover=hover, customdata=picks),
@@ -498,7 +500,13 @@ def busbw_curve(params=None) -> dict:
             f"{fmt.nbytes(half)}{got}."
         ),
         table={
-            "columns": ["size", "NCCL's pick", "busbw, calibrated", "NCCL's own", "measured"],
+            "columns": [
+                "size",
+                "NCCL's pick",
+                "busbw, as runs measure it",
+                "NCCL's own",
+                "measured",
+            ],
             "rows": [
                 [
                     fmt.nbytes(n),
@@ -529,7 +537,7 @@ def busbw_curve(params=None) -> dict:
 
 
 CURVE_READOUTS = (
-    ("model", f"NCCL's model at {CURVE_BIG_GIB} GiB (calibrated)"),
+    ("model", f"NCCL's pick at {CURVE_BIG_GIB} GiB, as runs measure it"),
     ("nccl_own", f"NCCL's own figure at {CURVE_BIG_GIB} GiB"),
     ("half", "Half of the peak from"),
     ("measured", "Measured, at its largest size"),
@@ -706,6 +714,7 @@ def _curve_facts() -> dict[str, str]:
     out["curve_own_miss"] = fmt.percent(max(misses))
     out["curve_smallest_size"] = fmt.nbytes(min(c.rows[-1][0] for c in measured.CURVES))
     many = busbw_curve({"servers": 8})
+    out["perf_launch_us"] = fmt.sig(fitted.PARAMETERS.launch_us_per_gpu, 2)
     return out | {
         "curve_8x8_model": many["readouts"]["model"],
         "curve_8x8_yardstick": many["readouts"]["yardstick"],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 
-from .. import api, fmt, nccl
+from .. import api, fmt, nccl, performance
 from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
@@ -395,6 +395,9 @@ def _overlap_facts(p: dict, out: dict) -> dict:
         "shard_bus": fmt.sig(z3["bus_GBps"], 3),
         "shard_hsdp_bus": fmt.sig(hs["bus_GBps"], 3),
         "shard_block_bytes": fmt.nbytes(memory.BYTES_PER_PARAM["grads"] * z3["block_params"]),
+        "shard_block_band": performance.words(
+            int(memory.BYTES_PER_PARAM["grads"] * z3["block_params"])
+        ),
         "shard_channels": ring.n_channels,
         "shard_channel_GBps": fmt.sig(ring.bw_inter, 3),
         "shard_bus_ceiling": fmt.sig(ring.n_channels * ring.bw_inter, 3),

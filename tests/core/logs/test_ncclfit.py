@@ -19,7 +19,10 @@ from allreduce_explainer import api
 from allreduce_explainer.logs import alphabeta as fit
 from allreduce_explainer.logs import ncclfit as logfit
 from allreduce_explainer.nccl import System, choose
+from allreduce_explainer.nccl.model import performance_call
 from allreduce_explainer.nccl.tuning import tables, terms
+from allreduce_explainer.performance import layer
+from allreduce_explainer.performance.fitted import PARAMETERS
 from allreduce_explainer.training import calculator
 from helpers import examples
 
@@ -55,7 +58,7 @@ def test_the_clean_logs_are_the_full_all_reduce_runs():
         "nccl-tests-44-2x2080ti-allreduce-old.txt",  # one row (8 B)
         "nccl-tests-44-2x2080ti-all-gather-oldest.txt",  # all_gather_perf
     }
-    assert len(CLEAN) == 18
+    assert len(CLEAN) == 26
 
 
 def _alpha_beta_rms(rows: list[dict]) -> float:
@@ -220,8 +223,14 @@ def test_the_fits_settings_make_the_calculators_nccl_model_reproduce_the_run(fil
     assert kwargs["algorithm"] == "nccl" and kwargs["nic_Gbps"] == sets.get("nic_gbps", 400.0)
     r = calculator.calc(params=last["size_bytes"] / 2, **kwargs)
     assert r["gradient_bytes"] == last["size_bytes"]
+    if not sets["reproduces"]:
+        # NCCL's search quantizes each channel's bandwidth (its speed arrays), so busbw jumps
+        # with the card rate; a run between two steps, or beyond the layer's ceiling (a
+        # platform-limited run), is said not to reproduce, and the nearest step is given
+        assert sets["note"], file
+        assert r["busbw_GBps"] == pytest.approx(last["busbw_GBps"], rel=0.25), file
+        return
     assert r["busbw_GBps"] == pytest.approx(last["busbw_GBps"], rel=0.10), file
-    assert sets["reproduces"]
 
 
 def test_the_nvl72_rack_is_said_not_to_reproduce():
@@ -261,12 +270,15 @@ def test_a_noise_free_log_from_the_model_is_fitted_back_exactly(system):
 
 
 def _scaled(system: System, k: float) -> list[float]:
-    """NCCL's pick at each size, timed with its bandwidth times k."""
+    """NCCL's pick at each size, timed as the performance layer times it with its bandwidth
+    times k: NCCL's terms, then the layer's latency and transfer, the transfer over k."""
     out = []
     for n in SWEEP:
         c = choose("AllReduce", n, system)
         lat, bw = terms(system, "AllReduce", c.algorithm, c.protocol, _entry(system, c), n)
-        out.append(lat + n / (1000 * bw * c.calibration * k))
+        call = performance_call(system, c.algorithm, c.protocol, lat, bw, n)
+        latency, transfer = layer.split_us(PARAMETERS, call)
+        out.append(latency + transfer / k)
     return out
 
 

@@ -408,15 +408,16 @@ def test_ddp_labels_each_bucket_with_nccl_s_pick():
 
 
 def test_widget_opens_where_both_ends_of_the_trade_off_show():
-    """The default layout, 64 servers of 8: tiny buckets and one bucket both expose clearly more
-    than PyTorch's default, each figure from api.ddp directly."""
+    """The default layout, 64 servers of 8: tiny buckets expose clearly more than PyTorch's
+    default and one bucket clearly more than the best cap, each figure from api.ddp directly."""
     from allreduce_explainer.widgets import buckets as B
 
     s = B.ddp_buckets()
     assert (s["params"]["gpus"], s["params"]["gpus_per_node"]) == (512, 8)
     r = api.ddp("gpt2", 512, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB)
     tiny, whole = r["sweep"][0]["exposed_s"], r["sweep"][-1]["exposed_s"]
-    assert tiny > 2 * r["exposed_s"] and whole > 2 * r["exposed_s"]
+    best = min(x["exposed_s"] for x in r["sweep"])
+    assert tiny > 2 * r["exposed_s"] and whole > 1.3 * best
     assert s["readouts"]["default_exposed"] == f"{r['exposed_s'] * 1e3:.2g} ms"
     one = api.ddp("gpt2", 8, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB)
     assert one["sweep"][0]["exposed_s"] < 1.1 * one["exposed_s"]  # one server hides tiny buckets

@@ -1,0 +1,358 @@
+"""Fit the performance layer on whole published sweeps, and validate it leaving one system out.
+
+Reads the sweeps of tests/data/nccl-tests/SWEEPS.json ('use': 'fit'), times each row (1 MiB to
+8 GiB) as the layer would (NCCL's pick on the sweep's system, from the port; the layer's factors,
+src/allreduce_explainer/performance/layer.py) and finds the factors by least squares on log time
+(scipy's least_squares), with a weak prior that keeps a factor little evidence speaks for near
+NCCL's own figure (1), and the groups' ramps near each other. The launch floor per GPU is the
+median, over the sweeps where one thread drives several GPUs, of their small messages' time
+(16-64 KiB) per GPU.
+
+Then, for each system, the same fit without it, and its rows predicted: the relative error of
+busbw (predicted / measured - 1) per size band, median and worst.
+
+Usage, from the repo root (needs the dev dependencies: numpy, scipy):
+  .venv/bin/python bench/performance.py           # print the fit and the validation
+  .venv/bin/python bench/performance.py --write   # and write performance/fitted.py and
+                                                  # bench/PERFORMANCE.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import least_squares
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from allreduce_explainer import nccl  # noqa: E402
+from allreduce_explainer.logs.parse import parse_text  # noqa: E402
+from allreduce_explainer.nccl.model import performance_call  # noqa: E402
+from allreduce_explainer.nccl.tuning import tables, terms  # noqa: E402
+from allreduce_explainer.performance import bands  # noqa: E402
+from allreduce_explainer.performance.layer import (  # noqa: E402
+    Call,
+    Parameters,
+    asymptote_key,
+    ramp_key,
+    time_us,
+)
+
+DATA = ROOT / "tests" / "data" / "nccl-tests"
+FITTED = ROOT / "src" / "allreduce_explainer" / "performance" / "fitted.py"
+REPORT = ROOT / "bench" / "PERFORMANCE.md"
+FIT_RANGE = (1 << 20, 8 << 30)  # the rows fitted on and validated: 1 MiB to 8 GiB
+LAUNCH_RANGE = (16 << 10, 64 << 10)  # small messages: the launch floor's rows
+PRIOR = 0.3  # weight of log(factor) = 0 per factor (a factor of e^(1/0.3) costs one row's 100 %)
+RAMP_PRIOR = 0.1  # weight of log(x0 / the groups' geometric mean)
+RAMP_START = 32768.0  # x0's starting point, bytes per channel per rank
+GROUP_FALLBACK = True  # a generation with no ramp of its own takes its group's mean
+ASYMPTOTE_FROM = 256 << 20  # an asymptote is fitted only where a sweep reaches this size
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measured row and NCCL's pick for it, as the layer takes it."""
+
+    sweep: str
+    time_us: float  # measured: nbytes / busbw x the bus factor
+    call: Call
+
+
+def _table_rows(path: Path) -> list[tuple[int, float]]:
+    """The Azure pages' '| 1K | 0.04 |' rows: sizes are powers of two from 1 KiB, printed rounded
+    (65K is 65,536; 132K is 131,072), so the size is taken from the row's place."""
+    busbw = [
+        float(m.group(1))
+        for m in re.finditer(r"^\|\s*[\d.]+[KMG]\s*\|\s*([\d.]+)\s*\|", path.read_text(), re.M)
+    ]
+    return [(1024 << i, b) for i, b in enumerate(busbw)]
+
+
+def _log_rows(path: Path, half: str) -> list[tuple[int, float]]:
+    out = []
+    for r in parse_text(path.read_text()).rows:
+        h = r.out_of_place if half == "out_of_place" and r.out_of_place else r.in_place
+        if h.busbw_GBps:
+            out.append((r.size_bytes, h.busbw_GBps))
+    return out
+
+
+def sweeps(use: str = "fit") -> dict[str, dict]:
+    """The sweeps of SWEEPS.json with this use, each with its system and measured rows."""
+    out = {}
+    for s in json.loads((DATA / "SWEEPS.json").read_text())["sweeps"]:
+        if s["use"] != use:
+            continue
+        path = DATA / s["file"]
+        rows = _table_rows(path) if s["kind"] == "table" else _log_rows(path, s["half"])
+        out[s["key"]] = s | {"System": nccl.System(**s["system"]), "rows": rows}
+    return out
+
+
+def timed_rows(sweep: dict, lo: int, hi: int) -> list[Row]:
+    """The sweep's rows from lo to hi bytes, each with NCCL's pick on its system and its terms."""
+    s, factor = sweep["System"], nccl.busbw_factor("AllReduce", sweep["System"].gpus)
+    out = []
+    for n, busbw in sweep["rows"]:
+        if lo <= n <= hi:
+            c = nccl.choose("AllReduce", n, s, algorithm=sweep["algorithm"])
+            e = tables(s, "AllReduce")[(c.algorithm, c.protocol)]
+            lat, bw = terms(s, "AllReduce", c.algorithm, c.protocol, e, n)
+            t = n / (busbw * 1e3) * factor
+            call = performance_call(
+                s, c.algorithm, c.protocol, lat, bw, n, sweep["gpus_per_thread"]
+            )
+            out.append(Row(sweep["key"], t, call))
+    return out
+
+
+def launch_floor(all_sweeps: dict[str, dict]) -> float:
+    """Median over the sweeps run with one thread for several GPUs of their small rows' median
+    time per GPU (us)."""
+    per_gpu = []
+    for sw in all_sweeps.values():
+        g = sw["gpus_per_thread"]
+        small = [r.time_us for r in timed_rows(sw, *LAUNCH_RANGE)]
+        if g > 1 and small:
+            per_gpu.append(statistics.median(small) / g)
+    return statistics.median(per_gpu)
+
+
+# ---- the factors as a vector -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which factor each entry of the vector is, for the rows fitted (a factor no row uses is
+    left out, so it stays at NCCL's own 1; so is an asymptote no row from ASYMPTOTE_FROM
+    speaks for, which mid-size rows alone would confound with the ramp)."""
+
+    groups: tuple[str, ...]
+    latency: tuple[str, ...]
+    protocol: tuple[str, ...]
+    asymptote: tuple[str, ...]
+
+    @staticmethod
+    def of(rows: list[Row]) -> Layout:
+        calls = [r.call for r in rows]
+        return Layout(
+            tuple(sorted({ramp_key(c) for c in calls})),
+            tuple(sorted({c.generation for c in calls})),
+            tuple(
+                sorted({f"{c.generation}/{c.protocol}" for c in calls if c.protocol != "Simple"})
+            ),
+            tuple(sorted({asymptote_key(c) for c in calls if c.nbytes >= ASYMPTOTE_FROM})),
+        )
+
+    def size(self) -> int:
+        return len(self.groups) + 1 + len(self.latency) + len(self.protocol) + len(self.asymptote)
+
+    def start(self) -> np.ndarray:
+        v = np.zeros(self.size())
+        v[: len(self.groups)] = math.log(RAMP_START)
+        return v
+
+    def parameters(self, v: np.ndarray, launch: float) -> Parameters:
+        it = iter(np.exp(v).tolist())
+        ramp = {g: next(it) for g in self.groups}
+        if GROUP_FALLBACK:
+            for group in sorted({k.split("/")[1] for k in ramp}):
+                logs = [math.log(x) for k, x in ramp.items() if k.endswith("/" + group)]
+                ramp[group] = math.exp(sum(logs) / len(logs))
+        power = next(it)
+        return Parameters(
+            ramp_bytes=ramp,
+            ramp_power=power,
+            latency={k: next(it) for k in self.latency},
+            protocol={k: next(it) for k in self.protocol},
+            asymptote={k: next(it) for k in self.asymptote},
+            launch_us_per_gpu=launch,
+        )
+
+
+def _predict(p: Parameters, r: Row) -> float:
+    return time_us(p, r.call)
+
+
+def fit(rows: list[Row], launch: float) -> Parameters:
+    """Least squares on log(predicted / measured time), with the priors."""
+    layout = Layout.of(rows)
+    ng = len(layout.groups)
+
+    def residuals(v: np.ndarray) -> np.ndarray:
+        p = layout.parameters(v, launch)
+        fit_part = [math.log(_predict(p, r) / r.time_us) for r in rows]
+        ramps = np.array(
+            [
+                v[i]
+                - np.mean(
+                    [
+                        v[j]
+                        for j, h in enumerate(layout.groups)
+                        if h.split("/")[1] == g.split("/")[1]
+                    ]
+                )
+                for i, g in enumerate(layout.groups)
+            ]
+        )
+        factors = v[ng + 1 :]
+        return np.concatenate([fit_part, RAMP_PRIOR * ramps, PRIOR * factors])
+
+    return layout.parameters(least_squares(residuals, layout.start()).x, launch)
+
+
+def busbw_error(p: Parameters, r: Row) -> float:
+    """Predicted / measured busbw - 1 (= measured / predicted time - 1)."""
+    return r.time_us / _predict(p, r) - 1
+
+
+def leave_one_out(all_sweeps: dict[str, dict], launch: float) -> dict[str, list[tuple[int, float]]]:
+    """Per system: its rows' busbw errors, predicted by the fit on every other system."""
+    rows = {k: timed_rows(sw, *FIT_RANGE) for k, sw in all_sweeps.items()}
+    out = {}
+    for k in rows:
+        p = fit([r for o, rs in rows.items() if o != k for r in rs], launch)
+        out[k] = [(r.call.nbytes, busbw_error(p, r)) for r in rows[k]]
+    return out
+
+
+def band_table(
+    errors: dict[str, list[tuple[int, float]]],
+) -> list[tuple[int, int, float, float, int, int]]:
+    """(lo, hi, median |error|, worst |error|, rows, systems) per band of bands.BANDS."""
+    out = []
+    for lo, hi in bands.BANDS:
+        got = [(k, abs(e)) for k, es in errors.items() for n, e in es if lo <= n < hi]
+        if got:
+            es = [e for _, e in got]
+            out.append((lo, hi, statistics.median(es), max(es), len(es), len({k for k, _ in got})))
+    return out
+
+
+# ---- writing ------------------------------------------------------------------------------------
+
+
+def _literal(d: dict) -> str:
+    return "{" + ", ".join(f"{k!r}: {v:.6g}" for k, v in d.items()) + "}"
+
+
+def fitted_source(p: Parameters, keys: list[str], table) -> str:
+    rows = "\n".join(
+        f"    ({lo}, {'math.inf' if hi == math.inf else hi}, {med:.4f}, {worst:.4f}, "
+        f"{n}, {systems}),"
+        for lo, hi, med, worst, n, systems in table
+    )
+    return f'''"""The performance layer's figures, fitted on whole published sweeps: written by
+`bench/performance.py --write` from tests/data/nccl-tests/SWEEPS.json; do not edit by hand.
+
+VALIDATION: leaving each system out of the fit in turn and predicting it, per size band
+(from, to bytes): the median and the worst |predicted / measured busbw - 1|, over how many rows
+and systems (bench/PERFORMANCE.md has the table per system).
+"""
+
+import math
+
+from .layer import Parameters
+
+FITTED_ON = {tuple(keys)!r}
+
+PARAMETERS = Parameters(
+    ramp_bytes={_literal(p.ramp_bytes)},
+    ramp_power={p.ramp_power:.6g},
+    latency={_literal(p.latency)},
+    protocol={_literal(p.protocol)},
+    asymptote={_literal(p.asymptote)},
+    launch_us_per_gpu={p.launch_us_per_gpu:.6g},
+)
+
+VALIDATION = (
+{rows}
+)
+'''
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+
+def report(p: Parameters, all_sweeps, errors, table) -> str:
+    lines = [
+        "# The performance layer: fit and validation",
+        "",
+        "Written by `.venv/bin/python bench/performance.py --write`. The layer",
+        "(`src/allreduce_explainer/performance/`) times NCCL's pick as published sweeps do; its",
+        f"factors are fitted by least squares on log time over {_size(FIT_RANGE[0])} to "
+        f"{_size(FIT_RANGE[1])} on the sweeps below",
+        "(tests/data/nccl-tests/SWEEPS.json, 'use': 'fit'; platform-limited runs are not fitted",
+        "on).",
+        "",
+        "## Leave one system out",
+        "",
+        "Each system predicted by the fit on all the others: |predicted / measured busbw − 1|.",
+        "",
+        "| size band | median | worst | rows | systems |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for lo, hi, med, worst, n, k in table:
+        top = "" if hi == math.inf else _size(hi)
+        lines.append(f"| {_size(lo)} – {top} | {med:.1%} | {worst:.1%} | {n} | {k} |")
+    lines += ["", "Per system (predicted / measured busbw − 1, per row, smallest size first):", ""]
+    lines += ["| system | sizes | errors |", "|---|---|---|"]
+    for k, es in errors.items():
+        span = f"{_size(es[0][0])} – {_size(es[-1][0])}"
+        lines.append(f"| {k} | {span} | {' '.join(f'{e:+.0%}' for _, e in es)} |")
+    lines += [
+        "",
+        "## The sweeps",
+        "",
+        "| key | system | algorithm | -g | NCCL | why |",
+        "|---|---|---|---:|---|---|",
+    ]
+    for k, sw in all_sweeps.items():
+        s = sw["System"]
+        lines.append(
+            f"| {k} | {s.nodes} × {s.gpus_per_node} {s.gpu} | "
+            f"{sw['algorithm'] or 'NCCL’s choice'} | "
+            f"{sw['gpus_per_thread']} | {sw['nccl_version'] or '?'} | {sw['why']} |"
+        )
+    lines += ["", "## The factors fitted on all of them", "", "```", repr(p), "```", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args()
+    all_sweeps = sweeps()
+    launch = launch_floor(all_sweeps)
+    rows = [r for sw in all_sweeps.values() for r in timed_rows(sw, *FIT_RANGE)]
+    p = fit(rows, launch)
+    errors = leave_one_out(all_sweeps, launch)
+    table = band_table(errors)
+    print(p)
+    for lo, hi, med, worst, n, k in table:
+        print(
+            f"{_size(lo):>8} - {_size(hi) if hi != math.inf else '':<8} median {med:6.1%} "
+            f"worst {worst:6.1%} ({n} rows, {k} systems)"
+        )
+    if args.write:
+        FITTED.write_text(fitted_source(p, list(all_sweeps), table))
+        REPORT.write_text(report(p, all_sweeps, errors, table))
+        print(f"wrote {FITTED.relative_to(ROOT)} and {REPORT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""The performance layer's time for one (algorithm, protocol) of one call, from NCCL's own terms.
+
+NCCL times a call as latency + bytes / bandwidth (tuning.cc:630-654). Measured sweeps differ
+from that in four ways, each a factor here, fitted by bench/performance.py on whole sweeps:
+
+- a mid-size ramp (LL128 and Simple): the bandwidth reached grows with the bytes each channel of
+  each rank moves,
+  x = bytes / (channels x ranks), as eta(x) = 1 / (1 + (x0 / x)^k), one x0 per algorithm group
+  (point-to-point rings and trees; NVLink SHARP's NVLS and NVLSTree), shared by generations.
+  NCCL's chunks shrink at these sizes (src/enqueue.cc), so pipelines fill and drain; only the
+  tree has a correction for it in tuning.cc (620-627);
+- a latency factor per GPU generation: NCCL's hop latencies are the same for every generation
+  (tuning.cc:158-175), measurement is not;
+- a bandwidth factor per generation for LL and LL128 (a measured ceiling: their caps in
+  tuning.cc are selection numbers rather than what the protocols reach);
+- an asymptote per (generation, group): what a run reaches at gigabytes against NCCL's figure.
+  Rings and trees across servers get their own (network-bound: the card, not NVLink, sets the
+  pace), so an NVLink server's factor is never applied to a ring limited by its cards;
+
+and a launch floor: one thread driving G GPUs (all_reduce_perf -g G) cannot finish a call in
+less than about G x a few microseconds, however small the message.
+
+Where nothing was measured (a generation or group with no cited sweep) a factor is 1: NCCL's own
+figure, with the ramp measured on the other generations.
+
+It knows no NCCL code: nccl/model.py describes each call (a `Call`) with NCCL's own terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+LAUNCH_NORM = 6.0  # how the launch floor and the GPUs' time combine (split_us)
+GROUPS = {  # algorithm -> the group whose ramp it follows
+    "Ring": "p2p",
+    "Tree": "p2p",
+    "CollNetChain": "p2p",
+    "CollNetDirect": "p2p",
+    "NVLS": "nvls",
+    "NVLSTree": "nvls",
+}
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """The fitted figures (fitted.py holds the ones in use, with the sweeps they come from)."""
+
+    ramp_bytes: dict[str, float]  # "Hopper/nvls" (or a group alone) -> x0, bytes/channel/rank
+    ramp_power: float  # k
+    latency: dict[str, float] = field(default_factory=dict)  # generation -> factor
+    protocol: dict[str, float] = field(default_factory=dict)  # "Ampere/LL" -> bandwidth factor
+    asymptote: dict[str, float] = field(default_factory=dict)  # "Hopper/p2p-net" -> factor
+    launch_us_per_gpu: float = 0.0
+
+
+@dataclass(frozen=True)
+class Call:
+    """One (algorithm, protocol) for one call, as NCCL's model sees it: its GPU generation
+    ("Hopper"), the servers and ranks, the algorithm's channels, NCCL's latency (us) and
+    bandwidth (GB/s) for it, the bytes, and how many GPUs one thread drives (all_reduce_perf
+    -g; 1 in a training job, where each process drives its own GPU)."""
+
+    generation: str
+    algorithm: str
+    protocol: str
+    nodes: int
+    ranks: int
+    channels: int
+    latency_us: float
+    bandwidth_GBps: float
+    nbytes: int
+    gpus_per_thread: int = 1
+
+
+def ramp_key(c: Call) -> str:
+    return f"{c.generation}/{GROUPS[c.algorithm]}"
+
+
+def asymptote_key(c: Call) -> str:
+    """The asymptote's key: the generation and group, and '-net' for a point-to-point algorithm
+    across servers (the cards set its pace, not NVLink)."""
+    group = GROUPS[c.algorithm]
+    net = "-net" if group == "p2p" and c.nodes > 1 else ""
+    return f"{c.generation}/{group}{net}"
+
+
+def ramp(p: Parameters, c: Call) -> float:
+    """eta(x): the share of the asymptotic bandwidth the call reaches. LL has none: it sends
+    8-byte flag-and-data words with no chunk pipeline to fill, and its factor is a ceiling
+    alone (fitted with the ramp on it, the layer would add tens of us to every small call that
+    #309's 8-128 KiB rows, within 10 % of NCCL's own time, do not show). A generation without a
+    fitted ramp for this group takes the group's (the fitted generations' geometric mean); a
+    group never fitted has none."""
+    x0 = p.ramp_bytes.get(ramp_key(c), p.ramp_bytes.get(GROUPS[c.algorithm]))
+    if x0 is None or c.protocol == "LL":
+        return 1.0
+    x = c.nbytes / (c.channels * c.ranks)
+    return 1.0 / (1.0 + (x0 / x) ** p.ramp_power)
+
+
+def asymptotic_GBps(p: Parameters, c: Call) -> float:
+    """The pair's bandwidth at gigabytes: NCCL's, times the asymptote and the protocol's factor."""
+    bw = c.bandwidth_GBps * p.asymptote.get(asymptote_key(c), 1.0)
+    if c.protocol != "Simple":
+        bw *= p.protocol.get(f"{c.generation}/{c.protocol}", 1.0)
+    return bw
+
+
+def split_us(p: Parameters, c: Call) -> tuple[float, float]:
+    """(latency, transfer) in us, whose sum is the call's time: the transfer is the bytes over
+    the ramped bandwidth; the latency NCCL's times the generation's factor, raised by the launch
+    floor (a log fit scales the transfer alone). The floor and the GPUs' own time combine as a
+    smooth maximum, their LAUNCH_NORM-norm: while the thread is still launching the last GPUs'
+    kernels the first ones' work overlaps it only in part (p = 6 gave the least error leaving
+    one system out, against 2, 3 and 4; a plain maximum misses the 1 MiB rows of -g 8 runs by
+    up to 20 %)."""
+    transfer = c.nbytes / (1000 * asymptotic_GBps(p, c) * ramp(p, c))
+    lat = c.latency_us * p.latency.get(c.generation, 1.0)
+    if c.gpus_per_thread > 1:
+        floor = c.gpus_per_thread * p.launch_us_per_gpu
+        total = ((lat + transfer) ** LAUNCH_NORM + floor**LAUNCH_NORM) ** (1 / LAUNCH_NORM)
+        lat = total - transfer
+    return lat, transfer
+
+
+def time_us(p: Parameters, c: Call) -> float:
+    """The call's time in us."""
+    lat, transfer = split_us(p, c)
+    return lat + transfer

@@ -1,0 +1,175 @@
+"""The performance layer against the cited sweeps, read afresh here: every clean sweep followed
+within +/-15 % in busbw from 4 MiB and +/-10 % from 256 MiB (wider, and said so, in the 1-4 MiB
+LL/LL128 region); its figures the ones bench/performance.py fits; the launch floor, the
+network-bound ring, and the shape of the time."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allreduce_explainer import nccl, performance
+from allreduce_explainer.nccl.model import performance_call
+from allreduce_explainer.nccl.tuning import tables, terms
+from allreduce_explainer.performance import fitted, layer
+from helpers import DATA, ROOT, examples
+
+SWEEPS = json.loads((DATA / "nccl-tests" / "SWEEPS.json").read_text())["sweeps"]
+CLEAN = [s for s in SWEEPS if s["use"] == "fit"]
+MiB, GiB = 1 << 20, 1 << 30
+ROW = re.compile(
+    r"^\s*(?:\S+:\s*)?(\d+)\s+\d+\s+\w+\s+(?:\w+\s+-?\d+\s+)?([\d.]+)\s+([\d.]+)\s+([\d.]+)"
+)
+
+
+def measured(sweep: dict) -> list[tuple[int, float]]:
+    """(bytes, busbw) as published: a log's out-of-place columns (size, count, type, redop, root,
+    time, algbw, busbw), or an Azure table's rows (powers of two from 1 KiB, in order)."""
+    text = (DATA / "nccl-tests" / sweep["file"]).read_text()
+    if sweep["kind"] == "table":
+        rows = re.findall(r"^\|\s*[\d.]+[KMG]\s*\|\s*([\d.]+)\s*\|", text, re.M)
+        return [(1024 << i, float(b)) for i, b in enumerate(rows)]
+    out = []
+    for line in text.splitlines():
+        m = ROW.match(line)
+        if m and not line.lstrip().startswith("#"):
+            out.append((int(m.group(1)), float(m.group(4))))
+    return out
+
+
+def pick(sweep: dict, n: int) -> nccl.Candidate:
+    s = nccl.System(**sweep["system"])
+    return nccl.choose(
+        "AllReduce", n, s, algorithm=sweep["algorithm"], gpus_per_thread=sweep["gpus_per_thread"]
+    )
+
+
+def predicted(sweep: dict, n: int) -> float:
+    return pick(sweep, n).busbw_GBps
+
+
+def low_protocol(sweep: dict, n: int) -> bool:
+    """Where NCCL picks LL or LL128: what those reach depends on the NCCL version (two 8 x A100
+    servers measured 55 % apart at 1 MiB), so the band there is wider."""
+    return pick(sweep, n).protocol != "Simple"
+
+
+# Rows no single model can follow within the band, and why.
+EXCEPTIONS = {
+    # two clusters of the same 2 x 8 H100 NDR hardware, both called healthy in nccl-tests#309,
+    # measured 118.6 and 103.8 GB/s at 8 MiB (14 % apart): the layer sits between them
+    ("nccl-tests-309-2x8xh100-cluster2", 8 * MiB): 0.18,
+}
+
+
+@pytest.mark.parametrize("sweep", CLEAN, ids=[s["key"] for s in CLEAN])
+def test_every_clean_sweep_is_followed(sweep):
+    rows = [(n, b) for n, b in measured(sweep) if MiB <= n <= 16 * GiB]
+    assert rows, sweep["file"]
+    for n, busbw in rows:
+        miss = predicted(sweep, n) / busbw - 1
+        band = 0.10 if n >= 256 * MiB else 0.40 if low_protocol(sweep, n) else 0.15
+        band = EXCEPTIONS.get((sweep["key"], n), band)
+        assert abs(miss) <= band, (sweep["key"], n, f"{miss:+.1%}")
+
+
+def test_the_ll_region_is_the_one_wider_band():
+    """Where NCCL picks Simple every clean sweep is within 15 % from 1 MiB; where it picks LL or
+    LL128 some are not (so the wider band above is needed, and says where), all below 16 MiB."""
+    rows = [(s, n, b) for s in CLEAN for n, b in measured(s) if MiB <= n < 256 * MiB]
+    low = [(n, abs(predicted(s, n) / b - 1)) for s, n, b in rows if low_protocol(s, n)]
+    assert max(e for _, e in low) > 0.15
+    assert max(n for n, e in low if e > 0.15) < 16 * MiB
+
+
+def test_the_fitted_figures_are_the_fit_of_the_sweeps():
+    """fitted.py is what bench/performance.py finds on SWEEPS.json: every figure traceable."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import performance as bench  # bench/performance.py
+
+    sweeps = bench.sweeps()
+    assert list(sweeps) == list(fitted.FITTED_ON) == [s["key"] for s in CLEAN]
+    launch = bench.launch_floor(sweeps)
+    rows = [r for sw in sweeps.values() for r in bench.timed_rows(sw, *bench.FIT_RANGE)]
+    again = bench.fit(rows, launch)
+    p = fitted.PARAMETERS
+    assert again.ramp_power == pytest.approx(p.ramp_power, rel=1e-4)
+    assert launch == pytest.approx(p.launch_us_per_gpu, rel=1e-4)
+    for field in ("ramp_bytes", "latency", "protocol", "asymptote"):
+        assert getattr(again, field) == pytest.approx(getattr(p, field), rel=1e-4), field
+
+
+def test_the_launch_floor_is_what_one_thread_for_8_gpus_measures():
+    """together's -g 8 ring: 8 B to 64 KiB all take 34.5-35.7 us (one thread launching eight
+    GPUs' kernels); the layer's floor for 8 GPUs per thread is within 5 % of their median, and
+    one process per GPU has none."""
+    ring = next(s for s in CLEAN if s["key"] == "together-8xh100-ring")
+    text = (DATA / "nccl-tests" / ring["file"]).read_text()
+    small = sorted(
+        float(m.group(2))
+        for m in (
+            re.match(r"^\s*(\d+)\s+\d+\s+float\s+sum\s+-1\s+([\d.]+)", x) for x in text.splitlines()
+        )
+        if m and int(m.group(1)) <= 64 << 10
+    )
+    median = small[len(small) // 2]
+    s = nccl.System("H100 SXM", 8, 8)
+    c = nccl.choose("AllReduce", 1024, s, algorithm="Ring", gpus_per_thread=8)
+    assert c.time_us == pytest.approx(median, rel=0.05)
+    assert nccl.choose("AllReduce", 1024, s, algorithm="Ring").time_us < 0.6 * median
+
+
+def test_a_ring_limited_by_its_cards_gets_no_nvlink_factor():
+    """nccl-tests#309, 4 servers x 8 H100, 8 x 400 Gb/s cards each: 365.84 GB/s measured.
+    NCCL's own ring is 8 cards x 48 GB/s = 384; the one-server ring's NVLink asymptote must not
+    lift it (it gave 388-392 before): the layer's ring across servers is at most NCCL's own."""
+    for servers in (4, 8):
+        s = nccl.System("H100 SXM", 8 * servers, 8, 8, 400.0)
+        c = nccl.choose("AllReduce", 8 * GiB, s, algorithm="Ring")
+        assert c.busbw_GBps <= c.nccl_busbw_GBps <= 384.0 + 1e-9
+        assert abs(c.busbw_GBps / 365.84 - 1) < 0.06
+
+
+def test_band_is_the_validation_of_its_size():
+    for lo, hi, median, worst, rows, systems in fitted.VALIDATION:
+        b = performance.band(lo)
+        assert (b["from_bytes"], b["median"], b["worst"]) == (lo, median, worst)
+        assert b["to_bytes"] == (None if hi == math.inf else hi)
+        assert 0 <= median <= worst and rows >= systems >= 2
+    assert performance.band(MiB - 1) is None
+    row = nccl.sweep("AllReduce", [64 * MiB], nccl.System("H100 SXM", 16, 8))["rows"][0]
+    assert row["band"] == performance.band(64 * MiB)
+
+
+SYSTEMS = st.builds(
+    nccl.System,
+    gpu=st.sampled_from(["A100 SXM", "H100 SXM", "H200 SXM", "B200"]),
+    gpus=st.sampled_from([8, 16, 64, 512]),
+    nics_per_node=st.sampled_from([4, 8]),
+    nic_Gbps=st.sampled_from([100.0, 200.0, 400.0, 800.0]),
+)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(SYSTEMS, st.integers(1, 1 << 35), st.integers(1, 1 << 35), st.sampled_from([1, 8]))
+def test_a_bigger_call_never_takes_less_time(s, a, b, per_thread):
+    """For one (algorithm, protocol), a bigger message never takes less time in the layer
+    (NCCL's own terms grow with size; the ramp only slows a small message down)."""
+    lo, hi = sorted((a, b))
+    for (algo, proto), e in tables(s).items():
+        if algo == "Tree":  # NCCL's own tree correction is not monotonic (tuning.cc:620-627)
+            continue
+
+        def t(n: int, algo=algo, proto=proto, e=e) -> float:
+            lat, bw = terms(s, "AllReduce", algo, proto, e, n)
+            return layer.time_us(
+                fitted.PARAMETERS, performance_call(s, algo, proto, lat, bw, n, per_thread)
+            )
+
+        assert t(lo) <= t(hi) * (1 + 1e-12)
