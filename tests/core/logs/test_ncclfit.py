@@ -192,7 +192,6 @@ REPRODUCIBLE = [
 OFF_THE_STAIRCASE = {
     "nccl-tests-252-2nodes-ring.txt",
     "nccl-tests-290-16xh100-2nodes-ndr-ring.txt",
-    "nccl-1244-16xh20-2nodes-nvls.txt",
 }
 
 
