@@ -503,7 +503,7 @@ def busbw_curve(params=None) -> dict:
         else "; no published run on this system is cited here"
     )
     main = views.part(
-        figure={"data": data, "layout": _curve_layout(max(line, *model) * 1.15)},
+        figure={"data": data, "layout": _curve_layout(max(line, *model) * 1.15, where, p, run)},
         summary=(
             f"On {where}, NCCL's model puts the bus bandwidth of an all-reduce at "
             f"{fmt.sig(big.busbw_GBps, 4)} GB/s at {CURVE_BIG_GIB} GiB "
@@ -556,11 +556,18 @@ def _measured_at(run, n: int) -> str:
     return fmt.sig(at[n], 4) if n in at else "—"
 
 
-def _curve_layout(top: float) -> dict:
+def _curve_layout(top: float, where: str, p: dict, run) -> dict:
+    """Busbw against size, titled with the one system the model (and the run) are of."""
+    what = "NCCL's model and a published run" if run else "NCCL's model"
+    if p["servers"] > 1:
+        where += f", one {fmt.sig(float(p['nic_gbps']), 3)} Gb/s card per GPU"
     return fig.layout(
         fig.log_axis("message size", (CURVE_SIZES[0], CURVE_SIZES[-1]), fig.BYTES),
         fig.axis("bus bandwidth (GB/s)", range=[0, top]),
-    )  # fmt: skip
+        fig.LEGEND_BELOW,
+        fig.MARGIN_BELOW,
+        title=fig.title(f"{what}: {where}"),
+    )
 
 
 RECORDS = (
