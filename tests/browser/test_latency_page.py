@@ -64,8 +64,8 @@ def test_nccl_band_follows_the_servers(page, server):
     board = page.evaluate(f"() => {BOARD}.data.map(t => t.name)")
     assert {"ring", "tree"} <= set(board) and not any("picks" in n for n in board)
     titles = w.locator(".gtitle").all_inner_texts()  # each chart names its cluster
-    assert titles[0].startswith("NCCL's model: 8 servers of 8 H100")
-    assert titles[1].startswith("The whiteboard model: 64 GPUs, each on its own server")
+    assert titles[0].startswith("NCCL's model") and "8 servers of 8 H100" in titles[0]
+    assert titles[1].startswith("The whiteboard model") and "64 GPUs, one per server" in titles[1]
     open_page(page, server, SLUG, live=True)
     w = page.locator("[data-widget=latency]")
     _set(page, w, "gpus", "63")  # not whole servers of 8

@@ -199,7 +199,7 @@ def test_each_model_has_a_chart_of_its_own_titled_with_its_cluster(gpus, per, al
     s = lat.latency({"gpus": gpus, "gpus_per_node": per, "latency_us": alpha})
     nccl_fig, board = s["figure"], s["figures"]["whiteboard"]["figure"]
     assert f"{gpus // per} servers of {per} H100" in nccl_fig["layout"]["title"]["text"]
-    assert f"{gpus} GPUs, each on its own server" in board["layout"]["title"]["text"]
+    assert f"{gpus} GPUs, one per server, α = {alpha:g} µs" in board["layout"]["title"]["text"]
     assert not any("whiteboard" in t["name"] or "teaching" in t["name"] for t in nccl_fig["data"])
     assert all(t.get("visible", True) is True for t in nccl_fig["data"] + board["data"])
     topo = latency_model.flat(gpus, 50.0, alpha)

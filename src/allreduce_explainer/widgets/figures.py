@@ -175,13 +175,29 @@ def gpus_axis() -> dict:
     return log_axis("GPUs", GPU_AXIS_ENDS)
 
 
-def title(text: str) -> dict:
-    """A chart's title, left-aligned above the plot: what it draws and on which cluster, for a
-    chart that must say so (one model per chart). Plotly's margin grows to fit it."""
-    return {"text": text, "x": 0, "xref": "container", "xanchor": "left", "pad": {"l": 8},
-            "y": 1, "yref": "paper", "yanchor": "bottom", "automargin": True,
-            "font": {"size": 14}}  # fmt: skip
+TITLE_LINE_PX = 20  # the room a line of a chart's title takes above the plot
 
 
-def layout(xaxis: dict, yaxis: dict, legend=LEGEND_ABOVE, margin=MARGIN, **extra) -> dict:
-    return {"xaxis": xaxis, "yaxis": yaxis, "legend": dict(legend), "margin": dict(margin), **extra}
+def title(lines: tuple[str, ...]) -> dict:
+    """A chart's title, left-aligned in the top margin, one line each (a phone's chart is 330 px
+    wide: keep a line under 45 characters): what it draws and on which cluster, for a chart that
+    must say so (one model per chart). layout(heading=...) makes the room."""
+    return {"text": "<br>".join(lines), "x": 0, "xref": "container", "xanchor": "left",
+            "pad": {"l": 8, "t": 4}, "y": 1, "yref": "container", "yanchor": "top",
+            "font": {"size": 13}}  # fmt: skip
+
+
+def layout(
+    xaxis: dict,
+    yaxis: dict,
+    legend=LEGEND_ABOVE,
+    margin=MARGIN,
+    heading: tuple[str, ...] = (),
+    **extra,
+) -> dict:
+    """A figure's layout; with `heading` (a title's lines), its title and the room for it."""
+    out = {"xaxis": xaxis, "yaxis": yaxis, "legend": dict(legend), "margin": dict(margin), **extra}
+    if heading:
+        out["title"] = title(heading)
+        out["margin"]["t"] = out["margin"].get("t", 0) + TITLE_LINE_PX * len(heading)
+    return out

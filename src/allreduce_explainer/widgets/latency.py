@@ -130,7 +130,9 @@ def latency(params=None) -> dict:
         ),
         figures={
             "whiteboard": views.part(
-                figure=_whiteboard_figure(ring, tr, x, board),
+                figure=_whiteboard_figure(
+                    ring, tr, x, f"{n} GPUs, one per server, α = {fmt.sig(alpha, 3)} µs"
+                ),
                 summary=board_summary,
                 table=board_table,
             )
@@ -166,7 +168,7 @@ def _nccl_figure(ring, tr, xn, sizes, picks, where: str) -> dict:
     if xn is not None:
         data.append(_marker(xn, lo, hi, f"crossover: {fmt.nbytes(xn)}", "diamond"))
     data += _band(sizes, picks)
-    return {"data": data, "layout": _time_layout(f"NCCL's model: {where}", (lo, hi), strip=True)}
+    return {"data": data, "layout": _time_layout(("NCCL's model", where), (lo, hi), strip=True)}
 
 
 def _whiteboard_figure(ring, tr, x, board: str) -> dict:
@@ -179,7 +181,7 @@ def _whiteboard_figure(ring, tr, x, board: str) -> dict:
     ]
     if x is not None:
         data.append(_marker(x, lo, hi, f"teaching crossover: {fmt.nbytes(x)}", "x"))
-    return {"data": data, "layout": _time_layout(f"The whiteboard model: {board}", (lo, hi))}
+    return {"data": data, "layout": _time_layout(("The whiteboard model", board), (lo, hi))}
 
 
 def _again(xs: list[float]) -> str:
@@ -246,7 +248,7 @@ def _marker(x: float, lo: float, hi: float, name: str, symbol: str) -> dict:
     return {**trace, "hovertemplate": name + "<extra></extra>"}
 
 
-def _time_layout(title: str, times: tuple[float, float], strip: bool = False) -> dict:
+def _time_layout(title: tuple[str, str], times: tuple[float, float], strip: bool = False) -> dict:
     """Time against size on log axes, titled with the model and its cluster; with `strip`, room
     under the plot for the strip of NCCL's picks (its own small y axis), the size labels under
     the strip."""
@@ -259,9 +261,7 @@ def _time_layout(title: str, times: tuple[float, float], strip: bool = False) ->
         extra["yaxis2"] = {"domain": [0, 0.07], "range": [-1, 1], "showgrid": False,
                            "zeroline": False, "tickvals": [0], "ticktext": ["picks"],
                            "fixedrange": True}  # fmt: skip
-    return fig.layout(
-        size, time, fig.LEGEND_BELOW, fig.MARGIN_BELOW, title=fig.title(title), **extra
-    )
+    return fig.layout(size, time, fig.LEGEND_BELOW, fig.MARGIN_BELOW, heading=title, **extra)
 
 
 # ---- Steps against GPU count -------------------------------------------------------------------
@@ -559,14 +559,13 @@ def _measured_at(run, n: int) -> str:
 def _curve_layout(top: float, where: str, p: dict, run) -> dict:
     """Busbw against size, titled with the one system the model (and the run) are of."""
     what = "NCCL's model and a published run" if run else "NCCL's model"
-    if p["servers"] > 1:
-        where += f", one {fmt.sig(float(p['nic_gbps']), 3)} Gb/s card per GPU"
+    card = f"one {fmt.sig(float(p['nic_gbps']), 3)} Gb/s card per GPU" if p["servers"] > 1 else ""
     return fig.layout(
         fig.log_axis("message size", (CURVE_SIZES[0], CURVE_SIZES[-1]), fig.BYTES),
         fig.axis("bus bandwidth (GB/s)", range=[0, top]),
         fig.LEGEND_BELOW,
         fig.MARGIN_BELOW,
-        title=fig.title(f"{what}: {where}"),
+        heading=(what, where, card) if card else (what, where),
     )
 
 

@@ -292,16 +292,20 @@ def _memory_figure(rows: dict, have: float, gpu: str) -> dict:
         "type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": have / gib, "y1": have / gib,
         "line": {"dash": "dash", "width": 2, "color": NEUTRAL},
     }  # fmt: skip
-    # a legend entry for the line: a trace with no points of its own
-    key = fig.line(f"{gpu} memory ({fmt.sig(have / gib, 3)} GiB)", [], [], NEUTRAL, "dash", 2)
+    # the line's name on it, at the right, with what the crosses mean
+    name = {
+        "xref": "paper", "x": 1, "xanchor": "right", "y": have / gib, "yanchor": "bottom",
+        "text": f"{gpu}'s memory, {fmt.sig(have / gib, 3)} GiB (✗: does not fit)",
+        "showarrow": False,
+    }  # fmt: skip
     return {
-        "data": [*data, {**key, "hoverinfo": "skip"}],
+        "data": data,
         "layout": fig.layout(
             fig.axis("", type="category", fixedrange=True),
             fig.axis("model states per GPU (GiB)", range=[0, top], fixedrange=True),
             barmode="stack",
             shapes=[line],
-            annotations=marks,
+            annotations=[*marks, name],
         ),
     }
 
