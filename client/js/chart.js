@@ -27,6 +27,9 @@
   // A chart widget's state holds one figure ("figure", "summary", "table") or several under
   // "figures": {name: {figure, summary, table}}, drawn into [data-role=chart][data-figure=name].
   // A widget with no chart at all (kind "panel") only has readouts, which widget.js fills.
+  // A long table shows its first FOLD rows and a "show all" button: a screenful to read, and
+  // hundreds of rows (Llama 3 405B's 884 buckets) not laid out on every change.
+  var FOLD = 20;
   function table(t) {
     var tb = document.createElement("table");
     tb.className = "buffers";
@@ -36,13 +39,42 @@
     });
     var head = document.createElement("thead"); head.appendChild(hr); tb.appendChild(head);
     var body = document.createElement("tbody");
-    t.rows.forEach(function (r) {
-      var tr = document.createElement("tr");
-      r.forEach(function (x) { var td = document.createElement("td"); td.textContent = x; tr.appendChild(td); });
-      body.appendChild(tr);
-    });
+    function rows(from, to) {
+      t.rows.slice(from, to).forEach(function (r) {
+        var tr = document.createElement("tr");
+        r.forEach(function (x) { var td = document.createElement("td"); td.textContent = x; tr.appendChild(td); });
+        body.appendChild(tr);
+      });
+    }
+    rows(0, FOLD);
     tb.appendChild(body);
-    return tb;
+    var out = document.createDocumentFragment();
+    out.appendChild(tb);
+    if (t.rows.length > FOLD) {
+      // a toggle, so that the focus stays on it: show all, then the first FOLD again
+      var all = "Show all " + t.rows.length.toLocaleString("en") + " rows";
+      var more = document.createElement("button");
+      more.type = "button";
+      more.className = "show-all";
+      more.setAttribute("data-action", "show-all");
+      more.setAttribute("aria-expanded", "false");
+      more.textContent = all;
+      more.addEventListener("click", function () {
+        var open = more.getAttribute("aria-expanded") === "true";
+        if (open) while (body.rows.length > FOLD) body.deleteRow(-1);
+        else rows(FOLD, t.rows.length);
+        more.setAttribute("aria-expanded", String(!open));
+        more.textContent = open ? all : "Show the first " + FOLD + " rows only";
+      });
+      out.appendChild(more);
+    }
+    return out;
+  }
+
+  // A part with no figure (your cluster's log panel before a log) shows nothing, neither the
+  // chart nor its summary and table: no empty axes.
+  function show(els, shown) {
+    els.forEach(function (el) { if (el && el.hidden === shown) el.hidden = !shown; });
   }
 
   // Plotly, loaded once a chart needs it: a megabyte of script that would otherwise run before
@@ -109,13 +141,15 @@
       root.querySelectorAll('[data-role="chart"]').forEach(function (chart) {
         var name = chart.getAttribute("data-figure");
         var p = parts(name);
-        if (!p || !p.figure) return;
+        if (!p) return;
+        var summary = find("chart-summary", name), box = find("chart-table", name);
+        show([chart, summary, box && box.closest("details")], !!p.figure);
+        if (!p.figure) return drawn.delete(chart);
         var json = JSON.stringify(p);
         if (!retheme && drawn.get(chart) === json) return;
         if (drawn.has(chart)) plot(chart, p, json);
         else first(chart);
         chart.setAttribute("aria-label", p.summary);
-        var summary = find("chart-summary", name), box = find("chart-table", name);
         if (summary) summary.textContent = p.summary;
         if (box && p.table) box.replaceChildren(table(p.table));
       });

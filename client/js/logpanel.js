@@ -5,7 +5,8 @@
 // (logs/explain.py's limit) and one byte are read, so Python can refuse a longer file with its own message. (2) The "use the
 // fitted figures" button applies the parameters Python fitted to that log (state.fit_apply).
 // The examples menu is an ordinary control: Python puts the chosen log in the text box; an opened
-// file sets the menu back to none.
+// file sets the menu back to none. (3) Until a log is drawn, the examples, as buttons, stand where
+// its charts will be.
 (function () {
   "use strict";
   function widgetOf(el) {
@@ -15,9 +16,17 @@
     return null;
   }
 
+  // A log's time chart drawn or not: the examples stand in its place until it is.
+  function drawnLog(w) {
+    var f = w && w.state && w.state.figures;
+    return !!(f && f.time && f.time.figure);
+  }
+
   function sync(fig) {
     var w = widgetOf(fig), b = fig.querySelector('[data-action="use-fit"]');
     if (b) b.disabled = !(w && w.state && w.state.fit_apply && document.documentElement.getAttribute("data-python") === "ready");
+    var examples = fig.querySelector('[data-role="log-examples"]');
+    if (examples && w) examples.hidden = drawnLog(w);
   }
 
   window.AE.onPage(function () {
@@ -40,6 +49,13 @@
         if (w && w.state.fit_apply) w.update(w.state.fit_apply);
       });
     }
+    // an example's button loads it as the menu does (the text box emptied: a paste wins over it)
+    fig.querySelectorAll("[data-example]").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var w = widgetOf(fig);
+        if (w) w.update({ example: b.getAttribute("data-example"), log: "", log_file: "" });
+      });
+    });
     fig.addEventListener("ae:settled", function () { sync(fig); });
     document.addEventListener("ae:python", function () { sync(fig); });
     sync(fig);

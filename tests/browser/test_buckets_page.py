@@ -14,7 +14,7 @@ def test_timeline_and_sweep_draw_without_python(page, server):
     open_page(page, server, "ddp-buckets")
     w = page.locator("[data-widget=ddp_buckets]")
     page.wait_for_function(f"() => {CHART}.data && {SWEEP}.data")
-    assert page.evaluate(f"() => {CHART}.data[1].x.length") == int(
+    assert page.evaluate(f"() => {CHART}.data[1].x.filter(x => x === null).length") == int(
         w.locator("[data-readout=buckets]").inner_text()
     )
     assert "exposed" in w.locator("[data-role=chart-summary]").first.inner_text()
@@ -85,4 +85,29 @@ def test_first_bucket_choice_follows_the_cap(page, server):
     w.locator("[data-param=bucket_cap_mb]").fill("5")
     w.locator("[data-param=bucket_cap_mb]").press("Enter")
     w.locator("[data-readout=first]", has_text="5 MiB").wait_for()
+    page.watch.assert_clean()
+
+
+def test_llama_405b_draws_a_trace_per_lane_and_folds_its_884_rows(page, server):
+    """At 884 buckets: three traces (backward, all-reduce, exposed), and the table shows 20 rows
+    with a "show all" toggle that shows every one and folds them again."""
+    open_page(page, server, "ddp-buckets", live=True)
+    w = page.locator("[data-widget=ddp_buckets]")
+    w.locator("[data-param=model]").select_option("llama3-405b")
+    w.locator("[data-readout=buckets]", has_text="884").wait_for()
+    page.wait_for_function(f"() => {CHART}.data.length === 3")
+    details = w.locator("details.chart-data").first
+    details.locator("summary").click()
+    rows = details.locator("tbody tr")
+    assert rows.count() == 20
+    toggle = details.locator("[data-action=show-all]")
+    assert toggle.inner_text() == "Show all 884 rows"
+    toggle.click()
+    assert rows.count() == 884 and toggle.get_attribute("aria-expanded") == "true"
+    toggle.click()
+    assert rows.count() == 20 and toggle.is_focused()
+    # a short table has no toggle: the sweep's
+    sweep = w.locator("details.chart-data").nth(1)
+    assert sweep.locator("tbody tr").count() <= 20
+    assert sweep.locator("[data-action=show-all]").count() == 0
     page.watch.assert_clean()

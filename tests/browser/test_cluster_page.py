@@ -162,3 +162,27 @@ def test_an_example_fills_the_box_is_in_the_url_and_a_file_replaces_it(page, ser
     w.locator("[data-readout=log_status]", has_text="Run 1 of 2").wait_for()
     assert w.locator("[data-param=example]").input_value() == ""
     page.watch.assert_clean()
+
+
+def test_log_panel_shows_its_examples_not_empty_charts_until_a_log_loads(page, server):
+    """Before a log: no chart drawn (both hidden, no Plotly in them), the examples and their
+    sentence in their place; an example's button loads it and both charts are drawn."""
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=cluster]")
+    examples = w.locator("[data-role=log-examples]")
+    assert examples.is_visible() and "No log yet" in examples.inner_text()
+    for name in ("time", "busbw"):
+        chart = w.locator(f"[data-role=chart][data-figure={name}]")
+        assert chart.is_hidden()
+        assert chart.evaluate("el => !el.data && !el.querySelector('svg')")
+    assert w.locator("[data-example]").count() == 3
+    w.locator("[data-example=ib-2nodes]").click()
+    page.wait_for_function(
+        "() => ['time', 'busbw'].every(n => (document.querySelector("
+        "`[data-widget=cluster] [data-figure=${n}][data-role=chart]`).data || []).length)"
+    )
+    assert examples.is_hidden()
+    assert w.locator("[data-role=chart][data-figure=time]").is_visible()
+    assert "measured (out-of-place)" in page.evaluate(TRACES)
+    assert w.locator("[data-param=example]").input_value() == "ib-2nodes"
+    page.watch.assert_clean()

@@ -1,5 +1,5 @@
-"""Page 5 in Chromium: NCCL's curves first, the whiteboard model's hidden in the legend and moved by
-α; the tree stepper reaches the exact match, before Python and after a live change; NCCL's busbw
+"""Page 5 in Chromium: NCCL's model on one chart, the whiteboard model on its own, moved by α;
+the tree stepper reaches the exact match, before Python and after a live change; NCCL's busbw
 against size beside the published runs."""
 
 from __future__ import annotations
@@ -9,10 +9,8 @@ from helpers import expect_counter, open_page, step_to_end
 SLUG = "latency-ring-vs-tree"
 
 
-MARKER = (
-    "() => (document.querySelector('[data-widget=latency] .chart').data || [])"
-    ".find(t => t.name.startsWith('teaching crossover')).x[0]"
-)
+BOARD = "document.querySelector('[data-widget=latency] [data-figure=whiteboard][data-role=chart]')"
+MARKER = f"() => ({BOARD}.data || []).find(t => t.name.startsWith('teaching crossover')).x[0]"
 
 
 def test_tree_stepper_reaches_exact_match_without_python(page, server):
@@ -39,7 +37,7 @@ def _set(page, w, param, value):
 def test_changing_the_latency_moves_the_teaching_crossover_not_nccls(page, server):
     open_page(page, server, SLUG, live=True)
     w = page.locator("[data-widget=latency]")
-    page.wait_for_function("() => document.querySelector('[data-widget=latency] .chart').data")
+    page.wait_for_function(f"() => {BOARD}.data")
     base = page.evaluate(MARKER)
     nccl = w.locator("[data-readout=crossover_nccl]").inner_text()
     _set(page, w, "latency_us", "2")
@@ -57,17 +55,17 @@ def test_nccl_band_follows_the_servers(page, server):
     w = page.locator("[data-widget=latency]")
     band = w.locator("[data-readout=band]").inner_text()
     assert band.startswith("Tree LL from 8 B") and "NVLSTree Simple" in band
-    page.wait_for_function("() => document.querySelector('[data-widget=latency] .chart').data")
+    page.wait_for_function(f"() => {BOARD}.data")
     names = page.evaluate(
         "() => document.querySelector('[data-widget=latency] .chart').data.map(t => t.name)"
     )
-    assert {"ring, NCCL", "tree, whiteboard model", "picks Tree LL"} <= set(names)
-    hidden = page.evaluate(
-        "() => document.querySelector('[data-widget=latency] .chart').data"
-        ".filter(t => t.visible === 'legendonly').map(t => t.name)"
-    )  # the whiteboard model's curves and crossover wait in the legend; NCCL's are drawn
-    assert {"ring, whiteboard model", "tree, whiteboard model"} <= set(hidden)
-    assert not any("NCCL" in n for n in hidden)
+    assert {"ring", "tree", "picks Tree LL"} <= set(names)  # NCCL's model and its picks only
+    assert not any("whiteboard" in n or "teaching" in n for n in names)
+    board = page.evaluate(f"() => {BOARD}.data.map(t => t.name)")
+    assert {"ring", "tree"} <= set(board) and not any("picks" in n for n in board)
+    titles = w.locator(".gtitle").all_inner_texts()  # each chart names its cluster
+    assert titles[0].startswith("NCCL's model") and "8 servers of 8 H100" in titles[0]
+    assert titles[1].startswith("The whiteboard model") and "64 GPUs, one per server" in titles[1]
     open_page(page, server, SLUG, live=True)
     w = page.locator("[data-widget=latency]")
     _set(page, w, "gpus", "63")  # not whole servers of 8

@@ -42,7 +42,7 @@ def test_themed_sets_colours_and_title_and_leaves_the_widget_figure_alone():
     assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "#16171b"
     assert layout["font"]["color"] == "#e8e8ea"
     assert layout["xaxis"]["gridcolor"] == "#343842" and layout["xaxis"]["type"] == "log"
-    assert layout["title"]["text"] == "Time of one all-reduce (s) against GPUs (8 per server)"
+    assert layout["title"]["text"] == "Time of one all-reduce against GPUs (8 per server)"
     assert figures.themed(fig, "light", "Mine")["layout"]["title"]["text"] == "Mine"
     assert out["data"] == fig["data"]
 
@@ -85,7 +85,7 @@ def test_svg_is_valid_xml_with_the_title_and_every_point(tmp_path):
     root = ET.parse(out).getroot()
     assert root.tag == f"{SVG}svg"
     texts = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
-    assert "Time of one all-reduce (s) against GPUs (8 per server)" in texts
+    assert "Time of one all-reduce against GPUs (8 per server)" in texts
     fig = WIDGETS["scaling"]({"gpus": 128})["figure"]
     traces = [g for g in root.iter(f"{SVG}g") if g.get("class", "").startswith("trace scatter")]
     assert len(traces) == len(fig["data"])

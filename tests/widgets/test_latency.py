@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allreduce_explainer import api, fmt, nccl
-from allreduce_explainer.costs import latency_model
+from allreduce_explainer.costs import cost, latency_model
 from allreduce_explainer.costs.latency_model import SIZES
 from allreduce_explainer.schedules import tree
 from allreduce_explainer.widgets import latency as lat
@@ -43,7 +43,7 @@ def test_ring_and_tree_curves_are_nccls_forced_times(gpus, per, gbps):
     s = lat.latency({"gpus": gpus, "gpus_per_node": per, "bandwidth_gbps": gbps})
     system = nccl.System("H100 SXM", gpus, per, per, gbps * 8)
     data = {t["name"]: t for t in s["figure"]["data"]}
-    for algo, name in (("Ring", "ring, NCCL"), ("Tree", "tree, NCCL")):
+    for algo, name in (("Ring", "ring"), ("Tree", "tree")):
         ys = data[name]["y"]
         for i in range(0, len(SIZES), 17):
             n = max(1, round(SIZES[i]))
@@ -192,3 +192,25 @@ def test_narration_of_the_default_stepper_is_short():
     s = lat.tree_allreduce()
     words = sum(len(line.split()) for f in s["frames"] for line in f["narration"])
     assert words < 1510 / 2, words
+
+
+@pytest.mark.parametrize(("gpus", "per", "alpha"), [(64, 8, 14.0), (16, 2, 2.0), (128, 8, 40.0)])
+def test_each_model_has_a_chart_of_its_own_titled_with_its_cluster(gpus, per, alpha):
+    """NCCL's model (servers of `per`) and the whiteboard model (every GPU its own server) are
+    two clusters: one chart each, each title naming its cluster; the whiteboard curves are
+    cost.py's closed forms on the flat network, worked here from the formula's pieces."""
+    s = lat.latency({"gpus": gpus, "gpus_per_node": per, "latency_us": alpha})
+    nccl_fig, board = s["figure"], s["figures"]["whiteboard"]["figure"]
+    assert f"{gpus // per} servers of {per} H100" in nccl_fig["layout"]["title"]["text"]
+    assert f"{gpus} GPUs, one per server, α = {alpha:g} µs" in board["layout"]["title"]["text"]
+    assert not any("whiteboard" in t["name"] or "teaching" in t["name"] for t in nccl_fig["data"])
+    assert all(t.get("visible", True) is True for t in nccl_fig["data"] + board["data"])
+    topo = latency_model.flat(gpus, 50.0, alpha)
+    curves = {t["name"]: t["y"] for t in board["data"]}
+    for i in range(0, len(SIZES), 23):
+        size = SIZES[i]  # the ring: 2(n - 1) steps of alpha plus 2(n - 1)/n of S over B
+        ring = 2 * (gpus - 1) * alpha * 1e-6 + 2 * (gpus - 1) / gpus * size / 50e9
+        assert curves["ring"][i] == pytest.approx(ring, rel=1e-9)
+        assert curves["tree"][i] == pytest.approx(cost.tree_time_fast(topo, size))
+    marker = next(t for t in board["data"] if t["name"].startswith("teaching crossover"))
+    assert marker["x"][0] == s["crossover_bytes"]

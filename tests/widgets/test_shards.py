@@ -129,9 +129,16 @@ def test_shard_memory_points_are_shardcost_with_nccls_times(params):
     model = calculator.model_for(p["model"], None)
     out = shardcost.strategies(model, c, p["tokens_per_gpu"], p["mfu"])
     nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
+    bars = {t["name"]: t for t in s["figure"]["data"] if t["type"] == "bar"}
+    assert s["figure"]["layout"]["barmode"] == "stack"
+    assert list(bars) == [name for _, name, _ in shards.PARTS]  # bottom to top
     for i, name in enumerate(shardcost.STRATEGIES):
         mem = memory.per_gpu(name, model.params, p["gpus"], p["gpus_per_node"])
-        assert s["figure"]["data"][i]["y"] == [mem["total"] / hardware.GIB]
+        stacked = [bars[label]["y"][i] for _, label, _ in shards.PARTS]
+        want = [mem[k] / hardware.GIB for k in ("params", "grads", "optimizer")]
+        assert stacked == pytest.approx(want, rel=1e-12)
+        assert sum(stacked) == pytest.approx(mem["total"] / hardware.GIB, rel=1e-12)
+        assert all(t["x"][i] == shardcost.LABELS[name] for t in bars.values())
         assert out["strategies"][name]["memory_bytes_per_gpu"] == mem
     # ZeRO-3's bytes are 1.5 x DDP's
     assert s["readouts"]["ratio"] == "1.5"
@@ -141,7 +148,33 @@ def test_shard_memory_points_are_shardcost_with_nccls_times(params):
     grad = memory.BYTES_PER_PARAM["grads"] * model.params
     want = nccl.choose("AllReduce", grad, system).time_us * 1e-6
     assert ddp["comm_s"] == pytest.approx(want, rel=1e-12)
-    assert s["figure"]["data"][0]["x"] == [ddp["step_s"]]
+    time = s["figures"]["time"]["figure"]
+    compute, comm = time["data"]
+    assert compute["x"][0] + comm["x"][0] == pytest.approx(ddp["step_s"], rel=1e-12)
+    assert comm["x"][0] == ddp["comm_s"]
+
+
+@pytest.mark.parametrize("params", [{}, {"model": "llama3-405b", "gpus": 1024}])
+def test_time_per_step_bars_start_at_zero_and_sum_to_shardcosts_step(params):
+    """The time chart is bars from zero (not points on an axis from 2.08 to 2.18 s): compute,
+    the same for every strategy, then the communication, together shardcost's step time."""
+    s = shards.shard_memory(params)
+    p = s["params"]
+    model = calculator.model_for(p["model"], None)
+    nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
+    timer = shardcost.nccl_time(p["gpu"], nic)
+    out = shardcost.strategies(model, _cluster(p), p["tokens_per_gpu"], p["mfu"], comm_time=timer)
+    fig = s["figures"]["time"]["figure"]
+    assert fig["layout"]["xaxis"]["range"][0] == 0
+    assert fig["layout"]["barmode"] == "stack"
+    compute, comm = fig["data"]
+    assert compute["y"] == comm["y"] == [shardcost.LABELS[k] for k in shardcost.STRATEGIES]
+    for i, k in enumerate(shardcost.STRATEGIES):
+        row = out["strategies"][k]
+        assert compute["x"][i] == pytest.approx(out["compute_s"], rel=1e-12)
+        assert compute["x"][i] + comm["x"][i] == pytest.approx(row["step_s"], rel=1e-12)
+    top = max(r["step_s"] for r in out["strategies"].values())
+    assert top <= fig["layout"]["xaxis"]["range"][1] < 1.1 * top
 
 
 def test_shard_memory_ring_model_is_shardcosts_default():
@@ -155,16 +188,14 @@ def test_shard_memory_ring_model_is_shardcosts_default():
 
 def test_shard_memory_fits_against_the_gpus_memory_line():
     s = shards.shard_memory({"model": "llama3-70b"})
-    line = s["figure"]["data"][-1]
-    assert line["y"][0] == 80.0  # an "80GB" H100 is 80 GiB
+    (line,) = s["figure"]["layout"]["shapes"]
+    assert line["y0"] == line["y1"] == 80.0  # an "80GB" H100 is 80 GiB
+    assert (line["x0"], line["x1"], line["xref"]) == (0, 1, "paper")  # across every bar
     assert s["readouts"]["fits"] == "ZeRO-3 / FSDP"
-    assert [d["marker"]["symbol"] for d in s["figure"]["data"][:5]] == [
-        "x",
-        "x",
-        "x",
-        "circle",
-        "x",
-    ]
+    *totals, name = [a["text"] for a in s["figure"]["layout"]["annotations"]]
+    assert name.startswith("H100 SXM's memory, 80 GiB")  # the line's name, on it
+    # a cross beside the total of each strategy whose bar passes the line
+    assert [t.endswith("✗") for t in totals] == [True, True, True, False, True]
 
 
 def test_shard_memory_bad_input():

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from .. import api, fmt, performance
 from ..catalog import models
 from ..nccl.topology import GPU_SPECS
@@ -38,7 +36,7 @@ SPEC = spec(
     Param("mfu", calculator.DEFAULT_MFU, "float", "Share of peak FLOP/s", 0.01, 1, step=0.05),
     Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.125, 400, unit="GB/s"),
 )  # fmt: skip
-COLOURS = ("#0072B2", "#56B4E9")  # alternate buckets (Okabe & Ito blues)
+COLOURS = ("#0072B2", "#56B4E9")  # the backward and all-reduce lanes (Okabe & Ito blues)
 EXPOSED = SERIES["naive"]
 
 
@@ -119,37 +117,65 @@ def ms(x: float) -> str:
     return f"{fmt.sig(_ms(x))} ms"
 
 
+# The timeline's lanes, bottom to top, at y = 0, 1, 2; a bucket is a box of LANE_HEIGHT
+LANES = ("exposed", "all-reduce", "backward")
+LANE_HEIGHT = 0.65
+
+
+def _lane(name: str, y: float, spans: list, colour: str, k: list, template: str) -> dict:
+    """One lane of the timeline as one trace: a box per (start, end) span, drawn as one filled
+    path (outlined, so buckets side by side stay apart), where a bar per bucket would make the
+    browser lay out and paint hundreds of shapes (884 for Llama 3 405B) on every change.
+    `k` numbers the spans (the buckets), shown at their corners by `template`; the table gives
+    the rest."""
+    lo, hi = y - LANE_HEIGHT / 2, y + LANE_HEIGHT / 2
+    xs, ys, custom = [], [], []
+    for (a, b), c in zip(_drawn(spans), k, strict=True):
+        xs += [a, b, b, a, a, None]
+        ys += [lo, lo, hi, hi, lo, None]
+        custom += [c] * 6
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name,
+        "x": xs,
+        "y": ys,
+        "fill": "toself",
+        "fillcolor": colour,
+        "line": {"color": "#ffffff", "width": 0.5},
+        "hoveron": "points",
+        "customdata": custom,
+        "hovertemplate": template + "<extra></extra>",
+    }
+
+
+def _drawn(spans: list) -> list:
+    """Spans in ms rounded to 0.1 µs for drawing (a pixel is thousands of times wider): the
+    state stays small at hundreds of buckets; the table gives the figures."""
+    return [(round(a, 4), round(b, 4)) for a, b in spans]
+
+
 def _timeline(r: dict) -> views.Part:
     rows = r["bucket_timeline"]
-    ready = [b["ready_s"] for b in rows]
-    prev = [0.0, *ready[:-1]]
+    ready = [_ms(b["ready_s"]) for b in rows]
     k = list(range(1, len(rows) + 1))
-    colours = [COLOURS[i % 2] for i in range(len(rows))]
     data = [
-        {
-            "type": "bar",
-            "orientation": "h",
-            "name": "backward (colour: bucket filled)",
-            "y": ["backward"] * len(rows),
-            "base": [_ms(a) for a in prev],
-            "x": [_ms(b - a) for a, b in zip(prev, ready, strict=True)],
-            "marker": {"color": colours},
-            "customdata": k,
-            "hovertemplate": "gradients of bucket %{customdata}: ready at %{x:.3g} ms"
-            "<extra></extra>",
-        },
-        {
-            "type": "bar",
-            "orientation": "h",
-            "name": "all-reduce per bucket",
-            "y": ["all-reduce"] * len(rows),
-            "base": [_ms(b["start_s"]) for b in rows],
-            "x": [_ms(b["end_s"] - b["start_s"]) for b in rows],
-            "marker": {"color": colours, "line": {"width": 1, "color": "#ffffff"}},
-            "customdata": [[i, fmt.nbytes(b["bytes"])] for i, b in zip(k, rows, strict=True)],
-            "hovertemplate": "bucket %{customdata[0]} (%{customdata[1]}): %{base:.3g} ms"
-            "<extra></extra>",
-        },
+        _lane(
+            "backward (a box: a bucket's gradients)",
+            LANES.index("backward"),
+            list(zip([0.0, *ready[:-1]], ready, strict=True)),
+            COLOURS[0],
+            k,
+            "gradients of bucket %{customdata}: ready at %{x:.3g} ms",
+        ),
+        _lane(
+            "all-reduce per bucket",
+            LANES.index("all-reduce"),
+            [(_ms(b["start_s"]), _ms(b["end_s"])) for b in rows],
+            COLOURS[1],
+            k,
+            "all-reduce of bucket %{customdata}: %{x:.3g} ms",
+        ),
     ]
     if r["exposed_s"] > 0:
         data.append(
@@ -158,7 +184,7 @@ def _timeline(r: dict) -> views.Part:
                 "mode": "lines",
                 "name": f"exposed: {ms(r['exposed_s'])}",
                 "x": [_ms(r["backward_s"]), _ms(r["comm_end_s"])],
-                "y": ["exposed", "exposed"],
+                "y": [LANES.index("exposed")] * 2,
                 "line": {"color": EXPOSED, "width": 10},
                 "hoverinfo": "skip",
             }
@@ -168,15 +194,15 @@ def _timeline(r: dict) -> views.Part:
         figure={
             "data": data,
             "layout": {
-                "barmode": "overlay",
-                "bargap": 0.35,
                 "xaxis": {
                     "title": {"text": "time into the backward pass (ms)"},
                     "range": [0, _ms(end) * 1.03],
                 },
                 "yaxis": {
-                    "categoryorder": "array",
-                    "categoryarray": ["exposed", "all-reduce", "backward"],
+                    "tickvals": list(range(len(LANES))),
+                    "ticktext": list(LANES),
+                    "showgrid": False,
+                    "zeroline": False,
                     "range": [-0.6, 2.6],
                     "fixedrange": True,
                 },
@@ -260,9 +286,7 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
         figure={
             "data": data,
             "layout": fig.layout(
-                fig.log_axis(
-                    "bucket cap (MiB)", [math.log10(xs[0]) - 0.1, math.log10(xs[-1]) + 0.1]
-                ),
+                fig.log_axis("bucket cap (MiB)", (xs[0] / 10**0.1, xs[-1] * 10**0.1)),
                 fig.axis("exposed (ms)", range=[0, top * 1.1 if top > 0 else 1]),
                 fig.LEGEND_BELOW,
                 fig.MARGIN_BELOW,

@@ -11,8 +11,6 @@ show what is used), "custom" uses the fields as they are, starting from the last
 
 from __future__ import annotations
 
-import math
-
 from .. import fmt, nccl
 from ..catalog import hardware, measured, models
 from ..errors import ParamError
@@ -266,11 +264,7 @@ def _share_figure(curve: list, r: dict) -> views.Part:
         ),
     ]
     layout = fig.layout(
-        fig.log_axis(
-            "GPUs",
-            [math.log10(1.5), math.log10(calculator.MAX_GPUS * 1.4)],
-            [2, 8, 32, 128, 512, 2048],
-        ),
+        fig.log_axis("GPUs", (1.5, calculator.MAX_GPUS * 1.4)),
         fig.axis("all-reduce share of a step (%)", range=[0, 100]),
     )
     return views.part(

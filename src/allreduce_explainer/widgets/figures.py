@@ -100,16 +100,104 @@ def axis(title: str, **extra) -> dict:
     return {"title": {"text": title}, **extra}
 
 
-def log_axis(title: str, range=None, ticks=None, ticktext=None, **extra) -> dict:
-    """A log axis; `range` in decades (Plotly's rule for log axes), `ticks` in data units."""
-    given = _given(range=range, tickvals=ticks, ticktext=ticktext)
-    return axis(title, type="log", **given, **extra)
+BYTES, SECONDS = "B", "s"  # the units a log axis may label its powers of ten in
+MAX_LABELS = 7  # past this many powers of ten, label every third (1 kB, 1 MB, 1 GB)
+
+
+def log_axis(title: str, ends, unit: str | None = None, **extra) -> dict:
+    """A log axis from ends[0] to ends[1] (data units), labelled at powers of ten only.
+
+    Plotly labels 2 and 5 between the decades of a short log axis, which reads as clutter and
+    hides the one thing a log axis says, the factor of ten. The ticks are the powers of ten
+    between the ends (every third one past MAX_LABELS, so that bytes and seconds step by an SI
+    prefix); an axis with fewer than two inside runs on to the nearest ones, so every log axis
+    names at least one factor of ten. `unit` (BYTES, SECONDS or None) writes the labels in the
+    site's units: 1 kB, 10 kB (fmt.nbytes's decimal units), 1 µs, 10 µs, or plain 1, 10, 1,000.
+    """
+    lo, hi, exps = _decades(*ends)
+    return axis(
+        title,
+        type="log",
+        range=[lo, hi],
+        tickvals=[10.0**e for e in exps],
+        ticktext=[decade_text(e, unit) for e in exps],
+        **extra,
+    )
+
+
+def around(values, pad: float = 0.05) -> tuple[float, float]:
+    """The ends of a log axis that shows `values` (the positive ones) with a margin of `pad`
+    of its decades on each side, as Plotly's autorange would."""
+    shown = [v for v in values if v is not None and v > 0]
+    if not shown:  # nothing to show (a log whose busbw no row gives): one decade
+        return 1.0, 10.0
+    a, b = math.log10(min(shown)), math.log10(max(shown))
+    margin = pad * max(b - a, 1)
+    return 10 ** (a - margin), 10 ** (b + margin)
+
+
+def _decades(lo: float, hi: float) -> tuple[float, float, list[int]]:
+    """The axis's range in decades and the exponents of its labelled powers of ten."""
+    a, b = math.log10(lo), math.log10(hi)
+    first, last = math.ceil(a - 1e-9), math.floor(b + 1e-9)
+    if first > last:  # inside one decade: run on to both of its ends
+        first, last = last, first
+        a, b = first, last
+    elif first == last:  # one power of ten: run on to the nearer next one
+        if a - (first - 1) <= (last + 1) - b:
+            first = a = first - 1
+        else:
+            last = b = last + 1
+    exps = list(range(first, last + 1))
+    if len(exps) > MAX_LABELS:
+        step = 3 if len(exps) <= 3 * MAX_LABELS else math.ceil(len(exps) / MAX_LABELS)
+        exps = [e for e in exps if e % step == 0]
+    return a, b, exps
+
+
+SI_PREFIXES = {-4: "p", -3: "n", -2: "µ", -1: "m", 0: "", 1: "k", 2: "M", 3: "G", 4: "T", 5: "P"}
+
+
+def decade_text(e: int, unit: str | None = None) -> str:
+    """10**e as a tick label: "100 kB" (bytes), "10 µs" (seconds), "1,000" or "0.01" (none)."""
+    if unit is None:
+        return f"{10**e:,}" if e >= 0 else f"{10.0**e:g}"
+    if unit == SECONDS and e >= 0:
+        return f"{10**e:,} s"
+    group, digits = divmod(e, 3)
+    if (unit == BYTES and e < 0) or group not in SI_PREFIXES:
+        return f"{10.0**e:g} {unit}"
+    return f"{10**digits} {SI_PREFIXES[group]}{unit}"
 
 
 def gpus_axis() -> dict:
-    """The log axis of GPU_SWEEP, ticks every factor of four."""
-    return log_axis("GPUs", [math.log10(x) for x in GPU_AXIS_ENDS], [2, 8, 32, 128, 512, 2048])
+    """The log axis of GPU_SWEEP."""
+    return log_axis("GPUs", GPU_AXIS_ENDS)
 
 
-def layout(xaxis: dict, yaxis: dict, legend=LEGEND_ABOVE, margin=MARGIN, **extra) -> dict:
-    return {"xaxis": xaxis, "yaxis": yaxis, "legend": dict(legend), "margin": dict(margin), **extra}
+TITLE_LINE_PX = 20  # the room a line of a chart's title takes above the plot
+
+
+def title(lines: tuple[str, ...]) -> dict:
+    """A chart's title, left-aligned in the top margin, one line each (a phone's chart is 330 px
+    wide: keep a line under 45 characters): what it draws and on which cluster, for a chart that
+    must say so (one model per chart). layout(heading=...) makes the room."""
+    return {"text": "<br>".join(lines), "x": 0, "xref": "container", "xanchor": "left",
+            "pad": {"l": 8, "t": 4}, "y": 1, "yref": "container", "yanchor": "top",
+            "font": {"size": 13}}  # fmt: skip
+
+
+def layout(
+    xaxis: dict,
+    yaxis: dict,
+    legend=LEGEND_ABOVE,
+    margin=MARGIN,
+    heading: tuple[str, ...] = (),
+    **extra,
+) -> dict:
+    """A figure's layout; with `heading` (a title's lines), its title and the room for it."""
+    out = {"xaxis": xaxis, "yaxis": yaxis, "legend": dict(legend), "margin": dict(margin), **extra}
+    if heading:
+        out["title"] = title(heading)
+        out["margin"]["t"] = out["margin"].get("t", 0) + TITLE_LINE_PX * len(heading)
+    return out

@@ -331,7 +331,7 @@ def _across(p: dict, s: int) -> dict:
         figure={
             "data": data,
             "layout": fig.layout(
-                fig.log_axis("servers (8 GPUs, 8 cards each)", ticks=[2, 8, 32, 128, 512]),
+                fig.log_axis("servers (8 GPUs, 8 cards each)", fig.around(xs)),
                 fig.axis("bytes per card (× S)", rangemode="tozero"),
             ),
         },

@@ -5,9 +5,9 @@ The time chart is NCCL's model (the `nccl` package, a port of NCCL 2.30.7's tuni
 servers of H100s with one network card per GPU: the ring's and the tree's best protocol, and a
 band of what NCCL picks at each size. The page's whiteboard model (cost.py's lock-step closed
 forms on a flat network: every GPU its own server, one latency alpha per message) counts steps
-and start-up costs; its curves are on the chart too, hidden until the reader picks them in the
-legend, so that the chart shows one model of one cluster first. The busbw chart is NCCL's model
-beside the cited all_reduce_perf runs.
+and start-up costs; it has a chart of its own, titled with its cluster, so that each chart
+shows one model of one cluster. The busbw chart is NCCL's model beside the cited all_reduce_perf
+runs on the same system.
 """
 
 from __future__ import annotations
@@ -89,54 +89,55 @@ def latency(params=None) -> dict:
     x = crossover(topo, d=[a - b for a, b in zip(ring, tr, strict=True)])
     nring = [t * 1e-6 for t in nc.time_us["Ring"]]
     ntree = [t * 1e-6 for t in nc.time_us["Tree"]]
-    data = [
-        _curve("ring, NCCL", nring, SERIES["ring"], "solid", 2.5),
-        _curve("tree, NCCL", ntree, SERIES["tree"], "solid", 2.5),
-        _secondary(_curve("ring, whiteboard model", ring, SERIES["ring"], "dash", 1.5)),
-        _secondary(_curve("tree, whiteboard model", tr, SERIES["tree"], "dash", 1.5)),
-    ]
-    lo = min(min(ring), min(tr), min(nring), min(ntree))
-    hi = max(max(ring), max(tr), max(nring), max(ntree))
-    if xn is not None:
-        data.append(_marker(xn, lo, hi, f"NCCL crossover: {fmt.nbytes(xn)}", "diamond"))
-    if x is not None:
-        name = f"teaching crossover (whiteboard model): {fmt.nbytes(x)}"
-        data.append(_secondary(_marker(x, lo, hi, name, "x")))
-    data += _band(sizes, nc.pick)
     big = -1  # 8 GiB
     a8, p8, t8 = nc.pick[big]
     where = f"{n // per} server{'s' if n // per > 1 else ''} of {per} H100"
+    card = f"one {fmt.sig(gbps, 3)} GB/s card per GPU"
     summary = (
-        f"NCCL's model on {where} (one {fmt.sig(gbps, 3)} GB/s card per GPU): 8 GiB takes "
+        f"NCCL's model on {where} ({card}): 8 GiB takes "
         f"{fmt.seconds(nring[big])} on the ring and {fmt.seconds(ntree[big])} on the tree; NCCL "
         f"picks {a8} {p8} ({fmt.seconds(t8 * 1e-6)}). "
         + (
-            f"Its ring catches up with its tree at {fmt.nbytes(xn)}{_again(xs_n)}. "
+            f"Its ring catches up with its tree at {fmt.nbytes(xn)}{_again(xs_n)}."
             if xn is not None
-            else "Its ring and tree do not cross between 8 B and 8 GiB. "
+            else "Its ring and tree do not cross between 8 B and 8 GiB."
         )
-        + f"The whiteboard model's curves (hidden until picked in the legend: {n} GPUs each on "
-        f"its own server, α = {fmt.sig(alpha, 3)} µs per message) "
-        + (f"cross at {fmt.nbytes(x)}." if x is not None else _no_crossover(ring, tr))
     )
-    columns = ["size", "NCCL ring", "NCCL tree", "NCCL picks", "whiteboard ring",
-               "whiteboard tree"]  # fmt: skip
-    rows = list(zip(sizes, nring, ntree, nc.pick, ring, tr, strict=True))[::8]
+    rows = list(zip(sizes, nring, ntree, nc.pick, strict=True))[::8]
     table = {
-        "columns": columns,
+        "columns": ["size", "NCCL ring", "NCCL tree", "NCCL picks"],
         "rows": [
-            [fmt.nbytes(s), fmt.seconds(a), fmt.seconds(b), f"{pk[0]} {pk[1]}", fmt.seconds(c),
-             fmt.seconds(d)]
-            for s, a, b, pk, c, d in rows
+            [fmt.nbytes(s), fmt.seconds(a), fmt.seconds(b), f"{pk[0]} {pk[1]}"]
+            for s, a, b, pk in rows
         ],
-    }  # fmt: skip
+    }
+    board = f"{n} GPUs, each on its own server, α = {fmt.sig(alpha, 3)} µs per message"
+    board_summary = f"The whiteboard model ({board}, B = {fmt.sig(gbps, 3)} GB/s): " + (
+        f"its ring and tree cross at {fmt.nbytes(x)}." if x is not None else _no_crossover(ring, tr)
+    )
+    board_table = {
+        "columns": ["size", "whiteboard ring", "whiteboard tree"],
+        "rows": [
+            [fmt.nbytes(s), fmt.seconds(a), fmt.seconds(b)]
+            for s, a, b in list(zip(sizes, ring, tr, strict=True))[::8]
+        ],
+    }
     return views.chart(
         params=p,
         main=views.part(
-            figure={"data": data, "layout": _time_layout(SIZES[0], SIZES[-1])},
+            figure=_nccl_figure(nring, ntree, xn, sizes, nc.pick, f"{where}, {card}"),
             summary=summary,
             table=table,
         ),
+        figures={
+            "whiteboard": views.part(
+                figure=_whiteboard_figure(
+                    ring, tr, x, f"{n} GPUs, one per server, α = {fmt.sig(alpha, 3)} µs"
+                ),
+                summary=board_summary,
+                table=board_table,
+            )
+        },
         readouts={
             "crossover_nccl": "none in 8 B – 8 GiB" if xn is None else fmt.nbytes(xn),
             "nccl_8gib": f"ring {fmt.seconds(nring[big])}, tree {fmt.seconds(ntree[big])}",
@@ -155,6 +156,33 @@ def latency(params=None) -> dict:
             ],
         },
     )
+
+
+def _nccl_figure(ring, tr, xn, sizes, picks, where: str) -> dict:
+    """NCCL's model of one cluster: its ring and its tree, where they cross, and what NCCL
+    picks at each size in a strip underneath."""
+    lo, hi = min(ring + tr), max(ring + tr)
+    data = [
+        _curve("ring", ring, SERIES["ring"], "solid", 2.5),
+        _curve("tree", tr, SERIES["tree"], "solid", 2.5),
+    ]
+    if xn is not None:
+        data.append(_marker(xn, lo, hi, f"crossover: {fmt.nbytes(xn)}", "diamond"))
+    data += _band(sizes, picks)
+    return {"data": data, "layout": _time_layout(("NCCL's model", where), (lo, hi), strip=True)}
+
+
+def _whiteboard_figure(ring, tr, x, board: str) -> dict:
+    """The whiteboard model on its own cluster (every GPU its own server): its ring, its tree
+    and their crossover, which its α moves."""
+    lo, hi = min(ring + tr), max(ring + tr)
+    data = [
+        _curve("ring", ring, SERIES["ring"], "dash", 2.5),
+        _curve("tree", tr, SERIES["tree"], "dash", 2.5),
+    ]
+    if x is not None:
+        data.append(_marker(x, lo, hi, f"teaching crossover: {fmt.nbytes(x)}", "x"))
+    return {"data": data, "layout": _time_layout(("The whiteboard model", board), (lo, hi))}
 
 
 def _again(xs: list[float]) -> str:
@@ -201,12 +229,6 @@ def _no_crossover(ring, tr) -> str:
     return "do not cross: the tree stays faster up to 8 GiB."
 
 
-def _secondary(trace: dict) -> dict:
-    """A whiteboard-model trace: in the legend, drawn only when the reader picks it, so that
-    the chart first shows NCCL's model of one cluster alone."""
-    return {**trace, "visible": "legendonly", "legendgroup": "whiteboard"}
-
-
 def algorithm_runs(sizes, picks) -> list[tuple[int, str]]:
     """NCCL's picks by algorithm alone (protocols merged): (first size, algorithm) per run."""
     out: list[tuple[int, str]] = []
@@ -227,28 +249,20 @@ def _marker(x: float, lo: float, hi: float, name: str, symbol: str) -> dict:
     return {**trace, "hovertemplate": name + "<extra></extra>"}
 
 
-SECONDS_TICKS = ["1 ns", "10 ns", "100 ns", "1 µs", "10 µs", "100 µs", "1 ms", "10 ms", "100 ms",
-                 "1 s", "10 s", "100 s", "1000 s"]  # fmt: skip
-
-
-def _time_layout(small: float, large: float) -> dict:
-    return fig.layout(
-        fig.log_axis(
-            "message size per GPU",
-            [math.log10(small), math.log10(large)],
-            [8, 1024, 2**20, GIB, 8 * GIB],
-            ["8 B", "1 KiB", "1 MiB", "1 GiB", "8 GiB"],
-            anchor="y2",  # the tick labels under the strip of NCCL's picks
-        ),
-        fig.log_axis(
-            "time of one all-reduce",
-            ticks=[10.0**e for e in range(-9, 4)],
-            ticktext=SECONDS_TICKS,
-            domain=[0.12, 1],
-        ),
-        yaxis2={"domain": [0, 0.07], "range": [-1, 1], "showgrid": False, "zeroline": False,
-                "tickvals": [0], "ticktext": ["picks"], "fixedrange": True},
-    )  # fmt: skip
+def _time_layout(title: tuple[str, str], times: tuple[float, float], strip: bool = False) -> dict:
+    """Time against size on log axes, titled with the model and its cluster; with `strip`, room
+    under the plot for the strip of NCCL's picks (its own small y axis), the size labels under
+    the strip."""
+    size = fig.log_axis("message size per GPU", (SIZES[0], SIZES[-1]), fig.BYTES)
+    time = fig.log_axis("time of one all-reduce", fig.around(times), fig.SECONDS)
+    extra = {}
+    if strip:
+        size["anchor"] = "y2"
+        time["domain"] = [0.12, 1]
+        extra["yaxis2"] = {"domain": [0, 0.07], "range": [-1, 1], "showgrid": False,
+                           "zeroline": False, "tickvals": [0], "ticktext": ["picks"],
+                           "fixedrange": True}  # fmt: skip
+    return fig.layout(size, time, fig.LEGEND_BELOW, fig.MARGIN_BELOW, heading=title, **extra)
 
 
 # ---- Steps against GPU count -------------------------------------------------------------------
@@ -276,7 +290,7 @@ def steps(params=None) -> dict:
                 "data": data,
                 "layout": fig.layout(
                     fig.gpus_axis(),
-                    fig.log_axis("steps (message after message)", [0, math.log10(20000)]),
+                    fig.log_axis("steps (message after message)", (1, 20000)),
                 ),
             },
             summary=(
@@ -491,7 +505,7 @@ def busbw_curve(params=None) -> dict:
         else "; no published run on this system is cited here"
     )
     main = views.part(
-        figure={"data": data, "layout": _curve_layout(max(line, *model) * 1.15)},
+        figure={"data": data, "layout": _curve_layout(max(line, *model) * 1.15, where, p, run)},
         summary=(
             f"On {where}, NCCL's model puts the bus bandwidth of an all-reduce at "
             f"{fmt.sig(big.busbw_GBps, 4)} GB/s at {CURVE_BIG_GIB} GiB "
@@ -550,12 +564,17 @@ def _measured_at(run, n: int) -> str:
     return fmt.sig(at[n], 4) if n in at else "—"
 
 
-def _curve_layout(top: float) -> dict:
+def _curve_layout(top: float, where: str, p: dict, run) -> dict:
+    """Busbw against size, titled with the one system the model (and the run) are of."""
+    what = "NCCL's model and a published run" if run else "NCCL's model"
+    card = f"one {fmt.sig(float(p['nic_gbps']), 3)} Gb/s card per GPU" if p["servers"] > 1 else ""
     return fig.layout(
-        fig.log_axis("message size", [math.log10(CURVE_SIZES[0]), math.log10(CURVE_SIZES[-1])],
-                     [1024, 2**20, GIB], ["1 KiB", "1 MiB", "1 GiB"]),
+        fig.log_axis("message size", (CURVE_SIZES[0], CURVE_SIZES[-1]), fig.BYTES),
         fig.axis("bus bandwidth (GB/s)", range=[0, top]),
-    )  # fmt: skip
+        fig.LEGEND_BELOW,
+        fig.MARGIN_BELOW,
+        heading=(what, where, card) if card else (what, where),
+    )
 
 
 RECORDS = (
@@ -570,7 +589,7 @@ RECORDS = (
                 ("nccl_8gib", "NCCL's model: 8 GiB"),
                 ("nccl_pick_8gib", "NCCL picks at 8 GiB"),
                 ("band", "NCCL picks, by size"),
-                ("crossover", "Whiteboard model (dashed, in the legend): crossover"),
+                ("crossover", "Whiteboard model (second chart): crossover"),
             ),
         },
     ),

@@ -128,19 +128,20 @@ def _assumed_curve(log: dict, r: dict, sizes: list[float]) -> list[tuple[float, 
 
 def figures(log: dict | None, r: dict, calculator_text: str) -> dict:
     """The time and busbw figures, their summary and table; `calculator_text` names the
-    calculator's algorithm."""
-    time_fig = {"data": [], "layout": _size_layout("time (µs)")}
-    bus_fig = {"data": [], "layout": _size_layout("busbw (GB/s)")}
+    calculator's algorithm. With no run to draw, no figure at all (None): chart.js then shows
+    no chart, and the panel its examples (templates/widgets/cluster.html), not two empty axes."""
     if not log or not log["run"]:
         why = "Paste all_reduce_perf output, open a file or load an example to compare it."
         empty = {"columns": ["size", "measured"], "rows": []}
         return {
-            "time": {"figure": time_fig, "summary": why, "table": empty},
-            "busbw": {"figure": bus_fig, "summary": why, "table": empty},
+            "time": {"figure": None, "summary": why, "table": empty},
+            "busbw": {"figure": None, "summary": why, "table": empty},
         }
     m, f = log["run"], log["fit"]
     rows = [x for x in m["rows"] if x["time_us"] and x["size_bytes"] > 0][:MAX_DRAWN_ROWS]
     sizes = [x["size_bytes"] for x in rows]
+    time_fig: dict = {"data": []}
+    bus_fig: dict = {"data": []}
     assumed = _assumed_curve(log, r, sizes) if log["n"] else []
     calc = f"calculator ({calculator_text})"
     in_place = [x for x in rows if x["in_place"] and x["in_place"]["time_us"]]
@@ -180,6 +181,8 @@ def figures(log: dict | None, r: dict, calculator_text: str) -> dict:
         if rate:
             ends = [xs[0], xs[-1]]
             bus_fig["data"].append(_line("line rate", ends, [rate, rate], NEUTRAL, "dash"))
+    time_fig["layout"] = _size_layout(time_fig["data"], "time (µs)")
+    bus_fig["layout"] = _size_layout(bus_fig["data"], "busbw (GB/s)")
     summary = _fit_text(log)
     table = _log_table(log, rows, fitted_t, assumed)
     return {
@@ -255,9 +258,13 @@ def _fit_text(log: dict) -> str:
     )
 
 
-def _size_layout(title: str) -> dict:
-    decades = {"dtick": 1, "exponentformat": "SI"}
-    return fig.layout(fig.log_axis("size (bytes)", **decades), fig.log_axis(title, **decades))
+def _size_layout(data: list[dict], title: str) -> dict:
+    """Both axes log, over every point drawn (measured, fitted, predicted) with a margin."""
+    xs = [x for t in data for x in t["x"]]
+    ys = [y for t in data for y in t["y"]]
+    return fig.layout(
+        fig.log_axis("size", fig.around(xs), fig.BYTES), fig.log_axis(title, fig.around(ys))
+    )
 
 
 def _dots(name, x, y, hollow=False) -> dict:

@@ -9,7 +9,6 @@ real hardware.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from .. import api, dtypes, fmt, nccl
@@ -322,8 +321,10 @@ def _figure(times: dict, servers: int, g: int, at: dict, nccl_times: list, nccl_
     return {
         "data": data,
         "layout": fig.layout(
-            fig.log_axis(f"servers ({g} GPUs each)", [math.log10(0.8), math.log10(80)], SERVER_X),
-            fig.log_axis("all-reduce time (s)"),
+            fig.log_axis(f"servers ({g} GPUs each)", (0.8, 80)),
+            fig.log_axis(
+                "all-reduce time", fig.around([y for t in data for y in t["y"]]), fig.SECONDS
+            ),
             fig.LEGEND_BELOW,
             fig.MARGIN_BELOW,
         ),

@@ -174,7 +174,6 @@ COMM_TEXT = {
     "nccl": f"NCCL {nccl.NCCL_VERSION}'s cost model",
     "ring": "a single ring (page 4)",
 }
-COLOURS = dict(zip(shardcost.STRATEGIES, (GPU_COLOURS[i] for i in (4, 5, 2, 6, 0)), strict=True))
 MEMORY = spec(
     Param("model", "llama3-8b", "name", "Model",
           choices=tuple((k, calculator.model_label(k)) for k in calculator.PRESET_MODELS)),
@@ -218,46 +217,12 @@ def strategies(p: dict) -> dict:
 
 
 def shard_memory(params=None) -> dict:
-    """Model states per GPU against time per step, a point per strategy, the GPU's memory a line."""
+    """Model states per GPU as stacked bars per strategy, the GPU's memory a line; time per step
+    as bars from zero (compute, then communication)."""
     p = _resolve(validated(params, MEMORY))
     out = strategies(p)
     rows, have = out["strategies"], out["gpu_memory_bytes"]
-    gib = hardware.GIB
-    data = []
-    for s in shardcost.STRATEGIES:
-        r = rows[s]
-        mem = r["memory_bytes_per_gpu"]["total"] / gib
-        data.append(
-            fig.dots(
-                r["label"],
-                [r["step_s"]],
-                [mem],
-                COLOURS[s],
-                "circle" if r["fits"] else "x",
-                size=12,
-                hover="%{x:.3g} s per step, %{y:.3g} GiB per GPU",
-            )
-        )
-    times = [rows[s]["step_s"] for s in shardcost.STRATEGIES]
-    lo, hi = min(times), max(times)
-    pad = (hi - lo) * 0.15 or hi * 0.1
-    data.append(
-        fig.line(
-            f"{p['gpu']} memory ({fmt.sig(have / gib, 3)} GiB)",
-            [lo - pad, hi + pad],
-            [have / gib] * 2,
-            NEUTRAL,
-            "dash",
-            2,
-            hoverinfo="skip",
-        )
-    )
-    mems = [rows[s]["memory_bytes_per_gpu"]["total"] / gib for s in shardcost.STRATEGIES]
-    top = max(max(mems), have / gib) * 1.15
-    layout = fig.layout(
-        fig.axis("time per step, no overlap (s)", range=[lo - pad, hi + pad]),
-        fig.axis("model states per GPU (GiB)", range=[0, top], rangemode="tozero"),
-    )
+    mems = [rows[s]["memory_bytes_per_gpu"]["total"] / hardware.GIB for s in shardcost.STRATEGIES]
     fits = [rows[s]["label"] for s in shardcost.STRATEGIES if rows[s]["fits"]]
     z3, hs = out["overlap"]["zero3"], out["overlap"]["hsdp"]
     summary = (
@@ -265,14 +230,15 @@ def shard_memory(params=None) -> dict:
         + ", ".join(
             f"{rows[s]['label']} {fmt.sig(m, 3)} GiB" for s, m in zip(shardcost.STRATEGIES, mems)
         )
-        + f" against {fmt.sig(have / gib, 3)} GiB; "
+        + f" against {fmt.sig(have / hardware.GIB, 3)} GiB; "
         + (f"fits: {', '.join(fits)}." if fits else "none fits.")
     )
     return views.chart(
         params=p,
         main=views.part(
-            figure={"data": data, "layout": layout}, summary=summary, table=_table(rows)
+            figure=_memory_figure(rows, have, p["gpu"]), summary=summary, table=_table(rows)
         ),
+        figures={"time": _time_part(rows, out["compute_s"])},
         readouts={
             "fits": ", ".join(fits) if fits else "none",
             "compute": fmt.seconds(out["compute_s"]),
@@ -283,6 +249,107 @@ def shard_memory(params=None) -> dict:
             ),
             "zero3_tokens": _tokens_text(z3),
             "hsdp_tokens": _tokens_text(hs),
+        },
+    )
+
+
+# The parts of the model states, stacked in this order from the bottom, as memory.py names them
+PARTS = (
+    ("params", "parameters (BF16)", GPU_COLOURS[4]),
+    ("grads", "gradients (BF16)", GPU_COLOURS[1]),
+    ("optimizer", "optimizer state (FP32 weights, Adam m and v)", GPU_COLOURS[0]),
+)
+COMPUTE, COMM = GPU_COLOURS[7], GPU_COLOURS[5]  # time per step: compute grey, communication
+
+
+def _labels() -> list[str]:
+    return [shardcost.LABELS[s] for s in shardcost.STRATEGIES]
+
+
+def _memory_figure(rows: dict, have: float, gpu: str) -> dict:
+    """One stacked bar per strategy (memory.py's bytes of each part, in GiB) and the GPU's
+    memory as a dashed line across them: a bar above the line does not fit."""
+    gib, labels = hardware.GIB, _labels()
+    data = [
+        {
+            "type": "bar",
+            "name": name,
+            "x": labels,
+            "y": [rows[s]["memory_bytes_per_gpu"][key] / gib for s in shardcost.STRATEGIES],
+            "marker": {"color": colour},
+            "hovertemplate": f"%{{x}}: %{{y:.3g}} GiB of {name}<extra></extra>",
+        }
+        for key, name, colour in PARTS
+    ]
+    totals = [rows[s]["memory_bytes_per_gpu"]["total"] / gib for s in shardcost.STRATEGIES]
+    top = max(*totals, have / gib) * 1.15
+    marks = [
+        {"x": x, "y": t, "text": f"{fmt.sig(t, 3)}{'' if rows[s]['fits'] else ' ✗'}",
+         "showarrow": False, "yanchor": "bottom"}
+        for x, t, s in zip(labels, totals, shardcost.STRATEGIES, strict=True)
+    ]  # fmt: skip
+    line = {
+        "type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": have / gib, "y1": have / gib,
+        "line": {"dash": "dash", "width": 2, "color": NEUTRAL},
+    }  # fmt: skip
+    # the line's name on it, at the right, with what the crosses mean
+    name = {
+        "xref": "paper", "x": 1, "xanchor": "right", "y": have / gib, "yanchor": "bottom",
+        "text": f"{gpu}'s memory, {fmt.sig(have / gib, 3)} GiB (✗: does not fit)",
+        "showarrow": False,
+    }  # fmt: skip
+    return {
+        "data": data,
+        "layout": fig.layout(
+            fig.axis("", type="category", fixedrange=True),
+            fig.axis("model states per GPU (GiB)", range=[0, top], fixedrange=True),
+            barmode="stack",
+            shapes=[line],
+            annotations=[*marks, name],
+        ),
+    }
+
+
+def _time_part(rows: dict, compute_s: float) -> views.Part:
+    """Time per step as bars from zero, one per strategy: the compute (the same for all) and the
+    communication on top, not overlapped; so that a 5 % difference looks like one."""
+    labels = _labels()
+    comm = [rows[s]["comm_s"] for s in shardcost.STRATEGIES]
+    steps = [rows[s]["step_s"] for s in shardcost.STRATEGIES]
+    hover = "%{y}: %{x:.3g} s of "
+    data = [
+        {"type": "bar", "orientation": "h", "name": "compute", "y": labels,
+         "x": [compute_s] * len(labels), "marker": {"color": COMPUTE},
+         "hovertemplate": hover + "compute<extra></extra>"},
+        {"type": "bar", "orientation": "h", "name": "communication (not overlapped)", "y": labels,
+         "x": comm, "marker": {"color": COMM},
+         "hovertemplate": hover + "communication<extra></extra>"},
+    ]  # fmt: skip
+    fastest = min(range(len(steps)), key=steps.__getitem__)
+    slowest = max(range(len(steps)), key=steps.__getitem__)
+    return views.part(
+        figure={
+            "data": data,
+            "layout": fig.layout(
+                fig.axis("time per step, no overlap (s)", range=[0, max(steps) * 1.05]),
+                fig.axis("", type="category", autorange="reversed", fixedrange=True),
+                barmode="stack",
+                margin={**fig.MARGIN, "l": 110},  # room for the strategies' names
+            ),
+        },
+        summary=(
+            f"Time per step with no overlap: compute {fmt.seconds(compute_s)} for every "
+            f"strategy, plus communication from {fmt.seconds(min(comm))} to "
+            f"{fmt.seconds(max(comm))}; {labels[fastest]} is the fastest at "
+            f"{fmt.seconds(steps[fastest])}, {labels[slowest]} the slowest at "
+            f"{fmt.seconds(steps[slowest])}."
+        ),
+        table={
+            "columns": ["strategy", "compute", "communication", "step, no overlap"],
+            "rows": [
+                [label, fmt.seconds(compute_s), fmt.seconds(c), fmt.seconds(t)]
+                for label, c, t in zip(labels, comm, steps, strict=True)
+            ],
         },
     )
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from .. import api, dtypes, fmt
 from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
@@ -119,8 +117,12 @@ def scaling(params=None) -> dict:
         figure={
             "data": data,
             "layout": fig.layout(
-                fig.log_axis("GPUs (8 per server)", [math.log10(1.6), math.log10(1300)], xs),
-                fig.log_axis("time of one all-reduce (s)"),
+                fig.log_axis("GPUs (8 per server)", (1.6, 1300)),
+                fig.log_axis(
+                    "time of one all-reduce",
+                    fig.around([y for t in data for y in t["y"]]),
+                    fig.SECONDS,
+                ),
                 {"orientation": "h", "y": -0.25},
                 fig.MARGIN_BELOW,
             ),

@@ -1,0 +1,128 @@
+"""Charts chosen for their message: every log axis labelled at powers of ten only, in the site's
+units; stage 7's timeline one trace per lane at Llama 3 405B's 884 buckets; the log panel with
+no chart before a log."""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+import pytest
+
+from allreduce_explainer import api, fmt, widgets
+from allreduce_explainer.logs import examples
+from allreduce_explainer.widgets import buckets, cluster
+
+# States with log axes beyond the defaults: a loaded log, wide and narrow ranges
+VARIANTS = [
+    ("cluster", {"example": key}) for key in examples.EXAMPLES
+] + [
+    ("latency", {"gpus": 1024, "latency_us": 0}),
+    ("latency", {"gpus": 2, "gpus_per_node": 1, "bandwidth_gbps": 400}),
+    ("ddp_buckets", {"model": "llama3-405b"}),
+    ("servers_compare", {"servers": 64}),
+]  # fmt: skip
+SECONDS = {-9: "1 ns", -8: "10 ns", -7: "100 ns", -6: "1 µs", -5: "10 µs", -4: "100 µs",
+           -3: "1 ms", -2: "10 ms", -1: "100 ms", 0: "1 s", 1: "10 s", 2: "100 s",
+           3: "1,000 s"}  # fmt: skip
+
+
+def _parts(state: dict) -> list[tuple[str, dict]]:
+    """Every figure of a chart's state: the main one and those under "figures"."""
+    out = [("main", state["figure"])] if state.get("figure") else []
+    out += [(k, p["figure"]) for k, p in state.get("figures", {}).items() if p["figure"]]
+    return out
+
+
+def _log_axes(layout: dict):
+    for key, ax in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and ax.get("type") == "log":
+            yield key, ax
+
+
+def _states():
+    for name in sorted(widgets.WIDGETS):
+        state = widgets.WIDGETS[name]()
+        if state["kind"] == "chart":
+            yield name, {}, state
+    for name, params in VARIANTS:
+        yield name, params, widgets.WIDGETS[name](params)
+
+
+def _label(v: float, text: str) -> str:
+    """The label a power of ten should carry, from the site's own formats where it has one."""
+    e = round(math.log10(v))
+    if text.endswith("B"):
+        return fmt.nbytes(v)  # the site's byte units: 1 kB, 10 MB
+    if text.endswith("s"):  # 1 ns .. 1,000 s
+        return SECONDS[e]
+    return f"{10**e:,}" if e >= 0 else f"{v:g}"
+
+
+def test_every_log_axis_is_labelled_at_powers_of_ten_only():
+    seen = 0
+    for name, params, state in _states():
+        for part, figure in _parts(state):
+            go.Figure(figure)  # every part is valid Plotly, the ones under "figures" too
+            for key, ax in _log_axes(figure["layout"]):
+                where = (name, params, part, key)
+                seen += 1
+                vals, text = ax["tickvals"], ax["ticktext"]
+                assert len(vals) >= 2, where
+                for v in vals:  # a power of ten, to the bit
+                    assert v == 10.0 ** round(math.log10(v)), where
+                lo, hi = ax["range"]
+                assert all(lo - 1e-9 <= math.log10(v) <= hi + 1e-9 for v in vals), where
+                assert text == [_label(v, t) for v, t in zip(vals, text, strict=True)], where
+    assert seen >= 15  # the GPU, size, time, steps and bytes axes of eight pages
+
+
+def test_byte_and_time_axes_step_by_an_si_prefix_past_seven_decades():
+    """Stage 5's size axis spans 8 B to 8 GiB, ten decades: 1 kB, 1 MB, 1 GB, not ten labels."""
+    axis = widgets.WIDGETS["latency"]()["figure"]["layout"]["xaxis"]
+    assert axis["ticktext"] == ["1 kB", "1 MB", "1 GB"]
+    assert axis["range"] == pytest.approx([math.log10(8), math.log10(8 * 2**30)])
+
+
+def test_ddp_timeline_at_884_buckets_is_one_trace_per_lane():
+    """Llama 3 405B fills 884 buckets: a lane is one trace (a box per bucket in one path), where
+    bars made 1,768 shapes; the boxes are api.ddp's timeline, called here."""
+    s = buckets.ddp_buckets({"model": "llama3-405b"})
+    p = s["params"]
+    r = api.ddp(
+        model="llama3-405b", gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"],
+        batch=p["batch"], mfu=p["mfu"], grad_bytes=4, inter_bw=p["inter_bw"],
+        bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=1,
+    )  # fmt: skip
+    rows = r["bucket_timeline"]
+    assert len(rows) == 884 == int(s["readouts"]["buckets"])
+    data = s["figure"]["data"]
+    lanes = s["figure"]["layout"]["yaxis"]["ticktext"]
+    drawn = {round(y) for t in data for y in t["y"] if y is not None}
+    assert len(data) == len(lanes) == len(drawn) == 3  # backward, all-reduce, exposed
+    backward, allreduce = data[0], data[1]
+
+    def boxes(t):  # each box: 5 corners (the first again) and a gap; its left and right ends
+        xs = t["x"]
+        assert len(xs) == 6 * len(rows) and xs[5::6] == [None] * len(rows)
+        return [x for i in range(0, len(xs), 6) for x in (xs[i], xs[i + 1])]
+
+    ends = [b["ready_s"] * 1e3 for b in rows]
+    starts = [0.0, *ends[:-1]]
+    assert boxes(backward) == pytest.approx([x for p in zip(starts, ends) for x in p], abs=1e-4)
+    spans = [x for b in rows for x in (b["start_s"] * 1e3, b["end_s"] * 1e3)]
+    assert boxes(allreduce) == pytest.approx(spans, abs=1e-4)
+    assert allreduce["customdata"][::6] == list(range(1, 885))
+
+
+def test_log_panel_has_no_chart_before_a_log_and_both_with_one():
+    empty = cluster.cluster({})
+    for key in ("time", "busbw"):
+        assert empty["figures"][key]["figure"] is None
+    assert empty["readouts"]["log_status"].startswith("No log yet")
+    garbage = cluster.cluster({"log": "no rows here\n"})
+    assert garbage["figures"]["time"]["figure"] is None
+    loaded = cluster.cluster({"example": "ib-2nodes"})
+    for key in ("time", "busbw"):
+        measured = loaded["figures"][key]["figure"]["data"][0]
+        assert measured["name"] == "measured (out-of-place)" and len(measured["x"]) > 10
