@@ -2,9 +2,8 @@
 Python's for the last value typed, and charts still take a new theme's colours. (Their speed is
 bench/site.py's to measure: no timing is asserted here.)"""
 
-from helpers import open_page
-
 from allreduce_explainer.widgets import WIDGETS
+from helpers import open_page
 
 SCALING = "[data-widget=scaling]"
 # Five changes of the GPU count in one task, as fast as a reader can hold down a key: the first
