@@ -1,8 +1,10 @@
 // Boot the shipped Pyodide under Node exactly as the page's worker would (the compiled standard
 // library, the core's zip on sys.path, the bridge imported, every widget called with its defaults
 // and with the widgets' WARM parameters), then write its memory snapshot, which the worker
-// restores instead of starting Python.
-// Usage: node buildtools/snapshot.mjs <out.bin> <stdlib.zip> <core.zip>
+// restores instead of starting Python. Without a core's zip it writes a bare snapshot: Pyodide
+// booted the same way, having imported nothing of ours, the floor bench/site.py measures the
+// site's start against.
+// Usage: node buildtools/snapshot.mjs <out.bin> <stdlib.zip> [<core.zip>]
 //
 // Why: starting CPython and Pyodide's own Python runtime, then importing the core, is most of a
 // page's wait for Python; restoring memory replaces all of it (Pyodide's private snapshot API,
@@ -48,7 +50,7 @@ for name, params in [(name, {}) for name in sorted(WIDGETS)] + WARM:
 
 async function main() {
   const [outPath, stdlibPath, corePath] = process.argv.slice(2);
-  if (!corePath) throw new Error("usage: node buildtools/snapshot.mjs <out.bin> <stdlib.zip> <core.zip>");
+  if (!stdlibPath) throw new Error("usage: node buildtools/snapshot.mjs <out.bin> <stdlib.zip> [<core.zip>]");
   fixWorld();
   const lock = JSON.parse(await readFile(new URL(import.meta.resolve("pyodide/pyodide-lock.json")), "utf8"));
   const log = console.log; // Pyodide's start-up chatter stays off stdout
@@ -59,8 +61,10 @@ async function main() {
       lockFileContents: { info: lock.info, packages: {} },
       env: { PYTHONHASHSEED: "0" },
     }));
-    pyodide.FS.writeFile(CORE, new Uint8Array(await readFile(corePath)));
-    pyodide.runPython(WARM);
+    if (corePath) {
+      pyodide.FS.writeFile(CORE, new Uint8Array(await readFile(corePath)));
+      pyodide.runPython(WARM);
+    }
     await writeFile(outPath, snapshotOf(pyodide));
   } finally {
     console.log = log;

@@ -1,23 +1,35 @@
-// bundle: page  provides: AE.views.chart AE.views.panel  uses: AE.meta
+// bundle: page  provides: AE.views.chart AE.views.panel  uses: AE.meta AE.bench
 // The chart view: draws the figure Python built (plain Plotly JSON), in the page's theme.
 (function () {
   "use strict";
   var AE = (window.AE = window.AE || {});
   AE.views = AE.views || {};
 
-  // The theme's colours as the chart element resolves them (its color and border-color).
+  // The theme's colours as the chart element resolves them (its color and border-color), read
+  // once per theme: reading them after the page's text has changed makes the browser compute
+  // its style there and then, inside every redraw (the bench lever "layout-once").
+  var colours = new WeakMap();  // chart element -> {theme, fg, grid, family}
+  function coloursOf(chart) {
+    var theme = window.AETheme ? AETheme.current() : "";
+    var c = colours.get(chart);
+    if (!c || c.theme !== theme || AE.bench.without.has("layout-once")) {
+      var css = getComputedStyle(chart);
+      c = { theme: theme, fg: css.color, grid: css.borderTopColor, family: css.fontFamily };
+      colours.set(chart, c);
+    }
+    return c;
+  }
   function themed(layout, chart) {
-    var css = getComputedStyle(chart);
-    var fg = css.color, grid = css.borderTopColor;
+    var c = coloursOf(chart);
     var out = JSON.parse(JSON.stringify(layout));
     out.paper_bgcolor = "rgba(0,0,0,0)";
     out.plot_bgcolor = "rgba(0,0,0,0)";
-    out.font = Object.assign({ family: css.fontFamily, color: fg }, out.font || {});
+    out.font = Object.assign({ family: c.family, color: c.fg }, out.font || {});
     // ticklabeloverflow "allow": Python's figures leave the tick labels room (a right margin for
     // the last x label, even rotated on a phone), and Plotly would otherwise measure every label
     // on every redraw to hide those that overflow: a third of a redraw's time
     ["xaxis", "yaxis"].forEach(function (a) {
-      out[a] = Object.assign({ gridcolor: grid, linecolor: grid, zerolinecolor: grid,
+      out[a] = Object.assign({ gridcolor: c.grid, linecolor: c.grid, zerolinecolor: c.grid,
         ticklabeloverflow: "allow" }, out[a] || {});
     });
     out.autosize = true;
@@ -107,6 +119,7 @@
     var state = null;
     var drawn = new WeakMap();  // chart element -> the JSON of what it shows
     var waiting = new WeakSet();  // charts whose first drawing is on its way
+    var tables = new WeakMap();  // table box -> the JSON of the table it shows
 
     function parts(name) {
       if (!name) return state;
@@ -137,7 +150,11 @@
         });
       });
     }
+    // Every chart is redrawn before any text or table is written: Plotly measures the page as it
+    // draws, and text written before it would be laid out there and then, once per chart (the
+    // bench lever "layout-once"). A summary or table that did not change is not written again.
     function draw(retheme) {
+      var writes = [];
       root.querySelectorAll('[data-role="chart"]').forEach(function (chart) {
         var name = chart.getAttribute("data-figure");
         var p = parts(name);
@@ -149,10 +166,21 @@
         if (!retheme && drawn.get(chart) === json) return;
         if (drawn.has(chart)) plot(chart, p, json);
         else first(chart);
-        chart.setAttribute("aria-label", p.summary);
-        if (summary) summary.textContent = p.summary;
-        if (box && p.table) box.replaceChildren(table(p.table));
+        var write = function () { texts(chart, name, p); };
+        if (AE.bench.without.has("layout-once")) write();
+        else writes.push(write);
       });
+      writes.forEach(function (write) { write(); });
+    }
+    function texts(chart, name, p) {
+      if (chart.getAttribute("aria-label") !== p.summary) chart.setAttribute("aria-label", p.summary);
+      var summary = find("chart-summary", name), box = find("chart-table", name);
+      if (summary && summary.textContent !== p.summary) summary.textContent = p.summary;
+      if (!box || !p.table) return;
+      var rows = JSON.stringify(p.table);
+      if (tables.get(box) === rows && !AE.bench.without.has("layout-once")) return;
+      box.replaceChildren(table(p.table));
+      tables.set(box, rows);
     }
     function onTheme() {
       if (!root.isConnected) return document.removeEventListener("ae:theme", onTheme);  // page left

@@ -112,7 +112,11 @@
     this.inflight = params;
     this.el.setAttribute("aria-busy", "true");
     AE.python.call(this.fn, params).then(function (r) {
-      if (r.response.ok) {
+      if (r.response.ok && self.queued && !request.after && !AE.bench.without.has("coalesce")) {
+        // the reader has changed something since: this answer is already stale, and drawing it
+        // would only delay the newest one (rapid input: the latest wins)
+        self.state = r.response.state;
+      } else if (r.response.ok) {
         self.state = r.response.state;
         var t1 = performance.now();
         self.render();
@@ -146,9 +150,12 @@
   };
 
   // Bench hooks, for bench/ only: the latest interactions' timings, from the reader's change to
-  // the new state on screen, and its parts (bounded: a long session must not grow it). The
-  // worker's other bench hook is its "stats" message (protocol.js).
+  // the new state on screen, and its parts (bounded: a long session must not grow it); and
+  // `without`, the speed levers bench/site.py turns off to measure each side by side in one page
+  // ("coalesce" here, "layout-once" in chart.js). The worker's other bench hook is its "stats"
+  // message (protocol.js).
   AE.bench = {
+    without: new Set(),
     timings: [],
     timing: function (entry) {
       AE.bench.timings.push(entry);

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from itertools import accumulate
 
 from .. import nccl
@@ -197,6 +198,7 @@ def sweep_caps(total_bytes: int, points: int = 41, low_mb: float = 0.1) -> list[
     return [low_mb * math.exp(step * k) for k in range(points)]
 
 
+@lru_cache(maxsize=16)  # one per cluster, kept: a reader going back to a cluster finds its times
 def nccl_time(system: nccl.System) -> Callable[[int], float]:
     """Seconds for an all-reduce of b bytes per GPU: NCCL's pick (nccl.choose) and its
     performance layer's time. An empty bucket (zero-size tensors only) costs nothing."""
@@ -224,11 +226,12 @@ def lockstep_time(topo: Topology) -> Callable[[int], float]:
     return seconds
 
 
+@lru_cache(maxsize=32)  # a model's figures, the same on every change of the network
 def _inputs(model: Model, batch: int, flops_per_s: float, grad_bytes: int):
     tensors = model.tensors()
-    sizes = [e * grad_bytes for _, e, _ in tensors]
-    back = backward_times([layer.flops * batch for layer in model.layers], flops_per_s)
-    return sizes, [i for *_, i in tensors], back, ready_order(model)
+    sizes = tuple(e * grad_bytes for _, e, _ in tensors)
+    back = tuple(backward_times([layer.flops * batch for layer in model.layers], flops_per_s))
+    return sizes, tuple(i for *_, i in tensors), back, tuple(ready_order(model))
 
 
 def run(
@@ -262,26 +265,46 @@ def sweep(
 ) -> list[dict]:
     """Exposed communication against an explicit bucket cap: the first bucket uses the cap
     (PyTorch 2.4 and later) unless first_mb fixes it (1 MiB: PyTorch 2.3 and earlier)."""
+    backward_s, caps = _swept_buckets(model, batch, flops_per_s, grad_bytes, points, first_mb)
+    rows = []
+    for cap, buckets in caps:
+        # timeline()'s figures, without its rows
+        end, busy = comm_end({"buckets": buckets}, allreduce_s)
+        rows.append(
+            {
+                "bucket_mb": cap,
+                "buckets": len(buckets),
+                "exposed_s": max(0.0, end - backward_s),
+                "allreduce_total_s": busy,
+            }
+        )
+    return rows
+
+
+@lru_cache(maxsize=16)
+def _swept_buckets(
+    model: Model,
+    batch: int,
+    flops_per_s: float,
+    grad_bytes: int,
+    points: int,
+    first_mb: float | None,
+) -> tuple[float, tuple]:
+    """The backward pass's length and, per cap, (cap, readiness()'s "buckets"): all of a sweep
+    but the network's times, so a change of the cluster or the GPU count (the page's usual
+    change) reuses them; the caps' bucketing is most of a sweep's time."""
     sizes, layer_of, back, order = _inputs(model, batch, flops_per_s, grad_bytes)
     # readiness() of each cap's buckets without listing their tensors: in ready order a bucket
     # is a range [i, j), its bytes a difference of running totals, its ready time a slice's max
     base = readiness(back, layer_of, sizes, ())
     total = [0, *accumulate(sizes[i] for i in order)]
     ready_at = [base["layer_done_s"][layer_of[i]] for i in order]
-    rows = []
+    caps = []
     for cap in sweep_caps(sum(sizes), points):
         spans = _spans(total, limits(cap, first_mb))
-        ready = {"buckets": [(total[j] - total[i], j - i, max(ready_at[i:j])) for i, j in spans]}
-        end, busy = comm_end(ready, allreduce_s)  # timeline()'s figures, without its rows
-        rows.append(
-            {
-                "bucket_mb": cap,
-                "buckets": len(spans),
-                "exposed_s": max(0.0, end - base["backward_s"]),
-                "allreduce_total_s": busy,
-            }
-        )
-    return rows
+        buckets = tuple((total[j] - total[i], j - i, max(ready_at[i:j])) for i, j in spans)
+        caps.append((cap, buckets))
+    return base["backward_s"], tuple(caps)
 
 
 def best(rows: list[dict]) -> dict:
