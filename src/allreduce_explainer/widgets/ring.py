@@ -61,9 +61,14 @@ def _ring_stepper(p: dict, r: dict, frames: list, **more) -> views.Stepper:
     )
 
 
-def _sent(r: dict, upto: list[int], since: list[int]) -> list[int]:
-    """Bytes each GPU sent between two points of the trace, counted from its messages."""
-    return [a - b for a, b in zip(upto, since, strict=True)]
+def _sent(r: dict, before: int, after: int) -> list[int]:
+    """Bytes each GPU sent in the trace's steps after `before` up to `after` (-1: the start),
+    counted from its messages over every link."""
+
+    def upto(k: int) -> list[int]:
+        return [sum(b) for b in r["trace"][k]["bytes_sent"]] if k >= 0 else [0] * r["gpus"]
+
+    return [a - b for a, b in zip(upto(after), upto(before), strict=True)]
 
 
 def _readouts(r: dict, sent: list[int]) -> dict[str, str]:
@@ -73,11 +78,6 @@ def _readouts(r: dict, sent: list[int]) -> dict[str, str]:
     lo, hi = min(sent), max(sent)
     each = f"{hi:,} bytes" if lo == hi else f"{lo:,} to {hi:,} bytes"
     return {"steps": f"{n - 1} (n − 1)", "sent": f"{each} of its {whole:,}"}
-
-
-def _cumulative(r: dict, step: int) -> list[int]:
-    """Bytes each GPU has sent after trace step `step` (-1: none yet), over every link."""
-    return [sum(b) for b in r["trace"][step]["bytes_sent"]] if step >= 0 else [0] * r["gpus"]
 
 
 def ring_reduce_scatter(params=None) -> dict:
@@ -100,7 +100,7 @@ def ring_reduce_scatter(params=None) -> dict:
         + "."
     )
     owned = [(i + 1) % n for i in range(n)]
-    sent = _sent(r, _cumulative(r, n - 2), _cumulative(r, -1))
+    sent = _sent(r, -1, n - 2)
     state = _ring_stepper(p, r, frames, editable=True, owned=owned, readouts=_readouts(r, sent))
     return diagram.attach(state, diagram.ring(n))
 
@@ -125,7 +125,7 @@ def ring_all_gather(params=None) -> dict:
     ]
     verdict = check(r)
     frames[-1]["narration"].append(verdict["verdict"])
-    sent = _sent(r, _cumulative(r, len(r["trace"]) - 1), _cumulative(r, n - 2))
+    sent = _sent(r, n - 2, len(r["trace"]) - 1)
     state = _ring_stepper(p, r, frames, check=verdict, readouts=_readouts(r, sent))
     ones = [[1] * r["length"]] * n
     rs = stepper_frames(r["trace"][: n - 1], r["inputs"], ones, n, chunks, lambda *_: [])
