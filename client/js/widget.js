@@ -6,6 +6,18 @@
   var AE = (window.AE = window.AE || {});
   AE.views = AE.views || {};
 
+  // A readout's text; a headline's figure with what follows it in parentheses in a smaller note,
+  // as the headline macro (templates/widgets/_macros.html) renders it.
+  function writeReadout(o, text) {
+    var cut = o.hasAttribute("data-headline") ? text.indexOf(" (") : -1;
+    if (cut < 0) { o.textContent = text; return; }
+    var note = document.createElement("span");
+    note.className = "readout-note";
+    note.textContent = text.slice(cut);
+    o.textContent = text.slice(0, cut);
+    o.appendChild(note);
+  }
+
   function Widget(el) {
     this.el = el;
     this.name = el.getAttribute("data-widget");
@@ -43,7 +55,7 @@
     // only what changed is written: each write makes the browser lay the page out again
     this.el.querySelectorAll("[data-readout]").forEach(function (o) {
       var k = o.getAttribute("data-readout");
-      if (k in readouts && o.textContent !== readouts[k]) o.textContent = readouts[k];
+      if (k in readouts && o.textContent !== readouts[k]) writeReadout(o, readouts[k]);
     });
     this.el.querySelectorAll("[data-param]").forEach(function (c) {
       var k = c.getAttribute("data-param"), v = s.params[k];

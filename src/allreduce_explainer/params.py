@@ -55,12 +55,16 @@ class Param:
     unit: str = ""  # of lo and hi, for the error messages
     optional: bool = False  # null is allowed: the widget then chooses the value
     nudge: tuple[int, str] | None = None  # − k / + k buttons beside the box: (k, what k adds)
+    # a select's last choices, shown apart under a heading (an <optgroup>): (heading, values)
+    more: tuple[str, tuple] | None = None
     flag: str = ""  # the CLI's flag, if not "--" + name with "-" for "_"; no dash: positional
     metavar: str = ""  # the CLI's placeholder for the value in --help
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"{self.name}: kind {self.kind!r} is not one of {KINDS}")
+        if self.more and (not self.more[1] or self.values()[-len(self.more[1]) :] != self.more[1]):
+            raise ValueError(f"{self.name}: `more` must name the last choices, in their order")
 
     @property
     def control(self) -> str | None:
@@ -82,6 +86,14 @@ class Param:
 
     def values(self) -> tuple:
         return tuple(v for v, _ in self.choices)
+
+    def menu(self) -> tuple[tuple[str, tuple], ...]:
+        """A select's choices as (heading, choices) groups: the first with no heading, then
+        `more`'s under its own, so a long menu leads with the few a reader wants first."""
+        if not self.more:
+            return (("", self.choices),)
+        k = len(self.choices) - len(self.more[1])
+        return (("", self.choices[:k]), (self.more[0], self.choices[k:]))
 
     def check(self, value):
         """The value, checked (an int kind comes back as an int); a ParamError names the field."""

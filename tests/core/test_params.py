@@ -150,3 +150,16 @@ def test_limits_print_in_full_up_to_ten_digits():
     q = Param("bytes", 1, "float", lo=1, hi=1e15)
     with pytest.raises(ParamError, match=r"must be at most 1e\+15"):
         q.check(1e16)
+
+
+def test_a_menus_more_choices_are_its_last_ones():
+    """A select's `more` group holds the last choices in their order (the page's <optgroup>),
+    so the options' order stays the spec's and every value stays a choice."""
+    choices = (("a", "A"), ("b", "B"), ("c", "C"))
+    p = Param("x", "a", "choice", "X", choices=choices, more=("more", ("b", "c")))
+    assert p.menu() == (("", (("a", "A"),)), ("more", (("b", "B"), ("c", "C"))))
+    assert p.check("c") == "c"
+    assert Param("x", "a", "choice", "X", choices=choices).menu() == (("", choices),)
+    for bad in (("a",), ("c", "b"), ()):
+        with pytest.raises(ValueError, match="last choices"):
+            Param("x", "a", "choice", "X", choices=choices, more=("more", bad))

@@ -141,7 +141,7 @@ def test_every_readout_label_names_a_value_the_state_has(name):
     w = widgets.REGISTRY[name]
     state = w.function()
     assert state["kind"] == w.view
-    for pairs in w.readouts.values():
+    for pairs in (w.headline, *w.readouts.values()):
         for key, label in pairs:
             assert key in state["readouts"] and label, (name, key)
 

@@ -200,3 +200,66 @@ def test_rule_of_thumb_is_the_cards_yardstick():
     assert f["cluster_rule_floor"] == "320 GB/s" and f["cluster_rule_share"] == "80 %"
     # NCCL's model on the default passes its own rule
     assert calculator.calc()["busbw_GBps"] > 320
+
+
+# ---- The headline: the answer first, figures held against an oracle written here ------------
+
+H100_PEAK_FLOPS = 989e12  # dense BF16 (NVIDIA's H100 SXM data sheet), the GPU's default
+
+
+@pytest.mark.parametrize("model", ["gpt2", "llama3-8b", "llama3-70b"])
+def test_the_headline_is_the_all_reduce_time_and_its_share_of_the_step(model):
+    """64 H100s in servers of 8 with a 400 Gb/s card per GPU, the widget's defaults: the time is
+    NCCL's own pick on that system, which moves the gradient's bytes at its bus bandwidth
+    (time = S · 2(n−1)/n ÷ busbw); the share is that time over compute + that time, compute
+    being 6·P·T at 40 % of the peak."""
+    s = widget.cluster({"model": model})
+    assert [k for k, _ in widget.RECORDS[0].headline] == [
+        "allreduce", "share_no_overlap", "share_with_overlap"
+    ]  # fmt: skip
+    params = calculator.models.get(model).params
+    size = 2 * params  # BF16 gradients
+    pick = nccl.choose("AllReduce", size, nccl.System("H100 SXM", 64, 8, 8, 400))
+    time = pick.time_us * 1e-6
+    assert time == pytest.approx(size * 2 * 63 / 64 / (pick.busbw_GBps * 1e9), rel=1e-9)
+    compute = 6 * params * 16384 / (H100_PEAK_FLOPS * 0.4)
+    share = time / (compute + time)
+    r = s["result"]
+    assert (r["allreduce_s"], r["compute_s"]) == pytest.approx((time, compute), rel=1e-9)
+    assert r["share_no_overlap"] == pytest.approx(share, rel=1e-9)
+    exposed = r["exposed_s"]
+    assert 0 <= exposed <= time
+    # the headline writes these figures, in the pages' one format for each
+    ro = s["readouts"]
+    assert ro["allreduce"] == widget.fmt.seconds(time)
+    assert ro["share_no_overlap"] == widget.pct(share)
+    assert ro["share_with_overlap"] == widget.pct(exposed / (compute + exposed))
+    assert ro["exposed"] == f"{widget.fmt.seconds(exposed)} after {r['buckets']} buckets"
+
+
+@pytest.mark.parametrize("model", ["gpt2", "llama3-70b"])
+def test_the_headline_of_a_single_ring_is_its_closed_form(model):
+    """A ring over 64 GPUs crosses 8 servers' cards: 2(n−1)/n · S at the card's 50 GB/s."""
+    s = widget.cluster({"model": model, "algorithm": "ring"})
+    size = 2 * calculator.models.get(model).params
+    time = 2 * 63 / 64 * size / 50e9
+    assert s["result"]["allreduce_s"] == pytest.approx(time, rel=1e-12)
+    assert s["readouts"]["allreduce"] == widget.fmt.seconds(time)
+
+
+def test_the_menu_leads_with_three_models_and_keeps_every_old_value():
+    """NCCL's choice, a single ring and one ring per card first; the five others under "more
+    models"; every value an old link may carry is still accepted and computed."""
+    p = widget.SPEC["algorithm"]
+    (first, main), (heading, more) = p.menu()
+    assert first == "" and [v for v, _ in main] == ["nccl", "ring", "multi-ring"]
+    assert heading == "more models"
+    old = ("nccl", "nccl-ring", "nccl-tree", "ring", "multi-ring", "tree", "hierarchical", "auto")
+    assert sorted(v for v, _ in main + more) == sorted(old)
+    for value in old:
+        s = widget.cluster({"algorithm": value, "gpus": 16})
+        assert s["params"]["algorithm"] == value
+        assert s["result"]["algorithm_asked"] == value
+    with pytest.raises(ParamError) as e:
+        widget.cluster({"algorithm": "rings"})
+    assert e.value.field == "algorithm"

@@ -71,6 +71,22 @@ def test_all_gather_starts_where_reduce_scatter_ends():
     assert ag["inputs"] == rs["inputs"]
 
 
+@pytest.mark.parametrize(
+    ("n", "length", "dtype", "each"),
+    [
+        (4, 8, "int", "24 bytes of its 32"),  # (n−1)/n · 8 numbers · 4 bytes
+        (8, 64, "bf16", "112 bytes of its 128"),  # 7/8 · 64 · 2
+        (3, 8, "fp32", "20 to 24 bytes of its 32"),  # chunks of 3, 3, 2: two of them sent
+    ],
+)
+def test_each_ring_half_heads_with_its_steps_and_what_each_gpu_sends(n, length, dtype, each):
+    """Each half sends n − 1 of a GPU's n chunks, (n−1)/n of its gradient, in n − 1 steps."""
+    for name in ("ring_reduce_scatter", "ring_all_gather"):
+        s = W[name]({"gpus": n, "length": length, "dtype": dtype})
+        assert s["readouts"] == {"steps": f"{n - 1} (n − 1)", "sent": each}, name
+        assert len(s["frames"]) - 1 == n - 1
+
+
 def test_edited_values_are_used():
     values = [[1, 2, 3], [4, 5, 6]]
     s = W["ring_all_gather"]({"gpus": 2, "length": 3, "values": values})

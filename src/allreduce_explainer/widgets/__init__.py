@@ -6,7 +6,7 @@ raises ParamError naming it, which the page shows next to that control.
 
 Each module of this package serves one page and exports RECORDS, its widgets as `Widget` records
 (the function, its parameters (params.py), the view that draws its state (views.py) and what its
-partial shows around the state: the readouts' labels), and
+partial shows around the state: its headline and the other readouts' labels), and
 optionally facts() -> dict of the figures its prose quotes ({{ f.NAME }}) and WARM, calls
 [(widget, params)] whose first answer is slow (a model to build, a layout to count): the site's
 Python snapshot has made them already, so a reader's first choice is as quick as the second. This
@@ -20,16 +20,23 @@ import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from .views import CHART, PANEL, STEPPER
+
 Readouts = tuple[tuple[str, str], ...]  # (key in the state's readouts, its label on the page)
+HEADLINE_MAX = 3  # more than three large figures and none of them is the answer
 
 
 @dataclass(frozen=True)
 class Widget:
     """One widget: its name (the partial's, the URL's and the worker's), its function and
     parameters, the view (`views.STEPPER`, ...) that draws its state, and for its partial the
-    figure's accessible name, a hint under the controls, and its readouts in groups its partial
-    names (a stepper's: "setup" above the step bar, "main" under the grid; the cluster's
-    "calculator" and "log")."""
+    figure's accessible name, a hint under the controls, its headline and its other readouts.
+
+    The headline is the one to three figures that answer the widget's question: every partial
+    shows it first, large, right under the controls (`m.headline`). The other readouts come in
+    groups the partial places, smaller (a stepper's: "setup" above the step bar, "main" under
+    the grid; the cluster's "why", "step", "references" and "log"). A key is shown once: in the
+    headline or in one group."""
 
     name: str
     function: Callable[..., dict]
@@ -37,7 +44,18 @@ class Widget:
     view: str
     label: str = ""
     hint: str = ""
+    headline: Readouts = ()
     readouts: Mapping[str, Readouts] = field(default_factory=dict)
+
+    def __post_init__(self):
+        """A figure's headline has one to three figures; no readout is shown twice."""
+        n = len(self.headline)
+        if self.view in (STEPPER, CHART, PANEL) and not 1 <= n <= HEADLINE_MAX:
+            raise ValueError(f"{self.name}: a headline of 1 to {HEADLINE_MAX} figures, not {n}")
+        keys = [k for pairs in (self.headline, *self.readouts.values()) for k, _ in pairs]
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        if twice:
+            raise ValueError(f"{self.name}: readouts shown twice: {', '.join(twice)}")
 
 
 REGISTRY: dict[str, Widget] = {}

@@ -86,6 +86,11 @@ def ddp_buckets(params=None) -> dict:
     )
 
 
+HEADLINE = (
+    ("exposed", "Exposed: all-reduce left after the backward pass"),
+    ("allreduce", "All-reduce, busy"),
+    ("backward", "Backward pass"),
+)
 READOUTS = {
     "inputs": (
         ("model", "Model"),
@@ -94,11 +99,8 @@ READOUTS = {
         ("algorithm", "All-reduce by"),
     ),
     "timeline": (
-        ("backward", "Backward pass"),
         ("first", "First bucket"),
         ("buckets", "Buckets"),
-        ("allreduce", "All-reduce, busy"),
-        ("exposed", "Exposed"),
     ),
     "sweep": (
         ("best", "Best cap"),
@@ -351,4 +353,6 @@ def facts() -> dict[str, str]:
     return out
 
 
-RECORDS = (Widget("ddp_buckets", ddp_buckets, SPEC, views.CHART, readouts=READOUTS),)
+RECORDS = (
+    Widget("ddp_buckets", ddp_buckets, SPEC, views.CHART, headline=HEADLINE, readouts=READOUTS),
+)

@@ -36,7 +36,11 @@ ALGORITHM_TEXT = {
     "hierarchical": "hierarchical (Horovod) at line rate",
     "auto": "the fastest line-rate closed form",
 }
-assert tuple(ALGORITHM_TEXT) == calculator.ALGORITHMS
+assert set(ALGORITHM_TEXT) == set(calculator.ALGORITHMS)
+# The menu leads with the three a reader compares (NCCL's choice, page 2's ring, one ring per
+# card); the others are under "more models", every value kept, so an old link still works.
+MENU = ("nccl", "ring", "multi-ring")
+MORE_MODELS = tuple(a for a in ALGORITHM_TEXT if a not in MENU)
 # the teaching closed forms, by their short names, in the "at line rate" readout
 IDEAL_TEXT = {
     "ring": "single ring",
@@ -68,7 +72,8 @@ SPEC = spec(
     Param("nic_gbps", hardware.NIC_400G_Gbps, "float", "Card rate (Gb/s, bits)", 0.001, 1000000,
           unit="Gb/s"),
     Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "Algorithm",
-          choices=tuple(ALGORITHM_TEXT.items())),
+          choices=tuple((a, ALGORITHM_TEXT[a]) for a in (*MENU, *MORE_MODELS)),
+          more=("more models", MORE_MODELS)),
     Param("tokens_per_gpu", calculator.DEFAULT_TOKENS, "float", "Tokens per GPU per step", 1, 1e9),
     Param("mfu", calculator.DEFAULT_MFU, "float", "MFU (share of peak)", 0.01, 1),
     Param("intra_latency_us", 0.0, "float", "Latency per message in a server (µs)", 0, 1000000,
@@ -211,8 +216,8 @@ def _readouts(r: dict, p: dict) -> dict:
         f"{fmt.sig(r['peak_tflops'], 4)} TFLOP/s; attention's score FLOPs left out, "
         "embeddings counted, no recomputation)",
         "share_no_overlap": pct(r["share_no_overlap"]),
-        "share_with_overlap": f"{pct(r['share_with_overlap'])} "
-        f"({fmt.seconds(r['exposed_s'])} exposed after {r['buckets']} buckets)",
+        "share_with_overlap": pct(r["share_with_overlap"]),
+        "exposed": f"{fmt.seconds(r['exposed_s'])} after {r['buckets']} buckets",
         "memory": fits,
     }
 
@@ -302,24 +307,34 @@ RECORDS = (
         cluster,
         SPEC,
         views.CHART,
+        # the answer: the all-reduce's time per step and its share of the step
+        headline=(
+            ("allreduce", "all-reduce per step"),
+            ("share_no_overlap", "share of the step, no overlap"),
+            ("share_with_overlap", "share with DDP's bucketed overlap"),
+        ),
         readouts={
-            # the calculator's, under its controls
-            "calculator": (
-                ("params", "parameters"),
-                ("gradient", "gradient"),
-                ("cluster", "cluster"),
-                ("allreduce", "all-reduce per step"),
-                ("algorithm", "algorithm"),
+            # then why: how the gradient is moved, and how many bytes
+            "why": (
+                ("algorithm", "algorithm and protocol"),
                 ("busbw", "bus bandwidth"),
-                ("ideal", "reference: closed forms at line rate, no latency"),
-                ("bound", "reference: lower bound"),
+                ("gradient", "bytes reduced: the gradient"),
+                ("cluster", "cluster"),
+            ),
+            # then the rest of the step: what the time is a share of, what fits
+            "step": (
                 ("compute", "compute per step (6·P·T)"),  # calculator.compute_s's rule
-                ("share_no_overlap", "share of the step, no overlap"),
-                ("share_with_overlap", "share with DDP's bucketed overlap"),
+                ("exposed", "all-reduce exposed with DDP's overlap"),
+                ("params", "parameters"),
                 (
                     "memory",
                     f"fits under plain DDP ({memory.ADAM_BYTES_PER_PARAM} bytes per parameter)?",
                 ),
+            ),
+            # and, folded, what a model could do at best: the references
+            "references": (
+                ("ideal", "closed forms at line rate, no latency"),
+                ("bound", "lower bound"),
             ),
             # the pasted log's (logview.readouts), under its controls
             "log": (

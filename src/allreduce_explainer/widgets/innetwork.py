@@ -97,10 +97,9 @@ def innetwork_stepper(params=None) -> dict:
     return diagram.attach(state, diagram.ring(n, switch=True))
 
 
+STEPPER_HEADLINE = (("nvls_sent", "Switch: each GPU sends"), ("ring_sent", "Ring: each GPU sends"))
 STEPPER_READOUTS = (
-    ("nvls_sent", "Switch: each GPU sends"),
     ("nvls_received", "Switch: each GPU receives"),
-    ("ring_sent", "Ring: each GPU sends"),
     ("ring_received", "Ring: each GPU receives"),
     ("steps", "Steps"),
     ("accumulate", "The switch accumulates in"),
@@ -187,10 +186,10 @@ def innetwork_bandwidth(params=None) -> dict:
     )
 
 
-BANDWIDTH_READOUTS = (  # the ring and NVLS side by side are the table's cells, labelled there
-    ("bound", "Lower bound for any point-to-point all-reduce"),
-    ("nvls_time", "NVLS at the line rate"),
+BANDWIDTH_HEADLINE = (  # the ring and NVLS side by side are the table's cells, labelled there
     ("gain", "busbw gain at the line rate"),
+    ("nvls_time", "NVLS at the line rate"),
+    ("bound", "Lower bound for any point-to-point all-reduce"),
 )
 SERVERS_READOUTS = (
     ("card_ring", "Each card sends, ring"),
@@ -411,6 +410,7 @@ RECORDS = (
             "vectors"
         ),
         hint="At step 0 you can edit any GPU's numbers.",
+        headline=STEPPER_HEADLINE,
         readouts={"main": STEPPER_READOUTS},
     ),
     Widget(
@@ -418,6 +418,7 @@ RECORDS = (
         innetwork_bandwidth,
         BANDWIDTH,
         views.CHART,
-        readouts={"main": BANDWIDTH_READOUTS, "servers": SERVERS_READOUTS},
+        headline=BANDWIDTH_HEADLINE,
+        readouts={"servers": SERVERS_READOUTS},
     ),
 )

@@ -550,11 +550,13 @@ def busbw_curve(params=None) -> dict:
     )
 
 
-CURVE_READOUTS = (
+CURVE_HEADLINE = (
     ("model", f"NCCL's pick at {CURVE_BIG_GIB} GiB, as runs measure it"),
-    ("nccl_own", f"NCCL's own figure at {CURVE_BIG_GIB} GiB"),
     ("half", "Half of the peak from"),
     ("measured", "Measured, at its largest size"),
+)
+CURVE_READOUTS = (
+    ("nccl_own", f"NCCL's own figure at {CURVE_BIG_GIB} GiB"),
     ("yardstick", "Held against"),
 )
 
@@ -583,11 +585,13 @@ RECORDS = (
         latency,
         LATENCY,
         views.CHART,
+        headline=(
+            ("crossover_nccl", "NCCL's model: ring catches up with tree at"),
+            ("nccl_pick_8gib", "NCCL picks at 8 GiB"),
+        ),
         readouts={
             "main": (
-                ("crossover_nccl", "NCCL's model: ring catches up with tree at"),
                 ("nccl_8gib", "NCCL's model: 8 GiB"),
-                ("nccl_pick_8gib", "NCCL picks at 8 GiB"),
                 ("band", "NCCL picks, by size"),
                 ("crossover", "Whiteboard model (second chart): crossover"),
             ),
@@ -598,7 +602,7 @@ RECORDS = (
         steps,
         STEPS,
         views.CHART,
-        readouts={"main": (("ring", "Ring steps"), ("tree", "Tree steps"))},
+        headline=(("ring", "Ring steps"), ("tree", "Tree steps")),
     ),
     Widget(
         "tree_allreduce",
@@ -606,9 +610,17 @@ RECORDS = (
         TREE,
         views.STEPPER,
         label="The double binary tree all-reduce, step by step, and the exact check",
-        readouts={"setup": (("tree_a", "Tree A"), ("tree_b", "Tree B"), ("steps", "Steps"))},
+        headline=(("steps", "Steps"),),
+        readouts={"setup": (("tree_a", "Tree A"), ("tree_b", "Tree B"))},
     ),
-    Widget("busbw_curve", busbw_curve, CURVE, views.CHART, readouts={"main": CURVE_READOUTS}),
+    Widget(
+        "busbw_curve",
+        busbw_curve,
+        CURVE,
+        views.CHART,
+        headline=CURVE_HEADLINE,
+        readouts={"main": CURVE_READOUTS},
+    ),
 )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import api
+from .. import api, dtypes
 from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 from ..schedules.schedule import split
 from ..simulation.verify import check
@@ -61,6 +61,25 @@ def _ring_stepper(p: dict, r: dict, frames: list, **more) -> views.Stepper:
     )
 
 
+def _sent(r: dict, before: int, after: int) -> list[int]:
+    """Bytes each GPU sent in the trace's steps after `before` up to `after` (-1: the start),
+    counted from its messages over every link."""
+
+    def upto(k: int) -> list[int]:
+        return [sum(b) for b in r["trace"][k]["bytes_sent"]] if k >= 0 else [0] * r["gpus"]
+
+    return [a - b for a, b in zip(upto(after), upto(before), strict=True)]
+
+
+def _readouts(r: dict, sent: list[int]) -> dict[str, str]:
+    """The half's answer: its steps, and what each GPU sends of its gradient (the chunks' sizes
+    differ by one element when n does not divide the length)."""
+    n, whole = r["gpus"], r["length"] * dtypes.get(r["dtype"]).itemsize
+    lo, hi = min(sent), max(sent)
+    each = f"{hi:,} bytes" if lo == hi else f"{lo:,} to {hi:,} bytes"
+    return {"steps": f"{n - 1} (n − 1)", "sent": f"{each} of its {whole:,}"}
+
+
 def ring_reduce_scatter(params=None) -> dict:
     """The ring's reduce-scatter, n - 1 steps on real numbers."""
     p, r = _ring_trace(params)
@@ -81,7 +100,8 @@ def ring_reduce_scatter(params=None) -> dict:
         + "."
     )
     owned = [(i + 1) % n for i in range(n)]
-    state = _ring_stepper(p, r, frames, editable=True, owned=owned)
+    sent = _sent(r, -1, n - 2)
+    state = _ring_stepper(p, r, frames, editable=True, owned=owned, readouts=_readouts(r, sent))
     return diagram.attach(state, diagram.ring(n))
 
 
@@ -105,13 +125,15 @@ def ring_all_gather(params=None) -> dict:
     ]
     verdict = check(r)
     frames[-1]["narration"].append(verdict["verdict"])
-    state = _ring_stepper(p, r, frames, check=verdict)
+    sent = _sent(r, n - 2, len(r["trace"]) - 1)
+    state = _ring_stepper(p, r, frames, check=verdict, readouts=_readouts(r, sent))
     ones = [[1] * r["length"]] * n
     rs = stepper_frames(r["trace"][: n - 1], r["inputs"], ones, n, chunks, lambda *_: [])
     return diagram.attach(state, diagram.ring(n), start=diagram.holders(rs, n)[-1])
 
 
 EDIT_HINT = "At step 0 you can edit any GPU's numbers."
+HEADLINE = (("sent", "Each GPU sends"), ("steps", "Steps"))
 RECORDS = (
     Widget(
         "ring_reduce_scatter",
@@ -120,6 +142,7 @@ RECORDS = (
         views.STEPPER,
         label="Ring reduce-scatter, step by step",
         hint=EDIT_HINT,
+        headline=HEADLINE,
     ),
     Widget(
         "ring_all_gather",
@@ -127,5 +150,6 @@ RECORDS = (
         RING,
         views.STEPPER,
         label="Ring all-gather and the exact check",
+        headline=HEADLINE,
     ),
 )

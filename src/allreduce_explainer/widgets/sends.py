@@ -120,10 +120,9 @@ def sends(params=None) -> dict:
     )
 
 
+SENDS_HEADLINE = (("ring", "Ring: each GPU sends"), ("root", "Naive: the root sends"))
 SENDS_READOUTS = (
-    ("ring", "Ring: each GPU sends"),
     ("ring_counted", "Ring, counted message by message"),
-    ("root", "Naive: the root sends"),
     ("other", "Naive: every other GPU sends"),
 )
 
@@ -212,11 +211,10 @@ def _bandwidths(gpus: int, nbytes, time_us, collective: str) -> dict:
     return api.busbw(gpus, nbytes, time_us, collective)
 
 
+BUSBW_HEADLINE = (("busbw", "busbw = algbw × factor"), ("busbw_share", "busbw against the link"))
 BUSBW_READOUTS = (
     ("algbw", "algbw = S / t"),
     ("factor", "factor"),
-    ("busbw", "busbw = algbw × factor"),
-    ("busbw_share", "busbw against the link"),
     ("algbw_share", "algbw against the link"),
 )
 
@@ -280,9 +278,7 @@ LINE_READOUTS = (
     ("col_redop", "redop"),
     ("col_root", "root"),
 )  # then the two halves' columns in a table, labelled there, and:
-LINE_SHARE_READOUTS = (
-    ("busbw_share", "busbw against the link (out-of-place, or in-place if alone)"),
-)
+LINE_HEADLINE = (("busbw_share", "busbw against the link (out-of-place, or in-place if alone)"),)
 
 
 def _columns(row: nccltests.Row, r: dict) -> dict:
@@ -335,14 +331,29 @@ def agreement(size: int, half: nccltests.Half, r: dict) -> str:
 
 
 RECORDS = (
-    Widget("sends", sends, SENDS, views.CHART, readouts={"main": SENDS_READOUTS}),
-    Widget("busbw", busbw, BUSBW, views.PANEL, readouts={"main": BUSBW_READOUTS}),
+    Widget(
+        "sends",
+        sends,
+        SENDS,
+        views.CHART,
+        headline=SENDS_HEADLINE,
+        readouts={"main": SENDS_READOUTS},
+    ),
+    Widget(
+        "busbw",
+        busbw,
+        BUSBW,
+        views.PANEL,
+        headline=BUSBW_HEADLINE,
+        readouts={"main": BUSBW_READOUTS},
+    ),
     Widget(
         "nccl_line",
         nccl_line,
         LINE,
         views.PANEL,
-        readouts={"columns": LINE_READOUTS, "share": LINE_SHARE_READOUTS},
+        headline=LINE_HEADLINE,
+        readouts={"columns": LINE_READOUTS},
     ),
 )
 

@@ -86,11 +86,13 @@ def servers_stepper(params=None) -> dict:
     return diagram.attach(state, diagram.servers(servers, g))
 
 
+STEPPER_HEADLINE = (
+    ("total", "Over the network, in total"),
+    ("per_card", "Per network card (busiest)"),
+)
 STEPPER_READOUTS = (
     ("gradient", "Gradient per GPU"),
-    ("total", "Over the network, in total"),
     ("per_server", "Per server (busiest)"),
-    ("per_card", "Per network card (busiest)"),
     ("network_steps", "Steps that use the network"),
 )
 
@@ -379,7 +381,15 @@ RECORDS = (
         label=(
             "An all-reduce across servers, step by step, with the bytes it sends over the network"
         ),
+        headline=STEPPER_HEADLINE,
         readouts={"main": STEPPER_READOUTS},
     ),
-    Widget("servers_compare", servers_compare, COMPARE, views.CHART),
+    Widget(
+        "servers_compare",
+        servers_compare,
+        COMPARE,
+        views.CHART,
+        # the three closed forms side by side are the table's cells, labelled there
+        headline=(("nccl_time", "NCCL's model: one all-reduce"), ("nccl_pick", "NCCL picks")),
+    ),
 )

@@ -94,12 +94,11 @@ def shard_stepper(params=None) -> dict:
     return diagram.attach(state, diagram.ring(n))
 
 
+STEPPER_HEADLINE = (("total", "Sharded step, total"), ("ddp", "DDP's all-reduce"))
 STEPPER_READOUTS = (
-    ("lr", "Learning rate used"),
     ("reduce_scatter", "Reduce-scatter sends"),
     ("all_gather", "All-gather sends"),
-    ("total", "Sharded step, total"),
-    ("ddp", "DDP's all-reduce"),
+    ("lr", "Learning rate used"),
     ("state", "Optimizer state kept"),
 )
 PHASES = {
@@ -364,11 +363,13 @@ def _tokens_text(o: dict) -> str:
     )
 
 
-MEMORY_READOUTS = (
+MEMORY_HEADLINE = (
     ("fits", "Fit in the GPU's memory"),
-    ("compute", "Compute per step"),
     ("ddp_comm", "DDP's communication"),
     ("zero3_comm", "ZeRO-3 / FSDP's communication"),
+)
+MEMORY_READOUTS = (
+    ("compute", "Compute per step"),
     ("ratio", "ZeRO-3 bytes ÷ DDP bytes"),
     ("zero3_tokens", "FSDP hides its communication from"),
     ("hsdp_tokens", "HSDP hides its communication from"),
@@ -510,7 +511,15 @@ RECORDS = (
             "and the check against DDP"
         ),
         hint="At step 0 you can edit any GPU's gradient.",
+        headline=STEPPER_HEADLINE,
         readouts={"main": STEPPER_READOUTS},
     ),
-    Widget("shard_memory", shard_memory, MEMORY, views.CHART, readouts={"main": MEMORY_READOUTS}),
+    Widget(
+        "shard_memory",
+        shard_memory,
+        MEMORY,
+        views.CHART,
+        headline=MEMORY_HEADLINE,
+        readouts={"main": MEMORY_READOUTS},
+    ),
 )
