@@ -10,7 +10,9 @@
   // its style there and then, inside every redraw (the bench lever "layout-once").
   var colours = new WeakMap();  // chart element -> {theme, fg, grid, family}
   function coloursOf(chart) {
-    var theme = window.AETheme ? AETheme.current() : "";
+    // the theme as theme.js sets it (data-theme), else the system's
+    var theme = document.documentElement.getAttribute("data-theme") ||
+      (window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");
     var c = colours.get(chart);
     if (!c || c.theme !== theme || AE.bench.without.has("layout-once")) {
       var css = getComputedStyle(chart);

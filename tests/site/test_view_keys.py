@@ -147,9 +147,10 @@ def test_every_readout_label_names_a_value_the_state_has(name):
 
 
 def test_the_log_panel_reads_the_fit_the_cluster_writes():
-    """logpanel.js reads one key of the cluster's state, its own: the fit to apply, which the
-    state holds once a pasted log is fitted and not before."""
-    assert read(r"\bstate\.(\w+)", JS / "logpanel.js") == {"fit_apply"}
+    """logpanel.js reads two keys of the cluster's state: the fit to apply, which the state
+    holds once a pasted log is fitted and not before, and whether it has figures (before a log
+    the panel shows its examples instead of empty charts)."""
+    assert read(r"\bstate\.(\w+)", JS / "logpanel.js") == {"fit_apply", "figures"}
     cluster = widgets.WIDGETS["cluster"]
     fitted = cluster({"log": FITTED_LOG.read_text(), "log_gpus": 16})
     assert set(fitted) - declared(views.Chart) == CHART_DATA["cluster"]
