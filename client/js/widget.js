@@ -13,8 +13,8 @@
     if (cut < 0) { o.textContent = text; return; }
     var note = document.createElement("span");
     note.className = "readout-note";
-    note.textContent = text.slice(cut);
-    o.textContent = text.slice(0, cut);
+    note.textContent = text.slice(cut + 1);
+    o.textContent = text.slice(0, cut + 1);  // the space outside: an inline block drops its own
     o.appendChild(note);
   }
 

@@ -24,8 +24,8 @@ def test_a_headline_is_rewritten_whole_with_its_note_apart(page, server):
     got.filter(has_text=want).wait_for()
     assert got.inner_text() == want
     figure, note = want.split(" (", 1)
-    assert got.locator(".readout-note").inner_text().strip() == f"({note}"
-    assert got.evaluate("d => d.firstChild.textContent") == figure
+    assert got.locator(".readout-note").inner_text() == f"({note}"
+    assert got.evaluate("d => d.firstChild.textContent") == figure + " "
     page.watch.assert_clean()
 
 
