@@ -105,9 +105,5 @@ def test_llama_405b_draws_a_trace_per_lane_and_folds_its_884_rows(page, server):
     toggle.click()
     assert rows.count() == 884 and toggle.get_attribute("aria-expanded") == "true"
     toggle.click()
-    assert rows.count() == 20 and toggle.is_focused()
-    # a short table has no toggle: the sweep's
-    sweep = w.locator("details.chart-data").nth(1)
-    assert sweep.locator("tbody tr").count() <= 20
-    assert sweep.locator("[data-action=show-all]").count() == 0
+    assert rows.count() == 20 and toggle.evaluate("b => b === document.activeElement")
     page.watch.assert_clean()

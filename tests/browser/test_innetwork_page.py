@@ -60,7 +60,8 @@ def test_panel_holds_the_measurements_and_recomputes(page, server):
     )
     last = dict(page.evaluate(data))
     assert last["NVLS, measured (8 × H100)"] == 480 and last["ring, measured (8 × H100)"] == 370
-    assert w.locator("[data-readout=nvls_nccl]").inner_text().startswith("480 GB/s")
+    nvls = float(w.locator("[data-readout=nvls_nccl]").inner_text().split()[0])
+    assert abs(nvls / 480 - 1) < 0.03  # NCCL's pick as runs measure it, against the ~480 cited
     w.locator("[data-param=servers]").fill("16")
     w.locator("[data-param=servers]").press("Enter")
     expected = inw.innetwork_bandwidth({"servers": 16})["readouts"]

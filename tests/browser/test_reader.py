@@ -207,7 +207,7 @@ def test_no_horizontal_scroll_at_360px_and_big_touch_targets(browser, server, si
 def test_keyboard_only_run_of_the_stage2_stepper(page, server):
     open_page(page, server, "ring-reduce-scatter")
     w = page.locator("[data-widget=ring_reduce_scatter]")
-    for _ in range(60):  # Tab until the Next button has the focus
+    for _ in range(200):  # Tab until the Next button has the focus (past the nav and the grid)
         page.keyboard.press("Tab")
         if page.evaluate("() => document.activeElement.dataset.action") == "next":
             break
