@@ -61,6 +61,20 @@
       var k = c.getAttribute("data-param"), v = s.params[k];
       if (k in s.params && document.activeElement !== c && v !== null && c.value !== String(v)) c.value = v;
     });
+    this.limitNudges();
+  };
+  // A − / + button is disabled where its step would leave the box's limits (the min and max
+  // the spec rendered on the box), so a reader at a limit is not offered a refused change.
+  Widget.prototype.limitNudges = function () {
+    var s = this.state, el = this.el;
+    el.querySelectorAll('[data-action="add"]').forEach(function (b) {
+      var parts = b.getAttribute("data-param-step").split(":");
+      var box = el.querySelector('input[data-param="' + CSS.escape(parts[0]) + '"]');
+      var next = Number(s.params[parts[0]]) + Number(parts[1]);
+      var lo = box && box.min !== "" ? Number(box.min) : -Infinity;
+      var hi = box && box.max !== "" ? Number(box.max) : Infinity;
+      b.disabled = !(next >= lo && next <= hi);
+    });
   };
   Widget.prototype.controlValue = function (c) {
     var v = c.value;

@@ -35,8 +35,10 @@ def charts() -> tuple[str, ...]:
 
 
 def _figures(state: dict) -> dict:
-    out = {"": state["figure"]} if "figure" in state else {}
-    out.update({k: v["figure"] for k, v in (state.get("figures") or {}).items() if "figure" in v})
+    """A state's drawn figures by name ("" the main one); a part whose figure is None (drawn
+    only for some parameters) is not one."""
+    out = {"": state["figure"]} if state.get("figure") else {}
+    out.update({k: v["figure"] for k, v in (state.get("figures") or {}).items() if v.get("figure")})
     return out
 
 
@@ -57,8 +59,13 @@ def widget_figure(widget: str, params: dict, name: str | None = None) -> dict:
 
 
 def default_title(figure: dict) -> str:
-    """'y against x' from the axis titles, when the caller gives none."""
+    """The figure's own title, else 'y against x' from the axis titles, when the caller gives
+    none."""
     layout = figure.get("layout", {})
+    own = layout.get("title", "")
+    own = (own.get("text", "") if isinstance(own, dict) else str(own)).strip()
+    if own:
+        return own
 
     def axis(name: str) -> str:
         title = layout.get(name, {}).get("title", "")

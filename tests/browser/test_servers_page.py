@@ -90,3 +90,29 @@ def test_stage6_numbers_are_computed_not_typed(page, server):
     assert f"picks {f['srv_nccl_small_pick']} and takes {f['srv_nccl_small']}" in text
     assert "lock-step model's, and it is pessimistic" not in text
     assert "shard (p + 1) mod g" in text
+
+
+def test_nudge_buttons_stop_at_the_limits_of_their_box(page, server):
+    """At 1 server the − button is disabled (the spec's minimum), and + is live; one step up
+    turns − back on. The limits are the spec's, read from the rendered box."""
+    open_page(page, server, "across-servers", live=True)
+    w = page.locator("[data-widget=servers_compare]")
+    lowest = servers.COMPARE["servers"].lo
+    minus, plus = (
+        w.locator("[data-param-step='servers:-1']"),
+        w.locator("[data-param-step='servers:1']"),
+    )
+    assert not minus.is_disabled() and not plus.is_disabled()
+    box = w.locator("[data-param=servers]")
+    assert box.get_attribute("min") == str(lowest)
+    box.fill(str(lowest))
+    box.press("Enter")
+    minus_js = (
+        "document.querySelector(\"[data-widget=servers_compare] [data-param-step='servers:-1']\")"
+    )
+    page.wait_for_function(f"() => {minus_js}.disabled")
+    assert not plus.is_disabled()
+    plus.click()
+    page.wait_for_function(f"() => !{minus_js}.disabled")
+    assert box.input_value() == str(lowest + 1)
+    page.watch.assert_clean()

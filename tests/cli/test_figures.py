@@ -14,6 +14,7 @@ import pytest
 
 from allreduce_explainer import figures
 from allreduce_explainer.cli import _widget_params, main
+from allreduce_explainer.errors import ParamError
 from allreduce_explainer.widgets import WIDGETS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +46,20 @@ def test_themed_sets_colours_and_title_and_leaves_the_widget_figure_alone():
     assert layout["title"]["text"] == "Time of one all-reduce against GPUs (8 per server)"
     assert figures.themed(fig, "light", "Mine")["layout"]["title"]["text"] == "Mine"
     assert out["data"] == fig["data"]
+
+
+def test_a_figure_keeps_its_own_title_and_a_part_not_drawn_is_not_offered():
+    fig = {"data": [], "layout": {"title": {"text": "Own"}, "xaxis": {"title": "x"}}}
+    assert figures.themed(fig)["layout"]["title"]["text"] == "Own"
+    assert figures.themed(fig, title="Given")["layout"]["title"]["text"] == "Given"
+    state = WIDGETS["cluster"]()  # no log pasted: the log panel's two parts draw nothing
+    undrawn = [k for k, v in state["figures"].items() if v["figure"] is None]
+    assert undrawn, "the default calculator should leave the log panel's figures undrawn"
+    for name in undrawn:
+        with pytest.raises(ParamError) as e:
+            figures.widget_figure("cluster", {}, name)
+        assert e.value.field == "figure"
+    assert figures.widget_figure("cluster", {})["data"]  # its main figure is still exported
 
 
 def test_widget_params_are_read_as_json_or_text():

@@ -63,7 +63,7 @@ class Stepper(TypedDict, total=False):
 class Part(TypedDict):
     """One figure of a chart, with its text alternatives."""
 
-    figure: dict  # Plotly JSON: data and layout
+    figure: dict | None  # Plotly JSON: data and layout; None where there is nothing to draw yet
     summary: str  # one line: the chart's aria-label and the text under it
     table: dict  # the data as {columns, rows}
 
@@ -155,7 +155,7 @@ def stepper(
     )
 
 
-def part(*, figure: dict, summary: str, table: dict) -> Part:
+def part(*, figure: dict | None, summary: str, table: dict) -> Part:
     """One figure, its summary and its data as a table: a chart's main one or one of `figures`."""
     return Part(figure=figure, summary=summary, table=table)
 
