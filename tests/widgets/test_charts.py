@@ -1,6 +1,6 @@
 """Charts chosen for their message: every log axis labelled at powers of ten only, in the site's
-units; stage 7's timeline one trace per lane at Llama 3 405B's 884 buckets; the log panel with
-no chart before a log."""
+units; stage 7's timeline two fill-only traces per lane at Llama 3 405B's 884 buckets; the log
+panel with no chart before a log."""
 
 from __future__ import annotations
 
@@ -84,9 +84,10 @@ def test_byte_and_time_axes_step_by_an_si_prefix_past_seven_decades():
     assert axis["range"] == pytest.approx([math.log10(8), math.log10(8 * 2**30)])
 
 
-def test_ddp_timeline_at_884_buckets_is_one_trace_per_lane():
-    """Llama 3 405B fills 884 buckets: a lane is one trace (a box per bucket in one path), where
-    bars made 1,768 shapes; the boxes are api.ddp's timeline, called here."""
+def test_ddp_timeline_at_884_buckets_is_two_fill_only_traces_per_lane():
+    """Llama 3 405B fills 884 buckets: a lane is two fill-only traces (odd and even buckets in
+    two shades), where outlined boxes made Plotly draw a path per box (1,768 in all); the boxes
+    are api.ddp's timeline, called here, each drawn once."""
     s = buckets.ddp_buckets({"model": "llama3-405b"})
     p = s["params"]
     r = api.ddp(
@@ -99,20 +100,33 @@ def test_ddp_timeline_at_884_buckets_is_one_trace_per_lane():
     data = s["figure"]["data"]
     lanes = s["figure"]["layout"]["yaxis"]["ticktext"]
     drawn = {round(y) for t in data for y in t["y"] if y is not None}
-    assert len(data) == len(lanes) == len(drawn) == 3  # backward, all-reduce, exposed
-    backward, allreduce = data[0], data[1]
+    assert len(lanes) == len(drawn) == 3  # backward, all-reduce, exposed
+    assert len(data) == 5  # two traces for each box lane, one line for the exposed time
+    boxes = [t for t in data if t.get("fill") == "toself"]
+    assert len(boxes) == 4 and all(t["mode"] == "none" and "line" not in t for t in boxes)
+    assert [t["showlegend"] for t in boxes] == [True, False, True, False]
+    assert boxes[0]["fillcolor"] != boxes[1]["fillcolor"]
 
-    def boxes(t):  # each box: 5 corners (the first again) and a gap; its left and right ends
-        xs = t["x"]
-        assert len(xs) == 6 * len(rows) and xs[5::6] == [None] * len(rows)
-        return [x for i in range(0, len(xs), 6) for x in (xs[i], xs[i + 1])]
+    def spans(odd, even):  # each box: 5 corners (the first again) and a gap -> (bucket, a, b)
+        out = []
+        for t in (odd, even):
+            xs = t["x"]
+            assert xs[5::6] == [None] * (len(xs) // 6)
+            out += [(t["customdata"][i], xs[i], xs[i + 1]) for i in range(0, len(xs), 6)]
+        return sorted(out)
 
     ends = [b["ready_s"] * 1e3 for b in rows]
     starts = [0.0, *ends[:-1]]
-    assert boxes(backward) == pytest.approx([x for p in zip(starts, ends) for x in p], abs=1e-4)
-    spans = [x for b in rows for x in (b["start_s"] * 1e3, b["end_s"] * 1e3)]
-    assert boxes(allreduce) == pytest.approx(spans, abs=1e-4)
-    assert allreduce["customdata"][::6] == list(range(1, 885))
+    backward = spans(*boxes[:2])
+    assert [k for k, _, _ in backward] == list(range(1, 885))
+    assert [x for _, a, b in backward for x in (a, b)] == pytest.approx(
+        [x for p in zip(starts, ends) for x in p], abs=1e-4
+    )
+    allreduce = spans(*boxes[2:])
+    assert [x for _, a, b in allreduce for x in (a, b)] == pytest.approx(
+        [x for b in rows for x in (b["start_s"] * 1e3, b["end_s"] * 1e3)], abs=1e-4
+    )
+    assert boxes[2]["customdata"][::6] == list(range(1, 885, 2))  # odd buckets in one shade
 
 
 def test_log_panel_has_no_chart_before_a_log_and_both_with_one():

@@ -36,7 +36,8 @@ SPEC = spec(
     Param("mfu", calculator.DEFAULT_MFU, "float", "Share of peak FLOP/s", 0.01, 1, step=0.05),
     Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.125, 400, unit="GB/s"),
 )  # fmt: skip
-COLOURS = ("#0072B2", "#56B4E9")  # the backward and all-reduce lanes (Okabe & Ito blues)
+# the backward and all-reduce lanes (Okabe & Ito blues), each in two shades: odd and even buckets
+COLOURS = (("#0072B2", "#005A8C"), ("#56B4E9", "#3A9BD6"))
 EXPOSED = SERIES["naive"]
 
 
@@ -124,31 +125,38 @@ LANES = ("exposed", "all-reduce", "backward")
 LANE_HEIGHT = 0.65
 
 
-def _lane(name: str, y: float, spans: list, colour: str, k: list, template: str) -> dict:
-    """One lane of the timeline as one trace: a box per (start, end) span, drawn as one filled
-    path (outlined, so buckets side by side stay apart), where a bar per bucket would make the
-    browser lay out and paint hundreds of shapes (884 for Llama 3 405B) on every change.
-    `k` numbers the spans (the buckets), shown at their corners by `template`; the table gives
-    the rest."""
+def _lane(name: str, y: float, spans: list, colours: tuple[str, str], k: list, template: str):
+    """One lane of the timeline as two traces: a box per (start, end) span, the odd buckets in
+    one shade and the even in the other, each trace one filled path with no outline. Plotly
+    draws a line trace's outline as one SVG path per gap-separated box, so outlined boxes cost
+    884 paths a lane for Llama 3 405B, laid out and painted on every change; a fill is one path
+    per trace, and the two shades keep neighbouring buckets apart. `k` numbers the spans (the
+    buckets), shown on hover by `template`; the table gives the rest."""
     lo, hi = y - LANE_HEIGHT / 2, y + LANE_HEIGHT / 2
-    xs, ys, custom = [], [], []
-    for (a, b), c in zip(_drawn(spans), k, strict=True):
-        xs += [a, b, b, a, a, None]
-        ys += [lo, lo, hi, hi, lo, None]
-        custom += [c] * 6
-    return {
-        "type": "scatter",
-        "mode": "lines",
-        "name": name,
-        "x": xs,
-        "y": ys,
-        "fill": "toself",
-        "fillcolor": colour,
-        "line": {"color": "#ffffff", "width": 0.5},
-        "hoveron": "points",
-        "customdata": custom,
-        "hovertemplate": template + "<extra></extra>",
-    }
+    traces = []
+    for parity, colour in enumerate(colours):
+        xs, ys, custom = [], [], []
+        for (a, b), c in list(zip(_drawn(spans), k, strict=True))[parity::2]:
+            xs += [a, b, b, a, a, None]
+            ys += [lo, lo, hi, hi, lo, None]
+            custom += [c] * 6
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "none",
+                "name": name,
+                "legendgroup": name,
+                "showlegend": parity == 0,
+                "x": xs,
+                "y": ys,
+                "fill": "toself",
+                "fillcolor": colour,
+                "hoveron": "points",
+                "customdata": custom,
+                "hovertemplate": template + "<extra></extra>",
+            }
+        )
+    return traces
 
 
 def _drawn(spans: list) -> list:
@@ -162,7 +170,7 @@ def _timeline(r: dict) -> views.Part:
     ready = [_ms(b["ready_s"]) for b in rows]
     k = list(range(1, len(rows) + 1))
     data = [
-        _lane(
+        *_lane(
             "backward (a box: a bucket's gradients)",
             LANES.index("backward"),
             list(zip([0.0, *ready[:-1]], ready, strict=True)),
@@ -170,7 +178,7 @@ def _timeline(r: dict) -> views.Part:
             k,
             "gradients of bucket %{customdata}: ready at %{x:.3g} ms",
         ),
-        _lane(
+        *_lane(
             "all-reduce per bucket",
             LANES.index("all-reduce"),
             [(_ms(b["start_s"]), _ms(b["end_s"])) for b in rows],
