@@ -305,9 +305,19 @@ _READERS = (_comm, _ring, _trees, _nvls, _counts, _network, _connect, _tuning)
 
 
 def _main_comm(s: _State) -> _Comm | None:
-    """The communicator the log is about: the first of the most ranks that has rings or trees."""
+    """The communicator the log is about: the one of the most ranks that has rings or trees,
+    with the lines of threads whose comm line the log does not show (an excerpt) merged in."""
     comms = [c for c in s.comms.values() if c.rings or c.trees] or list(s.comms.values())
-    return max(comms, key=lambda c: c.ranks, default=None)
+    main = max(comms, key=lambda c: c.ranks, default=None)
+    stray = s.comms.get("unknown")
+    if main is not None and stray is not None and stray is not main:
+        for ch, ring in stray.rings.items():
+            main.rings.setdefault(ch, ring)
+        for ch, entries in stray.trees.items():
+            for rank, place in entries.items():
+                main.trees.setdefault(ch, {}).setdefault(rank, place)
+        main.channels = main.channels or stray.channels
+    return main
 
 
 def tree_of(entries: dict[int, tuple[int, int, int, int]]) -> dict:
@@ -383,7 +393,12 @@ def _result(s: _State) -> dict:
                 {
                     "channel": ch,
                     "ring": ring["ring"] if ring else None,
-                    "ring_truncated": ring["truncated"] if ring else None,
+                    # "..." (2.30), or fewer ranks than the comm has (older releases cut silently)
+                    "ring_truncated": (
+                        ring["truncated"] or bool(ranks and len(ring["ring"]) < ranks)
+                    )
+                    if ring
+                    else None,
                     "tree": tree_of(c.trees[ch]) if ch in c.trees else None,
                 }
             )
