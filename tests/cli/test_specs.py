@@ -108,6 +108,7 @@ def api_defaults(command: str) -> dict:
         "calc": [api.calc, calculator.calculate, calculator.cluster_for],
         "shard": [api.shard],
         "nccl-tests": [api.nccl_tests],
+        "nccl-debug": [api.nccl_debug],
     }[command]
     out: dict = {}
     for f in reversed(fns):
