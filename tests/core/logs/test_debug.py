@@ -267,3 +267,13 @@ def test_one_process_for_every_gpu_is_a_finding():
         "x:1:1 [0] NCCL INFO NVLS multicast support is available on dev 0\n" + text
     )
     assert "one_process" in [f["code"] for f in r["findings"]]
+
+
+@given(st.integers(0, 10_000))
+def test_the_ring_exercise_s_line_reads_back_through_the_reader(seed):
+    """Stage 10's exercise prints a Channel line as NCCL does: the reader gets its ring back."""
+    from allreduce_explainer.exercises import problem
+
+    p = problem("debug_ring_next", seed)
+    line = next(x for x in p.prompt.splitlines() if "NCCL INFO Channel" in x)
+    assert debug.read(line)["channels"][0]["ring"] == p.given["ring"]
