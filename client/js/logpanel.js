@@ -1,4 +1,4 @@
-// bundle: page  needs: AE.onPage  uses: AE.widgets
+// bundle: page  needs: AE.onPage  uses: AE.widgets AE.diagram
 // Your cluster's log panel, no computation: (1) a log opened from disk is read here, in the
 // browser (never uploaded), and handed to Python as the log_file parameter (a hidden input, kept
 // in storage, never drawn: a text box of millions of lines freezes Chromium); only the first data-max-bytes
@@ -22,8 +22,29 @@
     return !!(f && f.time && f.time.figure);
   }
 
+  // (4) A NCCL_DEBUG=INFO log: its channel's ring or tree, drawn from Python's layout and
+  // arrows (widgets/debugview.py) by diagram.js; the topology's button applies state.topology_apply.
+  function drawDebug(fig, w) {
+    var view = fig.querySelector('[data-role="debug-view"]');
+    var d = w && w.state && w.state.debug;
+    if (!view) return;
+    view.hidden = !d;
+    if (!d || !d.diagram || !window.AE.diagram) return;
+    var svg = view.querySelector('[data-role="debug-diagram"]');
+    window.AE.diagram.layout(svg, d.diagram);
+    window.AE.diagram.frame(svg, d.frame, d.channel);
+    svg.setAttribute("aria-label", d.label);
+    svg.querySelector("title").textContent = d.label;
+    var note = view.querySelector('[data-role="debug-note"]');
+    if (note) note.textContent = d.left_out ? d.left_out + " links go to servers not drawn (the first four are)." : "";
+  }
+
   function sync(fig) {
     var w = widgetOf(fig), b = fig.querySelector('[data-action="use-fit"]');
+    var ready = document.documentElement.getAttribute("data-python") === "ready";
+    var t = fig.querySelector('[data-action="use-topology"]');
+    if (t) t.disabled = !(w && w.state && w.state.topology_apply && ready);
+    drawDebug(fig, w);
     if (b) b.disabled = !(w && w.state && w.state.fit_apply && document.documentElement.getAttribute("data-python") === "ready");
     var examples = fig.querySelector('[data-role="log-examples"]');
     if (examples && w) examples.hidden = drawnLog(w);
@@ -42,6 +63,13 @@
         input.value = "";
       });
     });
+    var topoButton = fig.querySelector('[data-action="use-topology"]');
+    if (topoButton) {
+      topoButton.addEventListener("click", function () {
+        var w = widgetOf(fig);
+        if (w && w.state.topology_apply) w.update(w.state.topology_apply);
+      });
+    }
     var button = fig.querySelector('[data-action="use-fit"]');
     if (button) {
       button.addEventListener("click", function () {

@@ -583,3 +583,26 @@ def nccl_tests(
     if per is None:
         return explain.read_log(text, p["gpus"], net=net)
     return explain.read_log(text, p["gpus"], per, net)
+
+
+NCCL_DEBUG = spec(
+    Param("log", REQUIRED, "text", "NCCL_DEBUG=INFO output, alone or with all_reduce_perf's",
+          flag="FILE"),
+    Param("gpus", None, "int", "GPUs in the run (default: nRanks from the comm lines)",
+          1, MAX_COST_GPUS, optional=True, metavar="N"),
+    Param("gpu", None, "name", "A100, H100, H200 or B200 (default: from the '#  Rank' device "
+          "names)", optional=True, metavar="NAME"),
+    Param("nic_gbps", None, "float", "the rate of one network device NCCL uses, as sold (a log "
+          "does not print it): the line rate busbw is held against", POSITIVE,
+          NCCL_NIC_GBPS[1], unit="Gb/s", optional=True, metavar="R"),
+)  # fmt: skip
+
+
+def nccl_debug(text, gpus=None, gpu=None, nic_gbps=None) -> dict:
+    """A NCCL_DEBUG=INFO log read: NCCL version, ranks, servers, GPUs per server, network, NVLS,
+    CollNet, each channel's ring and tree, the tuning lines' calls, findings with their
+    evidence line and, with all_reduce_perf rows, each row's algorithm on that topology."""
+    p = validated({"log": text, "gpus": gpus, "gpu": gpu, "nic_gbps": nic_gbps}, NCCL_DEBUG)
+    gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
+    nic = None if p["nic_gbps"] is None else float(p["nic_gbps"])
+    return explain.read_debug(text, p["gpus"], explain.Network(gpu, nic))

@@ -31,6 +31,7 @@ SPECS = {  # each subcommand that calls an api function, and that function's spe
     "calc": api.CALC,
     "shard": api.SHARD,
     "nccl-tests": api.NCCL_TESTS,
+    "nccl-debug": api.NCCL_DEBUG,
 }
 
 PROG = "allreduce-explainer"
@@ -383,6 +384,23 @@ def _cluster_parsers(sub) -> None:
     _flags(n, "nccl-tests", skip=("log",))
     _json(n)
 
+    d = sub.add_parser(
+        "nccl-debug",
+        help="read NCCL_DEBUG=INFO output: version, servers, rings, trees, network, findings",
+        description="Reads what NCCL prints at start-up under NCCL_DEBUG=INFO (and the tuning "
+        "lines under NCCL_DEBUG_SUBSYS=INIT,TUNING), alone or mixed with all_reduce_perf "
+        "output: nccl_version, ranks, nodes, gpus_per_node, network, nvls, collnet, channels "
+        "[{channel, ring, tree}], calls [{collective, bytes, algorithm, protocol}], findings "
+        "[{code, message, evidence}] and, with rows, each row's algorithm and protocol.",
+    )
+    d.add_argument(
+        "file",
+        metavar="FILE|-",
+        help=f"the output (- reads stdin); at most {explain.MAX_LOG_BYTES / 1e6:g} MB",
+    )
+    _flags(d, "nccl-debug", skip=("log",))
+    _json(d)
+
 
 def _shard_parser(sub) -> None:
     """Issue 14: memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP."""
@@ -430,6 +448,8 @@ def run(a) -> dict:
         return api.simulate(**_args(a, "simulate") | {"values": values})
     if a.command == "nccl-tests":
         return api.nccl_tests(_read_log(a.file), **_args(a, "nccl-tests"))
+    if a.command == "nccl-debug":
+        return api.nccl_debug(_read_log(a.file), **_args(a, "nccl-debug"))
     if a.command == "presets":
         return api.presets()
     if a.command == "nccl":
@@ -497,6 +517,38 @@ def _nccl_tests_table(result: dict) -> str:
     return "\n".join(x for x in lines if x)
 
 
+def nccl_debug_table(result: dict) -> str:
+    """The topology, a few rings and trees, each row's algorithm, then the findings."""
+    r, net = result, result["network"]
+    lines = [
+        f"NCCL {r['nccl_version'] or '(version not printed)'}: {r['ranks']} ranks, "
+        f"{r['nodes']} servers of {r['gpus_per_node']} GPUs",
+        f"network: {net['transport']}, {net['cards']} devices per server, GPUDirect RDMA "
+        f"{net['gpudirect_rdma']}; NVLS {r['nvls']['supported']}; CollNet "
+        f"{r['collnet']['supported']}; {r['coll_channels']} channels",
+    ]
+    for c in r["channels"][:4]:
+        ring = " ".join(map(str, c["ring"])) if c["ring"] else "(not printed)"
+        tree = f"; tree roots {c['tree']['roots']}" if c["tree"] else ""
+        lines.append(f"channel {c['channel']:>2}: ring {ring}{tree}")
+    for row in r["rows"]:
+        if row.get("algorithm"):
+            ran = row.get("nccl_ran")
+            said = f"  (NCCL ran {ran['algorithm']}/{ran['protocol']})" if ran else ""
+            lines.append(
+                f"{row['size_bytes']:>12} B  busbw {row['busbw_GBps']:>8.2f}  "
+                f"{row['algorithm']}/{row['protocol']}{said}"
+            )
+    for c in r["calls"][:20]:
+        who = c["collective"] or "?"
+        lines.append(f"call {who} {c['bytes']} B: {c['algorithm']}/{c['protocol']}")
+    for f in r["findings"]:
+        lines.append(f"[{f['code']}] {f['message']}")
+        if f["evidence"]:
+            lines.append(f"    evidence: {f['evidence']}")
+    return "\n".join(lines)
+
+
 def shard_table(result: dict) -> str:
     """One row per strategy: memory per GPU (GiB), bytes sent (GB), time (s), fits."""
     rows = [f"{result['model']} on {result['gpus']} x {result['gpu']}"]
@@ -523,5 +575,6 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
     else:
         tables = {"shard": shard_table, "nccl": _nccl_table, "nccl-tests": _nccl_tests_table}
+        tables["nccl-debug"] = nccl_debug_table
         print(tables.get(a.command, table)(result))
     return 0

@@ -13,6 +13,9 @@ from allreduce_explainer.params import POSITIVE, REQUIRED, Param
 from allreduce_explainer.training import calculator
 
 LOG = str(Path(__file__).parents[1] / "data" / "allreduce_current.txt")
+DEBUG_LOG = str(
+    Path(__file__).parents[1] / "data" / "nccl-debug" / "nccl-tests-188-2x8-2channels-no-nvls.txt"
+)
 BASE = {  # the least valid command line of each subcommand
     "simulate": ["ring"],
     "cost": ["ring", "--gpus", "8", "--bytes", "1e6"],
@@ -22,6 +25,7 @@ BASE = {  # the least valid command line of each subcommand
     "calc": ["--model", "gpt2", "--gpus", "8"],
     "shard": ["--model", "gpt2", "--gpus", "8"],
     "nccl-tests": [LOG],
+    "nccl-debug": [DEBUG_LOG],
 }
 
 
@@ -104,6 +108,7 @@ def api_defaults(command: str) -> dict:
         "calc": [api.calc, calculator.calculate, calculator.cluster_for],
         "shard": [api.shard],
         "nccl-tests": [api.nccl_tests],
+        "nccl-debug": [api.nccl_debug],
     }[command]
     out: dict = {}
     for f in reversed(fns):

@@ -38,10 +38,13 @@ CHART_OWN = {"kind"}
 CHART_DATA = {
     "innetwork_bandwidth": {"ideal", "nccl", "across"},
     "latency": {"crossover_bytes", "crossover_nccl_bytes", "crossovers_nccl_bytes", "picks"},
-    "cluster": {"result", "fit_apply"},  # fit_apply: only with a log the NCCL model fits
+    # fit_apply: only with a log the NCCL model fits; debug and topology_apply: only with a log
+    # that has NCCL_DEBUG=INFO lines (widgets/debugview.py)
+    "cluster": {"result", "fit_apply", "debug", "topology_apply"},
 }
 # a log the calculator fits (16 A100s over two servers), for the cluster's fit_apply
 FITTED_LOG = ROOT / "tests" / "data" / "nccl-tests" / "aws-awsome-2xp4de-16xa100-efa.txt"
+DEBUG_LOG = ROOT / "tests" / "data" / "nccl-debug" / "nccl-tests-188-2x8-2channels-no-nvls.txt"
 
 
 def read(pattern: str, *files: Path) -> set[str]:
@@ -147,12 +150,18 @@ def test_every_readout_label_names_a_value_the_state_has(name):
 
 
 def test_the_log_panel_reads_the_fit_the_cluster_writes():
-    """logpanel.js reads two keys of the cluster's state: the fit to apply, which the state
-    holds once a pasted log is fitted and not before, and whether it has figures (before a log
-    the panel shows its examples instead of empty charts)."""
-    assert read(r"\bstate\.(\w+)", JS / "logpanel.js") == {"fit_apply", "figures"}
+    """logpanel.js reads four keys of the cluster's state: the fit to apply, which the state
+    holds once a pasted log is fitted and not before, whether it has figures (before a log
+    the panel shows its examples instead of empty charts), and, for a log with NCCL_DEBUG=INFO
+    lines, the ring or tree to draw and the topology to apply."""
+    reads = read(r"\bstate\.(\w+)", JS / "logpanel.js")
+    assert reads == {"fit_apply", "figures", "debug", "topology_apply"}
     cluster = widgets.WIDGETS["cluster"]
     fitted = cluster({"log": FITTED_LOG.read_text(), "log_gpus": 16})
-    assert set(fitted) - declared(views.Chart) == CHART_DATA["cluster"]
+    assert "fit_apply" in fitted
+    assert set(fitted) - declared(views.Chart) <= CHART_DATA["cluster"]
+    debug = cluster({"log": DEBUG_LOG.read_text()})
+    assert {"debug", "topology_apply"} <= set(debug)
+    assert set(debug["topology_apply"]) <= set(widgets.SPECS["cluster"])
     assert set(fitted["fit_apply"]) <= set(widgets.SPECS["cluster"])
     assert "fit_apply" not in cluster()

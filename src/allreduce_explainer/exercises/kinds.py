@@ -1311,6 +1311,61 @@ def judge_busbw(rng: random.Random) -> Problem:
     )
 
 
+@titled("Read a ring from NCCL's debug output")
+def debug_ring_next(rng: random.Random) -> Problem:
+    """A `Channel 00/..` line as NCCL_DEBUG=INFO prints it (src/graph/rings.cc:48, rank 0's view
+    of the ring): each server's GPUs in turn, leaving it once; which rank does r send to?"""
+    servers, g = rng.choice(((2, 4), (2, 8), (3, 4), (4, 2)))
+    order = []
+    for s in range(servers):
+        inner = list(range(s * g + 1, s * g + g))
+        rng.shuffle(inner)
+        order += [s * g, *inner] if s == 0 else [*inner, s * g]
+    n = servers * g
+    width = len(str(n - 1))
+    line = f"host:1234:1240 [0] NCCL INFO Channel 00/{2 * g:02d} :" + "".join(
+        f" {r:>{width}}" for r in order
+    )
+    r = rng.choice(order)
+    i = order.index(r)
+    nxt = order[(i + 1) % n]
+    last = i == n - 1
+    steps = [
+        "The line lists channel 0's ring from rank 0, in the order the data travels: each rank "
+        "sends to the one after it.",
+        f"Rank {r} is at place {i + 1} of {n}: "
+        + (
+            f"the last, so it sends back to the first, rank {nxt}: the ring closes."
+            if last
+            else f"the next number is {nxt}."
+        ),
+        f"Rank {r} sends to rank {nxt}"
+        + (
+            f", on another server (server {nxt // g}, as ranks {g} per server number them)."
+            if nxt // g != r // g
+            else f", in the same server {r // g} (over NVLink)."
+        ),
+    ]
+    before = order[(i - 1) % n]
+    return Problem(
+        prompt=f"A {n}-GPU job ({servers} servers of {g}) ran with NCCL_DEBUG=INFO and printed:"
+        f"\n\n    {line}\n\nIn channel 0's ring, which rank does rank {r} send to?",
+        hint="Read the ring left to right: each rank sends to the next number; the last sends "
+        "to the first.",
+        steps=steps,
+        answer=nxt,
+        dimension=COUNT,
+        unit="",
+        tolerance=EXACT,
+        given={"ring": order, "rank": r, "servers": servers, "gpus_per_server": g},
+        mistakes=(
+            (before, "That is the rank it receives from: the data travels left to right."),
+            (r, "A rank does not send to itself: take the number after it in the line."),
+        ),
+        factor_hints=False,
+    )
+
+
 # ---- The registry --------------------------------------------------------------------------------
 
 # Which page asks which kinds is the pages' front matter (`exercises:`), the one place that says
@@ -1328,6 +1383,7 @@ KINDS: dict[str, Callable[[random.Random], Problem]] = {
         zero_memory, shard_bytes,
         nvls_link_bytes, nvls_wire_rate,
         gradient_size, calc_time, compute_time, judge_busbw,
+        debug_ring_next,
     )
 }  # fmt: skip
 TITLES = {name: kind.title for name, kind in KINDS.items()}

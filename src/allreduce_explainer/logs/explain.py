@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 from ..catalog import hardware
 from ..errors import ParamError
-from ..nccl import System, busbw_factor
+from ..nccl import NCCL_VERSION, System, busbw_factor, versions
+from ..nccl.model import choose_among
 from ..nccl.topology import NIC_GBPS
 from ..schedules.ring import steps as ring_steps
 from ..training import calculator
-from . import parse
+from . import debug, findings, parse
 from .alphabeta import fit, measured
 from .ncclfit import nccl_fit, prediction
 
@@ -87,9 +88,12 @@ def read_log(
     device = device_name(text)
     check_size(text)
     log = parse.parse_runs(text)
+    topo = topology(text)
+    if topo and topo["gpus_per_node"] and net.gpus_per_node is None:
+        gpus_per_node = min(topo["gpus_per_node"], 8)
     runs = []
     for i, run in enumerate(log.runs, 1):
-        r = explain_run(run, gpus, gpus_per_node, net, device)
+        r = explain_run(run, gpus, gpus_per_node, net, device, topo=topo)
         if not r["gpus"]:
             raise ParamError(
                 "gpus",
@@ -108,7 +112,99 @@ def read_log(
         "skipped": [{"line": i, "kind": k, "reason": r} for i, k, r in log.skipped],
         "blank_lines": log.blank,
         "lines": log.lines,
+        "algorithm_basis": _algorithm_basis(topo),
     }
+
+
+# ---- NCCL_DEBUG=INFO: the reader's topology ----------------------------------------------------
+
+
+def topology(text: str) -> dict | None:
+    """The NCCL_DEBUG=INFO lines of a log, read (logs/debug.py); None if it has none."""
+    try:
+        return debug.read(text)
+    except ParamError:
+        return None
+
+
+def allowed(topo: dict | None) -> tuple[list[str], list[str]]:
+    """The algorithms and protocols NCCL's model may pick for this log: the release's (the
+    version read, else every one), less NVLS and NVLSTree where the log says NVLS is off, less
+    CollNet where it built no CollNet channel."""
+    a = (topo or {}).get("available") or versions.available(None)
+    algos, protos = list(a["algorithms"]), list(a["protocols"])
+    if topo and topo["nvls"]["supported"] is False:
+        algos = [x for x in algos if not x.startswith("NVLS")]
+    if topo and topo["collnet"]["supported"] is False:
+        algos = [x for x in algos if not x.startswith("CollNet")]
+    return algos, protos
+
+
+def _algorithm_basis(topo: dict | None) -> str:
+    algos, protos = allowed(topo)
+    version = topo["nccl_version"] if topo and topo["nccl_version"] else None
+    head = f"NCCL {version}" if version else "no NCCL version in the log: every algorithm"
+    return (
+        f"each row's algorithm and protocol: NCCL's model's pick (NCCL {NCCL_VERSION}'s "
+        f"tuning) among {', '.join(algos)} x {', '.join(protos)} ({head})"
+    )
+
+
+def read_debug(text: str, gpus: int | None = None, net: Network | None = None) -> dict:
+    """`nccl-debug`: a NCCL_DEBUG=INFO log (alone or mixed with all_reduce_perf output) read:
+    version, ranks, servers, network, NVLS, CollNet, each channel's ring and tree, the tuning
+    lines' calls, the findings and, when the log has all_reduce_perf rows, each row's algorithm
+    and protocol on that topology and the calculator settings the topology gives."""
+    check_size(text)
+    topo = debug.read(text)
+    net = net or Network()
+    out = {k: topo[k] for k in ("nccl_version", "ranks", "nodes", "gpus_per_node")}
+    out |= {k: topo[k] for k in ("network", "nvls", "collnet", "channels", "calls")}
+    out |= {
+        "coll_channels": topo["coll_channels"],
+        "device": topo["device"],
+        "available": topo["available"],
+        "evidence": {
+            "version": topo["version_evidence"],
+            "channels": topo["channels_evidence"],
+        },
+    }
+    found = findings.from_debug(topo)
+    out["rows"], out["run"] = [], None
+    log = parse.parse_runs(text)
+    if log.runs:
+        n = gpus or topo["ranks"]
+        per = min(topo["gpus_per_node"] or 8, 8)
+        if net.nics_per_node is None and net.nic_Gbps and topo["network"]["cards"]:
+            net = Network(net.gpu, net.nic_Gbps, topo["network"]["cards"], net.gpus_per_node)
+        run = explain_run(log.runs[0], n, per, net, device_name(text), strict=False, topo=topo)
+        out["rows"] = run["rows"]
+        out["run"] = {k: run.get(k) for k in ("gpus", "servers", "gpus_per_node", "fit")}
+        out["run"]["nccl_fit_busbw_GBps"] = (run.get("nccl_fit") or {}).get("busbw_GBps")
+        found += findings.from_run(run, text)
+    out["calculator"] = calculator_from(topo, net, gpus)
+    out["algorithm_basis"] = _algorithm_basis(topo)
+    out["findings"] = found
+    return out
+
+
+def calculator_from(topo: dict, net: Network, gpus: int | None = None) -> dict:
+    """The calculator's parameters the topology gives (widgets/cluster.py's names): GPUs and
+    GPUs per server from the comm line, the GPU from the device names, the card rate only when
+    given (a log does not print it)."""
+    out: dict = {}
+    n = gpus or topo["ranks"]
+    if n:
+        out["gpus"] = n
+    if topo["gpus_per_node"]:
+        out["gpus_per_node"] = topo["gpus_per_node"]
+    gpu, basis = model_gpu(topo["device"])
+    if topo["device"] or net.gpu:
+        out["gpu"] = net.gpu or gpu
+    if net.nic_Gbps:
+        out |= {"network": "custom", "nic_gbps": net.nic_Gbps}
+    out["algorithm"] = "nccl"
+    return out
 
 
 def explain_run(
@@ -118,6 +214,7 @@ def explain_run(
     net: Network,
     device: str | None,
     strict: bool = True,
+    topo: dict | None = None,
 ) -> dict:
     """One run, explained: alphabeta.measured's keys; then, given a GPU count (`gpus`, else the
     run's `#  Rank` lines), its servers and the line's calculator settings (applied) and NCCL's
@@ -134,7 +231,7 @@ def explain_run(
     a = applied(run, m, n, gpus_per_node)
     try:
         nf = _nccl_explained(
-            m["rows"], n, a["servers"], a["gpus_per_node"], net, device, run.gpus_per_thread
+            m["rows"], n, a["servers"], a["gpus_per_node"], net, device, run.gpus_per_thread, topo
         )
     except ParamError as e:
         if strict:
@@ -258,9 +355,12 @@ def _nccl_explained(
     net: Network,
     device: str | None,
     per_thread: int = 1,
+    topo: dict | None = None,
 ) -> dict:
     """The keys `nccl-tests` adds for one run: nccl_fit (with line rate, per-card figures and
-    the calculator settings) and, given --gpu, prediction."""
+    the calculator settings) and, given --gpu, prediction; and each row's algorithm and
+    protocol, NCCL's model's pick on that system among what `allowed(topo)` leaves (with, where
+    the log has tuning lines, what NCCL says it ran)."""
     out: dict = {"nccl_fit": None}
     sizes = [r["size_bytes"] for r in run_rows if r.get("time_us")]
     times = [r["time_us"] for r in run_rows if r.get("time_us")]
@@ -273,6 +373,7 @@ def _nccl_explained(
             raise
         return out
     s = basis["system"]
+    label_rows(run_rows, s, per_thread, topo)
     nf = nccl_fit(sizes, times, s, per_thread)
     if nf is None:
         return out | ({"prediction": prediction(sizes, times, s, per_thread)} if net.gpu else {})
@@ -304,6 +405,30 @@ def _nccl_explained(
     if net.gpu is not None:
         out["prediction"] = prediction(sizes, times, s, per_thread)
     return out
+
+
+def label_rows(rows: list[dict], s: System, per_thread: int, topo: dict | None) -> None:
+    """Each row's `algorithm`/`protocol`: NCCL's model's pick at its size on system s, among the
+    pairs the log's release and switches allow; `nccl_ran` where a tuning line names the call."""
+    algos, protos = allowed(topo)
+    ran = {}
+    for c in (topo or {}).get("calls") or []:
+        if c["collective"] in (None, "AllReduce"):
+            ran.setdefault(c["bytes"], c)
+    for r in rows:
+        n = r["size_bytes"]
+        c = choose_among("AllReduce", n, s, algos, protos, per_thread) if n > 0 else None
+        r["algorithm"] = c.algorithm if c else None
+        r["protocol"] = c.protocol if c else None
+        if n in ran:
+            t = ran[n]
+            agrees = (t["algorithm"], t["protocol"]) == (r["algorithm"], r["protocol"])
+            r["nccl_ran"] = {
+                "algorithm": t["algorithm"],
+                "protocol": t["protocol"],
+                "agrees": agrees,
+                "evidence": t["evidence"],
+            }
 
 
 def _alpha_beta_rms(rows: list[dict]) -> float | None:

@@ -243,3 +243,27 @@ def sweep(
         "performance": performance.provenance(),
         "rows": rows,
     }
+
+
+def choose_among(
+    collective: str,
+    nbytes: int,
+    system: System,
+    algorithms,
+    protocols=None,
+    gpus_per_thread: int = 1,
+) -> Candidate | None:
+    """NCCL's pick (choose's loop) among the pairs a release or a log allows: `algorithms`
+    (and `protocols`, if given) as NCCL spells them (nccl/versions.py; a log that says NVLS is
+    off drops NVLS and NVLSTree). None if no enabled pair is allowed."""
+    coll, n = collective_name(collective), _check_bytes(nbytes)
+    allowed = [
+        t
+        for t in _timed(system, coll, n)
+        if t[1] in algorithms and (protocols is None or t[2] in protocols)
+    ]
+    best = min(allowed, key=_first, default=None)
+    if best is None:
+        return None
+    _, a, p, lat, bw = best
+    return _candidate(system, coll, a, p, lat, bw, n, gpus_per_thread)

@@ -89,6 +89,10 @@ SPEC = spec(
     Param("log_gpus", None, "int", "GPUs in the run (if the log does not say)", 1, 65536,
           optional=True),
     Param("run", 1, "int", "Run in the file", 1, 100000),
+    # a NCCL_DEBUG=INFO log's drawing (widgets/debugview.py): which channel, its ring or tree
+    Param("debug_channel", 0, "int", "Channel drawn", 0, 63),
+    Param("debug_view", "ring", "choice", "Draw the channel's", choices=(
+        ("ring", "ring"), ("tree", "tree"))),
 )  # fmt: skip
 
 
@@ -165,6 +169,10 @@ def cluster(params=None) -> dict:
     data = {"result": {k: v for k, v in r.items() if k != "memory"}}
     if log and log["fit"] and log["apply"]:
         data["fit_apply"] = log["apply"]  # what logpanel.js's "use the fitted figures" applies
+    if log and log.get("topology_apply"):
+        data["topology_apply"] = log["topology_apply"]  # logpanel.js's "use this topology"
+    if log and log.get("debug"):
+        data["debug"] = log["debug"]  # the ring or tree logpanel.js draws
     return views.chart(
         params=p,
         main=_share_figure(curve, r),  # the share against GPU count
@@ -342,6 +350,8 @@ RECORDS = (
                 ("log_fit", "fits: alpha-beta and NCCL's model"),
                 ("log_line_rate", "line rate of the links"),
                 ("log_apply", "the NCCL fit, as calculator figures"),
+                ("log_debug", "what NCCL_DEBUG=INFO says"),
+                ("log_findings", "findings, each with its line of the log"),
             ),
         },
     ),

@@ -345,3 +345,22 @@ def attach(state: dict, layout: dict, start: list[list[int]] | None = None) -> d
         + "; a run such as a–c means a+b+c."
     )
     return state
+
+
+def hops(layout: dict, pairs: list[tuple[int, int]]) -> list[list]:
+    """Arrows for (from GPU, to GPU) pairs with no values: a ring's or a tree's links as a log
+    printed them, in `arrows`' shape (coloured by the sender)."""
+    nodes, place, size = layout["nodes"], layout["_place"], tuple(layout["node"])
+    out = []
+    for src, dst in pairs:
+        i, j = place((src, dst), src), place((src, dst), dst)
+        a, b = nodes[i], nodes[j]
+        path = _arc(a, b, layout["_bend"]((src, dst), a, b), size)
+        x, y = _point(path, layout["_label_at"](a, b))
+        out.append([src, dst, src, path + _head(path), "", x, y, i, j])
+    return out
+
+
+def public(layout: dict) -> dict:
+    """A layout as a state carries it: without its private rules."""
+    return {k: v for k, v in layout.items() if not k.startswith("_")}

@@ -14,11 +14,12 @@ from functools import lru_cache
 from .. import fmt, nccl
 from ..collectives import ALLREDUCE
 from ..errors import ParamError
-from ..logs import examples, explain
+from ..logs import examples, explain, findings
 from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
 from ..training import calculator
 from ..validate import count
+from . import debugview
 from . import figures as fig
 
 MAX_DRAWN_ROWS = 2000  # rows of one run drawn and tabulated (all are fitted)
@@ -72,9 +73,11 @@ def read(p: dict, c: calculator.Cluster) -> dict | None:
     text, field = _log_text(p)
     if not text:
         return None
+    topo = _topology(text)
     log = _parsed(text)
     out = {"log": log, "fit": None, "apply": None, "run": None, "source": field}
     out["example"] = p["example"]
+    out |= _debug_parts(p, topo)
     if not log.runs:
         if p["run"] != 1:
             raise ParamError("run", "the log has no runs to choose from")
@@ -92,18 +95,44 @@ def read(p: dict, c: calculator.Cluster) -> dict | None:
     out.update(servers=run["servers"], per=per, assumed=assumed)
     if run["nccl_fit"]:
         out["apply"] = _apply(run["nccl_fit"]["calculator_settings"])
+    if topo is not None:
+        out["findings"] = findings.from_debug(topo) + findings.from_run(run, text)
     return out
+
+
+@lru_cache(maxsize=4)
+def _topology(text: str) -> dict | None:
+    """The log's NCCL_DEBUG=INFO lines read (None: it has none). Read only: it is shared."""
+    explain.check_size(text)
+    return explain.topology(text)
+
+
+def _debug_parts(p: dict, topo: dict | None) -> dict:
+    """The debug lines' keys of `read`'s answer: the drawing, and the topology as calculator
+    settings (GPUs, GPUs per server, the GPU named by the device lines; never the card rate,
+    which a log does not print)."""
+    if topo is None:
+        return {"topo": None}
+    apply = explain.calculator_from(topo, explain.Network())
+    return {
+        "topo": topo,
+        "debug": debugview.state(topo, p["debug_channel"], p["debug_view"]),
+        "topology_apply": {k: v for k, v in apply.items() if k != "algorithm"} or None,
+        "findings": findings.from_debug(topo),
+    }
 
 
 @lru_cache(maxsize=4)
 def _explained(text: str, k: int, gpus, gpus_per_node: int, gpu, nic_Gbps: float) -> dict:
     """Run k explained (NCCL's fit is the slow part: a calculator change should not redo it),
-    on the calculator's GPU (None: not NVIDIA) and card, as the reader's cluster. A layout
-    NCCL's model does not hold leaves the alpha-beta line standing. Read only: it is shared."""
+    on the calculator's GPU (None: not NVIDIA) and card, as the reader's cluster, with the
+    topology its NCCL_DEBUG=INFO lines give (the rows' algorithms). A layout NCCL's model does
+    not hold leaves the alpha-beta line standing. Read only: it is shared."""
     net = explain.Network(gpu=gpu, nic_Gbps=nic_Gbps)
     run = _parsed(text).runs[k - 1]
     device = explain.device_name(text)
-    return explain.explain_run(run, gpus, gpus_per_node, net, device, strict=False)
+    topo = _topology(text)
+    return explain.explain_run(run, gpus, gpus_per_node, net, device, strict=False, topo=topo)
 
 
 def _apply(settings: dict) -> dict:
@@ -183,6 +212,8 @@ def figures(log: dict | None, r: dict, calculator_text: str) -> dict:
             bus_fig["data"].append(_line("line rate", ends, [rate, rate], NEUTRAL, "dash"))
     time_fig["layout"] = _size_layout(time_fig["data"], "time (µs)")
     bus_fig["layout"] = _size_layout(bus_fig["data"], "busbw (GB/s)")
+    if any(x.get("algorithm") for x in rows):
+        bus_fig["layout"]["shapes"] = _band_shapes(rows)
     summary = _fit_text(log)
     table = _log_table(log, rows, fitted_t, assumed)
     return {
@@ -199,6 +230,7 @@ def _log_table(log: dict, rows: list, fitted_t: list, assumed: list) -> dict:
     pred = {x["bytes"]: x for x in (log.get("prediction") or {"rows": []})["rows"]}
     cards = log.get("servers", 1) > 1
     columns = ["size", "measured µs", "alpha-beta µs", "NCCL fit µs", "likely regime"]
+    columns += ["NCCL's model picks"]
     columns += ["measured busbw", "NCCL predicts", "measured / predicted"]
     columns += ["per card GB/s"] * cards + ["calculator busbw"]
     out = []
@@ -212,6 +244,7 @@ def _log_table(log: dict, rows: list, fitted_t: list, assumed: list) -> dict:
             fmt.sig(fitted_t[i], 4) if fitted_t else "—",
             "—" if n is None else fmt.sig(n["fitted_time_us"], 4),
             regime,
+            _pick_text(x),
             "N/A" if x["busbw_GBps"] is None else fmt.sig(x["busbw_GBps"], 4),
             "—" if p is None else fmt.sig(p["busbw_GBps"], 4),
             "—" if p is None else fmt.sig(p["ratio"], 3),
@@ -223,6 +256,60 @@ def _log_table(log: dict, rows: list, fitted_t: list, assumed: list) -> dict:
         row.append(_assumed_at(assumed, s, 2))
         out.append(row)
     return {"columns": columns, "rows": out}
+
+
+def _pick_text(row: dict) -> str:
+    """NCCL's model's pick at the row's size, and what NCCL says it ran where a tuning line
+    names the call."""
+    if not row.get("algorithm"):
+        return "—"
+    text = f"{row['algorithm']}/{row['protocol']}"
+    ran = row.get("nccl_ran")
+    if ran:
+        said = f"{ran['algorithm']}/{ran['protocol']}"
+        text += " (NCCL ran it)" if ran["agrees"] else f" (NCCL ran {said})"
+    return text
+
+
+def bands(rows: list[dict]) -> list[tuple[str, float, float]]:
+    """The sizes over which NCCL's model keeps one pick: (algorithm/protocol, from, to), the
+    edges halfway (in log size) between neighbouring rows."""
+    picked = [(r["size_bytes"], f"{r['algorithm']}/{r['protocol']}") for r in rows
+              if r.get("algorithm") and r["size_bytes"] > 0]  # fmt: skip
+    out: list[list] = []
+    for i, (s, name) in enumerate(picked):
+        lo = s if i == 0 else (picked[i - 1][0] * s) ** 0.5
+        if out and out[-1][0] == name:
+            continue
+        if out:
+            out[-1][2] = lo
+        out.append([name, lo, s])
+    if out:
+        out[-1][2] = picked[-1][0]
+    return [(a, b, c) for a, b, c in out]
+
+
+def _band_shapes(rows: list[dict]) -> list[dict]:
+    """Bands behind the busbw chart, one per pick, labelled (Plotly shapes in data units)."""
+    shapes = []
+    for k, (name, lo, hi) in enumerate(bands(rows)):
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": lo,
+                "x1": hi,
+                "y0": 0,
+                "y1": 1,
+                "layer": "below",
+                "line": {"width": 0},
+                "fillcolor": NEUTRAL,
+                "opacity": 0.06 if k % 2 else 0.14,
+                "label": {"text": name, "textposition": "top center", "font": {"size": 10}},
+            }
+        )
+    return shapes
 
 
 def _assumed_at(assumed, size, i) -> str:
@@ -283,6 +370,8 @@ def readouts(log: dict | None) -> dict:
             "log_fit": "—",
             "log_line_rate": "—",
             "log_apply": "—",
+            "log_debug": "—",
+            "log_findings": "—",
             "log_skipped": "",
         }
     parsed = log["log"]
@@ -333,6 +422,8 @@ def readouts(log: dict | None) -> dict:
         "log_fit": _fit_text(log) if log["run"] else "—",
         "log_line_rate": _line_rate_text(log),
         "log_apply": apply_text,
+        "log_debug": debugview.summary(log.get("topo")),
+        "log_findings": debugview.findings_text(log["findings"]) if log.get("topo") else "—",
         "log_skipped": "Lines not read as rows: "
         + ", ".join(counted)
         + (".\n" + "\n".join(listed) if listed else "."),

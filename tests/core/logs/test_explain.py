@@ -34,9 +34,9 @@ def test_the_cli_and_the_page_read_a_log_through_explain_run_alike(capsys, monke
     calls = []
     real = explain.explain_run
 
-    def spy(run, gpus, gpus_per_node, net, device, strict=True):
+    def spy(run, gpus, gpus_per_node, net, device, strict=True, topo=None):
         calls.append((gpus_per_node, net))
-        return real(run, gpus, gpus_per_node, net, device, strict)
+        return real(run, gpus, gpus_per_node, net, device, strict, topo)
 
     monkeypatch.setattr(explain, "explain_run", spy)
     logview._explained.cache_clear()

@@ -116,6 +116,7 @@ def test_srun_task_labels_are_read_as_the_rank():
 def test_the_cli_reads_each_log_with_its_json_keys(source):
     out = api.nccl_tests((DATA / source["file"]).read_text(), source["gpus"])
     keys = {"rows", "gpus", "fit", "nccl_fit", "runs", "skipped", "blank_lines", "lines"}
+    keys.add("algorithm_basis")  # what each row's algorithm and protocol are
     assert set(out) == keys  # "prediction" too, given the GPU (tests/core/logs/test_ncclfit.py)
     assert len(out["rows"]) == source["published"]["rows"] and out["gpus"] == source["gpus"]
 

@@ -1,0 +1,161 @@
+"""What a debug log and its all_reduce_perf rows say about a run, in teaching terms: each finding
+a code, a sentence and the log line it rests on (the evidence), so a reader can check it.
+
+The findings: traffic fell back to sockets; GPUDirect RDMA off; fewer channels than cards;
+NVLS off (on Hopper, a lost speed-up); CollNet off across servers; busbw above the cards' rate
+(NVLS or the two-server tree send about S per GPU where busbw counts a ring's 2(n-1)/n x S);
+one process driving every GPU (`-g 8`), which sets a latency floor; an old release's missing
+algorithms; and the rows where NCCL's model picks another algorithm than NCCL's tuning lines say
+it ran.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .debug import is_hopper
+
+NGPUS = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")
+
+
+def _f(code: str, message: str, evidence: str | None) -> dict:
+    return {"code": code, "message": message, "evidence": evidence}
+
+
+def from_debug(d: dict) -> list[dict]:
+    """Findings from the NCCL_DEBUG=INFO lines alone."""
+    out = []
+    net, nodes = d["network"], d["nodes"]
+    multi = nodes is None or nodes > 1
+    if multi and (net["transport"] == "Socket" or "Socket" in net["used_between_servers"]):
+        out.append(
+            _f(
+                "sockets",
+                "Traffic between servers fell back to TCP sockets (NET/Socket): NCCL found no "
+                "RDMA card (InfiniBand, RoCE) or network plugin it could use, so every byte goes "
+                "through the kernel's TCP stack and the bus bandwidth stays at a few GB/s. Check "
+                "NCCL_IB_DISABLE, NCCL_NET, the plugin's library and that the cards are visible "
+                "inside the container.",
+                net["evidence"],
+            )
+        )
+    if net["gpudirect_rdma"] is False:
+        out.append(
+            _f(
+                "gdr_off",
+                "GPUDirect RDMA is off: the card cannot read the GPU's memory directly, so "
+                "every message is copied through host memory first (load nvidia_peermem, or "
+                "check NCCL_NET_GDR_LEVEL).",
+                net["gdr_evidence"],
+            )
+        )
+    cards, ch = net["cards"], d["coll_channels"]
+    if nodes and nodes > 1 and cards and ch and ch < cards:
+        out.append(
+            _f(
+                "few_channels",
+                f"NCCL built {ch} channels for {cards} network cards per server: a channel's "
+                "ring leaves the server through one card, so with fewer channels than cards "
+                f"some cards carry no ring traffic ({cards - ch} of {cards} at most idle).",
+                d["channels_evidence"],
+            )
+        )
+    nvls = d["nvls"]
+    if nvls["supported"] is False:
+        hopper = is_hopper(d.get("device"))
+        out.append(
+            _f(
+                "nvls_off",
+                (
+                    "NVLS is off on Hopper GPUs: the NVSwitch can add the GPUs' data itself "
+                    "(NVLink SHARP), which lets an all-reduce send about half the bytes a ring "
+                    "sends; without it NCCL uses rings and trees only. Fabric Manager, the "
+                    "driver or NCCL_NVLS_ENABLE=0 are the usual causes."
+                    if hopper
+                    else "NVLS (reduction inside the NVSwitch) is not available: NCCL uses "
+                    "rings and trees only. On Hopper or later GPUs with NVSwitch this is a lost "
+                    "speed-up (Fabric Manager, the driver or NCCL_NVLS_ENABLE=0)."
+                ),
+                nvls["evidence"],
+            )
+        )
+    coll = d["collnet"]
+    if multi and coll["supported"] is False:
+        out.append(
+            _f(
+                "collnet_off",
+                "CollNet is off: no in-network reduction (InfiniBand "
+                "SHARP switches) between servers, so the reduction is done by the GPUs over "
+                "rings and trees. It needs SHARP switches, the SHARP plugin and "
+                "NCCL_COLLNET_ENABLE=1.",
+                coll["evidence"],
+            )
+        )
+    missing = [a for a in d["available"]["not_yet"] if a != "PAT"]  # PAT: no all-reduce
+    if d["nccl_version"] and missing:
+        out.append(
+            _f(
+                "old_version",
+                f"NCCL {d['nccl_version']} predates {', '.join(missing)}: this log is explained "
+                "with the algorithms that release had.",
+                d["version_evidence"],
+            )
+        )
+    return out
+
+
+def from_run(run: dict, text: str) -> list[dict]:
+    """Findings from the all_reduce_perf rows explained (explain_run's result)."""
+    out = []
+    nf = run.get("nccl_fit") or {}
+    rate = nf.get("line_rate") or {}
+    above = rate.get("rows_above") or []
+    if above:
+        rows = {r["bytes"]: r for r in nf["rows"]}
+        top = rows[above[-1]]
+        algo = top["algorithm"]  # the regime the fit names at that size
+        why = (
+            "NVLS, where the NVSwitch adds the data and each GPU sends about S"
+            if algo and algo.startswith("NVLS")
+            else "the tree across two servers, where each GPU sends about S over the network"
+            if algo == "Tree"
+            else "in-network reduction or a tree, which sends about S per GPU"
+        )
+        out.append(
+            _f(
+                "busbw_above_line_rate",
+                f"busbw passes the cards' rate ({rate['GBps']:g} GB/s, {rate['basis']}) at "
+                f"{len(above)} sizes. busbw assumes a ring, which sends 2(n-1)/n x S per GPU; "
+                f"the fit names {algo} here: {why}; so busbw can exceed the link rate "
+                "without any link going faster.",
+                f"{top['bytes']} B: busbw {top['measured_busbw_GBps']:.1f} GB/s",
+            )
+        )
+    g = run.get("gpus_per_thread") or 1
+    if g > 1:
+        m = NGPUS.search(text)
+        out.append(
+            _f(
+                "one_process",
+                f"One process drives {g} GPUs (all_reduce_perf -g {g}): it launches every GPU's "
+                "kernel in turn, which sets a latency floor that one process per GPU "
+                "(mpirun -np N ... -g 1) does not have; the smallest sizes are slower than the "
+                "network would make them.",
+                m[0] if m else None,
+            )
+        )
+    wrong = [r for r in run["rows"] if r.get("nccl_ran") and not r["nccl_ran"]["agrees"]]
+    if wrong:
+        r = wrong[0]
+        out.append(
+            _f(
+                "model_disagrees",
+                f"At {len(wrong)} sizes NCCL's tuning lines name another algorithm than the "
+                f"model picks: at {r['size_bytes']} B the model picks "
+                f"{r['algorithm']}/{r['protocol']}, NCCL ran "
+                f"{r['nccl_ran']['algorithm']}/{r['nccl_ran']['protocol']} (its tuner, a "
+                "plugin or an environment variable decided otherwise).",
+                r["nccl_ran"]["evidence"],
+            )
+        )
+    return out

@@ -1,0 +1,86 @@
+"""`allreduce-explainer nccl-debug FILE --json`: the contract's keys (issue 27), a real log's
+rings, trees and findings, the table, bad input exiting 2 with the argument named; and
+`nccl-tests` rows naming NCCL's model's algorithm and protocol."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import helpers
+from allreduce_explainer.cli import main
+
+DATA = helpers.DATA / "nccl-debug"
+P5 = str(DATA / "aws-p5-2x8xh100-efa-nccl-2.22.3.log")
+KEYS = {"nccl_version", "ranks", "nodes", "gpus_per_node", "network", "nvls", "collnet",
+        "channels", "calls", "findings"}  # fmt: skip
+
+
+def run(capsys, *args):
+    code = main(["nccl-debug", *args])
+    return code, capsys.readouterr()
+
+
+def test_the_json_keys_are_the_contract(capsys):
+    code, out = run(capsys, P5, "--nic-gbps", "400", "--json")
+    assert code == 0
+    r = json.loads(out.out)
+    assert set(r) >= KEYS
+    assert (r["nccl_version"], r["ranks"], r["nodes"], r["gpus_per_node"]) == ("2.22.3", 16, 2, 8)
+    assert r["network"]["transport"] == "AWS Libfabric (EFA)"
+    assert r["nvls"]["supported"] is True and r["collnet"]["supported"] is False
+    ch = r["channels"][0]
+    assert set(ch) >= {"channel", "ring", "tree"} and ch["ring"][:3] == [0, 7, 6]
+    assert all(set(f) == {"code", "message", "evidence"} for f in r["findings"])
+    assert [row["algorithm"] for row in r["rows"]][-1] == "NVLSTree"
+
+
+def test_tuning_lines_become_calls(capsys):
+    code, out = run(capsys, str(DATA / "nccl-1453-3x8xh100-tuning-lines.txt"), "--json")
+    assert code == 0
+    calls = json.loads(out.out)["calls"]
+    assert [(c["bytes"], c["algorithm"], c["protocol"]) for c in calls] == [
+        (65536, "Tree", "LL"),
+        (131072, "Tree", "LL128"),
+    ]
+    assert {"collective", "bytes", "algorithm", "protocol"} <= set(calls[0])
+
+
+def test_the_table_shows_rings_rows_and_findings(capsys):
+    code, out = run(capsys, P5, "--nic-gbps", "400")
+    assert code == 0
+    text = out.out
+    assert "channel  0: ring 0 7 6 5 4 3 2 1 9 10 11 12 13 14 15 8" in text
+    assert "NVLSTree/Simple" in text and "[busbw_above_line_rate]" in text
+
+
+@pytest.mark.parametrize(
+    "args,flag",
+    [
+        (["--nic-gbps", "-1"], "--nic-gbps"),
+        (["--gpu", "tpu"], "--gpu"),
+        (["--gpus", "0"], "--gpus"),
+    ],
+)
+def test_bad_flags_exit_2_naming_the_flag(capsys, args, flag):
+    with pytest.raises(SystemExit) as e:
+        run(capsys, P5, *args)
+    assert e.value.code == 2 and flag in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_nccl_output_exits_2(capsys, tmp_path):
+    f = tmp_path / "notes.txt"
+    f.write_text("hello\nworld\n")
+    with pytest.raises(SystemExit) as e:
+        run(capsys, str(f))
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "NCCL_DEBUG=INFO" in err and "Traceback" not in err
+
+
+def test_nccl_tests_rows_name_the_model_s_algorithm(capsys):
+    assert main(["nccl-tests", P5, "--nic-gbps", "400", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert all(row["algorithm"] and row["protocol"] for row in r["rows"])
+    assert r["rows"][-1]["algorithm"] == "NVLSTree"
+    assert "NCCL 2.22.3" in r["algorithm_basis"]
