@@ -22,6 +22,7 @@ BASE = {  # the least valid command line of each subcommand
     "calc": ["--model", "gpt2", "--gpus", "8"],
     "shard": ["--model", "gpt2", "--gpus", "8"],
     "nccl-tests": [LOG],
+    "orders": [],
 }
 
 
@@ -104,6 +105,7 @@ def api_defaults(command: str) -> dict:
         "calc": [api.calc, calculator.calculate, calculator.cluster_for],
         "shard": [api.shard],
         "nccl-tests": [api.nccl_tests],
+        "orders": [api.orders],
     }[command]
     out: dict = {}
     for f in reversed(fns):
