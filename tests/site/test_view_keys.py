@@ -39,6 +39,7 @@ CHART_DATA = {
     "innetwork_bandwidth": {"ideal", "nccl", "across"},
     "latency": {"crossover_bytes", "crossover_nccl_bytes", "crossovers_nccl_bytes", "picks"},
     "cluster": {"result", "fit_apply"},  # fit_apply: only with a log the NCCL model fits
+    "orders": {"alone", "inside", "changed", "cost"},
 }
 # a log the calculator fits (16 A100s over two servers), for the cluster's fit_apply
 FITTED_LOG = ROOT / "tests" / "data" / "nccl-tests" / "aws-awsome-2xp4de-16xa100-efa.txt"
