@@ -480,9 +480,9 @@ def order_ring_value(rng: random.Random) -> Problem:
         prompt=f"{n} GPUs all-reduce one BF16 element with NCCL's ring: GPU i holds "
         + ", ".join(f"GPU {i}: {v}" for i, v in enumerate(values))
         + ". The element is in chunk 0, which GPU 1 sends first; each next GPU round the ring "
-        f"(in the order {', '.join(map(str, order))}) adds its own value and rounds to BF16 (8 significant bits: "
-        "between 256 and 512 its numbers are 2 apart, ties to the even one). What value does "
-        "every GPU end with?",
+        f"(in the order {', '.join(map(str, order))}) adds its own value and rounds to BF16 "
+        "(8 significant bits: between 256 and 512 its numbers are 2 apart, ties to the even "
+        "one). What value does every GPU end with?",
         hint="Add in the ring's order, GPU 1 first, rounding each partial sum to BF16.",
         steps=steps,
         answer=want,
