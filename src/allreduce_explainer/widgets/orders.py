@@ -62,19 +62,19 @@ def orders(params=None) -> dict:
         "worst": f"{fmt.sig(alone['methods'][worst]['max_ulp'], 3)} ulps ({METHOD_TEXT[worst]})",
         "bucket": (
             f"{changed} of {LENGTH} elements change bits (alone: {_pick(alone)}; "
-            f"in {fmt.nbytes(bucket)}: {_pick(inside)})"
+            f"in {p['bucket_mb']} MiB: {_pick(inside)})"
         ),
         **{f"ulp_{m}": _ulp_text(alone["methods"][m]) for m in METHODS},
         "cost": (
             f"{fmt.seconds(cost['bf16_us'] * 1e-6)} in BF16, {fmt.seconds(cost['fp32_us'] * 1e-6)} "
-            f"in FP32 ({fmt.nbytes(bucket)} then {fmt.nbytes(2 * bucket)} on {n} GPUs)"
+            f"in FP32 ({p['bucket_mb']} MiB then {2 * int(p['bucket_mb'])} MiB on {n} GPUs)"
         ),
     }
     return views.chart(
         params=p,
         main=views.part(
             figure=_ulps_figure(alone, name),
-            summary=_summary(alone, inside, changed, bucket),
+            summary=_summary(alone, inside, changed, p["bucket_mb"]),
             table=_table(alone, inside),
         ),
         figures={"precision": _sweep_part(sweep)},
@@ -117,13 +117,13 @@ def _brief(r: dict) -> dict:
             "methods": r["methods"], "exact": r["exact"]}  # fmt: skip
 
 
-def _summary(alone: dict, inside: dict, changed: int, bucket: int) -> str:
+def _summary(alone: dict, inside: dict, changed: int, bucket_mb: str) -> str:
     n = alone["gpus"]
     parts = ", ".join(f"{METHOD_TEXT[m]} {_ulp_text(alone['methods'][m])}" for m in METHODS)
     return (
         f"{n} GPUs, {alone['dtype'].upper()}, {LENGTH} elements: {parts} from the exactly "
         f"rounded sum; every GPU holds the same bits within each method. In the middle of a "
-        f"{fmt.nbytes(bucket)} bucket, {changed} of {LENGTH} elements of NCCL's pick change bits."
+        f"{bucket_mb} MiB bucket, {changed} of {LENGTH} elements of NCCL's pick change bits."
     )
 
 
@@ -158,7 +158,7 @@ def _ulps_figure(r: dict, name: str) -> dict:
         "data": data,
         "layout": fig.layout(
             fig.axis("element", dtick=1),
-            fig.axis(f"ulps of {name.upper()} from the exact sum", rangemode="tozero"),
+            fig.axis(f"{name.upper()} ulps from exact", rangemode="tozero"),
             barmode="group",
         ),
     }
@@ -226,7 +226,7 @@ def _sweep_part(sweep: dict) -> views.Part:
         "data": data,
         "layout": fig.layout(
             fig.log_axis("GPUs", (1.6, 320)),
-            fig.axis("BF16 ulps from the exact sum", rangemode="tozero"),
+            fig.axis("BF16 ulps from exact", rangemode="tozero"),
             margin=fig.MARGIN_BELOW,
             legend=fig.LEGEND_BELOW,
         ),
@@ -260,7 +260,7 @@ def facts() -> dict[str, str]:
         "orders_fp32_64_max": fmt.sig(at64["fp32"]["max"], 2),
         "orders_cost_bf16": fmt.seconds(cost["bf16_us"] * 1e-6),
         "orders_cost_fp32": fmt.seconds(cost["fp32_us"] * 1e-6),
-        "orders_cost_bucket": fmt.nbytes(SWEEP_BUCKET),
+        "orders_cost_bucket": f"{SWEEP_BUCKET // MIB} MiB",
     }
 
 
