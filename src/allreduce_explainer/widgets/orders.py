@@ -246,7 +246,6 @@ def facts() -> dict[str, str]:
     e = eight["alone"]["methods"]
     return {
         "orders_gpus": str(base["params"]["gpus"]),
-        "orders_min_ulp": fmt.sig(min(ulps), 3),
         "orders_max_ulp": fmt.sig(max(ulps), 3),
         "orders_alone_pick": _pick_name(eight["alone"]),
         "orders_bucket_pick": _pick_name(eight["inside"]),
