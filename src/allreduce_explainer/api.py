@@ -18,11 +18,13 @@ from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_V
 from .errors import ParamError
 from .logs import explain
 from .nccl.topology import NIC_GBPS as NCCL_NIC_GBPS
+from .nccl.tuning import comm_channels
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, validated
 from .schedules import tree
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
 from .simulation import gradients
 from .simulation import innetwork as innetwork_engine
+from .simulation import orders as orders_engine
 from .simulation import shard as shard_engine
 from .simulation import simulate as sim
 from .training import calculator, memory, shardcost
@@ -606,3 +608,129 @@ def nccl_debug(text, gpus=None, gpu=None, nic_gbps=None) -> dict:
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     nic = None if p["nic_gbps"] is None else float(p["nic_gbps"])
     return explain.read_debug(text, p["gpus"], explain.Network(gpu, nic))
+MAX_ORDER_GPUS = 512
+MAX_ORDER_LENGTH = 4096
+MAX_ORDER_ELEMENTS = 1 << 17  # gpus x length: four methods of exact rationals stay well under 1 s
+ORDER_DTYPES = tuple(dtypes.FLOATS)
+# NCCL's algorithm -> the method that models its order (NVLSTree: the switch's FP32 sum inside a
+# server; its tree across servers is not modelled)
+ORDER_METHOD = {"Ring": "ring", "Tree": "tree", "NVLS": "nvls", "NVLSTree": "nvls"}
+
+ORDER_FIGURES = ("result", "ranks_agree", "max_ulp", "mean_ulp")  # a method's, in the CLI's JSON
+
+ORDERS = spec(
+    Param("gpus", 4, "int", "GPUs", 2, MAX_ORDER_GPUS, metavar="N"),
+    Param("dtype", "bf16", "choice", "element type of the gradient and of the reduction",
+          choices=_choices(ORDER_DTYPES)),
+    Param("seed", 0, "int", "seed of the drawn values", 0, 2**63),
+    Param("length", 8, "int", "elements of the gradient (taken from --values if given)", 1,
+          MAX_ORDER_LENGTH, metavar="L"),
+    Param("kind", "random", "choice", "drawn values: a gradient's spread, wide magnitudes, or "
+          "the cancellation probe 1e8, 1, -1e8, 1", choices=_choices(orders_engine.KINDS)),
+    Param("bytes", None, "int", "the bucket all-reduced, in bytes (default: the gradient "
+          "alone); NCCL's algorithm, protocol, channels and chunks follow from it", 1, 1 << 40,
+          optional=True, metavar="B"),
+    Param("offset", 0, "int", "the gradient's first element inside the bucket", 0, 1 << 39),
+    Param("gpu", DEFAULT_GPU, "name", "GPU (NCCL's channels and pick)"),
+    VALUES,
+)  # fmt: skip
+
+
+def orders(
+    gpus=4,
+    dtype="bf16",
+    seed=0,
+    length=8,
+    kind="random",
+    bytes=None,
+    offset=0,
+    gpu=DEFAULT_GPU,
+    values=None,
+) -> dict:
+    """The same all-reduce summed in each method's order (serial, NCCL's ring, NCCL's trees,
+    NVLS) against the exactly rounded sum: each method's result, whether every GPU holds the
+    same bits, and its distance from the exact sum in ulps. The bucket size decides NCCL's
+    algorithm, protocol, channels and chunks, hence the ring's and the trees' orders."""
+    p = validated(locals(), ORDERS)
+    n, dt = p["gpus"], dtypes.FLOATS[p["dtype"]]
+    if p["values"] is None:
+        if n * p["length"] > MAX_ORDER_ELEMENTS:
+            raise ParamError("length", f"gpus x length must be at most {MAX_ORDER_ELEMENTS:,}")
+        inputs = orders_engine.draw(p["kind"], n, p["length"], dt, p["seed"])
+    else:
+        inputs = gradients.check(p["values"], n, dt, min(MAX_ORDER_LENGTH, MAX_ORDER_ELEMENTS // n))
+    length = len(inputs[0])
+    own = length * dt.itemsize
+    nbytes = own if p["bytes"] is None else p["bytes"]
+    if p["offset"] * dt.itemsize + own > nbytes:
+        field = "bytes" if p["bytes"] is not None else "offset"
+        need = (p["offset"] + length) * dt.itemsize
+        raise ParamError(field, f"the bucket must hold the gradient: at least {need:,} bytes")
+    system = _order_system(n, p["gpu"])
+    plans = _order_plans(system, nbytes, dt)
+    at = p["offset"]
+    ring = orders_engine.ring(inputs, dt, plans["ring"], at)
+    tree_run = orders_engine.tree(inputs, dt, plans["tree"], plans["tree_channels"], at)
+    runs = {
+        "serial": orders_engine.serial(inputs, dt)["buffers"],
+        "ring": ring["buffers"],
+        "tree": tree_run["buffers"],
+        "nvls": orders_engine.nvls(inputs, dt)["buffers"],
+    }
+    target = orders_engine.exact(inputs, dt)
+    pick = plans["pick"]
+    methods = {k: orders_engine.summary(b, target, dt) for k, b in runs.items()}
+    return {
+        "gpus": n,
+        "dtype": dt.name,
+        "length": length,
+        "bytes": nbytes,
+        "offset": p["offset"],
+        "inputs": inputs,
+        "exact": target,
+        "methods": {k: {f: m[f] for f in ORDER_FIGURES} for k, m in methods.items()},
+        "ulps": {k: m["ulps"] for k, m in methods.items()},
+        "ring_first": ring["first"],
+        "tree_index": tree_run["tree"],
+        "nccl": {
+            "version": nccl.NCCL_VERSION,
+            "algorithm": pick.algorithm,
+            "protocol": pick.protocol,
+            "method": ORDER_METHOD.get(pick.algorithm),
+            "time_us": pick.time_us,
+            "ring": _plan_json(plans["ring"]),
+            "tree": _plan_json(plans["tree"]),
+        },
+    }
+
+
+def _order_system(n: int, gpu: str) -> nccl.System:
+    """n GPUs in servers of up to 8 (the largest divisor of n that fits), a card per GPU."""
+    g = max(d for d in range(1, 9) if n % d == 0)
+    return nccl.System(gpu, n, g, g)
+
+
+def _order_plans(system: nccl.System, nbytes: int, dt) -> dict:
+    """NCCL's pick at this size, and the ring's and the tree's plans with their best protocol."""
+    best = nccl.best_by_algorithm(system, [nbytes])
+    graphs = nccl.graphs(system)
+    count = -(-nbytes // dt.itemsize)
+    n, channels = system.gpus, comm_channels(system)
+    plans = {}
+    for method, algo in (("ring", "Ring"), ("tree", "Tree")):
+        protocol = best.protocol.get(algo, ["Simple"])[0]
+        plans[method] = orders_engine.make_plan(count, dt.itemsize, n, algo, protocol, channels)
+    plans["tree_channels"] = min(
+        graphs["Ring"].n_channels, graphs.get("Tree", graphs["Ring"]).n_channels
+    )
+    plans["pick"] = nccl.choose("AllReduce", nbytes, system)
+    return plans
+
+
+def _plan_json(plan) -> dict:
+    return {
+        "algorithm": plan.algorithm,
+        "protocol": plan.protocol,
+        "channels": plan.channels,
+        "parts": [[q.channel, q.offset, q.count, q.chunk] for q in plan.parts],
+    }

@@ -32,6 +32,7 @@ SPECS = {  # each subcommand that calls an api function, and that function's spe
     "shard": api.SHARD,
     "nccl-tests": api.NCCL_TESTS,
     "nccl-debug": api.NCCL_DEBUG,
+    "orders": api.ORDERS,
 }
 
 PROG = "allreduce-explainer"
@@ -142,6 +143,7 @@ def parser() -> argparse.ArgumentParser:
     _ddp_parsers(sub)
     _cluster_parsers(sub)
     _shard_parser(sub)
+    _orders_parser(sub)
     _figure_parser(sub)
     _nccl_parser(sub)
     return p
@@ -418,6 +420,22 @@ def _shard_parser(sub) -> None:
     _json(s)
 
 
+def _orders_parser(sub) -> None:
+    o = sub.add_parser(
+        "orders",
+        help="the same sum in each method's order: serial, NCCL's ring and trees, NVLS",
+        description="Each method's result per element, whether every GPU holds the same bits, "
+        "and its distance in ulps from the exactly rounded sum (exact).",
+    )
+    _flags(o, "orders")
+    o.add_argument(
+        "--values",
+        metavar="FILE|-",
+        help="JSON array of N arrays, the per-GPU values (- reads stdin); else drawn from --seed",
+    )
+    _json(o)
+
+
 def _read_values(source: str):
     try:
         if source == "-":
@@ -446,6 +464,9 @@ def run(a) -> dict:
     if a.command == "simulate":
         values = _read_values(a.values) if a.values else None
         return api.simulate(**_args(a, "simulate") | {"values": values})
+    if a.command == "orders":
+        values = _read_values(a.values) if a.values else None
+        return api.orders(**_args(a, "orders") | {"values": values})
     if a.command == "nccl-tests":
         return api.nccl_tests(_read_log(a.file), **_args(a, "nccl-tests"))
     if a.command == "nccl-debug":

@@ -1,9 +1,10 @@
-"""Element types: exact int32, and IEEE single and bfloat16 emulated in pure Python.
+"""Element types: exact int32, and IEEE single, half and bfloat16 emulated in pure Python.
 
 Float values are held as Python floats that are exactly representable in the target type.
 An addition is done in double precision and rounded once to the type: for p-bit types with
-53 >= 2p + 2 (p = 24 for fp32, 8 for bf16) that double rounding is innocuous (Figueroa, "When is
-double rounding innocuous?", 1995), so every addition is correctly rounded to nearest even.
+53 >= 2p + 2 (p = 24 for fp32, 11 for fp16, 8 for bf16) that double rounding is innocuous
+(Figueroa, "When is double rounding innocuous?", 1995), so every addition is correctly rounded
+to nearest even.
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ INT = DType("int", 4, 0, 0, INT32_MAX)
 FP32 = DType("fp32", 4, 24, -125, math.ldexp(2 - 2**-23, 127))
 BF16 = DType("bf16", 2, 8, -125, math.ldexp(2 - 2**-7, 127))
 DTYPES = {d.name: d for d in (INT, FP32, BF16)}
+FP16 = DType("fp16", 2, 11, -13, 65504.0)  # IEEE half: normals from 2**-14, max 65504
+# the floating-point types an all-reduce of gradients uses (the order lab's choices)
+FLOATS = {d.name: d for d in (FP32, BF16, FP16)}
 
 
 def get(name: str) -> DType:

@@ -26,6 +26,7 @@ BASE = {  # the least valid command line of each subcommand
     "shard": ["--model", "gpt2", "--gpus", "8"],
     "nccl-tests": [LOG],
     "nccl-debug": [DEBUG_LOG],
+    "orders": [],
 }
 
 
@@ -109,6 +110,7 @@ def api_defaults(command: str) -> dict:
         "shard": [api.shard],
         "nccl-tests": [api.nccl_tests],
         "nccl-debug": [api.nccl_debug],
+        "orders": [api.orders],
     }[command]
     out: dict = {}
     for f in reversed(fns):

@@ -41,6 +41,7 @@ CHART_DATA = {
     # fit_apply: only with a log the NCCL model fits; debug and topology_apply: only with a log
     # that has NCCL_DEBUG=INFO lines (widgets/debugview.py)
     "cluster": {"result", "fit_apply", "debug", "topology_apply"},
+    "orders": {"alone", "inside", "changed", "cost"},
 }
 # a log the calculator fits (16 A100s over two servers), for the cluster's fit_apply
 FITTED_LOG = ROOT / "tests" / "data" / "nccl-tests" / "aws-awsome-2xp4de-16xa100-efa.txt"

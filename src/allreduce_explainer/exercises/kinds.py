@@ -455,6 +455,80 @@ def ag_cell(rng: random.Random) -> Problem:
     )
 
 
+# ---- The order of the additions (stage 3's order lab) --------------------------------------------
+
+ORDER_VALUES = (256, 512, -256, -512, 1, 1, 2, 3)  # BF16 is 2 apart from 256: ties to round
+
+
+@titled("Which value the ring leaves for this element")
+def order_ring_value(rng: random.Random) -> Problem:
+    n = rng.choice([3, 4, 5])
+    values = [rng.choice(ORDER_VALUES) for _ in range(n)]
+    r = api.orders(gpus=n, dtype="bf16", values=[[v] for v in values])
+    want = r["methods"]["ring"]["result"][0]
+    order = [(1 + k) % n for k in range(n)]  # NCCL's chunk 0 starts at GPU 1
+    partial, steps = float(values[order[0]]), [f"The ring starts at GPU 1 with {values[order[0]]}."]
+    for g in order[1:]:
+        nxt = api.dtypes.BF16.round(partial + values[g])
+        steps.append(
+            f"GPU {g} adds {values[g]}: {_int(partial)} + {values[g]} rounds to {_int(nxt)}."
+        )
+        partial = nxt
+    steps.append(f"GPU 0 keeps {_int(want)} and the all-gather copies it to every GPU.")
+    exact, serial = r["exact"][0], r["methods"]["serial"]["result"][0]
+    return Problem(
+        prompt=f"{n} GPUs all-reduce one BF16 element with NCCL's ring: GPU i holds "
+        + ", ".join(f"GPU {i}: {v}" for i, v in enumerate(values))
+        + ". The element is in chunk 0, which GPU 1 sends first; each next GPU round the ring "
+        f"(in the order {', '.join(map(str, order))}) adds its own value and rounds to BF16 "
+        "(8 significant bits: between 256 and 512 its numbers are 2 apart, ties to the even "
+        "one). What value does every GPU end with?",
+        hint="Add in the ring's order, GPU 1 first, rounding each partial sum to BF16.",
+        steps=steps,
+        answer=want,
+        dimension=COUNT,
+        unit="",
+        tolerance=EXACT,
+        given={"values": values},
+        mistakes=(
+            (exact, "That is the exact sum: BF16 rounds every partial sum on the way."),
+            (serial, "That is the sum in GPU order 0, 1, 2, …: the ring starts at GPU 1."),
+        ),
+        factor_hints=False,
+    )
+
+
+@titled("How many ulps a BF16 ring can be off")
+def order_bf16_bound(rng: random.Random) -> Problem:
+    n = rng.choice([8, 16, 32, 64])
+    mant = rng.choice([1.25, 1.5, 1.75])
+    u = 2.0**-8
+    gamma = (n - 1) * u / (1 - (n - 1) * u)
+    want = gamma * mant * 2**7  # |error| <= gamma * s, in ulps of s = mant * 2**k (2**(k-7))
+    return Problem(
+        prompt=f"{n} GPUs all-reduce a gradient in BF16 with a ring; every contribution to one "
+        f"element is positive and their exact sum is s = {mant} × 2^k. Higham's bound for "
+        f"n − 1 additions, each rounding to BF16 (u = 2^−8), is |ŝ − s| ≤ γ · Σ|xᵢ|, with "
+        f"γ = (n − 1)u / (1 − (n − 1)u). One ulp of s is 2^(k−7). How many ulps of s can the "
+        f"ring's result be off, at most by this bound?",
+        hint="All positive: Σ|xᵢ| = s. Divide γ · s by the ulp.",
+        steps=[
+            f"γ = {n - 1} × 2^−8 / (1 − {n - 1} × 2^−8) = {fmt.sig(gamma, 4)}.",
+            f"γ · s / ulp = {fmt.sig(gamma, 4)} × {mant} × 2^k / 2^(k−7) = "
+            f"{fmt.sig(gamma, 4)} × {mant} × 128 = {fmt.sig(want, 3)} ulps.",
+            "A bound: random gradients land far closer (the lab's chart), but it grows with n.",
+        ],
+        answer=want,
+        dimension=COUNT,
+        unit="",
+        tolerance=TOLERANCE,
+        given={"gpus": n, "mantissa": mant},
+        mistakes=(
+            ((n - 1) * u * mant * 128, "Close: that leaves out γ's denominator 1 − (n − 1)u."),
+        ),
+    )
+
+
 # ---- What each GPU sends, and nccl-tests' busbw --------------------------------------------------
 
 HEADER = (
@@ -1375,7 +1449,7 @@ KINDS: dict[str, Callable[[random.Random], Problem]] = {
     for f in (
         allreduce_sum, naive_time, ring_time,
         rs_cell, rs_message_bytes, rs_owner,
-        ag_cell, ring_steps, ring_bytes_per_gpu,
+        ag_cell, ring_steps, ring_bytes_per_gpu, order_ring_value, order_bf16_bound,
         line_algbw, line_busbw, naive_root_bytes,
         ring_latency, faster, speedup,
         network_bytes, nic_bytes, network_steps,
