@@ -16,6 +16,7 @@ from allreduce_explainer.widgets import views
 from allreduce_explainer.widgets.exercises import question_bank
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
+from .banks import bank_facts, write_banks
 from .compress import compress_site
 from .lessons import (
     TIME_FACTS,
@@ -49,8 +50,9 @@ def in_words(items: list[str]) -> str:
 class Builder:
     """Builds the whole site into one folder, which it empties first."""
 
-    def __init__(self, site: Path):
+    def __init__(self, site: Path, url: str = ""):
         self.site = site
+        self.url = url if not url or url.endswith("/") else url + "/"  # where the site is hosted
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(TEMPLATES),
             autoescape=jinja2.select_autoescape(["html"]),
@@ -147,6 +149,7 @@ class Builder:
                 "page": page,
                 "widget_params": {"exercise_sheet": {"bank": question_bank(stages)}},
                 "exercise_titles": EXERCISE_TITLES,
+                "banks": self.banks,
             }
             | self.references,
         )
@@ -224,6 +227,8 @@ class Builder:
         self.site.mkdir(parents=True, exist_ok=True)
         pages = list(self.pages)
         docs = widget_docs(pages)
+        self.banks = write_banks(self.site, [p for p in pages if p.number is not None], self.url)
+        self.facts |= bank_facts(self.banks)
         for i, page in enumerate(pages):
             pages[i] = self.write_page(page, pages, docs)
         stages = [p for p in pages if p.number is not None]
