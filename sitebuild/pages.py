@@ -30,6 +30,7 @@ from .lessons import (
 from .page import Page, load_pages
 from .prose import exercise_states, instance_function, render_prose, state_json, widget_docs
 from .python_assets import stamp_worker, write_python
+from .scorm import write_scorm
 from .scripts import bundles, write_bundles
 from .stageref import stage_references
 from .vendor import copy_vendor
@@ -220,6 +221,8 @@ class Builder:
         stamp_worker(self.site, write_python(self.site))
         self.build_pages()
         compress_site(self.site)
+        # last: a package holds the finished site's files (and is not compressed again)
+        write_scorm(self.site, [p for p in self.pages if p.number is not None])
 
     def build_pages(self) -> None:
         """The HTML pages alone, with the license they link to (the tests of the prose use this
