@@ -98,7 +98,7 @@ def test_events_reach_the_named_origin_and_set_state_is_obeyed(browser, server, 
         "document.getElementById('ae').contentWindow.postMessage("
         "{type: 'allreduce-explainer:set-state', params: {seed: 7, answer: null}}, '*')"
     )
-    frame.wait_for_function("AE.widgets[0].state.seed === 7", timeout=TIMEOUT_MS)
+    frame.wait_for_function("() => AE.widgets[0].state.seed === 7", timeout=TIMEOUT_MS)
     page.wait_for_function(
         "window.got.some(m => m.type === 'allreduce-explainer:state'"
         " && m.statement.object.id.indexOf('exercise-ring_time.seed=7') >= 0)",

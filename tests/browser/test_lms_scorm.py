@@ -77,7 +77,7 @@ def test_package_reports_score_and_completion(browser, lms):
     page = ctx.new_page()
     watch = Watch(page, lms)
     page.goto(f"{lms}/host.html#{STAGE.slug}")
-    page.wait_for_function("window.calls.indexOf('LMSInitialize') >= 0")
+    page.wait_for_function("() => window.calls.indexOf('LMSInitialize') >= 0")
     frame = page.frame_locator("#sco")
     frame.locator(PY_READY).wait_for(state="attached")
     inner = next(f for f in page.frames if f.url.endswith(f"{STAGE.slug}/index.html"))

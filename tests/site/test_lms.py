@@ -85,3 +85,35 @@ def test_banks_are_built_and_linked_from_the_teachers_sheet(site):
     root = ET.parse(site / "banks" / FILES["moodle"][0]).getroot()
     items = [q for q in root.findall("question") if q.get("type") != "category"]
     assert len(items) == len(places) * BANK_COUNT
+
+
+def test_oembed_is_discovered_from_every_page_and_embed(site):
+    """Each page's and embed's <link rel=alternate type=application/json+oembed> names a file
+    that is an oEmbed 1.0 rich response whose iframe shows that page or embed."""
+    found = 0
+    for html_path in sorted(site.rglob("index.html")):
+        rel = html_path.relative_to(site).as_posix()
+        if rel in ("index.html", "glossary/index.html"):
+            continue
+        soup = BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser")
+        (link,) = soup.find_all("link", rel="alternate", type="application/json+oembed")
+        target = html_path.parent / link["href"]
+        data = json.loads(target.read_text(encoding="utf-8"))
+        assert data["version"] == "1.0" and data["type"] == "rich"
+        assert isinstance(data["width"], int) and isinstance(data["height"], int)
+        frame = BeautifulSoup(data["html"], "html.parser").iframe
+        assert frame["src"] == rel and frame["loading"] == "lazy" and frame["title"]
+        assert f"aspect-ratio:{data['width']}/{data['height']}" in frame["style"]
+        found += 1
+    embeds = len(list((site / "embed").iterdir()))
+    assert found == embeds + len([p for p in (site).iterdir() if (p / "oembed.json").exists()])
+
+
+def test_oembed_addresses_are_absolute_with_the_sites_url(tmp_path):
+    from sitebuild.pages import Builder
+
+    Builder(tmp_path, "https://example.org/ae").build_pages()
+    data = json.loads((tmp_path / "embed" / "latency" / "oembed.json").read_text())
+    src = BeautifulSoup(data["html"], "html.parser").iframe["src"]
+    assert src == "https://example.org/ae/embed/latency/index.html"
+    assert data["provider_url"] == "https://example.org/ae/"
