@@ -24,6 +24,7 @@ from .. import fmt
 from ..errors import ParamError
 from ..params import Param
 from . import KINDS, SEED, TITLES, _sheet_kinds, problem
+from .check import _SLIPS as UNITS_OF  # the units the page's checker reads, by kind
 from .kinds import CHOICE, EXACT, VECTOR, Problem
 from .units import unit
 
@@ -80,6 +81,14 @@ class Question:
     def margin(self) -> float:
         """The absolute margin a platform checks: the core's relative tolerance of the value."""
         return self.problem.tolerance * abs(self.value)
+
+    def units(self) -> list[tuple[str, float]]:
+        """Moodle's units: the asked one first (multiplier 1), then the others of its kind the
+        page's checker reads, each with the multiplier that turns the answer into it."""
+        asked = self.problem.unit
+        scale = unit(asked).scale
+        others = [u for u in UNITS_OF.get(self.problem.dimension, ()) if u != asked]
+        return [(asked, 1.0)] + [(u, scale / unit(u).scale) for u in others]
 
     def answers(self) -> list[str]:
         """A short answer's accepted spellings ("[1, 2]", "1, 2", "[1,2]")."""
@@ -212,11 +221,15 @@ def moodle(qs: list[Question], title: str) -> bytes:
             _text(a, "feedback", "<p>Correct.</p>")
             if q.problem.unit:
                 units = _sub(item, "units")
-                u = _sub(units, "unit")
-                _sub(u, "multiplier", "1")
-                _sub(u, "unit_name", q.problem.unit)
-                _sub(item, "unitgradingtype", "0")  # the unit is optional, as on the page
-                _sub(item, "showunits", "3")  # the unit is shown, not asked
+                for name, multiplier in q.units():
+                    u = _sub(units, "unit")
+                    _sub(u, "multiplier", repr(multiplier))
+                    _sub(u, "unit_name", name)
+                # units optional, as on the page: a number alone is in the asked unit, and a
+                # number with another unit of the same kind is converted before it is graded
+                _sub(item, "unitgradingtype", "0")
+                _sub(item, "unitpenalty", "0")
+                _sub(item, "showunits", "0")  # typed in the answer's box
                 _sub(item, "unitsleft", "0")
         elif q.shape == SHORT:
             _sub(item, "usecase", "0")

@@ -77,7 +77,12 @@ def test_moodle_xml_answers_are_the_cores(bank):
             check_numeric(kind, seed, float(a.findtext("text")), float(a.findtext("tolerance")))
             if p.unit:
                 assert q.findtext("units/unit/unit_name") == p.unit
-                assert q.findtext("units/unit/multiplier") == "1"
+                assert q.findtext("units/unit/multiplier") == "1.0"
+                value = float(a.findtext("text"))
+                for u in q.findall("units/unit"):  # the answer in each unit Moodle offers
+                    typed = value * float(u.findtext("multiplier"))
+                    name = u.findtext("unit_name")
+                    assert feedback(p, f"{typed!r} {name}")["correct"], (kind, seed, name)
         elif shape == "choice":
             marks = {a.findtext("text"): a.get("fraction") for a in q.findall("answer")}
             assert marks == {c: "100" if c == p.answer else "0" for c in p.choices}
