@@ -21,8 +21,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--serve", action="store_true", help="serve the site after building it")
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--out", type=Path, default=SITE, help="output folder (default site/)")
+    ap.add_argument(
+        "--url", default="", help="the address the site is hosted at, for the question banks' links"
+    )
     a = ap.parse_args(argv)
-    Builder(a.out).build()
+    Builder(a.out, a.url).build()
     print(f"Built {a.out}")
     if a.serve:
         serve(a.out, a.port)

@@ -16,7 +16,9 @@ from allreduce_explainer.widgets import views
 from allreduce_explainer.widgets.exercises import question_bank
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
+from .banks import bank_facts, write_banks
 from .compress import compress_site
+from .embeds import PAGE_SIZE, SIZES, SNIPPETS, fill, oembed, snippets_json, write_oembed
 from .lessons import (
     TIME_FACTS,
     citation,
@@ -29,6 +31,7 @@ from .lessons import (
 from .page import Page, load_pages
 from .prose import exercise_states, instance_function, render_prose, state_json, widget_docs
 from .python_assets import stamp_worker, write_python
+from .scorm import write_scorm
 from .scripts import bundles, write_bundles
 from .stageref import stage_references
 from .vendor import copy_vendor
@@ -46,11 +49,16 @@ def in_words(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+# the widget whose snippets the course page shows: (its page's slug, its name)
+SNIPPET_EXAMPLE = ("latency-ring-vs-tree", "latency")
+
+
 class Builder:
     """Builds the whole site into one folder, which it empties first."""
 
-    def __init__(self, site: Path):
+    def __init__(self, site: Path, url: str = ""):
         self.site = site
+        self.url = url if not url or url.endswith("/") else url + "/"  # where the site is hosted
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(TEMPLATES),
             autoescape=jinja2.select_autoescape(["html"]),
@@ -59,6 +67,8 @@ class Builder:
             lstrip_blocks=True,
         )
         self.env.globals["embed"] = False
+        self.env.globals["oembed"] = False  # a page with its oembed.json: the discovery link
+        self.env.globals["snippets"] = snippets_json()
         self.env.globals["csp"] = CSP
         self.env.globals["scripts"] = {role: path for role, (path, _) in bundles().items()}
         self.env.globals["cite"] = citation()
@@ -125,10 +135,41 @@ class Builder:
                 base=base,
                 live=True,
                 embed=True,
+                oembed=True,
                 stages=[],
                 widget=self.widget_html(name, state, base),
             )
             self.write(f"embed/{name}/index.html", out)
+            view = widgets.REGISTRY[instance_function(name)].view
+            response = oembed(
+                self.url,
+                f"embed/{name}/index.html",
+                f"{self.embed_title(name, state)} · {page.title}",
+                SIZES[view],
+                f"{page.slug}/index.html",
+            )
+            write_oembed(self.site, f"embed/{name}", response)
+
+    @staticmethod
+    def embed_title(name: str, state: dict) -> str:
+        """An embed's name for a reader: the exercise's title, the widget's label, or its name."""
+        widget = widgets.REGISTRY[instance_function(name)]
+        return state.get("title") or widget.label or name.replace("_", " ")
+
+    def snippet_examples(self, slug: str, name: str) -> list[dict]:
+        """Every snippet for the widget `name` of page `slug`, filled as its copy menu fills it
+        in its default state (the course page shows them)."""
+        view = widgets.REGISTRY[instance_function(name)].view
+        src = f"{self.url}embed/{name}/index.html"
+        return [
+            {
+                "label": label,
+                "text": fill(
+                    key, src, f"{self.url}{slug}/index.html", name, SIZES[view], f"{name}.png"
+                ),
+            }
+            for key, label in ((k, v[0]) for k, v in SNIPPETS.items())
+        ]
 
     def write_page(self, page: Page, pages: list[Page], docs: list) -> Page:
         """site/<slug>/: a page's prose with its widgets, and its widgets' embeds; returns the
@@ -147,6 +188,8 @@ class Builder:
                 "page": page,
                 "widget_params": {"exercise_sheet": {"bank": question_bank(stages)}},
                 "exercise_titles": EXERCISE_TITLES,
+                "banks": self.banks,
+                "snippet_examples": self.snippet_examples(*SNIPPET_EXAMPLE),
             }
             | self.references,
         )
@@ -167,11 +210,14 @@ class Builder:
             pages=pages,
             stages=stages,
             live=bool(states),
+            oembed=True,
             prev=stages[n - 2] if n is not None and n > 1 else None,
             next=stages[n] if n is not None and n < len(stages) else None,
         )
         self.write_embeds(page, states)
         self.write(f"{page.slug}/index.html", link_glossary(out, self.glossary, base))
+        path = f"{page.slug}/index.html"
+        write_oembed(self.site, page.slug, oembed(self.url, path, page.title, PAGE_SIZE, path))
         return page
 
     def write_glossary(self, pages: list[Page], stages: list[Page]) -> None:
@@ -217,6 +263,8 @@ class Builder:
         stamp_worker(self.site, write_python(self.site))
         self.build_pages()
         compress_site(self.site)
+        # last: a package holds the finished site's files (and is not compressed again)
+        write_scorm(self.site, [p for p in self.pages if p.number is not None])
 
     def build_pages(self) -> None:
         """The HTML pages alone, with the license they link to (the tests of the prose use this
@@ -224,6 +272,8 @@ class Builder:
         self.site.mkdir(parents=True, exist_ok=True)
         pages = list(self.pages)
         docs = widget_docs(pages)
+        self.banks = write_banks(self.site, [p for p in pages if p.number is not None], self.url)
+        self.facts |= bank_facts(self.banks)
         for i, page in enumerate(pages):
             pages[i] = self.write_page(page, pages, docs)
         stages = [p for p in pages if p.number is not None]

@@ -1,6 +1,8 @@
 // bundle: page  provides: AE.copyTools  uses: AE.meta AE.urlState
 // Each widget's copy-link and copy-embed controls: a link to the widget as shown (urlstate.js),
-// or an iframe of its embed page for a course page.
+// or an iframe of its embed page for a course page; and "Copy for", the same embed as a snippet
+// for an authoring tool (MyST, Quarto, reveal.js, Canvas, Moodle), from the templates the build
+// writes into the page (sitebuild/embeds.py, #ae-snippets): this file only fills them in.
 (function () {
   "use strict";
   var AE = (window.AE = window.AE || {});
@@ -43,6 +45,37 @@
       height + '" style="border:0;max-width:100%" loading="lazy" allow="clipboard-write"></iframe>';
   }
 
+  var snippets = (function () {
+    var el = document.getElementById("ae-snippets");
+    try { return el ? JSON.parse(el.textContent) : null; } catch (e) { return null; }
+  })();
+
+  function escapeAttr(t) { return t.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;"); }
+
+  function snippetFor(w, key) {
+    var fmt = snippets.formats.filter(function (f) { return f.key === key; })[0];
+    var size = snippets.sizes[w.el.getAttribute("data-kind")] || [800, 600];
+    var src = embedSrc(w);
+    var fields = { src: src.replace(/"/g, "%22"), page: linkFor(w), title: escapeAttr(titleOf(w)),
+      w: size[0], h: size[1], image: w.name + ".png" };
+    // Python's str.format fields: {name}, and {{ }} for a brace
+    return fmt.template.replace(/\{\{|\}\}|\{(\w+)\}/g, function (m, name) {
+      if (m === "{{") return "{";
+      if (m === "}}") return "}";
+      return String(fields[name]);
+    });
+  }
+
+  function titleOf(w) {
+    var by = w.el.getAttribute("aria-labelledby"), named = by && document.getElementById(by);
+    return w.el.getAttribute("aria-label") || (named && named.textContent.trim()) || w.name;
+  }
+
+  function embedSrc(w) {
+    var query = AE.urlState.query(AE.urlState.entries(w));
+    return new URL((AE.meta("ae-base") || "") + "embed/" + w.name + "/" + query, location.href).href;
+  }
+
   function button(action, text) {
     var b = document.createElement("button");
     b.type = "button";
@@ -69,7 +102,27 @@
     label.hidden = true;
     link.addEventListener("click", function () { copy(tools, linkFor(w), "Link"); });
     embed.addEventListener("click", function () { copy(tools, embedFor(w), "Embed code"); });
-    [link, embed, status, label, box].forEach(function (x) { tools.appendChild(x); });
+    var parts = [link, embed];
+    if (snippets) {
+      var pick = document.createElement("select"), forLabel = document.createElement("label");
+      pick.id = w.el.id + "-snippet";
+      pick.setAttribute("data-role", "snippet-format");
+      forLabel.htmlFor = pick.id;
+      forLabel.className = "visually-hidden";
+      forLabel.textContent = "Snippet format";
+      snippets.formats.forEach(function (f) {
+        var o = document.createElement("option");
+        o.value = f.key;
+        o.textContent = f.label;
+        pick.appendChild(o);
+      });
+      var snip = button("copy-snippet", "Copy for");
+      snip.addEventListener("click", function () {
+        copy(tools, snippetFor(w, pick.value), pick.options[pick.selectedIndex].text + " snippet");
+      });
+      parts.push(snip, forLabel, pick);
+    }
+    parts.concat([status, label, box]).forEach(function (x) { tools.appendChild(x); });
     w.el.appendChild(tools);
   }
 

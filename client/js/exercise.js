@@ -47,6 +47,7 @@
     var status = q('[data-role="exercise-status"]');
     var panels = { hint: q('[data-role="hint"]'), solution: q('[data-role="solution"]') };
     var shown = null;  // the problem on screen: kind and seed
+    var told = null;  // the last verdict announced (ae:answered), so a redraw does not repeat it
     if (AE.solutionsHidden()) {
       q('[data-action="solution"]').hidden = true;
       panels.solution.remove();  // not merely closed: nothing on the page opens it
@@ -110,6 +111,14 @@
         if (s.feedback) {
           feedback.textContent = s.feedback.message;
           feedback.setAttribute("data-correct", String(s.feedback.correct));
+          var verdict = problem + ":" + s.params.answer;
+          if (verdict !== told) {
+            // Python's verdict, for the page's listeners (scorm.js, embedevents.js): never a check
+            told = verdict;
+            root.dispatchEvent(new CustomEvent("ae:answered", { bubbles: true, detail: {
+              widget: widget.name, kind: s.exercise, seed: s.seed, answer: s.params.answer,
+              correct: s.feedback.correct, params: s.params } }));
+          }
         } else {
           feedback.textContent = "";
           feedback.removeAttribute("data-correct");

@@ -146,7 +146,70 @@ def parser() -> argparse.ArgumentParser:
     _orders_parser(sub)
     _figure_parser(sub)
     _nccl_parser(sub)
+    _exercises_parser(sub)
     return p
+
+
+# ---- exercises export: question banks for course platforms ------------------------------------
+
+
+def _exercises_parser(sub) -> None:
+    from .exercises import export
+
+    e = sub.add_parser("exercises", help="the generated exercises, for course platforms")
+    esub = e.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    x = esub.add_parser(
+        "export",
+        help="a question bank: Moodle XML, QTI (a .zip Canvas imports), GIFT or CSV",
+        description="COUNT problems of each kind, seeds SEED, SEED+1, ...; each with its answer "
+        "and tolerance as the site checks them, the worked solution as feedback and its link.",
+    )
+    x.add_argument("--format", required=True, choices=export.FORMATS)
+    x.add_argument("--kinds", required=True, help="exercise kinds, comma-separated")
+    x.add_argument("--seed", type=_whole, default=0, help="the first seed (default 0)")
+    x.add_argument("--count", type=_whole, default=1, help="problems per kind (default 1)")
+    x.add_argument("--out", required=True, metavar="FILE", help="the file to write (- for stdout)")
+    x.add_argument("--site", default="", metavar="URL", help="the site's address, for the links")
+    x.add_argument(
+        "--places",
+        metavar="FILE",
+        help="the site's banks/places.json (built with the site): each kind's page and objective",
+    )
+
+
+def _read_places(source: str | None) -> dict:
+    from .exercises.export import Place
+
+    if not source:
+        return {}
+    try:
+        with open(source, encoding="utf-8") as f:
+            data = json.load(f)
+        return {k: Place(**v) for k, v in data.items()}
+    except OSError as e:
+        raise ParamError("places", f"cannot read {source}: {e.strerror}") from None
+    except (ValueError, TypeError, AttributeError):
+        raise ParamError(
+            "places", "must be a JSON object: kind -> {page, slug, objective}"
+        ) from None
+
+
+def _export(a) -> int:
+    from .exercises import export
+
+    site = a.site if not a.site or a.site.endswith("/") else a.site + "/"
+    qs = export.questions(a.kinds, a.seed, a.count, _read_places(a.places), site)
+    data = export.export(a.format, qs)
+    if a.out == "-":
+        sys.stdout.buffer.write(data)
+        return 0
+    try:
+        with open(a.out, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise ParamError("out", f"cannot write {a.out}: {e.strerror}") from None
+    print(f"{len(qs)} questions written to {a.out}")
+    return 0
 
 
 # ---- figure: a widget's chart as SVG or PNG ---------------------------------------------------
@@ -589,6 +652,8 @@ def main(argv: list[str] | None = None) -> int:
         return _figure(p, *p.parse_known_args(argv))
     a = p.parse_args(argv)
     try:
+        if a.command == "exercises":
+            return _export(a)
         result = run(a)
     except ParamError as e:
         p.exit(2, f"{PROG}: error: argument {_flag_of(a.command, e.field)}: {e.message}\n")

@@ -1,0 +1,71 @@
+// bundle: page  provides: AE.embedEvents  uses: AE.widgets
+// Events for the page that embeds a widget. An embed whose address names the origins it may
+// talk to (`origin=https://course.example`, repeated for several) posts to its parent, to those
+// origins only, messages shaped like xAPI statements (the actor is left to the host, which knows
+// its learner): `answered` (result: success, response), `score` (result.score of the embed's
+// exercises), `completed` (every exercise answered) and `state` (the widget's address, its
+// state in the URL, after each change). It acts on one message, `set-state` ({widget?, params}),
+// and only from its parent at one of those origins; without `origin` it posts and accepts
+// nothing. The verdicts are Python's (exercise.js's ae:answered event).
+(function () {
+  "use strict";
+  var AE = (window.AE = window.AE || {});
+  var PREFIX = "allreduce-explainer:";
+  var VERBS = "http://adlnet.gov/expapi/verbs/";
+  if (!document.documentElement.hasAttribute("data-embed") || window.parent === window) return;
+
+  var origins = new URLSearchParams(location.search).getAll("origin").filter(function (o) {
+    try { return new URL(o).origin === o; } catch (e) { return false; }  // an origin, exactly
+  });
+  AE.embedEvents = { origins: origins };
+  if (!origins.length) return;
+
+  function objectOf(w) {
+    var title = w && w.el.querySelector('[data-role="title"]');
+    return { objectType: "Activity", id: location.href,
+      definition: { name: { "en-US": title ? title.textContent : (w ? w.name : document.title) } } };
+  }
+
+  // each message's type and the ADL verb of its statement
+  var VERB = { answered: "answered", score: "scored", completed: "completed", state: "interacted" };
+
+  function post(type, w, result) {
+    var verb = VERB[type];
+    var statement = { verb: { id: VERBS + verb, display: { "en-US": verb } }, object: objectOf(w),
+      timestamp: new Date().toISOString() };
+    if (result) statement.result = result;
+    var message = { type: PREFIX + type, widget: w ? w.name : null, statement: statement };
+    origins.forEach(function (o) {
+      try { window.parent.postMessage(message, o); } catch (e) { /* no parent */ }
+    });
+  }
+
+  function widgetNamed(name) {
+    return (AE.widgets || []).filter(function (w) { return !name || w.name === name; })[0] || null;
+  }
+
+  var right = {}, answered = {};
+  document.addEventListener("ae:answered", function (e) {
+    var d = e.detail, w = widgetNamed(d.widget);
+    answered[d.widget] = true;
+    if (d.correct) right[d.widget] = true;
+    post("answered", w, { success: d.correct, response: String(d.answer) });
+    var total = document.querySelectorAll('[data-widget^="exercise-"]').length || 1;
+    var k = Object.keys(right).length;
+    post("score", w, { score: { raw: k, min: 0, max: total, scaled: k / total } });
+    if (Object.keys(answered).length >= total) post("completed", w, { completion: true });
+  });
+  // a widget settles after each change Python answered: its address now holds its state
+  document.addEventListener("ae:settled", function (e) {
+    var name = e.target.getAttribute && e.target.getAttribute("data-widget");
+    post("state", widgetNamed(name));
+  });
+
+  window.addEventListener("message", function (e) {
+    if (e.source !== window.parent || origins.indexOf(e.origin) < 0) return;  // not ours: ignored
+    var m = e.data;
+    if (!m || m.type !== PREFIX + "set-state" || typeof m.params !== "object" || !m.params) return;
+    var w = widgetNamed(m.widget);
+    if (w) w.update(m.params);  // Python checks the parameters, as for any change
+  });
+})();

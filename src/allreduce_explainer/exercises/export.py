@@ -1,0 +1,434 @@
+"""Question banks: the generated exercises, for chosen kinds and seeds, in the formats course
+platforms import (Moodle XML, QTI 1.2 as Canvas imports it, GIFT, CSV).
+
+Each question is one Problem the core drew (`problem(kind, seed)`): its answer and tolerance are
+the core's, written in the unit the question asks for, so a platform grades what the page's
+checker grades. A platform checks a number within an absolute margin, so the relative tolerance
+becomes `tolerance × |answer|` in the asked unit. Each question carries the page and objective it
+practises (`places`, which the build reads from the pages' front matter: the core does not read
+the content), the worked solution as feedback, and the link to its seeded state on the site.
+
+Only the standard library: xml.etree, csv, zipfile (the core runs in Pyodide too).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from dataclasses import dataclass
+from html import escape
+from xml.etree import ElementTree as ET
+
+from .. import fmt
+from ..errors import ParamError
+from ..params import Param
+from . import KINDS, SEED, TITLES, _sheet_kinds, problem
+from .check import _SLIPS as UNITS_OF  # the units the page's checker reads, by kind
+from .kinds import CHOICE, EXACT, VECTOR, Problem
+from .units import unit
+
+FORMATS = ("moodle", "qti", "gift", "csv")
+SUFFIX = {"moodle": "xml", "qti": "zip", "gift": "txt", "csv": "csv"}
+MAX_COUNT = 50  # problems per kind in one bank
+COUNT = Param("count", 1, "int", lo=1, hi=MAX_COUNT)
+NUMERIC, SHORT = "numerical", "shortanswer"  # with CHOICE: the three shapes of question
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # a zip's entries carry this date: the same bank, the same bytes
+QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
+CC_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a kind is taught: the page ("Stage 5 · ..."), its slug and the objective it
+    practises (the page's front matter `practice:`)."""
+
+    page: str
+    slug: str
+    objective: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """One exported question: the problem, and what a platform needs around it."""
+
+    kind: str
+    seed: int
+    problem: Problem
+    place: Place | None
+    link: str
+
+    @property
+    def name(self) -> str:
+        return f"{TITLES[self.kind]} (seed {self.seed})"
+
+    @property
+    def ident(self) -> str:
+        return f"{self.kind}-{self.seed}"
+
+    @property
+    def shape(self) -> str:
+        d = self.problem.dimension
+        return CHOICE if d == CHOICE else SHORT if d == VECTOR else NUMERIC
+
+    @property
+    def value(self) -> float:
+        """A numerical answer in the unit the question asks for."""
+        p = self.problem
+        return p.answer / unit(p.unit).scale if p.unit else float(p.answer)
+
+    @property
+    def margin(self) -> float:
+        """The absolute margin a platform checks: the core's relative tolerance of the value."""
+        return self.problem.tolerance * abs(self.value)
+
+    def units(self) -> list[tuple[str, float]]:
+        """Moodle's units: the asked one first (multiplier 1), then the others of its kind the
+        page's checker reads, each with the multiplier that turns the answer into it."""
+        asked = self.problem.unit
+        scale = unit(asked).scale
+        others = [u for u in UNITS_OF.get(self.problem.dimension, ()) if u != asked]
+        return [(asked, 1.0)] + [(u, scale / unit(u).scale) for u in others]
+
+    def answers(self) -> list[str]:
+        """A short answer's accepted spellings ("[1, 2]", "1, 2", "[1,2]")."""
+        text = self.problem.answer_text()
+        bare = text.strip("[]")
+        return list(dict.fromkeys([text, bare, text.replace(" ", ""), bare.replace(" ", "")]))
+
+    def ask(self) -> str:
+        """What the answer must be, as the page says under its box."""
+        p = self.problem
+        if self.shape == CHOICE:
+            return "Answer with one of: " + ", ".join(p.choices) + "."
+        if self.shape == SHORT:
+            return "Type the numbers exactly, e.g. [1, 2]."
+        within = "exactly" if p.tolerance == EXACT else f"within {fmt.percent(p.tolerance)}"
+        return f"Give the number {within}" + (f", in {p.unit}." if p.unit else ".")
+
+    def about(self) -> str:
+        """The page, objective and link a question names."""
+        lines = []
+        if self.place:
+            lines.append(f"From {self.place.page}. Objective: {self.place.objective}")
+        lines.append(f"Open it on the site: {self.link}")
+        return "\n".join(lines)
+
+    def solution(self) -> str:
+        """The worked solution, as text: its steps and the final answer."""
+        p = self.problem
+        return "\n".join([*p.steps, f"Answer: {p.answer_text()}"])
+
+    def wrong(self, choice: str) -> str:
+        """The feedback for a wrong choice: the misconception it names, if any."""
+        return next((msg for bad, msg in self.problem.mistakes if bad == choice), "Not quite.")
+
+
+def link(site: str, place: Place | None, kind: str, seed: int) -> str:
+    """The seeded problem on its page (or, without a page, its embed), under `site`."""
+    key = f"exercise-{kind}"
+    if place:
+        return f"{site}{place.slug}/index.html?{key}.seed={seed}#{key}"
+    return f"{site}embed/{key}/index.html?{key}.seed={seed}"
+
+
+def questions(kinds, seed, count=1, places=None, site="") -> list[Question]:
+    """`count` problems of each kind, seeds seed, seed+1, ...; kinds as a list or "a,b"."""
+    kinds = _sheet_kinds(kinds)
+    seed, count = SEED.check(seed), COUNT.check(count)
+    if seed + count - 1 > SEED.hi:
+        raise ParamError("seed", f"must leave room for {count} seeds below {SEED.hi}")
+    places = places or {}
+    return [
+        Question(k, s, problem(k, s), places.get(k), link(site, places.get(k), k, s))
+        for k in kinds
+        for s in range(seed, seed + count)
+    ]
+
+
+def export(fmt: str, qs: list[Question], title: str = "All-reduce, explained") -> bytes:
+    """The bank as the bytes of one file in format `fmt`."""
+    if fmt not in FORMATS:
+        raise ParamError("format", f"must be one of {', '.join(FORMATS)}")
+    writer = {"moodle": moodle, "qti": qti, "gift": gift, "csv": table}[fmt]
+    return writer(qs, title)
+
+
+def _html(text: str) -> str:
+    """Plain text as HTML paragraphs (the prompt's middle lines, a log, preformatted)."""
+    lines = text.split("\n")
+    if len(lines) > 2:
+        head, mid, tail = lines[0], "\n".join(lines[1:-1]), lines[-1]
+        return f"<p>{escape(head)}</p><pre>{escape(mid)}</pre><p>{escape(tail)}</p>"
+    return "".join(f"<p>{escape(line)}</p>" for line in lines)
+
+
+def _prompt_html(q: Question) -> str:
+    about = (
+        f"<p><small>From {escape(q.place.page)}. Objective: {escape(q.place.objective)} "
+        if q.place
+        else "<p><small>"
+    ) + f'<a href="{escape(q.link)}">Open it on the site</a>.</small></p>'
+    return _html(q.problem.prompt) + f"<p>{escape(q.ask())}</p>" + about
+
+
+def _feedback_html(q: Question) -> str:
+    steps = "".join(f"<li>{escape(s)}</li>" for s in q.problem.steps)
+    return (
+        f"<ol>{steps}</ol><p><strong>{escape(q.problem.answer_text())}</strong></p>"
+        f'<p><a href="{escape(q.link)}">Check it on the site</a></p>'
+    )
+
+
+def _xml(root: ET.Element) -> bytes:
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs) -> ET.Element:
+    e = ET.SubElement(parent, tag, {k.rstrip("_"): v for k, v in attrs.items()})
+    if text is not None:
+        e.text = text
+    return e
+
+
+# ---- Moodle XML ----------------------------------------------------------------------------------
+
+
+def _text(parent: ET.Element, tag: str, text: str, html: bool = True) -> ET.Element:
+    e = _sub(parent, tag, format="html") if html else _sub(parent, tag)
+    _sub(e, "text", text)
+    return e
+
+
+def moodle(qs: list[Question], title: str) -> bytes:
+    """Moodle XML: numerical questions with their tolerance and unit, multichoice for a choice,
+    shortanswer for a vector; the worked solution as general feedback."""
+    quiz = ET.Element("quiz")
+    cat = _sub(quiz, "question", type="category")
+    _text(cat, "category", f"$course$/{title}", html=False)
+    for q in qs:
+        item = _sub(quiz, "question", type=q.shape if q.shape != CHOICE else "multichoice")
+        _text(item, "name", q.name, html=False)
+        _text(item, "questiontext", _prompt_html(q))
+        _text(item, "generalfeedback", _feedback_html(q))
+        _sub(item, "defaultgrade", "1")
+        _sub(item, "idnumber", q.ident)
+        if q.shape == NUMERIC:
+            a = _sub(item, "answer", fraction="100", format="moodle_auto_format")
+            _sub(a, "text", repr(q.value))
+            _sub(a, "tolerance", repr(q.margin))
+            _text(a, "feedback", "<p>Correct.</p>")
+            if q.problem.unit:
+                units = _sub(item, "units")
+                for name, multiplier in q.units():
+                    u = _sub(units, "unit")
+                    _sub(u, "multiplier", repr(multiplier))
+                    _sub(u, "unit_name", name)
+                # units optional, as on the page: a number alone is in the asked unit, and a
+                # number with another unit of the same kind is converted before it is graded
+                _sub(item, "unitgradingtype", "0")
+                _sub(item, "unitpenalty", "0")
+                _sub(item, "showunits", "0")  # typed in the answer's box
+                _sub(item, "unitsleft", "0")
+        elif q.shape == SHORT:
+            _sub(item, "usecase", "0")
+            for text in q.answers():
+                a = _sub(item, "answer", fraction="100", format="moodle_auto_format")
+                _sub(a, "text", text)
+                _text(a, "feedback", "<p>Correct.</p>")
+        else:
+            _sub(item, "single", "true")
+            _sub(item, "shuffleanswers", "0")
+            _sub(item, "answernumbering", "none")
+            for choice in q.problem.choices:
+                right = choice == q.problem.answer
+                a = _sub(item, "answer", fraction="100" if right else "0", format="html")
+                _sub(a, "text", choice)
+                _text(a, "feedback", "<p>Correct.</p>" if right else f"<p>{q.wrong(choice)}</p>")
+    return _xml(quiz)
+
+
+# ---- QTI 1.2, as Canvas imports it: a zip with imsmanifest.xml and one assessment --------------
+
+
+def _meta(parent: ET.Element, fields: dict[str, str]) -> None:
+    md = _sub(_sub(parent, "itemmetadata"), "qtimetadata")
+    for label, entry in fields.items():
+        f = _sub(md, "qtimetadatafield")
+        _sub(f, "fieldlabel", label)
+        _sub(f, "fieldentry", entry)
+
+
+def _mat(parent: ET.Element, html: str) -> None:
+    _sub(_sub(parent, "material"), "mattext", html, texttype="text/html")
+
+
+def _qti_item(section: ET.Element, q: Question) -> None:
+    types = {NUMERIC: "numerical_question", SHORT: "short_answer_question"}
+    item = _sub(section, "item", ident=q.ident, title=q.name)
+    _meta(
+        item,
+        {"question_type": types.get(q.shape, "multiple_choice_question"), "points_possible": "1.0"},
+    )
+    pres = _sub(item, "presentation")
+    _mat(pres, _prompt_html(q))
+    proc = _sub(item, "resprocessing")
+    _sub(
+        _sub(proc, "outcomes"),
+        "decvar",
+        maxvalue="100",
+        minvalue="0",
+        varname="SCORE",
+        vartype="Decimal",
+    )
+    if q.shape == CHOICE:
+        resp = _sub(pres, "response_lid", ident="response1", rcardinality="Single")
+        render = _sub(resp, "render_choice")
+        for i, choice in enumerate(q.problem.choices):
+            _mat(_sub(render, "response_label", ident=f"{q.ident}-{i}"), choice)
+        right = q.problem.choices.index(q.problem.answer)
+        cond = _sub(proc, "respcondition", continue_="No")
+        _sub(_sub(cond, "conditionvar"), "varequal", f"{q.ident}-{right}", respident="response1")
+    else:
+        resp = _sub(pres, "response_str", ident="response1", rcardinality="Single")
+        fib = "Decimal" if q.shape == NUMERIC else "String"
+        _sub(_sub(resp, "render_fib", fibtype=fib), "response_label", ident="answer1")
+        cond = _sub(proc, "respcondition", continue_="No")
+        var = _sub(cond, "conditionvar")
+        if q.shape == NUMERIC:
+            either = _sub(var, "or")
+            _sub(either, "varequal", repr(q.value), respident="response1")
+            both = _sub(either, "and")
+            _sub(both, "vargte", repr(q.value - q.margin), respident="response1")
+            _sub(both, "varlte", repr(q.value + q.margin), respident="response1")
+        else:
+            for text in q.answers():
+                _sub(var, "varequal", text, respident="response1")
+    _sub(cond, "setvar", "100", action="Set", varname="SCORE")
+    general = _sub(proc, "respcondition", continue_="Yes")
+    _sub(_sub(general, "conditionvar"), "other")
+    _sub(general, "displayfeedback", feedbacktype="Response", linkrefid="general_fb")
+    fb = _sub(item, "itemfeedback", ident="general_fb")
+    _mat(_sub(fb, "flow_mat"), _feedback_html(q))
+
+
+def qti_assessment(qs: list[Question], title: str) -> bytes:
+    """The QTI 1.2 assessment: one item per question, in Canvas's question types."""
+    root = ET.Element("questestinterop", xmlns=QTI_NS)
+    test = _sub(root, "assessment", ident="allreduce-explainer-bank", title=title)
+    section = _sub(test, "section", ident="root_section")
+    for q in qs:
+        _qti_item(section, q)
+    return _xml(root)
+
+
+def qti_manifest(title: str) -> bytes:
+    root = ET.Element("manifest", identifier="allreduce-explainer-bank", xmlns=CC_NS)
+    _sub(_sub(root, "metadata"), "schema", "IMS Content")
+    _sub(root, "organizations")
+    res = _sub(_sub(root, "resources"), "resource", identifier="bank", type="imsqti_xmlv1p2")
+    res.set("href", "bank.xml")
+    _sub(res, "file", href="bank.xml")
+    return _xml(root)
+
+
+def qti(qs: list[Question], title: str) -> bytes:
+    """A QTI .zip (Canvas: Import course content, "QTI .zip file")."""
+    return zip_bytes(
+        {"imsmanifest.xml": qti_manifest(title), "bank.xml": qti_assessment(qs, title)}
+    )
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    """A zip of `files` in the order given, every entry dated ZIP_TIME: the same files, the same
+    bytes (the build is byte-identical)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data in files.items():
+            info = zipfile.ZipInfo(name, ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            z.writestr(info, data)
+    return out.getvalue()
+
+
+# ---- GIFT ----------------------------------------------------------------------------------------
+
+GIFT_SPECIAL = "\\~=#{}:"
+
+
+def gift_escape(text: str) -> str:
+    """GIFT's special characters escaped with a backslash; a line break as \\n."""
+    for c in GIFT_SPECIAL:
+        text = text.replace(c, "\\" + c)
+    return text.replace("\n", "\\n")
+
+
+def gift(qs: list[Question], title: str) -> bytes:
+    """GIFT (Moodle's text format): {#value:margin} for a number, {=right ~wrong} for a choice,
+    {=text} for a vector; the worked solution as general feedback (####)."""
+    out = [
+        f"// {title}: a question bank of generated exercises",
+        f"$CATEGORY: $course$/{title}",
+        "",
+    ]
+    for q in qs:
+        out.append(f"// {q.ident}")
+        body = gift_escape(q.problem.prompt + "\n" + q.ask() + "\n" + q.about())
+        if q.shape == NUMERIC:
+            answer = f"#{q.value!r}:{q.margin!r}"
+        elif q.shape == SHORT:
+            answer = " ".join("=" + gift_escape(t) for t in q.answers())
+        else:
+            answer = " ".join(
+                ("=" if c == q.problem.answer else "~")
+                + gift_escape(c)
+                + ("" if c == q.problem.answer else "#" + gift_escape(q.wrong(c)))
+                for c in q.problem.choices
+            )
+        feedback = gift_escape(q.solution())
+        out.append(f"::{gift_escape(q.name)}::{body} {{{answer} ####{feedback}}}")
+        out.append("")
+    return "\n".join(out).encode("utf-8")
+
+
+# ---- CSV -----------------------------------------------------------------------------------------
+
+CSV_COLUMNS = (
+    "kind", "seed", "title", "type", "question", "answer", "unit", "tolerance_relative",
+    "margin", "choices", "page", "objective", "link", "solution",
+)  # fmt: skip
+
+
+def table(qs: list[Question], title: str) -> bytes:
+    """One row per question: the answer (in the asked unit) and both tolerances, the choices
+    separated by "|", the page, objective, link and worked solution."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for q in qs:
+        p = q.problem
+        numeric = q.shape == NUMERIC
+        w.writerow(
+            [
+                q.kind,
+                q.seed,
+                TITLES[q.kind],
+                q.shape,
+                p.prompt + "\n" + q.ask(),
+                repr(q.value) if numeric else p.answer_text(),
+                p.unit,
+                repr(p.tolerance),
+                repr(q.margin) if numeric else "",
+                "|".join(p.choices),
+                q.place.page if q.place else "",
+                q.place.objective if q.place else "",
+                q.link,
+                q.solution(),
+            ]
+        )
+    return out.getvalue().encode("utf-8")
+
+
+__all__ = ["FORMATS", "KINDS", "Place", "Question", "export", "questions", "zip_bytes"]

@@ -1,0 +1,240 @@
+"""The question banks (exercises/export.py): every format's answers and tolerances are the core's.
+
+The oracle is the core itself, recomputed here: the Problem `problem(kind, seed)` draws, and the
+checker (`feedback`) that the page runs. A numerical answer exported must be accepted by the page's
+checker, a value just outside its margin refused, and the margin equal to the core's relative
+tolerance of the answer in the asked unit. GIFT and CSV are read back with parsers written here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from allreduce_explainer.exercises import KINDS, feedback, problem
+from allreduce_explainer.exercises import export as ex
+from allreduce_explainer.exercises.units import unit
+
+SEED, COUNT = 11, 2
+ALL = list(KINDS)
+QTI = {"q": ex.QTI_NS}
+
+
+def asked_value(p) -> float:
+    """The answer in the unit asked: the core's base-unit answer over the unit's scale."""
+    return p.answer / unit(p.unit).scale if p.unit else float(p.answer)
+
+
+def expect(kind: str, seed: int):
+    p = problem(kind, seed)
+    shape = {"choice": "choice", "vector": "shortanswer"}.get(p.dimension, "numerical")
+    return p, shape
+
+
+def accepted(p, value: float) -> bool:
+    return feedback(p, f"{value!r} {p.unit}".strip())["correct"]
+
+
+@pytest.fixture(scope="module")
+def bank():
+    places = {
+        k: ex.Place(f"Stage 1 · page of {k}", f"slug-{k}", f"objective of {k}") for k in ALL[:5]
+    }
+    return ex.questions(ALL, SEED, COUNT, places, "https://example.org/ae/")
+
+
+def seeds():
+    return [(k, s) for k in ALL for s in range(SEED, SEED + COUNT)]
+
+
+def check_numeric(kind, seed, value, margin):
+    p = problem(kind, seed)
+    want = asked_value(p)
+    assert value == want
+    assert margin == pytest.approx(p.tolerance * abs(want), rel=1e-12, abs=0)
+    assert accepted(p, value)  # the page's checker takes the exported answer
+    if margin > 0:
+        assert accepted(p, value + margin * 0.999)
+        assert not accepted(p, value + margin * 1.01 + abs(value) * 1e-9)
+
+
+def test_moodle_xml_answers_are_the_cores(bank):
+    root = ET.fromstring(ex.export("moodle", bank))
+    items = [q for q in root.findall("question") if q.get("type") != "category"]
+    assert [q.findtext("idnumber") for q in items] == [f"{k}-{s}" for k, s in seeds()]
+    for q, (kind, seed) in zip(items, seeds()):
+        p, shape = expect(kind, seed)
+        assert q.get("type") == {"choice": "multichoice"}.get(shape, shape)
+        fb = q.findtext("generalfeedback/text")
+        assert p.steps[0].split()[0] in fb and f"{kind}.seed={seed}" in fb
+        if shape == "numerical":
+            (a,) = q.findall("answer")
+            check_numeric(kind, seed, float(a.findtext("text")), float(a.findtext("tolerance")))
+            if p.unit:
+                assert q.findtext("units/unit/unit_name") == p.unit
+                assert q.findtext("units/unit/multiplier") == "1.0"
+                value = float(a.findtext("text"))
+                for u in q.findall("units/unit"):  # the answer in each unit Moodle offers
+                    typed = value * float(u.findtext("multiplier"))
+                    name = u.findtext("unit_name")
+                    assert feedback(p, f"{typed!r} {name}")["correct"], (kind, seed, name)
+        elif shape == "choice":
+            marks = {a.findtext("text"): a.get("fraction") for a in q.findall("answer")}
+            assert marks == {c: "100" if c == p.answer else "0" for c in p.choices}
+        else:
+            for a in q.findall("answer"):
+                assert feedback(p, a.findtext("text"))["correct"]
+    placed = items[0].findtext("questiontext/text")
+    assert "objective of " + ALL[0] in placed and "https://example.org/ae/slug-" in placed
+
+
+def test_qti_zip_answers_are_the_cores(bank):
+    z = zipfile.ZipFile(io.BytesIO(ex.export("qti", bank)))
+    assert z.namelist() == ["imsmanifest.xml", "bank.xml"]
+    manifest = ET.fromstring(z.read("imsmanifest.xml"))
+    (res,) = manifest.iter(f"{{{ex.CC_NS}}}resource")
+    assert res.get("type") == "imsqti_xmlv1p2" and res.get("href") == "bank.xml"
+    root = ET.fromstring(z.read("bank.xml"))
+    items = root.findall(".//q:item", QTI)
+    assert [i.get("ident") for i in items] == [f"{k}-{s}" for k, s in seeds()]
+    for item, (kind, seed) in zip(items, seeds()):
+        p, shape = expect(kind, seed)
+        meta = {
+            f.findtext("q:fieldlabel", namespaces=QTI): f.findtext("q:fieldentry", namespaces=QTI)
+            for f in item.findall(".//q:qtimetadatafield", QTI)
+        }
+        qtype = {"numerical": "numerical_question", "shortanswer": "short_answer_question"}
+        assert meta["question_type"] == qtype.get(shape, "multiple_choice_question")
+        var = item.find("q:resprocessing/q:respcondition/q:conditionvar", QTI)
+        if shape == "numerical":
+            value = float(var.findtext("q:or/q:varequal", namespaces=QTI))
+            lo = float(var.findtext("q:or/q:and/q:vargte", namespaces=QTI))
+            hi = float(var.findtext("q:or/q:and/q:varlte", namespaces=QTI))
+            check_numeric(kind, seed, value, (hi - lo) / 2)
+            assert lo <= value <= hi
+        elif shape == "choice":
+            labels = {
+                lab.get("ident"): lab.findtext(".//q:mattext", namespaces=QTI)
+                for lab in item.findall(".//q:response_label", QTI)
+            }
+            assert sorted(labels.values()) == sorted(p.choices)
+            assert labels[var.findtext("q:varequal", namespaces=QTI)] == p.answer
+        else:
+            for v in var.findall("q:varequal", QTI):
+                assert feedback(p, v.text)["correct"]
+        fb = item.findtext(".//q:itemfeedback//q:mattext", namespaces=QTI)
+        assert p.answer_text() in fb.replace("&amp;", "&")
+
+
+# ---- GIFT, read back ---------------------------------------------------------------------------
+
+
+def gift_split(text: str, sep: str) -> list[str]:
+    """`text` cut at each unescaped `sep`."""
+    out, cur, i = [], "", 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            cur += text[i : i + 2]
+            i += 2
+        elif text.startswith(sep, i):
+            out.append(cur)
+            cur, i = "", i + len(sep)
+        else:
+            cur += text[i]
+            i += 1
+    return out + [cur]
+
+
+def gift_unescape(text: str) -> str:
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), text)
+
+
+def parse_gift(text: str) -> list[dict]:
+    """Each question's name, body, answer block and general feedback."""
+    out = []
+    for line in text.splitlines():
+        if not line.startswith("::"):
+            continue
+        _, name, rest = gift_split(line, "::")[:3]
+        body, answer = gift_split(rest, "{")
+        answer, general = gift_split(answer.rstrip("}"), "####")
+        out.append(
+            {
+                "name": gift_unescape(name),
+                "body": gift_unescape(body),
+                "answer": answer.strip(),
+                "feedback": gift_unescape(general),
+            }
+        )
+    return out
+
+
+def test_gift_round_trips(bank):
+    parsed = parse_gift(ex.export("gift", bank).decode("utf-8"))
+    assert len(parsed) == len(bank)
+    for q, got, (kind, seed) in zip(bank, parsed, seeds()):
+        p, shape = expect(kind, seed)
+        assert got["name"] == q.name
+        assert got["body"].startswith(p.prompt)
+        assert got["feedback"].rstrip() == "\n".join([*p.steps, f"Answer: {p.answer_text()}"])
+        if shape == "numerical":
+            assert got["answer"].startswith("#")
+            value, margin = (float(x) for x in got["answer"][1:].split(":"))
+            check_numeric(kind, seed, value, margin)
+        elif shape == "choice":
+            # every unescaped = or ~ starts an answer (in the text they are escaped)
+            parts = re.findall(r"([=~])((?:\\.|[^=~\\])*)", got["answer"])
+            marks = {gift_unescape(gift_split(t, "#")[0]).strip(): m for m, t in parts}
+            assert marks == {c: "=" if c == p.answer else "~" for c in p.choices}
+        else:
+            for part in gift_split(got["answer"], " ="):
+                assert feedback(p, gift_unescape(part.lstrip("=")))["correct"]
+
+
+def test_csv_round_trips(bank):
+    rows = list(csv.DictReader(io.StringIO(ex.export("csv", bank).decode("utf-8"))))
+    assert tuple(rows[0]) == ex.CSV_COLUMNS
+    for row, (kind, seed) in zip(rows, seeds(), strict=True):
+        p, shape = expect(kind, seed)
+        assert (row["kind"], int(row["seed"]), row["type"]) == (kind, seed, shape)
+        assert row["question"].startswith(p.prompt)
+        assert float(row["tolerance_relative"]) == p.tolerance
+        assert row["unit"] == p.unit
+        if shape == "numerical":
+            check_numeric(kind, seed, float(row["answer"]), float(row["margin"]))
+        else:
+            assert feedback(p, row["answer"])["correct"]
+            assert row["choices"].split("|") == (list(p.choices) or [""])
+        assert f"exercise-{kind}.seed={seed}" in row["link"]
+
+
+def test_same_bank_same_bytes():
+    """A zip's entries are dated, so the date is fixed: the build writes the same bytes."""
+    for fmt in ex.FORMATS:
+        assert ex.export(fmt, ex.questions(ALL[:3], 4, 2)) == ex.export(
+            fmt, ex.questions(ALL[:3], 4, 2)
+        )
+    z = zipfile.ZipFile(io.BytesIO(ex.export("qti", ex.questions(ALL[:3], 4, 1))))
+    assert {i.date_time for i in z.infolist()} == {ex.ZIP_TIME}
+
+
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        (("nope", 0, 1), "kinds"),
+        (("ring_time", -1, 1), "seed"),
+        (("ring_time", 0, 0), "count"),
+        (("ring_time", 0, ex.MAX_COUNT + 1), "count"),
+    ],
+)
+def test_bad_input_names_the_field(args, field):
+    from allreduce_explainer.errors import ParamError
+
+    with pytest.raises(ParamError) as e:
+        ex.questions(*args)
+    assert e.value.field == field
