@@ -1,4 +1,4 @@
-"""Page 10 in Chromium with a NCCL_DEBUG=INFO log pasted (issue 27): the topology read, the
+"""Page 10 in Chromium with a NCCL_DEBUG=INFO log pasted: the topology read, the
 findings with their evidence, channel 0's ring drawn on the servers (and its tree on request),
 each table row naming NCCL's model's pick, bands on the busbw chart, the topology applied to
 the calculator; no serious axe violation and no sideways scroll at 360 px."""

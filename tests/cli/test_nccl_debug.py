@@ -1,4 +1,4 @@
-"""`allreduce-explainer nccl-debug FILE --json`: the contract's keys (issue 27), a real log's
+"""`allreduce-explainer nccl-debug FILE --json`: the contract's keys, a real log's
 rings, trees and findings, the table, bad input exiting 2 with the argument named; and
 `nccl-tests` rows naming NCCL's model's algorithm and protocol."""
 
