@@ -608,6 +608,8 @@ def nccl_debug(text, gpus=None, gpu=None, nic_gbps=None) -> dict:
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     nic = None if p["nic_gbps"] is None else float(p["nic_gbps"])
     return explain.read_debug(text, p["gpus"], explain.Network(gpu, nic))
+
+
 MAX_ORDER_GPUS = 512
 MAX_ORDER_LENGTH = 4096
 MAX_ORDER_ELEMENTS = 1 << 17  # gpus x length: four methods of exact rationals stay well under 1 s
