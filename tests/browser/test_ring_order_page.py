@@ -22,7 +22,7 @@ def _link(page, server) -> str:
     box.press("Tab")
     link = w.locator("[data-role=debug-step-link]")
     link.wait_for()
-    assert "stage 2" in link.inner_text()
+    assert "page 2" in link.inner_text()
     return link
 
 
