@@ -29,6 +29,12 @@
     var d = w && w.state && w.state.debug;
     if (!view) return;
     view.hidden = !d;
+    var step = view.querySelector('[data-role="debug-step"]');
+    if (step) {  // the ring on stage 2's stepper: Python's link from the site's root
+      var base = document.querySelector('meta[name="ae-base"]');
+      step.hidden = !(d && d.step_link);
+      if (d && d.step_link) step.querySelector("a").href = (base ? base.content : "") + d.step_link;
+    }
     if (!d || !d.diagram || !window.AE.diagram) return;
     var svg = view.querySelector('[data-role="debug-diagram"]');
     window.AE.diagram.layout(svg, d.diagram);

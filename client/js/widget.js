@@ -116,7 +116,10 @@
   Widget.prototype.showError = function (field, message) {
     var slot = field && this.el.querySelector('[data-error-for="' + CSS.escape(String(field)) + '"]');
     var control = field && this.el.querySelector('[data-param="' + CSS.escape(String(field)) + '"]');
-    if (!slot) slot = this.el.querySelector('[data-error-for="_"]');
+    if (!slot) {  // a parameter without a control (a link's ring order): the message names it
+      slot = this.el.querySelector('[data-error-for="_"]');
+      if (field && field !== "_") message = field + ": " + message;
+    }
     if (slot) slot.textContent = message;
     if (control) control.setAttribute("aria-invalid", "true");
   };

@@ -29,7 +29,7 @@ from .simulation import shard as shard_engine
 from .simulation import simulate as sim
 from .training import calculator, memory, shardcost
 from .training import ddp as ddp_engine
-from .validate import count
+from .validate import count, permutation
 
 DEFAULT_GPU = hardware.H100_SXM.name  # the pages' default GPU
 
@@ -105,6 +105,8 @@ SIMULATE = spec(
     Param("chunks", None, "int", "tree only: pipeline chunks per tree (default 2)", 1, 64,
           optional=True),
     *_links(),
+    Param("order", None, "data", "ring only: the ring's order of GPUs, as NCCL_DEBUG=INFO prints "
+          "a channel's (0,3,1,2; default 0,1,...,N-1)", optional=True, metavar="R,R,..."),
 )  # fmt: skip
 
 
@@ -118,9 +120,11 @@ def simulate(
     values=None,
     trace=False,
     chunks=None,
+    order=None,
     **links,
 ) -> dict:
-    """Run one all-reduce on real vectors; the trace of every step when `trace` is true."""
+    """Run one all-reduce on real vectors; the trace of every step when `trace` is true. `order`
+    runs the ring in that order of GPUs (a channel's ring from NCCL_DEBUG=INFO)."""
     p = validated(_given(locals()), SIMULATE)
     trace, length = p["trace"], p["length"]
     topo = topology(
@@ -146,6 +150,10 @@ def simulate(
         opts["chunks"] = p["chunks"]
     elif p["algorithm"] == "tree":  # no more chunks than elements in half the vector
         opts["chunks"] = max(1, min(tree.SIMULATE_CHUNKS, len(inputs[0]) // 2))
+    if p["order"] is not None:
+        if p["algorithm"] != "ring":
+            raise ParamError("order", "only the ring runs in a given order")
+        opts["order"] = permutation("order", p["order"], topo.gpus)
     return sim.run(p["algorithm"], topo, inputs, dt, full=trace, **opts)
 
 

@@ -83,7 +83,8 @@ def test_each_ring_half_heads_with_its_steps_and_what_each_gpu_sends(n, length, 
     """Each half sends n − 1 of a GPU's n chunks, (n−1)/n of its gradient, in n − 1 steps."""
     for name in ("ring_reduce_scatter", "ring_all_gather"):
         s = W[name]({"gpus": n, "length": length, "dtype": dtype})
-        assert s["readouts"] == {"steps": f"{n - 1} (n − 1)", "sent": each}, name
+        ring = " → ".join(map(str, [*range(n), 0])) + " (rank order)"
+        assert s["readouts"] == {"steps": f"{n - 1} (n − 1)", "sent": each, "ring": ring}, name
         assert len(s["frames"]) - 1 == n - 1
 
 

@@ -9,7 +9,13 @@ rank not drawn are left out and said.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from . import diagram
+from .ring import RING
+
+STEPPER_PAGE = "ring-reduce-scatter/index.html"  # stage 2's page, from the site's root
+STEPPER = "ring_reduce_scatter"  # its widget, whose URL parameters the link sets
 
 MAX_SERVERS = 4  # servers drawn (each up to 8 GPUs): a 360 px screen still reads the ranks
 MAX_FINDINGS = 8
@@ -41,6 +47,7 @@ def state(topo: dict | None, channel: int, view: str) -> dict | None:
     chans = topo["channels"]
     pick = next((c for c in chans if c["channel"] == channel), chans[0] if chans else None)
     out: dict = {"channel": pick["channel"] if pick else None, "view": view}
+    out["step_link"] = step_link(pick)
     shape = _drawn(topo)
     if pick and shape:
         servers, per = shape
@@ -53,6 +60,19 @@ def state(topo: dict | None, channel: int, view: str) -> dict | None:
         out["left_out"] = len(pairs) - len(kept)
         out["label"] = _label(pick, view, kept, len(pairs) - len(kept))
     return out
+
+
+def step_link(channel: dict | None) -> str | None:
+    """Stage 2's stepper running this channel's ring, as a link from the site's root (the page
+    prefixes its base), or None when the ring does not fit the stepper: cut short in the log,
+    not every rank once, or longer than its GPU limit. One number per GPU, so no chunk is empty."""
+    ring = (channel or {}).get("ring") or []
+    fits = 2 <= len(ring) <= RING["gpus"].hi and sorted(ring) == list(range(len(ring)))
+    if not fits or channel["ring_truncated"]:
+        return None
+    n = len(ring)
+    query = {"gpus": n, "length": n, "order": ",".join(map(str, ring))}
+    return STEPPER_PAGE + "?" + urlencode({f"{STEPPER}.{k}": v for k, v in query.items()}, safe=",")
 
 
 def _label(channel: dict, view: str, pairs, left_out: int) -> str:

@@ -60,14 +60,17 @@ def _layout(kind, w, h, nodes, links=(), boxes=(), bend=None, node=(NODE_W, NODE
     }
 
 
-def ring(n: int, switch: bool = False) -> dict:
-    """GPUs clockwise on a circle from the top; arrows bow outwards; the switch in the middle.
-    The arcs between neighbours stay inside the circle's boxes, so the margin is the boxes'."""
+def ring(n: int, switch: bool = False, order: list[int] | None = None) -> dict:
+    """GPUs clockwise on a circle from the top, in `order` (a ring's order of GPUs; None: rank
+    order), so each GPU's neighbour on the circle is the one it sends to; arrows bow outwards;
+    the switch in the middle. The arcs between neighbours stay inside the circle's boxes, so the
+    margin is the boxes'."""
     r = max(95.0, n * 72 / (2 * math.pi))
     cx, cy = r + NODE_W / 2 + MARGIN, r + NODE_H / 2 + MARGIN
+    ranks = list(range(n)) if order is None else order
     nodes = [
-        _node(i, cx + r * math.sin(2 * math.pi * i / n), cy - r * math.cos(2 * math.pi * i / n))
-        for i in range(n)
+        _node(g, cx + r * math.sin(2 * math.pi * i / n), cy - r * math.cos(2 * math.pi * i / n))
+        for i, g in enumerate(ranks)
     ]
     if switch:
         nodes.append(_node(SWITCH, cx, cy))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from .. import api, dtypes
+from ..errors import ParamError
 from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 from ..schedules.schedule import split
 from ..simulation.verify import check
+from ..validate import permutation
 from . import Widget, diagram, views
 from .common import chunk_of, stepper_frames, value_text, vectors
 
@@ -36,19 +38,53 @@ RING = spec(
     DTYPE,
     SEED,
     VALUES,
+    # the ring's order of GPUs, as a link carries it (stage 10's "step through this ring":
+    # a channel's ring from NCCL_DEBUG=INFO); no control, the URL records it
+    Param("order", None, "data", optional=True),
 )
+
+
+def ring_order(value, gpus: int) -> list[int] | None:
+    """The order the stepper runs: None for rank order; the given one when it lists `gpus` GPUs.
+    An order of another length is left out (the reader changed the GPU count: rank order
+    again); one longer than the stepper allows is refused, naming the field."""
+    if value is None or value == "":
+        return None
+    order = permutation("order", value)
+    most = RING["gpus"].hi
+    if len(order) > most:
+        raise ParamError(
+            "order", f"a ring of {len(order)} GPUs is longer than this stepper's {most}"
+        )
+    return order if len(order) == gpus else None
 
 
 def _ring_trace(params) -> tuple[dict, dict]:
     p = validated(params, RING)
     n, dtype = p["gpus"], p["dtype"]
+    order = ring_order(p["order"], n)
+    # the state keeps the order as a link writes it (0,7,6,...), so the URL reads as NCCL's line
+    p["order"] = None if order is None else ",".join(map(str, order))
     inputs = vectors(p, n, dtype, RING["length"].hi)
-    result = api.simulate("ring", n, values=inputs, dtype=dtype, trace=True)
+    result = api.simulate("ring", n, values=inputs, dtype=dtype, trace=True, order=order)
     return p, result
 
 
-def _ring_stepper(p: dict, r: dict, frames: list, **more) -> views.Stepper:
+def _ranks(p: dict) -> list[int] | None:
+    """The order the state keeps (text), as ranks."""
+    return None if p["order"] is None else permutation("order", p["order"])
+
+
+def _order_text(order: list[int] | None, n: int) -> str:
+    """The ring as a readout: "0 → 7 → 6 → … → 0", and whose order it is."""
+    ranks = order or list(range(n))
+    ring = " → ".join(map(str, [*ranks, ranks[0]]))
+    return ring + (" (the given order)" if order else " (rank order)")
+
+
+def _ring_stepper(p: dict, r: dict, frames: list, readouts: dict, **more) -> views.Stepper:
     n, length = r["gpus"], r["length"]
+    readouts = {**readouts, "ring": _order_text(_ranks(p), n)}
     return views.stepper(
         params={**p, "gpus": n, "length": length},
         dtype=r["dtype"],
@@ -57,6 +93,7 @@ def _ring_stepper(p: dict, r: dict, frames: list, **more) -> views.Stepper:
         target=r["target"],
         extra_rows=[{"label": "target (sum)", "values": r["target"]}],
         frames=frames,
+        readouts=readouts,
         **more,
     )
 
@@ -94,15 +131,24 @@ def ring_reduce_scatter(params=None) -> dict:
         chunks,
         _ring_narration(chunks, r["dtype"], n),
     )
+    owned = _owned(_ranks(p), n)
     frames[-1]["narration"].append(
         "Every GPU now owns the complete sum of one chunk: "
-        + "; ".join(f"GPU {i} owns chunk {(i + 1) % n}" for i in range(n))
+        + "; ".join(f"GPU {i} owns chunk {owned[i]}" for i in range(n))
         + "."
     )
-    owned = [(i + 1) % n for i in range(n)]
     sent = _sent(r, -1, n - 2)
-    state = _ring_stepper(p, r, frames, editable=True, owned=owned, readouts=_readouts(r, sent))
-    return diagram.attach(state, diagram.ring(n))
+    state = _ring_stepper(p, r, frames, _readouts(r, sent), editable=True, owned=owned)
+    return diagram.attach(state, diagram.ring(n, order=_ranks(p)))
+
+
+def _owned(order: list[int] | None, n: int) -> list[int]:
+    """The chunk each GPU owns after the reduce-scatter: position p of the ring owns chunk
+    (p + 1) mod n (schedules/schedule.py's ring), so GPU order[p] does."""
+    owned = [0] * n
+    for pos, gpu in enumerate(order or range(n)):
+        owned[gpu] = (pos + 1) % n
+    return owned
 
 
 def ring_all_gather(params=None) -> dict:
@@ -126,14 +172,16 @@ def ring_all_gather(params=None) -> dict:
     verdict = check(r)
     frames[-1]["narration"].append(verdict["verdict"])
     sent = _sent(r, n - 2, len(r["trace"]) - 1)
-    state = _ring_stepper(p, r, frames, check=verdict, readouts=_readouts(r, sent))
+    state = _ring_stepper(p, r, frames, _readouts(r, sent), check=verdict)
     ones = [[1] * r["length"]] * n
     rs = stepper_frames(r["trace"][: n - 1], r["inputs"], ones, n, chunks, lambda *_: [])
-    return diagram.attach(state, diagram.ring(n), start=diagram.holders(rs, n)[-1])
+    layout = diagram.ring(n, order=_ranks(p))
+    return diagram.attach(state, layout, start=diagram.holders(rs, n)[-1])
 
 
 EDIT_HINT = "At step 0 you can edit any GPU's numbers."
 HEADLINE = (("sent", "Each GPU sends"), ("steps", "Steps"))
+READOUTS = {"setup": (("ring", "The ring"),)}
 RECORDS = (
     Widget(
         "ring_reduce_scatter",
@@ -143,6 +191,7 @@ RECORDS = (
         label="Ring reduce-scatter, step by step",
         hint=EDIT_HINT,
         headline=HEADLINE,
+        readouts=READOUTS,
     ),
     Widget(
         "ring_all_gather",
@@ -151,5 +200,6 @@ RECORDS = (
         views.STEPPER,
         label="Ring all-gather and the exact check",
         headline=HEADLINE,
+        readouts=READOUTS,
     ),
 )

@@ -1,0 +1,122 @@
+"""The ring run in a given order of GPUs (a channel's ring from NCCL_DEBUG=INFO) against an
+oracle written here: at reduce-scatter step s the GPU at position p of the order sends chunk
+(p - s) mod n to the GPU at position p + 1, which adds it in; at all-gather step s it forwards
+chunk (p + 1 - s) mod n, which the next GPU copies (Patarasuk & Yuan 2009, NCCL's ring)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allreduce_explainer import api
+from allreduce_explainer.errors import ParamError
+from allreduce_explainer.schedules import ring
+from allreduce_explainer.schedules.topology import Topology
+from allreduce_explainer.simulation.verify import check
+from helpers import examples
+
+
+def _chunks(length: int, n: int) -> list[tuple[int, int]]:
+    """[start, stop) of n chunks, sizes differing by one, the larger first (numpy's array_split)."""
+    edges = np.cumsum([0] + [len(a) for a in np.array_split(np.arange(length), n)])
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+
+def oracle(order: list[int], x: np.ndarray) -> tuple[list[list[tuple]], np.ndarray]:
+    """Every step's (src, dst, start, stop) and every GPU's buffer at the end."""
+    n, length = x.shape
+    bounds = _chunks(length, n)
+    buf = x.copy()
+    steps = []
+    for phase in (0, 1):
+        for s in range(n - 1):
+            sends = []
+            for p in range(n):
+                c = (p - s + phase) % n
+                sends.append((order[p], order[(p + 1) % n], *bounds[c]))
+            before = buf.copy()
+            for src, dst, a, b in sends:
+                buf[dst, a:b] = buf[dst, a:b] + before[src, a:b] if phase == 0 else before[src, a:b]
+            steps.append([m for m in sends if m[3] > m[2]])
+    return steps, buf
+
+
+orders = st.integers(2, 12).flatmap(lambda n: st.permutations(list(range(n))))
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(orders, st.integers(1, 40), st.integers(0, 2**32))
+def test_the_given_order_sends_as_the_oracle_and_ends_with_the_exact_sum(order, length, seed):
+    n = len(order)
+    x = np.random.default_rng(seed).integers(-1000, 1000, size=(n, length))
+    r = api.simulate("ring", n, values=x.tolist(), trace=True, order=order)
+    want, final = oracle(order, x)
+    got = [
+        [(m["src"], m["dst"], m["start"], m["stop"]) for m in st_["messages"]] for st_ in r["trace"]
+    ]
+    assert got == want
+    assert r["results"] == final.tolist()
+    assert all(row == x.sum(axis=0).tolist() for row in r["results"])
+    assert check(r)["verdict"].startswith("Exact match")
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(orders, st.integers(1, 40))
+def test_reduce_scatter_leaves_position_p_owning_chunk_p_plus_one(order, length):
+    n = len(order)
+    x = np.random.default_rng(length).integers(-9, 9, size=(n, length))
+    r = api.simulate("ring", n, values=x.tolist(), trace=True, order=order)
+    after = np.array(r["trace"][n - 2]["buffers"]) if n > 1 else x
+    total = x.sum(axis=0)
+    for p, gpu in enumerate(order):
+        a, b = _chunks(length, n)[(p + 1) % n]
+        assert after[gpu, a:b].tolist() == total[a:b].tolist()
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 8, 16])
+def test_no_order_is_rank_order_bit_for_bit(n):
+    topo = Topology.make(n)
+    assert ring.schedule(topo, 37) == ring.schedule(topo, 37, order=list(range(n)))
+    plain = api.simulate("ring", n, length=37, dtype="fp32", seed=5, trace=True)
+    given_ = api.simulate(
+        "ring", n, length=37, dtype="fp32", seed=5, trace=True, order=list(range(n))
+    )
+    assert plain == given_
+
+
+def test_the_order_may_be_text_as_nccl_prints_it():
+    a = api.simulate("ring", 4, length=8, trace=True, order="0 2 1 3")
+    b = api.simulate("ring", 4, length=8, trace=True, order="0,2,1,3")
+    c = api.simulate("ring", 4, length=8, trace=True, order=[0, 2, 1, 3])
+    assert a == b == c
+    assert [m["dst"] for m in a["trace"][0]["messages"]] == [2, 1, 3, 0]
+
+
+@pytest.mark.parametrize(
+    "order, words",
+    [
+        ([0, 0, 1, 2], "comes twice"),
+        ([0, 1, 2], "lists 3 GPUs"),
+        ([0, 1, 2, 3, 4], "lists 5 GPUs"),
+        ([0, 1, 2, 5], "not one of 0 to 3"),
+        ([0, 1, 2, 2.5], "not a whole GPU number"),
+        ([0, 1, True, 3], "not a whole GPU number"),
+        ([0, 1, "x", 3], "not a whole GPU number"),
+        ([0, 1, float("nan"), 3], "not a whole GPU number"),
+        ("0,1,two,3", "not a GPU number"),
+        ({"a": 1}, "must be a list"),
+        (7, "must be a list"),
+    ],
+)
+def test_bad_orders_are_refused_naming_the_field(order, words):
+    with pytest.raises(ParamError) as e:
+        api.simulate("ring", 4, order=order)
+    assert e.value.field == "order" and words in str(e.value)
+
+
+def test_only_the_ring_takes_an_order():
+    with pytest.raises(ParamError) as e:
+        api.simulate("tree", 4, order=[0, 1, 2, 3])
+    assert e.value.field == "order"
