@@ -21,8 +21,8 @@ from . import figures as fig
 
 LENGTH = 8  # elements shown: one row each in the table
 METHODS = ("serial", "ring", "tree", "nvls")
-METHOD_TEXT = {"serial": "serial (GPU order)", "ring": "NCCL ring", "tree": "NCCL trees",
-               "nvls": "NVLS (FP32 inside)"}  # fmt: skip
+METHOD_TEXT = {"serial": "serial, in GPU order", "ring": "NCCL ring", "tree": "NCCL trees",
+               "nvls": "NVLS, FP32 inside"}  # fmt: skip
 COLOURS = {"serial": GPU_COLOURS[0], "ring": SERIES["ring"], "tree": SERIES["tree"],
            "nvls": GPU_COLOURS[6]}  # fmt: skip
 MIB = 1 << 20
