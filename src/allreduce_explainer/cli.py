@@ -441,11 +441,7 @@ def _cluster_parsers(sub) -> None:
         "nccl-tests",
         help="read all_reduce_perf output and fit latency and bus bandwidth to it",
     )
-    n.add_argument(
-        "file",
-        metavar="FILE|-",
-        help=f"the output (- reads stdin); at most {explain.MAX_LOG_BYTES / 1e6:g} MB",
-    )
+    _log_file(n)
     _flags(n, "nccl-tests", skip=("log",))
     _json(n)
 
@@ -458,13 +454,18 @@ def _cluster_parsers(sub) -> None:
         "[{channel, ring, tree}], calls [{collective, bytes, algorithm, protocol}], findings "
         "[{code, message, evidence}] and, with rows, each row's algorithm and protocol.",
     )
-    d.add_argument(
+    _log_file(d)
+    _flags(d, "nccl-debug", skip=("log",))
+    _json(d)
+
+
+def _log_file(p) -> None:
+    """The log a command reads: a file's path, or - for stdin, within the size the page reads."""
+    p.add_argument(
         "file",
         metavar="FILE|-",
         help=f"the output (- reads stdin); at most {explain.MAX_LOG_BYTES / 1e6:g} MB",
     )
-    _flags(d, "nccl-debug", skip=("log",))
-    _json(d)
 
 
 def _shard_parser(sub) -> None:
