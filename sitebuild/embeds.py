@@ -89,7 +89,8 @@ def copy_placeholder(site: Path, name: str, required: bool = True) -> bool:
     source = PLACEHOLDERS / f"{name}.png"
     if not source.exists():
         if required:
-            raise SystemExit(MISSING.format(path=source.relative_to(ROOT)))
+            shown = source.relative_to(ROOT) if source.is_relative_to(ROOT) else source
+            raise SystemExit(MISSING.format(path=shown))
         return False
     dest = site / "embed" / name / PLACEHOLDER
     dest.parent.mkdir(parents=True, exist_ok=True)

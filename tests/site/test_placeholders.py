@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+import pytest
 from bs4 import BeautifulSoup
 
 from helpers import png_size
@@ -68,3 +69,17 @@ def test_thumbnails_are_absolute_with_the_sites_url(tmp_path):
     data = json.loads((tmp_path / "embed" / "latency" / "oembed.json").read_text())
     assert data["thumbnail_url"] == f"https://example.org/ae/embed/latency/{PLACEHOLDER}"
     assert (data["thumbnail_width"], data["thumbnail_height"]) == frame_size("latency")
+
+
+def test_a_missing_picture_stops_the_build_naming_the_command(tmp_path, monkeypatch):
+    """Unless the build is the placeholder script's own, which then names no thumbnail."""
+    from sitebuild import embeds
+    from sitebuild.pages import Builder
+
+    monkeypatch.setattr(embeds, "PLACEHOLDERS", tmp_path / "none")
+    with pytest.raises(SystemExit, match="make placeholders"):
+        Builder(tmp_path / "a").build_pages()
+    Builder(tmp_path / "b", placeholders=False).build_pages()
+    data = json.loads((tmp_path / "b" / "embed" / "latency" / "oembed.json").read_text())
+    assert "thumbnail_url" not in data
+    assert not (tmp_path / "b" / "embed" / "latency" / PLACEHOLDER).exists()
