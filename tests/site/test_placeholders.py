@@ -12,7 +12,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from helpers import png_size
+from helpers import png_size, site_pages
 from sitebuild.embeds import PLACEHOLDER, PLACEHOLDERS, frame_size
 
 
@@ -55,8 +55,9 @@ def test_page_thumbnail_is_its_first_widgets(site):
 
 
 def test_the_course_pages_snippets_name_existing_pictures(site):
-    html = (site / "course" / "index.html").read_text(encoding="utf-8")
-    named = set(re.findall(r"[\w/.:-]*/" + re.escape(PLACEHOLDER), html))
+    (course,) = [p for p in site_pages() if p.path.name == "course.md"]
+    html = (site / course.slug / "index.html").read_text(encoding="utf-8")
+    named = set(re.findall(r"[\w/.:-]+/" + re.escape(PLACEHOLDER), html))
     assert named == {f"embed/latency/{PLACEHOLDER}"}
     for address in named:
         assert png_size(site_file(site, address).read_bytes()) == frame_size("latency")
