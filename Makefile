@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 PORT ?= 8000
 
-.PHONY: serve build test test-fast screenshots lint bench setup chromium java clean lock
+.PHONY: serve build test test-fast screenshots lint bench setup chromium java clean lock placeholders
 
 serve: setup  ## build the site and serve it on http://127.0.0.1:$(PORT)/
 	$(PY) build.py --serve --port $(PORT)
@@ -50,3 +50,6 @@ java:  ## Debian's Java, which runs the Nu HTML checker (npm's vnu-jar) in tests
 
 clean:
 	rm -rf site .venv node_modules
+
+placeholders: setup chromium  ## each embed's static picture (default state) -> sitebuild/placeholders/, for snippets and oEmbed
+	$(PY) buildtools/placeholders.py

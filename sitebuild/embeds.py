@@ -6,15 +6,22 @@ examples and for each `oembed.json`, and puts them in every live page as JSON
 templates with the widget's address as shown (its state in the URL), so a reveal.js slide that
 unloads its frame comes back where it was. Fields: {src} the embed's address, {page} the page's,
 {title}, {w} and {h} the frame's aspect ratio, {image} the static placeholder for print and PDF
-builds: the widget's figure (Save PNG beside a chart, or `allreduce-explainer figure`).
+builds: `embed/<widget>/placeholder.png`, the widget in its default state at its frame's size,
+copied from PLACEHOLDERS (made by buildtools/placeholders.py, `make placeholders`; committed, so
+the build needs no browser). oembed.json names the same picture as its thumbnail.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+from allreduce_explainer import widgets
 from allreduce_explainer.widgets import views
+
+from . import ROOT
+from .prose import instance_function
 
 PROVIDER = "All-reduce, explained"
 # a frame's size by the view it shows, in CSS pixels: the aspect ratio the snippets keep
@@ -26,6 +33,10 @@ SIZES = {
     views.SHEET: (800, 900),
 }
 PAGE_SIZE = (960, 720)
+# each embed's picture, <instance name>.png, exactly its frame's size (tests/site holds that)
+PLACEHOLDERS = ROOT / "sitebuild" / "placeholders"
+PLACEHOLDER = "placeholder.png"  # its name in site/embed/<widget>/
+MISSING = "{path} is missing: run `make placeholders` (buildtools/placeholders.py) and commit it"
 STYLE = "width:100%;max-width:100%;aspect-ratio:{w}/{h};border:0"
 IFRAME = (
     '<iframe src="{src}" title="{title}" loading="lazy" style="' + STYLE + '" '
@@ -62,6 +73,31 @@ SNIPPETS = {
 }
 
 
+def frame_size(name: str) -> tuple[int, int]:
+    """The frame's size for the embed of widget instance `name`, by the view it shows."""
+    return SIZES[widgets.REGISTRY[instance_function(name)].view]
+
+
+def placeholder_url(url: str, name: str) -> str:
+    """The address of the embed's placeholder image (under the site's `url`, if any)."""
+    return f"{url}embed/{name}/{PLACEHOLDER}"
+
+
+def copy_placeholder(site: Path, name: str, required: bool = True) -> bool:
+    """site/embed/<name>/placeholder.png from PLACEHOLDERS; False if there is none and it is not
+    `required` (buildtools/placeholders.py builds the site it shoots that way)."""
+    source = PLACEHOLDERS / f"{name}.png"
+    if not source.exists():
+        if required:
+            shown = source.relative_to(ROOT) if source.is_relative_to(ROOT) else source
+            raise SystemExit(MISSING.format(path=shown))
+        return False
+    dest = site / "embed" / name / PLACEHOLDER
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, dest)
+    return True
+
+
 def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
 
@@ -81,25 +117,39 @@ def snippets_json() -> str:
             {"key": k, "label": label, "template": t} for k, (label, t) in SNIPPETS.items()
         ],
         "sizes": SIZES,
+        "placeholder": PLACEHOLDER,
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def oembed(url: str, path: str, title: str, size: tuple[int, int], page_url: str) -> dict:
-    """An oEmbed 1.0 response of type rich for the frame at `path` (under the site's `url`)."""
+def oembed(
+    url: str,
+    path: str,
+    title: str,
+    size: tuple[int, int],
+    page_url: str,
+    thumbnail: str | None = None,
+) -> dict:
+    """An oEmbed 1.0 response of type rich for the frame at `path` (under the site's `url`),
+    with the embed `thumbnail`'s placeholder as its thumbnail (oEmbed's three fields)."""
     w, h = size
-    return {
+    image = placeholder_url(url, thumbnail) if thumbnail else ""
+    response = {
         "version": "1.0",
         "type": "rich",
         "provider_name": PROVIDER,
         "provider_url": url or "./",
         "title": title,
-        "html": fill("html", url + path, url + page_url, title, size, ""),
+        "html": fill("html", url + path, url + page_url, title, size, image),
         "width": w,
         "height": h,
         "cache_age": 86400,
     }
+    if thumbnail:
+        tw, th = frame_size(thumbnail)
+        response |= {"thumbnail_url": image, "thumbnail_width": tw, "thumbnail_height": th}
+    return response
 
 
 def write_oembed(site: Path, folder: str, response: dict) -> None:

@@ -18,7 +18,17 @@ from allreduce_explainer.widgets.exercises import question_bank
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .banks import bank_facts, write_banks
 from .compress import compress_site
-from .embeds import PAGE_SIZE, SIZES, SNIPPETS, fill, oembed, snippets_json, write_oembed
+from .embeds import (
+    PAGE_SIZE,
+    SIZES,
+    SNIPPETS,
+    copy_placeholder,
+    fill,
+    oembed,
+    placeholder_url,
+    snippets_json,
+    write_oembed,
+)
 from .lessons import (
     TIME_FACTS,
     citation,
@@ -54,10 +64,13 @@ SNIPPET_EXAMPLE = ("latency-ring-vs-tree", "latency")
 
 
 class Builder:
-    """Builds the whole site into one folder, which it empties first."""
+    """Builds the whole site into one folder, which it empties first. Every embed's placeholder
+    image must exist unless `placeholders` is False (the script that makes them builds so)."""
 
-    def __init__(self, site: Path, url: str = ""):
+    def __init__(self, site: Path, url: str = "", placeholders: bool = True):
         self.site = site
+        self.placeholders = placeholders
+        self.pictured: set[str] = set()  # the embeds whose placeholder was copied
         self.url = url if not url or url.endswith("/") else url + "/"  # where the site is hosted
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -140,6 +153,8 @@ class Builder:
                 widget=self.widget_html(name, state, base),
             )
             self.write(f"embed/{name}/index.html", out)
+            if copy_placeholder(self.site, name, self.placeholders):
+                self.pictured.add(name)
             view = widgets.REGISTRY[instance_function(name)].view
             response = oembed(
                 self.url,
@@ -147,6 +162,7 @@ class Builder:
                 f"{self.embed_title(name, state)} · {page.title}",
                 SIZES[view],
                 f"{page.slug}/index.html",
+                name if name in self.pictured else None,
             )
             write_oembed(self.site, f"embed/{name}", response)
 
@@ -165,7 +181,12 @@ class Builder:
             {
                 "label": label,
                 "text": fill(
-                    key, src, f"{self.url}{slug}/index.html", name, SIZES[view], f"{name}.png"
+                    key,
+                    src,
+                    f"{self.url}{slug}/index.html",
+                    name,
+                    SIZES[view],
+                    placeholder_url(self.url, name),
                 ),
             }
             for key, label in ((k, v[0]) for k, v in SNIPPETS.items())
@@ -217,7 +238,10 @@ class Builder:
         self.write_embeds(page, states)
         self.write(f"{page.slug}/index.html", link_glossary(out, self.glossary, base))
         path = f"{page.slug}/index.html"
-        write_oembed(self.site, page.slug, oembed(self.url, path, page.title, PAGE_SIZE, path))
+        # a page's thumbnail: its first widget's placeholder (a page without one has none)
+        first = next((name for name, _ in states if name in self.pictured), None)
+        response = oembed(self.url, path, page.title, PAGE_SIZE, path, first)
+        write_oembed(self.site, page.slug, response)
         return page
 
     def write_glossary(self, pages: list[Page], stages: list[Page]) -> None:

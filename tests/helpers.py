@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import struct
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,3 +119,28 @@ def no_scroll_at_360(browser, server, slug: str) -> None:
             nxt.click()
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 360
     ctx.close()
+
+
+BYTES_PER_PIXEL = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # 8-bit samples, by PNG colour type
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) of a PNG, checked as the format says: signature, every chunk's CRC, IHDR
+    first, IEND last, and the IDAT stream inflating to one filter byte plus a row per line."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    i, kinds, idat = 8, [], b""
+    while i < len(data):
+        (n,) = struct.unpack(">I", data[i : i + 4])
+        kind, body = data[i + 4 : i + 8], data[i + 8 : i + 8 + n]
+        (crc,) = struct.unpack(">I", data[i + 8 + n : i + 12 + n])
+        assert zlib.crc32(kind + body) == crc, kind
+        if kind == b"IHDR":
+            w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+        if kind == b"IDAT":
+            idat += body
+        kinds.append(kind)
+        i += 12 + n
+    assert kinds[0] == b"IHDR" and kinds[-1] == b"IEND" and b"IDAT" in kinds
+    assert depth == 8 and interlace == 0
+    assert len(zlib.decompress(idat)) == h * (1 + w * BYTES_PER_PIXEL[colour])
+    return w, h

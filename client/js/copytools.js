@@ -57,7 +57,7 @@
     var size = snippets.sizes[w.el.getAttribute("data-kind")] || [800, 600];
     var src = embedSrc(w);
     var fields = { src: src.replace(/"/g, "%22"), page: linkFor(w), title: escapeAttr(titleOf(w)),
-      w: size[0], h: size[1], image: w.name + ".png" };
+      w: size[0], h: size[1], image: placeholderFor(w) };
     // Python's str.format fields: {name}, and {{ }} for a brace
     return fmt.template.replace(/\{\{|\}\}|\{(\w+)\}/g, function (m, name) {
       if (m === "{{") return "{";
@@ -69,6 +69,12 @@
   function titleOf(w) {
     var by = w.el.getAttribute("aria-labelledby"), named = by && document.getElementById(by);
     return w.el.getAttribute("aria-label") || (named && named.textContent.trim()) || w.name;
+  }
+
+  // the embed's static picture in its default state (the build copies it there), for print builds
+  function placeholderFor(w) {
+    var path = "embed/" + w.name + "/" + (snippets.placeholder || "placeholder.png");
+    return new URL((AE.meta("ae-base") || "") + path, location.href).href;
   }
 
   function embedSrc(w) {

@@ -32,12 +32,14 @@ def test_copy_for_each_format(page, server):
         if fmt == "html":
             assert text.startswith("<iframe") and 'loading="lazy"' in text
         if fmt in ("myst", "quarto", "revealjs"):
-            assert f"{WIDGET}.png" in text  # the static placeholder for print and PDF builds
+            # the static placeholder for print and PDF builds, which the site has
+            assert f"{server}/embed/{WIDGET}/placeholder.png" in text
         if fmt == "revealjs":
             assert f'data-src="{src}"' in text and "data-preload" in text
         if fmt == "myst":
             assert text.startswith(":::{iframe} " + src)
         assert "{" + "src}" not in text and "{{" not in text
+    assert page.request.get(f"{server}/embed/{WIDGET}/placeholder.png").ok
     page.watch.assert_clean()
 
 
