@@ -181,9 +181,12 @@ TITLE_LINE_PX = 20  # the room a line of a chart's title takes above the plot
 def title(lines: tuple[str, ...]) -> dict:
     """A chart's title, left-aligned in the top margin, one line each (a phone's chart is 330 px
     wide: keep a line under 45 characters): what it draws and on which cluster, for a chart that
-    must say so (one model per chart). layout(heading=...) makes the room."""
+    must say so (one model per chart). layout(heading=...) makes the room. Plotly anchors a
+    title of several lines by its middle line, so the top pad grows by half a line for each
+    line after the first, or the first line is cut at the chart's top edge."""
+    pad = 4 + TITLE_LINE_PX // 2 * (len(lines) - 1)
     return {"text": "<br>".join(lines), "x": 0, "xref": "container", "xanchor": "left",
-            "pad": {"l": 8, "t": 4}, "y": 1, "yref": "container", "yanchor": "top",
+            "pad": {"l": 8, "t": pad}, "y": 1, "yref": "container", "yanchor": "top",
             "font": {"size": 13}}  # fmt: skip
 
 
