@@ -394,7 +394,8 @@ BURST_JS = """async ({ widget, sel, values, bursts, size, gap, preset }) => {
 }"""
 
 # A stepper's steps; `heavy`: first at the most GPUs and the longest vectors its controls allow.
-STEP_JS = """async ({ n, heavy }) => {
+# With `alternate` (a lever's name), every other step is made without that lever.
+STEP_JS = """async ({ n, heavy, alternate }) => {
   const w = document.querySelector('[data-widget][data-kind="stepper"]');
   if (heavy) {
     const preset = {};
@@ -417,10 +418,13 @@ STEP_JS = """async ({ n, heavy }) => {
   for (let i = 0; i < n; i++) {
     if (forward && next.disabled) forward = false;
     if (!forward && prev.disabled) forward = true;
+    const without = Boolean(alternate) && i % 2 === 1;
+    AE.bench.without = new Set(without ? [alternate] : []);
     (forward ? next : prev).click();
-    out.push(AE.bench.timings[AE.bench.timings.length - 1].render);
+    out.push({ ms: AE.bench.timings[AE.bench.timings.length - 1].render, without: without });
     await new Promise((r) => requestAnimationFrame(() => r()));
   }
+  AE.bench.without = new Set();
   return { steps: out, preset: heavy || null };
 }"""
 
@@ -889,11 +893,22 @@ class Bench:
         return entry
 
     def steps(self, page, n: int, heavy: bool) -> dict:
-        got = page.evaluate(STEP_JS, {"n": n, "heavy": heavy})
+        got = page.evaluate(STEP_JS, {"n": n, "heavy": heavy, "alternate": None})
         if "error" in got:
             return {"error": got["error"], "p50": None, "p95": None}
-        xs = got["steps"]
+        xs = [x["ms"] for x in got["steps"]]
         return {"p50": percentile(xs, 0.5), "p95": percentile(xs, 0.95), "preset": got["preset"]}
+
+    def lever_steps(self, page, n: int, lever: str) -> dict:
+        """A stepper's steps at its heaviest state, every other one without `lever`."""
+        got = page.evaluate(STEP_JS, {"n": n, "heavy": True, "alternate": lever})
+        if "error" in got:
+            return {"error": got["error"]}
+        out = {"changes": len(got["steps"])}
+        for side, without in (("with", False), ("without", True)):
+            xs = [x["ms"] for x in got["steps"] if x["without"] is without]
+            out[side] = {"total": {"p50": percentile(xs, 0.5), "p95": percentile(xs, 0.95)}}
+        return out
 
     def scenario(self, page, sc: Scenario, n: int, alternate: str | None = None) -> dict:
         """A heavy input's changes (`alternate`: every other one without that lever)."""
@@ -954,6 +969,8 @@ class Bench:
                             "total": {"p50": percentile(xs, 0.5), "p95": percentile(xs, 0.95)}
                         }
                     row["changes"] = len(bursts)
+                elif lever == "patch-grid":
+                    row.update(self.lever_steps(page, n, lever))
                 else:
                     if lever == "fill-lanes":
                         page.evaluate(LANES_JS)
@@ -1011,7 +1028,9 @@ LANES_JS = """() => {
 # colours read once per theme, and unchanged summaries and tables not rewritten (chart.js);
 # "coalesce": an answer that a newer change has made stale is not drawn (widget.js), measured on
 # bursts of rapid input (BURST); "fill-lanes": stage 7's lanes as fill-only traces, against
-# outlined boxes (LANES_JS).
+# outlined boxes (LANES_JS); "patch-grid": a stepper's step rewriting only the cells that
+# changed (stepper.js), against building its grid again, at the stepper's heaviest state.
+STEPS = Scenario("steps at its most GPUs and longest vectors", "stepper", "next", ())
 LEVERS = (
     ("layout-once", "ddp-buckets", HEAVY["ddp-buckets"][0]),
     ("layout-once", "why-allreduce", HEAVY["why-allreduce"][0]),
@@ -1019,7 +1038,17 @@ LEVERS = (
     ("coalesce", "ddp-buckets", HEAVY["ddp-buckets"][0]),
     ("coalesce", "latency-ring-vs-tree", HEAVY["latency-ring-vs-tree"][0]),
     ("fill-lanes", "ddp-buckets", HEAVY["ddp-buckets"][0]),
+    ("patch-grid", "in-network-reduction", STEPS),
+    ("patch-grid", "ring-reduce-scatter", STEPS),
 )
+LEVER_TEXT = {
+    "layout-once": "every chart drawn before any text or table is written, the theme's colours "
+    "read once per theme, unchanged summaries and tables not rewritten (chart.js)",
+    "coalesce": "an answer a newer change has made stale is not drawn (widget.js)",
+    "fill-lanes": "stage 7's lanes as fill-only traces, against outlined boxes",
+    "patch-grid": "a stepper's step rewrites only the cells that changed, against building the "
+    "grid again (stepper.js)",
+}
 BURST = {"bursts": 12, "size": 5, "gap": 8}  # 5 changes 8 ms apart, 6 bursts each way
 
 
@@ -1285,6 +1314,8 @@ def lever_table(r: dict, titles: dict[str, str]) -> list[str]:
             f"{x['changes']} bursts of {BURST['size']} changes {BURST['gap']} ms apart, from the "
             "last change to its state on screen"
             if x["lever"] == "coalesce"
+            else f"{x['changes']} steps, alternately with and without"
+            if x["lever"] == "patch-grid"
             else f"{x['changes']} changes, alternately with and without"
         )
         a, b = x["with"]["total"], x["without"]["total"]
@@ -1489,6 +1520,8 @@ def report(r: dict, cold: int, warm: int) -> str:
         "Levers, each measured on and off in the same page (widget.js's `AE.bench.without`):",
         "",
         *lever_table(r, titles),
+        "",
+        *(f"- {name}: {text}" for name, text in LEVER_TEXT.items()),
     ]
     return "\n".join(lines)
 

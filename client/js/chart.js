@@ -41,10 +41,12 @@
   // A chart widget's state holds one figure ("figure", "summary", "table") or several under
   // "figures": {name: {figure, summary, table}}, drawn into [data-role=chart][data-figure=name].
   // A widget with no chart at all (kind "panel") only has readouts, which widget.js fills.
-  // A long table shows its first FOLD rows and a "show all" button: a screenful to read, and
-  // hundreds of rows (Llama 3 405B's 884 buckets) not laid out on every change.
+  // A long table shows its first FOLD rows (views.FOLD, tests/site/test_tables.py) and a "show
+  // all" button: a screenful to read. A table Python sent whole folds here; one it sent folded
+  // (`total`: views.table, hundreds of rows such as Llama 3 405B's 884 buckets, not formatted
+  // on every change) asks it for the rest, through the widget's `rows` parameter.
   var FOLD = 20;
-  function table(t) {
+  function table(t, widget) {
     var tb = document.createElement("table");
     tb.className = "buffers";
     var hr = document.createElement("tr");
@@ -60,28 +62,32 @@
         body.appendChild(tr);
       });
     }
-    rows(0, FOLD);
+    var total = t.total || t.rows.length, fold = t.fold || FOLD;
+    var open = t.total ? t.rows.length >= t.total : false;
+    rows(0, t.total ? t.rows.length : fold);
     tb.appendChild(body);
     var out = document.createDocumentFragment();
     out.appendChild(tb);
-    if (t.rows.length > FOLD) {
-      // a toggle, so that the focus stays on it: show all, then the first FOLD again
-      var all = "Show all " + t.rows.length.toLocaleString("en") + " rows";
-      var more = document.createElement("button");
-      more.type = "button";
-      more.className = "show-all";
-      more.setAttribute("data-action", "show-all");
-      more.setAttribute("aria-expanded", "false");
-      more.textContent = all;
-      more.addEventListener("click", function () {
-        var open = more.getAttribute("aria-expanded") === "true";
-        if (open) while (body.rows.length > FOLD) body.deleteRow(-1);
-        else rows(FOLD, t.rows.length);
-        more.setAttribute("aria-expanded", String(!open));
-        more.textContent = open ? all : "Show the first " + FOLD + " rows only";
-      });
-      out.appendChild(more);
+    if (total <= fold) return out;
+    // a toggle, so that the focus stays on it: show all, then the first rows again
+    var more = document.createElement("button");
+    more.type = "button";
+    more.className = "show-all";
+    more.setAttribute("data-action", "show-all");
+    function label() {
+      more.setAttribute("aria-expanded", String(open));
+      more.textContent = open ? "Show the first " + fold + " rows only"
+        : "Show all " + total.toLocaleString("en") + " rows";
     }
+    label();
+    more.addEventListener("click", function () {
+      if (t.total) return widget.update({ rows: open ? "first" : "all" });
+      if (open) while (body.rows.length > fold) body.deleteRow(-1);
+      else rows(fold, total);
+      open = !open;
+      label();
+    });
+    out.appendChild(more);
     return out;
   }
 
@@ -117,7 +123,7 @@
     if (queue.length) setTimeout(drain, 0);
   }
 
-  AE.views.chart = function (root) {
+  AE.views.chart = function (root, widget) {
     var state = null;
     var drawn = new WeakMap();  // chart element -> the JSON of what it shows
     var waiting = new WeakSet();  // charts whose first drawing is on its way
@@ -181,8 +187,12 @@
       if (!box || !p.table) return;
       var rows = JSON.stringify(p.table);
       if (tables.get(box) === rows && !AE.bench.without.has("layout-once")) return;
-      box.replaceChildren(table(p.table));
+      // the toggle asked Python for the other rows: the focus stays on the new one
+      var focused = box.contains(document.activeElement) &&
+        document.activeElement.getAttribute("data-action") === "show-all";
+      box.replaceChildren(table(p.table, widget));
       tables.set(box, rows);
+      if (focused) box.querySelector('[data-action="show-all"]').focus();
     }
     function onTheme() {
       if (!root.isConnected) return document.removeEventListener("ae:theme", onTheme);  // page left

@@ -38,6 +38,7 @@
     var phase = q('[data-role="phase"]'), rowsShow = q('[data-role="rows-show"]');
     var svg = q('svg[data-role="diagram"]'), toggle = q('[data-action="contributions"]');
     var letters = q('[data-role="letters"]'), shown = false;  // the contributions view
+    var shape = null;  // the shape the grid's table was built for (shapeOf)
     if (toggle) toggle.addEventListener("click", function () {
       shown = !shown;
       toggle.setAttribute("aria-pressed", String(shown));
@@ -96,11 +97,40 @@
       return marks;
     }
 
+    // A cell's class and text at this step; the grid is built once per shape (its rows and
+    // columns, the boxes of step 0, the contributions view) and each step after that only
+    // rewrites the cells whose class or text changed: at 16 GPUs of 64 numbers, a step rebuilt
+    // a thousand cells, and laid them all out again, to change a few dozen.
+    function gpuCell(frame, marks, i, j) {
+      return "cell chunk-" + (chunkIndex(j) % 2) + (marks[i + ":" + j] || "") +
+        (frame.complete[i][j] ? " complete" : "");
+    }
+    function extraCell(x, marks, j) {
+      return "cell" + (x.key !== undefined ? marks[x.key + ":" + j] || "" : "");
+    }
+    function extraText(x, v) { return v === null ? "" : AE.formatValue(v, x.digits || state.digits); }
+    function extras(frame) { return (frame.rows || []).concat(state.extra_rows || []); }
+    function caption() { return "Buffers after step " + k + ": one row per GPU, one column per number"; }
+    function cell(cls, text, symbol) {
+      var td = el("td", { class: cls });
+      td.appendChild(document.createTextNode(text));  // a text node even when empty: set() writes it
+      if (symbol !== undefined) td.appendChild(el("span", { class: "holders", "data-role": "holders" }, symbol));
+      return td;
+    }
+    function set(td, cls, text, symbol) {
+      if (td.className !== cls) td.className = cls;
+      if (td.firstChild.nodeValue !== text) td.firstChild.nodeValue = text;
+      if (symbol !== undefined && td.lastChild.textContent !== symbol) td.lastChild.textContent = symbol;
+    }
+    function shapeOf(frame) {
+      return JSON.stringify([frame.buffers.length, frame.buffers[0].length,
+        extras(frame).map(function (x) { return [x.label, x.values.length, x.key !== undefined]; }),
+        state.editable && k === 0, shown]);
+    }
+
     function table(frame) {
       var t = el("table", { class: "buffers" });
-      var cap = el("caption", { class: "visually-hidden" },
-        "Buffers after step " + k + ": one row per GPU, one column per number");
-      t.appendChild(cap);
+      t.appendChild(el("caption", { class: "visually-hidden" }, caption()));
       var head = el("thead"), hr = el("tr");
       hr.appendChild(el("th", { scope: "col" }, "GPU"));
       state.chunks.forEach(function (c, i) {
@@ -128,43 +158,59 @@
         th.appendChild(document.createTextNode("GPU " + i));
         tr.appendChild(th);
         row.forEach(function (v, j) {
-          var cls = "cell chunk-" + (chunkIndex(j) % 2) + (marks[i + ":" + j] || "") +
-            (frame.complete[i][j] ? " complete" : "");
-          var td = el("td", { class: cls, "data-elem": j });
+          var cls = gpuCell(frame, marks, i, j);
           if (editable) {
+            var td = el("td", { class: cls, "data-elem": j });
             var inp = el("input", { type: "text", inputmode: "decimal",
               "aria-label": "GPU " + i + ", number " + j, size: 4 });
             inp.value = String(v);
             inp.addEventListener("change", function () { edit(i, j, inp.value); });
             td.appendChild(inp);
-          } else {
-            td.textContent = AE.formatValue(v, state.digits);
+            return tr.appendChild(td);
           }
-          if (shown && frame.holders) {
-            td.appendChild(el("span", { class: "holders", "data-role": "holders" },
-              state.symbols[held[i][j]]));
-          }
-          tr.appendChild(td);
+          var symbol = shown && frame.holders ? state.symbols[held[i][j]] : undefined;
+          var c = cell(cls, AE.formatValue(v, state.digits), symbol);
+          c.setAttribute("data-elem", j);
+          tr.appendChild(c);
         });
-        tr.appendChild(el("td", { class: "move" }, moveText(frame.moves.filter(function (m) { return m[0] === i; }))));
+        tr.appendChild(cell("move", moveText(movesOf(frame, i))));
         body.appendChild(tr);
       });
       if (state.row_groups) { t.appendChild(body); body = el("tbody"); }
       // rows below the GPUs: this frame's (the switch, an optimizer state), then the state's
-      (frame.rows || []).concat(state.extra_rows || []).forEach(function (x) {
+      extras(frame).forEach(function (x) {
         var tr = el("tr", { class: "extra" + (x.key !== undefined ? " node" : "") });
         tr.appendChild(el("th", { scope: "row" }, x.label));
-        x.values.forEach(function (v, j) {
-          var m = x.key !== undefined ? marks[x.key + ":" + j] || "" : "";
-          tr.appendChild(el("td", { class: "cell" + m },
-            v === null ? "" : AE.formatValue(v, x.digits || state.digits)));
-        });
-        tr.appendChild(el("td", { class: "move" }, x.move || ""));
+        x.values.forEach(function (v, j) { tr.appendChild(cell(extraCell(x, marks, j), extraText(x, v))); });
+        tr.appendChild(cell("move", x.move || ""));
         body.appendChild(tr);
       });
       t.appendChild(body);
       return t;
     }
+
+    // The same grid at another step of the same shape: only what changed is written.
+    function patch(frame) {
+      var t = grid.querySelector("table.buffers"), marks = cellMarks(frame);
+      var held = shown && frame.holders && frame.holders.map(cells);
+      t.caption.textContent = caption();
+      t.querySelectorAll("tr[data-gpu]").forEach(function (tr) {
+        var i = Number(tr.getAttribute("data-gpu")), tds = tr.cells;
+        frame.buffers[i].forEach(function (v, j) {
+          set(tds[j + 1], gpuCell(frame, marks, i, j), AE.formatValue(v, state.digits),
+            held ? state.symbols[held[i][j]] : undefined);
+        });
+        set(tds[tds.length - 1], "move", moveText(movesOf(frame, i)));
+      });
+      var rows = t.querySelectorAll("tr.extra");
+      extras(frame).forEach(function (x, r) {
+        var tds = rows[r].cells;
+        x.values.forEach(function (v, j) { set(tds[j + 1], extraCell(x, marks, j), extraText(x, v)); });
+        set(tds[tds.length - 1], "move", x.move || "");
+      });
+    }
+
+    function movesOf(frame, i) { return frame.moves.filter(function (m) { return m[0] === i; }); }
 
     // what a GPU sends this step: "chunk 2 → GPU 3", or "all chunks → switch" (moves to -1)
     function moveText(moves) {
@@ -234,8 +280,9 @@
     }
 
     function draw() {
-      var frame = state.frames[k];
-      grid.replaceChildren(table(frame));
+      var frame = state.frames[k], now = shapeOf(frame);
+      if (now === shape && !AE.bench.without.has("patch-grid")) patch(frame);
+      else { grid.replaceChildren(table(frame)); shape = now; }
       if (svg && state.diagram) AE.diagram.frame(svg, frame, k);
       if (letters) letters.hidden = !shown;
       counter.textContent = "Step " + k + " of " + last();
@@ -259,6 +306,7 @@
         stop();
         state = s;
         k = 0;
+        shape = null;  // a new state: the grid is built again
         if (svg && state.diagram) AE.diagram.layout(svg, state.diagram);
         if (letters && state.letters) letters.textContent = state.letters;
         draw();

@@ -30,11 +30,16 @@
     return out;
   }
 
+  // Written only when it changed since this page last wrote it: an opened log is a megabyte,
+  // and every change of the calculator's other controls would otherwise store it again.
+  var written = new WeakMap();  // control -> the value last stored from it
   function keep(w) {
     w.el.querySelectorAll("[data-store][data-param]").forEach(function (c) {
-      var param = c.getAttribute("data-param");
+      var param = c.getAttribute("data-param"), value = w.state.params[param];
+      if (written.has(c) && written.get(c) === value) return;
       try {
-        localStorage.setItem(storeKey(w, param), JSON.stringify({ v: STORE_VERSION, value: w.state.params[param] }));
+        localStorage.setItem(storeKey(w, param), JSON.stringify({ v: STORE_VERSION, value: value }));
+        written.set(c, value);
       } catch (e) { /* storage full or blocked: the value is simply not kept */ }
     });
   }

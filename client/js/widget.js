@@ -29,6 +29,7 @@
     this.defaults = JSON.parse(JSON.stringify(this.state.params));  // what a bare link shows
     this.busy = false;
     this.queued = null;  // the latest params asked for while a call was running: latest wins
+    this.recording = this.pushing = false;  // a record() waiting for the next paint, and whether it pushes
     this.render();
     this.wire();
     // the copy toolbar, then the parameters a link or an earlier visit asked for
@@ -39,11 +40,24 @@
   Widget.prototype.onStep = function (k) {
     this.record(false);
   };
-  // Keep the shown state: the URL, and the fields that are kept in storage.
+  // Keep the shown state: the URL, and the fields that are kept in storage; once the new
+  // state is on screen (after the next paint), and once for all the records made before then.
+  // Chromium takes several ms per history entry, which would otherwise delay the frame that
+  // shows the change, and a burst of changes (an arrow key held) makes one entry, not dozens.
   Widget.prototype.record = function (push) {
-    if (!this.el.isConnected) return;  // a page navigate.js has swapped out: not this URL's
-    AE.stored.keep(this);
-    AE.urlState.record(this, push);
+    var self = this;
+    this.pushing = this.pushing || push;
+    if (this.recording) return;
+    this.recording = true;
+    requestAnimationFrame(function () {
+      setTimeout(function () {
+        var pushed = self.pushing;
+        self.recording = self.pushing = false;
+        if (!self.el.isConnected) return;  // a page navigate.js has swapped out: not this URL's
+        AE.stored.keep(self);
+        AE.urlState.record(self, pushed);
+      }, 0);
+    });
   };
   Widget.prototype.step = function () {
     return this.view.step ? this.view.step() : 0;
@@ -141,6 +155,12 @@
     this.inflight = params;
     this.el.setAttribute("aria-busy", "true");
     AE.python.call(this.fn, params).then(function (r) {
+      if (r.response.ok) {
+        // a parameter Python left out of its answer is the one the page sent, unchanged (an
+        // opened log of up to a megabyte is not sent back: views.unchanged_left_out)
+        var back = r.response.state.params;
+        Object.keys(params).forEach(function (k) { if (!(k in back)) back[k] = params[k]; });
+      }
       if (r.response.ok && self.queued && !request.after && !AE.bench.without.has("coalesce")) {
         // the reader has changed something since: this answer is already stale, and drawing it
         // would only delay the newest one (rapid input: the latest wins)

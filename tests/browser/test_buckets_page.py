@@ -92,8 +92,11 @@ def test_first_bucket_choice_follows_the_cap(page, server):
 
 def test_llama_405b_draws_its_lanes_in_few_paths_and_folds_its_884_rows(page, server):
     """At 884 buckets: five traces (two fill-only ones for each box lane, the exposed line),
-    drawn as a few dozen SVG paths rather than one per box, and the table shows 20 rows with a
-    "show all" toggle that shows every one and folds them again."""
+    drawn as a few dozen SVG paths rather than one per box, and the table shows the 20 rows
+    Python sent with a "show all" toggle that asks Python for every one (the last row is bucket
+    884, as Python formats it) and folds them again, the focus staying on the toggle."""
+    from allreduce_explainer.widgets import buckets
+
     open_page(page, server, "ddp-buckets", live=True)
     w = page.locator("[data-widget=ddp_buckets]")
     w.locator("[data-param=model]").select_option("llama3-405b")
@@ -107,7 +110,12 @@ def test_llama_405b_draws_its_lanes_in_few_paths_and_folds_its_884_rows(page, se
     toggle = details.locator("[data-action=show-all]")
     assert toggle.inner_text() == "Show all 884 rows"
     toggle.click()
-    assert rows.count() == 884 and toggle.get_attribute("aria-expanded") == "true"
+    details.locator("[data-action=show-all][aria-expanded=true]").wait_for()
+    last = buckets.ddp_buckets({"model": "llama3-405b", "rows": "all"})["table"]["rows"][-1]
+    assert rows.count() == 884
+    assert rows.last.locator("td").all_inner_texts() == [str(x) for x in last]
+    assert toggle.evaluate("b => b === document.activeElement")
     toggle.click()
+    details.locator("[data-action=show-all][aria-expanded=false]").wait_for()
     assert rows.count() == 20 and toggle.evaluate("b => b === document.activeElement")
     page.watch.assert_clean()

@@ -117,6 +117,36 @@ def test_opening_a_file_reads_it_in_the_browser_and_a_reload_keeps_it(page, serv
     page.watch.assert_clean()
 
 
+def test_an_opened_file_stays_through_other_changes_and_an_example_clears_it(page, server):
+    """Python does not send an opened file back (views.unchanged_left_out); the page keeps the
+    text it sent: a change of the GPU count still compares the same run, the stored copy stays,
+    and choosing an example replaces the file."""
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=cluster]")
+    w.locator("[data-role=log-file]").set_input_files(str(DATA / "allreduce_two_runs.txt"))
+    w.locator("[data-readout=log_status]", has_text="Run 1 of 2").wait_for()
+    text = (DATA / "allreduce_two_runs.txt").read_text()
+    answers = page.evaluate("""() => { const p = AE.python.call; window.__echoed = [];
+      AE.python.call = (fn, ps) => p.call(AE.python, fn, ps).then((r) => { window.__echoed.push(
+        r.response.ok && "log_file" in r.response.state.params); return r; }); }""")
+    assert answers is None
+    gpus = w.locator("[data-param=gpus]")
+    gpus.fill("32")
+    gpus.press("Enter")
+    w.locator("[data-readout=log_status]", has_text="Run 1 of 2").wait_for()
+    idle = "!document.querySelector('[data-widget=cluster][aria-busy]')"
+    page.wait_for_function(f"() => window.__echoed.length > 0 && {idle}")
+    state = "() => AE.widgets.find(x => x.name === 'cluster').state.params.log_file"
+    assert page.evaluate(state) == text
+    assert page.evaluate("() => window.__echoed") == [False]  # not sent back
+    stored = "() => JSON.parse(localStorage.getItem('allreduce-explainer:cluster:log_file')).value"
+    assert page.evaluate(stored) == text
+    w.locator("[data-param=example]").select_option("ib-2nodes")
+    w.locator("[data-readout=log_status]", has_text="16 GPUs").wait_for()
+    assert page.evaluate(state) == "" == page.evaluate(stored)
+    page.watch.assert_clean()
+
+
 def test_a_file_over_the_limit_is_refused_with_a_message(page, server, tmp_path):
     big = tmp_path / "big.log"
     big.write_text("#\n" * 2_600_000)

@@ -11,7 +11,7 @@ import pytest
 
 from allreduce_explainer import api, fmt, widgets
 from allreduce_explainer.logs import examples
-from allreduce_explainer.widgets import buckets, cluster
+from allreduce_explainer.widgets import buckets, cluster, views
 
 # States with log axes beyond the defaults: a loaded log, wide and narrow ranges
 VARIANTS = [
@@ -107,26 +107,54 @@ def test_ddp_timeline_at_884_buckets_is_two_fill_only_traces_per_lane():
     assert [t["showlegend"] for t in boxes] == [True, False, True, False]
     assert boxes[0]["fillcolor"] != boxes[1]["fillcolor"]
 
-    def spans(odd, even):  # each box: 5 corners (the first again) and a gap -> (bucket, a, b)
+    def spans(odd, even):  # each box: 4 corners ("toself" closes it) and a gap -> (bucket, a, b)
         out = []
         for t in (odd, even):
-            xs = t["x"]
-            assert xs[5::6] == [None] * (len(xs) // 6)
-            out += [(t["customdata"][i], xs[i], xs[i + 1]) for i in range(0, len(xs), 6)]
+            xs, ys = t["x"], t["y"]
+            assert xs[4::5] == ys[4::5] == [None] * (len(xs) // 5)
+            assert all(xs[i] == xs[i + 3] and xs[i + 1] == xs[i + 2] for i in range(0, len(xs), 5))
+            out += [(t["customdata"][i], xs[i], xs[i + 1]) for i in range(0, len(xs), 5)]
         return sorted(out)
 
     ends = [b["ready_s"] * 1e3 for b in rows]
     starts = [0.0, *ends[:-1]]
+    # drawn to a ten-thousandth of the timeline's end or finer: half of that at most off
+    tol = 5e-5 * max(ends[-1], rows[-1]["end_s"] * 1e3)
     backward = spans(*boxes[:2])
     assert [k for k, _, _ in backward] == list(range(1, 885))
     assert [x for _, a, b in backward for x in (a, b)] == pytest.approx(
-        [x for p in zip(starts, ends) for x in p], abs=1e-4
+        [x for p in zip(starts, ends) for x in p], abs=tol
     )
     allreduce = spans(*boxes[2:])
     assert [x for _, a, b in allreduce for x in (a, b)] == pytest.approx(
-        [x for b in rows for x in (b["start_s"] * 1e3, b["end_s"] * 1e3)], abs=1e-4
+        [x for b in rows for x in (b["start_s"] * 1e3, b["end_s"] * 1e3)], abs=tol
     )
-    assert boxes[2]["customdata"][::6] == list(range(1, 885, 2))  # odd buckets in one shade
+    assert boxes[2]["customdata"][::5] == list(range(1, 885, 2))  # odd buckets in one shade
+
+
+def test_884_buckets_send_the_first_rows_until_all_are_asked_for():
+    """The bucket table holds views.FOLD rows and the count, and every row with rows="all": each
+    row the bucket's own figures from api.ddp, formatted as the table formats them."""
+    first = buckets.ddp_buckets({"model": "llama3-405b"})
+    every = buckets.ddp_buckets({"model": "llama3-405b", "rows": "all"})
+    assert len(first["table"]["rows"]) == views.FOLD == first["table"]["fold"] == 20
+    assert first["table"]["total"] == every["table"]["total"] == 884 == len(every["table"]["rows"])
+    assert every["table"]["rows"][: views.FOLD] == first["table"]["rows"]
+    p = every["params"]
+    r = api.ddp(
+        model="llama3-405b", gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"],
+        batch=p["batch"], mfu=p["mfu"], grad_bytes=4, inter_bw=p["inter_bw"],
+        bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=1,
+    )  # fmt: skip
+    last = r["bucket_timeline"][-1]
+    assert every["table"]["rows"][-1][0] == 884
+    assert float(every["table"]["rows"][-1][5].replace(",", "")) == pytest.approx(
+        last["end_s"] * 1e3, rel=5e-4
+    )
+    small = buckets.ddp_buckets({})
+    assert "total" not in small["table"] and len(small["table"]["rows"]) == int(
+        small["readouts"]["buckets"]
+    )
 
 
 def test_log_panel_has_no_chart_before_a_log_and_both_with_one():

@@ -263,3 +263,15 @@ def test_the_menu_leads_with_three_models_and_keeps_every_old_value():
     with pytest.raises(ParamError) as e:
         widget.cluster({"algorithm": "rings"})
     assert e.value.field == "algorithm"
+
+
+def test_an_opened_file_is_not_sent_back_unless_the_widget_changed_it():
+    """views.unchanged_left_out: the opened log, as asked, is left out of the answer's params
+    (widget.js keeps the page's copy); an example clears it and the cleared value is sent."""
+    log = examples.text("ib-2nodes")
+    kept = widget.cluster({"log_file": log})
+    assert "log_file" not in kept["params"]
+    assert kept["readouts"]["log_fit"] == widget.cluster({"log": log})["readouts"]["log_fit"]
+    cleared = widget.cluster({"log_file": log, "example": "ring-1node"})
+    assert cleared["params"]["log_file"] == ""
+    assert widget.cluster({})["params"]["log_file"] == ""

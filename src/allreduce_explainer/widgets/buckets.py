@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import math
+
 from .. import api, fmt, performance
 from ..catalog import models
 from ..nccl.topology import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
-from ..params import Param, spec, validated
+from ..params import ROWS, Param, spec, validated
 from ..schedules.topology import NIC_400G_GBps
 from ..training import calculator, ddp
 from . import Widget, views
@@ -35,6 +38,7 @@ SPEC = spec(
     grad_dtype("fp32", "fp32", "bf16"),
     Param("mfu", calculator.DEFAULT_MFU, "float", "Share of peak FLOP/s", 0.01, 1, step=0.05),
     Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.125, 400, unit="GB/s"),
+    ROWS,
 )  # fmt: skip
 # the backward and all-reduce lanes (Okabe & Ito blues), each in two shades: odd and even buckets
 COLOURS = (("#0072B2", "#005A8C"), ("#56B4E9", "#3A9BD6"))
@@ -63,12 +67,12 @@ def ddp_buckets(params=None) -> dict:
         "inter_bw": p["inter_bw"],
     }
     r = api.ddp(**args, bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=first)
-    swept = api.ddp(**args, sweep=True, sweep_first_mb=first)  # PyTorch's defaults, the sweep
+    swept = _swept(first, **args)
     rows, best = swept["sweep"], ddp.best(swept["sweep"])
     m = models.get(p["model"])
     return views.chart(
         params=p,
-        main=_timeline(r),
+        main=_timeline(r, p["rows"] == "all"),
         figures={"sweep": _sweep(rows, best, swept, r, p)},
         readouts={
             "model": f"{m.label}: {m.params:,} parameters in {len(m.tensors())} tensors",
@@ -85,6 +89,14 @@ def ddp_buckets(params=None) -> dict:
             "first": f"{fmt.sig(r['first_bucket_bytes'] / ddp.MIB, 3)} MiB",
         },
     )
+
+
+@functools.lru_cache(maxsize=1)
+def _swept(first: float | None, **args) -> dict:
+    """The sweep over bucket caps at PyTorch's defaults, which no cap the reader sets changes:
+    moving the cap (the widget's usual change) asks for the same sweep again. Kept once, as
+    api.ddp is a pure function of these arguments; the caller does not change the result."""
+    return api.ddp(**args, sweep=True, sweep_first_mb=first)
 
 
 HEADLINE = (
@@ -137,9 +149,9 @@ def _lane(name: str, y: float, spans: list, colours: tuple[str, str], k: list, t
     for parity, colour in enumerate(colours):
         xs, ys, custom = [], [], []
         for (a, b), c in list(zip(_drawn(spans), k, strict=True))[parity::2]:
-            xs += [a, b, b, a, a, None]
-            ys += [lo, lo, hi, hi, lo, None]
-            custom += [c] * 6
+            xs += [a, b, b, a, None]  # "toself" closes each box: four corners and a gap
+            ys += [lo, lo, hi, hi, None]
+            custom += [c] * 5
         traces.append(
             {
                 "type": "scatter",
@@ -160,12 +172,17 @@ def _lane(name: str, y: float, spans: list, colours: tuple[str, str], k: list, t
 
 
 def _drawn(spans: list) -> list:
-    """Spans in ms rounded to 0.1 µs for drawing (a pixel is thousands of times wider): the
-    state stays small at hundreds of buckets; the table gives the figures."""
-    return [(round(a, 4), round(b, 4)) for a, b in spans]
+    """Spans in ms rounded to a ten-thousandth of the longest end or finer, for drawing (a
+    pixel is hundreds of times wider): the state stays small at hundreds of buckets (Llama 3
+    405B's 35 s pass in whole ms); the table gives the figures."""
+    end = max((b for _, b in spans), default=0.0)
+    digits = max(0, 4 - math.floor(math.log10(end))) if end > 0 else 4
+    if digits == 0:
+        return [(round(a), round(b)) for a, b in spans]
+    return [(round(a, digits), round(b, digits)) for a, b in spans]
 
 
-def _timeline(r: dict) -> views.Part:
+def _timeline(r: dict, every: bool) -> views.Part:
     rows = r["bucket_timeline"]
     ready = [_ms(b["ready_s"]) for b in rows]
     k = list(range(1, len(rows) + 1))
@@ -237,28 +254,19 @@ def _timeline(r: dict) -> views.Part:
             f"in all and end at {ms(r['comm_end_s'])}, leaving "
             f"{ms(r['exposed_s'])} exposed."
         ),
-        table={
-            "columns": [
-                "bucket",
-                "size",
-                "tensors",
-                "ready (ms)",
-                "start (ms)",
-                "end (ms)",
-                "NCCL's pick",
-            ],
-            "rows": [
-                [
-                    i,
-                    fmt.nbytes(b["bytes"]),
-                    b["tensors"],
-                    *(fmt.sig(_ms(b[key]), 4) for key in ("ready_s", "start_s", "end_s")),
-                    f"{b['algorithm']}/{b['protocol']}",
-                ]
-                for i, b in zip(k, rows, strict=True)
-            ],
-        },
+        table=views.table(
+            ["bucket", "size", "tensors", "ready (ms)", "start (ms)", "end (ms)", "NCCL's pick"],
+            list(enumerate(rows, 1)),
+            _bucket_row,
+            every,
+        ),
     )
+
+
+def _bucket_row(item: tuple[int, dict]) -> list:
+    k, b = item
+    times = (fmt.sig(_ms(b[key]), 4) for key in ("ready_s", "start_s", "end_s"))
+    return [k, fmt.nbytes(b["bytes"]), b["tensors"], *times, f"{b['algorithm']}/{b['protocol']}"]
 
 
 def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) -> views.Part:

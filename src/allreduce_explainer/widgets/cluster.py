@@ -174,7 +174,7 @@ def cluster(params=None) -> dict:
     if log and log.get("debug"):
         data["debug"] = log["debug"]  # the ring or tree logpanel.js draws
     return views.chart(
-        params=p,
+        params=views.unchanged_left_out(p, params, ("log_file",)),
         main=_share_figure(curve, r),  # the share against GPU count
         figures=logview.figures(log, r, ALGORITHM_TEXT[r["algorithm_asked"]]),
         readouts={**_readouts(r, p), **logview.readouts(log)},

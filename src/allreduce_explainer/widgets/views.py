@@ -12,6 +12,7 @@ A key given as None is left out of the state: the views test a key's presence (`
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TypedDict
 
 STEPPER, CHART, PANEL = "stepper", "chart", "panel"  # the views: AE.views.<kind> draws the state
@@ -19,6 +20,7 @@ EXERCISE, SHEET = "exercise", "sheet"  # views whose states the exercises packag
 # significant digits a reader needs to tell values apart: the grid prints `state.digits` of them
 # (stepper.js), and common.value_text the narration's
 DIGITS = {"int": 0, "fp32": 7, "bf16": 3}
+FOLD = 20  # a long table's rows until the reader asks for all (params.ROWS): a screenful
 
 
 class Frame(TypedDict, total=False):
@@ -65,7 +67,7 @@ class Part(TypedDict):
 
     figure: dict | None  # Plotly JSON: data and layout; None where there is nothing to draw yet
     summary: str  # one line: the chart's aria-label and the text under it
-    table: dict  # the data as {columns, rows}
+    table: dict  # the data as {columns, rows[, total, fold]}: see table()
 
 
 class Chart(TypedDict, total=False):
@@ -158,6 +160,29 @@ def stepper(
 def part(*, figure: dict | None, summary: str, table: dict) -> Part:
     """One figure, its summary and its data as a table: a chart's main one or one of `figures`."""
     return Part(figure=figure, summary=summary, table=table)
+
+
+def table(columns: list[str], items: Sequence, row: Callable[..., list], every: bool) -> dict:
+    """A part's table of one row per item: the first FOLD rows only unless `every` (the reader
+    asked for all, params.ROWS), with `total` the number of items. Hundreds of rows (Llama 3
+    405B's 884 buckets) are formatted, sent and laid out on every change only for a reader who
+    opened them; chart.js's "show all" asks for the rest."""
+    shown = items if every or len(items) <= FOLD else items[:FOLD]
+    out = {"columns": columns, "rows": [row(x) for x in shown]}
+    if len(items) > FOLD:
+        out.update(total=len(items), fold=FOLD)
+    return out
+
+
+def unchanged_left_out(params: dict, asked, names: tuple[str, ...]) -> dict:
+    """`params` without those of `names` that hold a non-empty value exactly as the page asked
+    for it: widget.js keeps what it sent for a parameter missing from the answer, so a long
+    text (an opened log of up to a megabyte) does not travel back on every change. A value the
+    widget changed (a log cleared by an example) is sent back."""
+    asked = asked if isinstance(asked, dict) else {}
+    return {
+        k: v for k, v in params.items() if not (k in names and v and asked.get(k) == v)
+    }
 
 
 def chart(
