@@ -211,6 +211,7 @@ def test_log_panel_shows_its_examples_not_empty_charts_until_a_log_loads(page, s
         chart = w.locator(f"[data-role=chart][data-figure={name}]")
         assert chart.is_hidden()
         assert chart.evaluate("el => !el.data && !el.querySelector('svg')")
+        assert chart.locator("xpath=following-sibling::*[1]").is_hidden()  # its Save SVG / PNG
     assert w.locator("[data-example]").count() == 3
     w.locator("[data-example=ib-2nodes]").click()
     page.wait_for_function(
@@ -219,6 +220,8 @@ def test_log_panel_shows_its_examples_not_empty_charts_until_a_log_loads(page, s
     )
     assert examples.is_hidden()
     assert w.locator("[data-role=chart][data-figure=time]").is_visible()
+    tools = w.locator("[data-role=chart][data-figure=time] + .figure-tools")
+    assert tools.is_visible() and "Save SVG" in tools.inner_text()
     assert "measured (out-of-place)" in page.evaluate(TRACES)
     assert w.locator("[data-param=example]").input_value() == "ib-2nodes"
     page.watch.assert_clean()

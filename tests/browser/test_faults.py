@@ -132,7 +132,9 @@ def test_pasted_log_survives_a_reload_after_other_changes(page, server):
             w.locator("[data-param=mfu]").press("Enter"),
         ),
     )
-    assert "cluster.mfu=0.5" in page.url and "log" not in page.url.split("?", 1)[1]
+    # the URL is written once the change is on screen (widget.js's record, after the next paint)
+    page.wait_for_function("() => location.search.includes('cluster.mfu=0.5')")
+    assert "log" not in page.url.split("?", 1)[1]
     page.reload()
     page.wait_for_selector(PY_READY, state="attached")
     w.locator("[data-readout=log_fit]", has_text="latency").wait_for()

@@ -168,3 +168,41 @@ def test_log_panel_has_no_chart_before_a_log_and_both_with_one():
     for key in ("time", "busbw"):
         measured = loaded["figures"][key]["figure"]["data"][0]
         assert measured["name"] == "measured (out-of-place)" and len(measured["x"]) > 10
+
+
+def test_ddp_sweep_axis_keeps_the_marked_caps_readable_and_says_what_runs_off():
+    """Llama 3 405B's sweep rises to seconds at the largest caps while the best, PyTorch's
+    default and the reader's cap sit near 63 ms: the axis stops at four times the highest of
+    those, every marked point is inside it, and the summary names the caps above it. GPT-2's
+    sweep fits whole, with no such sentence."""
+    s = buckets.ddp_buckets({"model": "llama3-405b"})
+    sweep = s["figures"]["sweep"]
+    curve, marks = sweep["figure"]["data"][0], sweep["figure"]["data"][1:]
+    top = sweep["figure"]["layout"]["yaxis"]["range"][1]
+    marked = [y for t in marks for y in t["y"]]
+    assert top == pytest.approx(1.1 * 4 * max(marked))
+    assert max(curve["y"]) > top > max(marked)
+    off = [x for x, y in zip(curve["x"], curve["y"], strict=True) if y > top]
+    assert off and f"above {fmt.sig(min(off), 2)} MiB" in sweep["summary"]
+    small = buckets.ddp_buckets({})["figures"]["sweep"]
+    ys = small["figure"]["data"][0]["y"]
+    assert small["figure"]["layout"]["yaxis"]["range"][1] == pytest.approx(1.1 * max(ys))
+    assert "above the chart" not in small["summary"]
+
+
+def test_ddp_headline_times_are_as_precise_as_the_sweep_table():
+    """The headline's all-reduce and backward times are within half a unit of the third
+    significant digit of api.ddp's (at two digits Llama 3 405B's 12,3xx ms of all-reduce read
+    12,000, against the sweep table's 12,300)."""
+    s = buckets.ddp_buckets({"model": "llama3-405b"})
+    p = s["params"]
+    r = api.ddp(
+        model="llama3-405b", gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"],
+        batch=p["batch"], mfu=p["mfu"], grad_bytes=4, inter_bw=p["inter_bw"],
+        bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=1,
+    )  # fmt: skip
+    for key, seconds in (("allreduce", r["allreduce_total_s"]), ("backward", r["backward_s"])):
+        shown = float(s["readouts"][key].removesuffix(" ms").replace(",", ""))
+        exact = seconds * 1e3
+        unit = 10 ** (math.floor(math.log10(exact)) - 2)  # the third significant digit
+        assert abs(shown - exact) <= unit / 2 + 1e-9, key

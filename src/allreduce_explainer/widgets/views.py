@@ -180,9 +180,7 @@ def unchanged_left_out(params: dict, asked, names: tuple[str, ...]) -> dict:
     text (an opened log of up to a megabyte) does not travel back on every change. A value the
     widget changed (a log cleared by an example) is sent back."""
     asked = asked if isinstance(asked, dict) else {}
-    return {
-        k: v for k, v in params.items() if not (k in names and v and asked.get(k) == v)
-    }
+    return {k: v for k, v in params.items() if not (k in names and v and asked.get(k) == v)}
 
 
 def chart(
