@@ -84,17 +84,22 @@ def test_byte_and_time_axes_step_by_an_si_prefix_past_seven_decades():
     assert axis["range"] == pytest.approx([math.log10(8), math.log10(8 * 2**30)])
 
 
+def _ddp_at(p: dict) -> dict:
+    """api.ddp at a Llama 3 405B state's parameters (fp32 gradients, first bucket 1 MiB)."""
+    return api.ddp(
+        model="llama3-405b", gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"],
+        batch=p["batch"], mfu=p["mfu"], grad_bytes=4, inter_bw=p["inter_bw"],
+        bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=1,
+    )  # fmt: skip
+
+
 def test_ddp_timeline_at_884_buckets_is_two_fill_only_traces_per_lane():
     """Llama 3 405B fills 884 buckets: a lane is two fill-only traces (odd and even buckets in
     two shades), where outlined boxes made Plotly draw a path per box (1,768 in all); the boxes
     are api.ddp's timeline, called here, each drawn once."""
     s = buckets.ddp_buckets({"model": "llama3-405b"})
     p = s["params"]
-    r = api.ddp(
-        model="llama3-405b", gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"],
-        batch=p["batch"], mfu=p["mfu"], grad_bytes=4, inter_bw=p["inter_bw"],
-        bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=1,
-    )  # fmt: skip
+    r = _ddp_at(p)
     rows = r["bucket_timeline"]
     assert len(rows) == 884 == int(s["readouts"]["buckets"])
     data = s["figure"]["data"]
@@ -141,11 +146,7 @@ def test_884_buckets_send_the_first_rows_until_all_are_asked_for():
     assert first["table"]["total"] == every["table"]["total"] == 884 == len(every["table"]["rows"])
     assert every["table"]["rows"][: views.FOLD] == first["table"]["rows"]
     p = every["params"]
-    r = api.ddp(
-        model="llama3-405b", gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"],
-        batch=p["batch"], mfu=p["mfu"], grad_bytes=4, inter_bw=p["inter_bw"],
-        bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=1,
-    )  # fmt: skip
+    r = _ddp_at(p)
     last = r["bucket_timeline"][-1]
     assert every["table"]["rows"][-1][0] == 884
     assert float(every["table"]["rows"][-1][5].replace(",", "")) == pytest.approx(
@@ -196,11 +197,7 @@ def test_ddp_headline_times_are_as_precise_as_the_sweep_table():
     12,000, against the sweep table's 12,300)."""
     s = buckets.ddp_buckets({"model": "llama3-405b"})
     p = s["params"]
-    r = api.ddp(
-        model="llama3-405b", gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"],
-        batch=p["batch"], mfu=p["mfu"], grad_bytes=4, inter_bw=p["inter_bw"],
-        bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=1,
-    )  # fmt: skip
+    r = _ddp_at(p)
     for key, seconds in (("allreduce", r["allreduce_total_s"]), ("backward", r["backward_s"])):
         shown = float(s["readouts"][key].removesuffix(" ms").replace(",", ""))
         exact = seconds * 1e3
