@@ -310,6 +310,8 @@ def _share_figure(curve: list, r: dict) -> views.Part:
 
 
 def _share_ends(shares: list[float]) -> tuple[float, float]:
+    """The share axis's ends (per cent): just under the smallest share, and the power of ten
+    above the largest, so that its few per cent lie between two labels (1 and 10)."""
     lo, hi = fig.around(shares)
     return lo, 10 ** math.ceil(math.log10(max(hi, 1e-9)))
 
