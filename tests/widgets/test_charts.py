@@ -203,3 +203,53 @@ def test_ddp_headline_times_are_as_precise_as_the_sweep_table():
         exact = seconds * 1e3
         unit = 10 ** (math.floor(math.log10(exact)) - 2)  # the third significant digit
         assert abs(shown - exact) <= unit / 2 + 1e-9, key
+
+
+# A character of Plotly's 12 px tick labels, measured on the site's font: "100 ms" is 44 px.
+LABEL_CHAR_PX = 7.3
+PHONE_PLOT_PX = 330 - 60 - 30  # a 390 px phone's chart, less the smallest side margins
+
+
+def _titled(ax: dict) -> bool:
+    return bool(ax.get("title", {}).get("text"))
+
+
+def test_every_y_axis_title_clears_its_widest_tick_label():
+    """The left margin holds the widest y tick label ("100 ms"), a gap and the axis title's line,
+    and the title stands off from the labels by a set gap (Plotly measures the labels for it):
+    the title is never drawn across a label, with automargin off."""
+    seen = 0
+    for name, params, state in _states():
+        for part, figure in _parts(state):
+            lay, where = figure["layout"], (name, params, part)
+            ax = lay["yaxis"]
+            if not _titled(ax) or "ticktext" not in ax or name == "ddp_buckets":
+                continue  # ddp_buckets: its lanes' names, its own layout (buckets.py)
+            seen += 1
+            widest = max(len(t) for t in ax["ticktext"]) * LABEL_CHAR_PX
+            assert lay["margin"]["l"] >= widest + 4 + 16, where  # a gap, the title's line
+            assert ax["title"]["standoff"] >= 4, where
+    assert seen >= 6  # the time, steps and share axes of five pages
+
+
+def test_log_x_labels_stand_level_side_by_side_on_a_phone():
+    """Slanted, the size labels ran into each other ("100 kB" into "1 MB") and into the axis
+    title below: every log x axis's labels are level and fit a phone's plot side by side."""
+    for name, params, state in _states():
+        for part, figure in _parts(state):
+            ax = figure["layout"]["xaxis"]
+            if ax.get("type") != "log" or name == "ddp_buckets":
+                continue
+            text = ax["ticktext"]
+            room = len(text) * (max(map(len, text)) * LABEL_CHAR_PX + 8)
+            assert ax["tickangle"] == 0 and room <= PHONE_PLOT_PX, (name, params, part, text)
+
+
+def test_the_share_axis_fits_the_shares():
+    """Your cluster's shares (4.2 % and 0.24 % at 64 GPUs) are read off the chart: the axis
+    runs from just under the smallest share to the power of ten above the largest."""
+    fig = widgets.WIDGETS["cluster"]()["figure"]
+    shares = [y for t in fig["data"] for y in t["y"]]
+    lo, hi = fig["layout"]["yaxis"]["range"]
+    assert math.log10(min(shares)) - 0.2 < lo < math.log10(min(shares))
+    assert hi == math.ceil(math.log10(max(shares))) == 1  # 10 %, above 6 %

@@ -11,6 +11,8 @@ show what is used), "custom" uses the fields as they are, starting from the last
 
 from __future__ import annotations
 
+import math
+
 from .. import fmt, nccl
 from ..catalog import hardware, measured, models
 from ..errors import ParamError
@@ -278,7 +280,10 @@ def _share_figure(curve: list, r: dict) -> views.Part:
     ]
     layout = fig.layout(
         fig.log_axis("GPUs", (1.5, calculator.MAX_GPUS * 1.4)),
-        fig.axis("all-reduce share of a step (%)", range=[0, 100]),
+        # a log axis that fits the lines, shares of a few per cent and a tenth of one both read
+        # off it (on 0 to 100 % they lay flat along the bottom); up to the power of ten above
+        # the top one, so that a share of a few per cent lies between two labels
+        fig.log_axis("all-reduce share of a step (%)", _share_ends(no + yes)),
     )
     return views.part(
         figure={"data": data, "layout": layout},
@@ -302,6 +307,13 @@ def _share_figure(curve: list, r: dict) -> views.Part:
             ],
         },
     )
+
+
+def _share_ends(shares: list[float]) -> tuple[float, float]:
+    """The share axis's ends (per cent): just under the smallest share, and the power of ten
+    above the largest, so that its few per cent lie between two labels (1 and 10)."""
+    lo, hi = fig.around(shares)
+    return lo, 10 ** math.ceil(math.log10(max(hi, 1e-9)))
 
 
 def _series(name, x, y, colour, dash, symbol) -> dict:

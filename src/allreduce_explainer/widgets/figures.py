@@ -190,6 +190,67 @@ def title(lines: tuple[str, ...]) -> dict:
             "font": {"size": 13}}  # fmt: skip
 
 
+# Plotly's tick labels are 12 px; a character of them takes about CHAR_PX at most (digits and
+# the units' letters: "100 ms" is 6 characters, 44 px wide). The figures leave the labels and
+# the axis titles room by these, without Plotly's automargin (which redraws every chart twice).
+CHAR_PX = 7.5
+TICK_PAD = 4  # between the plot's edge and its y tick labels
+TITLE_STANDOFF = 8  # between the tick labels and the axis title
+AXIS_TITLE_PX = 17  # one line of an axis title, across it
+LINE_PX = 16  # one line of x tick labels, down
+# the plot of a chart on a 390 px phone: the chart's 330 px less its margins
+PHONE_PLOT_PX = 220
+LABEL_GAP_PX = 14  # the room between two x tick labels that reads as a gap
+
+
+def label_chars(ax: dict) -> int:
+    """The widest tick label's characters: the labels themselves when the axis names them,
+    else those of its largest value (its range's far end; four digits if it has none)."""
+    if "ticktext" in ax:
+        return max((len(line) for t in ax["ticktext"] for line in str(t).split("<br>")), default=0)
+    ends = ax.get("range")
+    if ax.get("type") == "category" or not ends:
+        return 4
+    top = max(abs(v) for v in ends)
+    return max(len(f"{top:,.0f}"), 3) + (1 if min(ends) < 0 else 0)  # "0.5" at the least
+
+
+def left_room(yaxis: dict) -> int:
+    """The left margin a y axis needs: its widest tick label, the standoff and its title."""
+    title = bool(yaxis.get("title", {}).get("text"))
+    return math.ceil(
+        TICK_PAD + label_chars(yaxis) * CHAR_PX + (TITLE_STANDOFF + AXIS_TITLE_PX) * title
+    )
+
+
+def _fits_across(labels: list[str]) -> bool:
+    """Whether the x tick labels stand side by side, level, on a phone's plot."""
+    return len(labels) * (max(map(len, labels)) * CHAR_PX + LABEL_GAP_PX) <= PHONE_PLOT_PX
+
+
+def _across(xaxis: dict) -> dict:
+    """An x axis whose labels are level (never slanted: a slanted label runs into its
+    neighbour and into the axis title), a log axis's thinned to every third power of ten (an SI
+    prefix: 1 kB, 1 MB) when they would not fit a phone's plot side by side."""
+    out = {**xaxis, "tickangle": 0}
+    if "ticktext" in out and out.get("type") == "log" and not _fits_across(out["ticktext"]):
+        keep = [
+            (v, t)
+            for v, t in zip(out["tickvals"], out["ticktext"], strict=True)
+            if round(math.log10(v)) % 3 == 0
+        ]
+        if len(keep) >= 2:
+            out["tickvals"], out["ticktext"] = [v for v, _ in keep], [t for _, t in keep]
+    return out
+
+
+def _stood_off(ax: dict) -> dict:
+    """An axis whose title keeps TITLE_STANDOFF from its tick labels, measured by Plotly."""
+    if not ax.get("title", {}).get("text"):
+        return ax
+    return {**ax, "title": {**ax["title"], "standoff": TITLE_STANDOFF}}
+
+
 def layout(
     xaxis: dict,
     yaxis: dict,
@@ -198,8 +259,11 @@ def layout(
     heading: tuple[str, ...] = (),
     **extra,
 ) -> dict:
-    """A figure's layout; with `heading` (a title's lines), its title and the room for it."""
+    """A figure's layout; with `heading` (a title's lines), its title and the room for it. The
+    left margin leaves the y axis's widest tick label and its title room (left_room)."""
+    xaxis, yaxis = _stood_off(_across(xaxis)), _stood_off(yaxis)
     out = {"xaxis": xaxis, "yaxis": yaxis, "legend": dict(legend), "margin": dict(margin), **extra}
+    out["margin"]["l"] = max(out["margin"].get("l", 0), left_room(yaxis))
     if heading:
         out["title"] = title(heading)
         out["margin"]["t"] = out["margin"].get("t", 0) + TITLE_LINE_PX * len(heading)

@@ -287,24 +287,27 @@ def _memory_figure(rows: dict, have: float, gpu: str) -> dict:
          "showarrow": False, "yanchor": "bottom"}
         for x, t, s in zip(labels, totals, shardcost.STRATEGIES, strict=True)
     ]  # fmt: skip
+    # the line named in the legend, with what the crosses mean: written on the line, the name
+    # ran across the bars on a phone
     line = {
         "type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": have / gib, "y1": have / gib,
-        "line": {"dash": "dash", "width": 2, "color": NEUTRAL},
-    }  # fmt: skip
-    # the line's name on it, at the right, with what the crosses mean
-    name = {
-        "xref": "paper", "x": 1, "xanchor": "right", "y": have / gib, "yanchor": "bottom",
-        "text": f"{gpu}'s memory, {fmt.sig(have / gib, 3)} GiB (✗: does not fit)",
-        "showarrow": False,
+        "line": {"dash": "dash", "width": 2, "color": NEUTRAL}, "showlegend": True,
+        "name": f"{gpu}'s memory, {fmt.sig(have / gib, 3)} GiB (✗: does not fit)",
     }  # fmt: skip
     return {
         "data": data,
         "layout": fig.layout(
-            fig.axis("", type="category", fixedrange=True),
+            fig.axis(
+                "",
+                type="category",
+                fixedrange=True,
+                tickvals=labels,
+                ticktext=[t.replace(" / ", " /<br>") for t in labels],
+            ),
             fig.axis("model states per GPU (GiB)", range=[0, top], fixedrange=True),
             barmode="stack",
             shapes=[line],
-            annotations=[*marks, name],
+            annotations=marks,
         ),
     }
 

@@ -120,7 +120,7 @@ def scaling(params=None) -> dict:
                     fig.around([y for t in data for y in t["y"]]),
                     fig.SECONDS,
                 ),
-                {"orientation": "h", "y": -0.25},
+                fig.LEGEND_BELOW,
                 fig.MARGIN_BELOW,
             ),
         },
