@@ -27,6 +27,9 @@ MARKDOWN_EXTENSIONS = [
     "md_in_html",
 ]
 MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
+TABLE = re.compile(r'<div class="table-scroll".*?</table></div>', re.S)
+CODE = re.compile(r"<code>(.*?)</code>", re.S)
+LIST_COMMA = re.compile(r",(?=\S)")  # a comma with no space after it: a list's, in code
 
 
 class Stash:
@@ -119,4 +122,11 @@ def render_prose(
     # a wide table scrolls in its own box, which keyboards can reach (widgets are stashed)
     body = body.replace("<table>", '<div class="table-scroll" tabindex="0"><table>')
     body = body.replace("</table>", "</table></div>").replace("<pre>", '<pre tabindex="0">')
-    return stash.restore(body), states
+    return stash.restore(TABLE.sub(lambda t: list_breaks(t.group()), body)), states
+
+
+def list_breaks(table: str) -> str:
+    """A table's code with a line break allowed after each comma of a list written without
+    spaces (a parameter's JSON default): the cell wraps the list between its items instead of
+    the table growing by its whole length; the text, copied or read, is the same."""
+    return CODE.sub(lambda c: "<code>" + LIST_COMMA.sub(",<wbr>", c.group(1)) + "</code>", table)

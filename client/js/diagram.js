@@ -43,8 +43,8 @@
     var arrows = s("g", { class: "arrows" }), nodes = s("g", { class: "nodes" });
     d.nodes.forEach(function (n, i) {
       var g = s("g", { class: "node", "data-gpu": n.gpu, "data-node": i, style: "--c: " + colour(n.gpu) });
-      var sw = n.gpu < 0 ? 48 : d.node[0], sh = n.gpu < 0 ? 48 : d.node[1];
-      g.appendChild(s("rect", { x: n.x - sw / 2, y: n.y - sh / 2, width: sw, height: sh, rx: n.gpu < 0 ? 24 : 6 }));
+      var r = d.switch_r, sw = n.gpu < 0 ? 2 * r : d.node[0], sh = n.gpu < 0 ? 2 * r : d.node[1];
+      g.appendChild(s("rect", { x: n.x - sw / 2, y: n.y - sh / 2, width: sw, height: sh, rx: n.gpu < 0 ? r : 6 }));
       g.appendChild(s("text", { x: n.x, y: n.y + 4.5 }, n.label));
       nodes.appendChild(g);
     });

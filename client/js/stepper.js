@@ -161,9 +161,13 @@
           var cls = gpuCell(frame, marks, i, j);
           if (editable) {
             var td = el("td", { class: cls, "data-elem": j });
-            var inp = el("input", { type: "text", inputmode: "decimal",
-              "aria-label": "GPU " + i + ", number " + j, size: 4 });
-            inp.value = String(v);
+            // the number as the grid prints it, in a box as wide as it (the exact value in its
+            // tooltip): the full digits of a bf16 number would not fit sixteen to a row
+            var text = AE.formatValue(v, state.digits);
+            var inp = el("input", { type: "text", inputmode: "decimal", title: String(v),
+              "aria-label": "GPU " + i + ", number " + j, size: text.length });
+            inp.style.setProperty("--chars", text.length);
+            inp.value = text;
             inp.addEventListener("change", function () { edit(i, j, inp.value); });
             td.appendChild(inp);
             return tr.appendChild(td);
@@ -220,9 +224,15 @@
           moves.every(function (m) { return m[1] === moves[0][1]; })) {
         return "all chunks → " + to(moves[0][1]);
       }
-      return moves.map(function (m) {
-        return (state.chunks.length > 1 ? "chunk " + m[4] : "all") + " → " + to(m[1]);
-      }).join(", ");
+      // one chunk to two children (a tree's broadcast): "chunk 2 → GPU 1 and GPU 5", once
+      var parts = [], what = null;
+      moves.forEach(function (m) {
+        var chunk = state.chunks.length > 1 ? "chunk " + m[4] : "all";
+        if (chunk === what) parts[parts.length - 1] += " and " + to(m[1]);
+        else parts.push(chunk + " → " + to(m[1]));
+        what = chunk;
+      });
+      return parts.join(", ");
     }
 
     function cells(runs) {  // widgets/diagram.py: a row of holders as [symbol, count, ...]

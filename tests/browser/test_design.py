@@ -81,3 +81,25 @@ def test_prose_keeps_a_measure_of_about_70_characters(page, server):
     widget = page.locator("figure.widget").first.bounding_box()["width"]
     prose = page.locator("article > p").first.bounding_box()["width"]
     assert widget > prose * 1.3  # the figures are wider than the prose
+
+
+def test_deeper_boxes_and_asides_sit_in_the_text_column(browser, server):
+    """At 1280 px, on every stage, each "Deeper" box (and each practice or model aside) has the
+    left and right edges of the page's paragraphs."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    seen = 0
+    for stage in stages():
+        open_page(page, server, stage.slug)
+        p = page.locator("article > p").first.bounding_box()
+        boxes = page.locator(
+            "article > :is(details[data-role=deeper], aside[data-role=practice],"
+            " aside[data-role=model])"
+        )
+        for box in boxes.all():
+            b = box.bounding_box()
+            edges = (round(b["x"]), round(b["x"] + b["width"]))
+            assert edges == (round(p["x"]), round(p["x"] + p["width"])), (stage.slug, edges, p)
+            seen += 1
+    assert seen >= 10  # the check ran: Deeper boxes are on most stages
+    ctx.close()

@@ -4,6 +4,10 @@ scroll at 360 px."""
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
 from allreduce_explainer.widgets import innetwork as inw
 from helpers import axe_clean, no_scroll_at_360, open_page, step_to_end
 
@@ -76,3 +80,37 @@ def test_axe_clean_and_embeds(browser, server):
 
 def test_no_horizontal_scroll_at_360px(browser, server):
     no_scroll_at_360(browser, server, SLUG)
+
+
+# every cell of the grid, and every box at step 0, whose text is wider than the cell shows
+CUT_CELLS = """w => [...w.querySelectorAll('[data-role=grid] :is(th, td, input)')]
+    .filter(c => c.scrollWidth > c.clientWidth).map(c => c.value || c.textContent)"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_cell_of_the_switch_stepper_shows_its_whole_number(browser, server, width):
+    """The default bf16 grid at each step: no cell's text is wider than its cell (the grid may
+    scroll in its box instead), and the boxes of step 0 show each GPU's number to bf16's three
+    significant digits, read against the state Python builds."""
+    ctx = browser.new_context(viewport={"width": width, "height": 800})
+    page = ctx.new_page()
+    open_page(page, server, SLUG)
+    w = page.locator("[data-widget=innetwork_stepper]")
+    inputs = inw.innetwork_stepper({})["inputs"]
+    boxes = w.locator("tr[data-gpu] td input")
+    assert boxes.count() == sum(map(len, inputs))
+    for v, text in zip(
+        [v for row in inputs for v in row],
+        boxes.evaluate_all("es => es.map(e => e.value)"),
+        strict=True,
+    ):
+        shown = float(text.replace("−", "-"))
+        half_unit = 0.5 * 10 ** (math.floor(math.log10(abs(v))) - 2)  # of the third digit
+        assert abs(shown - v) <= half_unit * (1 + 1e-9), (v, text)
+    nxt = w.locator("[data-action=next]")
+    while True:
+        assert w.evaluate(CUT_CELLS) == [], f"step {w.get_attribute('data-step')}"
+        if not nxt.is_enabled():
+            break
+        nxt.click()
+    ctx.close()

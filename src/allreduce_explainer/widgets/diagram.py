@@ -23,7 +23,7 @@ from .common import value_text
 
 SWITCH = -1  # a move's src/dst when the values go through the switch (in-network reduction)
 NODE_W, NODE_H = 58, 26  # a GPU's box, in the SVG's units
-SWITCH_R = 24  # the switch's circle
+SWITCH_R = 30  # the switch's circle: its word, 13px bold, inside the ring of its stroke
 MARGIN = 10  # around the outermost boxes
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 MAX_LABEL_VALUES = 2  # an arrow's label shows this many values, then "…"
@@ -81,6 +81,8 @@ def ring(n: int, switch: bool = False, order: list[int] | None = None) -> dict:
         return 0.0 if SWITCH in move[:2] else 0.35
 
     out = _layout("ring", 2 * cx, 2 * cy, nodes, links, bend=bend)
+    if switch:
+        out["switch_r"] = SWITCH_R  # the view draws the circle the arrows are trimmed to
     # past four GPUs the spokes to the switch are too close for their values to be read: the
     # arrows then show who sends to whom, and the grid's switch row the values
     out["_quiet"] = switch and n > 4
