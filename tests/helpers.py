@@ -79,6 +79,12 @@ def expect_counter(widget, text):
     widget.locator("[data-role=step-counter]", has_text=text).wait_for()
 
 
+def expect_url(page, *parts: str) -> None:
+    """Wait until the page's URL holds every one of `parts`: widget.js writes it once the
+    change is on screen (after the next paint), not in the same task."""
+    page.wait_for_function("ps => ps.every(p => location.href.includes(p))", list(parts))
+
+
 def axe_clean(browser, server, slug: str, embeds: tuple[str, ...]) -> None:
     """No serious or critical axe violation on a page and its embeds, light and dark, before and
     after Python."""

@@ -3,7 +3,7 @@ buttons step a count through Python, and the prose keeps a measure of about 70 c
 
 from __future__ import annotations
 
-from helpers import expect_counter, open_page, stages
+from helpers import expect_counter, expect_url, open_page, stages
 
 
 def current_stage(page) -> str:
@@ -30,7 +30,8 @@ def test_plus_and_minus_step_the_gpu_count_through_python(page, server):
     lo = int(box.get_attribute("min"))
     w.get_by_role("button", name="Increase GPUs by 1").click()
     expect_counter(w, "Step 0 of 4")  # 5 GPUs: n - 1 = 4 steps of the reduce-scatter
-    assert box.input_value() == "5" and "ring_reduce_scatter.gpus=5" in page.url
+    expect_url(page, "ring_reduce_scatter.gpus=5")
+    assert box.input_value() == "5"
     assert w.locator("[data-role=grid] tbody th.gpu").count() == 5
     for n in range(4, lo - 1, -1):
         w.get_by_role("button", name="Decrease GPUs by 1").click()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bs4 import BeautifulSoup
 
-from helpers import PY_READY, expect_counter, open_page, stages
+from helpers import PY_READY, expect_counter, expect_url, open_page, stages
 
 
 def built(site, slug: str) -> BeautifulSoup:
@@ -48,7 +48,7 @@ def test_a_page_swapped_in_recomputes_keeps_its_url_state_and_goes_back(page, se
     w.locator("[data-param=gpus]").press("Enter")
     expect_counter(w, "Step 0 of 5")  # Python, at once: it never stopped
     w.locator("[data-action=next]").click()
-    assert "ring_reduce_scatter.gpus=6" in page.url and "ring_reduce_scatter.step=1" in page.url
+    expect_url(page, "ring_reduce_scatter.gpus=6", "ring_reduce_scatter.step=1")
     page.go_back()  # the widget's own entry: the same page, the GPU count before
     expect_counter(w, "Step 0 of 3")
     page.go_back()  # the page before

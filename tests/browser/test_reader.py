@@ -9,7 +9,7 @@ import threading
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from helpers import PY_READY, axe_violations, expect_counter, open_page
+from helpers import PY_READY, axe_violations, expect_counter, expect_url, open_page
 from screenshots import pages
 
 
@@ -32,7 +32,7 @@ def test_url_state_round_trips_through_reload_and_back(page, server):
     )
     w.locator("[data-action=next]").click()
     w.locator("[data-action=next]").click()
-    assert "ring_reduce_scatter.gpus=7" in page.url and "ring_reduce_scatter.step=2" in page.url
+    expect_url(page, "ring_reduce_scatter.gpus=7", "ring_reduce_scatter.step=2")
     shown = w.locator("[data-role=grid]").inner_text()
     page.reload()
     page.wait_for_selector(PY_READY, state="attached")
