@@ -82,7 +82,7 @@ def expect_counter(widget, text):
 def expect_url(page, *parts: str) -> None:
     """Wait until the page's URL holds every one of `parts`: widget.js writes it once the
     change is on screen (after the next paint), not in the same task."""
-    page.wait_for_function("ps => ps.every(p => location.href.includes(p))", list(parts))
+    page.wait_for_function("ps => ps.every(p => location.href.includes(p))", arg=list(parts))
 
 
 def axe_clean(browser, server, slug: str, embeds: tuple[str, ...]) -> None:
