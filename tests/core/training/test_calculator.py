@@ -214,7 +214,9 @@ def test_widget_state_is_json_and_small_and_unknown_params_are_refused():
     s = widget.cluster()
     text = json.dumps(s, allow_nan=False)
     assert len(text) < 100_000
-    assert s["figure"]["layout"]["yaxis"]["range"] == [0, 100]
+    axis, shares = s["figure"]["layout"]["yaxis"], [y for t in s["figure"]["data"] for y in t["y"]]
+    lo, hi = (10**x for x in axis["range"])  # a log axis in percent that fits the shares
+    assert axis["type"] == "log" and lo <= min(shares) and max(shares) <= hi <= 100
     with pytest.raises(ParamError):
         widget.cluster({"bogus": 1})
 
