@@ -55,8 +55,8 @@
     post("score", w, { score: { raw: k, min: 0, max: total, scaled: k / total } });
     if (Object.keys(answered).length >= total) post("completed", w, { completion: true });
   });
-  // a widget settles after each change Python answered: its address now holds its state
-  document.addEventListener("ae:settled", function (e) {
+  // a widget records its state in its address after the change is on screen (widget.js record)
+  document.addEventListener("ae:recorded", function (e) {
     var name = e.target.getAttribute && e.target.getAttribute("data-widget");
     post("state", widgetNamed(name));
   });

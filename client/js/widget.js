@@ -56,6 +56,8 @@
         if (!self.el.isConnected) return;  // a page navigate.js has swapped out: not this URL's
         AE.stored.keep(self);
         AE.urlState.record(self, pushed);
+        // the address now holds the shown state (embedevents.js tells the host page)
+        self.el.dispatchEvent(new CustomEvent("ae:recorded", { bubbles: true }));
       }, 0);
     });
   };
