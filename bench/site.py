@@ -972,7 +972,7 @@ class Bench:
                 elif lever == "patch-grid":
                     row.update(self.lever_steps(page, n, lever))
                 else:
-                    if lever == "fill-lanes":
+                    if lever == "joined-lanes":
                         page.evaluate(LANES_JS)
                     row.update(self.scenario(page, sc, n, alternate=lever))
                     row["label"] = sc.label
@@ -997,29 +997,21 @@ def spread(timings: list[dict]) -> dict:
     }
 
 
-# Stage 7's lanes drawn as they were before: each lane's two fill-only traces (odd and even
-# buckets, widgets/buckets.py) merged back into one trace with a white outline round every box,
-# which Plotly draws as one SVG path per box (884 per lane for Llama 3 405B). Applied in the
-# page to the state Python sent, on the changes made "without" the lever "fill-lanes".
+# Stage 7's lanes drawn as they were before: each shade's boxes as a trace with a gap after
+# every box (four corners, then null), which Plotly splits into one piece per box and handles
+# piece by piece (884 pieces a lane for Llama 3 405B), where widgets/buckets.py joins them into
+# one gapless polygon along the lane's foot. Applied in the page to the state Python sent, on
+# the changes made "without" the lever "joined-lanes".
 LANES_JS = """() => {
   const w = document.querySelector('[data-widget="ddp_buckets"]');
   const wo = AE.widgets.find((x) => x.el === w);
   const render = wo.view.render;
-  const outlined = (fig) => {
-    const data = [];
-    fig.data.forEach((t) => {
-      if (t.mode !== "none") return data.push(t);
-      const lane = data.find((d) => d.legendgroup === t.legendgroup && d.mode === "lines");
-      if (!lane) return data.push({ ...t, mode: "lines", showlegend: true,
-        line: { color: "#ffffff", width: 0.5 }, x: [...t.x], y: [...t.y],
-        customdata: [...t.customdata] });
-      lane.x.push(...t.x); lane.y.push(...t.y); lane.customdata.push(...t.customdata);
-    });
-    return { ...fig, data: data };
-  };
+  const gapped = (xs) => xs.flatMap((x, i) => (i % 4 === 3 ? [x, null] : [x]));
+  const apart = (fig) => ({ ...fig, data: fig.data.map((t) => (t.mode !== "none" ? t
+    : { ...t, x: gapped(t.x), y: gapped(t.y), customdata: gapped(t.customdata) })) });
   wo.view.render = (s) => {
-    if (!AE.bench.without.has("fill-lanes")) return render(s);
-    return render({ ...s, figure: outlined(s.figure) });
+    if (!AE.bench.without.has("joined-lanes")) return render(s);
+    return render({ ...s, figure: apart(s.figure) });
   };
 }"""
 
@@ -1027,9 +1019,10 @@ LANES_JS = """() => {
 # in one page. "layout-once": every chart drawn before any text or table is written, the theme's
 # colours read once per theme, and unchanged summaries and tables not rewritten (chart.js);
 # "coalesce": an answer that a newer change has made stale is not drawn (widget.js), measured on
-# bursts of rapid input (BURST); "fill-lanes": stage 7's lanes as fill-only traces, against
-# outlined boxes (LANES_JS); "patch-grid": a stepper's step rewriting only the cells that
-# changed (stepper.js), against building its grid again, at the stepper's heaviest state.
+# bursts of rapid input (BURST); "joined-lanes": stage 7's lanes as one gapless polygon per
+# shade, against a box per gap-separated piece (LANES_JS); "patch-grid": a stepper's step
+# rewriting only the cells that changed (stepper.js), against building its grid again, at the
+# stepper's heaviest state.
 STEPS = Scenario("steps at its most GPUs and longest vectors", "stepper", "next", ())
 LEVERS = (
     ("layout-once", "ddp-buckets", HEAVY["ddp-buckets"][0]),
@@ -1037,7 +1030,7 @@ LEVERS = (
     ("layout-once", "latency-ring-vs-tree", HEAVY["latency-ring-vs-tree"][0]),
     ("coalesce", "ddp-buckets", HEAVY["ddp-buckets"][0]),
     ("coalesce", "latency-ring-vs-tree", HEAVY["latency-ring-vs-tree"][0]),
-    ("fill-lanes", "ddp-buckets", HEAVY["ddp-buckets"][0]),
+    ("joined-lanes", "ddp-buckets", HEAVY["ddp-buckets"][0]),
     ("patch-grid", "in-network-reduction", STEPS),
     ("patch-grid", "ring-reduce-scatter", STEPS),
 )
@@ -1045,7 +1038,8 @@ LEVER_TEXT = {
     "layout-once": "every chart drawn before any text or table is written, the theme's colours "
     "read once per theme, unchanged summaries and tables not rewritten (chart.js)",
     "coalesce": "an answer a newer change has made stale is not drawn (widget.js)",
-    "fill-lanes": "stage 7's lanes as fill-only traces, against outlined boxes",
+    "joined-lanes": "stage 7's lanes as one gapless polygon per shade, against boxes separated "
+    "by gaps",
     "patch-grid": "a stepper's step rewrites only the cells that changed, against building the "
     "grid again (stepper.js)",
 }

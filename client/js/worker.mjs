@@ -197,6 +197,22 @@ function warm(widgets) {
   setTimeout(next, 0);
 }
 
+// A text parameter longer than LONG characters (an opened log of up to a megabyte) goes to Python
+// once, by bridge.keep, and each call names it instead of carrying it in its JSON: the reader's
+// changes with a log open (the GPU count) would otherwise encode and decode a megabyte each time.
+const LONG = 1 << 16;
+const kept = new Map();  // parameter name -> the text Python keeps under it
+function slim(params) {
+  if (!params || typeof params !== "object" || Array.isArray(params)) return params;
+  const out = {};
+  for (const [k, v] of Object.entries(params)) {
+    if (typeof v !== "string" || v.length <= LONG) { out[k] = v; continue; }
+    if (kept.get(k) !== v) { bridge.keep(k, v); kept.set(k, v); }
+    out[k] = { kept: k };
+  }
+  return out;
+}
+
 self.onmessage = async (e) => {
   const msg = e.data;
   if (msg.type === "init") {
@@ -215,7 +231,7 @@ self.onmessage = async (e) => {
     const t0 = performance.now();
     let response;
     try {
-      response = bridge.call(msg.widget, JSON.stringify(msg.params));
+      response = bridge.call(msg.widget, JSON.stringify(slim(msg.params)));
     } catch (err) {
       response = JSON.stringify({ ok: false, error: { field: null, message: `worker: ${err.message}` } });
     }

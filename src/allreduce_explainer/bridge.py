@@ -11,6 +11,23 @@ import json
 from .errors import ParamError
 from .widgets import WIDGETS
 
+# Long text parameters the worker has handed over once (client/js/worker.mjs), by name
+_KEPT: dict[str, str] = {}
+
+
+def keep(name: str, text: str) -> None:
+    """Keep a long text parameter (an opened log of up to a megabyte) for the calls that follow,
+    which send {"kept": name} in its place: encoding, copying, decoding and hashing a megabyte
+    inside every call's JSON was most of a call's time with a log open (bench/site.py)."""
+    _KEPT[name] = text
+
+
+def _restored(params: object) -> object:
+    """The parameters with each kept text put back where a call left its name."""
+    if not isinstance(params, dict):
+        return params
+    return {k: _KEPT[k] if v == {"kept": k} and k in _KEPT else v for k, v in params.items()}
+
 
 def call(name: str, params_json: str) -> str:
     try:
@@ -20,7 +37,7 @@ def call(name: str, params_json: str) -> str:
             params = json.loads(params_json)
         except ValueError:
             raise ParamError("_", "parameters are not valid JSON") from None
-        state = WIDGETS[name](params)
+        state = WIDGETS[name](_restored(params))
         return json.dumps({"ok": True, "state": state}, allow_nan=False)
     except ParamError as e:
         return json.dumps({"ok": False, "error": {"field": e.field, "message": e.message}})

@@ -147,6 +147,44 @@ def test_an_opened_file_stays_through_other_changes_and_an_example_clears_it(pag
     page.watch.assert_clean()
 
 
+def test_long_opened_files_are_read_after_changes_and_a_new_one_replaces_the_old(
+    page, server, tmp_path
+):
+    """A log over 64 KiB goes to Python once and later calls name it (worker.mjs, bridge.keep):
+    after a change of the GPU count the page shows what Python computes from the whole text at
+    the new count, and a second long file replaces the first, not the first kept one."""
+    from allreduce_explainer.widgets import WIDGETS
+
+    logs = []
+    for k, source in enumerate((LOG_309, DATA / "allreduce_two_runs.txt")):
+        text = source.read_text()
+        text = text * (70_000 // len(text) + 1)
+        assert len(text) > 1 << 16
+        logs.append(tmp_path / f"long-{k}.log")
+        logs[-1].write_text(text)
+    open_page(page, server, SLUG, live=True)
+    w = page.locator("[data-widget=cluster]")
+    idle = "() => !document.querySelector('[data-widget=cluster][aria-busy]')"
+    params = "() => AE.widgets.find(x => x.name === 'cluster').state.params"
+    for k, log in enumerate(logs):
+        w.locator("[data-role=log-file]").set_input_files(str(log))
+        page.wait_for_function(f"() => ({params})().log_file.length === {len(log.read_text())}")
+        gpus = w.locator("[data-param=gpus]")
+        gpus.fill(("32", "64")[k])
+        gpus.press("Enter")
+        page.wait_for_function(f"() => ({params})().gpus === {(32, 64)[k]}")
+        page.wait_for_function(idle)
+        shown = page.evaluate(params)
+        assert shown["log_file"] == log.read_text()
+        want = WIDGETS["cluster"](shown)["readouts"]
+        keys = [x for x in want if x.startswith("log_") and want[x]]
+        assert "log_status" in keys
+        for key in keys:
+            got = w.locator(f"[data-readout={key}]").text_content()
+            assert got == want[key], key
+    page.watch.assert_clean()
+
+
 def test_a_file_over_the_limit_is_refused_with_a_message(page, server, tmp_path):
     big = tmp_path / "big.log"
     big.write_text("#\n" * 2_600_000)

@@ -95,8 +95,9 @@ def _ddp_at(p: dict) -> dict:
 
 def test_ddp_timeline_at_884_buckets_is_two_fill_only_traces_per_lane():
     """Llama 3 405B fills 884 buckets: a lane is two fill-only traces (odd and even buckets in
-    two shades), where outlined boxes made Plotly draw a path per box (1,768 in all); the boxes
-    are api.ddp's timeline, called here, each drawn once."""
+    two shades), each one gapless polygon along the lane's foot, where outlined boxes made Plotly
+    draw a path per box (1,768 in all) and gaps made it handle each box apart; the boxes are
+    api.ddp's timeline, called here, each drawn once."""
     s = buckets.ddp_buckets({"model": "llama3-405b"})
     p = s["params"]
     r = _ddp_at(p)
@@ -112,13 +113,17 @@ def test_ddp_timeline_at_884_buckets_is_two_fill_only_traces_per_lane():
     assert [t["showlegend"] for t in boxes] == [True, False, True, False]
     assert boxes[0]["fillcolor"] != boxes[1]["fillcolor"]
 
-    def spans(odd, even):  # each box: 4 corners ("toself" closes it) and a gap -> (bucket, a, b)
+    def spans(odd, even):  # each box: foot, top, top, foot (no gaps) -> (bucket, a, b)
         out = []
         for t in (odd, even):
             xs, ys = t["x"], t["y"]
-            assert xs[4::5] == ys[4::5] == [None] * (len(xs) // 5)
-            assert all(xs[i] == xs[i + 3] and xs[i + 1] == xs[i + 2] for i in range(0, len(xs), 5))
-            out += [(t["customdata"][i], xs[i], xs[i + 1]) for i in range(0, len(xs), 5)]
+            assert None not in xs and len(xs) % 4 == 0
+            lo, hi = min(ys), max(ys)
+            assert hi - lo == pytest.approx(buckets.LANE_HEIGHT)
+            assert ys == [lo, hi, hi, lo] * (len(xs) // 4)  # between boxes: along the foot
+            assert all(xs[i] == xs[i + 1] and xs[i + 2] == xs[i + 3] for i in range(0, len(xs), 4))
+            assert all(xs[i] <= xs[i + 2] for i in range(0, len(xs), 4))
+            out += [(t["customdata"][i], xs[i], xs[i + 2]) for i in range(0, len(xs), 4)]
         return sorted(out)
 
     ends = [b["ready_s"] * 1e3 for b in rows]
@@ -134,7 +139,7 @@ def test_ddp_timeline_at_884_buckets_is_two_fill_only_traces_per_lane():
     assert [x for _, a, b in allreduce for x in (a, b)] == pytest.approx(
         [x for b in rows for x in (b["start_s"] * 1e3, b["end_s"] * 1e3)], abs=tol
     )
-    assert boxes[2]["customdata"][::5] == list(range(1, 885, 2))  # odd buckets in one shade
+    assert boxes[2]["customdata"][::4] == list(range(1, 885, 2))  # odd buckets in one shade
 
 
 def test_884_buckets_send_the_first_rows_until_all_are_asked_for():

@@ -83,3 +83,22 @@ def test_defaults_round_trip(name):
     first = answer(name, {})["state"]
     again = answer(name, first["params"])["state"]
     assert again == first
+
+
+def test_a_kept_text_stands_where_a_call_names_it():
+    """bridge.keep: a call naming a kept text ({"kept": name}) gets the answer it would get with
+    the text itself; a name nothing was kept under, or a marker under another parameter, is
+    read as the value it is (and refused by the widget's own checks)."""
+    from allreduce_explainer.logs import examples as logs
+
+    text = sorted(logs.TEXTS)[0]
+    with_text = json.loads(bridge.call("cluster", json.dumps({"example": "", "log_file": text})))
+    bridge.keep("log_file", text)
+    marker = {"example": "", "log_file": {"kept": "log_file"}}
+    named = json.loads(bridge.call("cluster", json.dumps(marker)))
+    assert named == with_text and named["ok"]
+    elsewhere = json.loads(bridge.call("cluster", json.dumps({"log": {"kept": "log_file"}})))
+    assert not elsewhere["ok"] and elsewhere["error"]["field"] == "log"
+    bridge._KEPT.clear()
+    unknown = json.loads(bridge.call("cluster", json.dumps({"log_file": {"kept": "log_file"}})))
+    assert not unknown["ok"] and unknown["error"]["field"] == "log_file"

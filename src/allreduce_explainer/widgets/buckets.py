@@ -141,19 +141,21 @@ LANE_HEIGHT = 0.65
 
 def _lane(name: str, y: float, spans: list, colours: tuple[str, str], k: list, template: str):
     """One lane of the timeline as two traces: a box per (start, end) span, the odd buckets in
-    one shade and the even in the other, each trace one filled path with no outline. Plotly
-    draws a line trace's outline as one SVG path per gap-separated box, so outlined boxes cost
-    884 paths a lane for Llama 3 405B, laid out and painted on every change; a fill is one path
-    per trace, and the two shades keep neighbouring buckets apart. `k` numbers the spans (the
-    buckets), shown on hover by `template`; the table gives the rest."""
+    one shade and the even in the other, each trace one filled polygon with no outline that
+    runs along the lane's foot from box to box (the runs between boxes have no area, so only
+    the boxes are painted). Plotly draws an outline as one SVG path per box (884 a lane for
+    Llama 3 405B) and splits a trace at every gap into pieces it handles one by one; one
+    gapless polygon per trace is a quarter of that redraw (bench/site.py's "joined-lanes").
+    `k` numbers the spans (the buckets), shown on hover by `template`; the table gives the rest.
+    """
     lo, hi = y - LANE_HEIGHT / 2, y + LANE_HEIGHT / 2
     traces = []
     for parity, colour in enumerate(colours):
         xs, ys, custom = [], [], []
         for (a, b), c in list(zip(_drawn(spans), k, strict=True))[parity::2]:
-            xs += [a, b, b, a, None]  # "toself" closes each box: four corners and a gap
-            ys += [lo, lo, hi, hi, None]
-            custom += [c] * 5
+            xs += [a, a, b, b]  # up from the foot, across, down: "toself" closes the polygon
+            ys += [lo, hi, hi, lo]
+            custom += [c] * 4
         traces.append(
             {
                 "type": "scatter",
