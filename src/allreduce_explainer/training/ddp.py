@@ -118,9 +118,15 @@ def buckets(
     """
     if order is None:
         order = range(len(param_bytes) - 1, -1, -1)
-    order = list(order)
+    return _ordered(param_bytes, list(order), limits(cap_mb, first_mb))
+
+
+def _ordered(
+    param_bytes: Sequence[int], order: Sequence[int], bucket_limits: Sequence[int]
+) -> list[list[int]]:
+    """buckets() at these limits in bytes, the tensors taken in `order`."""
     ready = [param_bytes[i] for i in order]
-    return [[order[j] for j in b] for b in assign(ready, limits(cap_mb, first_mb))]
+    return [[order[j] for j in b] for b in assign(ready, bucket_limits)]
 
 
 def backward_times(layer_flops: Sequence[float], flops_per_s: float) -> list[float]:
@@ -248,13 +254,30 @@ def run(
 ) -> dict:
     """One steady-state backward pass of `model` under DDP: buckets and timeline, each bucket's
     all-reduce timed by `allreduce_s` (nccl_time or lockstep_time)."""
-    sizes, layer_of, back, order = _inputs(model, batch, flops_per_s, grad_bytes)
-    bucket_list = buckets(sizes, cap_mb, first_mb, order)
-    out = timeline(back, layer_of, sizes, bucket_list, allreduce_s)
-    out["bucket_indices"] = bucket_list
-    out["limits_bytes"] = list(limits(cap_mb, first_mb))
-    out["gradient_bytes"] = sum(sizes)
+    bucket_limits = limits(cap_mb, first_mb)
+    bucket_list, ready = _bucketed(model, batch, flops_per_s, grad_bytes, bucket_limits)
+    out = schedule(ready, allreduce_s)
+    out["layer_done_s"] = list(ready["layer_done_s"])
+    out["bucket_indices"] = [list(b) for b in bucket_list]
+    out["limits_bytes"] = list(bucket_limits)
+    out["gradient_bytes"] = ready["gradient_bytes"]
     return out
+
+
+@lru_cache(maxsize=32)
+def _bucketed(
+    model: Model, batch: int, flops_per_s: float, grad_bytes: int, bucket_limits: tuple[int, int]
+) -> tuple[tuple[tuple[int, ...], ...], dict]:
+    """A run's buckets and their readiness(), which no network changes: a change of the GPU
+    count (the page's usual change) only schedules them again. Keyed on the limits in bytes,
+    so an unset cap and an explicit 25 MiB with a 1 MiB first bucket share one entry; held
+    as tuples, so that no caller's result can change what is kept."""
+    sizes, layer_of, back, order = _inputs(model, batch, flops_per_s, grad_bytes)
+    bucket_list = _ordered(sizes, order, bucket_limits)
+    ready = readiness(back, layer_of, sizes, bucket_list)
+    ready["layer_done_s"] = tuple(ready["layer_done_s"])
+    ready["gradient_bytes"] = sum(sizes)
+    return tuple(tuple(b) for b in bucket_list), ready
 
 
 def sweep(

@@ -399,6 +399,28 @@ def test_sweep_equals_a_timeline_per_cap(key, first_mb):
         assert r["allreduce_total_s"] == t["allreduce_total_s"]
 
 
+@pytest.mark.parametrize("key", ["gpt2", "llama3-405b"])
+def test_run_equals_a_timeline_of_its_buckets_on_every_call(key):
+    """run() keeps a model's buckets and their readiness between calls (the network changes
+    only their schedule): each call, at either GPU count, after a caller changed the last
+    result, unset or explicit cap, equals timeline() of buckets() computed afresh."""
+    m, batch, flops, grad = models.get(key), 1, 4e14, 4
+    sizes, layer_of, back, order = ddp._inputs(m, batch, flops, grad)
+    for gpus, cap, first in [(16, None, None), (64, 25.0, 1.0), (16, 25.0, 1.0), (64, 3.0, None)]:
+        timed = ddp.nccl_time(nccl.System("H100 SXM", gpus, 8, 8, 400.0))
+        fresh = ddp.buckets(sizes, cap, first, order)
+        want = ddp.timeline(back, layer_of, sizes, fresh, timed)
+        got = ddp.run(m, timed, batch, flops, grad, cap, first)
+        assert got["bucket_indices"] == fresh
+        assert got["buckets"] == want["buckets"]
+        assert got["layer_done_s"] == want["layer_done_s"]
+        for k in ("backward_s", "allreduce_total_s", "comm_end_s", "exposed_s"):
+            assert got[k] == want[k]
+        assert got["gradient_bytes"] == sum(sizes)
+        got["bucket_indices"][0].append(-1)  # a caller's change stays in its own copy
+        got["layer_done_s"][0] = -1.0
+
+
 def test_ddp_labels_each_bucket_with_nccl_s_pick():
     r = api.ddp(model="llama3-8b", gpus=16, gpus_per_node=8)
     system = nccl.System("H100 SXM", 16, 8, 8, 400.0)
