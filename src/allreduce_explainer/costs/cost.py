@@ -73,15 +73,29 @@ def _naive(topo: Topology, s: float) -> dict:
     )
 
 
+def ring_seconds(topo: Topology, s: float) -> float:
+    """cost("ring", ...)'s time alone, for the curves that evaluate it thousands of times."""
+    return 2 * (topo.gpus - 1) * _ring_step(topo, s / topo.gpus)
+
+
+def _ring_step(topo: Topology, c: float) -> float:
+    """One ring step: a chunk of c bytes on each GPU's link, the slowest class setting it."""
+    if topo.nodes == 1:
+        return _step(topo.intra, c)
+    if topo.gpus_per_node == 1:
+        return _step(topo.inter, c)
+    return max(_step(topo.intra, c), _step(topo.inter, c))
+
+
 def _ring(topo: Topology, s: float) -> dict:
     n, nodes = topo.gpus, topo.nodes
     c = s / n
+    step = _ring_step(topo, c)
     if nodes == 1:
-        step, formula = _step(topo.intra, c), "2(n-1)(a_intra + S/(n B_intra))"
+        formula = "2(n-1)(a_intra + S/(n B_intra))"
     elif topo.gpus_per_node == 1:
-        step, formula = _step(topo.inter, c), "2(n-1)(a_inter + S/(n B_inter))"
+        formula = "2(n-1)(a_inter + S/(n B_inter))"
     else:
-        step = max(_step(topo.intra, c), _step(topo.inter, c))
         formula = "2(n-1) max(a_intra + S/(n B_intra), a_inter + S/(n B_inter))"
     per_gpu = 2 * (n - 1) * c
     crossing = per_gpu if nodes > 1 else 0.0
@@ -148,23 +162,31 @@ def tree_time_fast(topo: Topology, nbytes: float) -> float:
     chunk size c the time is linear in k: T(k) = T(k0) + (k - k0)(T(k0 + 1) - T(k0)).
     """
     k = tree_chunks(nbytes)
+    if topo.gpus == 1:
+        return 0.0
     k0 = tree.steady_chunks(topo.gpus)
-    if topo.gpus == 1 or k <= k0 + 1:
-        return cost("tree", topo, nbytes, k)["time_s"]
+    if k <= k0 + 1:
+        return _tree_seconds(topo, nbytes / (2 * k), k)
     c = nbytes / (2 * k)  # bytes per chunk per tree
-    t0 = cost("tree", topo, 2 * k0 * c, k0)["time_s"]
-    t1 = cost("tree", topo, 2 * (k0 + 1) * c, k0 + 1)["time_s"]
+    t0 = _tree_seconds(topo, c, k0)
+    t1 = _tree_seconds(topo, c, k0 + 1)
     return t0 + (k - k0) * (t1 - t0)
+
+
+def _tree_seconds(topo: Topology, c: float, k: int) -> float:
+    """The double tree's time with k chunks of c bytes per tree: each step as long as its
+    busiest queue, from the step profile."""
+    profile = _tree_profile(topo.gpus, topo.gpus_per_node, k)[0]
+    cost = (_step(topo.intra, c), _step(topo.inter, c))
+    return sum(times * max(m * cost[cls] for cls, m in enumerate(ms)) for ms, times in profile)
 
 
 def _tree(topo: Topology, s: float, chunks: int | None) -> dict:
     k = chunks or tree_chunks(s)
     c = s / (2 * k)
     profile, most_sends, inter_sends, most_inter = _tree_profile(topo.gpus, topo.gpus_per_node, k)
-    cost = (_step(topo.intra, c), _step(topo.inter, c))
-    t = sum(times * max(m * cost[cls] for cls, m in enumerate(ms)) for ms, times in profile)
     return _result(
-        t,
+        _tree_seconds(topo, c, k),
         sum(times for _, times in profile),
         sum(x for ms, x in profile if ms[1]),
         most_sends * s / 2,

@@ -37,7 +37,7 @@ def flat(gpus: int, GBps: float, latency_us: float) -> Topology:
 
 
 def ring_time(topo: Topology, s: float) -> float:
-    return cost.cost("ring", topo, s)["time_s"]
+    return cost.ring_seconds(topo, s)
 
 
 def crossover(topo: Topology, tree_fn=cost.tree_time_fast, sizes=SIZES, d=None) -> float | None:

@@ -15,6 +15,7 @@ from allreduce_explainer import api, bridge
 from allreduce_explainer.costs import cost
 from allreduce_explainer.costs import latency_model as lm
 from allreduce_explainer.schedules import tree
+from allreduce_explainer.schedules.topology import Topology
 from allreduce_explainer.widgets import latency as lat
 from helpers import examples
 
@@ -72,6 +73,22 @@ def test_fast_tree_time_equals_the_cost_model(n, s, alpha, gbps):
     topo = lm.flat(n, gbps, alpha)
     exact = cost.cost("tree", topo, s)["time_s"]
     assert cost.tree_time_fast(topo, s) == pytest.approx(exact, rel=1e-9)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.integers(1, 300), st.sampled_from([1, 2, 4, 8]), st.floats(8, 2**33),
+    st.floats(0, 100), st.floats(0.1, 1000), st.floats(0.1, 1000),
+)  # fmt: skip
+def test_ring_seconds_is_the_ring_s_time_in_the_cost_model(n, g, s, alpha, intra, inter):
+    """The time-only ring the curves use is cost("ring")'s time to the bit, on one server,
+    one GPU per server and mixed servers, and by the formula in the docstring of cost.py."""
+    topo = Topology.make(n * g, g, intra, inter, alpha, 2 * alpha)
+    assert cost.ring_seconds(topo, s) == cost.cost("ring", topo, s)["time_s"]
+    c = s / (n * g)
+    links = [topo.intra] if n == 1 else [topo.inter] if g == 1 else [topo.intra, topo.inter]
+    step = max(link.latency_us * 1e-6 + c / (link.GBps * 1e9) for link in links)
+    assert cost.ring_seconds(topo, s) == pytest.approx(2 * (n * g - 1) * step, rel=1e-12)
 
 
 def _straddles(topo, x, tree_fn):
