@@ -972,7 +972,7 @@ class Bench:
                 elif lever == "patch-grid":
                     row.update(self.lever_steps(page, n, lever))
                 else:
-                    if lever in ("joined-lanes", "step-lanes"):
+                    if lever == "joined-lanes":
                         page.evaluate(LANES_JS)
                     row.update(self.scenario(page, sc, n, alternate=lever))
                     row["label"] = sc.label
@@ -997,34 +997,21 @@ def spread(timings: list[dict]) -> dict:
     }
 
 
-# Stage 7's lanes drawn as they were before, applied in the page to the state Python sent on
-# the changes made "without" a lever. widgets/buckets.py draws each shade's boxes as one gapless
-# polygon in steps (line.shape "hv": the first box's foot, then each box's start at the top and
-# end at the foot). Without "step-lanes": the same polygon by four corners a box, drawn
-# straight (twice the points). Without "joined-lanes": four corners a box and a gap after each,
-# which Plotly splits into one piece per box and handles piece by piece (884 pieces a lane for
-# Llama 3 405B).
+# Stage 7's lanes drawn as they were before: each shade's boxes as a trace with a gap after
+# every box (four corners, then null), which Plotly splits into one piece per box and handles
+# piece by piece (884 pieces a lane for Llama 3 405B), where widgets/buckets.py joins them into
+# one gapless polygon along the lane's foot. Applied in the page to the state Python sent, on
+# the changes made "without" the lever "joined-lanes".
 LANES_JS = """() => {
   const w = document.querySelector('[data-widget="ddp_buckets"]');
   const wo = AE.widgets.find((x) => x.el === w);
   const render = wo.view.render;
-  // x, y, customdata of a stepped lane -> four corners a box (foot, top, top, foot)
-  const corners = (t, gap) => {
-    const out = { x: [], y: [], customdata: [] }, lo = t.y[0], hi = t.y[1];
-    for (let i = 1; i + 1 < t.x.length; i += 2) {
-      out.x.push(t.x[i], t.x[i], t.x[i + 1], t.x[i + 1]);
-      out.y.push(lo, hi, hi, lo);
-      out.customdata.push(...Array(4).fill(t.customdata[i]));
-      if (gap) { out.x.push(null); out.y.push(null); out.customdata.push(null); }
-    }
-    return out;
-  };
-  const redrawn = (fig, gap) => ({ ...fig, data: fig.data.map((t) => (t.mode !== "none" ? t
-    : { ...t, ...corners(t, gap), line: { shape: "linear" } })) });
+  const gapped = (xs) => xs.flatMap((x, i) => (i % 4 === 3 ? [x, null] : [x]));
+  const apart = (fig) => ({ ...fig, data: fig.data.map((t) => (t.mode !== "none" ? t
+    : { ...t, x: gapped(t.x), y: gapped(t.y), customdata: gapped(t.customdata) })) });
   wo.view.render = (s) => {
-    const gap = AE.bench.without.has("joined-lanes");
-    if (!gap && !AE.bench.without.has("step-lanes")) return render(s);
-    return render({ ...s, figure: redrawn(s.figure, gap) });
+    if (!AE.bench.without.has("joined-lanes")) return render(s);
+    return render({ ...s, figure: apart(s.figure) });
   };
 }"""
 
@@ -1033,8 +1020,7 @@ LANES_JS = """() => {
 # colours read once per theme, and unchanged summaries and tables not rewritten (chart.js);
 # "coalesce": an answer that a newer change has made stale is not drawn (widget.js), measured on
 # bursts of rapid input (BURST); "joined-lanes": stage 7's lanes as one gapless polygon per
-# shade, against a box per gap-separated piece; "step-lanes": that polygon in steps, two points
-# a box, against four corners (LANES_JS); "patch-grid": a stepper's step
+# shade, against a box per gap-separated piece (LANES_JS); "patch-grid": a stepper's step
 # rewriting only the cells that changed (stepper.js), against building its grid again, at the
 # stepper's heaviest state.
 STEPS = Scenario("steps at its most GPUs and longest vectors", "stepper", "next", ())
@@ -1045,7 +1031,6 @@ LEVERS = (
     ("coalesce", "ddp-buckets", HEAVY["ddp-buckets"][0]),
     ("coalesce", "latency-ring-vs-tree", HEAVY["latency-ring-vs-tree"][0]),
     ("joined-lanes", "ddp-buckets", HEAVY["ddp-buckets"][0]),
-    ("step-lanes", "ddp-buckets", HEAVY["ddp-buckets"][0]),
     ("patch-grid", "in-network-reduction", STEPS),
     ("patch-grid", "ring-reduce-scatter", STEPS),
 )
@@ -1055,7 +1040,6 @@ LEVER_TEXT = {
     "coalesce": "an answer a newer change has made stale is not drawn (widget.js)",
     "joined-lanes": "stage 7's lanes as one gapless polygon per shade, against boxes separated "
     "by gaps",
-    "step-lanes": "stage 7's lanes drawn in steps, two points a box, against four corners a box",
     "patch-grid": "a stepper's step rewrites only the cells that changed, against building the "
     "grid again (stepper.js)",
 }

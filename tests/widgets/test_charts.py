@@ -95,9 +95,9 @@ def _ddp_at(p: dict) -> dict:
 
 def test_ddp_timeline_at_884_buckets_is_two_fill_only_traces_per_lane():
     """Llama 3 405B fills 884 buckets: a lane is two fill-only traces (odd and even buckets in
-    two shades), each one gapless polygon along the lane's foot drawn in steps, two points a
-    box, where outlined boxes made Plotly draw a path per box (1,768 in all) and gaps made it
-    handle each box apart; the boxes are api.ddp's timeline, called here, each drawn once."""
+    two shades), each one gapless polygon along the lane's foot, where outlined boxes made Plotly
+    draw a path per box (1,768 in all) and gaps made it handle each box apart; the boxes are
+    api.ddp's timeline, called here, each drawn once."""
     s = buckets.ddp_buckets({"model": "llama3-405b"})
     p = s["params"]
     r = _ddp_at(p)
@@ -109,24 +109,21 @@ def test_ddp_timeline_at_884_buckets_is_two_fill_only_traces_per_lane():
     assert len(lanes) == len(drawn) == 3  # backward, all-reduce, exposed
     assert len(data) == 5  # two traces for each box lane, one line for the exposed time
     boxes = [t for t in data if t.get("fill") == "toself"]
-    assert len(boxes) == 4 and all(
-        t["mode"] == "none" and t["line"] == {"shape": "hv"} for t in boxes
-    )
+    assert len(boxes) == 4 and all(t["mode"] == "none" and "line" not in t for t in boxes)
     assert [t["showlegend"] for t in boxes] == [True, False, True, False]
     assert boxes[0]["fillcolor"] != boxes[1]["fillcolor"]
 
-    def spans(odd, even):  # the first box's foot, then each box's start (top), end (foot)
+    def spans(odd, even):  # each box: foot, top, top, foot (no gaps) -> (bucket, a, b)
         out = []
         for t in (odd, even):
-            assert t["line"] == {"shape": "hv"}  # across, then up or down: boxes, not triangles
-            xs, ys, k = t["x"], t["y"], t["customdata"]
-            assert None not in xs and len(xs) % 2 == 1
+            xs, ys = t["x"], t["y"]
+            assert None not in xs and len(xs) % 4 == 0
             lo, hi = min(ys), max(ys)
             assert hi - lo == pytest.approx(buckets.LANE_HEIGHT)
-            assert ys == [lo] + [hi, lo] * (len(xs) // 2)  # between boxes: along the foot
-            assert xs[0] == xs[1] and k[0] == k[1]
-            assert all(xs[i] <= xs[i + 1] and k[i] == k[i + 1] for i in range(1, len(xs), 2))
-            out += [(k[i], xs[i], xs[i + 1]) for i in range(1, len(xs), 2)]
+            assert ys == [lo, hi, hi, lo] * (len(xs) // 4)  # between boxes: along the foot
+            assert all(xs[i] == xs[i + 1] and xs[i + 2] == xs[i + 3] for i in range(0, len(xs), 4))
+            assert all(xs[i] <= xs[i + 2] for i in range(0, len(xs), 4))
+            out += [(t["customdata"][i], xs[i], xs[i + 2]) for i in range(0, len(xs), 4)]
         return sorted(out)
 
     ends = [b["ready_s"] * 1e3 for b in rows]
@@ -142,7 +139,7 @@ def test_ddp_timeline_at_884_buckets_is_two_fill_only_traces_per_lane():
     assert [x for _, a, b in allreduce for x in (a, b)] == pytest.approx(
         [x for b in rows for x in (b["start_s"] * 1e3, b["end_s"] * 1e3)], abs=tol
     )
-    assert boxes[2]["customdata"][1::2] == list(range(1, 885, 2))  # odd buckets in one shade
+    assert boxes[2]["customdata"][::4] == list(range(1, 885, 2))  # odd buckets in one shade
 
 
 def test_884_buckets_send_the_first_rows_until_all_are_asked_for():

@@ -146,9 +146,6 @@ def _lane(name: str, y: float, spans: list, colours: tuple[str, str], k: list, t
     the boxes are painted). Plotly draws an outline as one SVG path per box (884 a lane for
     Llama 3 405B) and splits a trace at every gap into pieces it handles one by one; one
     gapless polygon per trace is a quarter of that redraw (bench/site.py's "joined-lanes").
-    Its line is drawn in steps ("hv": across, then up or down), so that a box is two points,
-    its start at the top and its end at the foot, after one point at the first box's foot:
-    half the points of four corners a box (bench/site.py's "step-lanes").
     `k` numbers the spans (the buckets), shown on hover by `template`; the table gives the rest.
     """
     lo, hi = y - LANE_HEIGHT / 2, y + LANE_HEIGHT / 2
@@ -156,11 +153,9 @@ def _lane(name: str, y: float, spans: list, colours: tuple[str, str], k: list, t
     for parity, colour in enumerate(colours):
         xs, ys, custom = [], [], []
         for (a, b), c in list(zip(_drawn(spans), k, strict=True))[parity::2]:
-            if not xs:  # the foot of the first box: "toself" closes the polygon back to it
-                xs, ys, custom = [a], [lo], [c]
-            xs += [a, b]  # up at a, across the top, down at b; to the next box along the foot
-            ys += [hi, lo]
-            custom += [c, c]
+            xs += [a, a, b, b]  # up from the foot, across, down: "toself" closes the polygon
+            ys += [lo, hi, hi, lo]
+            custom += [c] * 4
         traces.append(
             {
                 "type": "scatter",
@@ -170,7 +165,6 @@ def _lane(name: str, y: float, spans: list, colours: tuple[str, str], k: list, t
                 "showlegend": parity == 0,
                 "x": xs,
                 "y": ys,
-                "line": {"shape": "hv"},
                 "fill": "toself",
                 "fillcolor": colour,
                 "hoveron": "points",
