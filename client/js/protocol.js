@@ -6,7 +6,7 @@
 //
 // page -> worker
 //   init                        answer "ready" once Python runs, or "failed"
-//   warm {widgets}              while idle, call these widgets with their defaults (worker.mjs)
+//   warm {widgets}              while idle, make these widgets' slow first calls, then call them at their defaults (worker.mjs)
 //   call {id, widget, params}   answer "result" with the same id
 //   stats                       bench hook (bench/memory.py): answer "stats"
 // worker -> page

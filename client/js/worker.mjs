@@ -173,23 +173,33 @@ async function boot() {
 const booting = Promise.race([boot(), gaveUp]);
 booting.catch(() => {});  // reported when "init" asks for it
 
-// After "ready", while the reader reads: call the page's widgets with their defaults for a few
-// hundred milliseconds of Python, one call per task, so a reader's change waits behind one call
-// at most. Python restored from the snapshot has run nothing in this browser yet, so the
-// WebAssembly compiler has not optimised the interpreter; without these calls a reader's first
-// twenty or so changes take two to four times as long as later ones (bench/RESULTS.md).
+// After "ready", while the reader reads: call the page's widgets for a few hundred milliseconds
+// of Python, one call per task, so a reader's change waits behind one call at most. First each
+// widget's slow first calls (bridge.warm_calls: stage 7's models), once; then the widgets at
+// their defaults in turn. Python restored from the snapshot has run nothing in this browser yet,
+// so the WebAssembly compiler has not optimised the interpreter; without these calls a reader's
+// first twenty or so changes take two to four times as long as later ones (bench/RESULTS.md).
 const WARM_MS = 300;
 
 function warm(widgets) {
+  let plan;
+  try {
+    plan = JSON.parse(bridge.warm_calls(JSON.stringify(widgets)));
+  } catch (err) {
+    return;  // a warm-up is no reason to disturb the page; the reader's calls report errors
+  }
   let spent = 0;
   let i = 0;
   const next = () => {
-    if (spent >= WARM_MS || widgets.length === 0) return;
+    const first = i < plan.first.length;
+    if (!first && (spent >= WARM_MS || plan.again.length === 0)) return;
+    const [name, params] = first ? plan.first[i] : [plan.again[(i - plan.first.length) % plan.again.length], "{}"];
+    i += 1;
     const t0 = performance.now();
     try {
-      bridge.call(widgets[i++ % widgets.length], "{}");
+      bridge.call(name, params);
     } catch (err) {
-      return;  // a warm-up is no reason to disturb the page; the reader's calls report errors
+      return;
     }
     spent += performance.now() - t0;
     setTimeout(next, 0);

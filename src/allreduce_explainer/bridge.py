@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from .errors import ParamError
-from .widgets import WIDGETS
+from .widgets import REGISTRY, WIDGETS
 
 # Long text parameters the worker has handed over once (client/js/worker.mjs), by name
 _KEPT: dict[str, str] = {}
@@ -27,6 +27,15 @@ def _restored(params: object) -> object:
     if not isinstance(params, dict):
         return params
     return {k: _KEPT[k] if v == {"kept": k} and k in _KEPT else v for k, v in params.items()}
+
+
+def warm_calls(names_json: str) -> str:
+    """The worker's warm-up for a page's widgets (client/js/worker.mjs), as JSON: "first", each
+    widget's slow first calls ([name, parameters as JSON]), made once; "again", the widgets by
+    name, called at their defaults in turn for the rest of the warm-up."""
+    names = [n for n in json.loads(names_json) if n in REGISTRY]
+    first = [[n, json.dumps(params)] for n in names for params in REGISTRY[n].warm]
+    return json.dumps({"first": first, "again": names})
 
 
 def call(name: str, params_json: str) -> str:

@@ -102,3 +102,19 @@ def test_a_kept_text_stands_where_a_call_names_it():
     bridge._KEPT.clear()
     unknown = json.loads(bridge.call("cluster", json.dumps({"log_file": {"kept": "log_file"}})))
     assert not unknown["ok"] and unknown["error"]["field"] == "log_file"
+
+
+def test_the_warm_up_makes_each_model_s_first_call_on_stage_7_then_the_defaults():
+    """bridge.warm_calls: the worker's warm-up for a page's widgets is each widget's own slow
+    first calls (stage 7: one per model of the catalogue, each a valid call), then the widgets
+    by name for their defaults; a name no widget has is left out, not an error."""
+    from allreduce_explainer.catalog import models
+
+    plan = json.loads(bridge.warm_calls(json.dumps(["ddp_buckets", "latency", "nothing"])))
+    assert plan["again"] == ["ddp_buckets", "latency"]
+    assert [name for name, _ in plan["first"]] == ["ddp_buckets"] * len(models.MODELS)
+    asked = [json.loads(params)["model"] for _, params in plan["first"]]
+    assert sorted(asked) == sorted(models.MODELS)
+    for name, params in plan["first"]:
+        answer = json.loads(bridge.call(name, params))
+        assert answer["ok"] and answer["state"]["params"]["model"] == json.loads(params)["model"]

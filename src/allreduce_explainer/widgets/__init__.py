@@ -9,7 +9,9 @@ Each module of this package serves one page and exports RECORDS, its widgets as 
 partial shows around the state: its headline and the other readouts' labels), and
 optionally facts() -> dict of the figures its prose quotes ({{ f.NAME }}) and WARM, calls
 [(widget, params)] whose first answer is slow (a model to build, a layout to count): the site's
-Python snapshot has made them already, so a reader's first choice is as quick as the second. This
+Python snapshot has made them already, so a reader's first choice is as quick as the second (a
+widget's own `warm` calls, whose caches are too large for the snapshot every page downloads, the
+page's worker makes once Python is ready: bridge.warm_calls). This
 registry collects them all, so a new page adds a module and nothing else.
 """
 
@@ -46,6 +48,10 @@ class Widget:
     hint: str = ""
     headline: Readouts = ()
     readouts: Mapping[str, Readouts] = field(default_factory=dict)
+    # parameters whose first answer is slow, made by the page's worker once Python is ready
+    # (bridge.warm_calls), not before the snapshot: what they keep would be downloaded by every
+    # page (stage 7's bucketings of all eight models: 300 kB of the snapshot with Brotli)
+    warm: tuple[Mapping, ...] = ()
 
     def __post_init__(self):
         """A figure's headline has one to three figures; no readout is shown twice."""
