@@ -161,13 +161,12 @@ def tree_time_fast(topo: Topology, nbytes: float) -> float:
     the same for every k and only the steady steps (one per extra chunk) add up, so at a fixed
     chunk size c the time is linear in k: T(k) = T(k0) + (k - k0)(T(k0 + 1) - T(k0)).
     """
-    k = tree_chunks(nbytes)
     if topo.gpus == 1:
         return 0.0
-    k0 = tree.steady_chunks(topo.gpus)
-    if k <= k0 + 1:
-        return _tree_seconds(topo, nbytes / (2 * k), k)
+    k, k0 = tree_chunks(nbytes), tree.steady_chunks(topo.gpus)
     c = nbytes / (2 * k)  # bytes per chunk per tree
+    if k <= k0 + 1:
+        return _tree_seconds(topo, c, k)
     t0 = _tree_seconds(topo, c, k0)
     t1 = _tree_seconds(topo, c, k0 + 1)
     return t0 + (k - k0) * (t1 - t0)
