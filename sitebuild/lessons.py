@@ -179,10 +179,16 @@ def _words(texts: list[str]) -> int:
     return sum(len(WORD.findall(text)) for text in texts)
 
 
+def _untagged(texts) -> list[str]:
+    """Texts with their HTML tags taken out (a fact's markup is not words to read)."""
+    return [re.sub(r"<[^>]+>", " ", t) for t in texts]
+
+
 def prose_words(body: str) -> tuple[int, int]:
-    """(words of the main text, words inside "Deeper" boxes) of a page's body HTML."""
+    """(words of the main text, words inside "Deeper" boxes) of a page's body HTML. The runs
+    are read as one text, so a word an element splits ("{{ f.gpu }}'s") counts once."""
     main, deeper = _main_runs(body)
-    return _words(main), _words(deeper)
+    return _words(["".join(main)]), _words(["".join(deeper)])
 
 
 def prose_numbers(body: str) -> int:
@@ -198,7 +204,7 @@ def widget_minutes(view: str, state: dict, controls: int) -> float:
     if view == views.STEPPER:
         frames = state["frames"]
         texts = [t for f in frames for t in f.get("narration", [])]
-        narration = _words([re.sub(r"<[^>]+>", " ", t) for t in texts])  # without tags
+        narration = _words(_untagged(texts))
         return STEPPER_MINUTES + STEP_MINUTES * len(frames) + narration / WORDS_PER_MINUTE
     if view in (views.CHART, views.PANEL):
         return EXPLORE_MINUTES + CONTROL_MINUTES * controls
@@ -209,7 +215,7 @@ def study_time(body: str, widget_mins: list[float], boxes: tuple[str, ...] = ())
     """Minutes to read a page (its prose and lesson `boxes`' texts; its "Deeper" boxes apart)
     and to study it with widgets that take `widget_mins` minutes each."""
     main, deeper = prose_words(body)
-    box_words = _words(list(boxes))
+    box_words = _words(_untagged(boxes))
     reading = math.ceil((main + box_words) / WORDS_PER_MINUTE)
     return {
         "words": main,
@@ -293,7 +299,7 @@ def link_glossary(page_html: str, terms: list[dict], base: str) -> str:
     out, done = [], 0
     for start, end, term in first_uses(page_html, terms):
         href = f"{base}glossary/#{term['anchor']}"
-        title = html.escape(term["definition"], quote=True)
+        title = html.escape(re.sub(r"<[^>]+>", "", term["definition"]), quote=True)
         out.append(page_html[done:start])
         out.append(
             f'<a class="glossary-term" href="{href}" title="{title}">{page_html[start:end]}</a>'

@@ -8,9 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import jinja2
+import markupsafe
 
 from allreduce_explainer import facts, palette, widgets
 from allreduce_explainer.exercises import TITLES as EXERCISE_TITLES
+from allreduce_explainer.fmt import in_words
 from allreduce_explainer.logs import explain
 from allreduce_explainer.widgets import views
 from allreduce_explainer.widgets.exercises import question_bank
@@ -39,7 +41,15 @@ from .lessons import (
     widget_minutes,
 )
 from .page import Page, load_pages
-from .prose import exercise_states, instance_function, render_prose, state_json, widget_docs
+from .prose import (
+    exercise_states,
+    instance_function,
+    render_lessons,
+    render_prose,
+    state_json,
+    template,
+    widget_docs,
+)
 from .python_assets import stamp_worker, write_python
 from .scorm import write_scorm
 from .scripts import bundles, write_bundles
@@ -52,11 +62,6 @@ def topic(page: Page) -> str:
     noun ("Shards: ZeRO and FSDP ..." -> "shards"), a name such as "NCCL" left as it is."""
     head = page.title.split(":", 1)[0].strip()
     return head if head[1:2].isupper() else head[:1].lower() + head[1:]
-
-
-def in_words(items: list[str]) -> str:
-    """ "a, b and c"."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 # the widget whose snippets the course page shows: (its page's slug, its name)
@@ -95,7 +100,12 @@ class Builder:
             if key in self.facts:
                 raise SystemExit(f"fact {key!r} is defined twice")
             self.facts[key] = value
-        self.glossary = load_glossary()
+        self.facts = facts.named(self.facts)
+        # definitions quote the same facts as the pages
+        self.glossary = [
+            t | {"definition": markupsafe.Markup(template(t["definition"]).render(f=self.facts))}
+            for t in load_glossary()
+        ]
         self.pages = load_pages()
         # a stage named by its slug, in the prose and the templates; the sheet's stages
         self.references = stage_references(self.pages)
@@ -197,6 +207,7 @@ class Builder:
         page with its reading and study time (`pages` has them for the pages before it)."""
         base = "../"
         stages = [p for p in pages if p.number is not None]
+        page = render_lessons(page, {"f": self.facts, "base": base} | self.references)
         body, states = render_prose(
             page,
             lambda name, state: self.widget_html(name, state, base),
@@ -297,7 +308,7 @@ class Builder:
         pages = list(self.pages)
         docs = widget_docs(pages)
         self.banks = write_banks(self.site, [p for p in pages if p.number is not None], self.url)
-        self.facts |= bank_facts(self.banks)
+        self.facts |= facts.named(bank_facts(self.banks))
         for i, page in enumerate(pages):
             pages[i] = self.write_page(page, pages, docs)
         stages = [p for p in pages if p.number is not None]

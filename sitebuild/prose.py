@@ -6,15 +6,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 import jinja2
 import latex2mathml.converter
 import markdown
+import markupsafe
 
 from allreduce_explainer import widgets
 from allreduce_explainer.widgets import views
 
-from .page import Page
+from .claims import Claims, refuse_typed_figures
+from .page import Page, Question
 
 WIDGET_CALL = re.compile(r"""widget\(\s*["'](\w+)["']\s*\)""")
 MARKDOWN_EXTENSIONS = [
@@ -115,14 +118,44 @@ def render_prose(
         states.append((name, widgets.WIDGETS[name](context.get("widget_params", {}).get(name))))
         return stash.put(widget_html(name, states[-1][1]))
 
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
-    text = env.from_string(page.source).render(widget=widget, **context)
+    text = template(page.source).render(widget=widget, claim=Claims(page.path), **context)
     text = math_to_mathml(text, stash)
     body = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, output_format="html")
+    if page.number is not None:  # widgets and math are stashed: what is left is prose
+        refuse_typed_figures(page.path, "the prose", body)
     # a wide table scrolls in its own box, which keyboards can reach (widgets are stashed)
     body = body.replace("<table>", '<div class="table-scroll" tabindex="0"><table>')
     body = body.replace("</table>", "</table></div>").replace("<pre>", '<pre tabindex="0">')
     return stash.restore(TABLE.sub(lambda t: list_breaks(t.group()), body)), states
+
+
+def template(source: str) -> jinja2.Template:
+    """A page's Markdown, or one of its lesson texts, as a template of facts and claims."""
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+    return env.from_string(source)
+
+
+def render_lessons(page: Page, context: dict) -> Page:
+    """The page with its lesson texts (objectives, takeaways, questions and answers) rendered
+    through the same facts and claims as its prose, as HTML. The objectives and takeaways obey
+    the prose's rule for typed figures; a question states its inputs, so its answer is a
+    worked example."""
+    claim = Claims(page.path)
+
+    def render(text: str) -> str:
+        return markupsafe.Markup(template(text).render(claim=claim, **context))
+
+    out = replace(
+        page,
+        objectives=tuple(render(t) for t in page.objectives),
+        takeaways=tuple(render(t) for t in page.takeaways),
+        questions=tuple(Question(render(q.q), render(q.a)) for q in page.questions),
+    )
+    if page.number is not None:
+        for where, texts in (("an objective", out.objectives), ("a takeaway", out.takeaways)):
+            for text in texts:
+                refuse_typed_figures(page.path, where, text)
+    return out
 
 
 def list_breaks(table: str) -> str:

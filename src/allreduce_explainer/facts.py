@@ -1,18 +1,67 @@
 """The figures the prose quotes, computed by the core at build time (never typed into a page).
 
-Each page's Markdown reads them as template variables, e.g. {{ f.naive_8 }}.
+Each page's Markdown reads them as template variables, e.g. {{ f.naive_8 }}, and each renders as
+`<data class="fact" data-fact="naive_8" value="0.44">0.44 s</data>`: one name, one text, the same
+on every page that quotes it, and a value in base units that the build's claims compare.
 """
 
 from __future__ import annotations
 
+import html
+from dataclasses import dataclass
+
 from . import api, fmt
-from .catalog.hardware import GIB, H100_SXM
+from .catalog.hardware import GIB, H100_SXM, NIC_400G_Gbps
 from .catalog.models import EXAMPLE_GRADIENT_BYTES, EXAMPLE_PARAMS
+from .exercises import units
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
 from .training import calculator, memory
 
 
-def headline() -> dict[str, str]:
+@dataclass(frozen=True)
+class Fact:
+    """A figure under its one name: the text a reader sees, and its value in base units
+    (seconds, bytes, bytes per second, a share as a fraction, a plain count), or None for a
+    fact that is words ("Ring"). A claim in the prose compares values, so a sentence such as
+    "the default leaves twice the best cap's" is checked on the figures it sits between."""
+
+    name: str
+    text: str
+    value: float | None
+
+    def __str__(self) -> str:
+        raw = self.text if self.value is None else f"{self.value:.6g}"
+        return (
+            f'<data class="fact" data-fact="{self.name}" value="{html.escape(raw)}">'
+            f"{html.escape(self.text, quote=False)}</data>"
+        )
+
+
+def value_of(text: str) -> float | None:
+    """The value a fact's text states, in base units: "7.7 ms" -> 0.0077, "82 %" -> 0.82,
+    "1,400" -> 1400; None when the text is not one quantity ("Ring Simple", "2/3")."""
+    text = text.strip()
+    if text.endswith("%"):
+        share = value_of(text[:-1])
+        return None if share is None else share / 100
+    try:
+        quantity = units.parse(text)
+    except units.AnswerError:
+        return None
+    return quantity.number * (quantity.unit.scale if quantity.unit else 1.0)
+
+
+def named(texts: dict[str, object]) -> dict[str, Fact]:
+    """Facts from their texts (a number such as a GPU count is its own text), or from
+    `(text, value)` where the text alone would be misread ("7B" is parameters, not bytes)."""
+    out = {}
+    for name, given in texts.items():
+        text, value = given if isinstance(given, tuple) else (str(given), value_of(str(given)))
+        out[name] = Fact(name, text, value)
+    return out
+
+
+def headline() -> dict[str, object]:
     """Why all-reduce: a 7B model's BF16 gradient on 8 and 64 H100s. NCCL's time is the
     calculator's default (`calculator.calc()`, your-cluster's `cluster_allreduce`), so the first
     and last pages quote one figure; the memory is plain DDP's model states (training/memory.py),
@@ -27,10 +76,12 @@ def headline() -> dict[str, str]:
     nccl = calculator.calc(params=EXAMPLE_PARAMS, gpus=64, gpus_per_node=8, algorithm="nccl")
     ddp = memory.ADAM_BYTES_PER_PARAM * EXAMPLE_PARAMS
     return {
-        "params": f"{EXAMPLE_PARAMS / 1e9:g}B",
+        "params": (f"{EXAMPLE_PARAMS / 1e9:g}B", EXAMPLE_PARAMS),
         "gradient": fmt.nbytes(s),
         "nvlink": f"{H100_NVLINK_GBps:g} GB/s",
         "nic": f"{NIC_400G_GBps:g} GB/s",
+        "nic_line": f"{NIC_400G_Gbps:g} Gb/s",
+        **{f"bytes_{part}": str(b) for part, b in memory.BYTES_PER_PARAM.items()},
         **{k: fmt.seconds(v["time_s"]) for k, v in t.items()},
         "naive_64_root_bytes": fmt.nbytes(t["naive_64"]["bytes_sent_per_gpu_max"]),
         "naive_over_ring_64": f"{t['naive_64']['time_s'] / t['ring_64']['time_s']:.0f}",
@@ -43,7 +94,7 @@ def headline() -> dict[str, str]:
     }
 
 
-def all_facts() -> dict[str, str]:
+def all_facts() -> dict[str, object]:
     """The opening page's figures and every widget module's facts(); a name may appear once."""
     from .widgets import FACTS
 
@@ -56,7 +107,7 @@ def all_facts() -> dict[str, str]:
     return out
 
 
-def quick_reference() -> dict[str, str]:
+def quick_reference() -> dict[str, object]:
     """The quick reference's numbers to remember, each from its one home: link rates from
     catalog/hardware.py, measured busbw from catalog/measured.py, bytes per parameter from
     training/memory.py, the busbw factors from collectives.py and NCCL's picks by size from its
@@ -95,7 +146,7 @@ def quick_reference() -> dict[str, str]:
         "qr_bytes_per_param": str(memory.ADAM_BYTES_PER_PARAM),
         "qr_bytes_split": " + ".join(str(b) for b in memory.BYTES_PER_PARAM.values()),
         "qr_hbm": f"{gpu.memory_gb:g} GiB",
-        "qr_example_params": f"{EXAMPLE_PARAMS / 1e9:g}B",
+        "qr_example_params": (f"{EXAMPLE_PARAMS / 1e9:g}B", EXAMPLE_PARAMS),
         "qr_example_ddp": f"{fmt.sig(ddp / hardware.GIB, 3)} GiB",
         "qr_cluster": f"{n} H100s, {per} to a server, one {card * 8:g} Gb/s card per GPU",
         "qr_nccl_version": nccl.NCCL_VERSION,

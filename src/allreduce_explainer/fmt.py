@@ -41,3 +41,17 @@ def nbytes(x: float) -> str:
         if abs(x) >= scale:
             return f"{sig(x / scale, 3)} {unit}"
     return f"{x:g} B"
+
+
+def binary_bytes(x: float) -> str:
+    """A byte count in binary units, as buffers, buckets and nccl-tests' sizes are set
+    (1 MiB = 2^20 B): 4 MiB, 512 KiB, 8 GiB, 1.5 MiB."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(x) >= scale:
+            return f"{sig(x / scale, 3)} {unit}"
+    return f"{x:g} B"
+
+
+def in_words(items: list[str]) -> str:
+    """ "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

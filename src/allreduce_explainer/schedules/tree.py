@@ -28,7 +28,9 @@ from .schedule import Step, make_step, split
 from .topology import Topology
 
 SIMULATE_CHUNKS = 2
-COST_CHUNK_BYTES = 512 * 1024
+NCCL_BUFFSIZE = 4 << 20  # bytes of one channel's buffer (NCCL_BUFFSIZE's default)
+NCCL_STEPS = 8  # the slots it is cut into
+COST_CHUNK_BYTES = NCCL_BUFFSIZE // NCCL_STEPS  # 512 KiB
 
 
 def btree_parents(n: int) -> list[int]:

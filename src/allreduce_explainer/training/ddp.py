@@ -39,6 +39,7 @@ from ..schedules.topology import Topology
 MIB = 1 << 20
 DEFAULT_CAP_MB = 25.0  # torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25)
 DEFAULT_FIRST_MB = 1.0  # torch.distributed._DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
+SWEEP_LOW_MB = 0.1  # the smallest cap a sweep tries
 # Samples per GPU per step (an assumption, typical of data-parallel training of each model).
 DEFAULT_BATCH = {
     "gpt2": 8,
@@ -200,7 +201,7 @@ def timeline(
     return schedule(ready, allreduce_s)
 
 
-def sweep_caps(total_bytes: int, points: int = 41, low_mb: float = 0.1) -> list[float]:
+def sweep_caps(total_bytes: int, points: int = 41, low_mb: float = SWEEP_LOW_MB) -> list[float]:
     """Bucket caps in MiB, log-spaced from low_mb to the whole model (the last bucket is all)."""
     high = max(total_bytes / MIB, low_mb)
     step = math.log(high / low_mb) / (points - 1) if high > low_mb else 0.0

@@ -85,6 +85,7 @@ def ddp_buckets(params=None) -> dict:
             "best": f"{fmt.sig(best['bucket_mb'], 2)} MiB",
             "best_exposed": ms(best["exposed_s"]),
             "default_exposed": ms(swept["exposed_s"]),
+            "advice": advice(swept, best),
             "algorithm": f"NCCL's model: {r['algorithm']}",
             "first": f"{fmt.sig(r['first_bucket_bytes'] / ddp.MIB, 3)} MiB",
         },
@@ -119,8 +120,28 @@ READOUTS = {
         ("best", "Best cap"),
         ("best_exposed", "Exposed at best"),
         ("default_exposed", "Exposed with PyTorch's default"),
+        ("advice", "So"),
     ),
 }
+
+
+# PyTorch's default is "as good as the best cap" when it leaves at most this much more exposed
+NEAR_BEST = 1.1
+
+
+def advice(swept: dict, best: dict) -> str:
+    """What the sweep says to do, from the numbers on the screen: keep PyTorch's default when it
+    is as good as the best cap, else try the best cap (and say when even one bucket of
+    everything beats the default, which the page's lesson turns on)."""
+    default, least = swept["exposed_s"], best["exposed_s"]
+    whole = swept["sweep"][-1]["exposed_s"]
+    cap = f"bucket_cap_mb={fmt.sig(best['bucket_mb'], 2)}"
+    if default <= NEAR_BEST * least:
+        return "PyTorch's default is as good as the best cap here: keep it."
+    text = f"PyTorch's default leaves {fmt.sig(default / least, 2)} × the best cap's: try {cap}."
+    if whole < default:
+        text += f" Even one bucket of everything ({ms(whole)}) beats the default."
+    return text
 
 
 def _ms(x: float) -> float:
@@ -384,8 +405,10 @@ def facts() -> dict[str, str]:
         out[f"ddp_{key}_allreduce"] = ms(r["allreduce_total_s"])
         out[f"ddp_{key}_exposed"] = ms(r["exposed_s"])
         out[f"ddp_{key}_buckets"] = str(len(r["buckets"]))
-        out[f"ddp_{key}_best"] = fmt.sig(best["bucket_mb"], 2)
+        out[f"ddp_{key}_best"] = f"{fmt.sig(best['bucket_mb'], 2)} MiB"
         out[f"ddp_{key}_best_exposed"] = ms(best["exposed_s"])
+        out[f"ddp_{key}_default_over_best"] = fmt.sig(r["exposed_s"] / best["exposed_s"], 2)
+        out[f"ddp_{key}_hidden"] = fmt.percent(1 - r["exposed_s"] / r["allreduce_total_s"])
         out[f"ddp_{key}_tiny"] = ms(r["sweep"][0]["exposed_s"])
         out[f"ddp_{key}_tiny_buckets"] = str(r["sweep"][0]["buckets"])
         out[f"ddp_{key}_whole"] = ms(r["sweep"][-1]["exposed_s"])
@@ -397,6 +420,8 @@ def facts() -> dict[str, str]:
     out["ddp_tokens"] = f"{ddp.DEFAULT_BATCH['gpt2'] * m.tokens:,}"
     cap = int(ddp.DEFAULT_CAP_MB * (1 << 20))
     out["ddp_cap_size"] = f"{ddp.DEFAULT_CAP_MB:g} MiB"
+    out["ddp_first_size"] = f"{ddp.DEFAULT_FIRST_MB:g} MiB"
+    out["ddp_sweep_low"] = f"{ddp.SWEEP_LOW_MB:g} MiB"
     out["ddp_cap_band"] = performance.words(cap)
     return out
 

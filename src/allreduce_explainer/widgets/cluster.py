@@ -416,6 +416,37 @@ def facts() -> dict[str, str]:
         "cluster_backward": fmt.seconds(r["backward_s"]),
         **_rule_facts(r),
         **_band_facts(),
+        **_catalog_facts(),
+    }
+
+
+def _catalog_facts() -> dict[str, str]:
+    """The datasheet figures the page's notes cite, from the catalog the calculator uses; and
+    the attention FLOPs its 6PT count leaves out, for Llama 3 8B at its sequence length."""
+    switched = [g for g in hardware.GPUS if g.fabric == "switch"]
+    mesh = hardware.find(hardware.GPUS, "MI300X", "GPU")
+    lines = [n["name"] for n in hardware.NETWORKS]
+    c = models.TRANSFORMERS["llama3-8b"][1]
+    l8 = models.get("llama3-8b")
+    # causal attention's QK^T and AV: 2 x 2 x ctx x d FLOPs per token per layer, half masked,
+    # against the 2P forward FLOPs of the 6PT count
+    attention = 2 * c.layers * c.ctx * c.d / (2 * l8.params)
+    return {
+        "cluster_gpu_names": fmt.in_words([g.name for g in switched]),
+        "cluster_gpu_links": fmt.in_words([f"{g.link_GBps:g}" for g in switched]) + " GB/s",
+        "cluster_gpu_tflops": fmt.in_words([f"{g.peak_bf16_tflops:,g}" for g in switched])
+        + " TFLOP/s",
+        "cluster_gpu_memory": fmt.in_words([f"{g.memory_gb:g}" for g in switched]) + " GB",
+        "cluster_mesh_links": str(mesh.gpus_per_node - 1),
+        "cluster_mesh_peer": f"{mesh.peer_GBps:g} GB/s",
+        "cluster_mesh_total": f"{mesh.link_GBps:g} GB/s",
+        "cluster_mesh_tflops": f"{mesh.peak_bf16_tflops:,g} TFLOP/s",
+        "cluster_mesh_memory": f"{mesh.memory_gb:g} GB",
+        "cluster_nic_lines": fmt.in_words(lines),
+        "cluster_nic_low": lines[0],
+        "cluster_nic_high": lines[-1],
+        "cluster_h100_sold": f"{hardware.H100_SXM.memory_gb:g} GB",
+        "cluster_attention_l8": pct(attention),
     }
 
 
@@ -423,10 +454,14 @@ BAND_NAMES = ("ll", "mid", "upper", "near", "large")  # performance.bands.BANDS,
 OWN_MID = (1 << 20, 64 << 20)  # where NCCL's own constant bandwidths are furthest from runs
 
 
+RULE_SIZE = 1 << 30  # the rule of thumb holds busbw to the yardstick from this size up
+
+
 def _rule_facts(r: dict) -> dict[str, str]:
     """The page's rule of thumb on the default cluster: the cards' yardstick and its floor."""
     yardstick = r["gpus_per_node"] * r["nic_GBps"]
     return {
+        "cluster_rule_size": fmt.binary_bytes(RULE_SIZE),
         "cluster_rule_yardstick": f"{fmt.sig(yardstick, 3)} GB/s",
         "cluster_rule_floor": f"{fmt.sig(measured.HEALTHY_SHARE * yardstick, 3)} GB/s",
         "cluster_rule_share": pct(measured.HEALTHY_SHARE),

@@ -29,6 +29,7 @@ from ..costs.latency_model import (
     whole,
 )
 from ..errors import ParamError
+from ..nccl import constants
 from ..nccl.topology import NIC_GBPS
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
 from ..params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
@@ -636,6 +637,20 @@ def nccl_latency_us(algorithm: str, gpus: int, per_node: int) -> float:
     return nccl.tables(s)[(algorithm, "Simple")].latency_us
 
 
+def _nccl_constants() -> dict[str, str]:
+    """The constants of NCCL's tuning code that the prose names, from the port."""
+    base, nvlink = constants.BASE_LATENCY_US, constants.HW_LATENCY_US["NVLink"]
+    return {
+        "nccl_base_simple_ring": f"{base['Ring'][2]:g} µs",
+        "nccl_base_simple_tree": f"{base['Tree'][2]:g} µs",
+        "nccl_nvlink_simple_tree": f"{nvlink['Tree'][2]:.1f} µs",
+        "nccl_ring_plateau": f"{constants.RING_PLATEAU_FACTOR[1]:g}",
+        "nccl_buffsize": fmt.binary_bytes(tree.NCCL_BUFFSIZE),
+        "nccl_steps": str(tree.NCCL_STEPS),
+        "nccl_slot": fmt.binary_bytes(tree.COST_CHUNK_BYTES),
+    }
+
+
 def facts() -> dict[str, str]:
     """Latency: the quoted figures."""
     d = defaults(LATENCY)
@@ -654,6 +669,7 @@ def facts() -> dict[str, str]:
     return (
         _curve_facts()
         | _headline(sizes, picks)
+        | _nccl_constants()
         | {
             "lat_gpus": str(n),
             "lat_per_node": str(per),
@@ -662,7 +678,8 @@ def facts() -> dict[str, str]:
             "lat_bw": f"{b:g} GB/s",
             "lat_cross": fmt.nbytes(crossover(topo)),
             "lat_cross_2alpha": fmt.nbytes(crossover(flat(n, b, 2 * a))),
-            "lat_tree_chunks_8gib": f"{cost.tree_chunks(8 * GIB):,}",
+            "lat_tree_chunks_8gib": f"{cost.tree_chunks(big[0]):,}",
+            "lat_big": fmt.binary_bytes(big[0]),
             "lat_ring_alphas": fmt.sig(ring_small / (a * 1e-6), 3),
             "lat_tree_alphas": fmt.sig(tree_small / (a * 1e-6), 3),
             "lat_tree_steps": str(tree.steps(n)),

@@ -10,6 +10,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from .. import api, dtypes, fmt
+from ..catalog.hardware import GIB
 from ..catalog.measured import H100_RING_BUSBW
 from ..catalog.models import EXAMPLE_GRADIENT_BYTES
 from ..collectives import ALLREDUCE, COLLECTIVES
@@ -380,6 +381,7 @@ def facts() -> dict[str, str]:
         "busbw_busbw": f"{fmt.sig(b['busbw_GBps'], 3)} GB/s",
         "busbw_h100_ring": f"{H100_RING_BUSBW:g} GB/s",
         "line_size": f"{sample.size_bytes:,}",
+        "line_size_gib": f"{sample.size_bytes / GIB:g} GiB",
         "line_time": f"{sample.out_of_place.time_us:g} µs",
         "line_share": fmt.percent(line["busbw_GBps"] / LINE["link_gbps"].default),
         "line_link": f"{LINE['link_gbps'].default:g} GB/s",

@@ -496,7 +496,7 @@ def _example_facts(p: dict) -> dict:
     n, g = p["gpus"], p["gpus_per_node"]
     ddp = memory.model_states("ddp", EXAMPLE_PARAMS, n, g)
     return {
-        "shard_example": f"{EXAMPLE_PARAMS / 1e9:g}B",
+        "shard_example": (f"{EXAMPLE_PARAMS / 1e9:g}B", EXAMPLE_PARAMS),
         "shard_example_ddp_gib": _gib(ddp),
         "shard_example_ddp_gb": fmt.sig(ddp / 1e9, 3),
         "shard_example_zero2_gib": _gib(memory.model_states("zero2", EXAMPLE_PARAMS, n, g)),
