@@ -19,6 +19,14 @@ H100_RING_BUSBW = 370.0
 # 50 GB/s, nccl-tests #267 and #290; or a published run of the same system); below it,
 # something in the cluster is wrong. Page 10's rule and its judge exercise both use it.
 HEALTHY_SHARE = 0.8
+
+
+def card_yardstick_GBps(gpus_per_node: int, nic_GBps: float) -> float:
+    """Page 10's yardstick for busbw across servers: a server's cards times one card's rate,
+    the most a ring reaches when every GPU has its own card and NVLink is faster than the card."""
+    return gpus_per_node * nic_GBps
+
+
 # Measured all_reduce_perf bus bandwidth on one 8 x H100 SXM server, GB/s, by GPU count, with
 # NCCL_ALGO=Ring ("about 365-370" for 2 to 8 GPUs) and NCCL_ALGO=NVLS (about 365-370 up to 4 GPUs,
 # then 420, 440, 460, 480): NVIDIA/nccl issue 1455. The same 370 -> 480 at 8 GPUs, algbw 211 -> 275:

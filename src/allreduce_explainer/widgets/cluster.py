@@ -425,7 +425,7 @@ OWN_MID = (1 << 20, 64 << 20)  # where NCCL's own constant bandwidths are furthe
 
 def _rule_facts(r: dict) -> dict[str, str]:
     """The page's rule of thumb on the default cluster: the cards' yardstick and its floor."""
-    yardstick = r["gpus_per_node"] * r["nic_GBps"]
+    yardstick = measured.card_yardstick_GBps(r["gpus_per_node"], r["nic_GBps"])
     return {
         "cluster_rule_yardstick": f"{fmt.sig(yardstick, 3)} GB/s",
         "cluster_rule_floor": f"{fmt.sig(measured.HEALTHY_SHARE * yardstick, 3)} GB/s",
