@@ -14,10 +14,10 @@ from dataclasses import dataclass
 # The ~370 GB/s busbw an 8-GPU H100 server reaches over NVLink with the ring (NCCL_ALGO=RING),
 # which NCCL's maintainers give as the effective NVLink rate (NVIDIA/nccl-tests#212).
 H100_RING_BUSBW = 370.0
-# A rule of thumb, not a measurement: on a large message a healthy run reaches at least this
-# share of its yardstick (its cards' line rate across servers, where NDR cards reach 46-49 of
-# 50 GB/s, nccl-tests #267 and #290; or a published run of the same system); below it,
-# something in the cluster is wrong. Page 10's rule and its judge exercise both use it.
+# A rule of thumb, not a measurement: on a message of 1 GiB or more a healthy run across servers
+# reaches at least this share of its cards' yardstick (card_yardstick_GBps; NDR cards reach 46-49
+# of 50 GB/s, nccl-tests #267 and #290); below it, something in the cluster is wrong. Page 10's
+# rule (its cluster_rule_* facts) and the judge_busbw exercise both use it.
 HEALTHY_SHARE = 0.8
 
 

@@ -157,7 +157,9 @@ def allreduce_sum(rng: random.Random) -> Problem:
     )
 
 
-def _layout(rng: random.Random, servers=(1, 2, 4, 8)) -> tuple[int, int, float, float]:
+def _layout(
+    rng: random.Random, servers: tuple[int, ...] = (1, 2, 4, 8)
+) -> tuple[int, int, float, float]:
     servers = rng.choice(servers)
     g = 8 if servers > 1 else rng.choice([4, 8])
     params_b = rng.choice([1, 2, 3, 7, 8, 13])
@@ -481,16 +483,26 @@ def _ring_order(n: int) -> list[int]:
     return [(1 + k) % n for k in range(n)]
 
 
+def _partial_sums(values: list[int], order: list[int]) -> list[float]:
+    """The running sum of `values` in `order`, each partial sum rounded to BF16."""
+    out = [float(values[order[0]])]
+    for g in order[1:]:
+        out.append(api.dtypes.BF16.round(out[-1] + values[g]))
+    return out
+
+
 def _order_case(rng: random.Random) -> tuple[list[int], dict]:
     """Values whose ring result differs from the exact sum, from that sum rounded once, and from
-    the sum in GPU order: the order of the roundings decides the answer (about one draw in six)."""
+    the sum in GPU order: the order of the roundings decides the answer (about one draw in six,
+    so the draws are screened here and the core's orders run once)."""
     while True:
         n = rng.choice([3, 4, 5])
         values = [rng.choice(ORDER_VALUES) for _ in range(n)]
-        r = api.orders(gpus=n, dtype="bf16", values=[[v] for v in values])
-        ring = r["methods"]["ring"]["result"][0]
-        if ring not in (sum(values), r["exact"][0], r["methods"]["serial"]["result"][0]):
-            return values, r
+        ring = _partial_sums(values, _ring_order(n))[-1]
+        exact = sum(values)
+        others = (exact, api.dtypes.BF16.round(exact), _partial_sums(values, list(range(n)))[-1])
+        if ring not in others:
+            return values, api.orders(gpus=n, dtype="bf16", values=[[v] for v in values])
 
 
 @titled("Which value the ring leaves for this element")
@@ -499,13 +511,12 @@ def order_ring_value(rng: random.Random) -> Problem:
     n = len(values)
     want = r["methods"]["ring"]["result"][0]
     order = _ring_order(n)
-    partial, steps = float(values[order[0]]), [f"The ring starts at GPU 1 with {values[order[0]]}."]
-    for g in order[1:]:
-        nxt = api.dtypes.BF16.round(partial + values[g])
+    partials = _partial_sums(values, order)
+    steps = [f"The ring starts at GPU 1 with {values[order[0]]}."]
+    for g, before, after in zip(order[1:], partials, partials[1:]):
         steps.append(
-            f"GPU {g} adds {values[g]}: {_int(partial)} + {values[g]} rounds to {_int(nxt)}."
+            f"GPU {g} adds {values[g]}: {_int(before)} + {values[g]} rounds to {_int(after)}."
         )
-        partial = nxt
     steps.append(f"GPU 0 keeps {_int(want)} and the all-gather copies it to every GPU.")
     exact, serial = sum(values), r["methods"]["serial"]["result"][0]
     # one message per value; where two misconceptions give the same, the later one (a dict
@@ -763,14 +774,19 @@ def _ring_tree(rng: random.Random) -> RingTree:
     first, half the time each: among all sizes the tree wins nearly always, and a student who
     always answers "tree" would be right."""
     winner = rng.choice(RING_TREE)
+    sizes = [2**k for k in range(10, MAX_ONE_PIECE.bit_length())]  # 1 KiB to 1 MiB
+    # the ring's time over the tree's falls as the size grows (its messages are S/n, the
+    # tree's S/2): walk from the winner's end of the sizes, and stop where it no longer wins
+    sizes = sizes[::-1] if winner == "ring" else sizes
     while True:
         f = _flat(rng)
         cases = []
-        for k in range(10, MAX_ONE_PIECE.bit_length()):  # 1 KiB to 1 MiB
-            ring, tr = _flat_estimate("ring", f, 2**k), _flat_estimate("tree", f, 2**k)
+        for s in sizes:
+            ring, tr = _flat_estimate("ring", f, s), _flat_estimate("tree", f, s)
             a, b = (ring["time_s"], tr["time_s"])[:: 1 if winner == "ring" else -1]
-            if b >= 1.3 * a:
-                cases.append((2**k, ring, tr))
+            if b < 1.3 * a:
+                break
+            cases.append((s, ring, tr))
         if cases:
             s, ring, tr = rng.choice(cases)
             per = f["latency_us"] * 1e-6 + s / 2 / (f["gbps"] * 1e9)
@@ -1193,8 +1209,8 @@ NVLS_TEXT = (
 
 @titled("The bytes on each GPU's link with NVLS")
 def nvls_link_bytes(rng: random.Random) -> Problem:
-    # 4 to 8 GPUs: NCCL picks the ring on fewer (page 9), and on 3 the ring's 2(n - 1)/n · S is
-    # NVLS's (n + 1)/n · S, so the ring's count would pass
+    # 4 to 8 GPUs: on 3 the ring's 2(n - 1)/n · S is NVLS's (n + 1)/n · S, so the ring's count
+    # would pass, and 2 is among the small counts where NCCL picks the ring (page 9)
     n = rng.randrange(4, 9)
     s = rng.choice([1, 2, 4, 8, 10, 16]) * 1e9
     nvls = innetwork.nvls_bytes(n, s)
@@ -1303,7 +1319,7 @@ def gradient_size(rng: random.Random) -> Problem:
     )
 
 
-def _cluster(rng: random.Random, servers=(1, 2, 4, 8, 16, 32)) -> dict:
+def _cluster(rng: random.Random, servers: tuple[int, ...] = (1, 2, 4, 8, 16, 32)) -> dict:
     return {
         "gpu": rng.choice(["A100 SXM", "H100 SXM", "B200"]),
         "gpus": GPUS_PER_SERVER * rng.choice(servers),
