@@ -534,8 +534,9 @@ def order_ring_value(rng: random.Random) -> Problem:
         + ", ".join(f"GPU {i}: {v}" for i, v in enumerate(values))
         + ". The element is in chunk 0, which GPU 1 sends first; each next GPU round the ring "
         f"(in the order {', '.join(map(str, order))}) adds its own value and rounds to BF16 "
-        "(8 significant bits: between 256 and 512 its numbers are 2 apart, ties to the even "
-        "one). What value does every GPU end with?",
+        "(8 significant bits: from 2^k to 2^(k+1) its numbers are 2^(k−7) apart, so 2 apart "
+        "from 256 to 512 and 4 from 512 to 1024; a tie goes to the even one). What value does "
+        "every GPU end with?",
         hint="Add in the ring's order, GPU 1 first, rounding each partial sum to BF16.",
         steps=steps,
         answer=want,
