@@ -14,11 +14,19 @@ from dataclasses import dataclass
 # The ~370 GB/s busbw an 8-GPU H100 server reaches over NVLink with the ring (NCCL_ALGO=RING),
 # which NCCL's maintainers give as the effective NVLink rate (NVIDIA/nccl-tests#212).
 H100_RING_BUSBW = 370.0
-# A rule of thumb, not a measurement: on a large message a healthy run reaches at least this
-# share of its yardstick (its cards' line rate across servers, where NDR cards reach 46-49 of
-# 50 GB/s, nccl-tests #267 and #290; or a published run of the same system); below it,
-# something in the cluster is wrong. Page 10's rule and its judge exercise both use it.
+# A rule of thumb, not a measurement: on a message of 1 GiB or more a healthy run across servers
+# reaches at least this share of its cards' yardstick (card_yardstick_GBps; NDR cards reach 46-49
+# of 50 GB/s, nccl-tests #267 and #290); below it, something in the cluster is wrong. Page 10's
+# rule (its cluster_rule_* facts) and the judge_busbw exercise both use it.
 HEALTHY_SHARE = 0.8
+
+
+def card_yardstick_GBps(gpus_per_node: int, nic_GBps: float) -> float:
+    """Page 10's yardstick for busbw across servers: a server's cards times one card's rate,
+    the most a ring reaches when every GPU has its own card and NVLink is faster than the card."""
+    return gpus_per_node * nic_GBps
+
+
 # Measured all_reduce_perf bus bandwidth on one 8 x H100 SXM server, GB/s, by GPU count, with
 # NCCL_ALGO=Ring ("about 365-370" for 2 to 8 GPUs) and NCCL_ALGO=NVLS (about 365-370 up to 4 GPUs,
 # then 420, 440, 460, 480): NVIDIA/nccl issue 1455. The same 370 -> 480 at 8 GPUs, algbw 211 -> 275:

@@ -1,10 +1,10 @@
 """The verdict on a typed answer: right within the problem's tolerance, or wrong with a reason.
 
 When a wrong answer is one a known misconception gives (the problem's `mistakes`: algbw where
-busbw was asked, a finished sum for a stale cell), the message names the misconception. When it
-becomes right under a likely slip (GB for GiB, bits for bytes, ms for s, a number without its
-unit in another unit), the message says which slip: that is the hint a student needs, and it does
-not give the answer away.
+busbw was asked, a finished sum for a stale cell), the message names the misconception, before
+any other reading of the number. When it becomes right under a likely slip (GB for GiB, bits for
+bytes, ms for s, a number without its unit in another unit), the message says which slip: that is
+the hint a student needs, and it does not give the answer away.
 """
 
 from __future__ import annotations
@@ -55,8 +55,11 @@ def check_quantity(
     mistakes: Mistakes = (),
     factor_hints: bool = True,
 ) -> dict:
-    """A number with a unit against `want` (base units), asked in the unit `asked`; `mistakes`
-    are checked after the unit slips, and `factor_hints` allows "twice" and "half"."""
+    """A number with a unit against `want` (base units), asked in the unit `asked`.
+
+    `mistakes` are checked before the unit slips: a server's 8 cards summed is 8 times one card,
+    as a number in bits would be, and the kind knows which misconception its problem invites.
+    `factor_hints` allows "twice" and "half"."""
     try:
         q = parse(text)
     except AnswerError as e:
@@ -77,12 +80,12 @@ def check_quantity(
     got = q.base(asked_unit)
     if close(got, want, tolerance):
         return verdict(True, "Correct.")
-    slip = _slip(q, asked_unit, want, dimension, tolerance)
-    if slip:  # a unit slip first: the number is right, only its unit is not
-        return verdict(False, slip)
-    for wrong, message in mistakes:
+    for wrong, message in mistakes:  # the kind's own misconceptions before any generic reading
         if not close(wrong, want, tolerance) and close(got, wrong, tolerance):
             return verdict(False, message)
+    slip = _slip(q, asked_unit, want, dimension, tolerance)
+    if slip:  # the number is right, only its unit is not
+        return verdict(False, slip)
     if close(abs(got), abs(want), tolerance):
         return verdict(False, "Check the sign.")
     for factor, what in ((2, "twice"), (0.5, "half")) if factor_hints else ():

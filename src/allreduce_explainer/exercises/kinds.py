@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -46,7 +47,8 @@ class Problem:
     given: dict  # the drawn numbers, for a reader (and a test) to recompute the answer
     choices: tuple[str, ...] = field(default_factory=tuple)
     # Wrong answers a known misconception gives, each with the message that names it; checked
-    # after the unit slips and before the generic messages (one equal to the answer is ignored).
+    # before the unit slips and the generic messages. A kind draws only cases where each of its
+    # misconceptions gives a wrong answer: one that gives the right one would pass unnoticed.
     mistakes: tuple[tuple[float | str, str], ...] = ()
     # "Your answer is twice (half) the right one": off where the answer is a cell's value or an
     # index, for which a factor of two is a coincidence, not a slip.
@@ -79,6 +81,24 @@ def _int(v) -> str:
 
 def _plural(k: int, word: str) -> str:
     return f"{k} {word}" + ("" if k == 1 else "s")
+
+
+def article(text: str) -> str:
+    """`text` after "a" or "an" as it is read aloud: an 8-GPU job, an 11 GB gradient, a 16 MB
+    message, a 110 GB one (a number reads from its leading group of digits: 18,000 is eighteen
+    thousand, 1,800 one thousand ...)."""
+    m = re.match(r"\d[\d,]*", text)
+    if m:
+        digits = m.group().rstrip(",")
+        lead = digits.split(",")[0] if "," in digits else digits[: len(digits) % 3 or 3]
+        vowel = lead.startswith("8") or lead in ("11", "18")
+    else:
+        vowel = text[:1].lower() in ("a", "e", "i", "o", "u")
+    return ("an " if vowel else "a ") + text
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def show(value: float, unit_text: str, digits: int = 3) -> str:
@@ -137,8 +157,10 @@ def allreduce_sum(rng: random.Random) -> Problem:
     )
 
 
-def _layout(rng: random.Random) -> tuple[int, int, float, float]:
-    servers = rng.choice([1, 2, 4, 8])
+def _layout(
+    rng: random.Random, servers: tuple[int, ...] = (1, 2, 4, 8)
+) -> tuple[int, int, float, float]:
+    servers = rng.choice(servers)
     g = 8 if servers > 1 else rng.choice([4, 8])
     params_b = rng.choice([1, 2, 3, 7, 8, 13])
     return servers * g, g, params_b, params_b * 1e9 * 2
@@ -146,7 +168,8 @@ def _layout(rng: random.Random) -> tuple[int, int, float, float]:
 
 @titled("The naive all-reduce's time")
 def naive_time(rng: random.Random) -> Problem:
-    n, g, params_b, s = _layout(rng)
+    # across servers, where taking in NVLink and the card at once would give another time
+    n, g, params_b, s = _layout(rng, (2, 4, 8))
     topo = api.topology(n, g)
     r = api.estimate("naive", n, s, g)
     u = time_unit(r["time_s"])
@@ -155,14 +178,9 @@ def naive_time(rng: random.Random) -> Problem:
     steps = [
         f"The gradient is {params_b:g}e9 parameters × 2 bytes (BF16) = {fmt.nbytes(s)}.",
         f"GPU 0 takes in the other {n - 1} gradients one after another: {g - 1} over NVLink, "
-        f"{fmt.nbytes(s)} / {topo.intra.GBps:g} GB/s = {show(per_nv, time_unit(per_nv))} each"
-        + (
-            f", and {n - g} through its card, {fmt.nbytes(s)} / {topo.inter.GBps:g} GB/s = "
-            f"{show(per_nic, time_unit(per_nic))} each"
-            if n > g
-            else ""
-        )
-        + f": {show(gather, u)}.",
+        f"{fmt.nbytes(s)} / {topo.intra.GBps:g} GB/s = {show(per_nv, time_unit(per_nv))} each, "
+        f"and {n - g} through its card, {fmt.nbytes(s)} / {topo.inter.GBps:g} GB/s = "
+        f"{show(per_nic, time_unit(per_nic))} each: {show(gather, u)}.",
         f"Sending the sum back costs the same again: 2 × {show(gather, u)} = "
         f"{show(r['time_s'], u)}.",
     ]
@@ -315,8 +333,8 @@ def rs_message_bytes(rng: random.Random) -> Problem:
         f"Each message is one chunk: S / n = {fmt.nbytes(s)} / {n} = {show(message, 'MB')}.",
     ]
     return Problem(
-        prompt=f"{n} GPUs in one server run a ring reduce-scatter on a {fmt.nbytes(s)} gradient. "
-        "How big is each message, in MB?",
+        prompt=f"{n} GPUs in one server run a ring reduce-scatter on "
+        f"{article(fmt.nbytes(s))} gradient. How big is each message, in MB?",
         hint="The ring cuts the gradient into as many chunks as there are GPUs, and every "
         "message carries one chunk.",
         steps=steps,
@@ -390,8 +408,8 @@ def ring_bytes_per_gpu(rng: random.Random) -> Problem:
         f"{r['steps']} × {fmt.nbytes(s / n)} = 2(n − 1)/n × S = {show(sent, 'GB')}.",
     ]
     return Problem(
-        prompt=f"{n} GPUs all-reduce a {fmt.nbytes(s)} gradient with a ring (reduce-scatter, then "
-        "all-gather). How much data does each GPU send in all, in GB?",
+        prompt=f"{n} GPUs all-reduce {article(fmt.nbytes(s))} gradient with a ring "
+        "(reduce-scatter, then all-gather). How much data does each GPU send in all, in GB?",
         hint="Count the steps of both phases and the size of one chunk.",
         steps=steps,
         answer=sent,
@@ -460,29 +478,65 @@ def ag_cell(rng: random.Random) -> Problem:
 ORDER_VALUES = (256, 512, -256, -512, 1, 1, 2, 3)  # BF16 is 2 apart from 256: ties to round
 
 
+def _ring_order(n: int) -> list[int]:
+    """The GPUs in the order they add chunk 0: NCCL's ring starts a chunk at the GPU after it."""
+    return [(1 + k) % n for k in range(n)]
+
+
+def _partial_sums(values: list[int], order: list[int]) -> list[float]:
+    """The running sum of `values` in `order`, each partial sum rounded to BF16."""
+    out = [float(values[order[0]])]
+    for g in order[1:]:
+        out.append(api.dtypes.BF16.round(out[-1] + values[g]))
+    return out
+
+
+def _order_case(rng: random.Random) -> tuple[list[int], dict]:
+    """Values whose ring result differs from the exact sum, from that sum rounded once, and from
+    the sum in GPU order: the order of the roundings decides the answer (about one draw in six,
+    so the draws are screened here and the core's orders run once)."""
+    while True:
+        n = rng.choice([3, 4, 5])
+        values = [rng.choice(ORDER_VALUES) for _ in range(n)]
+        ring = _partial_sums(values, _ring_order(n))[-1]
+        exact = sum(values)
+        others = (exact, api.dtypes.BF16.round(exact), _partial_sums(values, list(range(n)))[-1])
+        if ring not in others:
+            return values, api.orders(gpus=n, dtype="bf16", values=[[v] for v in values])
+
+
 @titled("Which value the ring leaves for this element")
 def order_ring_value(rng: random.Random) -> Problem:
-    n = rng.choice([3, 4, 5])
-    values = [rng.choice(ORDER_VALUES) for _ in range(n)]
-    r = api.orders(gpus=n, dtype="bf16", values=[[v] for v in values])
+    values, r = _order_case(rng)
+    n = len(values)
     want = r["methods"]["ring"]["result"][0]
-    order = [(1 + k) % n for k in range(n)]  # NCCL's chunk 0 starts at GPU 1
-    partial, steps = float(values[order[0]]), [f"The ring starts at GPU 1 with {values[order[0]]}."]
-    for g in order[1:]:
-        nxt = api.dtypes.BF16.round(partial + values[g])
+    order = _ring_order(n)
+    partials = _partial_sums(values, order)
+    steps = [f"The ring starts at GPU 1 with {values[order[0]]}."]
+    for g, before, after in zip(order[1:], partials, partials[1:]):
         steps.append(
-            f"GPU {g} adds {values[g]}: {_int(partial)} + {values[g]} rounds to {_int(nxt)}."
+            f"GPU {g} adds {values[g]}: {_int(before)} + {values[g]} rounds to {_int(after)}."
         )
-        partial = nxt
     steps.append(f"GPU 0 keeps {_int(want)} and the all-gather copies it to every GPU.")
-    exact, serial = r["exact"][0], r["methods"]["serial"]["result"][0]
+    exact, serial = sum(values), r["methods"]["serial"]["result"][0]
+    # one message per value; where two misconceptions give the same, the later one (a dict
+    # keeps the last): the exact sum, the one this problem is written against, comes last
+    mistakes = {
+        serial: "That is the sum in GPU order 0, 1, 2, …, rounded at each step: the ring starts "
+        "at GPU 1, and the order of the roundings changes the result.",
+        r["exact"][0]: "That is the exact sum rounded once to BF16: the ring rounds every "
+        "partial sum on the way, in its own order.",
+        exact: f"That is the exact sum, {exact}: BF16 rounds every partial sum on the way, so "
+        "the ring's result is not it.",
+    }
     return Problem(
         prompt=f"{n} GPUs all-reduce one BF16 element with NCCL's ring: GPU i holds "
         + ", ".join(f"GPU {i}: {v}" for i, v in enumerate(values))
         + ". The element is in chunk 0, which GPU 1 sends first; each next GPU round the ring "
         f"(in the order {', '.join(map(str, order))}) adds its own value and rounds to BF16 "
-        "(8 significant bits: between 256 and 512 its numbers are 2 apart, ties to the even "
-        "one). What value does every GPU end with?",
+        "(8 significant bits: from 2^k to 2^(k+1) its numbers are 2^(k−7) apart, so 2 apart "
+        "from 256 to 512 and 4 from 512 to 1024; a tie goes to the even one). What value does "
+        "every GPU end with?",
         hint="Add in the ring's order, GPU 1 first, rounding each partial sum to BF16.",
         steps=steps,
         answer=want,
@@ -490,10 +544,7 @@ def order_ring_value(rng: random.Random) -> Problem:
         unit="",
         tolerance=EXACT,
         given={"values": values},
-        mistakes=(
-            (exact, "That is the exact sum: BF16 rounds every partial sum on the way."),
-            (serial, "That is the sum in GPU order 0, 1, 2, …: the ring starts at GPU 1."),
-        ),
+        mistakes=tuple(mistakes.items()),
         factor_hints=False,
     )
 
@@ -541,7 +592,7 @@ HEADER = (
 
 def _perf_line(rng: random.Random) -> tuple[int, str, str]:
     """(GPUs, the full all_reduce_perf row, the row with algbw and busbw hidden)."""
-    n = rng.choice([2, 4, 8, 16, 32, 64])
+    n = rng.choice([4, 8, 16, 32, 64])  # on 2 GPUs busbw is algbw: either would pass
     size = 2 ** rng.randrange(20, 34)
     busbw = rng.randrange(20, 400)
     factor = ALLREDUCE.busbw_factor(n)
@@ -570,7 +621,6 @@ def _line_problem(rng: random.Random, which: str) -> Problem:
         steps.append(
             f"busbw = algbw × 2(n − 1)/n = {fmt.sig(r['algbw_GBps'], 4)} × {2 * (n - 1)}/{n} = "
             f"{show(r['busbw_GBps'] * 1e9, 'GB/s')}."
-            + (" On 2 GPUs the factor is 1: busbw equals algbw." if n == 2 else "")
         )
     name = "algorithm bandwidth (algbw)" if which == "algbw" else "bus bandwidth (busbw)"
     if which == "busbw":
@@ -621,8 +671,9 @@ def naive_root_bytes(rng: random.Random) -> Problem:
         f"(A ring GPU sends only 2(n − 1)/n × S = {fmt.nbytes(ring)}.)",
     ]
     return Problem(
-        prompt=f"{n} GPUs all-reduce a {fmt.nbytes(s)} gradient the naive way: all send to GPU "
-        "0, which adds and sends the sum back to each. How much data does GPU 0 send, in GB?",
+        prompt=f"{n} GPUs all-reduce {article(fmt.nbytes(s))} gradient the naive way: all send "
+        "to GPU 0, which adds and sends the sum back to each. How much data does GPU 0 send, "
+        "in GB?",
         hint="GPU 0 sends a whole gradient to every other GPU.",
         steps=steps,
         answer=sent,
@@ -716,13 +767,29 @@ class RingTree:
         return self.tree["steps"] * self.tree_message_s
 
 
+RING_TREE = ("ring", "tree")
+
+
 def _ring_tree(rng: random.Random) -> RingTree:
-    """A flat network and size where one algorithm is clearly (1.3×) faster."""
+    """A flat network and size where one algorithm is clearly (1.3×) faster. The winner is drawn
+    first, half the time each: among all sizes the tree wins nearly always, and a student who
+    always answers "tree" would be right."""
+    winner = rng.choice(RING_TREE)
+    sizes = [2**k for k in range(10, MAX_ONE_PIECE.bit_length())]  # 1 KiB to 1 MiB
+    # the ring's time over the tree's falls as the size grows (its messages are S/n, the
+    # tree's S/2): walk from the winner's end of the sizes, and stop where it no longer wins
+    sizes = sizes[::-1] if winner == "ring" else sizes
     while True:
         f = _flat(rng)
-        s = 2 ** rng.randrange(10, MAX_ONE_PIECE.bit_length())  # 1 KiB to 1 MiB
-        ring, tr = _flat_estimate("ring", f, s), _flat_estimate("tree", f, s)
-        if max(ring["time_s"], tr["time_s"]) >= 1.3 * min(ring["time_s"], tr["time_s"]):
+        cases = []
+        for s in sizes:
+            ring, tr = _flat_estimate("ring", f, s), _flat_estimate("tree", f, s)
+            a, b = (ring["time_s"], tr["time_s"])[:: 1 if winner == "ring" else -1]
+            if b < 1.3 * a:
+                break
+            cases.append((s, ring, tr))
+        if cases:
+            s, ring, tr = rng.choice(cases)
             per = f["latency_us"] * 1e-6 + s / 2 / (f["gbps"] * 1e9)
             return RingTree(f, s, ring, tr, round(tr["time_s"] / per))
 
@@ -759,13 +826,26 @@ def _miscount_message(p: RingTree) -> str:
     )
 
 
+def _bytes_only_message(p: RingTree) -> str:
+    return (
+        f"The ring sends the fewest bytes, but it pays the latency α = {p.f['latency_us']} µs "
+        f"{p.ring['steps']} times in a row, the tree {p.tree_messages} times: at this size "
+        "that matters more."
+    )
+
+
 @titled("Ring or tree: which is faster?")
 def faster(rng: random.Random) -> Problem:
     p = _ring_tree(rng)
     tree_wins = p.tree["time_s"] < p.ring["time_s"]
     want = "tree" if tree_wins else "ring"
     why = "latency dominates" if tree_wins else "bandwidth dominates"
-    miscounted = "tree" if p.miscounted_tree_s < p.ring["time_s"] else "ring"
+    if tree_wins:  # counting bytes only, the ring always wins: it sends the fewest
+        mistakes = (("ring", _bytes_only_message(p)),)
+    elif p.miscounted_tree_s < p.ring["time_s"]:
+        mistakes = (("tree", _miscount_message(p)),)
+    else:
+        mistakes = ()
     return Problem(
         prompt=f"{_ring_tree_prompt(p)} Which all-reduces {fmt.nbytes(p.s)} ({p.s:,} bytes) "
         "faster: the ring or the tree? Type ring or tree.",
@@ -778,8 +858,8 @@ def faster(rng: random.Random) -> Problem:
         unit="",
         tolerance=EXACT,
         given={**p.f, "bytes": p.s},
-        choices=("ring", "tree"),
-        mistakes=((miscounted, _miscount_message(p)),),
+        choices=RING_TREE,
+        mistakes=mistakes,
     )
 
 
@@ -855,8 +935,9 @@ def network_bytes(rng: random.Random) -> Problem:
     n = nodes * g
     want = r["bytes_inter_node"]
     return Problem(
-        prompt=f"{_gpus(n, g)} all-reduce a {fmt.nbytes(s)} gradient with {DESCRIBE[algorithm]}. "
-        "How many bytes cross the network in all (summed over every card), in GB?",
+        prompt=f"{_gpus(n, g)} all-reduce {article(fmt.nbytes(s))} gradient with "
+        f"{DESCRIBE[algorithm]}. How many bytes cross the network in all (summed over every "
+        "card), in GB?",
         hint="Only messages between GPUs in different servers cross the network; count the "
         "bytes each card sends and add them up.",
         steps=[_why_network(algorithm, nodes, g, s), f"In all: {show(want, 'GB')}."],
@@ -875,9 +956,24 @@ def nic_bytes(rng: random.Random) -> Problem:
     nodes, g, s, algorithm, r = _servers(rng, ("multi-ring", "ring", "hierarchical"))
     n = nodes * g
     want = r["bytes_per_nic_max"]
+    mistakes = [
+        (
+            r["bytes_inter_node"],
+            "That is every card's bytes summed, what crosses the network in all; the question "
+            "asks for the busiest single card.",
+        )
+    ]
+    if algorithm != "ring":  # in a single ring one card per server sends: its server's sum
+        mistakes.append(
+            (
+                g * want,
+                f"That is one server's {g} cards summed; each GPU has its own card, and the "
+                "question asks for one card.",
+            )
+        )
     return Problem(
-        prompt=f"{_gpus(n, g)} all-reduce a {fmt.nbytes(s)} gradient with {DESCRIBE[algorithm]}. "
-        "How much data does the busiest network card send, in GB?",
+        prompt=f"{_gpus(n, g)} all-reduce {article(fmt.nbytes(s))} gradient with "
+        f"{DESCRIBE[algorithm]}. How much data does the busiest network card send, in GB?",
         hint="Find which GPUs send across servers, and how many bytes each of them sends that way.",
         steps=[_why_network(algorithm, nodes, g, s), f"The busiest card: {show(want, 'GB')}."],
         answer=want,
@@ -885,6 +981,7 @@ def nic_bytes(rng: random.Random) -> Problem:
         unit="GB",
         tolerance=TOLERANCE,
         given={"servers": nodes, "gpus_per_node": g, "bytes": s, "algorithm": algorithm},
+        mistakes=tuple(mistakes),
     )
 
 
@@ -998,8 +1095,9 @@ STATES_TEXT = (
 
 
 def _sharded(rng: random.Random, strategies: tuple[str, ...]) -> tuple[str, int, int, str]:
+    """Across servers: in one server HSDP is ZeRO-3, and the bytes between servers are none."""
     key, params = _model(rng)
-    n = GPUS_PER_SERVER * rng.choice([1, 2, 4, 8, 16, 32, 64])
+    n = GPUS_PER_SERVER * rng.choice([2, 4, 8, 16, 32, 64])
     return key, params, n, rng.choice(strategies)
 
 
@@ -1015,7 +1113,7 @@ def zero_memory(rng: random.Random) -> Problem:
         f"{label} splits {SHARDS[strategy]}.",
         "Per GPU: "
         + ", ".join(f"{part} {show(parts[part], 'GiB')}" for part in memory.BYTES_PER_PARAM)
-        + f" ({memory.FORMULAS[strategy]} with K = {K}, Ψ = {params:,}, N_d = {n}, g = {g}).",
+        + f" ({memory.FORMULAS[strategy]} with K = {K}, Ψ = {params:,}, n = {n}, g = {g}).",
         f"In all {show(want, 'GiB')} (GiB = 2^30 bytes).",
     ]
     return Problem(
@@ -1052,7 +1150,6 @@ COLLECTIVES_TEXT = {
 @titled("Bytes each GPU sends per step, sharded or not")
 def shard_bytes(rng: random.Random) -> Problem:
     key, params, n, strategy = _sharded(rng, tuple(COLLECTIVES_TEXT))
-    n = max(n, 2 * GPUS_PER_SERVER)  # across servers, where the bytes matter
     r = api.shard(key, n, GPUS_PER_SERVER)["strategies"]
     want = r[strategy]["comm_bytes_per_gpu"]
     label = shardcost.LABELS[strategy]
@@ -1113,7 +1210,9 @@ NVLS_TEXT = (
 
 @titled("The bytes on each GPU's link with NVLS")
 def nvls_link_bytes(rng: random.Random) -> Problem:
-    n = rng.randrange(2, 9)
+    # 4 to 8 GPUs: on 3 the ring's 2(n - 1)/n · S is NVLS's (n + 1)/n · S, so the ring's count
+    # would pass, and 2 is among the small counts where NCCL picks the ring (page 9)
+    n = rng.randrange(4, 9)
     s = rng.choice([1, 2, 4, 8, 10, 16]) * 1e9
     nvls = innetwork.nvls_bytes(n, s)
     want = nvls["sent_per_gpu"]
@@ -1221,10 +1320,10 @@ def gradient_size(rng: random.Random) -> Problem:
     )
 
 
-def _cluster(rng: random.Random) -> dict:
+def _cluster(rng: random.Random, servers: tuple[int, ...] = (1, 2, 4, 8, 16, 32)) -> dict:
     return {
         "gpu": rng.choice(["A100 SXM", "H100 SXM", "B200"]),
-        "gpus": GPUS_PER_SERVER * rng.choice([1, 2, 4, 8, 16, 32]),
+        "gpus": GPUS_PER_SERVER * rng.choice(servers),
         "nic_Gbps": rng.choice([100, 200, 400, 800]),
     }
 
@@ -1232,22 +1331,18 @@ def _cluster(rng: random.Random) -> dict:
 @titled("A single ring's time on a real cluster")
 def calc_time(rng: random.Random) -> Problem:
     key, params = _model(rng)
-    c = _cluster(rng)
+    # across servers: in one server one ring per card is the single ring, and would pass
+    c = _cluster(rng, (2, 4, 8, 16, 32))
     r = api.calc(model=key, algorithm="ring", overlap_too=False, **c)
     link = hardware.find(hardware.GPUS, c["gpu"], "gpu").link_GBps
     n, s = c["gpus"], r["gradient_bytes"]
-    rate = min(link, c["nic_Gbps"] / 8) if n > 8 else link
+    rate = min(link, c["nic_Gbps"] / 8)
     u = time_unit(r["allreduce_s"])
     steps = [
         f"The BF16 gradient: {params:,} × 2 bytes = {fmt.nbytes(s)}.",
         f"A ring over {n} GPUs sends 2(n − 1)/n × S = {fmt.nbytes(2 * (n - 1) / n * s)} per GPU.",
-        "The slowest link sets the pace: "
-        + (
-            f"NVLink ({link:g} GB/s) or the card ({c['nic_Gbps']} Gb/s = "
-            f"{c['nic_Gbps'] / 8:g} GB/s): {rate:g} GB/s."
-            if n > 8
-            else f"one server, NVLink at {link:g} GB/s."
-        ),
+        f"The slowest link sets the pace: NVLink ({link:g} GB/s) or the card "
+        f"({c['nic_Gbps']} Gb/s = {c['nic_Gbps'] / 8:g} GB/s): {rate:g} GB/s.",
         f"{fmt.nbytes(2 * (n - 1) / n * s)} / {rate:g} GB/s = {show(r['allreduce_s'], u)}.",
     ]
     return Problem(
@@ -1255,14 +1350,8 @@ def calc_time(rng: random.Random) -> Problem:
         f"GPUs, {GPUS_PER_SERVER} per server ({link:g} GB/s NVLink per direction), one "
         f"{c['nic_Gbps']} Gb/s "
         f"card per GPU. With no latency, how long does an all-reduce of its BF16 gradient take "
-        f"on a single ring through all {n} GPUs"
-        + (
-            " (servers one after another, so the ring crosses each server boundary through one "
-            "card)"
-            if n > GPUS_PER_SERVER
-            else ""
-        )
-        + f", in {u}?",
+        f"on a single ring through all {n} GPUs (servers one after another, so the ring crosses "
+        f"each server boundary through one card), in {u}?",
         hint="Bytes per GPU 2(n − 1)/n × S over the slowest link's rate; a card's Gb/s are "
         "bits: divide by 8.",
         steps=steps,
@@ -1312,76 +1401,88 @@ def compute_time(rng: random.Random) -> Problem:
     )
 
 
-SHORT = fmt.percent(1 - measured.HEALTHY_SHARE)  # how far below its yardstick a healthy run may be
+JUDGE_GPUS = ("A100 SXM", "H100 SXM", "B200")
+JUDGE_MARGIN = 0.08  # no reading closer than this to the rule's floor: the rule is "about"
 
 
-def _checks(c: measured.Curve) -> list[str]:
-    """What to look at when a reading is low, for the system of run `c`."""
-    out = [
-        "Run it again with NCCL_DEBUG=INFO: the log names the algorithm, protocol and channels "
-        "NCCL chose."
+def _checks(g: int) -> list[str]:
+    """What page 10 says to look at when busbw across servers is low."""
+    return [
+        "Run it again with NCCL_DEBUG=INFO: the log names the algorithm, the channels and the "
+        "network NCCL uses (NET/IB with GPUDirect RDMA, not sockets).",
+        f"Every GPU needs its own card: check that NCCL uses all {g} cards of each server "
+        "(NCCL_IB_HCA, ibstat) and runs one GPU per process.",
     ]
-    if c.gpu.startswith("H100") and c.algorithm == "nccl":
-        out.append(
-            "On H100s with NVSwitch NCCL should choose NVLS (NVLSTree across servers); if it "
-            f"does not, NVLink SHARP is off (NCCL_NVLS_ENABLE, the fabric manager) and the "
-            f"ring's {measured.H100_RING_BUSBW:g} GB/s is the ceiling."
-        )
-    if c.nic_Gbps:
-        out.append(
-            f"Across servers every GPU needs its own {c.nic_Gbps:g} Gb/s card: check that NCCL "
-            f"uses all {c.gpus_per_node} cards of each server (NCCL_IB_HCA, ibstat) and runs "
-            "one GPU per process."
-        )
+
+
+def _judge_case(rng: random.Random) -> tuple[str, dict, int, float, float]:
+    """A cluster whose cards, not NVLink, bound a ring across servers (the rule's case), and a
+    reading on the side of the floor drawn first, half the time each, at least JUDGE_MARGIN
+    from it."""
+    gpu = rng.choice(JUDGE_GPUS)
+    link = hardware.find(hardware.GPUS, gpu, "gpu").link_GBps
+    card = rng.choice([c for c in hardware.NETWORKS if GPUS_PER_SERVER * c["GBps"] < link])
+    yardstick = measured.card_yardstick_GBps(GPUS_PER_SERVER, card["GBps"])
+    floor = measured.HEALTHY_SHARE * yardstick
+    want = rng.choice(("healthy", "low"))
+    if want == "healthy":  # per mille of the yardstick, up to 98 %: a ring does not pass it
+        lo, hi = math.ceil(1000 * (1 + JUDGE_MARGIN) * floor / yardstick), 980
     else:
-        out.append(
-            "Inside one server, check that every NVLink is up (nvidia-smi nvlink --status) and "
-            "that nothing else runs on the GPUs."
-        )
-    return out
+        lo, hi = 400, math.floor(1000 * (1 - JUDGE_MARGIN) * floor / yardstick)
+    reading = round(yardstick * rng.randrange(lo, hi + 1) / 1000, 1)
+    return gpu, card, rng.choice([2, 4, 8, 16]), yardstick, reading
 
 
 @titled("Is this busbw healthy?")
 def judge_busbw(rng: random.Random) -> Problem:
-    c = rng.choice(measured.CURVES)
-    size, yardstick = c.rows[-1]
-    healthy = rng.randrange(2) == 1
-    share = rng.randrange(90, 103) if healthy else rng.randrange(40, 76)
-    reading = round(yardstick * share / 100, 1)
-    want = "healthy" if reading >= measured.HEALTHY_SHARE * yardstick else "low"
+    gpu, card, servers, yardstick, reading = _judge_case(rng)
+    g, size = GPUS_PER_SERVER, 2 ** rng.randrange(30, 35)  # 1 GiB to 16 GiB, as the rule asks
+    floor = measured.HEALTHY_SHARE * yardstick
+    want = "healthy" if reading >= floor else "low"
+    share = fmt.percent(measured.HEALTHY_SHARE)
+    rule = (
+        f"a server's cards times one card's rate, here {g} × {card['GBps']:g} GB/s = "
+        f"{yardstick:g} GB/s"
+    )
     steps = [
-        f"The yardstick: a published run on this system ({c.label}) reached {yardstick:g} GB/s "
-        f"at {fmt.nbytes(size)} ({c.source.split()[0].rstrip(',')}).",
+        f"The yardstick is {rule}: a ring across servers, one card per GPU, reaches at most "
+        "that, and healthy cards come close to it.",
         f"{reading:g} GB/s is {fmt.percent(reading / yardstick)} of it: "
         + (
-            f"within {SHORT}, as good as it gets."
+            f"above {share} of it ({fmt.sig(floor, 3)} GB/s), a healthy run."
             if want == "healthy"
-            else f"more than {SHORT} short, so something is wrong."
+            else f"below {share} of it ({fmt.sig(floor, 3)} GB/s): look at the cluster."
         ),
     ]
     if want == "low":
-        steps += _checks(c)
+        steps += _checks(g)
+    wrong = (
+        ("healthy", f"{reading:g} GB/s is a large number, but is it near the yardstick, {rule}?")
+        if want == "low"
+        else ("low", f"How far is {reading:g} GB/s below the yardstick, {rule}?")
+    )
     return Problem(
-        prompt=f"An all_reduce_perf run ({c.label}) reports an out-of-place busbw"
-        f" of {reading:g} GB/s at {fmt.nbytes(size)} ({size:,} bytes). Is that healthy "
-        "for this system, or low? Type healthy or low.",
-        hint="Compare it with what a healthy system of this kind reaches at large sizes (the "
-        f"published runs the site quotes); within about {SHORT} is healthy.",
+        prompt=f"An all_reduce_perf run with NCCL_ALGO=Ring on {servers} servers of {g} {gpu} "
+        f"GPUs, one {card['name']} network card per GPU, reports an out-of-place busbw of "
+        f"{reading:g} GB/s at {fmt.nbytes(size)} ({size:,} bytes). Is that healthy for this "
+        "cluster, or low? Type healthy or low.",
+        hint="The rule of thumb for busbw across servers, on a message of 1 GiB or more: the "
+        f"yardstick is {rule}; below about {share} of it, look at the cluster.",
         steps=steps,
         answer=want,
         dimension=CHOICE,
         unit="",
         tolerance=EXACT,
-        given={"system": c.key, "bytes": size, "busbw_GBps": reading},
+        given={
+            "gpu": gpu,
+            "servers": servers,
+            "gpus_per_node": g,
+            "nic_Gbps": 8 * card["GBps"],
+            "bytes": size,
+            "busbw_GBps": reading,
+        },
         choices=("healthy", "low"),
-        mistakes=(
-            (
-                "healthy",
-                "A large number is not yet a healthy one: how far is it below what this system "
-                "reaches at this size?",
-            ),
-            ("low", "How far is it from what this system reaches at this size?"),
-        ),
+        mistakes=(wrong,),
     )
 
 
@@ -1422,7 +1523,8 @@ def debug_ring_next(rng: random.Random) -> Problem:
     ]
     before = order[(i - 1) % n]
     return Problem(
-        prompt=f"A {n}-GPU job ({servers} servers of {g}) ran with NCCL_DEBUG=INFO and printed:"
+        prompt=f"{_capital(article(f'{n}-GPU'))} job ({servers} servers of {g}) ran with "
+        "NCCL_DEBUG=INFO and printed:"
         f"\n\n    {line}\n\nIn channel 0's ring, which rank does rank {r} send to?",
         hint="Read the ring left to right: each rank sends to the next number; the last sends "
         "to the first.",

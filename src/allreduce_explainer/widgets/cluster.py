@@ -459,7 +459,7 @@ RULE_SIZE = 1 << 30  # the rule of thumb holds busbw to the yardstick from this 
 
 def _rule_facts(r: dict) -> dict[str, str]:
     """The page's rule of thumb on the default cluster: the cards' yardstick and its floor."""
-    yardstick = r["gpus_per_node"] * r["nic_GBps"]
+    yardstick = measured.card_yardstick_GBps(r["gpus_per_node"], r["nic_GBps"])
     return {
         "cluster_rule_size": fmt.binary_bytes(RULE_SIZE),
         "cluster_rule_yardstick": f"{fmt.sig(yardstick, 3)} GB/s",
