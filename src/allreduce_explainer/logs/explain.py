@@ -165,8 +165,8 @@ def read_debug(text: str, gpus: int | None = None, net: Network | None = None) -
     lines' calls, the findings and, when the log has all_reduce_perf rows, each row's algorithm
     and protocol on that topology and the calculator settings the topology gives."""
     check_size(text)
-    text = debug.decoded(text)[0]  # UTF-16: the rows too
     topo = debug.read(text)
+    text = debug.decoded(text)[0]  # UTF-16: the rows too
     net = net or Network()
     out = {k: topo[k] for k in ("nccl_version", "ranks", "nodes", "gpus_per_node")}
     out |= {k: topo[k] for k in ("network", "nvls", "collnet", "channels", "calls")}
