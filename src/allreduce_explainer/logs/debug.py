@@ -363,7 +363,8 @@ def _network(s: _State, i, key, msg, line) -> bool:
 
 def _connect(s: _State, i, key, msg, line) -> bool:
     """A connection line: through the network (`via NET/<name>/<device>[/GDRDMA]`), the name,
-    the device and whether GPUDirect RDMA carries it; through NVLink or PCIe, nothing."""
+    the device and whether GPUDirect RDMA carries it (`req.useGdr`, src/transport/net.cc:324-377);
+    through NVLink or PCIe, nothing."""
     m = CONNECT.match(msg)
     if not m:
         return False
@@ -376,7 +377,10 @@ def _connect(s: _State, i, key, msg, line) -> bool:
             s.net_devices.add(int(net[2]))
         if "GDRDMA" in flags:
             s.gdr.setdefault(True, (i, line.strip()))
-        elif not name.lower().startswith("socket"):  # sockets never read GPU memory
+        elif m[4] == "receive" and not name.lower().startswith("socket"):
+            # a receive writes to GPU memory by GDR whenever NCCL can; a send without /GDRDMA
+            # says nothing (GDR reads are off by default before Ampere, graph/paths.cc:489-494);
+            # sockets never use it
             s.gdr.setdefault(False, (i, line.strip()))
     return True
 

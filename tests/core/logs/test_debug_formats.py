@@ -20,7 +20,8 @@ DATA = helpers.DATA / "nccl-debug"
 RDMA = "nccl-tests-319-2x8xh100-rdma-plugin-nccl-algo-ring.txt"  # NCCL 2.26.2, NCCL_ALGO=RING
 EFA28 = "aws-efa-eks-2x8xa100-nccl-2.8.3.log"  # 'Channel 00 : 1[101d0] -> 8[101c0] ...'
 SOCKET24 = "nccl-226-64x1-nccl-2.4-ring-socket.txt"  # 'Ring 00 : 45 -> 46 [send] ...'
-IBEXT = "nccl-1814-ibext-plugin-no-gdrdma.txt"
+IBEXT = "nccl-1814-ibext-plugin-no-gdrdma.txt"  # sends only, none with /GDRDMA
+ROCE25 = "nccl-392-2x8-nccl-2.5.7-roce-receive-no-gdrdma.txt"  # receives without /GDRDMA
 
 
 def _text(name: str) -> str:
@@ -38,7 +39,7 @@ def _devices(text: str) -> set[str]:
 
 def test_every_new_log_is_cited():
     cited = {s["file"] for s in json.loads((DATA / "SOURCES.json").read_text())["logs"]}
-    assert {RDMA, EFA28, SOCKET24, IBEXT} <= cited
+    assert {RDMA, EFA28, SOCKET24, IBEXT, ROCE25} <= cited
 
 
 # ---- the network: names with spaces, old connection lines ---------------------------------------
@@ -57,24 +58,29 @@ def test_a_plugin_name_with_spaces_keeps_its_transport_cards_and_gdr():
 
 
 @pytest.mark.parametrize(
-    "name,transport,gdr",
-    [(EFA28, "AWS Libfabric (EFA)", True), (SOCKET24, "Socket", None), (IBEXT, "IB", False)],
-    ids=["2.8-channel", "2.4-ring", "no-gdrdma"],
+    "name,transport",
+    [(EFA28, "AWS Libfabric (EFA)"), (SOCKET24, "Socket"), (ROCE25, "RoCE"), (IBEXT, "IB")],
+    ids=["2.8-channel", "2.4-ring", "2.5-ring-receive", "sends-only"],
 )
-def test_connection_lines_of_every_release_give_network_cards_and_gdr(name, transport, gdr):
+def test_connection_lines_of_every_release_give_network_cards_and_gdr(name, transport):
     """NCCL 2.8's `Channel 00 : 1[101d0] -> 8[101c0] [send] via NET/AWS Libfabric/0/GDRDMA`,
-    2.4's `Ring 00 : 45 -> 46 [send] via NET/Socket/0` and a plugin's lines without /GDRDMA:
-    the devices and GPUDirect RDMA the lines name (sockets never use it: not said)."""
+    2.4's `Ring 00 : 45 -> 46 [send] via NET/Socket/0`, 2.5's `Ring 00 : 15[41000] -> 0[1b000]
+    [receive] via NET/IB/0`, a plugin's sends: the devices the lines name, and GPUDirect RDMA on
+    where a line says /GDRDMA, off where a receive over RDMA does not, else not said (a send
+    may go without it while receives use it; sockets never do)."""
     text = _text(name)
     lines = _net_lines(text)
-    net = debug.read(text)["network"]
-    assert net["transport"] == transport
-    assert net["cards"] == len(_devices(text))
-    said = any(line.endswith("/GDRDMA") for line in lines)
-    assert net["gpudirect_rdma"] is gdr and (gdr is True) == said
-    assert ("gdr_off" in [f["code"] for f in findings.from_debug(debug.read(text))]) is (
-        gdr is False
-    )
+    if any(line.endswith("/GDRDMA") for line in lines):
+        gdr = True
+    elif any("[receive] via NET/" in x and "NET/Socket" not in x for x in lines):
+        gdr = False
+    else:
+        gdr = None
+    r = debug.read(text)
+    assert r["network"]["transport"] == transport
+    assert r["network"]["cards"] == len(_devices(text))
+    assert r["network"]["gpudirect_rdma"] is gdr
+    assert ("gdr_off" in [f["code"] for f in findings.from_debug(r)]) is (gdr is False)
 
 
 def test_nccl_2_4_trees_and_rings_read_in_their_own_order():
