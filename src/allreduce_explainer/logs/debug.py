@@ -56,7 +56,7 @@ COMM = re.compile(
 )
 COMM_OLD = re.compile(r"(?:\w+ )?comm (0x[0-9a-fA-F]+) rank (\d+) nranks (\d+) ")
 RING = re.compile(r"Channel (\d+)(?:/(\d+))? :((?: +\d+)*)( ?\.\.\.)? *$")
-TREES = re.compile(r"Trees((?: \[\d+\] [-0-9/>|]+)+) *$")
+TREES = re.compile(r"Trees((?: \[\d+\] [-0-9/>|]+)+)")  # NCCL cuts it at 1,023 characters
 TREE = re.compile(r"\[(\d+)\] (-?\d+)/(-?\d+)/(-?\d+)->(\d+)->(-?\d+)(?:\||$| )")
 TREE_24 = re.compile(r"\[(\d+)\] (-?\d+)->(\d+)->(-?\d+)/(-?\d+)/(-?\d+)")
 NVLS = re.compile(r"NVLS multicast support is (not )?available on dev (\d+)")
