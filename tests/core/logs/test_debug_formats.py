@@ -95,6 +95,20 @@ def test_nccl_2_4_trees_and_rings_read_in_their_own_order():
     assert [c["tree"]["children"]["0"] for c in r["channels"]] == [[1], []]
 
 
+def test_a_trees_line_nccl_cut_keeps_its_whole_channels():
+    """NCCL writes the Trees line into 1,024 bytes (src/init.cc:1486-1497 in 2.30.7): with 64
+    channels it stops mid-entry, wherever the ranks' widths put the cut (here every place in
+    the last 30 characters); every entry before the cut is read, the cut one is not."""
+    entries = [f" [{c}] {c % 7 + 1}/-1/-1->0->-1" for c in range(64)]
+    full = "Trees" + "".join(entries)
+    for end in range(1023 - 30, 1024):
+        line = full[:end]
+        whole = [c for c in range(64) if len("Trees" + "".join(entries[: c + 1])) <= end]
+        r = debug.read("h:1:2 [0] NCCL INFO " + line)
+        assert [c["channel"] for c in r["channels"]] == whole, end
+        assert [c["tree"]["children"]["0"] for c in r["channels"]] == [[c % 7 + 1] for c in whole]
+
+
 # ---- servers ------------------------------------------------------------------------------------
 
 
