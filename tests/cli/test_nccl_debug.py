@@ -123,3 +123,10 @@ def test_a_line_too_long_to_read_exits_2_saying_so(capsys, tmp_path):
         run(capsys, str(f))
     err = capsys.readouterr().err
     assert e.value.code == 2 and "6,035 characters" in err and "Traceback" not in err
+
+
+def test_nccl_tests_rows_keep_to_what_nccl_algo_leaves(capsys):
+    assert main(["nccl-tests", str(RDMA), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert {row["algorithm"] for row in r["rows"]} == {"Ring"}
+    assert "NCCL_ALGO=RING in the log" in r["algorithm_basis"]
