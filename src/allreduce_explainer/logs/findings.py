@@ -110,14 +110,16 @@ def _forced(env: dict) -> list[dict]:
     """NCCL_ALGO / NCCL_PROTO: the rows' algorithms are NCCL's picks among what they leave."""
     if env["algorithms"] is None and env["protocols"] is None:
         return []
-    left = [", ".join(x) for x in (env["algorithms"], env["protocols"]) if x is not None]
+    left = [f"the {kind} {', '.join(env[key]) or 'none'}"
+            for key, kind in (("algorithms", "algorithm(s)"), ("protocols", "protocol(s)"))
+            if env[key] is not None]  # fmt: skip
     said = " and ".join(f"{k}={env[k]}" for k in ("NCCL_ALGO", "NCCL_PROTO") if env[k])
     return [
         _f(
             "tuning_forced",
-            f"The environment restricts NCCL ({said or 'its algorithm matrix'}): for an "
-            f"all-reduce it may use only {' / '.join(left) or 'nothing'}, so each row names NCCL's "
-            "pick among those, not the one its tuning would make unrestricted.",
+            f"The environment restricts NCCL ({said or 'its algorithm matrix'}): an all-reduce "
+            f"may use only {' and '.join(left)}, so each row names NCCL's model's pick among "
+            "those, not its free choice.",
             env["evidence"][0] if env["evidence"] else None,
         )
     ]
