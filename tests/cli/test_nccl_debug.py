@@ -84,3 +84,49 @@ def test_nccl_tests_rows_name_the_model_s_algorithm(capsys):
     assert all(row["algorithm"] and row["protocol"] for row in r["rows"])
     assert r["rows"][-1]["algorithm"] == "NVLSTree"
     assert "NCCL 2.22.3" in r["algorithm_basis"]
+
+
+RDMA = DATA / "nccl-tests-319-2x8xh100-rdma-plugin-nccl-algo-ring.txt"
+
+
+def test_nccl_algo_names_every_row_s_algorithm(capsys):
+    """A run made with NCCL_ALGO=RING: every row Ring, and the finding quotes the line."""
+    code, out = run(capsys, str(RDMA), "--json")
+    assert code == 0
+    r = json.loads(out.out)
+    assert r["tuning_env"]["algorithms"] == ["Ring"]
+    assert {row["algorithm"] for row in r["rows"]} == {"Ring"}
+    forced = next(f for f in r["findings"] if f["code"] == "tuning_forced")
+    assert "NCCL_ALGO set by environment to RING" in forced["evidence"]
+    assert (r["nodes"], r["gpus_per_node"], r["network"]["transport"]) == (2, 8, "IB")
+
+
+def test_a_utf16_file_reads_as_its_utf8(capsys, tmp_path):
+    """PowerShell's `>` writes UTF-16 with a byte-order mark: the same reading as UTF-8."""
+    f = tmp_path / "job.log"
+    f.write_bytes(RDMA.read_text().encode("utf-16"))
+    code, out = run(capsys, str(f), "--json")
+    assert code == 0
+    got = json.loads(out.out)
+    assert main(["nccl-debug", str(RDMA), "--json"]) == 0
+    want = json.loads(capsys.readouterr().out)
+    assert got["encoding"] == "UTF-16"
+    assert {k: got[k] for k in ("ranks", "channels", "rows")} == {
+        k: want[k] for k in ("ranks", "channels", "rows")
+    }
+
+
+def test_a_line_too_long_to_read_exits_2_saying_so(capsys, tmp_path):
+    f = tmp_path / "joined.log"
+    f.write_text("x:1:1 [0] NCCL INFO Channel 00/02 :" + " 1" * 3000 + "\n")
+    with pytest.raises(SystemExit) as e:
+        run(capsys, str(f))
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "6,035 characters" in err and "Traceback" not in err
+
+
+def test_nccl_tests_rows_keep_to_what_nccl_algo_leaves(capsys):
+    assert main(["nccl-tests", str(RDMA), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert {row["algorithm"] for row in r["rows"]} == {"Ring"}
+    assert "NCCL_ALGO=RING in the log" in r["algorithm_basis"]

@@ -7,48 +7,64 @@ The lines read, as NVIDIA/nccl 2.30.7 prints them (older releases print the same
 - `NCCL version 2.22.3+cuda12.2` (src/init.cc:695);
 - `comm 0x.. rank R nRanks N nNodes M localRanks L localRank l MNNVL 0` (src/init.cc:1422;
   releases before about 2.19 print `comm 0x.. rank R nranks N cudaDev ..`, which gives N only);
+  any rank's line gives the servers; without one, the hosts of all_reduce_perf's
+  `#  Rank  r Group g Pid p on HOST device d ...` lines do;
 - `Channel 00/16 :  0 7 6 ...` (src/graph/rings.cc:48, rank 0 only, cut to 128 characters
-  with `...`: a long ring's tail is then missing);
+  with `...`: a long ring's tail is then missing; 2.4 prints `Channel 00 :    0   1`,
+  src/init.cc:541 in v2.4.8-1);
 - `Trees [0] 1/8/-1->0->-1 [1] ...` (src/init.cc:1491-1497): every rank prints its own place,
-  `down0/down1/down2->rank->up`, per channel; a channel's tree is the union of the ranks' lines;
+  `down0/down1/down2->rank->up`, per channel; a channel's tree is the union of the ranks' lines
+  (2.5 to 2.7 add the same tree reversed after `|`, src/init.cc:598-606 in v2.5.6-1; 2.4 prints
+  `up->rank->down0/down1/down2`, src/init.cc:824-828 in v2.4.8-1);
 - `NVLS multicast support is [not ]available on dev D` (src/transport/nvls.cc:279) and
   `16 coll channels, 0 collnet channels, 16 nvls channels, ...` (src/init.cc:1646);
 - `Using network IB` (src/init.cc:486), `NET/IB : Using [0]mlx5_0:1/IB ...`,
   `NET/Socket : Using [0]eth0:...`, `NET/OFI Selected Provider is efa (found 32 nics)`, and the
-  connection lines `Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA`;
+  connection lines `Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA`
+  (src/transport/net.cc:324-377: `via NET/<name>/<device>[(<proxy device>)][/GDRDMA][/Shared]`,
+  the name as the plugin gives it, spaces and all: `NET/NCCL RDMA Plugin v8/0/GDRDMA`); 2.7 to
+  2.11 print `Channel 00 : 1[101d0] -> 8[101c0] [send] via ...` (net.cc:109 in v2.8.3-1), 2.5
+  and 2.6 `Ring 00 : 1[..] -> 8[..] ...`
+  and 2.4 `Ring 00 : 35 -> 34 [send] via NET/Socket/0` (net.cc:302 in v2.4.2-1);
+- `NCCL_ALGO set by environment to RING`, `NCCL_PROTO set by environment to ...` and, from 2.24,
+  the `Enabled NCCL Func/Proto/Algo Matrix:` table after it (src/graph/tuning.cc:453-492);
 - tuning lines: `65536 Bytes -> Algo 0 proto 0 time 37.8` (before 2.24, indices; 2.23 prefixes
   the collective) and `AllReduce: 1048576 Bytes -> Algo Ring proto Simple channel{Lo..Hi}=...`.
 
 Each line may carry any prefix (mpirun's `[1,0]<stdout>:`, `[0]`, srun's `0: `, PyTorch's
 `[rank0]:`, a host:pid:tid header), or none at all: the message is found after `NCCL INFO `,
-else matched at the line's start. Every pattern is anchored and linear; lines are cut to
-MAX_LINE characters before matching, so a hostile file costs its length, no more.
+else matched at the line's start. Every pattern is anchored and linear; a line longer than
+MAX_LINE characters is not read (a cut ring would name the wrong ranks) but counted, so a hostile
+file costs its length, no more. UTF-16 text (PowerShell's `>` writes it) is read too.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..errors import ParamError
 from ..nccl import versions
 
-MAX_LINE = 4000  # a Trees line of 32 channels is about 1,100 characters
+MAX_LINE = 4000  # NCCL's longest, a Trees line of 64 channels, is about 2,000 characters
+MAX_CUT = 20  # long lines kept as evidence (all are counted)
 INFO = "NCCL INFO "
 VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)(\S*)")
 COMM = re.compile(
     r"comm (0x[0-9a-fA-F]+) rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank (\d+)"
 )
 COMM_OLD = re.compile(r"(?:\w+ )?comm (0x[0-9a-fA-F]+) rank (\d+) nranks (\d+) ")
-RING = re.compile(r"Channel (\d+)/(\d+) :((?: +\d+)*)( ?\.\.\.)? *$")
-TREES = re.compile(r"Trees((?: \[\d+\] -?\d+/-?\d+/-?\d+->\d+->-?\d+)+)")
-TREE = re.compile(r"\[(\d+)\] (-?\d+)/(-?\d+)/(-?\d+)->(\d+)->(-?\d+)")
+RING = re.compile(r"Channel (\d+)(?:/(\d+))? :((?: +\d+)*)( ?\.\.\.)? *$")
+TREES = re.compile(r"Trees((?: \[\d+\] [-0-9/>|]+)+)")  # NCCL cuts it at 1,023 characters
+TREE = re.compile(r"\[(\d+)\] (-?\d+)/(-?\d+)/(-?\d+)->(\d+)->(-?\d+)(?:\||$| )")
+TREE_24 = re.compile(r"\[(\d+)\] (-?\d+)->(\d+)->(-?\d+)/(-?\d+)/(-?\d+)")
 NVLS = re.compile(r"NVLS multicast support is (not )?available on dev (\d+)")
 COUNTS = re.compile(
     r"(\d+) coll channels, (?:(\d+) collnet channels, )?(?:(\d+) nvls channels, )?"
     r"(\d+) p2p channels"
 )
-USING = re.compile(r"Using network (\S.*?) *$")
+USING = re.compile(r"Using network (\S.*)$")  # messages come right-stripped
 NET_IB = re.compile(r"NET/IB ?: Using (.*)$")
 IB_CARD = re.compile(r"\[(\d+)\]([\w.-]+):(\d+)/(IB|RoCE)(/SHARP)?")
 NET_SOCKET = re.compile(r"NET/Socket ?: Using (.*)$")
@@ -56,16 +72,27 @@ SOCKET_CARD = re.compile(r"\[(\d+)\]([\w.-]+):")
 OFI = re.compile(r"NET/OFI Selected [Pp]rovider is (\w+)(?: \(found (\d+) nics\))?")
 GDR_HCA = re.compile(r"NET/IB ?: GPU Direct RDMA (Enabled|Disabled) for HCA (\d+)")
 CONNECT = re.compile(
-    r"Channel (\d+)/\d+ : (\d+)\[\w+\] -> (\d+)\[\w+\](?: \[(send|receive)\])? via (\S+(?: \S+)?)"
+    r"(?:Channel|Ring) (\d+)(?:/\d+)? : (\d+)(?:\[\w+\])? -> (\d+)(?:\[\w+\])?"
+    r"(?: \[(send|receive)\])? via (\S.*)$"
 )
+NET_VIA = re.compile(r"NET/(.+?)/(\d+)(?:\(\d+\))?((?:/[A-Za-z]+)*)")
 COLLNET_PLUGIN = re.compile(r"NET/Plugin ?: Loaded collnet plugin (\S+)")
 COLLNET_MISSING = re.compile(
     r"NET/Plugin ?: (?:Failed to find|Could not find:?) (?:ncclCollNetPlugin|libnccl-net)"
 )
 TUNING_OLD = re.compile(r"(?:(\w+): )?(\d+) Bytes -> Algo (\d+) proto (\d+) time ([\d.]+)")
 TUNING = re.compile(r"(\w+): (\d+) Bytes -> Algo (\w+) proto (\w+) channel\{Lo\.\.Hi\}")
-DEVICE = re.compile(r"#\s+Rank\s+\d+.*?\bdevice\s+\d+\s+\[[^\]]*\]\s+(.+?)\s*$")
+ENV = re.compile(r"(NCCL_ALGO|NCCL_PROTO) set by environment to (\S.*)$")
+MATRIX = "Enabled NCCL Func/Proto/Algo Matrix:"
+MATRIX_ROW = re.compile(r"(Function|AllReduce) \|([^|]*)\|([^|]*)$")
+MATRIX_LINES = 8  # the table's header and five functions follow its INFO line
+RANK_LINE = re.compile(r"#\s*Rank\s+(\d+)\b")
+DEVICE = re.compile(r"\bdevice\s+\d+\s+\[[^\]]{0,64}\]")  # the name follows
 HOPPER = ("H100", "H200", "H800", "H20", "GH200")
+# NCCL_ALGO's words (ncclAlgoStr, src/init.cc:53 in 2.30.7) -> the names here; "CollNet" is
+# 2.6-2.13's single CollNet algorithm, the later CollNetDirect
+ALGO_WORDS = {a.lower(): a for a in versions.ALGORITHM_INDEX} | {"collnet": "CollNetDirect"}
+PROTO_WORDS = {p.lower(): p for p in versions.PROTOCOL_INDEX}
 
 
 @dataclass
@@ -79,6 +106,7 @@ class _Comm:
     rings: dict[int, dict] = field(default_factory=dict)
     trees: dict[int, dict[int, tuple[int, int, int, int]]] = field(default_factory=dict)
     channels: int | None = None
+    nodes_line: str | None = None
 
 
 @dataclass
@@ -103,6 +131,15 @@ class _State:
     net_devices: set[int] = field(default_factory=set)
     calls: dict[tuple, dict] = field(default_factory=dict)
     device: str | None = None
+    rank_hosts: dict[int, str] = field(default_factory=dict)
+    rank_line: str | None = None
+    env: dict[str, tuple[str, str]] = field(default_factory=dict)  # NCCL_ALGO -> (value, line)
+    matrix_at: tuple[int, str] | None = None
+    matrix_names: tuple[list[str], list[str]] | None = None
+    matrix: tuple[list[str], list[str]] | None = None  # AllReduce's (protocols, algorithms) on
+    cut: list[tuple[int, int, str]] = field(default_factory=list)
+    cut_count: int = 0
+    encoding: str = "UTF-8"
     matched: int = 0
 
 
@@ -119,25 +156,68 @@ def _message(line: str) -> tuple[str, str]:
     return head.rsplit(" ", 1)[-1], line[at + len(INFO) :].rstrip()
 
 
+def decoded(text: str) -> tuple[str, str]:
+    """(the text, its encoding): UTF-16 text of ASCII lines, as it arrives decoded as UTF-8 (its
+    byte-order mark two replacement characters, every other character a NUL), with the NULs and
+    the mark dropped, which gives the ASCII back exactly; any text without a leading BOM."""
+    sample = text[:4000]
+    nuls = sample.count("\x00")
+    if nuls * 3 > len(sample) and max(sample[0::2].count("\x00"), sample[1::2].count("\x00")) > (
+        0.9 * nuls
+    ):
+        text = text.replace("\x00", "")
+        for bom in ("\ufffd\ufffd", "\ufeff", "\xff\xfe", "\xfe\xff"):
+            if text.startswith(bom):
+                text = text[len(bom) :]
+                break
+        return text, "UTF-16"
+    return text.removeprefix("\ufeff"), "UTF-8"
+
+
 def read(text: str) -> dict:
     """The debug lines of a log, read; raises ParamError('log') if none is NCCL's."""
-    s = _State()
+    text, encoding = decoded(text)
+    s = _State(encoding=encoding)
     for i, raw in enumerate(text.splitlines(), 1):
-        _line(s, i, raw[:MAX_LINE])
+        if len(raw) > MAX_LINE:
+            _too_long(s, i, raw)
+        else:
+            _line(s, i, raw)
     if not s.matched:
-        raise ParamError(
-            "log",
-            "has no NCCL_DEBUG=INFO lines (NCCL version, comm ... nRanks, Channel 00/.., Trees, "
-            "Using network ...): run with NCCL_DEBUG=INFO and paste its output",
-        )
+        raise ParamError("log", _nothing_read(s))
     return _result(s)
+
+
+def _too_long(s: _State, i: int, raw: str) -> None:
+    """A line over MAX_LINE characters is not read: its cut head would read as a ring of the
+    wrong ranks. One whose head reads as NCCL's is counted, for a finding."""
+    probe = _State()
+    _line(probe, i, raw[:MAX_LINE])
+    if probe.matched:
+        s.cut_count += 1
+        if len(s.cut) < MAX_CUT:
+            s.cut.append((i, len(raw), raw[:120].strip()))
+
+
+def _nothing_read(s: _State) -> str:
+    """Why a log gave nothing: its lines too long, UTF-16 without NCCL's lines, or none."""
+    if s.cut:
+        i, n, _ = s.cut[0]
+        return (
+            f"has no NCCL_DEBUG=INFO line short enough to read: line {i} is {n:,} characters, "
+            f"over the {MAX_LINE:,} read (NCCL's own lines are shorter; was the log joined "
+            "into one line?)"
+        )
+    what = "is UTF-16 text, read as such, and " if s.encoding == "UTF-16" else ""
+    return (
+        f"{what}has no NCCL_DEBUG=INFO lines (NCCL version, comm ... nRanks, Channel 00/.., "
+        "Trees, Using network ...): run with NCCL_DEBUG=INFO and paste its output"
+    )
 
 
 def _line(s: _State, i: int, line: str) -> None:
     """Read one line into the state (unknown lines change nothing)."""
-    dev = DEVICE.search(line) if "#" in line and "device" in line else None
-    if dev and s.device is None:
-        s.device = dev[1]
+    if "Rank" in line and "#" in line and _rank_line(s, line):
         return
     vat = line.find("NCCL version ")
     if vat >= 0 and s.version is None:
@@ -153,6 +233,23 @@ def _line(s: _State, i: int, line: str) -> None:
             return
 
 
+def _rank_line(s: _State, line: str) -> bool:
+    """all_reduce_perf's `#  Rank  r Group g Pid p on HOST device d [bus] NAME` (nccl-tests
+    src/common.cu; no Group before 2.10): the rank's host and the device's name."""
+    m = RANK_LINE.search(line)
+    if not m:
+        return False
+    on, dev = line.find(" on ", m.end()), line.find(" device ", m.end())
+    host = line[on + 4 : dev].strip() if 0 <= on < dev else ""
+    if host and " " not in host and len(s.rank_hosts) < 100_000:
+        s.rank_hosts.setdefault(int(m[1]), host)
+        s.rank_line = s.rank_line or line.strip()
+    d = DEVICE.search(line, max(dev, 0))
+    if d and s.device is None:
+        s.device = line[d.end() :].strip() or None
+    return True
+
+
 def _comm(s: _State, i, key, msg, line) -> bool:
     m = COMM.match(msg)
     if m:
@@ -165,9 +262,9 @@ def _comm(s: _State, i, key, msg, line) -> bool:
     group = str(ranks)  # every rank prints its own comm pointer: a communicator is its size
     c = s.comms.get(group)
     if c is None:
-        c = s.comms[group] = _Comm(ptr, ranks, nodes, local)
-    elif nodes is not None and c.nodes is None:
-        c.nodes, c.local_ranks = nodes, local
+        c = s.comms[group] = _Comm(ptr, ranks, None, None)
+    if nodes is not None and c.nodes is None:
+        c.nodes, c.local_ranks, c.nodes_line = nodes, local, line.strip()
     s.by_thread[key] = group
     return True
 
@@ -190,7 +287,7 @@ def _ring(s: _State, i, key, msg, line) -> bool:
     if ch not in c.rings:
         order = [int(x) for x in m[3].split()]
         c.rings[ch] = {"ring": order, "truncated": bool(m[4]), "line": (i, line.strip())}
-        c.channels = int(m[2])
+        c.channels = int(m[2]) if m[2] else c.channels
     return True
 
 
@@ -199,8 +296,12 @@ def _trees(s: _State, i, key, msg, line) -> bool:
     if not m:
         return False
     c = _current(s, key)
-    for t in TREE.finditer(m[1]):
-        ch, d0, d1, d2, rank, up = (int(x) for x in t.groups())
+    places = [(int(ch), int(d0), int(d1), int(d2), int(r), int(up))
+              for ch, d0, d1, d2, r, up in TREE.findall(m[1])]  # fmt: skip
+    if not places:  # 2.4: up->rank->down0/down1/down2
+        places = [(int(ch), int(d0), int(d1), int(d2), int(r), int(up))
+                  for ch, up, r, d0, d1, d2 in TREE_24.findall(m[1])]  # fmt: skip
+    for ch, d0, d1, d2, rank, up in places:
         c.trees.setdefault(ch, {}).setdefault(rank, (d0, d1, d2, up))
     return True
 
@@ -261,18 +362,26 @@ def _network(s: _State, i, key, msg, line) -> bool:
 
 
 def _connect(s: _State, i, key, msg, line) -> bool:
+    """A connection line: through the network (`via NET/<name>/<device>[/GDRDMA]`), the name,
+    the device and whether GPUDirect RDMA carries it (`req.useGdr`, src/transport/net.cc:324-377);
+    through NVLink or PCIe, nothing."""
     m = CONNECT.match(msg)
     if not m:
         return False
-    via = m[5]
-    if via.startswith("NET/"):
-        parts = via.split("/")
-        name = parts[1] if len(parts) > 1 else via
-        s.transports.setdefault(name, (i, line.strip()))
-        if len(parts) > 2 and parts[2].isdigit() and len(s.net_devices) < 1024:
-            s.net_devices.add(int(parts[2]))
-        if via.endswith("/GDRDMA"):
+    net = NET_VIA.match(m[5])
+    if net:
+        name, flags = net[1], net[3].split("/")
+        if len(s.transports) < 64:
+            s.transports.setdefault(name, (i, line.strip()))
+        if len(s.net_devices) < 1024:
+            s.net_devices.add(int(net[2]))
+        if "GDRDMA" in flags:
             s.gdr.setdefault(True, (i, line.strip()))
+        elif m[4] == "receive" and not name.lower().startswith("socket"):
+            # a receive writes to GPU memory by GDR whenever NCCL can; a send without /GDRDMA
+            # says nothing (GDR reads are off by default before Ampere, graph/paths.cc:489-494);
+            # sockets never use it
+            s.gdr.setdefault(False, (i, line.strip()))
     return True
 
 
@@ -298,18 +407,45 @@ def _tuning(s: _State, i, key, msg, line) -> bool:
     return True
 
 
-_READERS = (_comm, _ring, _trees, _nvls, _counts, _network, _connect, _tuning)
+def _env(s: _State, i, key, msg, line) -> bool:
+    """`NCCL_ALGO set by environment to RING` and the algorithm matrix NCCL prints after it
+    (rank 0, from 2.24; its rows carry no prefix of NCCL's): what the user let NCCL use."""
+    m = ENV.match(msg)
+    if m:
+        s.env.setdefault(m[1], (m[2], line.strip()))
+        return True
+    if msg.startswith(MATRIX):
+        s.matrix_at = s.matrix_at or (i, line.strip())
+        return True
+    if s.matrix_at is None or s.matrix is not None or i - s.matrix_at[0] > MATRIX_LINES:
+        return False
+    m = MATRIX_ROW.search(msg)
+    if not m:
+        return False
+    protos, algos = m[2].split(), m[3].split()
+    if m[1] == "Function":
+        s.matrix_names = (protos, algos)
+    elif s.matrix_names and len(protos) == len(s.matrix_names[0]):
+        on = [[n for n, v in zip(names, vals, strict=False) if v != "0"]
+              for names, vals in zip(s.matrix_names, (protos, algos), strict=True)]  # fmt: skip
+        s.matrix = (on[0], on[1])
+    return True
+
+
+_READERS = (_comm, _ring, _trees, _nvls, _counts, _network, _connect, _tuning, _env)
 
 
 # ---- the result --------------------------------------------------------------------------------
 
 
 def _main_comm(s: _State) -> _Comm | None:
-    """The communicator the log is about: the one of the most ranks that has rings or trees,
-    with the lines of threads whose comm line the log does not show (an excerpt) merged in."""
-    comms = [c for c in s.comms.values() if c.rings or c.trees] or list(s.comms.values())
-    main = max(comms, key=lambda c: c.ranks, default=None)
+    """The communicator the log is about: the one of the most ranks that has rings or trees
+    (else of the most ranks), with the lines of threads whose comm line the log does not show
+    (an excerpt: rank 0's rings with other ranks' comm lines) merged in."""
+    real = [c for c in s.comms.values() if c.ranks]
+    drawn = [c for c in real if c.rings or c.trees]
     stray = s.comms.get("unknown")
+    main = max(drawn or real, key=lambda c: c.ranks, default=stray)
     if main is not None and stray is not None and stray is not main:
         for ch, ring in stray.rings.items():
             main.rings.setdefault(ch, ring)
@@ -336,28 +472,29 @@ def _evidence(item: tuple | None) -> str | None:
     return None if item is None else item[1]
 
 
-def _network_summary(s: _State, nodes: int | None) -> dict:
+def _transport(name: str, s: _State) -> str:
+    """The network's kind from a plugin's or NCCL's transport name: EFA through libfabric,
+    sockets, else InfiniBand or RoCE where the name is IB's or an RDMA plugin's (Mellanox's
+    `NCCL RDMA Plugin v8`, `IBext_v8`) or NET/IB lists the cards; any other name as printed."""
+    low = name.lower()
+    if "libfabric" in low or "ofi" in low:
+        return "AWS Libfabric (EFA)" if (s.ofi and s.ofi[2] == "efa") else "Libfabric"
+    if low.startswith("socket"):
+        return "Socket"
+    if low.startswith("ib") or "rdma" in low or s.cards:
+        return "RoCE" if any(c["link"] == "RoCE" for c in s.cards) else "IB"
+    return name
+
+
+def _network_summary(s: _State) -> dict:
     """The transport between servers, its cards and whether GPUDirect RDMA is used."""
-    name = s.using[2] if s.using else None
-    transport = None
+    name = s.using[2] if s.using else next(iter(s.transports), None)
     if name:
-        low = name.lower()
-        if "libfabric" in low or "ofi" in low:
-            transport = "AWS Libfabric (EFA)" if (s.ofi and s.ofi[2] == "efa") else "Libfabric"
-        elif low.startswith("ib"):
-            roce = any(c["link"] == "RoCE" for c in s.cards)
-            transport = "RoCE" if roce else "IB"
-        elif low.startswith("socket"):
-            transport = "Socket"
-        else:
-            transport = name
+        transport = _transport(name, s)
     elif s.cards:
-        transport = "RoCE" if any(c["link"] == "RoCE" for c in s.cards) else "IB"
-    elif s.transports:
-        first = next(iter(s.transports))
-        transport = "Socket" if first == "Socket" else first
-    elif s.socket_cards:
-        transport = "Socket"
+        transport = _transport("IB", s)
+    else:
+        transport = "Socket" if s.socket_cards else None
     # the network devices NCCL uses per server: those its connection lines name, else the
     # cards NET/IB lists, else what the OFI plugin found (AWS groups 4 EFA cards in one device)
     cards = len(s.net_devices) or len(s.cards) or (s.ofi[3] if s.ofi and s.ofi[3] else None)
@@ -368,7 +505,7 @@ def _network_summary(s: _State, nodes: int | None) -> dict:
         evidence = next(iter(s.transports.values()))[1]
     return {
         "transport": transport,
-        "plugin": name,
+        "plugin": s.using[2] if s.using else None,
         "cards": cards,
         "card_names": [c["name"] for c in s.cards] or None,
         "physical_cards": s.ofi[3] if s.ofi and s.ofi[3] else (len(s.cards) or None),
@@ -380,10 +517,28 @@ def _network_summary(s: _State, nodes: int | None) -> dict:
     }
 
 
+def _layout(s: _State, c: _Comm | None, ranks: int | None) -> dict:
+    """Servers and GPUs per server: any rank's comm line (nNodes, localRanks), else the hosts of
+    all_reduce_perf's `#  Rank` lines when they list every rank (GPUs per server only when every
+    host has as many), with the line that says so."""
+    if c and c.nodes is not None:
+        return {"nodes": c.nodes, "gpus_per_node": c.local_ranks, "evidence": c.nodes_line}
+    hosts = s.rank_hosts
+    if not hosts or sorted(hosts) != list(range(len(hosts))) or (ranks and ranks != len(hosts)):
+        return {"nodes": None, "gpus_per_node": None, "evidence": None}
+    per = set(Counter(hosts.values()).values())
+    names = sorted(set(hosts.values()))
+    shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+    return {
+        "nodes": len(names),
+        "gpus_per_node": per.pop() if len(per) == 1 else None,
+        "evidence": f"{len(hosts)} '#  Rank' lines on {len(names)} host(s) ({shown}): "
+        f"{s.rank_line}",
+    }
+
+
 def _result(s: _State) -> dict:
     c = _main_comm(s)
-    nodes = c.nodes if c else None
-    per = c.local_ranks if c else None
     ranks = c.ranks if c and c.ranks else None
     channels = []
     if c:
@@ -405,39 +560,68 @@ def _result(s: _State) -> dict:
         full = [len(r["ring"]) for r in c.rings.values() if not r["truncated"]]
         if ranks is None and full:
             ranks = max(full)
+    if ranks is None and s.rank_hosts and sorted(s.rank_hosts) == list(range(len(s.rank_hosts))):
+        ranks = len(s.rank_hosts)
+    layout = _layout(s, c, ranks)
     counts = s.counts[2] if s.counts else None
-    nvls_on = bool(s.nvls[True]) if (s.nvls[True] or s.nvls[False]) else None
-    nvls_channels = counts[2] if counts else None
+    available = versions.available(s.version)
     return {
         "nccl_version": s.version,
         "version_evidence": _evidence(s.version_line),
-        "available": versions.available(s.version),
+        "available": available,
         "ranks": ranks,
-        "nodes": nodes,
-        "gpus_per_node": per,
+        "nodes": layout["nodes"],
+        "gpus_per_node": layout["gpus_per_node"],
+        "nodes_evidence": layout["evidence"],
         "device": s.device,
-        "network": _network_summary(s, nodes),
-        "nvls": {
-            "supported": nvls_on,
-            "channels": nvls_channels,
-            "evidence": (s.nvls[True] or s.nvls[False] or [(0, None)])[0][1],
-        },
-        "collnet": _collnet(s, counts),
+        "network": _network_summary(s),
+        "nvls": _nvls_summary(s, counts, "NVLS" in available["not_yet"]),
+        "collnet": _collnet(s, counts, "CollNetDirect" in available["not_yet"]),
         "coll_channels": counts[0] if counts else (c.channels if c and c.channels else None),
         "channels_evidence": _evidence(s.counts)
         or (c.rings[min(c.rings)]["line"][1] if c and c.rings else None),
         "channels": channels,
         "calls": sorted(s.calls.values(), key=lambda r: (r["bytes"], r["line"])),
+        "tuning_env": _tuning_env(s, available),
+        "long_lines": {
+            "count": s.cut_count,
+            "max_chars": MAX_LINE,
+            "lines": [{"line": i, "chars": n, "head": head} for i, n, head in s.cut],
+        },
+        "encoding": s.encoding,
         "lines_read": s.matched,
         "communicators": len([x for x in s.comms.values() if x.ranks]),
     }
 
 
-def _collnet(s: _State, counts: tuple | None) -> dict:
+def _state(on: bool | None, absent: bool) -> str:
+    return "absent" if absent else {True: "on", False: "off", None: "unknown"}[on]
+
+
+def _nvls_summary(s: _State, counts: tuple | None, absent: bool) -> dict:
+    """NVLS: on or off as the NVLS lines say; absent (so off) in a release before NVLS (2.17),
+    on the version line's evidence, whatever the GPUs."""
+    if absent:
+        on, ev = False, _evidence(s.version_line)
+    else:
+        on = bool(s.nvls[True]) if (s.nvls[True] or s.nvls[False]) else None
+        ev = (s.nvls[True] or s.nvls[False] or [(0, None)])[0][1]
+    return {
+        "supported": on,
+        "channels": counts[2] if counts else None,
+        "evidence": ev,
+        "state": _state(on, absent),
+    }
+
+
+def _collnet(s: _State, counts: tuple | None, absent: bool) -> dict:
     """CollNet: usable where a CollNet plugin loaded (SHARP) and channels were built; off where
-    the plugin is missing or no CollNet channel was built (2.22 counts channels it will not use)."""
+    the plugin is missing or no CollNet channel was built (2.22 counts channels it will not use);
+    absent in a release before CollNet (2.6)."""
     channels = counts[1] if counts else None
-    if s.collnet_plugin and channels != 0:
+    if absent:
+        on, ev = False, _evidence(s.version_line)
+    elif s.collnet_plugin and channels != 0:
         on, ev = True, s.collnet_plugin[1]
     elif s.collnet_missing or channels == 0:
         on = False
@@ -449,6 +633,54 @@ def _collnet(s: _State, counts: tuple | None) -> dict:
         "plugin": s.collnet_plugin[2] if s.collnet_plugin else None,
         "channels": channels,
         "evidence": ev,
+        "state": _state(on, absent),
+    }
+
+
+def enabled(value: str, words: dict[str, str]) -> list[str]:
+    """The names an NCCL_ALGO or NCCL_PROTO value enables for an all-reduce, as NCCL's
+    parseList reads it (src/graph/tuning.cc:55-125 in 2.30.7): `;`-separated entries, the first
+    for every function unless it names one (`allreduce:tree,ring`), a later one only for the
+    function it names; each entry's list, after a leading `^`, is what it turns off. Before 2.24
+    the value is one list (tuning.cc:34-51 in v2.22.3-1), which reads the same. Unknown words
+    are left out (2.24 refuses them, older releases ignore them)."""
+    names = list(dict.fromkeys(words.values()))
+    on = set(names)
+    for k, entry in enumerate(value.split(";")):
+        prefix, sep, items = entry.partition(":")
+        if not sep:
+            if k:
+                continue
+            items = entry
+        elif prefix.strip().lower() != "allreduce":
+            continue
+        off = items.strip().startswith("^")
+        listed = {words.get(w.strip().lower()) for w in items.strip().lstrip("^").split(",")}
+        on = {n for n in names if (n not in listed) == off}
+    return [n for n in names if n in on]
+
+
+def _tuning_env(s: _State, available: dict) -> dict:
+    """The algorithms and protocols the user let NCCL use for an all-reduce (None: not
+    restricted): the matrix NCCL printed, else NCCL_ALGO and NCCL_PROTO read as NCCL does."""
+    algo, proto = s.env.get("NCCL_ALGO"), s.env.get("NCCL_PROTO")
+    evidence = [e[1] for e in (algo, proto) if e]
+    if s.matrix:
+        protos, algos = s.matrix[0], s.matrix[1]
+        evidence.append(_evidence(s.matrix_at))
+    else:
+        algos = enabled(algo[0], ALGO_WORDS) if algo else None
+        protos = enabled(proto[0], PROTO_WORDS) if proto else None
+    if algos is not None:
+        algos = [a for a in algos if a in available["algorithms"]]
+    if protos is not None:
+        protos = [p for p in protos if p in available["protocols"]]
+    return {
+        "NCCL_ALGO": algo[0] if algo else None,
+        "NCCL_PROTO": proto[0] if proto else None,
+        "algorithms": algos if (algo or s.matrix) else None,
+        "protocols": protos if (proto or s.matrix) else None,
+        "evidence": evidence,
     }
 
 

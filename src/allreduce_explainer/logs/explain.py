@@ -130,13 +130,19 @@ def topology(text: str) -> dict | None:
 def allowed(topo: dict | None) -> tuple[list[str], list[str]]:
     """The algorithms and protocols NCCL's model may pick for this log: the release's (the
     version read, else every one), less NVLS and NVLSTree where the log says NVLS is off, less
-    CollNet where it built no CollNet channel."""
+    CollNet where it built no CollNet channel, and only those NCCL_ALGO / NCCL_PROTO (or the
+    algorithm matrix NCCL printed) leave an all-reduce."""
     a = (topo or {}).get("available") or versions.available(None)
     algos, protos = list(a["algorithms"]), list(a["protocols"])
     if topo and topo["nvls"]["supported"] is False:
         algos = [x for x in algos if not x.startswith("NVLS")]
     if topo and topo["collnet"]["supported"] is False:
         algos = [x for x in algos if not x.startswith("CollNet")]
+    env = (topo or {}).get("tuning_env") or {}
+    if env.get("algorithms") is not None:
+        algos = [x for x in algos if x in env["algorithms"]]
+    if env.get("protocols") is not None:
+        protos = [x for x in protos if x in env["protocols"]]
     return algos, protos
 
 
@@ -144,6 +150,9 @@ def _algorithm_basis(topo: dict | None) -> str:
     algos, protos = allowed(topo)
     version = topo["nccl_version"] if topo and topo["nccl_version"] else None
     head = f"NCCL {version}" if version else "no NCCL version in the log: every algorithm"
+    env = (topo or {}).get("tuning_env") or {}
+    said = [f"{k}={env[k]}" for k in ("NCCL_ALGO", "NCCL_PROTO") if env.get(k)]
+    head += f"; {' '.join(said)} in the log" if said else ""
     return (
         f"each row's algorithm and protocol: NCCL's model's pick (NCCL {NCCL_VERSION}'s "
         f"tuning) among {', '.join(algos)} x {', '.join(protos)} ({head})"
@@ -157,9 +166,11 @@ def read_debug(text: str, gpus: int | None = None, net: Network | None = None) -
     and protocol on that topology and the calculator settings the topology gives."""
     check_size(text)
     topo = debug.read(text)
+    text = debug.decoded(text)[0]  # UTF-16: the rows too
     net = net or Network()
     out = {k: topo[k] for k in ("nccl_version", "ranks", "nodes", "gpus_per_node")}
     out |= {k: topo[k] for k in ("network", "nvls", "collnet", "channels", "calls")}
+    out |= {k: topo[k] for k in ("tuning_env", "long_lines", "encoding")}
     out |= {
         "coll_channels": topo["coll_channels"],
         "device": topo["device"],
@@ -167,6 +178,7 @@ def read_debug(text: str, gpus: int | None = None, net: Network | None = None) -
         "evidence": {
             "version": topo["version_evidence"],
             "channels": topo["channels_evidence"],
+            "nodes": topo["nodes_evidence"],
         },
     }
     found = findings.from_debug(topo)

@@ -2,18 +2,19 @@
 a code, a sentence and the log line it rests on (the evidence), so a reader can check it.
 
 The findings: traffic fell back to sockets; GPUDirect RDMA off; fewer channels than cards;
-NVLS off (on Hopper, a lost speed-up); CollNet off across servers; busbw above the cards' rate
-(NVLS or the two-server tree send about S per GPU where busbw counts a ring's 2(n-1)/n x S);
+NVLS off (on Hopper, a lost speed-up); CollNet off across servers; the algorithms or protocols
+NCCL_ALGO / NCCL_PROTO left NCCL; lines too long to read; a UTF-16 log; busbw above the cards'
+rate (NVLS or the two-server tree send about S per GPU where busbw counts a ring's 2(n-1)/n x S);
 one process driving every GPU (`-g 8`), which sets a latency floor; an old release's missing
-algorithms; and the rows where NCCL's model picks another algorithm than NCCL's tuning lines say
-it ran.
+algorithms (NVLS and CollNet then absent, not off); and the rows where NCCL's model picks another
+algorithm than NCCL's tuning lines say it ran.
 """
 
 from __future__ import annotations
 
 import re
 
-from .debug import is_hopper
+from .debug import MAX_LINE, is_hopper
 
 NGPUS = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")
 
@@ -61,7 +62,7 @@ def from_debug(d: dict) -> list[dict]:
             )
         )
     nvls = d["nvls"]
-    if nvls["supported"] is False:
+    if nvls["state"] == "off":
         hopper = is_hopper(d.get("device"))
         out.append(
             _f(
@@ -80,7 +81,7 @@ def from_debug(d: dict) -> list[dict]:
             )
         )
     coll = d["collnet"]
-    if multi and coll["supported"] is False:
+    if multi and coll["state"] == "off":
         out.append(
             _f(
                 "collnet_off",
@@ -91,6 +92,7 @@ def from_debug(d: dict) -> list[dict]:
                 coll["evidence"],
             )
         )
+    out += _forced(d["tuning_env"]) + _unread(d)
     missing = [a for a in d["available"]["not_yet"] if a != "PAT"]  # PAT: no all-reduce
     if d["nccl_version"] and missing:
         out.append(
@@ -99,6 +101,53 @@ def from_debug(d: dict) -> list[dict]:
                 f"NCCL {d['nccl_version']} predates {', '.join(missing)}: this log is explained "
                 "with the algorithms that release had.",
                 d["version_evidence"],
+            )
+        )
+    return out
+
+
+def _forced(env: dict) -> list[dict]:
+    """NCCL_ALGO / NCCL_PROTO: the rows' algorithms are NCCL's picks among what they leave."""
+    if env["algorithms"] is None and env["protocols"] is None:
+        return []
+    left = [f"the {kind} {', '.join(env[key]) or 'none'}"
+            for key, kind in (("algorithms", "algorithm(s)"), ("protocols", "protocol(s)"))
+            if env[key] is not None]  # fmt: skip
+    said = " and ".join(f"{k}={env[k]}" for k in ("NCCL_ALGO", "NCCL_PROTO") if env[k])
+    return [
+        _f(
+            "tuning_forced",
+            f"The environment restricts NCCL ({said or 'its algorithm matrix'}): an all-reduce "
+            f"may use only {' and '.join(left)}, so each row names NCCL's model's pick among "
+            "those, not its free choice.",
+            env["evidence"][0] if env["evidence"] else None,
+        )
+    ]
+
+
+def _unread(d: dict) -> list[dict]:
+    """Lines too long to read, and a UTF-16 log read as text."""
+    out = []
+    long = d["long_lines"]
+    if long["count"]:
+        first = long["lines"][0]
+        out.append(
+            _f(
+                "long_line",
+                f"{long['count']} line(s) of NCCL's were not read: longer than {MAX_LINE:,} "
+                f"characters (line {first['line']}: {first['chars']:,}). Cut there, a ring would "
+                "name the wrong ranks; NCCL's own lines are shorter, so the log was probably "
+                "joined or damaged.",
+                first["head"] + " ...",
+            )
+        )
+    if d["encoding"] == "UTF-16":
+        out.append(
+            _f(
+                "utf16",
+                "The log is UTF-16 text (as Windows PowerShell's > writes it): it was read as "
+                "text, its NUL bytes dropped.",
+                None,
             )
         )
     return out

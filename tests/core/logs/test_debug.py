@@ -58,8 +58,16 @@ def test_each_log_reads_as_a_reader_sees_it(source):
     for key in ("transport", "cards", "gpudirect_rdma", "sharp"):
         if key in e:
             assert net[key] == e[key], key
+    for ch, tree in e.get("trees", {}).items():
+        got = next(c for c in r["channels"] if c["channel"] == int(ch))["tree"]
+        for part, want in tree.items():
+            assert {k: got[part][k] for k in want} == want, (ch, part)
     if "nvls" in e:
         assert r["nvls"]["supported"] is e["nvls"]
+    if "nvls_state" in e:
+        assert r["nvls"]["state"] == e["nvls_state"]
+    if "tuning_algorithms" in e:
+        assert r["tuning_env"]["algorithms"] == e["tuning_algorithms"]
     if "collnet" in e:
         assert r["collnet"]["supported"] is e["collnet"]
     if "not_yet" in e:
