@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from ..nccl import NCCL_VERSION, System, best_by_algorithm
+from ..nccl import System, best_by_algorithm
 from ..nccl import constants as K
 from ..schedules.topology import Topology
 from . import cost
