@@ -17,8 +17,8 @@ from .costs import cost as cost_model
 from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from .errors import ParamError
 from .logs import explain
-from .nccl.topology import NIC_GBPS as NCCL_NIC_GBPS
 from .nccl import NCCL_VERSION
+from .nccl.topology import NIC_GBPS as NCCL_NIC_GBPS
 from .nccl.tuning import comm_channels
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, validated
 from .schedules import tree
