@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..catalog import hardware
 from ..errors import ParamError
-from ..nccl import NCCL_VERSION, System, busbw_factor, versions
+from ..nccl import System, busbw_factor, nearest, versions
 from ..nccl.model import choose_among
 from ..nccl.topology import NIC_GBPS
 from ..schedules.ring import steps as ring_steps
@@ -144,8 +144,9 @@ def _algorithm_basis(topo: dict | None) -> str:
     algos, protos = allowed(topo)
     version = topo["nccl_version"] if topo and topo["nccl_version"] else None
     head = f"NCCL {version}" if version else "no NCCL version in the log: every algorithm"
+    model = nearest(version).version
     return (
-        f"each row's algorithm and protocol: NCCL's model's pick (NCCL {NCCL_VERSION}'s "
+        f"each row's algorithm and protocol: NCCL's model's pick (NCCL {model}'s "
         f"tuning) among {', '.join(algos)} x {', '.join(protos)} ({head})"
     )
 
@@ -304,8 +305,11 @@ def model_gpu(device: str | None) -> tuple[str, str]:
     return DEFAULT_GPU, f"assumed: {what}; only the regimes' shapes come from it"
 
 
-def system_for(n: int, per: int, net: Network, device: str | None) -> dict:
-    """The System the fit uses, and where each figure came from."""
+def system_for(
+    n: int, per: int, net: Network, device: str | None, version: str | None = None
+) -> dict:
+    """The System the fit uses, and where each figure came from; NCCL's model is the ported
+    release nearest the version the log printed (nccl.nearest)."""
     if net.gpu is not None:
         gpu, gpu_basis = net.gpu, "--gpu"
     else:
@@ -316,7 +320,7 @@ def system_for(n: int, per: int, net: Network, device: str | None) -> dict:
     nics = net.nics_per_node or per
     nic = net.nic_Gbps or 400.0
     return {
-        "system": System(gpu, n, per, nics, nic),
+        "system": System(gpu, n, per, nics, nic, nccl_version=nearest(version).version),
         "gpu_basis": gpu_basis,
         "network_basis": "given" if net.nic_Gbps else "assumed: 400 Gb/s, one card per GPU",
     }
@@ -367,7 +371,7 @@ def _nccl_explained(
     if n < 2 or not sizes:
         return out
     try:
-        basis = system_for(n, per, net, device)
+        basis = system_for(n, per, net, device, (topo or {}).get("nccl_version"))
     except ParamError:
         if net.gpu is not None or net.nic_Gbps is not None:
             raise
