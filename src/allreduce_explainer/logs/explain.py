@@ -454,9 +454,10 @@ def nccl_settings(nf: dict, system: System) -> dict:
     target, nbytes = nf["rows"][-1]["fitted_busbw_GBps"], nf["rows"][-1]["bytes"]
     per = system.gpus_per_node
     base = {"algorithm": "nccl", "gpu": system.gpu, "gpus": system.gpus, "gpus_per_node": per}
+    base["nccl_version"] = v = system.nccl_version  # the model the fit was made with
 
     def busbw(nic_Gbps: float) -> float:
-        c = calculator.cluster_for(system.gpu, system.gpus, per, nic_Gbps)
+        c = calculator.cluster_for(system.gpu, system.gpus, per, nic_Gbps, nccl_version=v)
         return calculator.allreduce(c, "nccl", nbytes)["busbw_GBps"]
 
     if system.nodes == 1:

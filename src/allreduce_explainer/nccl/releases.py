@@ -86,9 +86,7 @@ def release(version: str) -> Release:
 
 def nearest(printed: str | None) -> Release:
     """The ported model for a version a log printed: the newest ported release not newer than it
-    (2.31.2 -> 2.31.0a7, 2.28.9 -> 2.30.7), the oldest for older logs, the newest when the log
-    prints none."""
-    v = parse_version(printed)
-    if v is None:
-        return NEWEST
+    (2.31.2 -> 2.31.0a7, 2.28.9 -> 2.30.7), else the oldest ported. A log that prints none is
+    read as one older than every port: a published run is a release's, and 2.31.0a7 is not one."""
+    v = parse_version(printed) or (0, 0, 0)
     return next((r for r in RELEASES if r.key <= v), RELEASES[-1])

@@ -9,7 +9,8 @@ import re
 import pytest
 from nccl_source import excerpt, groups, numbers
 
-from allreduce_explainer import nccl
+import helpers
+from allreduce_explainer import api, nccl
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.nccl import System, choose, tables
 from allreduce_explainer.nccl import constants as K
@@ -226,4 +227,24 @@ def test_log_versions_select_the_model_in_force():
     assert nearest("2.30.7") is V2_30_7
     assert nearest("2.28.9+cuda12.9") is V2_30_7
     assert nearest("2.18.5") is V2_30_7  # older than every port: the oldest
-    assert nearest(None) is NEWEST
+    assert nearest(None) is nearest("not a version") is V2_30_7  # a published run: a release
+
+
+@pytest.mark.parametrize("printed,model", [("2.26.2", OLD), ("2.31.2", NEW)])
+def test_a_logs_printed_version_picks_the_model_of_its_rows(printed, model):
+    """A published 2 x 8 H100 log (NCCL 2.26.2) read as printed, and with its version line
+    changed to a 2.31 release: the rows' picks, the fit and its calculator settings come from
+    that release's model."""
+    text = (helpers.DATA / "nccl-tests" / "nccl-tests-309-16xh100-2nodes-ib-ndr.txt").read_text()
+    assert "NCCL version 2.26.2+cuda12.8" in text
+    out = api.nccl_tests(text.replace("NCCL version 2.26.2", f"NCCL version {printed}"))
+    assert out["nccl_fit"]["calculator_settings"]["nccl_version"] == model
+    assert f"(NCCL {model}'s tuning)" in out["algorithm_basis"]
+    s = System("H100 SXM", 16, 8, 8, 400.0, nccl_version=model)
+    for row in out["rows"]:
+        assert (row["algorithm"], row["protocol"]) == _pick(row["size_bytes"], s), row
+
+
+def _pick(n: int, s: System) -> tuple[str, str]:
+    c = choose("AllReduce", n, s)
+    return c.algorithm, c.protocol
