@@ -15,12 +15,12 @@ from .model import (
     predict,
     sweep,
 )
-from .releases import NEWEST, RELEASES, VERSIONS, nearest, release
+from .releases import DEFAULT, RELEASES, VERSIONS, nearest, release
 from .topology import System, graphs
 from .tuning import COLLECTIVES, algo_time_us, log2i, tables
 
-NCCL_VERSION = NEWEST.version
-NCCL_COMMIT = NEWEST.commit
+NCCL_VERSION = DEFAULT.version
+NCCL_COMMIT = DEFAULT.commit
 
 __all__ = [
     "ALGORITHMS",

@@ -71,6 +71,7 @@ V2_31_0A7 = Release(
 )
 RELEASES = (V2_31_0A7, V2_30_7)  # newest first
 NEWEST = RELEASES[0]
+DEFAULT = NEWEST  # the release a System asks unless told (the pages, the CLI): the newest ported
 VERSIONS = tuple(r.version for r in RELEASES)
 
 

@@ -37,7 +37,7 @@ from functools import lru_cache
 from ..catalog import hardware
 from ..errors import ParamError
 from . import constants as K
-from .releases import NEWEST, Release, release
+from .releases import DEFAULT, Release, release
 
 NIC_GBPS = (1.0, 3200.0)  # the card rates (Gb/s) the model is asked about: 1 Gb/s to 3.2 Tb/s
 
@@ -87,7 +87,7 @@ class System:
     nic_Gbps: float = 400.0
     in_network_reduction: bool = False
     cpu: str = "intel"
-    nccl_version: str = NEWEST.version
+    nccl_version: str = DEFAULT.version
 
     def __post_init__(self):
         gpu = hardware.find(hardware.GPUS, self.gpu, "gpu").name

@@ -15,7 +15,7 @@ from allreduce_explainer.errors import ParamError
 from allreduce_explainer.nccl import System, choose, tables
 from allreduce_explainer.nccl import constants as K
 from allreduce_explainer.nccl.model import _least
-from allreduce_explainer.nccl.releases import NEWEST, RELEASES, V2_30_7, V2_31_0A7, nearest
+from allreduce_explainer.nccl.releases import DEFAULT, RELEASES, V2_30_7, V2_31_0A7, nearest
 from allreduce_explainer.nccl.topology import Graph
 from allreduce_explainer.nccl.tuning import _graph_bw
 
@@ -41,7 +41,7 @@ def test_version_is_the_one_ported():
 
 
 def test_the_newest_is_the_default_everywhere():
-    assert NEWEST is max(RELEASES, key=lambda r: r.key) is V2_31_0A7
+    assert DEFAULT is max(RELEASES, key=lambda r: r.key) is V2_31_0A7
     assert System().nccl_version == nccl.NCCL_VERSION == NEW
     assert nccl.sweep("AllReduce", [1 << 20], System())["nccl_version"] == NEW
 
