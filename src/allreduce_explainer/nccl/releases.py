@@ -25,7 +25,6 @@ class Release:
 
     version: str
     commit: str
-    ref: str  # the tag or branch the commit is on
     # the ring's per-channel bandwidth across servers: bwInter from 2 servers (ring.cc:35-36), or
     # bwIntra up to 2 servers and bwInter from 3 (tuning.cc:306)
     ring_inter_from_two_servers: bool
@@ -49,20 +48,18 @@ class Release:
         return parse_version(self.version)
 
 
-V2_30_7 = Release(
+V2_30_7 = Release(  # tag v2.30.7-1
     "2.30.7",
     "5067397c2676d5aed50042fc39e5c8ee96eb0027",
-    "tag v2.30.7-1",
     ring_inter_from_two_servers=False,
     tree_least_of_intra_inter=False,
     one_gpu_net_latency_of_tree=True,
     collnet_allreduce_from_reduce_scatter=False,
     ties_to_last=False,
 )
-V2_31_0A7 = Release(
+V2_31_0A7 = Release(  # branch dev, the commit titled "NCCL 2.31.0a7-1" (same tuning at its tip)
     "2.31.0a7",
     "db761c8818b93be7d875d5346cbeb92e6e3d7fc8",
-    "branch dev (pre-release; the commit titled 'NCCL 2.31.0a7-1')",
     ring_inter_from_two_servers=True,
     tree_least_of_intra_inter=True,
     one_gpu_net_latency_of_tree=False,
