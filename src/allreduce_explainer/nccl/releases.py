@@ -1,8 +1,8 @@
 """The NCCL releases whose tuning code is ported, and the branches that differ between them.
 
 The constants (constants.py) are the same in both: NCCL 2.31 moved them from
-src/graph/tuning.cc:146-212 and 623-627 into src/tuning/cost_model.cc:140-226 unchanged. What changed is how
-the refactored model (src/tuning/{ring,tree,collnet,tuning}.cc, commit 1fc949c5 "Refactor NCCL
+src/graph/tuning.cc:146-212 and 623-627 into src/tuning/cost_model.cc:140-226 unchanged. What
+changed is how the refactored model (src/tuning/{ring,tree,collnet,tuning}.cc, commit 1fc949c5 "Refactor NCCL
 tuning and algorithm selection") reads the graphs and picks; each such branch is one field of a
 `Release`, with the lines of both releases.
 
