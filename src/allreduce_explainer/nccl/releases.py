@@ -2,9 +2,9 @@
 
 The constants (constants.py) are the same in both: NCCL 2.31 moved them from
 src/graph/tuning.cc:146-212 and 623-627 into src/tuning/cost_model.cc:140-226 unchanged. What
-changed is how the refactored model (src/tuning/{ring,tree,collnet,tuning}.cc, commit 1fc949c5 "Refactor NCCL
-tuning and algorithm selection") reads the graphs and picks; each such branch is one field of a
-`Release`, with the lines of both releases.
+changed is how the refactored model (src/tuning/{ring,tree,collnet,tuning}.cc, commit 1fc949c5
+"Refactor NCCL tuning and algorithm selection") reads the graphs and picks; each such branch is
+one field of a `Release`, with the lines of both releases.
 
 The newest is 2.31.0a7: NVIDIA/nccl has no 2.31 release tag yet (the newest tag is v2.30.7-1);
 its `dev` branch is at 2.31.0a7 (makefiles/version.mk: NCCL_MINOR 31, NCCL_PATCH 0, NCCL_SUFFIX
