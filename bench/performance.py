@@ -95,7 +95,8 @@ def sweeps(use: str = "fit") -> dict[str, dict]:
             continue
         path = DATA / s["file"]
         rows = _table_rows(path) if s["kind"] == "table" else _log_rows(path, s["half"])
-        out[s["key"]] = s | {"System": nccl.System(**s["system"]), "rows": rows}
+        model = nccl.nearest(s["nccl_version"]).version  # the release the run printed, nearest
+        out[s["key"]] = s | {"System": nccl.System(**s["system"], nccl_version=model), "rows": rows}
     return out
 
 

@@ -14,9 +14,10 @@ from . import dtypes, nccl
 from .catalog import hardware, models
 from .collectives import COLLECTIVES
 from .costs import cost as cost_model
-from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_VERSION
+from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from .errors import ParamError
 from .logs import explain
+from .nccl import NCCL_VERSION
 from .nccl.topology import NIC_GBPS as NCCL_NIC_GBPS
 from .nccl.tuning import comm_channels
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, validated
@@ -422,6 +423,11 @@ NIC_GBPS = Param(
     f"{hardware.NIC_400G['GBps']:g} GB/s", POSITIVE, 1e6, unit="Gb/s", flag="--nic-gbps",
     metavar="R",
 )  # fmt: skip
+NCCL_RELEASE = Param(
+    "nccl_version", nccl.NCCL_VERSION, "choice",
+    "the NCCL release whose tuning model picks (2.31.0a7 is the dev branch's pre-release)",
+    choices=tuple((v, v) for v in nccl.VERSIONS),
+)  # fmt: skip
 TOKENS_PER_GPU = Param(
     "tokens_per_gpu",
     calculator.DEFAULT_TOKENS,
@@ -531,6 +537,7 @@ CALC = spec(
     Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "nccl: NCCL's own choice and "
           "time; ring, multi-ring, tree, hierarchical, auto: the site's teaching models",
           choices=_choices(calculator.ALGORITHMS)),
+    NCCL_RELEASE,
     Param("grad_dtype", "bf16", "choice", "the gradient's type",
           choices=_choices(calculator.GRAD_BYTES)),
     TOKENS_PER_GPU,

@@ -359,6 +359,7 @@ def _nccl_parser(sub) -> None:
         "--protocol", metavar="PROTO", help=f"force one, as NCCL_PROTO: {', '.join(PROTOCOLS)}"
     )
     n.add_argument("--collective", default="AllReduce", choices=COLLECTIVES)
+    _add(n, api.NCCL_RELEASE)
     _json(n)
 
 
@@ -374,6 +375,7 @@ def _nccl_run(a) -> dict:
         a.nic_gbps,
         a.in_network_reduction,
         a.cpu.lower(),
+        a.nccl_version,
     )
     return nccl.sweep(a.collective, a.sizes or [a.bytes], system, a.algorithm, a.protocol)
 

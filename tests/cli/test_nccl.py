@@ -34,7 +34,8 @@ def test_cli_json_rows(capsys):
     code, out = run(capsys, "--gpus", "8", "--gpu", "h100", "--sizes", "8:1K", "--json")
     assert code == 0
     r = json.loads(out.out)
-    assert r["nccl_version"] == "2.30.7"
+    assert r["nccl_version"] == "2.30.7" == r["system"]["nccl_version"]  # the newest tagged
+    assert r["nccl_commit"] == "5067397c2676d5aed50042fc39e5c8ee96eb0027"  # tag v2.30.7-1
     assert [row["bytes"] for row in r["rows"]] == [8, 16, 32, 64, 128, 256, 512, 1024]
     for row in r["rows"]:
         assert set(row) == ROW_KEYS
@@ -54,7 +55,33 @@ def test_cli_forcing_and_human_table(capsys):
     assert (row["algorithm"], row["protocol"]) == ("Ring", "Simple")
     assert {c["algorithm"] for c in row["candidates"]} == {"Ring"}
     code, out = run(capsys, "--gpus", "8", "--bytes", "8G")
-    assert code == 0 and "NVLS" in out.out and "2.30.7" in out.out
+    assert code == 0 and "NVLS" in out.out and "NCCL 2.30.7 model" in out.out
+
+
+def test_cli_nccl_version_picks_the_release(capsys):
+    """Four servers of one GPU at 1 KiB: 2.30.7 charges the ring the tree's network latency
+    (tuning.cc:387-388) and picks the tree; 2.31.0a7 charges the ring its own (ring.cc:52-53),
+    2.7 against 5.0 us a step with LL, and picks the ring."""
+    picks = {}
+    for v in ("2.30.7", "2.31.0a7"):
+        args = ("--gpus", "4", "--gpus-per-node", "1", "--bytes", "1K", "--json")
+        code, out = run(capsys, *args, "--nccl-version", v)
+        r = json.loads(out.out)
+        assert code == 0 and r["nccl_version"] == v
+        row = r["rows"][0]
+        picks[v] = (row["algorithm"], row["protocol"], row["nccl_time_us"])
+    base, steps, size = 6.6, 2 * (4 - 1), 1024  # Ring LL: base latency, 2(n-1) network steps
+    ring_ll_bw = 13.6  # min(llMaxBw[0][2] = 20.4, 8 x 48 x 0.5) x 4/6, GB/s
+    assert picks["2.31.0a7"][:2] == ("Ring", "LL")
+    assert picks["2.31.0a7"][2] == pytest.approx(base + steps * 2.7 + size / (1000 * ring_ll_bw))
+    assert picks["2.30.7"][:2] == ("Tree", "LL")
+
+
+def test_cli_nccl_version_refused(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["nccl", "--gpus", "8", "--bytes", "1K", "--nccl-version", "2.29.7"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "--nccl-version" in err and "2.31.0a7" in err
 
 
 @pytest.mark.parametrize(

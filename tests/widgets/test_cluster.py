@@ -34,6 +34,28 @@ def test_nccl_is_the_default_of_the_calculator_and_the_widget():
     assert pick.algorithm in text and pick.protocol in text and "seed" not in text
 
 
+def test_the_nccl_release_menu_picks_the_model():
+    """Four servers of one A100, a 2 MB gradient: both releases run the ring with LL128, and
+    2.31.0a7 charges each of its 2(n - 1) = 6 network steps the ring's own LL128 latency, 4.0 us,
+    where 2.30.7 charges the tree's, 8.5 (test_releases.py cites the lines). The menu and calc's
+    nccl_version reach the model; the newest tagged release is the default; another release is
+    refused."""
+    assert widget.cluster()["params"]["nccl_version"] == nccl.NCCL_VERSION == "2.30.7"
+    own = {}
+    for v in ("2.30.7", "2.31.0a7"):
+        p = {"params": 1e6, "gpus": 4, "gpus_per_node": 1, "gpu": "A100 SXM", "nccl_version": v}
+        s = widget.cluster(p)
+        r = s["result"]
+        assert (r["nccl_algorithm"], r["nccl_protocol"], r["nccl_version"]) == ("Ring", "LL128", v)
+        assert f"NCCL {v}'s choice" in s["readouts"]["algorithm"]
+        c = calculator.calc(params=1e6, gpus=4, gpus_per_node=1, gpu="A100 SXM", nccl_version=v)
+        own[v] = c["nccl_time_s"]
+    assert own["2.30.7"] - own["2.31.0a7"] == pytest.approx(6 * (8.5 - 4.0) * 1e-6)
+    with pytest.raises(ParamError) as e:
+        widget.cluster({"nccl_version": "2.29.7"})
+    assert e.value.field == "nccl_version"
+
+
 def test_the_references_stay_and_nvls_beats_the_bound():
     r = calculator.calc()
     # the line-rate closed forms, and the bound below NCCL's ring across servers

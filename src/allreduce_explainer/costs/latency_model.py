@@ -19,7 +19,6 @@ from ..nccl import constants as K
 from ..schedules.topology import Topology
 from . import cost
 
-NCCL_VERSION = K.NCCL_VERSION
 NCCL_NVLINK_HOP_US = K.HW_LATENCY_US["NVLink"]["Ring"][K.PROTOCOLS.index("Simple")]  # 3.4
 NCCL_NETWORK_HOP_US = K.HW_LATENCY_US["Network"]["Ring"][K.PROTOCOLS.index("Simple")]  # 14.0
 

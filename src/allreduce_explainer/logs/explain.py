@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..catalog import hardware
 from ..errors import ParamError
-from ..nccl import NCCL_VERSION, System, busbw_factor, versions
+from ..nccl import System, busbw_factor, nearest, versions
 from ..nccl.model import choose_among
 from ..nccl.topology import NIC_GBPS
 from ..schedules.ring import steps as ring_steps
@@ -153,8 +153,9 @@ def _algorithm_basis(topo: dict | None) -> str:
     env = (topo or {}).get("tuning_env") or {}
     said = [f"{k}={env[k]}" for k in ("NCCL_ALGO", "NCCL_PROTO") if env.get(k)]
     head += f"; {' '.join(said)} in the log" if said else ""
+    model = nearest(version).version
     return (
-        f"each row's algorithm and protocol: NCCL's model's pick (NCCL {NCCL_VERSION}'s "
+        f"each row's algorithm and protocol: NCCL's model's pick (NCCL {model}'s "
         f"tuning) among {', '.join(algos)} x {', '.join(protos)} ({head})"
     )
 
@@ -316,8 +317,11 @@ def model_gpu(device: str | None) -> tuple[str, str]:
     return DEFAULT_GPU, f"assumed: {what}; only the regimes' shapes come from it"
 
 
-def system_for(n: int, per: int, net: Network, device: str | None) -> dict:
-    """The System the fit uses, and where each figure came from."""
+def system_for(
+    n: int, per: int, net: Network, device: str | None, version: str | None = None
+) -> dict:
+    """The System the fit uses, and where each figure came from; NCCL's model is the ported
+    release nearest the version the log printed (nccl.nearest)."""
     if net.gpu is not None:
         gpu, gpu_basis = net.gpu, "--gpu"
     else:
@@ -328,7 +332,7 @@ def system_for(n: int, per: int, net: Network, device: str | None) -> dict:
     nics = net.nics_per_node or per
     nic = net.nic_Gbps or 400.0
     return {
-        "system": System(gpu, n, per, nics, nic),
+        "system": System(gpu, n, per, nics, nic, nccl_version=nearest(version).version),
         "gpu_basis": gpu_basis,
         "network_basis": "given" if net.nic_Gbps else "assumed: 400 Gb/s, one card per GPU",
     }
@@ -379,7 +383,7 @@ def _nccl_explained(
     if n < 2 or not sizes:
         return out
     try:
-        basis = system_for(n, per, net, device)
+        basis = system_for(n, per, net, device, (topo or {}).get("nccl_version"))
     except ParamError:
         if net.gpu is not None or net.nic_Gbps is not None:
             raise
@@ -462,9 +466,10 @@ def nccl_settings(nf: dict, system: System) -> dict:
     target, nbytes = nf["rows"][-1]["fitted_busbw_GBps"], nf["rows"][-1]["bytes"]
     per = system.gpus_per_node
     base = {"algorithm": "nccl", "gpu": system.gpu, "gpus": system.gpus, "gpus_per_node": per}
+    base["nccl_version"] = v = system.nccl_version  # the model the fit was made with
 
     def busbw(nic_Gbps: float) -> float:
-        c = calculator.cluster_for(system.gpu, system.gpus, per, nic_Gbps)
+        c = calculator.cluster_for(system.gpu, system.gpus, per, nic_Gbps, nccl_version=v)
         return calculator.allreduce(c, "nccl", nbytes)["busbw_GBps"]
 
     if system.nodes == 1:

@@ -2,17 +2,16 @@
 
 Source: NVIDIA/nccl at commit 5067397c2676d5aed50042fc39e5c8ee96eb0027, version 2.30.7
 (`makefiles/version.mk`: NCCL_MAJOR 2, NCCL_MINOR 30, NCCL_PATCH 7). Line numbers are in that
-commit. Tables indexed by protocol follow NCCL's order (LL, LL128, Simple); tables indexed by GPU
-generation follow its compCapIndex (Volta, Ampere, Hopper, Blackwell; tuning.cc:263-266); tables
-indexed by node count follow index2 = nNodes - 1 capped at 2 (N1, N2, N4+; tuning.cc:267).
+commit. 2.31.0a7 has the same tuning constants (src/tuning/cost_model.cc:140-226; the branches
+that differ are in releases.py). Tables indexed by protocol follow NCCL's order (LL, LL128,
+Simple); tables indexed by GPU generation follow its compCapIndex (Volta, Ampere, Hopper,
+Blackwell; tuning.cc:263-266); tables indexed by node count follow index2 = nNodes - 1 capped
+at 2 (N1, N2, N4+; tuning.cc:267).
 `tests/core/nccl/test_nccl.py` reads these numbers back from verbatim excerpts in
 `tests/data/nccl/`.
 """
 
 from __future__ import annotations
-
-NCCL_VERSION = "2.30.7"
-NCCL_COMMIT = "5067397c2676d5aed50042fc39e5c8ee96eb0027"
 
 PROTOCOLS = ("LL", "LL128", "Simple")  # NCCL_PROTO names, ncclProtoStr order
 # NCCL_ALGO names in ncclAlgoStr order. PAT (all-gather / reduce-scatter with one GPU per server)

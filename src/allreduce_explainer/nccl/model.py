@@ -108,7 +108,7 @@ def choose(
     algorithm = _name(algorithm, K.ALGORITHMS, "algorithm")
     protocol = _name(protocol, K.PROTOCOLS, "protocol")
     coll, n = collective_name(collective), _check_bytes(nbytes)
-    best = min(_timed(system, coll, n, algorithm, protocol), key=_first, default=None)
+    best = _least(system, _timed(system, coll, n, algorithm, protocol))
     if best is None:
         _pool(collective, nbytes, system, algorithm, protocol)  # raises its ParamError
     _, a, p, lat, bw = best
@@ -126,6 +126,18 @@ def _timed(system: System, coll: str, n: int, algorithm=None, protocol=None):
 
 def _first(timed: tuple) -> float:
     return timed[0]
+
+
+def _in_pick_order(system: System, items) -> list:
+    """Items in table order, as the release weighs them: 2.31 keeps the last of equal times,
+    2.30.7 the first (releases.Release.ties_to_last); min() then keeps the first of equals."""
+    items = list(items)
+    return items[::-1] if system.release.ties_to_last else items
+
+
+def _least(system: System, timed) -> tuple | None:
+    """NCCL's pick among _timed's pairs: the least time, equals broken as the release does."""
+    return min(_in_pick_order(system, timed), key=_first, default=None)
 
 
 @dataclass(frozen=True)
@@ -149,12 +161,12 @@ def best_by_algorithm(system: System, sizes, collective: str = "AllReduce") -> B
     pick = []
     for n in sizes:
         here: dict[str, tuple[float, str]] = {}
-        for t, a, p, _, _ in _timed(system, coll, _check_bytes(n)):
+        for t, a, p, _, _ in _in_pick_order(system, _timed(system, coll, _check_bytes(n))):
             if a not in here or t < here[a][0]:
                 here[a] = (t, p)
-        for a, (t, p) in here.items():
-            time_us.setdefault(a, []).append(t)
-            protocol.setdefault(a, []).append(p)
+        for a in sorted(here, key=K.ALGORITHMS.index):
+            time_us.setdefault(a, []).append(here[a][0])
+            protocol.setdefault(a, []).append(here[a][1])
         a = min(here, key=lambda k: here[k][0])
         pick.append((a, here[a][1], here[a][0]))
     return Best(time_us, protocol, pick)
@@ -177,7 +189,8 @@ def _pool(collective, nbytes, system, algorithm, protocol, per_thread=1) -> list
     if not pool:
         what = " with ".join(x for x in (algorithm, protocol) if x)
         field = "algorithm" if algorithm else "protocol"
-        raise ParamError(field, f"NCCL {K.NCCL_VERSION} cannot run {what} here ({_why(system)})")
+        v = system.nccl_version
+        raise ParamError(field, f"NCCL {v} cannot run {what} here ({_why(system)})")
     return pool
 
 
@@ -209,7 +222,7 @@ def sweep(
     rows = []
     for n in sizes:
         pool = _pool(coll, n, system, algorithm, protocol, gpus_per_thread)
-        pick = min(pool, key=_nccl_time)
+        pick = min(_in_pick_order(system, pool), key=_nccl_time)
         rows.append(
             {
                 "bytes": n,
@@ -234,8 +247,8 @@ def sweep(
             }
         )
     return {
-        "nccl_version": K.NCCL_VERSION,
-        "nccl_commit": K.NCCL_COMMIT,
+        "nccl_version": system.nccl_version,
+        "nccl_commit": system.release.commit,
         "collective": coll,
         "system": asdict(system) | {"nodes": system.nodes},
         "gpus_per_thread": gpus_per_thread,
@@ -262,7 +275,7 @@ def choose_among(
         for t in _timed(system, coll, n)
         if t[1] in algorithms and (protocols is None or t[2] in protocols)
     ]
-    best = min(allowed, key=_first, default=None)
+    best = _least(system, allowed)
     if best is None:
         return None
     _, a, p, lat, bw = best

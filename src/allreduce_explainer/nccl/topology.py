@@ -37,6 +37,7 @@ from functools import lru_cache
 from ..catalog import hardware
 from ..errors import ParamError
 from . import constants as K
+from .releases import DEFAULT, Release, release
 
 NIC_GBPS = (1.0, 3200.0)  # the card rates (Gb/s) the model is asked about: 1 Gb/s to 3.2 Tb/s
 
@@ -76,7 +77,8 @@ class System:
     """A cluster as NCCL sees it: `gpus` GPUs in servers of `gpus_per_node`, each server with
     `nics_per_node` cards of `nic_Gbps`; `in_network_reduction` is NCCL_COLLNET_ENABLE with a
     network that reduces (InfiniBand SHARP); `cpu` ("intel" or "amd") sets NCCL's per-step
-    network overhead and LL limit across servers."""
+    network overhead and LL limit across servers; `nccl_version` the ported release whose model
+    answers (releases.py)."""
 
     gpu: str = hardware.H100_SXM.name
     gpus: int = 8
@@ -85,6 +87,7 @@ class System:
     nic_Gbps: float = 400.0
     in_network_reduction: bool = False
     cpu: str = "intel"
+    nccl_version: str = DEFAULT.version
 
     def __post_init__(self):
         gpu = hardware.find(hardware.GPUS, self.gpu, "gpu").name
@@ -114,6 +117,11 @@ class System:
         if not isinstance(self.cpu, str) or self.cpu not in K.NET_OVERHEAD_US:
             cpus = " or ".join(K.NET_OVERHEAD_US)
             raise ParamError("cpu", f"the host CPU NCCL tunes for: {cpus}, got {self.cpu!r}")
+        release(self.nccl_version)
+
+    @property
+    def release(self) -> Release:
+        return release(self.nccl_version)
 
     @property
     def nodes(self) -> int:

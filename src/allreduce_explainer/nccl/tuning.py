@@ -96,7 +96,7 @@ def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
             if p == "LL128" and not ll128_enabled(s.compcap):
                 continue
             collnet = a.startswith("CollNet")
-            bw = g.bw_intra if n_nodes <= 2 or collnet else g.bw_inter  # tuning.cc:306
+            bw = _graph_bw(s, a, g, collnet)
             if a in ("NVLS", "NVLSTree"):  # tuning.cc:307-323
                 if g.n_channels < 2:
                     continue
@@ -118,20 +118,43 @@ def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
                 bus = min(bus * f, g.n_channels * ch_tree_ll128)
             if a == "Tree" and K.TOPO_PATTERNS[g.pattern] == K.TOPO_PATTERNS["TREE"]:
                 bus *= K.TREE_PATTERN_FACTOR  # tuning.cc:336, comm->maxTreePattern
-            if a == "CollNetDirect":  # tuning.cc:340-350
-                if not ar:
-                    bus = ppn * min(g.bw_intra, g.bw_inter * K.COLLNET_RSAG_NET_FACTOR)
-                else:
-                    factor = ppn / g.n_channels
-                    factor -= (factor - 1) / 2
-                    bus /= factor
-                    if s.compcap >= 90:
-                        bus *= K.COLLNET_DIRECT_HOPPER_FACTOR
+            if a == "CollNetDirect" or collnet and s.release.collnet_allreduce_from_reduce_scatter:
+                bus = _collnet_bus(s, g, bus, ar)
             if not (a != "Ring" and not ar):  # tuning.cc:377-382
                 bus *= n_ranks / nsteps if a in ("Ring", "NVLS", "NVLSTree") else 0.5
             if bus > 0:
                 out[(a, p)] = Entry(bus, _latency(s, coll, a, pi, nsteps))
     return out
+
+
+def _graph_bw(s: System, a: str, g, collnet: bool) -> float:
+    """The graph's per-channel bandwidth a pair starts from: bwIntra up to two servers (and for
+    CollNet), bwInter from three (tuning.cc:306); 2.31 takes the ring's bwInter from two servers
+    (ring.cc:35-36) and the tree's least of the two (tree.cc:28)."""
+    r = s.release
+    if a == "Ring" and r.ring_inter_from_two_servers:
+        return g.bw_inter if s.nodes > 1 else g.bw_intra
+    if a == "Tree" and r.tree_least_of_intra_inter:
+        return min(g.bw_inter, g.bw_intra)
+    return g.bw_intra if s.nodes <= 2 or collnet else g.bw_inter
+
+
+def _collnet_bus(s: System, g, bus: float, ar: bool) -> float:
+    """CollNet's bus bandwidth (tuning.cc:340-350): reduce-scatter and all-gather move ppn x
+    min(bwIntra, 0.9 bwInter); CollNetDirect's all-reduce is divided by (r + 1)/2 for r GPUs per
+    head, x 0.85 from Hopper. In 2.31 both CollNets' all-reduce start from the reduce-scatter's
+    figure, divided alike, without the 0.85 (collnet.cc:35-57, releases.py says why)."""
+    ppn = s.gpus / s.nodes
+    rs = ppn * min(g.bw_intra, g.bw_inter * K.COLLNET_RSAG_NET_FACTOR)
+    if not ar:
+        return rs
+    new = s.release.collnet_allreduce_from_reduce_scatter
+    factor = ppn / g.n_channels
+    factor -= (factor - 1) / 2
+    bus = (rs if new else bus) / factor
+    if not new and s.compcap >= 90:
+        bus *= K.COLLNET_DIRECT_HOPPER_FACTOR
+    return bus
 
 
 def ll128_enabled(compcap: int, type_intra: str = "NVL", type_inter: str = "PIX") -> bool:
@@ -154,6 +177,8 @@ def _enabled(s: System, coll: str, a: str) -> bool:
         return False
     if a.startswith("CollNet") and s.gpus_per_node > K.NCCL_MAX_DIRECT_ARITY + 1:
         return False  # enqueue.cc:2000-2003
+    if a.startswith("CollNet") and s.release.collnet_allreduce_from_reduce_scatter:
+        return s.gpus_per_node <= collnet_heads(s)  # collnet.cc:75-83, for every collective
     if a == "NVLS" and multi and not collnet:  # tuning.cc:505, enqueue.cc:2008
         return False
     if a in ("NVLS", "CollNetDirect") and coll != "AllReduce" and multi:  # tuning.cc:353-374
@@ -168,7 +193,9 @@ def _latency(s: System, coll: str, a: str, pi: int, nsteps: int) -> float:
     ppn_int = n_ranks // n_nodes
     lat = K.BASE_LATENCY_US[a][pi]
     intra = K.HW_LATENCY_US["NVLink"][a][pi]  # typeIntra is NVLink on these servers (line 285)
-    inter = K.HW_LATENCY_US["Network"]["Tree" if ppn_int == 1 else a][pi]  # tuning.cc:387-388
+    # tuning.cc:387-388: with one GPU per server, the tree's network latency; 2.31 each its own
+    tree_net = ppn_int == 1 and s.release.one_gpu_net_latency_of_tree  # (ring.cc:52-53)
+    inter = K.HW_LATENCY_US["Network"]["Tree" if tree_net else a][pi]
     # graphs[a]->latencyInter (tuning.cc:389-391) is the card's latency, 0 for InfiniBand and
     # RoCE (src/transport/net_ib/init.cc:558, search.cc:745)
     if a == "Ring":  # all-reduce, reduce-scatter, all-gather branch (tuning.cc:403-412)

@@ -155,6 +155,7 @@ class Cluster:
     nic_GBps: float  # per direction per card
     intra_latency_us: float = 0.0
     inter_latency_us: float = 0.0
+    nccl_version: str = nccl.NCCL_VERSION  # the release whose model picks (algorithm "nccl")
 
     @property
     def servers(self) -> int:
@@ -230,7 +231,7 @@ def _nccl(c: Cluster, nbytes: float, n: int, algorithm: str = "nccl") -> dict:
             f"NCCL's model covers NVIDIA GPUs, not {c.gpu.name}: choose another algorithm "
             f"({', '.join(CANDIDATES)})",
         )
-    system = nccl.System(c.gpu.name, n, per, per, c.nic_GBps * 8)
+    system = nccl.System(c.gpu.name, n, per, per, c.nic_GBps * 8, nccl_version=c.nccl_version)
     force = NCCL_FORCED.get(algorithm)
     pick = nccl.choose("AllReduce", max(1, round(nbytes)), system, algorithm=force)
     return out | {
@@ -240,6 +241,7 @@ def _nccl(c: Cluster, nbytes: float, n: int, algorithm: str = "nccl") -> dict:
         "nccl_algorithm": pick.algorithm,
         "nccl_protocol": pick.protocol,
         "nccl_time_s": pick.nccl_time_us * 1e-6,
+        "nccl_version": c.nccl_version,
     }
 
 
@@ -337,6 +339,7 @@ def cluster_for(
     memory_gb=None,
     intra_latency_us=0.0,
     inter_latency_us=0.0,
+    nccl_version=nccl.NCCL_VERSION,
 ) -> Cluster:
     """Validated cluster: nic_Gbps is the card's line rate in gigabits per second, as sold."""
     g = _gpu(gpu, link_GBps, peak_tflops, memory_gb)
@@ -351,7 +354,8 @@ def cluster_for(
     for f, v in zip(("intra_latency_us", "inter_latency_us"), lat, strict=True):
         if v > 1e6:
             raise ParamError(f, "must be at most 1,000,000 µs")
-    return Cluster(n, per, g, nic, lat[0], lat[1])
+    nccl.release(nccl_version)  # a ParamError naming nccl_version
+    return Cluster(n, per, g, nic, lat[0], lat[1], nccl_version)
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ show what is used), "custom" uses the fields as they are, starting from the last
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
-from .. import fmt, nccl
+from .. import api, fmt, nccl
 from ..catalog import hardware, measured, models
 from ..errors import ParamError
 from ..logs import examples
@@ -76,6 +77,7 @@ SPEC = spec(
     Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "Algorithm",
           choices=tuple((a, ALGORITHM_TEXT[a]) for a in (*MENU, *MORE_MODELS)),
           more=("more models", MORE_MODELS)),
+    replace(api.NCCL_RELEASE, label="NCCL release (its model picks)"),
     Param("tokens_per_gpu", calculator.DEFAULT_TOKENS, "float", "Tokens per GPU per step", 1, 1e9),
     Param("mfu", calculator.DEFAULT_MFU, "float", "MFU (share of peak)", 0.01, 1),
     Param("intra_latency_us", 0.0, "float", "Latency per message in a server (µs)", 0, 1000000,
@@ -155,6 +157,7 @@ def _calc(p: dict) -> calculator.Calculation:
         memory_gb=p["memory_gb"],
         intra_latency_us=p["intra_latency_us"],
         inter_latency_us=p["inter_latency_us"],
+        nccl_version=p["nccl_version"],
     )
 
 
@@ -257,7 +260,7 @@ def _algorithm_text(r: dict, p: dict) -> str:
         return text
     return (
         f"{text}: {r['nccl_algorithm']} with the {r['nccl_protocol']} protocol (NCCL "
-        f"{nccl.NCCL_VERSION}'s choice, timed as published runs of this size measure it; "
+        f"{r['nccl_version']}'s choice, timed as published runs of this size measure it; "
         f"NCCL's own figure {fmt.seconds(r['nccl_time_s'])})"
     )
 

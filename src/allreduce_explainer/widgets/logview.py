@@ -137,9 +137,9 @@ def _explained(text: str, k: int, gpus, gpus_per_node: int, gpu, nic_Gbps: float
 
 def _apply(settings: dict) -> dict:
     """The NCCL fit's calculator settings (erratum: the figures belong to the model they were
-    fitted with): algorithm nccl, the GPU and, across servers, the card rate that makes NCCL's
-    model give the fitted busbw."""
-    out = {"algorithm": "nccl", "gpu": settings["gpu"]}
+    fitted with): algorithm nccl, the NCCL release, the GPU and, across servers, the card rate
+    that makes NCCL's model give the fitted busbw."""
+    out = {"algorithm": "nccl", "gpu": settings["gpu"], "nccl_version": settings["nccl_version"]}
     if "nic_gbps" in settings:
         out |= {"network": "custom", "nic_gbps": settings["nic_gbps"]}
     return out

@@ -159,7 +159,8 @@ def test_widget_reads_a_log_fits_it_and_offers_the_fit():
     assert {"NCCL's model, fitted", "alpha-beta fit"} <= set(names)
     # NCCL's fit, applied to the model it was fitted with (one server: the GPU alone)
     apply = s["fit_apply"]
-    assert apply == {"algorithm": "nccl", "gpu": "H100 SXM"}
+    # the model the fit was made with: 2.30.7 for a log that prints no NCCL version
+    assert apply == {"algorithm": "nccl", "gpu": "H100 SXM", "nccl_version": "2.30.7"}
     after = widget.cluster({**s["params"], **apply})
     assert after["params"]["algorithm"] == "nccl" and after["result"]["nccl_algorithm"]
 

@@ -59,6 +59,7 @@ def test_the_cli_and_the_page_read_a_log_through_explain_run_alike(capsys, monke
         "gpu": "H100 SXM",
         "network": "custom",
         "nic_gbps": settings["nic_gbps"],
+        "nccl_version": "2.30.7",  # the log prints no NCCL version: the released model
     }
     assert f"latency {fmt.sig(cli['fit']['latency_us'], 3)} µs" in page["readouts"]["log_fit"]
     assert (

@@ -8,17 +8,16 @@ import functools
 import math
 import re
 
+import nccl_source
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from nccl_source import excerpt, groups, numbers
 
 import helpers
 from allreduce_explainer import nccl
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.nccl import (
-    NCCL_COMMIT,
-    NCCL_VERSION,
-    System,
     algo_time_us,
     choose,
     graphs,
@@ -27,41 +26,26 @@ from allreduce_explainer.nccl import (
     tables,
 )
 from allreduce_explainer.nccl import constants as K
+from allreduce_explainer.nccl.releases import V2_30_7
 from allreduce_explainer.nccl.tuning import comm_channels, ll128_enabled
 from helpers import examples
 
 DATA = helpers.DATA / "nccl"
 GiB = 1 << 30
+NCCL_COMMIT, NCCL_VERSION = V2_30_7.commit, V2_30_7.version
 
 
-@functools.cache
+def System(*args, **kw) -> nccl.System:
+    """The systems of this file ask 2.30.7's model, the release its excerpts are of
+    (test_releases.py holds 2.31.0a7's branches)."""
+    return nccl.System(*args, **{"nccl_version": NCCL_VERSION} | kw)
+
+
 def src(name: str) -> dict[int, str]:
-    """Line number -> text of one excerpt file; its header must name the commit ported."""
-    text = (DATA / f"{name}.txt").read_text(encoding="utf-8")
-    assert f"commit {NCCL_COMMIT} (NCCL {NCCL_VERSION})" in text.splitlines()[0]
-    out = {}
-    for raw in text.splitlines():
-        if not raw.startswith("#"):
-            n, _, line = raw.partition(": ")
-            out[int(n)] = line
-    return out
+    return excerpt(name, NCCL_VERSION)
 
 
-NUM = r"(?:\d+\.\d*|\.\d+|\d+)"
-
-
-def numbers(text: str) -> list[float]:
-    """The numbers of a C initializer, comments dropped, `2*141.0` multiplied out."""
-    text = re.sub(r"/\*.*?\*/", "", text).split("//")[0]
-    out = []
-    for a, b in re.findall(rf"({NUM})f?(?:\s*\*\s*({NUM}))?", text):
-        out.append(float(a) * (float(b) if b else 1.0))
-    return out
-
-
-def groups(text: str) -> list[tuple[float, ...]]:
-    text = re.sub(r"/\*.*?\*/", "", text)
-    return [tuple(numbers(g)) for g in re.findall(r"\{([^{}]*)\}", text)]
+NUM = nccl_source.NUM
 
 
 def after(line: str, pattern: str) -> float:

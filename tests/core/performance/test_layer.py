@@ -44,7 +44,7 @@ def measured(sweep: dict) -> list[tuple[int, float]]:
 
 
 def pick(sweep: dict, n: int) -> nccl.Candidate:
-    s = nccl.System(**sweep["system"])
+    s = nccl.System(**sweep["system"], nccl_version=nccl.nearest(sweep["nccl_version"]).version)
     return nccl.choose(
         "AllReduce", n, s, algorithm=sweep["algorithm"], gpus_per_thread=sweep["gpus_per_thread"]
     )
