@@ -1,7 +1,9 @@
 """The ring steppers (stage 2's reduce-scatter, stage 3's all-gather) run a given order of GPUs:
 the ring NCCL printed for a channel (tests/data/nccl-debug/aws-p5-2x8xh100-efa-nccl-2.22.3.log,
 channel 0), against an oracle written here: position p of the order sends to position p + 1 and
-ends the reduce-scatter owning chunk (p + 1) mod n; every GPU ends with the exact sum."""
+ends the reduce-scatter owning the chunk of its ring index, its distance round the ring from rank
+0 (NCCL's src/init.cc:802 and src/device/all_reduce.h:60, `chunk = ringIx`); every GPU ends with
+the exact sum."""
 
 from __future__ import annotations
 
@@ -29,8 +31,18 @@ def test_the_p5_ring_runs_as_nccl_printed_it():
     assert s["readouts"]["ring"].startswith("0 → 7 → 6 → 5")
     owned = [0] * n
     for p, g in enumerate(P5_CHANNEL_0):
-        owned[g] = (p + 1) % n
+        owned[g] = (p - P5_CHANNEL_0.index(0)) % n  # NCCL prints the ring from rank 0: p
     assert s["owned"] == owned
+    assert owned[7] == 1 and owned[8] == 15
+
+
+def test_a_ring_given_from_another_rank_keeps_nccls_owners():
+    """The same ring written from rank 9: rank 0 still owns chunk 0, rank 7 chunk 1."""
+    shifted = P5_CHANNEL_0[9:] + P5_CHANNEL_0[:9]
+    a = ring_reduce_scatter({"gpus": 16, "order": TEXT, "length": 32})
+    b = ring_reduce_scatter({"gpus": 16, "order": ",".join(map(str, shifted)), "length": 32})
+    assert b["owned"] == a["owned"]
+    assert b["frames"][-1]["buffers"] == a["frames"][-1]["buffers"]
 
 
 @settings(max_examples=examples(30), deadline=None)

@@ -82,8 +82,11 @@ def test_ring_bits_match_ml_dtypes_in_ring_order(n, length, seed, types):
     from allreduce_explainer.schedules.schedule import split
 
     chunks = split(0, length, n)
-    # chunk c starts on GPU c and travels c, c+1, ..., c-1, each GPU adding its own values
-    expected = _chain_oracle(r["inputs"], lambda c: [(c + j) % n for j in range(n)], chunks, scalar)
+    # NCCL's runRing (src/device/all_reduce.h:43): chunk c starts on GPU c + 1 and travels
+    # c + 1, c + 2, ..., c, each GPU adding its own values
+    expected = _chain_oracle(
+        r["inputs"], lambda c: [(c + 1 + j) % n for j in range(n)], chunks, scalar
+    )
     assert r["results"][0] == expected
 
 
