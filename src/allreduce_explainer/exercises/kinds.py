@@ -354,8 +354,7 @@ def rs_owner(rng: random.Random) -> Problem:
     want = counts.index(n)
     first = (i - 1) % n
     steps = [
-        "Chunk c starts on GPU c + 1 and moves one GPU per step, adding one GPU's part each "
-        "time.",
+        "Chunk c starts on GPU c + 1 and moves one GPU per step, adding one GPU's part each time.",
         f"After the n − 1 = {n - 1} steps it has all {n} parts and sits on GPU c + 1 + {n - 1} "
         f"= c + {n}, that is GPU c itself (mod {n}).",
         f"So GPU {i} holds the complete chunk {want}; chunk {first}, which GPU {i} sent first, "

@@ -25,8 +25,7 @@ def schedule(topo: Topology, length: int, bounds: bool = True) -> list[sch.Step]
     ]
     shards = sch.split(0, length, g)
     cross = [
-        sch.ring([k * g + p for k in range(nodes)], *shards[p], ACROSS, bounds)
-        for p in range(g)
+        sch.ring([k * g + p for k in range(nodes)], *shards[p], ACROSS, bounds) for p in range(g)
     ]
     return (
         sch.merge(*(r[0] for r in local))
