@@ -90,3 +90,20 @@ def test_bad_orders_name_the_field(order, words):
         with pytest.raises(ParamError) as e:
             widget({"gpus": 4, "order": order})
         assert e.value.field == "order" and words in e.value.message
+
+
+def test_stage_2_quotes_chunk_0s_first_sender_and_owner_as_facts():
+    """NCCL's runRing (src/device/all_reduce.h:43, 60): GPU i first sends chunk
+    modRanks(i + n - 1) and finishes chunk i, so chunk 0 leaves GPU 1 first and ends on GPU 0;
+    the page quotes these through facts, never typed."""
+    from pathlib import Path
+
+    from allreduce_explainer.widgets import ring
+
+    f = ring.facts()
+    n = int(f["rs_gpus"])
+    first = next(i for i in range(n) if (i + n - 1) % n == 0)
+    assert (n, f["rs_chunk0_first"], f["rs_chunk0_owner"]) == (4, str(first), "0")
+    page = (Path(__file__).parents[2] / "content" / "02-ring-reduce-scatter.md").read_text()
+    assert "chunk 0 start on GPU {{ f.rs_chunk0_first }}" in page
+    assert "GPU {{ f.rs_chunk0_owner }}." in page
