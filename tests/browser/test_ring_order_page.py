@@ -49,7 +49,7 @@ def test_stage_10_s_link_runs_the_log_s_ring_on_stage_2(page, server):
     )
     assert label == 16  # one chunk per GPU: every hop of the ring carries one
     step_to_end(w)
-    assert "GPU 7 owns chunk 2" in w.inner_text()  # position 1 of the ring owns chunk 2
+    assert "GPU 7 owns chunk 1" in w.inner_text()  # position 1 of the ring owns chunk 1
     page.watch.assert_clean()
 
 

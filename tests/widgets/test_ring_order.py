@@ -1,7 +1,9 @@
 """The ring steppers (stage 2's reduce-scatter, stage 3's all-gather) run a given order of GPUs:
 the ring NCCL printed for a channel (tests/data/nccl-debug/aws-p5-2x8xh100-efa-nccl-2.22.3.log,
 channel 0), against an oracle written here: position p of the order sends to position p + 1 and
-ends the reduce-scatter owning chunk (p + 1) mod n; every GPU ends with the exact sum."""
+ends the reduce-scatter owning the chunk of its ring index, its distance round the ring from rank
+0 (NCCL's src/init.cc:802 and src/device/all_reduce.h:60, `chunk = ringIx`); every GPU ends with
+the exact sum."""
 
 from __future__ import annotations
 
@@ -29,8 +31,18 @@ def test_the_p5_ring_runs_as_nccl_printed_it():
     assert s["readouts"]["ring"].startswith("0 → 7 → 6 → 5")
     owned = [0] * n
     for p, g in enumerate(P5_CHANNEL_0):
-        owned[g] = (p + 1) % n
+        owned[g] = (p - P5_CHANNEL_0.index(0)) % n  # NCCL prints the ring from rank 0: p
     assert s["owned"] == owned
+    assert owned[7] == 1 and owned[8] == 15
+
+
+def test_a_ring_given_from_another_rank_keeps_nccls_owners():
+    """The same ring written from rank 9: rank 0 still owns chunk 0, rank 7 chunk 1."""
+    shifted = P5_CHANNEL_0[9:] + P5_CHANNEL_0[:9]
+    a = ring_reduce_scatter({"gpus": 16, "order": TEXT, "length": 32})
+    b = ring_reduce_scatter({"gpus": 16, "order": ",".join(map(str, shifted)), "length": 32})
+    assert b["owned"] == a["owned"]
+    assert b["frames"][-1]["buffers"] == a["frames"][-1]["buffers"]
 
 
 @settings(max_examples=examples(30), deadline=None)
@@ -78,3 +90,20 @@ def test_bad_orders_name_the_field(order, words):
         with pytest.raises(ParamError) as e:
             widget({"gpus": 4, "order": order})
         assert e.value.field == "order" and words in e.value.message
+
+
+def test_stage_2_quotes_chunk_0s_first_sender_and_owner_as_facts():
+    """NCCL's runRing (src/device/all_reduce.h:43, 60): GPU i first sends chunk
+    modRanks(i + n - 1) and finishes chunk i, so chunk 0 leaves GPU 1 first and ends on GPU 0;
+    the page quotes these through facts, never typed."""
+    from pathlib import Path
+
+    from allreduce_explainer.widgets import ring
+
+    f = ring.facts()
+    n = int(f["rs_gpus"])
+    first = next(i for i in range(n) if (i + n - 1) % n == 0)
+    assert (n, f["rs_chunk0_first"], f["rs_chunk0_owner"]) == (4, str(first), "0")
+    page = (Path(__file__).parents[2] / "content" / "02-ring-reduce-scatter.md").read_text()
+    assert "chunk 0 start on GPU {{ f.rs_chunk0_first }}" in page
+    assert "GPU {{ f.rs_chunk0_owner }}." in page

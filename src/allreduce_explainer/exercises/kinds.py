@@ -272,15 +272,27 @@ def _follow(trace: list, chunk: int, first: int, last: int) -> list[str]:
     return out
 
 
+def _held(values: list, first: int, s: int, i: int, c: int) -> int:
+    """What GPU i holds in chunk c after reduce-scatter step s when GPU `first` sends the chunk
+    first: the partial sum of the GPUs from `first` round to i once the chunk has reached i,
+    else its own value. With first = c, the old textbook numbering (Baidu's) a reader may bring."""
+    n = len(values)
+    k = (i - first) % n
+    return sum(values[(first + j) % n][c] for j in range(k + 1)) if 0 < k <= s else values[i][c]
+
+
 @titled("A cell after reduce-scatter step k")
 def rs_cell(rng: random.Random) -> Problem:
     n, values, trace = _small_ring(rng)
     s, c = rng.randrange(1, n), rng.randrange(n)
-    i = (c + rng.randrange(1, s + 1)) % n if rng.randrange(4) else rng.randrange(n)
+    start = (c + 1) % n  # chunk c is started by GPU c + 1 (NCCL's runRing)
+    i = (start + rng.randrange(1, s + 1)) % n if rng.randrange(4) else rng.randrange(n)
     want = trace[s - 1]["buffers"][i][c]
-    steps = [f"Chunk {c} starts on GPU {c}, holding {values[c][c]}, and moves one GPU per step."]
+    steps = [
+        f"Chunk {c} starts on GPU {start}, holding {values[start][c]}, and moves one GPU per step."
+    ]
     steps += _follow(trace, c, 1, s)
-    k = (i - c) % n
+    k = (i - start) % n
     if k == 0:
         steps.append(
             f"GPU {i} is where chunk {c} started: it sent its own value on at step 1 and kept "
@@ -298,12 +310,12 @@ def rs_cell(rng: random.Random) -> Problem:
     total = sum(v[c] for v in values)
     return Problem(
         prompt=f"{n} GPUs run a ring reduce-scatter on vectors of {n} elements, one element per "
-        f"chunk (element j is chunk j): {_table(values)}. At step 1 GPU i sends chunk i to GPU "
-        f"i + 1 (GPU {n - 1} sends to GPU 0), which adds it to its own; at each later step every "
-        f"GPU passes on the chunk it has just received. After step {s}, what does GPU {i} hold "
-        f"in chunk {c}?",
-        hint=f"Follow chunk {c} from GPU {c}: each step it moves to the next GPU and picks up "
-        "that GPU's value.",
+        f"chunk (element j is chunk j): {_table(values)}. At step 1 GPU i sends chunk i − 1 to "
+        f"GPU i + 1 (GPU 0 sends chunk {n - 1}, and GPU {n - 1} sends to GPU 0), which adds it to "
+        f"its own; at each later step every GPU passes on the chunk it has just received. After "
+        f"step {s}, what does GPU {i} hold in chunk {c}?",
+        hint=f"Follow chunk {c} from GPU {start}, which sends it first: each step it moves to the "
+        "next GPU and picks up that GPU's value.",
         steps=steps,
         answer=want,
         dimension=COUNT,
@@ -316,6 +328,11 @@ def rs_cell(rng: random.Random) -> Problem:
                 f"That is chunk {c}'s finished sum, which only one GPU holds, after step "
                 f"{n - 1}. Where has chunk {c} travelled by step {s}, and what did GPU {i} keep "
                 "when it passed the chunk on?",
+            ),
+            (
+                _held(values, c, s, i, c),
+                f"That is where chunk {c} would be had GPU {c} sent it first. At step 1 GPU i "
+                f"sends chunk i − 1, so chunk {c} starts on GPU {start}.",
             ),
         ),
         factor_hints=False,
@@ -353,15 +370,19 @@ def rs_owner(rng: random.Random) -> Problem:
     trace = api.simulate("ring", gpus=n, length=n, trace=True)["trace"]
     counts = trace[n - 2]["contributors"][i]
     want = counts.index(n)
+    first = (i - 1) % n
     steps = [
-        "Chunk c starts on GPU c and moves one GPU per step, adding one GPU's part each time.",
-        f"After the n − 1 = {n - 1} steps it has all {n} parts and sits on GPU c + {n - 1}, "
-        f"that is GPU c − 1 (mod {n}).",
-        f"So GPU {i} holds the complete chunk {i} + 1 mod {n} = {want}.",
+        "Chunk c starts on GPU c + 1 and moves one GPU per step, adding one GPU's part each time.",
+        f"After the n − 1 = {n - 1} steps it has all {n} parts and sits on GPU c + 1 + {n - 1} "
+        f"= c + {n}, that is GPU c itself (mod {n}).",
+        f"So GPU {i} holds the complete chunk {want}; chunk {first}, which GPU {i} sent first, "
+        f"ends on GPU {first}.",
     ]
     return Problem(
-        prompt=f"{n} GPUs run a ring reduce-scatter (GPU i sends to GPU i + 1, chunk i first). "
-        f"When it ends, which chunk's complete sum does GPU {i} hold?",
+        prompt=f"{n} GPUs run a ring reduce-scatter: GPU i sends to GPU i + 1, and at step 1 it "
+        f"sends chunk i − 1 (GPU 0 sends chunk {n - 1}); at each later step every GPU passes on "
+        f"the chunk it has just received, adding its own part. When it ends, which chunk's "
+        f"complete sum does GPU {i} hold?",
         hint="Follow one chunk: where does it start, and how many GPUs has it visited after "
         "the last step?",
         steps=steps,
@@ -370,6 +391,18 @@ def rs_owner(rng: random.Random) -> Problem:
         unit="",
         tolerance=EXACT,
         given={"gpus": n, "gpu": i},
+        mistakes=(
+            (
+                first,
+                f"That is the chunk GPU {i} sends first. It travels {n - 1} GPUs on and ends, "
+                f"complete, on the GPU just before GPU {i}.",
+            ),
+            (
+                (i + 1) % n,
+                "That is the rule for chunks numbered from the GPU that starts them (chunk i "
+                "first). Here GPU i starts chunk i − 1: where does that chunk end?",
+            ),
+        ),
         factor_hints=False,
     )
 
@@ -424,7 +457,7 @@ def ring_bytes_per_gpu(rng: random.Random) -> Problem:
 def ag_cell(rng: random.Random) -> Problem:
     n, values, trace = _small_ring(rng)
     s, c = rng.randrange(1, n), rng.randrange(n)
-    owner = (c - 1) % n
+    owner = c  # GPU r ends the reduce-scatter owning chunk r (NCCL's runRing)
     if s < n - 1 and rng.randrange(2):  # half the time a cell the sum has not reached yet
         i = (owner + rng.randrange(s + 1, n)) % n
     else:
@@ -450,7 +483,7 @@ def ag_cell(rng: random.Random) -> Problem:
         )
     return Problem(
         prompt=f"{n} GPUs run a ring all-reduce on vectors of {n} elements, one per chunk: "
-        f"{_table(values)}. The reduce-scatter ({n - 1} steps) leaves GPU i with chunk i + 1's "
+        f"{_table(values)}. The reduce-scatter ({n - 1} steps) leaves GPU i with chunk i's "
         f"complete sum; the all-gather then passes each complete chunk on around the ring "
         f"(GPU i to GPU i + 1), and the receiver overwrites its copy. After all-gather step "
         f"{s}, what does GPU {i} hold in chunk {c}?",

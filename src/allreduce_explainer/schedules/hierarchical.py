@@ -1,7 +1,7 @@
 """Hierarchical all-reduce (Horovod's NCCLHierarchicalAllreduce, PR #411).
 
-1. Reduce-scatter inside each server (a ring of its g GPUs): local GPU p ends owning the server's
-   sum of chunk (p + 1) mod g.
+1. Reduce-scatter inside each server (a ring of its g GPUs, schedule.ring): local GPU p ends
+   owning the server's sum of chunk p.
 2. All-reduce of each such shard across the N servers: one ring per local rank p, through the N
    GPUs with local rank p, each over its own network card, all g rings at once.
 3. All-gather inside each server.
@@ -25,8 +25,7 @@ def schedule(topo: Topology, length: int, bounds: bool = True) -> list[sch.Step]
     ]
     shards = sch.split(0, length, g)
     cross = [
-        sch.ring([k * g + p for k in range(nodes)], *shards[(p + 1) % g], ACROSS, bounds)
-        for p in range(g)
+        sch.ring([k * g + p for k in range(nodes)], *shards[p], ACROSS, bounds) for p in range(g)
     ]
     return (
         sch.merge(*(r[0] for r in local))

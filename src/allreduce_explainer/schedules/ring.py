@@ -1,9 +1,11 @@
 """The ring all-reduce over all GPUs in rank order (Patarasuk & Yuan 2009; NCCL's ring).
 
 Reduce-scatter then all-gather, 2(n - 1) steps; with servers contiguous in rank order the ring
-crosses each server boundary once, so it uses one network card per server. An `order` runs the
-ring NCCL printed instead (NCCL_DEBUG=INFO's `Channel 00/16 : 0 7 6 5 ...`): GPU order[p] sends to
-order[p + 1], and position p, not rank p, ends owning chunk (p + 1) mod n.
+crosses each server boundary once, so it uses one network card per server. Chunks follow NCCL's
+runRing (schedule.ring): chunk c is started by GPU c + 1 and finished by GPU c, so the
+reduce-scatter leaves GPU r with chunk r, as NCCL's ReduceScatter leaves rank r. An `order` runs
+the ring NCCL printed instead (NCCL_DEBUG=INFO's `Channel 00/16 : 0 7 6 5 ...`, from rank 0):
+GPU order[p] sends to order[p + 1], and position p, not rank p, ends owning chunk p.
 """
 
 from __future__ import annotations

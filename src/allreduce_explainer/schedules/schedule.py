@@ -62,10 +62,15 @@ def ring(
 ):
     """Reduce-scatter and all-gather steps of one ring over the GPUs in `order` on [start, stop).
 
-    The m GPUs cut the range into m chunks. At reduce-scatter step s the GPU at position p sends
-    chunk (p - s) mod m to position p + 1, which adds it in; after m - 1 steps position p owns the
-    complete sum of chunk (p + 1) mod m. At all-gather step s position p forwards chunk
-    (p + 1 - s) mod m, which the next GPU copies, until every GPU holds every chunk.
+    The m GPUs cut the range into m chunks and number the ring's places from its lowest GPU: x is
+    the place of `order`'s position p, (p - p0) mod m with p0 the lowest GPU's position (NCCL's
+    ring->index, the distance from rank 0 round the ring, src/init.cc:802). NCCL's runRing
+    (src/device/all_reduce.h:42-73, v2.30.7-1): at reduce-scatter step s (from 0) place x sends
+    chunk (x - 1 - s) mod m to the next GPU, which adds it in (line 43: modRanks(ringIx + nranks
+    - 1), then ringIx + nranks - j); so chunk c is started by place c + 1 and, after m - 1 steps,
+    place x owns the complete sum of chunk x (line 60: chunk = ringIx). At all-gather step s place
+    x forwards chunk (x - s) mod m, which the next GPU copies (lines 64-72), until every GPU holds
+    every chunk.
 
     bounds=False leaves out which elements each transfer carries (start and stop None) when
     every chunk has the same size: counting bytes needs the size only, and a ring of 512 GPUs
@@ -76,18 +81,26 @@ def ring(
     lo, hi = [a for a, _ in chunks], [b for _, b in chunks]
     size = (stop - start) // m if (stop - start) % m == 0 and stop > start else None
     nxt = order[1:] + order[:1]
+    first = order.index(min(order))
 
-    def steps(offset: int, reduce: bool, phase: str) -> list[Step]:
+    def steps(lag: int, reduce: bool, phase: str) -> list[Step]:
         if size is not None and not bounds:
             return [Step(phase, reduce, order, nxt, None, None, size) for _ in range(m - 1)]
         out = []
         for s in range(m - 1):
-            r = (s - offset) % m  # position p sends chunk (p - r) mod m: a rotation by r
+            r = (first + lag + s) % m  # position p sends chunk (p - r) mod m: a rotation by r
             starts, stops = lo[m - r :] + lo[: m - r], hi[m - r :] + hi[: m - r]
             out.append(make_step(phase, reduce, order, nxt, starts, stops, stop - start < m, size))
         return out
 
-    return steps(0, True, names[0]), steps(1, False, names[1])
+    return steps(1, True, names[0]), steps(0, False, names[1])
+
+
+def owned(order: list[int]) -> list[int]:
+    """The chunk each position of `order` owns after `ring`'s reduce-scatter: its place, counted
+    round the ring from the lowest GPU (NCCL's ring->index; src/device/all_reduce.h:60)."""
+    m, first = len(order), order.index(min(order))
+    return [(p - first) % m for p in range(m)]
 
 
 def merge(*step_lists: list[Step]) -> list[Step]:

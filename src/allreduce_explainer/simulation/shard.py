@@ -139,9 +139,9 @@ def run(
     update = _Update(optimizer, lr, dt)
     topo = Topology.make(n, n)
     chunks = sch.split(0, length, n)
-    owned = [(p + 1) % n for p in range(n)]  # sch.ring: position p ends owning chunk p + 1
-
-    rs_steps, ag_steps = sch.ring(list(range(n)), 0, length)
+    ring = list(range(n))
+    owned = sch.owned(ring)
+    rs_steps, ag_steps = sch.ring(ring, 0, length)
     rs = sim.run("reduce-scatter", topo, grads, dt, steps=rs_steps)
     summed = rs["results"]
     local = [list(params) for _ in range(n)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import api, dtypes
 from ..errors import ParamError
 from ..params import DTYPE, SEED, VALUES, Param, spec, validated
+from ..schedules.schedule import owned as owned_by_position
 from ..schedules.schedule import split
 from ..simulation.verify import check
 from ..validate import permutation
@@ -143,11 +144,12 @@ def ring_reduce_scatter(params=None) -> dict:
 
 
 def _owned(order: list[int] | None, n: int) -> list[int]:
-    """The chunk each GPU owns after the reduce-scatter: position p of the ring owns chunk
-    (p + 1) mod n (schedules/schedule.py's ring), so GPU order[p] does."""
+    """The chunk each GPU owns after the reduce-scatter, by GPU: the schedule's rule (NCCL's:
+    GPU r owns chunk r in rank order; position p of a ring printed from rank 0 owns chunk p)."""
+    ranks = order or list(range(n))
     owned = [0] * n
-    for pos, gpu in enumerate(order or range(n)):
-        owned[gpu] = (pos + 1) % n
+    for gpu, chunk in zip(ranks, owned_by_position(ranks), strict=True):
+        owned[gpu] = chunk
     return owned
 
 
@@ -177,6 +179,19 @@ def ring_all_gather(params=None) -> dict:
     rs = stepper_frames(r["trace"][: n - 1], r["inputs"], ones, n, chunks, lambda *_: [])
     layout = diagram.ring(n, order=_ranks(p))
     return diagram.attach(state, layout, start=diagram.holders(rs, n)[-1])
+
+
+def facts() -> dict[str, str]:
+    """Stage 2's figures, from its stepper's default state: how many GPUs, which GPU sends
+    chunk 0 first and which owns its complete sum at the end (read from the frames' moves and
+    the owners, so the prose follows the schedule)."""
+    s = ring_reduce_scatter()
+    first = next(m[0] for m in s["frames"][1]["moves"] if m[4] == 0)
+    return {
+        "rs_gpus": str(s["gpus"]),
+        "rs_chunk0_first": str(first),
+        "rs_chunk0_owner": str(s["owned"].index(0)),
+    }
 
 
 EDIT_HINT = "At step 0 you can edit any GPU's numbers."

@@ -118,7 +118,7 @@ def _columns(method: str, k: int) -> str:
         return f"The columns are grouped into {k} parts, one per ring, each ring on its own card."
     return (
         f"The columns are grouped into {k} shards: after the reduce-scatter inside its server, "
-        f"the GPU of local rank p holds its server's sum of shard (p + 1) mod {k}."
+        "the GPU of local rank p holds its server's sum of shard p."
     )
 
 

@@ -60,8 +60,9 @@ def state(kind, seed, answer=None):
 def ring_buffers(values, steps):
     """A ring all-reduce in numpy, one element per chunk: the buffers after `steps` steps.
 
-    Step t (from 1) of the reduce-scatter: GPU i sends chunk (i - t + 1) mod n to GPU i + 1,
-    which adds it; all-gather step t: GPU i sends chunk (i - t + 2) mod n, which is copied.
+    NCCL's runRing (src/device/all_reduce.h:42-73, v2.30.7-1), GPU i's ring index being i: its
+    send t (from 1) carries chunk modRanks(i + n - t) for t = 1..n - 1, which GPU i + 1 adds in;
+    then chunk i (line 60) and modRanks(i + n - j) for j = 1..n - 2, which it copies.
     """
     buf = np.array(values, dtype=np.int64)
     n = len(values)
@@ -69,10 +70,11 @@ def ring_buffers(values, steps):
         before = buf.copy()
         for i in range(n):
             if t < n:
-                c = (i - t + 1) % n
+                c = (i + n - t) % n
                 buf[(i + 1) % n, c] = before[(i + 1) % n, c] + before[i, c]
             else:
-                c = (i - (t - n + 1) + 2) % n
+                j = t - n  # the all-gather's j-th send after the finished chunk
+                c = i if j == 0 else (i + n - j) % n
                 buf[(i + 1) % n, c] = before[i, c]
     return buf
 
@@ -130,8 +132,8 @@ def oracle(kind, g):
         return int(ring_buffers(g["values"], n - 1 + g["step"])[g["gpu"], g["chunk"]])
     if kind == "rs_message_bytes":
         return g["bytes"] / g["gpus"]
-    if kind == "rs_owner":
-        return (g["gpu"] + 1) % g["gpus"]
+    if kind == "rs_owner":  # all_reduce.h:60: the reduce-scatter finishes chunk ringIx
+        return g["gpu"]
     if kind == "ring_steps":
         return 2 * (g["gpus"] - 1)
     if kind == "ring_bytes_per_gpu":
@@ -554,6 +556,32 @@ def test_the_finished_sum_typed_for_a_stale_cell_is_named_and_never_called_twice
             if want:
                 fb = state(kind, seed, str(2 * want))["feedback"]
                 assert not fb["correct"] and "twice" not in fb["message"]
+
+
+def test_the_other_chunk_numbering_is_named():
+    """A reader who starts chunk c on GPU c (Baidu's numbering, one place on from NCCL's) gets
+    the cell of that ring in rs_cell and chunk i + 1 in rs_owner: both named, never correct."""
+
+    def baidu_cell(g):
+        v, c, i, s = np.array(g["values"]), g["chunk"], g["gpu"], g["step"]
+        n = len(v)
+        k = (i - c) % n  # chunk c started on GPU c, one GPU further each step
+        return int(v[[(c + j) % n for j in range(k + 1)], c].sum()) if 0 < k <= s else int(v[i, c])
+
+    def differs(g):
+        total = int(np.array(g["values"])[:, g["chunk"]].sum())
+        return baidu_cell(g) not in (oracle("rs_cell", g), total)
+
+    for seed in _seeds("rs_cell", differs):
+        g = state("rs_cell", seed)["given"]
+        fb = state("rs_cell", seed, str(baidu_cell(g)))["feedback"]
+        assert not fb["correct"] and f"had GPU {g['chunk']} sent it first" in fb["message"], fb
+    for seed in range(30):
+        g = state("rs_owner", seed)["given"]
+        fb = state("rs_owner", seed, str((g["gpu"] + 1) % g["gpus"]))["feedback"]
+        assert not fb["correct"] and "chunk i first" in fb["message"], fb
+        fb = state("rs_owner", seed, str((g["gpu"] - 1) % g["gpus"]))["feedback"]
+        assert not fb["correct"] and "sends first" in fb["message"], fb
 
 
 def _by_prompt(g, count=None):

@@ -57,8 +57,9 @@ def test_bf16_ring_rounds_at_every_hop(values):
     chunks = r["chunks"]
     for j, got in enumerate(r["ring_result"]):
         c = next(k for k, (a, b) in enumerate(chunks) if a <= j < b)
-        acc = ml_dtypes.bfloat16(values[c][j])
-        for k in range(1, n):
+        # NCCL's runRing: chunk c is started by GPU c + 1 (src/device/all_reduce.h:43)
+        acc = ml_dtypes.bfloat16(values[(c + 1) % n][j])
+        for k in range(2, n + 1):
             acc = acc + ml_dtypes.bfloat16(values[(c + k) % n][j])
         assert got == float(acc)
 

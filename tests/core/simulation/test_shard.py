@@ -23,10 +23,11 @@ BF16 = ml_dtypes.bfloat16
 
 
 def _ring_sum(grads, j: int, c: int, add):
-    """Element j of chunk c as the ring's reduce-scatter adds it: from GPU c onwards."""
+    """Element j of chunk c as the ring's reduce-scatter adds it: from GPU c + 1 onwards (NCCL's
+    runRing, src/device/all_reduce.h:43: chunk c is started by GPU c + 1)."""
     n = len(grads)
-    acc = grads[c][j]
-    for k in range(1, n):
+    acc = grads[(c + 1) % n][j]
+    for k in range(2, n + 1):
         acc = add(acc, grads[(c + k) % n][j])
     return acc
 
@@ -116,8 +117,7 @@ def test_adam_per_shard_is_numpys_adam_bit_for_bit(case, dtype):
             new = BF16(new)
         for gpu in range(n):
             assert r["final_params"][gpu][j] == float(new)
-        owner = (c - 1) % n
-        state = r["optimizer_state"][owner]
+        state = r["optimizer_state"][c]  # GPU c finishes chunk c (all_reduce.h:60)
         assert state["m"][j - state["start"]] == float(m)
         assert state["v"][j - state["start"]] == float(v)
     assert r["check"]["all_equal"]

@@ -11,9 +11,11 @@ from strategies import cluster
 
 from allreduce_explainer import api, dtypes
 from allreduce_explainer.costs import cost
+from allreduce_explainer.schedules.schedule import split
 from allreduce_explainer.schedules.topology import Topology
 from allreduce_explainer.simulation import simulate
 from allreduce_explainer.simulation.simulate import run
+from allreduce_explainer.simulation.verify import check
 from helpers import examples
 
 ALGORITHMS = ["naive", "ring", "multi-ring", "tree", "hierarchical"]
@@ -79,11 +81,12 @@ def _chain_oracle(inputs, order_of_chunk, chunks, scalar):
 def test_ring_bits_match_ml_dtypes_in_ring_order(n, length, seed, types):
     name, scalar = types
     r = api.simulate("ring", n, length=length, dtype=name, seed=seed)
-    from allreduce_explainer.schedules.schedule import split
-
     chunks = split(0, length, n)
-    # chunk c starts on GPU c and travels c, c+1, ..., c-1, each GPU adding its own values
-    expected = _chain_oracle(r["inputs"], lambda c: [(c + j) % n for j in range(n)], chunks, scalar)
+    # NCCL's runRing (src/device/all_reduce.h:43): chunk c starts on GPU c + 1 and travels
+    # c + 1, c + 2, ..., c, each GPU adding its own values
+    expected = _chain_oracle(
+        r["inputs"], lambda c: [(c + 1 + j) % n for j in range(n)], chunks, scalar
+    )
     assert r["results"][0] == expected
 
 
@@ -231,3 +234,19 @@ def test_counts_without_bounds_at_full_servers():
         assert simulate.count(method, topo, 128 * 8, 4, bounds=False) == simulate.count(
             method, topo, 128 * 8, 4
         )
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.integers(2, 9), st.integers(1, 30), st.integers(0, 2**32))
+def test_only_the_last_chunk_is_summed_in_gpu_order(n, length, seed):
+    """Page 3: chunk n - 1 starts on GPU 0 (NCCL's runRing: GPU 0 first sends chunk
+    modRanks(0 + n - 1)), so its elements are 0 + 1 + ... + (n - 1) folded in BF16, and the
+    check's second distance is zero there."""
+    r = api.simulate("ring", n, length=length, dtype="bf16", seed=seed)
+    a, b = split(0, length, n)[n - 1]
+    for j in range(a, b):
+        acc = ml_dtypes.bfloat16(r["inputs"][0][j])
+        for gpu in range(1, n):
+            acc = acc + ml_dtypes.bfloat16(r["inputs"][gpu][j])
+        assert r["results"][0][j] == float(acc)
+    assert check(r)["ulps_in_order"][a:b] == [0] * (b - a)
