@@ -322,7 +322,7 @@ def rs_cell(rng: random.Random) -> Problem:
         unit="",
         tolerance=EXACT,
         given={"values": values, "step": s, "gpu": i, "chunk": c},
-        mistakes=(
+        mistakes=_first_of_each_value(
             (
                 total,
                 f"That is chunk {c}'s finished sum, which only one GPU holds, after step "
@@ -337,6 +337,17 @@ def rs_cell(rng: random.Random) -> Problem:
         ),
         factor_hints=False,
     )
+
+
+def _first_of_each_value(*mistakes: tuple[float, str]) -> tuple[tuple[float, str], ...]:
+    """The misconceptions whose values no earlier one has: where two wrong methods land on the
+    same number, the first (the likelier) names it, so each listed message is the one a student
+    who typed its value gets."""
+    out: list[tuple[float, str]] = []
+    for value, message in mistakes:
+        if all(value != v for v, _ in out):
+            out.append((value, message))
+    return tuple(out)
 
 
 @titled("The size of one ring message")
