@@ -18,6 +18,7 @@ from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US, NCCL_V
 from .errors import ParamError
 from .logs import explain
 from .nccl.topology import NIC_GBPS as NCCL_NIC_GBPS
+from .nccl.topology import tree_pattern
 from .nccl.tuning import comm_channels
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, validated
 from .schedules import tree
@@ -680,7 +681,10 @@ def orders(
     plans = _order_plans(system, nbytes, dt)
     at = p["offset"]
     ring = orders_engine.ring(inputs, dt, plans["ring"], at)
-    tree_run = orders_engine.tree(inputs, dt, plans["tree"], plans["tree_channels"], at)
+    tree_run = orders_engine.tree(
+        inputs, dt, plans["tree"], plans["tree_channels"], at,
+        gpus_per_node=system.gpus_per_node, pattern=tree_pattern(system),
+    )  # fmt: skip
     runs = {
         "serial": orders_engine.serial(inputs, dt)["buffers"],
         "ring": ring["buffers"],
@@ -729,7 +733,9 @@ def _order_plans(system: nccl.System, nbytes: int, dt) -> dict:
     plans = {}
     for method, algo in (("ring", "Ring"), ("tree", "Tree")):
         protocol = best.protocol.get(algo, ["Simple"])[0]
-        plans[method] = orders_engine.make_plan(count, dt.itemsize, n, algo, protocol, channels)
+        plans[method] = orders_engine.make_plan(
+            count, dt.itemsize, n, algo, protocol, channels, system.nodes
+        )
     plans["tree_channels"] = min(
         graphs["Ring"].n_channels, graphs.get("Tree", graphs["Ring"]).n_channels
     )
