@@ -34,7 +34,7 @@ def test_dtype_and_gpus_recompute_through_python(page, server):
     lab.locator("[data-param=gpus]").press("Enter")
     want = w.orders({"dtype": "fp32", "gpus": 6})["readouts"]
     lab.locator("[data-readout=agree]", has_text="all 6 GPUs").wait_for()
-    assert lab.locator("[data-readout=ulp_ring]").inner_text() == want["ulp_ring"]
+    assert lab.locator("[data-readout=values_ring]").inner_text() == want["values_ring"]
     assert lab.locator("[data-readout=cost]").inner_text() == want["cost"]
     page.watch.assert_clean()
 

@@ -405,10 +405,11 @@ def exact(inputs: list[list], dtype: DType) -> list[float]:
 
 def same_bits(a: list, b: list) -> bool:
     """Equal element by element, telling -0.0 from 0.0 and NaN from any number."""
-    return len(a) == len(b) and all(_bits(x) == _bits(y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(bits(x) == bits(y) for x, y in zip(a, b))
 
 
-def _bits(x: float) -> tuple:
+def bits(x: float) -> tuple:
+    """A key equal for equal bits: -0.0 apart from 0.0, every NaN alike."""
     return ("nan",) if math.isnan(x) else (x, math.copysign(1.0, x))
 
 
