@@ -273,25 +273,29 @@ def test_nccls_split_of_100_000_bytes_on_8_gpus():
     assert [p[2] for p in r["nccl"]["ring"]["parts"]] == [18_432, 18_432, 13_136]
 
 
-@pytest.mark.parametrize("gpus", [16, 24, 32])
-def test_trees_across_servers_match_connect_cc(gpus):
-    """Several servers: the chain in each, the servers' heads in NCCL's two trees."""
+@pytest.mark.parametrize(
+    ("gpus", "gpu"), [(16, "H100 SXM"), (24, "H100 SXM"), (32, "A100 SXM"), (12, "A100 SXM")]
+)
+def test_trees_across_servers_match_connect_cc(gpus, gpu):
+    """Several servers: the chain in each, the servers' heads in NCCL's two trees, attached as
+    the search's pattern says (TREE on H100 with a card per GPU, BALANCED_TREE on A100)."""
     name = "bf16"
     dt = dtypes.FLOATS[name]
-    system = api._order_system(gpus, api.DEFAULT_GPU)
+    system = api._order_system(gpus, gpu)
     assert system.nodes > 1
     gr = graphs(system)
     k = min(gr["Ring"].n_channels, gr["Tree"].n_channels)
     comm_nc = comm_channels(system)
     trees = connect_trees(gpus, system.gpus_per_node, tree_pattern(system), k, comm_nc)
     nbytes = 64 * MIB
-    head = api.orders(gpus=gpus, length=8, bytes=nbytes)
+    head = api.orders(gpus=gpus, length=8, bytes=nbytes, gpu=gpu)
     parts = [tuple(p) for p in head["nccl"]["tree"]["parts"]]
     assert len({p[0] // k % 2 for p in parts}) == 2  # both trees are used
     for c, at, _, _ in parts[:: max(1, len(parts) // 6)]:
         values = orders.draw("wide", gpus, 16, dt, c)
-        r = api.orders(gpus=gpus, dtype=name, values=values, bytes=nbytes, offset=at)
+        r = api.orders(gpus=gpus, dtype=name, values=values, bytes=nbytes, offset=at, gpu=gpu)
         down, root = trees[c]
         for j in range(16):
             want = np_tree([row[j] for row in values], down, root, name)
             assert r["methods"]["tree"]["result"][j] == float(want)
+        assert all(r["tree_index"][j] == c // k % 2 for j in range(16))
