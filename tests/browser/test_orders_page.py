@@ -1,6 +1,7 @@
 """Stage 3's order lab in Chromium: readable before Python starts (the pre-rendered readouts and
 summary are Python's defaults), a control recomputes through Python, the page's answers quote
-the widget's facts; the methods' results per element in view at the default; axe clean, no horizontal scroll at 360 px."""
+the widget's facts; the methods' results per element in view at the default; axe clean, no
+horizontal scroll at 360 px."""
 
 from __future__ import annotations
 

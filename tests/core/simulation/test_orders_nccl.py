@@ -299,3 +299,28 @@ def test_trees_across_servers_match_connect_cc(gpus, gpu):
             want = np_tree([row[j] for row in values], down, root, name)
             assert r["methods"]["tree"]["result"][j] == float(want)
         assert all(r["tree_index"][j] == c // k % 2 for j in range(16))
+
+
+def test_a_debug_logs_rings_apply_per_channel():
+    """Rings from a log ("Channel 00/24 : 0 2 1 3", ...), one per channel: channel c's element
+    whose chunk starts at ring position s is added by rings[c mod len][s], [s + 1], ...; a log
+    listing the search's channels only repeats them, as connect.cc:448-456 duplicates them."""
+    gpus, name = 4, "bf16"
+    dt = dtypes.FLOATS[name]
+    count = MIB // dt.itemsize
+    rings = [[0, 2, 1, 3], [3, 1, 0, 2], [1, 0, 3, 2]]
+    system = api._order_system(gpus, api.DEFAULT_GPU)
+    parts = cbd_parts(count, dt.itemsize, "LL", "Ring", gpus, 1, comm_channels(system))
+    channel, start = ring_starts(count, parts, gpus, dt.itemsize)
+    text = ";".join(" ".join(map(str, r)) for r in rings)
+    width = 32
+    for edge in boundaries(channel, start)[:: max(1, len(parts) // 4)]:
+        at = min(max(0, edge - width // 2), count - width)
+        values = orders.draw("wide", gpus, width, dt, edge)
+        r = api.orders(gpus=gpus, dtype=name, values=values, bytes=MIB, offset=at, rings=text)
+        for j in range(width):
+            ring = rings[channel[at + j] % len(rings)]
+            order = [ring[(start[at + j] + k) % gpus] for k in range(gpus)]
+            assert r["ring_first"][j] == order[0]
+            want = np_ring([row[j] for row in values], order, name)
+            assert r["methods"]["ring"]["result"][j] == float(want)
