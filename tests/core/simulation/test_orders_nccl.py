@@ -6,6 +6,9 @@ them (a chain inside each server, ncclGetDtree's trees across servers). Each ele
 then numpy's or ml_dtypes' in that order; the lab must match it bit for bit on every element of
 windows placed on every channel and chunk boundary of a 1 MiB bucket."""
 
+import re
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -324,3 +327,24 @@ def test_a_debug_logs_rings_apply_per_channel():
             assert r["ring_first"][j] == order[0]
             want = np_ring([row[j] for row in values], order, name)
             assert r["methods"]["ring"]["result"][j] == float(want)
+
+
+def test_the_one_server_tree_is_the_chain_a_published_log_prints():
+    """NVIDIA/nccl-tests#213's log of one server of 8 GPUs (tests/data/nccl-debug) prints
+    "Trees [c] down0/down1/down2->rank->up" for ranks 2 and 4 on all 16 channels: the chain,
+    3 -> 2 -> 1 and 5 -> 4 -> 3. The lab's trees on 8 GPUs of one server say the same."""
+    log = Path(__file__).parents[2] / "data" / "nccl-debug" / "nccl-tests-213-1x8-16channels.txt"
+    seen = 0
+    for line in log.read_text().splitlines():
+        if "NCCL INFO Trees" not in line:
+            continue
+        for d0, d1, d2, rank, up in re.findall(
+            r"\[\d+\] (-?\d+)/(-?\d+)/(-?\d+)->(\d+)->(-?\d+)", line
+        ):
+            down = [int(d) for d in (d0, d1, d2) if d != "-1"]
+            for t in (0, 1):  # one server: both trees are the chain
+                assert orders.tree_children(8, 8, "BALANCED_TREE")[t][int(rank)] == down
+                assert orders.tree_roots(8, 8)[t] == 0
+            assert int(up) == int(rank) - 1
+            seen += 1
+    assert seen == 32
