@@ -189,6 +189,7 @@ def make_plan(
 
 
 def part_of(offset: int, parts: Sequence[Part]) -> Part:
+    """The channel's part that holds the element at `offset`."""
     return next(p for p in parts if p.offset <= offset < p.offset + p.count)
 
 
@@ -238,12 +239,17 @@ def dtree(nranks: int, rank: int) -> tuple[tuple[int, int, int], tuple[int, int,
     """(up, down0, down1) of `rank` in ncclGetDtree's two trees (trees.cc:84-112): the btree,
     and the btree mirrored (even nranks) or shifted by one rank (odd)."""
     if nranks % 2:
-        moved = btree(nranks, (rank - 1) % nranks)
-        second = tuple(-1 if x == -1 else (x + 1) % nranks for x in moved)
+        up, d0, d1 = btree(nranks, (rank - 1) % nranks)
+
+        def back(x: int) -> int:
+            return -1 if x == -1 else (x + 1) % nranks
     else:
-        moved = btree(nranks, nranks - 1 - rank)
-        second = tuple(-1 if x == -1 else nranks - 1 - x for x in moved)
-    return btree(nranks, rank), second  # type: ignore[return-value]
+        up, d0, d1 = btree(nranks, nranks - 1 - rank)
+
+        def back(x: int) -> int:
+            return -1 if x == -1 else nranks - 1 - x
+
+    return btree(nranks, rank), (back(up), back(d0), back(d1))
 
 
 def tree_children(
@@ -277,9 +283,11 @@ def tree_children(
 def tree_roots(nranks: int, gpus_per_node: int = 1) -> tuple[int, int]:
     """The GPUs that end each tree's sum: the head of the server with no parent."""
     nodes = nranks // gpus_per_node
-    return tuple(  # type: ignore[return-value]
-        next(v for v in range(nodes) if dtree(nodes, v)[t][0] == -1) * gpus_per_node for t in (0, 1)
-    )
+
+    def root(t: int) -> int:
+        return next(v for v in range(nodes) if dtree(nodes, v)[t][0] == -1) * gpus_per_node
+
+    return root(0), root(1)
 
 
 def nvls_sum(values, dtype: DType) -> float:
