@@ -19,6 +19,7 @@ from .errors import ParamError
 from .logs import explain
 from .nccl import NCCL_VERSION
 from .nccl.topology import NIC_GBPS as NCCL_NIC_GBPS
+from .nccl.topology import tree_pattern
 from .nccl.tuning import comm_channels
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, validated
 from .schedules import tree
@@ -650,7 +651,12 @@ ORDERS = spec(
     Param("offset", 0, "int", "the gradient's first element inside the bucket", 0, 1 << 39),
     Param("gpu", DEFAULT_GPU, "name", "GPU (NCCL's channels and pick)"),
     VALUES,
+    Param("rings", None, "data", "each channel's ring of GPUs, as NCCL_DEBUG=INFO prints them, "
+          "channels separated by ';' (0,1,3,2;0,2,3,1); channel c takes ring c modulo their "
+          "number, as NCCL duplicates its channels (default 0,1,...,N-1 on every channel)",
+          optional=True, metavar="R,R,...;..."),
 )  # fmt: skip
+MAX_ORDER_RINGS = 64  # MAXCHANNELS (src/include/device.h:91)
 
 
 def orders(
@@ -663,11 +669,13 @@ def orders(
     offset=0,
     gpu=DEFAULT_GPU,
     values=None,
+    rings=None,
 ) -> dict:
     """The same all-reduce summed in each method's order (serial, NCCL's ring, NCCL's trees,
     NVLS) against the exactly rounded sum: each method's result, whether every GPU holds the
     same bits, and its distance from the exact sum in ulps. The bucket size decides NCCL's
-    algorithm, protocol, channels and chunks, hence the ring's and the trees' orders."""
+    algorithm, protocol, channels and chunks, hence the ring's and the trees' orders; `rings`
+    gives each channel's ring (a debug log's), rank order by default."""
     p = validated(locals(), ORDERS)
     n, dt = p["gpus"], dtypes.FLOATS[p["dtype"]]
     if p["values"] is None:
@@ -686,8 +694,12 @@ def orders(
     system = _order_system(n, p["gpu"])
     plans = _order_plans(system, nbytes, dt)
     at = p["offset"]
-    ring = orders_engine.ring(inputs, dt, plans["ring"], at)
-    tree_run = orders_engine.tree(inputs, dt, plans["tree"], plans["tree_channels"], at)
+    channel_rings = None if p["rings"] is None else _rings(p["rings"], n)
+    ring = orders_engine.ring(inputs, dt, plans["ring"], at, channel_rings)
+    tree_run = orders_engine.tree(
+        inputs, dt, plans["tree"], plans["tree_channels"], at,
+        gpus_per_node=system.gpus_per_node, pattern=tree_pattern(system),
+    )  # fmt: skip
     runs = {
         "serial": orders_engine.serial(inputs, dt)["buffers"],
         "ring": ring["buffers"],
@@ -721,6 +733,23 @@ def orders(
     }
 
 
+def _rings(value, n: int) -> list[list[int]]:
+    """Each channel's ring: text "0,1,3,2;0,2,3,1" (one ring per channel, as NCCL_DEBUG=INFO
+    prints them) or a list of rings; each a permutation of the n GPUs."""
+    rings = [r for r in value.split(";") if r.strip()] if isinstance(value, str) else value
+    if not isinstance(rings, (list, tuple)) or not rings:
+        raise ParamError("rings", "must list one ring per channel, such as 0,1,3,2;0,2,3,1")
+    if len(rings) > MAX_ORDER_RINGS:
+        raise ParamError("rings", f"lists {len(rings)} rings; NCCL has at most {MAX_ORDER_RINGS}")
+    out = []
+    for k, ring in enumerate(rings):
+        try:
+            out.append(permutation("rings", ring, n))
+        except ParamError as e:
+            raise ParamError("rings", f"ring {k + 1}: {e.message}") from None
+    return out
+
+
 def _order_system(n: int, gpu: str) -> nccl.System:
     """n GPUs in servers of up to 8 (the largest divisor of n that fits), a card per GPU."""
     g = max(d for d in range(1, 9) if n % d == 0)
@@ -736,7 +765,9 @@ def _order_plans(system: nccl.System, nbytes: int, dt) -> dict:
     plans = {}
     for method, algo in (("ring", "Ring"), ("tree", "Tree")):
         protocol = best.protocol.get(algo, ["Simple"])[0]
-        plans[method] = orders_engine.make_plan(count, dt.itemsize, n, algo, protocol, channels)
+        plans[method] = orders_engine.make_plan(
+            count, dt.itemsize, n, algo, protocol, channels, system.nodes
+        )
     plans["tree_channels"] = min(
         graphs["Ring"].n_channels, graphs.get("Tree", graphs["Ring"]).n_channels
     )

@@ -1,6 +1,7 @@
 """Stage 3's order lab in Chromium: readable before Python starts (the pre-rendered readouts and
 summary are Python's defaults), a control recomputes through Python, the page's answers quote
-the widget's facts; axe clean, no horizontal scroll at 360 px."""
+the widget's facts; the methods' results per element in view at the default; axe clean, no
+horizontal scroll at 360 px."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ def test_readable_before_python(page, server):
     state = w.orders()
     assert lab.locator("[data-readout=agree]").inner_text().startswith("yes, all 4 GPUs")
     assert lab.locator("[data-readout=bucket]").inner_text() == state["readouts"]["bucket"]
+    assert lab.locator("[data-readout=differ]").inner_text() == state["readouts"]["differ"]
+    for m in w.METHODS:  # each method's result per element, in view, not behind a toggle
+        readout = lab.locator(f"[data-readout=values_{m}]")
+        assert readout.is_visible() and readout.inner_text() == state["readouts"][f"values_{m}"]
     assert lab.locator("[data-role=chart-summary]").first.inner_text() == state["summary"]
     text = page.locator("main").inner_text()
     f = w.facts()
@@ -34,7 +39,7 @@ def test_dtype_and_gpus_recompute_through_python(page, server):
     lab.locator("[data-param=gpus]").press("Enter")
     want = w.orders({"dtype": "fp32", "gpus": 6})["readouts"]
     lab.locator("[data-readout=agree]", has_text="all 6 GPUs").wait_for()
-    assert lab.locator("[data-readout=ulp_ring]").inner_text() == want["ulp_ring"]
+    assert lab.locator("[data-readout=values_ring]").inner_text() == want["values_ring"]
     assert lab.locator("[data-readout=cost]").inner_text() == want["cost"]
     page.watch.assert_clean()
 

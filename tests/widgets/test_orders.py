@@ -81,8 +81,89 @@ def test_bad_params_name_their_field():
     assert e.value.field == "bucket_mb"
 
 
-def test_facts_are_the_widgets_numbers():
+def test_facts_are_the_widgets_numbers_at_its_default():
+    """The page's answers quote the lab as it opens: its GPU count, bucket and picks."""
     f = w.facts()
-    s = w.orders({"gpus": 8, "kind": "random", "bucket_mb": "25"})
+    s = w.orders()
+    assert f["orders_gpus"] == str(s["params"]["gpus"])
     assert f["orders_changed"] == str(s["changed"])
-    assert f["orders_alone_pick"].startswith(s["alone"]["nccl"]["algorithm"])
+    assert f["orders_agree"] == s["readouts"]["agree"]
+    assert f["orders_alone_pick"] == " ".join(
+        s["alone"]["nccl"][k] for k in ("algorithm", "protocol")
+    )
+    assert f"{f['orders_bucket']}: NCCL picks {f['orders_bucket_pick']}" in s["readouts"]["bucket"]
+    assert f["orders_cost_bf16"] in s["readouts"]["cost"]
+    assert f["orders_cost_fp32"] in s["readouts"]["cost"]
+    assert f"on {f['orders_sweep_gpus']} GPUs" in s["figures"]["precision"]["summary"]
+
+
+def probe_oracle(n: int) -> dict[str, list[float]]:
+    """The default's four methods on the probe, in BF16 with ml_dtypes: GPU i holds
+    (1e8, 1, -1e8, 1)[(i + j) % 4] in element j; one server, so the ring starts every element
+    of this 16-byte message at GPU 1 (one chunk, all_reduce.h:38, 43) and the tree is the chain
+    0 <- 1 <- ... <- n - 1 (connect.cc:53-62)."""
+    bf = ml_dtypes.bfloat16
+    probe = [1e8, 1.0, -1e8, 1.0]
+    out = {m: [] for m in w.METHODS}
+    for j in range(w.LENGTH):
+        col = [bf(probe[(i + j) % 4]) for i in range(n)]
+        acc = col[0]
+        for x in col[1:]:
+            acc = bf(acc + x)
+        out["serial"].append(float(acc))
+        acc = col[1]
+        for k in range(2, n + 1):
+            acc = bf(acc + col[k % n])
+        out["ring"].append(float(acc))
+        acc = col[n - 1]
+        for x in reversed(col[:-1]):
+            acc = bf(x + acc)
+        out["tree"].append(float(acc))
+        acc = np.float32(col[0])
+        for x in col[1:]:
+            acc = np.float32(acc + np.float32(x))
+        out["nvls"].append(float(bf(acc)))
+    return out
+
+
+def test_the_default_shows_where_the_methods_differ_element_by_element():
+    """Not four tied summaries: each method's result on every element is shown, the methods
+    differ on some elements, and the headline counts those elements and spells one out."""
+    s = w.orders()
+    want = probe_oracle(s["params"]["gpus"])
+    for m in w.METHODS:
+        assert s["alone"]["methods"][m]["result"] == want[m]
+        shown = s["readouts"][f"values_{m}"].split(" (")[0].split(", ")
+        assert [float(x) for x in shown] == want[m]
+    differ = [j for j in range(w.LENGTH) if len({want[m][j] for m in w.METHODS}) > 1]
+    assert differ  # the point of the default
+    assert s["readouts"]["differ"].startswith(f"{len(differ)} of {w.LENGTH} elements")
+    j = differ[0]
+    assert f"element {j}: serial {w.fmt.sig(want['serial'][j], 4)}, " in s["readouts"]["differ"]
+    assert w.facts()["orders_differ"] == str(len(differ))
+
+
+def test_the_readouts_tell_apart_any_two_fp32_results():
+    """Two results that differ in one bit must not print alike."""
+    s = w.orders({"dtype": "fp32", "kind": "wide", "gpus": 8, "seed": 2})
+    shown = {m: s["readouts"][f"values_{m}"].split(" (")[0].split(", ") for m in w.METHODS}
+    for m in w.METHODS:
+        for n in w.METHODS:
+            for j in range(w.LENGTH):
+                a = s["alone"]["methods"][m]["result"][j]
+                b = s["alone"]["methods"][n]["result"][j]
+                assert (np.float32(a) == np.float32(b)) == (shown[m][j] == shown[n][j])
+
+
+def test_the_agree_readout_names_a_method_whose_gpus_disagree(monkeypatch):
+    """The check can fail: if a method left different bits on two GPUs, the headline says no
+    and names it."""
+    real = api.orders
+
+    def split_ring(**kw):
+        r = real(**kw)
+        r["methods"]["ring"]["ranks_agree"] = False
+        return r
+
+    monkeypatch.setattr(w.api, "orders", split_ring)
+    assert w.orders()["readouts"]["agree"] == "no: NCCL ring"

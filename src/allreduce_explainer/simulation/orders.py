@@ -6,38 +6,40 @@ contributions are added and the precision of the partial sums. This module takes
 order from NCCL 2.30.7's kernels (tag v2.30.7-1; file:line below are of that tag):
 
 - Ring (src/device/all_reduce.h:14-83, runRing). The buffer is cut into channels
-  (src/enqueue.cc:656-713: cells of 32 KiB of traffic, a Lo / Mid / Hi part per channel), each
-  channel into loops of nranks chunks of chunkCount elements (all_reduce.h:23, 34; the last loop's
-  chunks shrink to alignUp(divUp(rem, nranks), 16 / sizeof(T)), line 38). The GPU at ring
-  position p first sends chunk p - 1 (line 43), so chunk c starts at position c + 1, each next
-  position adds its own value (lines 50-56) and position c adds the last one and keeps the sum
-  (lines 60-64), which the all-gather then copies to every GPU (lines 67-81). The element's
-  order therefore depends on its offset, the GPU count, the channel count and the size.
-- Tree (all_reduce.h:86-118, runTreeUpDown). A node adds what its children send to its own
-  value: reduceCopy starts from srcs[0], the node's own input, and adds the receive peers in
-  the order of tree.down (src/device/common_kernel.h:89-139, src/device/prims_simple.h:121,
-  223); the root keeps the sum and the broadcast copies it down. The trees are ncclGetDtree's
-  (src/graph/trees.cc:32-112), ported literally here: channels [k, 2k) use the second tree
-  (src/graph/connect.cc:151-165), where k is the trees' channel count.
-  Modelled with one GPU per tree node, as the site's tree everywhere (schedules/tree.py):
-  NCCL chains the GPUs inside a server and builds the trees across servers.
+  (src/enqueue.cc:583-713: the call's traffic, x 4 for LL (:461), spread over its channels in
+  cells of 32 KiB of traffic, a Lo / Mid / Hi part per channel), each channel into loops of
+  nranks chunks of chunkCount elements (all_reduce.h:23, 34; the last loop's chunks shrink to
+  alignUp(divUp(rem, nranks), 16 / sizeof(T)), line 38). The GPU at ring position p first sends
+  chunk p - 1 (line 43), so chunk c starts at position c + 1, each next position adds its own
+  value (lines 50-56) and position c adds the last one and keeps the sum (lines 60-64), which
+  the all-gather then copies round the ring (lines 67-81). The element's order therefore
+  depends on its offset, the GPU count, the channel count, the size and the channel's ring.
+- Tree (all_reduce.h:86-118, runTreeUpDown). A GPU adds what its children send to its own
+  value: reduceCopy starts from srcs[0], the GPU's own input, and adds the receive peers in the
+  order of tree.down (src/device/common_kernel.h:89-139, src/device/prims_simple.h:121, 223);
+  the root keeps the sum and the broadcast copies it down. Inside a server the GPUs form a
+  chain (src/graph/connect.cc:53-62: up is the GPU before, down[0] the GPU after); across
+  servers the servers' first GPUs form ncclGetDtree's two trees (src/graph/trees.cc:32-112),
+  whose children attach where the search's pattern says (connect.cc:55-64, 149-166); channels
+  [k, 2k) use the second tree (connect.cc:151, 460). On one server the tree is the chain alone.
 - NVLS. The switch reduces with multimem.ld_reduce ... .acc::f32 (stage 9): partial sums in
   FP32, one rounding to the element type at the end. In which order the switch adds the n
   inputs is not documented; it is modelled as FP32 additions in rank order, then one rounding.
   (For FP32 data that is the serial sum.)
-- Serial: the contributions added in GPU order, 0 to n-1, in the element type.
+- Serial: every GPU adds the n contributions itself, in GPU order, in the element type.
 - Exact: the sum of the exact rationals, rounded once (dtypes.round_exact), the reference for
   every error in ulps.
 
-Every method ends with one value per element copied to every GPU (the ring's all-gather, the
-tree's broadcast, NVLS's multimem store), so the GPUs agree bit for bit within a method; the
-results keep one buffer per GPU so the check is made, not assumed.
+Each GPU's buffer is computed along its own path (the ring's messages and the all-gather's
+copies, the tree's partial sums and its broadcast, each GPU's own serial sum), so whether the
+GPUs hold the same bits is a check on the result, not an assumption.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -47,24 +49,22 @@ from .gradients import draw as gradient
 # src/enqueue.cc:585 (MinTrafficPerChannel) and :91-94 (an all-reduce's traffic per byte is 2)
 MIN_TRAFFIC_PER_CHANNEL = 32 << 10
 ALLREDUCE_TRAFFIC_PER_BYTE = 2
+LL_TRAFFIC_FACTOR = 4  # enqueue.cc:461 and 658: LL's lines carry half data, and flags
 NCCL_STEPS = 8  # src/include/device.h:26
-# Bytes of one ring chunk per protocol (src/enqueue.cc:2236-2241, calcCollChunking): a step is
-# buffSize / NCCL_STEPS (src/init.cc:810-813); Simple's all-reduce ring takes
-# ALLREDUCE_CHUNKSTEPS = NCCL_STEPS / 2 steps (src/include/collectives.h:20); LL halves the step
-# (its lines carry half data), LL128 keeps 15 of each 16 words.
-_LL_BUFF = 8 * 512 * NCCL_STEPS * 16  # NCCL_LL_LINES_PER_THREAD x NCCL_LL_MAX_NTHREADS x 16 B
-_LL128_BUFF = 120 * 640 * NCCL_STEPS * 8  # ELEMS_PER_THREAD x MAX_NTHREADS x 8 B
-CHUNK_BYTES = {
-    "Simple": (1 << 22) // NCCL_STEPS * (NCCL_STEPS // 2),
-    "LL": _LL_BUFF // NCCL_STEPS // 2,
-    "LL128": _LL128_BUFF // NCCL_STEPS // 16 * 15,
-}
-# ncclProtoGrainSize (src/include/device.h:328-333): LL128's is 32 x 8 / 16 x 15 x 8 bytes
-GRAIN_BYTES = {"Simple": 512, "LL": 16, "LL128": 3840}
+ALLREDUCE_CHUNKSTEPS = NCCL_STEPS // 2  # src/include/collectives.h:20
+# comm->buffSizes (src/init.cc:810-813, 824): LL's lines x threads x 16 B, LL128's elements per
+# thread x threads x 8 B, Simple's 4 MiB (device.h:97-98, 114-115)
+BUFF_BYTES = {"LL": 8 * 512 * NCCL_STEPS * 16, "LL128": 120 * 640 * NCCL_STEPS * 8,
+              "Simple": 1 << 22}  # fmt: skip
+LL128_LINE_ELEMS, LL128_DATA_ELEMS = 16, 15  # device.h:110-112: 128-byte lines, one flag word
+# ncclProtoGrainSize (device.h:328-333): LL128's is WARP_SIZE x SHMEM_ELEMS_PER_THREAD /
+# LINEELEMS x DATAELEMS x 8 = 32 x 8 / 16 x 15 x 8 bytes
+GRAIN_BYTES = {"Simple": 512, "LL": 16, "LL128": 32 * 8 // LL128_LINE_ELEMS * LL128_DATA_ELEMS * 8}
 # Per-thread bytes before NCCL adds a channel (src/include/comm.h:49-51; the ring's LL threshold
 # is x nranks, src/graph/tuning.cc:589-594) and threads per channel (tuning.cc:244-256).
 THREAD_THRESHOLD = {"Simple": 64, "LL": 8, "LL128": 8}
 MAX_THREADS = {"Simple": 512, "LL": 512, "LL128": 640}
+TREE_PATTERNS = ("TREE", "BALANCED_TREE", "SPLIT_TREE")  # src/include/graph.h:160-169
 
 
 @dataclass(frozen=True)
@@ -99,120 +99,64 @@ def kernel_channels(
     return nc
 
 
-def split(count: int, itemsize: int, channels: int, protocol: str) -> list[Part]:
-    """The buffer of one call alone in its plan, cut into channels (src/enqueue.cc:656-713),
-    each with its chunk size (calcCollChunking with nChannels = 1, src/enqueue.cc:726-738)."""
-    per_byte = ALLREDUCE_TRAFFIC_PER_BYTE * (4 if protocol == "LL" else 1)
-    cell = _div_up(_div_up(MIN_TRAFFIC_PER_CHANNEL, per_byte), 16) * 16
+def split(
+    count: int, itemsize: int, channels: int, protocol: str, comm_channels: int | None = None
+) -> list[tuple[int, int, int]]:
+    """(channel, first element, elements) of each part of one call alone in its plan
+    (scheduleCollTasksToPlan, src/enqueue.cc:583-713). The call's traffic (x 4 for LL, :461) is
+    shared over its `channels` (:597-618); which channel is the last and how many there are to
+    overflow into are comm->nChannels' (`comm_channels`, :589-590, 666, 675)."""
+    comm = channels if comm_channels is None else comm_channels
+    per_byte = ALLREDUCE_TRAFFIC_PER_BYTE * (LL_TRAFFIC_FACTOR if protocol == "LL" else 1)
+    traffic = max(MIN_TRAFFIC_PER_CHANNEL, count * itemsize * per_byte)  # :461, 597
+    per_channel = _div_up(traffic // min(channels, comm), 16) * 16  # :599, 618
+    cell = _div_up(_div_up(MIN_TRAFFIC_PER_CHANNEL, per_byte), 16) * 16  # :659
     per_cell = cell // itemsize
     cells = _div_up(count * itemsize, cell)
-    traffic = max(MIN_TRAFFIC_PER_CHANNEL, count * itemsize * ALLREDUCE_TRAFFIC_PER_BYTE)
-    per_channel = _div_up(traffic // channels, 16) * 16  # enqueue.cc:618
     cell_traffic = cell * per_byte
     cells_per_channel = min(cells, _div_up(per_channel, cell_traffic))
-    lo = cells if channels == 1 else min(cells, _div_up(per_channel, cell_traffic))
+    lo = cells if comm == 1 else min(cells, _div_up(per_channel, cell_traffic))  # :666-671
     mid = (cells - lo) // cells_per_channel
     hi = (cells - lo) % cells_per_channel
-    used = (1 if lo else 0) + mid + (1 if hi else 0)
-    if channels < used:  # overflowed the channels: spread the rest over the others
-        mid = channels - 2
+    if comm < (1 if lo else 0) + mid + (1 if hi else 0):  # :675-680, overflowed the channels
+        mid = comm - 2
         cells_per_channel = (cells - lo) // (mid + 1)
         hi = cells_per_channel + (cells - lo) % (mid + 1)
-    if hi == 0 and mid:
+    if hi == 0 and mid:  # :681-684
         hi, mid = cells_per_channel, mid - 1
     counts = (
         [lo * per_cell] + [cells_per_channel * per_cell] * mid + ([hi * per_cell] if hi else [])
     )
-    counts[-1] -= cells * per_cell - count  # enqueue.cc:700: the last part gives back the padding
-    chunk_bytes = CHUNK_BYTES[protocol] // GRAIN_BYTES[protocol] * GRAIN_BYTES[protocol]
+    counts[-1] -= cells * per_cell - count  # :700: the last part gives back the padding
     parts, offset = [], 0
     for ch, n in enumerate(counts):
         if n > 0:
-            parts.append(Part(ch, offset, n, chunk_bytes // itemsize))
+            parts.append((ch, offset, n))
         offset += n
     return parts
 
 
-def ring_first(offset: int, parts: list[Part], nranks: int, itemsize: int) -> tuple[int, int]:
-    """(channel, ring position that starts the element's chunk) for the element at `offset`:
-    runRing's loop (all_reduce.h:34-46) run backwards from the offset."""
-    part = next(p for p in parts if p.offset <= offset < p.offset + p.count)
-    local = offset - part.offset
-    loop = nranks * part.chunk
-    start = local // loop * loop
-    chunk = part.chunk
-    if part.count - start < loop:  # the last loop's chunks shrink (all_reduce.h:38)
-        chunk = _align_up(_div_up(part.count - start, nranks), max(1, 16 // itemsize))
-    c = (local - start) // chunk
-    return part.channel, (c + 1) % nranks
-
-
-def ring_sequence(nranks: int, first: int) -> list[int]:
-    """The ranks in the order the ring adds them, from the one that sends the chunk first."""
-    return [(first + k) % nranks for k in range(nranks)]
-
-
-def fold(values, dtype: DType) -> float:
-    """Left to right, each addition rounded to the type: a chain of GPUs adding in turn."""
-    add = dtype.adder()
-    acc = values[0]
-    for v in values[1:]:
-        acc = add(acc, v)
-    return acc
-
-
-def tree_children(nranks: int) -> tuple[list[list[int]], list[list[int]]]:
-    """tree.down of every rank in NCCL's two trees (trees.cc:32-112), in NCCL's order: d0 then
-    d1 when present (connect.cc:120-136, setTreeDown fills the first free slot)."""
-
-    def btree_down(rank: int) -> list[int]:
-        bit = 1
-        while bit < nranks and not bit & rank:
-            bit <<= 1
-        if rank == 0:
-            return [bit >> 1] if nranks > 1 else []
-        low = bit >> 1
-        d0 = -1 if low == 0 else rank - low
-        d1 = -1 if low == 0 else rank + low
-        while d1 >= nranks:  # trees.cc:59-62, as written (it tests before halving)
-            d1 = -1 if low == 0 else rank + low
-            low >>= 1
-        return [d for d in (d0, d1) if d != -1]
-
-    a = [btree_down(r) for r in range(nranks)]
-    if nranks % 2:  # shift by one rank
-        b = [[(d + 1) % nranks for d in btree_down((r - 1) % nranks)] for r in range(nranks)]
-    else:  # mirror
-        b = [[nranks - 1 - d for d in btree_down(nranks - 1 - r)] for r in range(nranks)]
-    return a, b
-
-
-def tree_sum(values, down: list[list[int]], root: int, dtype: DType) -> float:
-    """The root's value: every node's own input, then each child's partial sum, in tree.down's
-    order (reduceCopy's srcs: own first), each addition rounded to the type."""
-    add = dtype.adder()
-
-    def up(v: int) -> float:
-        acc = values[v]
-        for c in down[v]:
-            acc = add(acc, up(c))
-        return acc
-
-    return up(root)
-
-
-def tree_roots(nranks: int) -> tuple[int, int]:
-    """The two trees' roots: rank 0, and rank n-1 (mirror) or 1 (shift)."""
-    return 0, (1 if nranks % 2 else nranks - 1)
-
-
-def nvls_sum(values, dtype: DType) -> float:
-    """FP32 partial sums in rank order (the switch's order is undocumented), one rounding."""
-    return dtype.round(fold([FP32.round(v) for v in values], FP32))
-
-
-def exact_sum(values, dtype: DType) -> float:
-    return dtype.round_exact(sum(map(Fraction, values), Fraction(0)))
+def chunk_bytes(algorithm: str, protocol: str, nbytes: int, nranks: int, nodes: int) -> int:
+    """calcCollChunking's chunkSize for one part of `nbytes` on one channel
+    (src/enqueue.cc:2221-2227, 2286-2294, 2321): a step of the protocol's buffer
+    (buffSize / NCCL_STEPS), ALLREDUCE_CHUNKSTEPS of them for the ring in Simple and one
+    otherwise; LL halves it, LL128 keeps 15 of 16 words; the tree in LL128 halves it further
+    for small parts; then a whole number of grains."""
+    steps = ALLREDUCE_CHUNKSTEPS if (algorithm, protocol) == ("Ring", "Simple") else 1
+    size = BUFF_BYTES[protocol] // NCCL_STEPS * steps
+    if protocol == "LL":
+        size //= 2
+    elif protocol == "LL128":
+        size = size // LL128_LINE_ELEMS * LL128_DATA_ELEMS
+    if (algorithm, protocol) == ("Tree", "LL128"):
+        ppn = nranks / nodes
+        nsteps = 1 + (nodes.bit_length() - 1) + 0.1 * ppn  # log2i: floor (utils.h:56)
+        while nbytes // size < nsteps * 64 / ppn and size > 131072:
+            size //= 2
+        while nbytes // size < nsteps * 16 / ppn and size > 32768:
+            size //= 2
+    grain = GRAIN_BYTES[protocol]
+    return size // grain * grain
 
 
 @dataclass(frozen=True)
@@ -226,48 +170,239 @@ class Plan:
 
 
 def make_plan(
-    count: int, itemsize: int, nranks: int, algorithm: str, protocol: str, comm_channels: int
+    count: int,
+    itemsize: int,
+    nranks: int,
+    algorithm: str,
+    protocol: str,
+    comm_channels: int,
+    nodes: int = 1,
 ) -> Plan:
+    """The call's channels, their parts and each part's chunk (calcCollChunking with
+    nChannels = 1 on the part's bytes, src/enqueue.cc:715-738)."""
     nc = kernel_channels(count * itemsize, nranks, algorithm, protocol, comm_channels)
-    return Plan(algorithm, protocol, nc, tuple(split(count, itemsize, nc, protocol)))
+    parts = tuple(
+        Part(ch, at, n, chunk_bytes(algorithm, protocol, n * itemsize, nranks, nodes) // itemsize)
+        for ch, at, n in split(count, itemsize, nc, protocol, comm_channels)
+    )
+    return Plan(algorithm, protocol, nc, parts)
 
 
-def ring(inputs: list[list], dtype: DType, plan: Plan, offset: int = 0) -> dict:
-    """Every GPU's buffer after NCCL's ring, and the rank that starts each element's chunk;
-    the inputs sit at `offset` elements into the plan's buffer (a gradient inside a bucket)."""
+def part_of(offset: int, parts: Sequence[Part]) -> Part:
+    """The channel's part that holds the element at `offset`."""
+    return next(p for p in parts if p.offset <= offset < p.offset + p.count)
+
+
+def ring_first(offset: int, parts: Sequence[Part], nranks: int, itemsize: int) -> tuple[int, int]:
+    """(channel, ring position that starts the element's chunk) for the element at `offset`:
+    runRing's loop (all_reduce.h:34-46) run backwards from the offset."""
+    part = part_of(offset, parts)
+    local = offset - part.offset
+    loop = nranks * part.chunk
+    start = local // loop * loop
+    chunk = part.chunk
+    if part.count - start < loop:  # the last loop's chunks shrink (all_reduce.h:38)
+        chunk = _align_up(_div_up(part.count - start, nranks), max(1, 16 // itemsize))
+    c = (local - start) // chunk
+    return part.channel, (c + 1) % nranks
+
+
+def fold(values, dtype: DType) -> float:
+    """Left to right, each addition rounded to the type: a chain of GPUs adding in turn."""
+    add = dtype.adder()
+    acc = values[0]
+    for v in values[1:]:
+        acc = add(acc, v)
+    return acc
+
+
+def btree(nranks: int, rank: int) -> tuple[int, int, int]:
+    """(up, down0, down1) of `rank` in ncclGetBtree (trees.cc:32-66), -1 for none."""
+    bit = 1
+    while bit < nranks and not bit & rank:
+        bit <<= 1
+    if rank == 0:
+        return -1, -1, (bit >> 1 if nranks > 1 else -1)
+    up = (rank ^ bit) | (bit << 1)
+    if up >= nranks:
+        up = rank ^ bit
+    low = bit >> 1
+    d0 = -1 if low == 0 else rank - low
+    d1 = -1 if low == 0 else rank + low
+    while d1 >= nranks:  # trees.cc:59-62, as written (it tests before halving)
+        d1 = -1 if low == 0 else rank + low
+        low >>= 1
+    return up, d0, d1
+
+
+def dtree(nranks: int, rank: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(up, down0, down1) of `rank` in ncclGetDtree's two trees (trees.cc:84-112): the btree,
+    and the btree mirrored (even nranks) or shifted by one rank (odd)."""
+    if nranks % 2:
+        up, d0, d1 = btree(nranks, (rank - 1) % nranks)
+
+        def back(x: int) -> int:
+            return -1 if x == -1 else (x + 1) % nranks
+    else:
+        up, d0, d1 = btree(nranks, nranks - 1 - rank)
+
+        def back(x: int) -> int:
+            return -1 if x == -1 else nranks - 1 - x
+
+    return btree(nranks, rank), (back(up), back(d0), back(d1))
+
+
+def tree_children(
+    nranks: int, gpus_per_node: int = 1, pattern: str = "TREE"
+) -> tuple[list[list[int]], list[list[int]]]:
+    """tree.down of every rank in NCCL's two trees, in NCCL's slot order. Inside a server the
+    GPUs chain in local rank order (connect.cc:53-62; NVIDIA/nccl-tests#213's 1 x 8 log prints
+    it so on all 16 channels), its first GPU the server's head. A server's children attach to
+    its GPU child0Index (0 for TREE, else 1) and child1Index (1 for SPLIT_TREE, else 0)
+    (connect.cc:55-57), after the chain's own child, d0 before d1 (connect.cc:155-160;
+    setTreeDown takes the first free slot, :120-130). One GPU per server searches TREE
+    (search.cc:1133)."""
+    g = gpus_per_node
+    nodes = nranks // g
+    if g == 1:
+        pattern = "TREE"
+    c0 = 0 if pattern == "TREE" else 1
+    c1 = 1 if pattern == "SPLIT_TREE" else 0
+    trees: tuple[list[list[int]], list[list[int]]] = ([], [])
+    for t in (0, 1):
+        down = [[r + 1] if r % g < g - 1 else [] for r in range(nranks)]
+        for node in range(nodes):
+            _, d0, d1 = dtree(nodes, node)[t]
+            for at, child in ((c0, d0), (c1, d1)):
+                if child != -1:
+                    down[node * g + at].append(child * g)
+        trees[t].extend(down)
+    return trees
+
+
+def tree_roots(nranks: int, gpus_per_node: int = 1) -> tuple[int, int]:
+    """The GPUs that end each tree's sum: the head of the server with no parent."""
+    nodes = nranks // gpus_per_node
+
+    def root(t: int) -> int:
+        return next(v for v in range(nodes) if dtree(nodes, v)[t][0] == -1) * gpus_per_node
+
+    return root(0), root(1)
+
+
+def nvls_sum(values, dtype: DType) -> float:
+    """FP32 partial sums in rank order (the switch's order is undocumented), one rounding."""
+    return dtype.round(fold([FP32.round(v) for v in values], FP32))
+
+
+def exact_sum(values, dtype: DType) -> float:
+    return dtype.round_exact(sum(map(Fraction, values), Fraction(0)))
+
+
+def rank_order(nranks: int) -> tuple[int, ...]:
+    return tuple(range(nranks))
+
+
+def ring(
+    inputs: list[list],
+    dtype: DType,
+    plan: Plan,
+    offset: int = 0,
+    rings: Sequence[Sequence[int]] | None = None,
+) -> dict:
+    """Every GPU's buffer after NCCL's ring, message by message: the reduce-scatter's partial
+    sums round the channel's ring, then the all-gather's copies; and the rank that starts each
+    element's chunk. `rings[c]` is channel c's ring (ranks in ring order, as NCCL_DEBUG=INFO's
+    "Channel c/..." lines print them; channels past the list reuse it cyclically); rank order
+    by default. The inputs sit at `offset` elements into the plan's buffer (a gradient inside a
+    bucket)."""
     n, length = len(inputs), len(inputs[0])
-    parts = list(plan.parts)
-    out, first = [], []
+    rings = rings or [rank_order(n)]
+    add = dtype.adder()
+    buffers = [list(row) for row in inputs]
+    first = []
     for j in range(length):
-        _, f = ring_first(offset + j, parts, n, dtype.itemsize)
-        first.append(f)
-        out.append(fold([inputs[r][j] for r in ring_sequence(n, f)], dtype))
-    return {"buffers": [list(out) for _ in range(n)], "first": first}
+        channel, f = ring_first(offset + j, plan.parts, n, dtype.itemsize)
+        at = rings[channel % len(rings)]
+        first.append(at[f])
+        prev = at[f]
+        for k in range(1, n):  # reduce-scatter: each GPU adds its own value to what it received
+            r = at[(f + k) % n]
+            buffers[r][j] = add(buffers[prev][j], buffers[r][j])
+            prev = r
+        for k in range(n - 1):  # all-gather: each GPU copies what it received
+            r = at[(f + k) % n]
+            buffers[r][j] = buffers[prev][j]
+            prev = r
+    return {"buffers": buffers, "first": first}
 
 
-def tree(inputs: list[list], dtype: DType, plan: Plan, tree_channels: int, offset: int = 0) -> dict:
-    """Every GPU's buffer after NCCL's double binary tree; which tree each element took."""
+def tree(
+    inputs: list[list],
+    dtype: DType,
+    plan: Plan,
+    tree_channels: int,
+    offset: int = 0,
+    gpus_per_node: int = 1,
+    pattern: str = "TREE",
+) -> dict:
+    """Every GPU's buffer after NCCL's double binary tree: each GPU's partial sum (its own
+    value, then each child's, in tree.down's order), then the broadcast's copies from the
+    root down; and which tree each element took (channels [k, 2k) the second, k =
+    `tree_channels`, the search's channel count before connect.cc:460 doubles it)."""
     n, length = len(inputs), len(inputs[0])
-    downs, roots = tree_children(n), tree_roots(n)
-    parts = list(plan.parts)
-    out, which = [], []
+    downs, roots = tree_children(n, gpus_per_node, pattern), tree_roots(n, gpus_per_node)
+    walks = [_preorder(downs[t], roots[t]) for t in (0, 1)]
+    add = dtype.adder()
+    buffers = [list(row) for row in inputs]
+    which = []
     k = max(1, tree_channels)
     for j in range(length):
-        at = offset + j
-        ch = next(p.channel for p in parts if p.offset <= at < p.offset + p.count)
-        t = (ch // k) % 2
+        t = (part_of(offset + j, plan.parts).channel // k) % 2
         which.append(t)
-        out.append(tree_sum([row[j] for row in inputs], downs[t], roots[t], dtype))
-    return {"buffers": [list(out) for _ in range(n)], "tree": which}
+        for v in reversed(walks[t]):  # up: children before their parent
+            for c in downs[t][v]:
+                buffers[v][j] = add(buffers[v][j], buffers[c][j])
+        for v in walks[t]:  # down: the broadcast copies the parent's result
+            for c in downs[t][v]:
+                buffers[c][j] = buffers[v][j]
+    return {"buffers": buffers, "tree": which}
 
 
-def serial(inputs: list[list], dtype: DType) -> dict:
-    """Every GPU adds all n contributions itself, in GPU order."""
-    out = [fold(list(col), dtype) for col in zip(*inputs, strict=True)]
-    return {"buffers": [list(out) for _ in inputs]}
+def _preorder(down: list[list[int]], root: int) -> list[int]:
+    """The tree's GPUs, every parent before its children."""
+    out, todo = [], [root]
+    while todo:
+        v = todo.pop()
+        out.append(v)
+        todo.extend(reversed(down[v]))
+    return out
+
+
+def tree_sum(values, down: list[list[int]], root: int, dtype: DType) -> float:
+    """The root's value: the tree's up phase on one element."""
+    add = dtype.adder()
+    acc = list(values)
+    for v in reversed(_preorder(down, root)):
+        for c in down[v]:
+            acc[v] = add(acc[v], acc[c])
+    return acc[root]
+
+
+def serial(inputs: list[list], dtype: DType, orders: Sequence[Sequence[int]] | None = None) -> dict:
+    """Every GPU adds all n contributions itself, GPU r in the order `orders[r]` (GPU order
+    0, 1, ..., n - 1 by default). GPUs with the same order run the same additions, so each
+    distinct order is summed once."""
+    n = len(inputs)
+    orders = [tuple(o) for o in orders] if orders else [rank_order(n)] * n
+    sums = {o: [fold([col[r] for r in o], dtype) for col in zip(*inputs, strict=True)]
+            for o in set(orders)}  # fmt: skip
+    return {"buffers": [list(sums[o]) for o in orders]}
 
 
 def nvls(inputs: list[list], dtype: DType) -> dict:
+    """The switch's sum of each element (multimem.ld_reduce), stored to every GPU's buffer
+    (multimem.st)."""
     out = [nvls_sum(col, dtype) for col in zip(*inputs, strict=True)]
     return {"buffers": [list(out) for _ in inputs]}
 
@@ -278,10 +413,11 @@ def exact(inputs: list[list], dtype: DType) -> list[float]:
 
 def same_bits(a: list, b: list) -> bool:
     """Equal element by element, telling -0.0 from 0.0 and NaN from any number."""
-    return len(a) == len(b) and all(_bits(x) == _bits(y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(bits(x) == bits(y) for x, y in zip(a, b))
 
 
-def _bits(x: float) -> tuple:
+def bits(x: float) -> tuple:
+    """A key equal for equal bits: -0.0 apart from 0.0, every NaN alike."""
     return ("nan",) if math.isnan(x) else (x, math.copysign(1.0, x))
 
 

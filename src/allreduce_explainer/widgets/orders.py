@@ -1,14 +1,17 @@
 """Stage 3's order lab: the same sum in each method's order, on the reader's numbers.
 
 One call of api.orders per setting (the gradient alone, and inside the bucket the reader picks):
-each method's result per element, its ulps from the exactly rounded sum, whether every GPU holds
-the same bits, and whether NCCL's pick changes bits between the two sizes. A second chart
+each method's result per element (the readouts list them, so the default shows where the
+methods part), its ulps from the exactly rounded sum, whether every GPU holds the same bits
+(each GPU's copy computed along its own path), and whether NCCL's pick changes bits between the
+two sizes. A second chart
 sweeps n: a BF16 ring's error against reducing the same BF16 gradient in FP32 (rounded once at
 the end), with the cost of the FP32 reduction (twice the bytes) from NCCL's model.
 """
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from .. import api, fmt, nccl
@@ -23,13 +26,13 @@ LENGTH = 8  # elements shown: one row each in the table
 METHODS = ("serial", "ring", "tree", "nvls")
 METHOD_TEXT = {"serial": "serial, in GPU order", "ring": "NCCL ring", "tree": "NCCL trees",
                "nvls": "NVLS, FP32 inside"}  # fmt: skip
+SHORT = {"serial": "serial", "ring": "ring", "tree": "trees", "nvls": "NVLS"}
 COLOURS = {"serial": GPU_COLOURS[0], "ring": SERIES["ring"], "tree": SERIES["tree"],
            "nvls": GPU_COLOURS[6]}  # fmt: skip
 MIB = 1 << 20
 BUCKETS = (("1", "1 MiB"), ("25", "25 MiB (DDP's default)"), ("256", "256 MiB"))  # MiB
 SWEEP_GPUS = (2, 4, 8, 16, 32, 64, 128, 256)
 SWEEP_LENGTH = 32
-SWEEP_BUCKET = 25 * MIB  # the cost of FP32 reduction is timed on DDP's default bucket
 
 ORDERS = spec(
     Param("dtype", "bf16", "choice", "Number type",
@@ -53,23 +56,21 @@ def orders(params=None) -> dict:
     bucket = int(p["bucket_mb"]) * MIB
     inside = api.orders(**common, bytes=bucket, offset=_middle(bucket, name))
     changed = _changed(alone, inside)
-    worst = max(METHODS, key=lambda m: alone["methods"][m]["max_ulp"] or 0)
-    agree = all(m["ranks_agree"] for r in (alone, inside) for m in r["methods"].values())
-    sweep = precision_sweep(p["seed"])
     cost = fp32_cost(n, bucket)
     readouts = {
-        "agree": f"yes, all {n} GPUs in all 4 methods" if agree else "no",
-        "worst": f"{fmt.sig(alone['methods'][worst]['max_ulp'], 3)} ulps ({METHOD_TEXT[worst]})",
+        "agree": _agree_text(alone, inside),
+        "differ": _differ_text(alone),
         "bucket": (
             f"{changed} of {LENGTH} elements change bits (alone: {_pick(alone)}; "
             f"in {p['bucket_mb']} MiB: {_pick(inside)})"
         ),
-        **{f"ulp_{m}": _ulp_text(alone["methods"][m]) for m in METHODS},
+        **{f"values_{m}": _values_text(alone, m) for m in METHODS},
         "cost": (
             f"{fmt.seconds(cost['bf16_us'] * 1e-6)} in BF16, {fmt.seconds(cost['fp32_us'] * 1e-6)} "
             f"in FP32 ({p['bucket_mb']} MiB then {2 * int(p['bucket_mb'])} MiB on {n} GPUs)"
         ),
     }
+    sweep = precision_sweep(p["seed"])
     return views.chart(
         params=p,
         main=views.part(
@@ -112,18 +113,62 @@ def _ulp_text(m: dict) -> str:
     return f"max {fmt.sig(m['max_ulp'], 3)}, mean {fmt.sig(m['mean_ulp'], 3)} ulps"
 
 
+def _num(x: float, dtype: str) -> str:
+    """x with the significant digits that tell apart any two numbers of the type (9 for FP32,
+    5 for FP16, 4 for BF16), so two results shown alike have the same bits."""
+    bits = api.dtypes.FLOATS[dtype].mantissa_bits
+    return fmt.sig(x, math.ceil(bits * math.log10(2)) + 1)
+
+
+def _values_text(r: dict, method: str) -> str:
+    """The method's result on every element, then its distance from the exact sum."""
+    m = r["methods"][method]
+    values = ", ".join(_num(x, r["dtype"]) for x in m["result"])
+    return f"{values} ({_ulp_text(m)} from exact)"
+
+
+def differing(r: dict) -> list[int]:
+    """The elements on which the four methods do not all leave the same bits."""
+    results = [r["methods"][m]["result"] for m in METHODS]
+    return [j for j in range(len(r["exact"])) if len({engine.bits(res[j]) for res in results}) > 1]
+
+
+def _differ_text(r: dict) -> str:
+    """How many elements the methods disagree on, and the first of them spelt out."""
+    where = differing(r)
+    if not where:
+        return f"none of the {len(r['exact'])} elements"
+    j = where[0]
+    each = ", ".join(
+        f"{SHORT[m]} {_num(r['methods'][m]['result'][j], r['dtype'])}" for m in METHODS
+    )
+    return (
+        f"{len(where)} of {len(r['exact'])} elements (element {j}: {each}; "
+        f"exact {_num(r['exact'][j], r['dtype'])})"
+    )
+
+
+def _agree_text(*runs: dict) -> str:
+    """Whether every GPU holds the same bits, from each GPU's own copy, in every method."""
+    split = [m for m in METHODS if not all(r["methods"][m]["ranks_agree"] for r in runs)]
+    if split:
+        return "no: " + ", ".join(METHOD_TEXT[m] for m in split)
+    return f"yes, all {runs[0]['gpus']} GPUs in all {len(METHODS)} methods"
+
+
 def _brief(r: dict) -> dict:
     return {"nccl": {k: r["nccl"][k] for k in ("algorithm", "protocol", "method")},
-            "methods": r["methods"], "exact": r["exact"]}  # fmt: skip
+            "methods": r["methods"], "exact": r["exact"], "dtype": r["dtype"]}  # fmt: skip
 
 
 def _summary(alone: dict, inside: dict, changed: int, bucket_mb: str) -> str:
     n = alone["gpus"]
-    parts = ", ".join(f"{METHOD_TEXT[m]} {_ulp_text(alone['methods'][m])}" for m in METHODS)
+    parts = "; ".join(f"{METHOD_TEXT[m]} {_values_text(alone, m)}" for m in METHODS)
     return (
-        f"{n} GPUs, {alone['dtype'].upper()}, {LENGTH} elements: {parts} from the exactly "
-        f"rounded sum; every GPU holds the same bits within each method. In the middle of a "
-        f"{bucket_mb} MiB bucket, {changed} of {LENGTH} elements of NCCL's pick change bits."
+        f"{n} GPUs, {alone['dtype'].upper()}, {LENGTH} elements, each method's results: {parts}. "
+        f"The methods disagree on {_differ_text(alone)}. Same bits on every GPU: "
+        f"{_agree_text(alone, inside)}. In the middle of a {bucket_mb} MiB bucket, {changed} of "
+        f"{LENGTH} elements of NCCL's pick change bits."
     )
 
 
@@ -235,32 +280,38 @@ def _sweep_part(sweep: dict) -> views.Part:
 
 
 def facts() -> dict[str, str]:
-    """The figures the page's answers to the threads quote."""
+    """The figures the page quotes, each at the lab's default (its GPU count, type, values and
+    bucket) or read off the precision chart's right end, as its summary reads it."""
     base = orders()
-    a = base["alone"]
-    ulps = [a["methods"][m]["max_ulp"] for m in METHODS]
-    eight = orders({"gpus": 8, "kind": "random", "bucket_mb": "25"})
-    sweep = {r["gpus"]: r for r in precision_sweep(SEED.default)["rows"]}
-    at64 = sweep[64]
-    cost = fp32_cost(64, SWEEP_BUCKET)
-    e = eight["alone"]["methods"]
-    return {
-        "orders_gpus": str(base["params"]["gpus"]),
-        "orders_max_ulp": fmt.sig(max(ulps), 3),
-        "orders_alone_pick": _pick_name(eight["alone"]),
-        "orders_bucket_pick": _pick_name(eight["inside"]),
-        "orders_changed": str(eight["changed"]),
+    a, p = base["alone"], base["params"]
+    first = differing(a)[0]
+    last = precision_sweep(p["seed"])["rows"][-1]
+    cost = base["cost"]
+    out = {
+        "orders_gpus": str(p["gpus"]),
+        "orders_dtype": p["dtype"].upper(),
         "orders_length": str(LENGTH),
-        "orders_ring8_max": fmt.sig(e["ring"]["max_ulp"], 3),
-        "orders_nvls8_max": fmt.sig(e["nvls"]["max_ulp"], 3),
-        "orders_bf16_64_mean": fmt.sig(at64["bf16"]["mean"], 2),
-        "orders_bf16_64_max": fmt.sig(at64["bf16"]["max"], 2),
-        "orders_fp32_64_mean": fmt.sig(at64["fp32"]["mean"], 2),
-        "orders_fp32_64_max": fmt.sig(at64["fp32"]["max"], 2),
+        "orders_agree": base["readouts"]["agree"],
+        "orders_differ": str(len(differing(a))),
+        "orders_element": str(first),
+        "orders_element_exact": _num(a["exact"][first], p["dtype"]),
+        "orders_max_ulp": fmt.sig(max(a["methods"][m]["max_ulp"] for m in METHODS), 3),
+        "orders_bucket": f"{p['bucket_mb']} MiB",
+        "orders_alone_pick": _pick_name(a),
+        "orders_bucket_pick": _pick_name(base["inside"]),
+        "orders_changed": str(base["changed"]),
+        "orders_sweep_gpus": str(last["gpus"]),
+        "orders_sweep_bf16_mean": fmt.sig(last["bf16"]["mean"], 2),
+        "orders_sweep_bf16_max": fmt.sig(last["bf16"]["max"], 2),
+        "orders_sweep_fp32_mean": fmt.sig(last["fp32"]["mean"], 2),
+        "orders_sweep_fp32_max": fmt.sig(last["fp32"]["max"], 2),
         "orders_cost_bf16": fmt.seconds(cost["bf16_us"] * 1e-6),
         "orders_cost_fp32": fmt.seconds(cost["fp32_us"] * 1e-6),
-        "orders_cost_bucket": f"{SWEEP_BUCKET // MIB} MiB",
+        "orders_cost_bucket_fp32": f"{2 * int(p['bucket_mb'])} MiB",
     }
+    for m in METHODS:
+        out[f"orders_element_{m}"] = _num(a["methods"][m]["result"][first], p["dtype"])
+    return out
 
 
 def _pick_name(r: dict) -> str:
@@ -274,10 +325,10 @@ RECORDS = (
         ORDERS,
         views.CHART,
         label="The same sum in four orders: serial, NCCL's ring and trees, NVLS",
-        headline=(("agree", "Same bits on every GPU"), ("worst", "Farthest from the exact sum")),
+        headline=(("differ", "The methods disagree on"), ("agree", "Same bits on every GPU")),
         readouts={
-            "main": (("bucket", "Alone, then in the middle of the bucket"),)
-            + tuple((f"ulp_{m}", METHOD_TEXT[m]) for m in METHODS),
+            "main": tuple((f"values_{m}", METHOD_TEXT[m]) for m in METHODS)
+            + (("bucket", "Alone, then in the middle of the bucket"),),
             "cost": (("cost", "Reducing in FP32 costs (NCCL's model)"),),
         },
     ),

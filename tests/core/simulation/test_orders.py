@@ -146,9 +146,10 @@ def test_exact_is_the_nearest_number_of_the_type(case):
 
 @pytest.mark.parametrize("name", sorted(NP))
 def test_the_cancellation_probe_per_method(name):
-    """1e8, 1, -1e8, 1 on four GPUs (1e4 for FP16): the exact sum is 2; the serial sum loses the
-    first 1, the ring (from rank 1: 1 - 1e8 + 1 + 1e8) and the tree (1e8 + ((-1e8 + 1) + 1))
-    lose both, NVLS in FP32 loses the first; each is the numpy sum in that order."""
+    """1e8, 1, -1e8, 1 on four GPUs of one server (1e4 for FP16): the exact sum is 2; the
+    serial sum loses the first 1, the ring (from rank 1: 1 - 1e8 + 1 + 1e8) loses both, the
+    tree, the chain 0 <- 1 <- 2 <- 3 inside the server (1e8 + (1 + (-1e8 + 1))), loses both,
+    NVLS in FP32 loses the first; each is the numpy sum in that order."""
     big = 1e4 if name == "fp16" else 1e8
     r = api.orders(gpus=4, dtype=name, values=[[big], [1], [-big], [1]])
     col = [float(NP[name](v)) for v in (big, 1, -big, 1)]
@@ -156,7 +157,7 @@ def test_the_cancellation_probe_per_method(name):
     want = {
         "serial": np_fold(col, name),
         "ring": np_fold([col[1], col[2], col[3], col[0]], name),
-        "tree": np_fold([col[0], np_fold([col[2], col[1], col[3]], name)], name),
+        "tree": np_fold([col[3], col[2], col[1], col[0]], name),
         "nvls": float(NP[name](np_fold(col, "fp32"))),
     }
     got = {k: m["result"][0] for k, m in r["methods"].items()}
@@ -164,6 +165,52 @@ def test_the_cancellation_probe_per_method(name):
     if name == "fp32":
         assert got == {"serial": 1.0, "ring": 0.0, "tree": 0.0, "nvls": 1.0}
     assert all(m["ranks_agree"] for m in r["methods"].values())
+
+
+def test_not_every_order_loses_the_ones():
+    """(1e8 + -1e8) + (1 + 1) is exactly 2: an order that cancels the big terms first keeps
+    both 1s (the page must not say every order loses them)."""
+    col = [1e8, -1e8, 1.0, 1.0]
+    assert orders.fold(col, dtypes.FP32) == 2.0 == np_fold(col, "fp32")
+
+
+def test_ranks_agree_is_a_check_that_can_fail():
+    """Each GPU's buffer is its own sum: if every GPU added its own value first (as a naive
+    all-to-all then local sum would), the probe's GPUs disagree, and summary says so."""
+    dt = dtypes.FP32
+    inputs = [[1e8], [1.0], [-1e8], [1.0]]
+    own_first = [[(r + k) % 4 for k in range(4)] for r in range(4)]
+    buffers = orders.serial(inputs, dt, own_first)["buffers"]
+    want = [np_fold([inputs[o][0] for o in order], "fp32") for order in own_first]
+    assert [b[0] for b in buffers] == want == [1.0, 0.0, 1.0, 0.0]
+    target = orders.exact(inputs, dt)
+    assert orders.summary(buffers, target, dt)["ranks_agree"] is False
+    assert orders.summary(orders.serial(inputs, dt)["buffers"], target, dt)["ranks_agree"]
+
+
+@settings(deadline=None)
+@given(cases(max_gpus=8, max_length=48), st.data())
+def test_a_ring_per_channel(case, data):
+    """A ring order per channel (NCCL_DEBUG=INFO's "Channel c/..: r0 r1 ..." lines): chunk c of
+    channel ch starts at ring position c + 1 of that channel's ring."""
+    name, inputs = case
+    dt, n, length = dtypes.FLOATS[name], len(inputs), len(inputs[0])
+    rings = [data.draw(st.permutations(range(n))) for _ in range(2)]
+    cut = data.draw(st.integers(1, length)) if length > 1 else 1
+    halves = [(0, cut), (cut, length - cut)]
+    parts = tuple(
+        orders.Part(ch, at, count, 1 << 12) for ch, (at, count) in enumerate(halves) if count
+    )
+    two = orders.Plan("Ring", "LL", len(parts), parts)
+    got = orders.ring(inputs, dt, two, rings=rings)
+    for ch, (at, count) in enumerate(halves):
+        for j, order in enumerate(small_ring_order(n, count, dt.itemsize)):
+            col = [row[at + j] for row in inputs]
+            ring_ = rings[ch]
+            want = np_fold([col[ring_[p]] for p in order], name)
+            assert got["first"][at + j] == ring_[order[0]]
+            for buffer in got["buffers"]:
+                assert buffer[at + j] == pytest.approx(want, nan_ok=True, rel=0, abs=0)
 
 
 @settings(deadline=None, max_examples=30)
@@ -198,22 +245,36 @@ def test_the_ring_is_the_stage_2_simulation(name, n, k, seed):
     st.integers(1, 1 << 26),
     st.sampled_from([1, 2, 4]),
     st.integers(1, 32),
+    st.integers(0, 32),
     st.sampled_from(["Simple", "LL", "LL128"]),
 )
-def test_the_channels_cover_the_buffer_once(count, itemsize, channels, protocol):
-    parts = orders.split(count, itemsize, channels, protocol)
-    assert parts[0].offset == 0 and len(parts) <= channels
+def test_the_channels_cover_the_buffer_once(count, itemsize, channels, extra, protocol):
+    parts = orders.split(count, itemsize, channels, protocol, channels + extra)
+    assert parts[0][1] == 0 and len(parts) <= channels + extra
     for a, b in zip(parts, parts[1:]):
-        assert a.offset + a.count == b.offset and a.channel < b.channel
-    assert sum(p.count for p in parts) == count
+        assert a[1] + a[2] == b[1] and a[0] < b[0]
+    assert sum(p[2] for p in parts) == count
 
 
 def test_nccl_splits_a_64_mib_bucket_over_all_channels():
     """32 Mi BF16 elements on 24 channels: 2 MiB Simple chunks (1 Mi elements), cells of 32 KiB
     of traffic (16 KiB of data): 171 cells a channel, the rest in the last (enqueue.cc:656-700)."""
-    parts = orders.split(32 << 20, 2, 24, "Simple")
-    assert len(parts) == 24 and {p.chunk for p in parts} == {1 << 20}
-    assert parts[0].count == 171 * 8192 and parts[-1].count == (32 << 20) - 23 * 171 * 8192
+    p = orders.make_plan(32 << 20, 2, 8, "Ring", "Simple", 24)
+    assert len(p.parts) == 24 and {q.chunk for q in p.parts} == {1 << 20}
+    assert p.parts[0].count == 171 * 8192 and p.parts[-1].count == (32 << 20) - 23 * 171 * 8192
+
+
+def test_the_trees_chunk_is_its_own():
+    """The tree takes one step per chunk (enqueue.cc:2223-2225): 512 KiB in Simple where the
+    ring takes 2 MiB; in LL128 a small part halves it (:2286-2294) to whole 1,920-byte grains
+    (device.h:328-331): 576,000 -> 72,000 -> 18,000 -> 17,280 bytes for a 48 KiB part on one
+    server of 8 (nsteps 1.8)."""
+    assert orders.chunk_bytes("Tree", "Simple", 64 << 20, 8, 1) == 512 << 10
+    assert orders.chunk_bytes("Ring", "Simple", 64 << 20, 8, 1) == 2 << 20
+    assert orders.GRAIN_BYTES["LL128"] == 1920
+    assert orders.chunk_bytes("Ring", "LL128", 48 << 10, 8, 1) == 576_000
+    assert orders.chunk_bytes("Tree", "LL128", 48 << 10, 8, 1) == 17_280
+    assert orders.chunk_bytes("Tree", "LL", 48 << 10, 8, 1) == 32 << 10
 
 
 def test_the_order_depends_on_the_offset_in_the_bucket():
