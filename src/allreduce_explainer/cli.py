@@ -18,6 +18,7 @@ from .catalog import hardware
 from .errors import ParamError
 from .logs import explain
 from .params import REQUIRED, Param
+from .performance import bands
 from .training import memory
 
 ADAM_TEXT = " + ".join(map(str, memory.BYTES_PER_PARAM.values()))  # 2 + 2 + 12
@@ -388,15 +389,22 @@ def _nccl_table(result: dict) -> str:
     lines = [
         head,
         f"{'bytes':>14} {'algorithm':<9} {'proto':<6} {'time_us':>11} {'busbw':>8}"
-        f" {'nccl_time_us':>13} {'nccl_busbw':>10}",
+        f" {'nccl_time_us':>13} {'nccl_busbw':>10}  band",
     ]
     for r in result["rows"]:
         lines.append(
             f"{r['bytes']:>14} {r['algorithm']:<9} {r['protocol']:<6} {r['time_us']:>11.2f} "
             f"{r['busbw_GBps']:>8.1f} {r['nccl_time_us']:>13.2f} {r['nccl_busbw_GBps']:>10.1f}"
+            f"  {bands.short(r['band'])}"
         )
     lines.append(
         "busbw in GB/s (nccl-tests' definition); time_us as runs measure it, nccl_* NCCL's own"
+    )
+    klass = result["rows"][0]["band"]["class"]
+    lines.append(
+        f"band: how far published runs of this class ({klass}) come from time_us at that size, "
+        f"median (worst), each cluster predicted by a fit on the others; unchecked: "
+        f"{bands.UNCHECKED}"
     )
     return "\n".join(lines)
 

@@ -7,6 +7,7 @@ from .constants import ALGORITHMS, NCCL_COMMIT, NCCL_VERSION, PROTOCOLS
 from .model import (
     Best,
     Candidate,
+    band_class,
     best_by_algorithm,
     busbw_factor,
     choose,
@@ -26,6 +27,7 @@ __all__ = [
     "Candidate",
     "System",
     "algo_time_us",
+    "band_class",
     "best_by_algorithm",
     "busbw_factor",
     "choose",

@@ -1,9 +1,10 @@
 """The performance layer's figures, fitted on whole published sweeps: written by
 `bench/performance.py --write` from tests/data/nccl-tests/SWEEPS.json; do not edit by hand.
 
-VALIDATION: leaving each system out of the fit in turn and predicting it, per size band
-(from, to bytes): the median and the worst |predicted / measured busbw - 1|, over how many rows
-and systems (bench/PERFORMANCE.md has the table per system).
+VALIDATION: per class of system (bands.system_class) and size band (from, to bytes), each
+cluster of runs predicted by the fit on every other cluster: the median and the worst
+|predicted / measured busbw - 1|, over how many rows, runs and clusters (bench/PERFORMANCE.md
+has the table per run).
 """
 
 import math
@@ -50,9 +51,95 @@ PARAMETERS = Parameters(
 )
 
 VALIDATION = (
-    (1048576, 4194304, 0.2185, 0.7313, 16, 8),
-    (4194304, 67108864, 0.0968, 0.2907, 33, 9),
-    (67108864, 268435456, 0.0452, 0.1534, 19, 10),
-    (268435456, 1073741824, 0.0298, 0.0879, 20, 10),
-    (1073741824, math.inf, 0.0220, 0.0670, 38, 11),
+    ("Ampere, one server, one process for several GPUs", 1048576, 4194304, 0.4582, 0.7313, 4, 2, 2),
+    (
+        "Ampere, one server, one process for several GPUs",
+        4194304,
+        67108864,
+        0.1232,
+        0.2267,
+        8,
+        2,
+        2,
+    ),
+    (
+        "Ampere, one server, one process for several GPUs",
+        67108864,
+        268435456,
+        0.0373,
+        0.0822,
+        4,
+        2,
+        2,
+    ),
+    (
+        "Ampere, one server, one process for several GPUs",
+        268435456,
+        1073741824,
+        0.0579,
+        0.0631,
+        4,
+        2,
+        2,
+    ),
+    (
+        "Ampere, one server, one process for several GPUs",
+        1073741824,
+        math.inf,
+        0.0581,
+        0.0685,
+        5,
+        2,
+        2,
+    ),
+    ("Hopper, across servers, one process per GPU", 1048576, 4194304, 0.2054, 0.3391, 6, 3, 2),
+    ("Hopper, across servers, one process per GPU", 4194304, 67108864, 0.1165, 0.1996, 12, 3, 2),
+    ("Hopper, across servers, one process per GPU", 67108864, 268435456, 0.0809, 0.1371, 6, 3, 2),
+    ("Hopper, across servers, one process per GPU", 268435456, 1073741824, 0.0273, 0.0840, 6, 3, 2),
+    ("Hopper, across servers, one process per GPU", 1073741824, math.inf, 0.0197, 0.0544, 14, 4, 3),
+    ("Hopper, one server, one process for several GPUs", 1048576, 4194304, 0.0671, 0.3325, 6, 3, 2),
+    (
+        "Hopper, one server, one process for several GPUs",
+        4194304,
+        67108864,
+        0.0708,
+        0.2908,
+        12,
+        3,
+        2,
+    ),
+    (
+        "Hopper, one server, one process for several GPUs",
+        67108864,
+        268435456,
+        0.0198,
+        0.1527,
+        7,
+        4,
+        3,
+    ),
+    (
+        "Hopper, one server, one process for several GPUs",
+        268435456,
+        1073741824,
+        0.0401,
+        0.0853,
+        8,
+        4,
+        3,
+    ),
+    (
+        "Hopper, one server, one process for several GPUs",
+        1073741824,
+        math.inf,
+        0.0169,
+        0.0558,
+        15,
+        4,
+        3,
+    ),
+    ("Hopper, one server, one process per GPU", 4194304, 67108864, 0.0435, 0.0435, 1, 1, 1),
+    ("Hopper, one server, one process per GPU", 67108864, 268435456, 0.0443, 0.0452, 2, 1, 1),
+    ("Hopper, one server, one process per GPU", 268435456, 1073741824, 0.0144, 0.0147, 2, 1, 1),
+    ("Hopper, one server, one process per GPU", 1073741824, math.inf, 0.0093, 0.0195, 4, 1, 1),
 )

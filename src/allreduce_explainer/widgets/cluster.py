@@ -419,7 +419,7 @@ def facts() -> dict[str, str]:
     }
 
 
-BAND_NAMES = ("ll", "mid", "upper", "near", "large")  # performance.bands.BANDS, in order
+BAND_NAMES = ("small", "ll", "mid", "upper", "near", "large")  # performance.bands.BANDS
 OWN_MID = (1 << 20, 64 << 20)  # where NCCL's own constant bandwidths are furthest from runs
 
 
@@ -450,13 +450,18 @@ def own_misses(lo: float, hi: float) -> list[float]:
 
 
 def _band_facts() -> dict[str, str]:
-    """The performance layer's validation (each system predicted by the fit on the others), per
-    size band, and how far NCCL's own figures are from the runs at mid sizes."""
-    out = {"band_systems": str(len(fitted.FITTED_ON))}
-    for name, (lo, hi, median, worst, _, _) in zip(BAND_NAMES, fitted.VALIDATION, strict=True):
+    """The performance layer's validation for the class of the calculator's default cluster
+    (each cluster of its runs predicted by the fit on the others), per size band, and how far
+    NCCL's own figures are from the runs at mid sizes. A band its class has not earned reads
+    bands.UNCHECKED in place of a percentage."""
+    r = calculator.calc()
+    klass = nccl.band_class(nccl.System(r["gpu"], r["gpus"], r["gpus_per_node"]))
+    out = {"band_systems": str(len(fitted.FITTED_ON)), "band_class": klass}
+    for name, (lo, hi) in zip(BAND_NAMES, bands.BANDS, strict=True):
+        b = bands.band(klass, lo)
         out[f"band_{name}_range"] = bands.range_text(lo, hi)
-        out[f"band_{name}_median"] = fmt.percent(median)
-        out[f"band_{name}_worst"] = fmt.percent(worst)
+        out[f"band_{name}_median"] = fmt.percent(b["median"]) if b["validated"] else bands.UNCHECKED
+        out[f"band_{name}_worst"] = fmt.percent(b["worst"]) if b["validated"] else bands.UNCHECKED
     out["nccl_own_mid"] = fmt.percent(max(own_misses(*OWN_MID)))
     out["nccl_own_mid_range"] = f"{OWN_MID[0] >> 20}–{OWN_MID[1] >> 20} MiB"
     return out
