@@ -422,6 +422,11 @@ NIC_GBPS = Param(
     f"{hardware.NIC_400G['GBps']:g} GB/s", POSITIVE, 1e6, unit="Gb/s", flag="--nic-gbps",
     metavar="R",
 )  # fmt: skip
+GPUS_PER_PROCESS = Param(
+    "gpus_per_process", 1, "int", "GPUs each process drives (all_reduce_perf's -g): 1 in a "
+    "training job; 8 when one process drives a server's GPUs, whose kernel launches then queue",
+    1, calculator.MAX_GPUS_PER_NODE, metavar="G",
+)  # fmt: skip
 TOKENS_PER_GPU = Param(
     "tokens_per_gpu",
     calculator.DEFAULT_TOKENS,
@@ -528,6 +533,7 @@ CALC = spec(
     CLUSTER_GPUS_PER_NODE,
     GPU,
     NIC_GBPS,
+    GPUS_PER_PROCESS,
     Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "nccl: NCCL's own choice and "
           "time; ring, multi-ring, tree, hierarchical, auto: the site's teaching models",
           choices=_choices(calculator.ALGORITHMS)),

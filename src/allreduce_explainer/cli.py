@@ -360,6 +360,7 @@ def _nccl_parser(sub) -> None:
         "--protocol", metavar="PROTO", help=f"force one, as NCCL_PROTO: {', '.join(PROTOCOLS)}"
     )
     n.add_argument("--collective", default="AllReduce", choices=COLLECTIVES)
+    _add(n, api.GPUS_PER_PROCESS)
     _json(n)
 
 
@@ -376,7 +377,14 @@ def _nccl_run(a) -> dict:
         a.in_network_reduction,
         a.cpu.lower(),
     )
-    return nccl.sweep(a.collective, a.sizes or [a.bytes], system, a.algorithm, a.protocol)
+    per_process = a.gpus_per_process
+    if per_process > per_node:
+        raise ParamError(
+            "gpus_per_process", f"one process drives GPUs of one server: at most {per_node}"
+        )
+    return nccl.sweep(
+        a.collective, a.sizes or [a.bytes], system, a.algorithm, a.protocol, per_process
+    )
 
 
 def _nccl_table(result: dict) -> str:

@@ -65,11 +65,16 @@ def band(klass: str, nbytes: int) -> dict:
 
 def words(klass: str, nbytes: int) -> str:
     """The band in a reader's words, for a figure of this class at this size."""
-    b = band(klass, nbytes)
+    return sentence(band(klass, nbytes))
+
+
+def sentence(b: dict) -> str:
+    """A band (band's dict) in a reader's words: its percentages only where its class earned
+    them, else UNCHECKED."""
     if not b["validated"]:
         return UNCHECKED
     return (
-        f"published runs of this kind of system ({klass}) at this size come within about "
+        f"published runs of this kind of system ({b['class']}) at this size come within about "
         f"{fmt.percent(b['median'])} of it (at worst {fmt.percent(b['worst'])})"
     )
 

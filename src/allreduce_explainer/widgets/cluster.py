@@ -68,6 +68,8 @@ SPEC = spec(
           unit="GiB"),
     Param("gpus", 64, "int", "GPUs (n)", 1, calculator.MAX_GPUS, nudge=(8, "8 GPUs")),
     Param("gpus_per_node", 8, "int", "GPUs per server (g)", 1, calculator.MAX_GPUS_PER_NODE),
+    Param("gpus_per_process", 1, "int", "GPUs each process drives (all_reduce_perf -g)", 1,
+          calculator.MAX_GPUS_PER_NODE),
     Param("network", hardware.NIC_400G["name"], "name", "Network card per GPU", choices=(
         *((n["name"], n["name"]) for n in hardware.NETWORKS),
         ("custom", "custom: the rate beside"))),
@@ -149,6 +151,7 @@ def _calc(p: dict) -> calculator.Calculation:
         gpu=p["gpu"],
         gpus=p["gpus"],
         gpus_per_node=p["gpus_per_node"],
+        gpus_per_process=min(p["gpus_per_process"], p["gpus_per_node"]),
         nic_Gbps=p["nic_gbps"],
         link_GBps=p["link_gbps"],
         peak_tflops=p["peak_tflops"],
@@ -215,6 +218,7 @@ def _readouts(r: dict, p: dict) -> dict:
         "busbw": "—"
         if r["busbw_GBps"] is None
         else f"{fmt.sig(r['busbw_GBps'], 4)} GB/s (algbw {fmt.sig(r['algbw_GBps'], 4)} GB/s)",
+        "band": bands.sentence(r["nccl_band"]) if "nccl_band" in r else NO_BAND,
         "ideal": "; ".join(
             f"{IDEAL_TEXT[k]} {fmt.seconds(v)}"
             for k, v in sorted(r["times_s"].items(), key=lambda kv: kv[1])
@@ -230,6 +234,9 @@ def _readouts(r: dict, p: dict) -> dict:
         "exposed": f"{fmt.seconds(r['exposed_s'])} after {r['buckets']} buckets",
         "memory": fits,
     }
+
+
+NO_BAND = "the teaching models are line-rate closed forms, not fitted on published runs"
 
 
 def gib(nbytes: float) -> str:
@@ -338,6 +345,7 @@ RECORDS = (
             "why": (
                 ("algorithm", "algorithm and protocol"),
                 ("busbw", "bus bandwidth"),
+                ("band", "how close published runs come"),
                 ("gradient", "bytes reduced: the gradient"),
                 ("cluster", "cluster"),
             ),
