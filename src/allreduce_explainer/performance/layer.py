@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-LAUNCH_NORM = 6.0  # how the launch floor and the GPUs' time combine (split_us)
+LAUNCH_NORM = 4.0  # how the launch floor and the GPUs' time combine (split_us)
 GROUPS = {  # algorithm -> the group whose ramp it follows
     "Ring": "p2p",
     "Tree": "p2p",
@@ -111,9 +111,11 @@ def split_us(p: Parameters, c: Call) -> tuple[float, float]:
     the ramped bandwidth; the latency NCCL's times the generation's factor, raised by the launch
     floor (a log fit scales the transfer alone). The floor and the GPUs' own time combine as a
     smooth maximum, their LAUNCH_NORM-norm: while the thread is still launching the last GPUs'
-    kernels the first ones' work overlaps it only in part (p = 6 gave the least error leaving
-    one system out, against 2, 3 and 4; a plain maximum misses the 1 MiB rows of -g 8 runs by
-    up to 20 %)."""
+    kernels the first ones' work overlaps it only in part. Leaving each cluster out, from 64 KiB,
+    p = 4 brings every class's 64 KiB - 1 MiB median within 15 % (9.8, 14.7 and 11.6 %), where
+    3 leaves one at 16 %, 6 two at 15-16 % and 8 or 12 two at 17-21 %, with 43-45 of the 52 rows
+    at 4-128 MiB within 15 % for all of them; a plain maximum misses the 1 MiB rows of -g 8 runs
+    by up to 20 %."""
     transfer = c.nbytes / (1000 * asymptotic_GBps(p, c) * ramp(p, c))
     lat = c.latency_us * p.latency.get(c.generation, 1.0)
     if c.gpus_per_thread > 1:

@@ -63,6 +63,13 @@ def low_protocol(sweep: dict, n: int) -> bool:
 
 # Rows no single model can follow within the band, and why.
 EXCEPTIONS = {
+    # Azure's 8 x H100 and 8 x H200 pages (NCCL 2.18.5 and 2.20.5; one model for both, the
+    # same NVLink and NVLS) measure 43.70 and 52.96 GB/s at 1 MiB, 21 % apart: the layer sits
+    # between them
+    ("azure-nd-h200-v5", MiB): 0.20,
+    # 191.3 us at 2 MiB against 82.2 at 1 MiB and 151.1 at 4 MiB: a call slower than one of
+    # twice its bytes, which no time that grows with size follows
+    ("nccl-tests-309-4x8xh100", 2 * MiB): 0.50,
     # two clusters of the same 2 x 8 H100 NDR hardware, both called healthy in nccl-tests#309,
     # measured 118.6 and 103.8 GB/s at 8 MiB (14 % apart): the layer sits between them
     ("nccl-tests-309-2x8xh100-cluster2", 8 * MiB): 0.18,
@@ -82,11 +89,11 @@ def test_every_clean_sweep_is_followed(sweep):
 
 def test_the_ll_region_is_the_one_wider_band():
     """Where NCCL picks Simple every clean sweep is within 15 % from 1 MiB; where it picks LL or
-    LL128 some are not (so the wider band above is needed, and says where), all below 16 MiB."""
+    LL128 some are not (so the wider band above is needed, and says where), none above 16 MiB."""
     rows = [(s, n, b) for s in CLEAN for n, b in measured(s) if MiB <= n < 256 * MiB]
     low = [(n, abs(predicted(s, n) / b - 1)) for s, n, b in rows if low_protocol(s, n)]
     assert max(e for _, e in low) > 0.15
-    assert max(n for n, e in low if e > 0.15) < 16 * MiB
+    assert max(n for n, e in low if e > 0.15) <= 16 * MiB
 
 
 def test_the_fitted_figures_are_the_fit_of_the_sweeps():
@@ -207,6 +214,16 @@ def test_each_class_band_is_its_clusters_predicted_by_the_others():
             len({k for k, _, _ in got}),
             len({c for _, c, _ in got}),
         )
+
+
+def test_small_messages_within_15_percent_where_runs_exist():
+    """64 KiB - 1 MiB, where the launch and the latency set the time: each class with runs
+    there is predicted within 15 % at the median, leaving each cluster out (the figures the
+    test above recomputes)."""
+    small = [v for v in fitted.VALIDATION if v[1:3] == (64 << 10, MiB)]
+    assert len(small) >= 3
+    for klass, _, _, median, *_ in small:
+        assert median <= 0.15, klass
 
 
 def test_a_band_is_stated_only_where_two_clusters_of_its_class_earned_it():
