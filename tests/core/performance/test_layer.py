@@ -144,7 +144,7 @@ def test_a_ring_limited_by_its_cards_gets_no_nvlink_factor():
         assert abs(c.busbw_GBps / 365.84 - 1) < 0.06
 
 
-GENERATION = {"A100 SXM": "Ampere", "H100 SXM": "Hopper", "H200 SXM": "Hopper"}
+GENERATION = {"A100 SXM": "Ampere", "H100 SXM": "Hopper", "H200 SXM": "Hopper", "B200": "Blackwell"}
 EDGES = (64 << 10, MiB, 4 * MiB, 64 * MiB, 256 * MiB, GiB, math.inf)
 
 
@@ -216,13 +216,15 @@ def test_each_class_band_is_its_clusters_predicted_by_the_others():
         )
 
 
-def test_small_messages_within_15_percent_where_runs_exist():
-    """64 KiB - 1 MiB, where the launch and the latency set the time: each class with runs
-    there is predicted within 15 % at the median, leaving each cluster out (the figures the
-    test above recomputes)."""
+def test_small_messages_within_15_percent_where_runs_earn_a_band():
+    """64 KiB - 1 MiB, where the launch and the latency set the time: each class whose band
+    is stated there (two clusters or more) is predicted within 15 % at the median, leaving each
+    cluster out (the figures the test above recomputes). One cluster's figure is no claim: it
+    is reported (bench/PERFORMANCE.md), not stated."""
     small = [v for v in fitted.VALIDATION if v[1:3] == (64 << 10, MiB)]
-    assert len(small) >= 3
-    for klass, _, _, median, *_ in small:
+    stated = [v for v in small if v[7] >= 2]
+    assert stated and len(small) > len(stated)
+    for klass, _, _, median, *_ in stated:
         assert median <= 0.15, klass
 
 
