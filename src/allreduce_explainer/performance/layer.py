@@ -14,8 +14,9 @@ from that in four ways, each a factor here, fitted by bench/performance.py on wh
 - a bandwidth factor per generation for LL and LL128 (a measured ceiling: their caps in
   tuning.cc are selection numbers rather than what the protocols reach);
 - an asymptote per (generation, group): what a run reaches at gigabytes against NCCL's figure.
-  Rings and trees across servers get their own (network-bound: the card, not NVLink, sets the
-  pace), so an NVLink server's factor is never applied to a ring limited by its cards;
+  Every algorithm across servers gets its own (the cards, not NVLink, set its pace), so an
+  NVLink server's factor is never applied to a ring limited by its cards, nor the factor of
+  NVLSTree across servers (B200's is 1.45) to one server's NVLS;
 
 and a launch floor: one thread driving G GPUs (all_reduce_perf -g G) cannot finish a call in
 less than about G x a few microseconds, however small the message.
@@ -77,10 +78,10 @@ def ramp_key(c: Call) -> str:
 
 
 def asymptote_key(c: Call) -> str:
-    """The asymptote's key: the generation and group, and '-net' for a point-to-point algorithm
-    across servers (the cards set its pace, not NVLink)."""
+    """The asymptote's key: the generation and group, and '-net' across servers (the cards set
+    its pace, not NVLink)."""
     group = GROUPS[c.algorithm]
-    net = "-net" if group == "p2p" and c.nodes > 1 else ""
+    net = "-net" if c.nodes > 1 else ""
     return f"{c.generation}/{group}{net}"
 
 

@@ -144,6 +144,16 @@ def test_a_ring_limited_by_its_cards_gets_no_nvlink_factor():
         assert abs(c.busbw_GBps / 365.84 - 1) < 0.06
 
 
+def test_an_across_servers_factor_is_not_applied_to_one_server():
+    """The one Blackwell sweep (GCP A4, 2 x 8 B200, NVLSTree) runs 38 % above NCCL's own
+    figure at 8 GiB (683.52 GB/s against 496): that factor belongs to NVLSTree across servers;
+    one server of B200s (no sweep fitted) keeps NCCL's own NVLS figure."""
+    across = nccl.choose("AllReduce", 8 * GiB, nccl.System("B200", 16, 8, 8, 400.0))
+    assert across.algorithm == "NVLSTree" and abs(across.busbw_GBps / 683.52 - 1) < 0.05
+    one = nccl.choose("AllReduce", 8 * GiB, nccl.System("B200", 8, 8))
+    assert one.algorithm == "NVLS" and one.busbw_GBps <= one.nccl_busbw_GBps
+
+
 GENERATION = {"A100 SXM": "Ampere", "H100 SXM": "Hopper", "H200 SXM": "Hopper", "B200": "Blackwell"}
 EDGES = (64 << 10, MiB, 4 * MiB, 64 * MiB, 256 * MiB, GiB, math.inf)
 
