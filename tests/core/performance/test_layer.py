@@ -239,11 +239,13 @@ def test_small_messages_within_15_percent_where_runs_earn_a_band():
 
 
 def test_a_band_is_stated_only_where_two_clusters_of_its_class_earned_it():
-    """A row carries its class's band; Blackwell (never fitted) and one server of H100s with one
-    process per GPU (one cluster) carry validated: false and no percentage, in JSON, in words and
-    in the CLI's table; the default cluster's class (two or more clusters) a percentage."""
+    """A row carries its class's band; one server of B200s and A100s across servers (never
+    fitted) and one server of H100s with one process per GPU (one cluster) carry validated:
+    false and no percentage, in JSON, in words and in the CLI's table; a class two or more
+    clusters earned (B200s across servers, the default 64 H100s) a percentage."""
     for s, g, validated in (
-        (nccl.System("B200", 16, 8), 1, False),
+        (nccl.System("B200", 8, 8), 1, False),
+        (nccl.System("B200", 16, 8), 1, True),
         (nccl.System("H100 SXM", 8, 8), 1, False),
         (nccl.System("A100 SXM", 16, 8), 1, False),
         (nccl.System("H100 SXM", 64, 8), 1, True),
@@ -263,7 +265,7 @@ def test_a_band_is_stated_only_where_two_clusters_of_its_class_earned_it():
 def test_the_cli_table_names_no_percentage_for_an_unchecked_class(capsys):
     from allreduce_explainer.cli import main
 
-    assert main(["nccl", "--gpus", "16", "--gpu", "B200", "--sizes", "1M:1G"]) == 0
+    assert main(["nccl", "--gpus", "16", "--gpu", "A100", "--sizes", "1M:1G"]) == 0
     rows = [x for x in capsys.readouterr().out.splitlines() if x.strip()[:1].isdigit()]
     assert rows and all(x.endswith("unchecked") and "%" not in x for x in rows)
     assert main(["nccl", "--gpus", "64", "--gpu", "H100", "--bytes", "1G"]) == 0
