@@ -4,6 +4,7 @@ gives (erratum 5 of issue 17), and the `nccl-tests` CLI's keys and flags."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import subprocess
@@ -297,10 +298,28 @@ def _entry(system: System, c):
 def test_a_log_with_scaled_bandwidth_yields_the_scale(system, k):
     times = _scaled(system, k)
     nf = logfit.nccl_fit(SWEEP, times, system)
-    assert nf["bw_scale"] == pytest.approx(k, rel=0.03)
-    # 5.24 % on 2 x 8 B200 with 800 Gb/s cards, k = 1.25 (hypothesis), where NCCL's pick goes
-    # NVLSTree -> Ring -> NVLSTree around 512 MiB; the contract is 10 % on any clean log
-    assert nf["rms_rel_error"] < 0.10
+    # where NCCL's pick leaves a regime for a row or two and comes back (2 x 8 B200 with
+    # 800 Gb/s cards: NVLSTree, Ring at 512 MiB alone, NVLSTree), that row is
+    # shorter than a fitted regime (MIN_SEGMENT_ROWS) and keeps NCCL's own figure, so the
+    # scale is found within 10 %, as the contract on any clean log is
+    tol = 0.10 if _returns(system) else 0.03
+    assert nf["bw_scale"] == pytest.approx(k, rel=tol)
+    assert nf["rms_rel_error"] < (0.10 if _returns(system) else 0.05)
+
+
+def _returns(system: System) -> bool:
+    """Whether NCCL's pick, from 256 MiB (where the transfer, and so the scale, sets the time),
+    leaves an algorithm for fewer rows than a fitted regime needs and comes back to it."""
+    picks = [choose("AllReduce", n, system).algorithm for n in SWEEP if n >= logfit.MIN_BYTES]
+    runs, at = [], logfit.MIN_BYTES
+    for a, group in itertools.groupby(picks):
+        n = len(list(group))
+        runs.append((a, n, at))
+        at <<= n
+    return any(
+        before[0] == after[0] and n < logfit.MIN_SEGMENT_ROWS and start >= 256 << 20
+        for before, (_, n, start), after in zip(runs, runs[1:], runs[2:])
+    )
 
 
 @settings(max_examples=examples(50), deadline=None)
