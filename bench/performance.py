@@ -383,6 +383,10 @@ def report(p: Parameters, all_sweeps, errors, table) -> str:
             f"{sw['algorithm'] or 'NCCL’s choice'} | "
             f"{sw['gpus_per_thread']} | {sw['nccl_version'] or '?'} | {sw['why']} |"
         )
+    lines += ["", "## Not fitted on", "", "| key | system | -g | why |", "|---|---|---:|---|"]
+    for k, sw in sweeps("platform").items():
+        s, g = sw["System"], sw["gpus_per_thread"]
+        lines.append(f"| {k} | {s.nodes} × {s.gpus_per_node} {s.gpu} | {g} | {sw['why']} |")
     lines += ["", "## The factors fitted on all of them", "", "```", repr(p), "```", ""]
     return "\n".join(lines)
 
