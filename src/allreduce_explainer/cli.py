@@ -377,7 +377,7 @@ def _nccl_run(a) -> dict:
         a.in_network_reduction,
         a.cpu.lower(),
     )
-    per_process = a.gpus_per_process
+    per_process = api.GPUS_PER_PROCESS.check(a.gpus_per_process)
     if per_process > per_node:
         raise ParamError(
             "gpus_per_process", f"one process drives GPUs of one server: at most {per_node}"

@@ -64,6 +64,15 @@ def predict(
     return out
 
 
+def _per_thread(g, system: System) -> int:
+    """GPUs one thread drives, checked: 1 to a server's."""
+    if isinstance(g, bool) or not isinstance(g, int) or not 1 <= g <= system.gpus_per_node:
+        raise ParamError(
+            "gpus_per_thread", f"one thread drives 1 to {system.gpus_per_node} GPUs, got {g!r}"
+        )
+    return g
+
+
 def band_class(system: System, gpus_per_thread: int = 1) -> str:
     """The class of system whose published runs give this system's band (performance.bands)."""
     return performance.system_class(K.GENERATIONS[system.generation], system.nodes, gpus_per_thread)
@@ -212,9 +221,7 @@ def sweep(
     """JSON for the CLI and the pages: per size NCCL's pick (the layer's and NCCL's own figures,
     and the validation's error band for that size) and every candidate it weighed."""
     coll = collective_name(collective)
-    klass = performance.system_class(
-        K.GENERATIONS[system.generation], system.nodes, gpus_per_thread
-    )
+    klass = band_class(system, _per_thread(gpus_per_thread, system))
     rows = []
     for n in sizes:
         pool = _pool(coll, n, system, algorithm, protocol, gpus_per_thread)

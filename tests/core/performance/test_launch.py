@@ -78,3 +78,21 @@ def test_calc_takes_gpus_per_process(capsys):
     with pytest.raises(SystemExit) as e:
         main([*args, "--gpus-per-node", "4", "--gpus-per-process", "8"])
     assert e.value.code == 2 and "--gpus-per-process" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("g", ["0", "9", "2.5", "x"])
+def test_a_bad_gpus_per_process_is_refused_naming_the_flag(capsys, g):
+    """One process drives 1 to a server's GPUs (8 here): anything else exits 2 with the flag."""
+    with pytest.raises(SystemExit) as e:
+        main(["nccl", "--gpus", "8", "--bytes", "1M", "--gpus-per-process", g])
+    assert e.value.code == 2 and "--gpus-per-process" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("g", [0, 9, 2.0, True])
+def test_the_library_refuses_a_bad_gpus_per_thread(g):
+    from allreduce_explainer import nccl
+    from allreduce_explainer.errors import ParamError
+
+    with pytest.raises(ParamError) as e:
+        nccl.sweep("AllReduce", [1024], nccl.System("H100 SXM", 8, 8), gpus_per_thread=g)
+    assert e.value.field == "gpus_per_thread"
