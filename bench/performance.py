@@ -1,6 +1,6 @@
-"""Fit the performance layer on whole published sweeps, and validate it leaving one system out.
+"""Fit the performance layer on whole published sweeps, and validate it leaving one cluster out.
 
-Reads the sweeps of tests/data/nccl-tests/SWEEPS.json ('use': 'fit'), times each row (1 MiB to
+Reads the sweeps of tests/data/nccl-tests/SWEEPS.json ('use': 'fit'), times each row (64 KiB to
 8 GiB) as the layer would (NCCL's pick on the sweep's system, from the port; the layer's factors,
 src/allreduce_explainer/performance/layer.py) and finds the factors by least squares on log time
 (scipy's least_squares), with a weak prior that keeps a factor little evidence speaks for near
@@ -8,8 +8,10 @@ NCCL's own figure (1), and the groups' ramps near each other. The launch floor p
 median, over the sweeps where one thread drives several GPUs, of their small messages' time
 (16-64 KiB) per GPU.
 
-Then, for each system, the same fit without it, and its rows predicted: the relative error of
-busbw (predicted / measured - 1) per size band, median and worst.
+Then, for each cluster of runs (SWEEPS.json's 'cluster': one cluster's hosts or one source's
+set-up), the same fit without it, the launch floor included, and its rows predicted: the
+relative error of busbw (predicted / measured - 1), median and worst per class of system
+(bands.system_class) and size band.
 
 Usage, from the repo root (needs the dev dependencies: numpy, scipy):
   .venv/bin/python bench/performance.py           # print the fit and the validation
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from allreduce_explainer import nccl  # noqa: E402
 from allreduce_explainer.logs.parse import parse_text  # noqa: E402
+from allreduce_explainer.nccl.constants import GENERATIONS  # noqa: E402
 from allreduce_explainer.nccl.model import performance_call  # noqa: E402
 from allreduce_explainer.nccl.tuning import tables, terms  # noqa: E402
 from allreduce_explainer.performance import bands  # noqa: E402
@@ -50,7 +53,10 @@ from allreduce_explainer.performance.layer import (  # noqa: E402
 DATA = ROOT / "tests" / "data" / "nccl-tests"
 FITTED = ROOT / "src" / "allreduce_explainer" / "performance" / "fitted.py"
 REPORT = ROOT / "bench" / "PERFORMANCE.md"
-FIT_RANGE = (1 << 20, 8 << 30)  # the rows fitted on and validated: 1 MiB to 8 GiB
+# the rows fitted on and validated, 64 KiB to 8 GiB: from 64 KiB rather than 1 MiB, 54 of the 63
+# rows at 4-128 MiB come within 15 % leaving each cluster out (51 from 1 MiB), 67 of the 68 from
+# 256 MiB within 10 % either way
+FIT_RANGE = (64 << 10, 8 << 30)
 LAUNCH_RANGE = (16 << 10, 64 << 10)  # small messages: the launch floor's rows
 PRIOR = 0.3  # weight of log(factor) = 0 per factor (a factor of e^(1/0.3) costs one row's 100 %)
 RAMP_PRIOR = 0.1  # weight of log(x0 / the groups' geometric mean)
@@ -126,7 +132,7 @@ def launch_floor(all_sweeps: dict[str, dict]) -> float:
         small = [r.time_us for r in timed_rows(sw, *LAUNCH_RANGE)]
         if g > 1 and small:
             per_gpu.append(statistics.median(small) / g)
-    return statistics.median(per_gpu)
+    return statistics.median(per_gpu) if per_gpu else 0.0
 
 
 # ---- the factors as a vector -------------------------------------------------------------------
@@ -217,26 +223,55 @@ def busbw_error(p: Parameters, r: Row) -> float:
     return r.time_us / _predict(p, r) - 1
 
 
-def leave_one_out(all_sweeps: dict[str, dict], launch: float) -> dict[str, list[tuple[int, float]]]:
-    """Per system: its rows' busbw errors, predicted by the fit on every other system."""
-    rows = {k: timed_rows(sw, *FIT_RANGE) for k, sw in all_sweeps.items()}
+def sweep_class(sweep: dict) -> str:
+    """The class of system a sweep validates (bands.system_class)."""
+    s = sweep["System"]
+    return bands.system_class(GENERATIONS[s.generation], s.nodes, sweep["gpus_per_thread"])
+
+
+def fit_without(all_sweeps: dict[str, dict], cluster: str | None) -> Parameters:
+    """Every factor, the launch floor included, fitted on the sweeps of every other cluster."""
+    kept = {k: sw for k, sw in all_sweeps.items() if sw["cluster"] != cluster}
+    rows = [r for sw in kept.values() for r in timed_rows(sw, *FIT_RANGE)]
+    return fit(rows, launch_floor(kept))
+
+
+def leave_one_cluster_out(all_sweeps: dict[str, dict]) -> dict[str, list[tuple[int, float]]]:
+    """Per sweep: its rows' busbw errors, predicted by the fit on every other cluster's sweeps."""
     out = {}
-    for k in rows:
-        p = fit([r for o, rs in rows.items() if o != k for r in rs], launch)
-        out[k] = [(r.call.nbytes, busbw_error(p, r)) for r in rows[k]]
-    return out
+    for cluster in dict.fromkeys(sw["cluster"] for sw in all_sweeps.values()):
+        p = fit_without(all_sweeps, cluster)
+        for k, sw in all_sweeps.items():
+            if sw["cluster"] == cluster:
+                rows = timed_rows(sw, *FIT_RANGE)
+                out[k] = [(r.call.nbytes, busbw_error(p, r)) for r in rows]
+    return {k: out[k] for k in all_sweeps}
 
 
-def band_table(
-    errors: dict[str, list[tuple[int, float]]],
-) -> list[tuple[int, int, float, float, int, int]]:
-    """(lo, hi, median |error|, worst |error|, rows, systems) per band of bands.BANDS."""
+def band_table(all_sweeps: dict[str, dict], errors: dict[str, list[tuple[int, float]]]) -> list:
+    """(class, lo, hi, median |error|, worst |error|, rows, runs, clusters) per class of system
+    and band of bands.BANDS where it has rows."""
     out = []
-    for lo, hi in bands.BANDS:
-        got = [(k, abs(e)) for k, es in errors.items() for n, e in es if lo <= n < hi]
-        if got:
-            es = [e for _, e in got]
-            out.append((lo, hi, statistics.median(es), max(es), len(es), len({k for k, _ in got})))
+    for klass in sorted({sweep_class(sw) for sw in all_sweeps.values()}):
+        mine = {k: es for k, es in errors.items() if sweep_class(all_sweeps[k]) == klass}
+        for lo, hi in bands.BANDS:
+            got = [(k, abs(e)) for k, es in mine.items() for n, e in es if lo <= n < hi]
+            if got:
+                es = [e for _, e in got]
+                runs = {k for k, _ in got}
+                clusters = {all_sweeps[k]["cluster"] for k in runs}
+                out.append(
+                    (
+                        klass,
+                        lo,
+                        hi,
+                        statistics.median(es),
+                        max(es),
+                        len(es),
+                        len(runs),
+                        len(clusters),
+                    )
+                )
     return out
 
 
@@ -249,16 +284,17 @@ def _literal(d: dict) -> str:
 
 def fitted_source(p: Parameters, keys: list[str], table) -> str:
     rows = "\n".join(
-        f"    ({lo}, {'math.inf' if hi == math.inf else hi}, {med:.4f}, {worst:.4f}, "
-        f"{n}, {systems}),"
-        for lo, hi, med, worst, n, systems in table
+        f"    ({klass!r}, {lo}, {'math.inf' if hi == math.inf else hi}, {med:.4f}, {worst:.4f}, "
+        f"{n}, {runs}, {clusters}),"
+        for klass, lo, hi, med, worst, n, runs, clusters in table
     )
     return f'''"""The performance layer's figures, fitted on whole published sweeps: written by
 `bench/performance.py --write` from tests/data/nccl-tests/SWEEPS.json; do not edit by hand.
 
-VALIDATION: leaving each system out of the fit in turn and predicting it, per size band
-(from, to bytes): the median and the worst |predicted / measured busbw - 1|, over how many rows
-and systems (bench/PERFORMANCE.md has the table per system).
+VALIDATION: per class of system (bands.system_class) and size band (from, to bytes), each
+cluster of runs predicted by the fit on every other cluster: the median and the worst
+|predicted / measured busbw - 1|, over how many rows, runs and clusters (bench/PERFORMANCE.md
+has the table per run).
 """
 
 import math
@@ -289,6 +325,20 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
+def _class_lines(table) -> list[str]:
+    lines = [
+        "| class of system | size band | median | worst | rows | runs | clusters | band |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for klass, lo, hi, med, worst, n, runs, clusters in table:
+        earned = "stated" if clusters >= bands.MIN_CLUSTERS else "not stated: one cluster"
+        lines.append(
+            f"| {klass} | {bands.range_text(lo, hi)} | {med:.1%} | {worst:.1%} | {n} | {runs} "
+            f"| {clusters} | {earned} |"
+        )
+    return lines
+
+
 def report(p: Parameters, all_sweeps, errors, table) -> str:
     lines = [
         "# The performance layer: fit and validation",
@@ -300,21 +350,26 @@ def report(p: Parameters, all_sweeps, errors, table) -> str:
         "(tests/data/nccl-tests/SWEEPS.json, 'use': 'fit'; platform-limited runs are not fitted",
         "on).",
         "",
-        "## Leave one system out",
+        "## Leave one cluster out, per class of system",
         "",
-        "Each system predicted by the fit on all the others: |predicted / measured busbw − 1|.",
+        "Each cluster of runs (one cluster's hosts, or one source's set-up: SWEEPS.json's",
+        "'cluster') predicted by the fit on all the others, every factor and the launch floor",
+        "refitted without it: |predicted / measured busbw − 1|. A class's band is stated only",
+        f"where at least {bands.MIN_CLUSTERS} clusters of it were predicted; elsewhere the site "
+        f"says '{bands.UNCHECKED}'.",
+        "A class with no row here has no band at all.",
         "",
-        "| size band | median | worst | rows | systems |",
-        "|---|---:|---:|---:|---:|",
+        *_class_lines(table),
+        "",
+        "Per run (predicted / measured busbw − 1, per row, smallest size first):",
+        "",
+        "| run | cluster | sizes | errors |",
+        "|---|---|---|---|",
     ]
-    for lo, hi, med, worst, n, k in table:
-        top = "" if hi == math.inf else _size(hi)
-        lines.append(f"| {_size(lo)} – {top} | {med:.1%} | {worst:.1%} | {n} | {k} |")
-    lines += ["", "Per system (predicted / measured busbw − 1, per row, smallest size first):", ""]
-    lines += ["| system | sizes | errors |", "|---|---|---|"]
     for k, es in errors.items():
         span = f"{_size(es[0][0])} – {_size(es[-1][0])}"
-        lines.append(f"| {k} | {span} | {' '.join(f'{e:+.0%}' for _, e in es)} |")
+        errs = " ".join(f"{e:+.0%}" for _, e in es)
+        lines.append(f"| {k} | {all_sweeps[k]['cluster']} | {span} | {errs} |")
     lines += [
         "",
         "## The sweeps",
@@ -329,6 +384,10 @@ def report(p: Parameters, all_sweeps, errors, table) -> str:
             f"{sw['algorithm'] or 'NCCL’s choice'} | "
             f"{sw['gpus_per_thread']} | {sw['nccl_version'] or '?'} | {sw['why']} |"
         )
+    lines += ["", "## Not fitted on", "", "| key | system | -g | why |", "|---|---|---:|---|"]
+    for k, sw in sweeps("platform").items():
+        s, g = sw["System"], sw["gpus_per_thread"]
+        lines.append(f"| {k} | {s.nodes} × {s.gpus_per_node} {s.gpu} | {g} | {sw['why']} |")
     lines += ["", "## The factors fitted on all of them", "", "```", repr(p), "```", ""]
     return "\n".join(lines)
 
@@ -338,17 +397,11 @@ def main() -> None:
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     all_sweeps = sweeps()
-    launch = launch_floor(all_sweeps)
-    rows = [r for sw in all_sweeps.values() for r in timed_rows(sw, *FIT_RANGE)]
-    p = fit(rows, launch)
-    errors = leave_one_out(all_sweeps, launch)
-    table = band_table(errors)
+    p = fit_without(all_sweeps, None)
+    errors = leave_one_cluster_out(all_sweeps)
+    table = band_table(all_sweeps, errors)
     print(p)
-    for lo, hi, med, worst, n, k in table:
-        print(
-            f"{_size(lo):>8} - {_size(hi) if hi != math.inf else '':<8} median {med:6.1%} "
-            f"worst {worst:6.1%} ({n} rows, {k} systems)"
-        )
+    print("\n".join(_class_lines(table)))
     if args.write:
         FITTED.write_text(fitted_source(p, list(all_sweeps), table))
         REPORT.write_text(report(p, all_sweeps, errors, table))

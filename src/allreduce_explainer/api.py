@@ -429,6 +429,11 @@ NCCL_RELEASE = Param(
     "the NCCL release whose tuning model picks (2.31.0a7 is the dev branch's pre-release)",
     choices=tuple((v, v) for v in nccl.VERSIONS),
 )  # fmt: skip
+GPUS_PER_PROCESS = Param(
+    "gpus_per_process", 1, "int", "GPUs each process drives (all_reduce_perf's -g): 1 in a "
+    "training job; 8 when one process drives a server's GPUs, whose kernel launches then queue",
+    1, calculator.MAX_GPUS_PER_NODE, metavar="G",
+)  # fmt: skip
 TOKENS_PER_GPU = Param(
     "tokens_per_gpu",
     calculator.DEFAULT_TOKENS,
@@ -535,6 +540,7 @@ CALC = spec(
     CLUSTER_GPUS_PER_NODE,
     GPU,
     NIC_GBPS,
+    GPUS_PER_PROCESS,
     Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "nccl: NCCL's own choice and "
           "time; ring, multi-ring, tree, hierarchical, auto: the site's teaching models",
           choices=_choices(calculator.ALGORITHMS)),

@@ -18,6 +18,7 @@ from .catalog import hardware
 from .errors import ParamError
 from .logs import explain
 from .params import REQUIRED, Param
+from .performance import bands
 from .training import memory
 
 ADAM_TEXT = " + ".join(map(str, memory.BYTES_PER_PARAM.values()))  # 2 + 2 + 12
@@ -360,6 +361,7 @@ def _nccl_parser(sub) -> None:
     )
     n.add_argument("--collective", default="AllReduce", choices=COLLECTIVES)
     _add(n, api.NCCL_RELEASE)
+    _add(n, api.GPUS_PER_PROCESS)
     _json(n)
 
 
@@ -377,7 +379,14 @@ def _nccl_run(a) -> dict:
         a.cpu.lower(),
         a.nccl_version,
     )
-    return nccl.sweep(a.collective, a.sizes or [a.bytes], system, a.algorithm, a.protocol)
+    per_process = api.GPUS_PER_PROCESS.check(a.gpus_per_process)
+    if per_process > per_node:
+        raise ParamError(
+            "gpus_per_process", f"one process drives GPUs of one server: at most {per_node}"
+        )
+    return nccl.sweep(
+        a.collective, a.sizes or [a.bytes], system, a.algorithm, a.protocol, per_process
+    )
 
 
 def _nccl_table(result: dict) -> str:
@@ -390,15 +399,22 @@ def _nccl_table(result: dict) -> str:
     lines = [
         head,
         f"{'bytes':>14} {'algorithm':<9} {'proto':<6} {'time_us':>11} {'busbw':>8}"
-        f" {'nccl_time_us':>13} {'nccl_busbw':>10}",
+        f" {'nccl_time_us':>13} {'nccl_busbw':>10}  band",
     ]
     for r in result["rows"]:
         lines.append(
             f"{r['bytes']:>14} {r['algorithm']:<9} {r['protocol']:<6} {r['time_us']:>11.2f} "
             f"{r['busbw_GBps']:>8.1f} {r['nccl_time_us']:>13.2f} {r['nccl_busbw_GBps']:>10.1f}"
+            f"  {bands.short(r['band'])}"
         )
     lines.append(
         "busbw in GB/s (nccl-tests' definition); time_us as runs measure it, nccl_* NCCL's own"
+    )
+    klass = result["rows"][0]["band"]["class"]
+    lines.append(
+        f"band: how far published runs of this class ({klass}) come from time_us at that size, "
+        f"median (worst), each cluster predicted by a fit on the others; unchecked: "
+        f"{bands.UNCHECKED}"
     )
     return "\n".join(lines)
 

@@ -58,7 +58,7 @@ def test_the_calculator_answers_first_then_why_and_folds_its_references(built):
     keys = [[dd["data-readout"] for dd in dl("dd")] for dl in order]
     assert keys[:3] == [
         ["allreduce", "share_no_overlap", "share_with_overlap"],
-        ["algorithm", "busbw", "gradient", "cluster"],
+        ["algorithm", "busbw", "band", "gradient", "cluster"],
         ["compute", "exposed", "params", "memory"],
     ]
     folded = fig.select("details.readouts-folded")

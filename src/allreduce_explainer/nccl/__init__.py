@@ -9,6 +9,7 @@ from .constants import ALGORITHMS, PROTOCOLS
 from .model import (
     Best,
     Candidate,
+    band_class,
     best_by_algorithm,
     busbw_factor,
     choose,
@@ -34,6 +35,7 @@ __all__ = [
     "Candidate",
     "System",
     "algo_time_us",
+    "band_class",
     "best_by_algorithm",
     "busbw_factor",
     "choose",

@@ -4,7 +4,8 @@ NCCL's model exists to choose, not to predict: one constant bandwidth per (algor
 that real runs reach only from about 256 MiB, so at 1-64 MiB its own times are 20-110 %
 optimistic. So the choice is NCCL's, made on its own times (nccl_time_us), and each candidate
 is also timed by the performance layer (performance/), fitted on whole published sweeps: that
-is the time the site gives (time_us), with the validation's error for its size (band).
+is the time the site gives (time_us), with the validation's error for its class of system and
+size (band).
 """
 
 from __future__ import annotations
@@ -61,6 +62,20 @@ def predict(
         lat, bw = terms(system, coll, a, p, e, n)
         out.append(_candidate(system, coll, a, p, lat, bw, n, gpus_per_thread))
     return out
+
+
+def _per_thread(g, system: System) -> int:
+    """GPUs one thread drives, checked: 1 to a server's."""
+    if isinstance(g, bool) or not isinstance(g, int) or not 1 <= g <= system.gpus_per_node:
+        raise ParamError(
+            "gpus_per_thread", f"one thread drives 1 to {system.gpus_per_node} GPUs, got {g!r}"
+        )
+    return g
+
+
+def band_class(system: System, gpus_per_thread: int = 1) -> str:
+    """The class of system whose published runs give this system's band (performance.bands)."""
+    return performance.system_class(K.GENERATIONS[system.generation], system.nodes, gpus_per_thread)
 
 
 def performance_call(
@@ -219,6 +234,7 @@ def sweep(
     """JSON for the CLI and the pages: per size NCCL's pick (the layer's and NCCL's own figures,
     and the validation's error band for that size) and every candidate it weighed."""
     coll = collective_name(collective)
+    klass = band_class(system, _per_thread(gpus_per_thread, system))
     rows = []
     for n in sizes:
         pool = _pool(coll, n, system, algorithm, protocol, gpus_per_thread)
@@ -233,7 +249,7 @@ def sweep(
                 "busbw_GBps": pick.busbw_GBps,
                 "nccl_time_us": pick.nccl_time_us,
                 "nccl_busbw_GBps": pick.nccl_busbw_GBps,
-                "band": performance.band(n),
+                "band": performance.band(klass, n),
                 "candidates": [
                     {
                         "algorithm": c.algorithm,

@@ -4,15 +4,16 @@ nccl/ is a port: it gives NCCL's choice and NCCL's own time. That time is a sele
 one constant bandwidth per (algorithm, protocol) that real runs reach only from about 256 MiB;
 at the 1-64 MiB of buckets and blocks it is 20-110 % optimistic. This package times the pair
 NCCL picks as published sweeps do (layer.py), with figures fitted on whole cited sweeps
-(fitted.py, written by bench/performance.py) and validated system by system (bands.py).
+(fitted.py, written by bench/performance.py) and validated class of system by class, each
+cluster of runs predicted by a fit without it (bands.py).
 """
 
 from dataclasses import asdict
 
-from .bands import band, words
+from .bands import band, system_class, words
 from .layer import Call, Parameters, time_us
 
-__all__ = ["Call", "Parameters", "band", "provenance", "time_us", "words"]
+__all__ = ["Call", "Parameters", "band", "provenance", "system_class", "time_us", "words"]
 
 
 def provenance() -> dict:

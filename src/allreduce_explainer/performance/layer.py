@@ -14,8 +14,9 @@ from that in four ways, each a factor here, fitted by bench/performance.py on wh
 - a bandwidth factor per generation for LL and LL128 (a measured ceiling: their caps in
   tuning.cc are selection numbers rather than what the protocols reach);
 - an asymptote per (generation, group): what a run reaches at gigabytes against NCCL's figure.
-  Rings and trees across servers get their own (network-bound: the card, not NVLink, sets the
-  pace), so an NVLink server's factor is never applied to a ring limited by its cards;
+  Every algorithm across servers gets its own (the cards, not NVLink, set its pace), so an
+  NVLink server's factor is never applied to a ring limited by its cards, nor the factor of
+  NVLSTree across servers (B200's is 1.45) to one server's NVLS;
 
 and a launch floor: one thread driving G GPUs (all_reduce_perf -g G) cannot finish a call in
 less than about G x a few microseconds, however small the message.
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-LAUNCH_NORM = 6.0  # how the launch floor and the GPUs' time combine (split_us)
+LAUNCH_NORM = 4.0  # how the launch floor and the GPUs' time combine (split_us)
 GROUPS = {  # algorithm -> the group whose ramp it follows
     "Ring": "p2p",
     "Tree": "p2p",
@@ -77,10 +78,10 @@ def ramp_key(c: Call) -> str:
 
 
 def asymptote_key(c: Call) -> str:
-    """The asymptote's key: the generation and group, and '-net' for a point-to-point algorithm
-    across servers (the cards set its pace, not NVLink)."""
+    """The asymptote's key: the generation and group, and '-net' across servers (the cards set
+    its pace, not NVLink)."""
     group = GROUPS[c.algorithm]
-    net = "-net" if group == "p2p" and c.nodes > 1 else ""
+    net = "-net" if c.nodes > 1 else ""
     return f"{c.generation}/{group}{net}"
 
 
@@ -111,9 +112,11 @@ def split_us(p: Parameters, c: Call) -> tuple[float, float]:
     the ramped bandwidth; the latency NCCL's times the generation's factor, raised by the launch
     floor (a log fit scales the transfer alone). The floor and the GPUs' own time combine as a
     smooth maximum, their LAUNCH_NORM-norm: while the thread is still launching the last GPUs'
-    kernels the first ones' work overlaps it only in part (p = 6 gave the least error leaving
-    one system out, against 2, 3 and 4; a plain maximum misses the 1 MiB rows of -g 8 runs by
-    up to 20 %)."""
+    kernels the first ones' work overlaps it only in part. Leaving each cluster out, from 64 KiB,
+    p = 4 brings every class's 64 KiB - 1 MiB median within 15 % (9.8, 14.7 and 11.6 %), where
+    3 leaves one at 16 %, 6 two at 15-16 % and 8 or 12 two at 17-21 %, with 43-45 of the 52 rows
+    at 4-128 MiB within 15 % for all of them; a plain maximum misses the 1 MiB rows of -g 8 runs
+    by up to 20 %."""
     transfer = c.nbytes / (1000 * asymptotic_GBps(p, c) * ramp(p, c))
     lat = c.latency_us * p.latency.get(c.generation, 1.0)
     if c.gpus_per_thread > 1:

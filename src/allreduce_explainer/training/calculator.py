@@ -15,10 +15,10 @@ per edge across servers), not NCCL's, which lives in "nccl" (or forced: "nccl-tr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from .. import nccl
+from .. import nccl, performance
 from ..catalog import hardware, models
 from ..catalog.models import Layer, Model
 from ..collectives import ALLREDUCE
@@ -156,6 +156,7 @@ class Cluster:
     intra_latency_us: float = 0.0
     inter_latency_us: float = 0.0
     nccl_version: str = nccl.NCCL_VERSION  # the release whose model picks (algorithm "nccl")
+    gpus_per_process: int = 1  # GPUs one process drives (all_reduce_perf -g): NCCL's launches
 
     @property
     def servers(self) -> int:
@@ -233,7 +234,8 @@ def _nccl(c: Cluster, nbytes: float, n: int, algorithm: str = "nccl") -> dict:
         )
     system = nccl.System(c.gpu.name, n, per, per, c.nic_GBps * 8, nccl_version=c.nccl_version)
     force = NCCL_FORCED.get(algorithm)
-    pick = nccl.choose("AllReduce", max(1, round(nbytes)), system, algorithm=force)
+    size, per_process = max(1, round(nbytes)), min(c.gpus_per_process, per)
+    pick = nccl.choose("AllReduce", size, system, algorithm=force, gpus_per_thread=per_process)
     return out | {
         "time_s": pick.time_us * 1e-6,
         "algbw_GBps": pick.algbw_GBps,
@@ -242,6 +244,7 @@ def _nccl(c: Cluster, nbytes: float, n: int, algorithm: str = "nccl") -> dict:
         "nccl_protocol": pick.protocol,
         "nccl_time_s": pick.nccl_time_us * 1e-6,
         "nccl_version": c.nccl_version,
+        "nccl_band": performance.band(nccl.band_class(system, per_process), size),
     }
 
 
@@ -340,8 +343,10 @@ def cluster_for(
     intra_latency_us=0.0,
     inter_latency_us=0.0,
     nccl_version=nccl.NCCL_VERSION,
+    gpus_per_process=1,
 ) -> Cluster:
-    """Validated cluster: nic_Gbps is the card's line rate in gigabits per second, as sold."""
+    """Validated cluster: nic_Gbps is the card's line rate in gigabits per second, as sold;
+    gpus_per_process, the GPUs one process drives (all_reduce_perf's -g), at most a server's."""
     g = _gpu(gpu, link_GBps, peak_tflops, memory_gb)
     n = count("gpus", gpus, 1, MAX_GPUS)
     per = g.gpus_per_node if gpus_per_node is None else gpus_per_node
@@ -355,7 +360,12 @@ def cluster_for(
         if v > 1e6:
             raise ParamError(f, "must be at most 1,000,000 µs")
     nccl.release(nccl_version)  # a ParamError naming nccl_version
-    return Cluster(n, per, g, nic, lat[0], lat[1], nccl_version)
+    g_proc = count("gpus_per_process", gpus_per_process, 1, MAX_GPUS_PER_NODE)
+    if g_proc > per:
+        raise ParamError(
+            "gpus_per_process", f"one process drives GPUs of one server: at most {per}"
+        )
+    return Cluster(n, per, g, nic, lat[0], lat[1], nccl_version, g_proc)
 
 
 @dataclass(frozen=True)
@@ -477,7 +487,7 @@ def share_curve(model: Model, grad_dtype: str, algorithm: str, c: Cluster, comp:
     for x in xs:
         if x < 2:
             continue
-        sub = Cluster(x, min(g, x), c.gpu, c.nic_GBps, c.intra_latency_us, c.inter_latency_us)
+        sub = replace(c, gpus=x, gpus_per_node=min(g, x))
         a = allreduce(sub, algorithm, s)
         o = overlap(model, sub, algorithm, GRAD_BYTES[grad_dtype], BACKWARD_SHARE * comp)
         out.append((x, a["time_s"], o["exposed_s"], a["algorithm"]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 
-from .. import api, fmt, performance
+from .. import api, fmt, nccl, performance
 from ..catalog import models
 from ..nccl.topology import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
@@ -422,7 +422,8 @@ def facts() -> dict[str, str]:
     out["ddp_cap_size"] = f"{ddp.DEFAULT_CAP_MB:g} MiB"
     out["ddp_first_size"] = f"{ddp.DEFAULT_FIRST_MB:g} MiB"
     out["ddp_sweep_low"] = f"{ddp.SWEEP_LOW_MB:g} MiB"
-    out["ddp_cap_band"] = performance.words(cap)
+    many = nccl.band_class(nccl.System(api.DEFAULT_GPU, DEFAULT_GPUS, 8))
+    out["ddp_cap_band"] = performance.words(many, cap)
     return out
 
 

@@ -69,6 +69,8 @@ SPEC = spec(
           unit="GiB"),
     Param("gpus", 64, "int", "GPUs (n)", 1, calculator.MAX_GPUS, nudge=(8, "8 GPUs")),
     Param("gpus_per_node", 8, "int", "GPUs per server (g)", 1, calculator.MAX_GPUS_PER_NODE),
+    Param("gpus_per_process", 1, "int", "GPUs each process drives (all_reduce_perf -g)", 1,
+          calculator.MAX_GPUS_PER_NODE),
     Param("network", hardware.NIC_400G["name"], "name", "Network card per GPU", choices=(
         *((n["name"], n["name"]) for n in hardware.NETWORKS),
         ("custom", "custom: the rate beside"))),
@@ -151,6 +153,7 @@ def _calc(p: dict) -> calculator.Calculation:
         gpu=p["gpu"],
         gpus=p["gpus"],
         gpus_per_node=p["gpus_per_node"],
+        gpus_per_process=min(p["gpus_per_process"], p["gpus_per_node"]),
         nic_Gbps=p["nic_gbps"],
         link_GBps=p["link_gbps"],
         peak_tflops=p["peak_tflops"],
@@ -218,6 +221,7 @@ def _readouts(r: dict, p: dict) -> dict:
         "busbw": "—"
         if r["busbw_GBps"] is None
         else f"{fmt.sig(r['busbw_GBps'], 4)} GB/s (algbw {fmt.sig(r['algbw_GBps'], 4)} GB/s)",
+        "band": bands.sentence(r["nccl_band"]) if "nccl_band" in r else NO_BAND,
         "ideal": "; ".join(
             f"{IDEAL_TEXT[k]} {fmt.seconds(v)}"
             for k, v in sorted(r["times_s"].items(), key=lambda kv: kv[1])
@@ -233,6 +237,9 @@ def _readouts(r: dict, p: dict) -> dict:
         "exposed": f"{fmt.seconds(r['exposed_s'])} after {r['buckets']} buckets",
         "memory": fits,
     }
+
+
+NO_BAND = "the teaching models are line-rate closed forms, not fitted on published runs"
 
 
 def gib(nbytes: float) -> str:
@@ -341,6 +348,7 @@ RECORDS = (
             "why": (
                 ("algorithm", "algorithm and protocol"),
                 ("busbw", "bus bandwidth"),
+                ("band", "how close published runs come"),
                 ("gradient", "bytes reduced: the gradient"),
                 ("cluster", "cluster"),
             ),
@@ -453,7 +461,7 @@ def _catalog_facts() -> dict[str, str]:
     }
 
 
-BAND_NAMES = ("ll", "mid", "upper", "near", "large")  # performance.bands.BANDS, in order
+BAND_NAMES = ("small", "ll", "mid", "upper", "near", "large")  # performance.bands.BANDS
 OWN_MID = (1 << 20, 64 << 20)  # where NCCL's own constant bandwidths are furthest from runs
 
 
@@ -488,13 +496,18 @@ def own_misses(lo: float, hi: float) -> list[float]:
 
 
 def _band_facts() -> dict[str, str]:
-    """The performance layer's validation (each system predicted by the fit on the others), per
-    size band, and how far NCCL's own figures are from the runs at mid sizes."""
-    out = {"band_systems": str(len(fitted.FITTED_ON))}
-    for name, (lo, hi, median, worst, _, _) in zip(BAND_NAMES, fitted.VALIDATION, strict=True):
+    """The performance layer's validation for the class of the calculator's default cluster
+    (each cluster of its runs predicted by the fit on the others), per size band, and how far
+    NCCL's own figures are from the runs at mid sizes. A band its class has not earned reads
+    bands.UNCHECKED in place of a percentage."""
+    r = calculator.calc()
+    klass = nccl.band_class(nccl.System(r["gpu"], r["gpus"], r["gpus_per_node"]))
+    out = {"band_systems": str(len(fitted.FITTED_ON)), "band_class": klass}
+    for name, (lo, hi) in zip(BAND_NAMES, bands.BANDS, strict=True):
+        b = bands.band(klass, lo)
         out[f"band_{name}_range"] = bands.range_text(lo, hi)
-        out[f"band_{name}_median"] = fmt.percent(median)
-        out[f"band_{name}_worst"] = fmt.percent(worst)
+        out[f"band_{name}_median"] = fmt.percent(b["median"]) if b["validated"] else bands.UNCHECKED
+        out[f"band_{name}_worst"] = fmt.percent(b["worst"]) if b["validated"] else bands.UNCHECKED
     out["nccl_own_mid"] = fmt.percent(max(own_misses(*OWN_MID)))
     out["nccl_own_mid_range"] = f"{OWN_MID[0] >> 20}–{OWN_MID[1] >> 20} MiB"
     return out

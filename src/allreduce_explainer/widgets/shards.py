@@ -455,8 +455,8 @@ def _overlap_facts(p: dict, out: dict) -> dict:
     z3, hs = out["overlap"]["zero3"], out["overlap"]["hsdp"]
     gpu = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
-    ring = nccl.topology.graphs(nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"],
-                                            p["gpus_per_node"], nic))["Ring"]  # fmt: skip
+    system = nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"], p["gpus_per_node"], nic)
+    ring = nccl.topology.graphs(system)["Ring"]
     return {
         "shard_tokens": fmt.sig(z3["critical_tokens_per_gpu"], 3),
         "shard_hsdp_tokens": fmt.sig(hs["critical_tokens_per_gpu"], 3),
@@ -467,7 +467,7 @@ def _overlap_facts(p: dict, out: dict) -> dict:
         "shard_hsdp_bus": fmt.sig(hs["bus_GBps"], 3),
         "shard_block_bytes": fmt.nbytes(memory.BYTES_PER_PARAM["grads"] * z3["block_params"]),
         "shard_block_band": performance.words(
-            int(memory.BYTES_PER_PARAM["grads"] * z3["block_params"])
+            nccl.band_class(system), int(memory.BYTES_PER_PARAM["grads"] * z3["block_params"])
         ),
         "shard_channels": ring.n_channels,
         "shard_channel_GBps": fmt.sig(ring.bw_inter, 3),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import statistics
 import sys
 
 import pytest
@@ -62,6 +63,13 @@ def low_protocol(sweep: dict, n: int) -> bool:
 
 # Rows no single model can follow within the band, and why.
 EXCEPTIONS = {
+    # Azure's 8 x H100 and 8 x H200 pages (NCCL 2.18.5 and 2.20.5; one model for both, the
+    # same NVLink and NVLS) measure 43.70 and 52.96 GB/s at 1 MiB, 21 % apart: the layer sits
+    # between them
+    ("azure-nd-h200-v5", MiB): 0.20,
+    # 191.3 us at 2 MiB against 82.2 at 1 MiB and 151.1 at 4 MiB: a call slower than one of
+    # twice its bytes, which no time that grows with size follows
+    ("nccl-tests-309-4x8xh100", 2 * MiB): 0.50,
     # two clusters of the same 2 x 8 H100 NDR hardware, both called healthy in nccl-tests#309,
     # measured 118.6 and 103.8 GB/s at 8 MiB (14 % apart): the layer sits between them
     ("nccl-tests-309-2x8xh100-cluster2", 8 * MiB): 0.18,
@@ -81,11 +89,11 @@ def test_every_clean_sweep_is_followed(sweep):
 
 def test_the_ll_region_is_the_one_wider_band():
     """Where NCCL picks Simple every clean sweep is within 15 % from 1 MiB; where it picks LL or
-    LL128 some are not (so the wider band above is needed, and says where), all below 16 MiB."""
+    LL128 some are not (so the wider band above is needed, and says where), none above 16 MiB."""
     rows = [(s, n, b) for s in CLEAN for n, b in measured(s) if MiB <= n < 256 * MiB]
     low = [(n, abs(predicted(s, n) / b - 1)) for s, n, b in rows if low_protocol(s, n)]
     assert max(e for _, e in low) > 0.15
-    assert max(n for n, e in low if e > 0.15) < 16 * MiB
+    assert max(n for n, e in low if e > 0.15) <= 16 * MiB
 
 
 def test_the_fitted_figures_are_the_fit_of_the_sweeps():
@@ -136,15 +144,132 @@ def test_a_ring_limited_by_its_cards_gets_no_nvlink_factor():
         assert abs(c.busbw_GBps / 365.84 - 1) < 0.06
 
 
-def test_band_is_the_validation_of_its_size():
-    for lo, hi, median, worst, rows, systems in fitted.VALIDATION:
-        b = performance.band(lo)
-        assert (b["from_bytes"], b["median"], b["worst"]) == (lo, median, worst)
-        assert b["to_bytes"] == (None if hi == math.inf else hi)
-        assert 0 <= median <= worst and rows >= systems >= 2
-    assert performance.band(MiB - 1) is None
-    row = nccl.sweep("AllReduce", [64 * MiB], nccl.System("H100 SXM", 16, 8))["rows"][0]
-    assert row["band"] == performance.band(64 * MiB)
+def test_an_across_servers_factor_is_not_applied_to_one_server():
+    """The one Blackwell sweep (GCP A4, 2 x 8 B200, NVLSTree) runs 38 % above NCCL's own
+    figure at 8 GiB (683.52 GB/s against 496): that factor belongs to NVLSTree across servers;
+    one server of B200s (no sweep fitted) keeps NCCL's own NVLS figure."""
+    across = nccl.choose("AllReduce", 8 * GiB, nccl.System("B200", 16, 8, 8, 400.0))
+    assert across.algorithm == "NVLSTree" and abs(across.busbw_GBps / 683.52 - 1) < 0.05
+    one = nccl.choose("AllReduce", 8 * GiB, nccl.System("B200", 8, 8))
+    assert one.algorithm == "NVLS" and one.busbw_GBps <= one.nccl_busbw_GBps
+
+
+GENERATION = {"A100 SXM": "Ampere", "H100 SXM": "Hopper", "H200 SXM": "Hopper", "B200": "Blackwell"}
+EDGES = (64 << 10, MiB, 4 * MiB, 64 * MiB, 256 * MiB, GiB, math.inf)
+
+
+def sweep_class(s: dict) -> str:
+    """Generation x one server or across servers x launch mode, named here from SWEEPS.json."""
+    sysd = s["system"]
+    scope = "one server" if sysd["gpus"] == sysd["gpus_per_node"] else "across servers"
+    launch = "one process per GPU" if s["gpus_per_thread"] == 1 else "one process for several GPUs"
+    return f"{GENERATION[sysd['gpu']]}, {scope}, {launch}"
+
+
+def bus_time_us(n: int, busbw: float, gpus: int) -> float:
+    return n / (busbw * 1e3) * 2 * (gpus - 1) / gpus
+
+
+def launch_floor(sweeps: list[dict]) -> float:
+    """The launch floor from these sweeps alone: per sweep with one thread for G > 1 GPUs, its
+    16-64 KiB rows' median time over G; the median of those (0 with none)."""
+    per = []
+    for s in sweeps:
+        gpus, g = s["system"]["gpus"], s["gpus_per_thread"]
+        small = [bus_time_us(n, b, gpus) for n, b in measured(s) if 16 << 10 <= n <= 64 << 10]
+        if g > 1 and small:
+            per.append(statistics.median(small) / g)
+    return statistics.median(per) if per else 0.0
+
+
+def test_each_class_band_is_its_clusters_predicted_by_the_others():
+    """Every (class, size band) of fitted.VALIDATION recomputed here: each cluster of
+    SWEEPS.json left out of the fit (every factor and the launch floor, computed here, refitted
+    without it), its rows' busbw predicted and held against the published figures read afresh;
+    per class and band the median and worst |error|, rows, runs and clusters."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import performance as bench  # bench/performance.py: the fit itself
+
+    lo, hi = bench.FIT_RANGE
+    sweeps = bench.sweeps()
+    errors: dict[tuple, list[tuple[str, str, float]]] = {}
+    for cluster in {s["cluster"] for s in CLEAN}:
+        others = [s for s in CLEAN if s["cluster"] != cluster]
+        rows = [r for s in others for r in bench.timed_rows(sweeps[s["key"]], lo, hi)]
+        p = bench.fit(rows, launch_floor(others))
+        for s in (s for s in CLEAN if s["cluster"] == cluster):
+            system = nccl.System(**s["system"])
+            for n, busbw in measured(s):
+                if not lo <= n <= hi:
+                    continue
+                c = pick(s, n)
+                e = tables(system)[(c.algorithm, c.protocol)]
+                lat, bw = terms(system, "AllReduce", c.algorithm, c.protocol, e, n)
+                call = performance_call(
+                    system, c.algorithm, c.protocol, lat, bw, n, s["gpus_per_thread"]
+                )
+                ours = n / (layer.time_us(p, call) * 1e3) * 2 * (system.gpus - 1) / system.gpus
+                band = next(b for b in zip(EDGES, EDGES[1:]) if b[0] <= n < b[1])
+                errors.setdefault((sweep_class(s), *band), []).append(
+                    (s["key"], cluster, abs(ours / busbw - 1))
+                )
+    assert {v[:3] for v in fitted.VALIDATION} == set(errors)
+    for klass, b_lo, b_hi, median, worst, n_rows, runs, clusters in fitted.VALIDATION:
+        got = errors[(klass, b_lo, b_hi)]
+        es = [e for _, _, e in got]
+        assert median == pytest.approx(statistics.median(es), abs=2e-4)
+        assert worst == pytest.approx(max(es), abs=2e-4)
+        assert (n_rows, runs, clusters) == (
+            len(es),
+            len({k for k, _, _ in got}),
+            len({c for _, c, _ in got}),
+        )
+
+
+def test_small_messages_within_15_percent_where_runs_earn_a_band():
+    """64 KiB - 1 MiB, where the launch and the latency set the time: each class whose band
+    is stated there (two clusters or more) is predicted within 15 % at the median, leaving each
+    cluster out (the figures the test above recomputes). One cluster's figure is no claim: it
+    is reported (bench/PERFORMANCE.md), not stated."""
+    small = [v for v in fitted.VALIDATION if v[1:3] == (64 << 10, MiB)]
+    stated = [v for v in small if v[7] >= 2]
+    assert stated and len(small) > len(stated)
+    for klass, _, _, median, *_ in stated:
+        assert median <= 0.15, klass
+
+
+def test_a_band_is_stated_only_where_two_clusters_of_its_class_earned_it():
+    """A row carries its class's band; one server of B200s and A100s across servers (never
+    fitted) and one server of H100s with one process per GPU (one cluster) carry validated:
+    false and no percentage, in JSON, in words and in the CLI's table; a class two or more
+    clusters earned (B200s across servers, the default 64 H100s) a percentage."""
+    for s, g, validated in (
+        (nccl.System("B200", 8, 8), 1, False),
+        (nccl.System("B200", 16, 8), 1, True),
+        (nccl.System("H100 SXM", 8, 8), 1, False),
+        (nccl.System("A100 SXM", 16, 8), 1, False),
+        (nccl.System("H100 SXM", 64, 8), 1, True),
+        (nccl.System("A100 SXM", 8, 8), 8, True),
+    ):
+        row = nccl.sweep("AllReduce", [64 * MiB], s, gpus_per_thread=g)["rows"][0]
+        b = row["band"]
+        assert b["class"] == nccl.band_class(s, g) and b["validated"] is validated
+        assert (b["median"] is None) is (b["worst"] is None) is (not validated)
+        text = performance.words(b["class"], 64 * MiB)
+        assert ("%" not in text and "not checked" in text) is (not validated)
+    assert (
+        performance.band("Hopper, across servers, one process per GPU", 1024)["validated"] is False
+    )
+
+
+def test_the_cli_table_names_no_percentage_for_an_unchecked_class(capsys):
+    from allreduce_explainer.cli import main
+
+    assert main(["nccl", "--gpus", "16", "--gpu", "A100", "--sizes", "1M:1G"]) == 0
+    rows = [x for x in capsys.readouterr().out.splitlines() if x.strip()[:1].isdigit()]
+    assert rows and all(x.endswith("unchecked") and "%" not in x for x in rows)
+    assert main(["nccl", "--gpus", "64", "--gpu", "H100", "--bytes", "1G"]) == 0
+    assert "%" in capsys.readouterr().out.splitlines()[2]
 
 
 SYSTEMS = st.builds(

@@ -1,0 +1,98 @@
+"""The launch mode (all_reduce_perf's -g, the GPUs one process drives): read from a log's header,
+taken by `nccl` and `calc` as --gpus-per-process, and modelled as the published -g 8 runs show it:
+one thread launching eight GPUs' kernels one after another cannot finish a small call sooner
+than about 35 us, where one process per GPU can; at gigabytes the launch does not matter."""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+
+import pytest
+
+from allreduce_explainer.cli import main
+from allreduce_explainer.logs.parse import parse_runs
+from helpers import DATA
+
+SWEEPS = json.loads((DATA / "nccl-tests" / "SWEEPS.json").read_text())["sweeps"]
+HEADER = re.compile(r"# nThread (\d+) nGpus (\d+)")
+LOGS = [  # the logs published with their header
+    s
+    for s in SWEEPS
+    if s["kind"] == "log" and HEADER.search((DATA / "nccl-tests" / s["file"]).read_text())
+]
+
+
+@pytest.mark.parametrize("sweep", LOGS, ids=[s["key"] for s in LOGS])
+def test_the_log_reader_takes_g_from_the_header(sweep):
+    """nccl-tests prints `# nThread T nGpus G`: G is the GPUs each thread drives (-g)."""
+    text = (DATA / "nccl-tests" / sweep["file"]).read_text()
+    g = int(HEADER.search(text).group(2))
+    assert [r.gpus_per_thread for r in parse_runs(text).runs] == [g]
+    assert g == sweep["gpus_per_thread"]
+
+
+def nccl_json(capsys, *args) -> dict:
+    assert main(["nccl", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def together_small_median() -> float:
+    """together's -g 8 ring on one 8 x H100 server: its out-of-place times from 8 B to 64 KiB."""
+    text = (DATA / "nccl-tests" / "together-8xh100-1node-ring.txt").read_text()
+    rows = (
+        re.match(r"^\s*(\d+)\s+\d+\s+float\s+sum\s+-1\s+([\d.]+)", x) for x in text.splitlines()
+    )
+    return statistics.median(float(m.group(2)) for m in rows if m and int(m.group(1)) <= 64 << 10)
+
+
+def test_gpus_per_process_changes_the_prediction_as_the_runs_do(capsys):
+    """One 8 x H100 server, the ring forced as in together's run: with --gpus-per-process 8 a
+    1 KiB call takes the -g 8 run's small-message time (within 5 %); with 1 (the default) far
+    less; at 1 GiB the two launches agree within 1 %, as the -g 8 and -g 1 runs of one H100
+    server do at gigabytes (together's ring and xxrjun's, both within the layer's band there)."""
+    base = ("--gpus", "8", "--gpu", "H100", "--algorithm", "Ring")
+    small = {g: nccl_json(capsys, *base, "--bytes", "1K", "--gpus-per-process", g) for g in "18"}
+    measured = together_small_median()
+    assert small["8"]["rows"][0]["time_us"] == pytest.approx(measured, rel=0.05)
+    assert small["1"]["rows"][0]["time_us"] < 0.6 * measured
+    assert nccl_json(capsys, *base, "--bytes", "1K") == small["1"]  # the default is 1
+    assert small["8"]["gpus_per_thread"] == 8
+    big = {g: nccl_json(capsys, *base, "--bytes", "1G", "--gpus-per-process", g) for g in "18"}
+    t1, t8 = (big[g]["rows"][0]["time_us"] for g in "18")
+    assert t8 == pytest.approx(t1, rel=0.01) and t8 >= t1
+
+
+def test_calc_takes_gpus_per_process(capsys):
+    """The calculator's all-reduce under NCCL: one process per GPU by default; -g 8 never
+    faster; more GPUs per process than a server holds is refused, naming the flag."""
+    args = ["calc", "--model", "gpt2", "--gpus", "8", "--json"]
+    assert main(args) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert main([*args, "--gpus-per-process", "8"]) == 0
+    eight = json.loads(capsys.readouterr().out)
+    assert eight["allreduce_s"] > one["allreduce_s"]
+    assert eight["nccl_band"]["class"].endswith("one process for several GPUs")
+    assert one["nccl_band"]["class"].endswith("one process per GPU")
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--gpus-per-node", "4", "--gpus-per-process", "8"])
+    assert e.value.code == 2 and "--gpus-per-process" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("g", ["0", "9", "2.5", "x"])
+def test_a_bad_gpus_per_process_is_refused_naming_the_flag(capsys, g):
+    """One process drives 1 to a server's GPUs (8 here): anything else exits 2 with the flag."""
+    with pytest.raises(SystemExit) as e:
+        main(["nccl", "--gpus", "8", "--bytes", "1M", "--gpus-per-process", g])
+    assert e.value.code == 2 and "--gpus-per-process" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("g", [0, 9, 2.0, True])
+def test_the_library_refuses_a_bad_gpus_per_thread(g):
+    from allreduce_explainer import nccl
+    from allreduce_explainer.errors import ParamError
+
+    with pytest.raises(ParamError) as e:
+        nccl.sweep("AllReduce", [1024], nccl.System("H100 SXM", 8, 8), gpus_per_thread=g)
+    assert e.value.field == "gpus_per_thread"
