@@ -408,7 +408,8 @@ def _nccl_table(result: dict) -> str:
             f"  {bands.short(r['band'])}"
         )
     lines.append(
-        "busbw in GB/s (nccl-tests' definition); time_us as runs measure it, nccl_* NCCL's own"
+        "busbw in GB/s (nccl-tests' definition); time_us the fitted time (as published runs of "
+        "that size measure), nccl_* NCCL's estimate (its tuning code's, which it picks on)"
     )
     klass = result["rows"][0]["band"]["class"]
     lines.append(

@@ -44,7 +44,7 @@ ESTIMATE = Source(
 FITTED = Source(
     "fitted",
     "fitted time",
-    "fitted time (as runs measure)",
+    "fitted time",
     "solid",
     2.5,
     "NCCL's choice timed as published all_reduce_perf runs of that size measure it: factors "

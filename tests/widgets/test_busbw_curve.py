@@ -11,6 +11,7 @@ import helpers
 from allreduce_explainer import bridge, nccl
 from allreduce_explainer.catalog import measured
 from allreduce_explainer.logs import parse as nccltests
+from allreduce_explainer.sources import ESTIMATE, FITTED
 from allreduce_explainer.widgets import latency
 
 DATA = helpers.DATA / "nccl-tests"
@@ -48,7 +49,7 @@ def test_curve_is_nccls_choice_at_every_size(params):
     system = nccl.System(p["gpu"], g * p["servers"], g, g, float(p["nic_gbps"]))
     algo = None if p["algorithm"] == "nccl" else "Ring"
     data = {t["name"]: t for t in s["figure"]["data"]}
-    model, own = data["NCCL's pick, as runs measure it"], data["NCCL's own figure"]
+    model, own = data[f"NCCL's choice, {FITTED.legend}"], data[ESTIMATE.legend]
     assert model["x"] == latency.CURVE_SIZES and len(latency.CURVE_SIZES) >= 30
     for i, n in enumerate(latency.CURVE_SIZES):
         c = nccl.choose("AllReduce", n, system, algorithm=algo)

@@ -45,7 +45,7 @@ def test_ring_and_tree_curves_are_nccls_forced_times(gpus, per, gbps):
     system = nccl.System("H100 SXM", gpus, per, per, gbps * 8)
     data = {t["name"]: t for t in s["figure"]["data"]}
     for algo, name in (("Ring", "ring"), ("Tree", "tree")):
-        ys = data[name]["y"]
+        ys = data[f"{name}, NCCL's estimate"]["y"]
         for i in range(0, len(SIZES), 17):
             n = max(1, round(SIZES[i]))
             want = nccl.choose("AllReduce", n, system, algorithm=algo).nccl_time_us * 1e-6
@@ -213,7 +213,7 @@ def test_each_model_has_a_chart_of_its_own_titled_with_its_cluster(gpus, per, al
     for i in range(0, len(SIZES), 23):
         size = SIZES[i]  # the ring: 2(n - 1) steps of alpha plus 2(n - 1)/n of S over B
         ring = 2 * (gpus - 1) * alpha * 1e-6 + 2 * (gpus - 1) / gpus * size / 50e9
-        assert curves["ring"][i] == pytest.approx(ring, rel=1e-9)
-        assert curves["tree"][i] == pytest.approx(cost.tree_time_fast(topo, size))
+        assert curves["ring, whiteboard model"][i] == pytest.approx(ring, rel=1e-9)
+        assert curves["tree, whiteboard model"][i] == pytest.approx(cost.tree_time_fast(topo, size))
     marker = next(t for t in board["data"] if t["name"].startswith("teaching crossover"))
     assert marker["x"][0] == s["crossover_bytes"]

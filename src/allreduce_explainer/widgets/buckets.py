@@ -11,6 +11,7 @@ from ..nccl.topology import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
 from ..params import ROWS, Param, spec, validated
 from ..schedules.topology import NIC_400G_GBps
+from ..sources import REFERENCE_DASH
 from ..training import calculator, ddp
 from . import Widget, views
 from . import figures as fig
@@ -86,7 +87,7 @@ def ddp_buckets(params=None) -> dict:
             "best_exposed": ms(best["exposed_s"]),
             "default_exposed": ms(swept["exposed_s"]),
             "advice": advice(swept, best),
-            "algorithm": f"NCCL's model: {r['algorithm']}",
+            "algorithm": f"NCCL's choice: {r['algorithm']}",
             "first": f"{fmt.sig(r['first_bucket_bytes'] / ddp.MIB, 3)} MiB",
         },
     )
@@ -266,7 +267,7 @@ def _timeline(r: dict, every: bool) -> views.Part:
                         "y0": 0,
                         "y1": 1,
                         "yref": "paper",
-                        "line": {"dash": "dot", "width": 2, "color": NEUTRAL},
+                        "line": {"dash": REFERENCE_DASH, "width": 2, "color": NEUTRAL},
                     }
                 ],
                 "legend": dict(fig.LEGEND_BELOW),

@@ -21,6 +21,7 @@ from ..logs import examples
 from ..palette import SERIES
 from ..params import Param, spec, validated
 from ..performance import bands, fitted
+from ..sources import ESTIMATE, FITTED
 from ..training import calculator, memory
 from . import Widget, logview, views
 from . import figures as fig
@@ -267,8 +268,8 @@ def _algorithm_text(r: dict, p: dict) -> str:
         return text
     return (
         f"{text}: {r['nccl_algorithm']} with the {r['nccl_protocol']} protocol (NCCL "
-        f"{r['nccl_version']}'s choice, timed as published runs of this size measure it; "
-        f"NCCL's own figure {fmt.seconds(r['nccl_time_s'])})"
+        f"{r['nccl_version']}'s choice; {FITTED.name}, {ESTIMATE.name} "
+        f"{fmt.seconds(r['nccl_time_s'])})"
     )
 
 
@@ -283,7 +284,7 @@ def _share_figure(curve: list, r: dict) -> views.Part:
     n = r["gpus"]
     data = [
         _series("no overlap", xs, no, SERIES["ring"], "solid", "circle"),
-        _series("with DDP's overlap", xs, yes, SERIES["tree"], "dash", "diamond"),
+        _series("with DDP's overlap", xs, yes, SERIES["tree"], FITTED.dash, "diamond"),
         fig.you_are_here(
             f"{n} GPUs", n, [100 * r["share_no_overlap"], 100 * r["share_with_overlap"]]
         ),

@@ -20,6 +20,7 @@ from ..schedules.ring import steps as ring_steps
 from ..schedules.topology import H100_NVLINK_GBps
 from ..simulation import innetwork
 from ..simulation.innetwork import SWITCH
+from ..sources import FITTED, REFERENCE_DASH, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
 from .common import value_text, vectors
@@ -195,10 +196,10 @@ SERVERS_READOUTS = (
     ("card_ring", "Each card sends, ring"),
     ("card_tree", "Each card sends, tree (at most)"),
     ("card_sharp", "Each card sends, SHARP"),
-    ("across_ring", "NCCL's model: Ring"),
-    ("across_nvlstree", "NCCL's model: NVLSTree"),
-    ("across_collnetdirect", "NCCL's model: CollNet (SHARP)"),
-    ("across_nvls", "NCCL's model: NVLS with SHARP"),
+    ("across_ring", f"Ring, {FITTED.name}"),
+    ("across_nvlstree", f"NVLSTree, {FITTED.name}"),
+    ("across_collnetdirect", f"CollNet (SHARP), {FITTED.name}"),
+    ("across_nvls", f"NVLS with SHARP, {FITTED.name}"),
     ("across_pick", "NCCL would pick"),
 )
 
@@ -227,21 +228,24 @@ def _readouts(ideal: dict, model: dict, n: int, s: int, gpu: str, across: dict) 
 def _gpus_figure(by_n, measured, gpu: str) -> views.Part:
     xs = [k for k, *_ in by_n]
     data = [
-        fig.line("ring, at the line rate", xs, [_ideal(k, "ring") for k in xs], SERIES["ring"],
-                 "dot", 1.5, hover="%{x} GPUs: %{y:.3g} GB/s"),
-        fig.line("NVLS, at the line rate", xs, [_ideal(k, "nvls") for k in xs], COLOURS["nvls"],
-                 "dot", 1.5, hover="%{x} GPUs: %{y:.3g} GB/s"),
-        fig.line(f"ring, NCCL's model ({gpu})", xs, [_bus(r) for _, r, _ in by_n],
-                 SERIES["ring"], "dash", 2, hover="%{x} GPUs: %{y:.3g} GB/s"),
-        fig.line(f"NVLS, NCCL's model ({gpu})", xs, [_bus(v) for _, _, v in by_n],
-                 COLOURS["nvls"], "dash", 2, hover="%{x} GPUs: %{y:.3g} GB/s"),
+        fig.line(f"ring, {WHITEBOARD.legend} at the line rate", xs,
+                 [_ideal(k, "ring") for k in xs], SERIES["ring"], WHITEBOARD.dash, 1.5,
+                 hover="%{x} GPUs: %{y:.3g} GB/s"),
+        fig.line(f"NVLS, {WHITEBOARD.legend} at the line rate", xs,
+                 [_ideal(k, "nvls") for k in xs], COLOURS["nvls"], WHITEBOARD.dash, 1.5,
+                 hover="%{x} GPUs: %{y:.3g} GB/s"),
+        fig.line(f"ring, {FITTED.legend} ({gpu})", xs, [_bus(r) for _, r, _ in by_n],
+                 SERIES["ring"], FITTED.dash, 2, hover="%{x} GPUs: %{y:.3g} GB/s"),
+        fig.line(f"NVLS, {FITTED.legend} ({gpu})", xs, [_bus(v) for _, _, v in by_n],
+                 COLOURS["nvls"], FITTED.dash, 2, hover="%{x} GPUs: %{y:.3g} GB/s"),
         fig.dots("ring, measured (8 × H100)", [m["gpus"] for m in measured],
                  [m["ring_busbw_GBps"] for m in measured], SERIES["ring"], "circle", 9,
                  hover="%{x} GPUs: %{y:.3g} GB/s"),
         fig.dots("NVLS, measured (8 × H100)", [m["gpus"] for m in measured],
                  [m["nvls_busbw_GBps"] for m in measured], COLOURS["nvls"], "diamond", 10,
                  hover="%{x} GPUs: %{y:.3g} GB/s"),
-        {**fig.line("NVLink line rate", [1.8, 8.2], [H100_NVLINK_GBps] * 2, NEUTRAL, "dash", 1),
+        {**fig.line("NVLink line rate", [1.8, 8.2], [H100_NVLINK_GBps] * 2, NEUTRAL,
+                    REFERENCE_DASH, 1),
          "hoverinfo": "skip", "showlegend": False},
     ]  # fmt: skip
     rows = [
@@ -269,7 +273,7 @@ def _gpus_figure(by_n, measured, gpu: str) -> views.Part:
             f"Bus bandwidth by GPU count on one server: measured on 8 × H100 the ring stays at "
             f"{fmt.sig(m8['ring_busbw_GBps'], 3)} GB/s and NVLS reaches "
             f"{fmt.sig(m8['nvls_busbw_GBps'], 3)} GB/s at 8 GPUs, above the "
-            f"{fmt.sig(H100_NVLINK_GBps, 3)} GB/s line rate (the grey dashed line)."
+            f"{fmt.sig(H100_NVLINK_GBps, 3)} GB/s line rate (the grey dash-dotted line)."
         ),
         table={
             "columns": [

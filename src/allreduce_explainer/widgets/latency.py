@@ -39,6 +39,7 @@ from ..schedules.ring import steps as ring_steps
 from ..schedules.schedule import split
 from ..schedules.topology import NIC_400G_GBps
 from ..simulation.verify import check
+from ..sources import ESTIMATE, FITTED, REFERENCE_DASH, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
 from .common import chunk_of, stepper_frames, vectors
@@ -95,7 +96,7 @@ def latency(params=None) -> dict:
     where = f"{n // per} server{'s' if n // per > 1 else ''} of {per} H100"
     card = f"one {fmt.sig(gbps, 3)} GB/s card per GPU"
     summary = (
-        f"NCCL's model on {where} ({card}): 8 GiB takes "
+        f"{ESTIMATE.name} on {where} ({card}): 8 GiB takes "
         f"{fmt.seconds(nring[big])} on the ring and {fmt.seconds(ntree[big])} on the tree; NCCL "
         f"picks {a8} {p8} ({fmt.seconds(t8 * 1e-6)}). "
         + (
@@ -164,13 +165,16 @@ def _nccl_figure(ring, tr, xn, sizes, picks, where: str) -> dict:
     picks at each size in a strip underneath."""
     lo, hi = min(ring + tr), max(ring + tr)
     data = [
-        _curve("ring", ring, SERIES["ring"], "solid", 2.5),
-        _curve("tree", tr, SERIES["tree"], "solid", 2.5),
+        _curve(f"ring, {ESTIMATE.legend}", ring, SERIES["ring"], ESTIMATE.dash, ESTIMATE.width),
+        _curve(f"tree, {ESTIMATE.legend}", tr, SERIES["tree"], ESTIMATE.dash, ESTIMATE.width),
     ]
     if xn is not None:
         data.append(_marker(xn, lo, hi, f"crossover: {fmt.nbytes(xn)}", "diamond"))
     data += _band(sizes, picks)
-    return {"data": data, "layout": _time_layout(("NCCL's model", where), (lo, hi), strip=True)}
+    return {
+        "data": data,
+        "layout": _time_layout((ESTIMATE.name, where), (lo, hi), strip=True),
+    }
 
 
 def _whiteboard_figure(ring, tr, x, board: str) -> dict:
@@ -178,8 +182,10 @@ def _whiteboard_figure(ring, tr, x, board: str) -> dict:
     and their crossover, which its α moves."""
     lo, hi = min(ring + tr), max(ring + tr)
     data = [
-        _curve("ring", ring, SERIES["ring"], "dash", 2.5),
-        _curve("tree", tr, SERIES["tree"], "dash", 2.5),
+        _curve(
+            f"ring, {WHITEBOARD.legend}", ring, SERIES["ring"], WHITEBOARD.dash, WHITEBOARD.width
+        ),
+        _curve(f"tree, {WHITEBOARD.legend}", tr, SERIES["tree"], WHITEBOARD.dash, WHITEBOARD.width),
     ]
     if x is not None:
         data.append(_marker(x, lo, hi, f"teaching crossover: {fmt.nbytes(x)}", "x"))
@@ -246,7 +252,7 @@ def _curve(name, y, colour, dash, width) -> dict:
 def _marker(x: float, lo: float, hi: float, name: str, symbol: str) -> dict:
     """A vertical line at the crossover, with a marker at its foot."""
     marker = {"size": [10, 0], "symbol": symbol}
-    trace = fig.line(name, [x, x], [lo, hi], NEUTRAL, "dot", 1, marker)
+    trace = fig.line(name, [x, x], [lo, hi], NEUTRAL, REFERENCE_DASH, 1, marker)
     return {**trace, "hovertemplate": name + "<extra></extra>"}
 
 
@@ -482,12 +488,12 @@ def busbw_curve(params=None) -> dict:
     model = [c.busbw_GBps for c in rows]
     hover = "%{x:.3s}B: %{y:.4g} GB/s, %{customdata}"
     data = [
-        fig.line("NCCL's pick, as runs measure it", CURVE_SIZES, model, SERIES["ring"], None, 2.5,
-                 hover=hover, customdata=picks),
-        fig.line("NCCL's own figure", CURVE_SIZES, [c.nccl_busbw_GBps for c in rows],
-                 SERIES["ring"], "dot", 1.5, hover=hover, customdata=picks),
-        fig.line(line_text, [CURVE_SIZES[0], CURVE_SIZES[-1]], [line, line], NEUTRAL, "dash", 1,
-                 hoverinfo="skip"),
+        fig.line(f"NCCL's choice, {FITTED.legend}", CURVE_SIZES, model, SERIES["ring"],
+                 FITTED.dash, FITTED.width, hover=hover, customdata=picks),
+        fig.line(ESTIMATE.legend, CURVE_SIZES, [c.nccl_busbw_GBps for c in rows],
+                 SERIES["ring"], ESTIMATE.dash, ESTIMATE.width, hover=hover, customdata=picks),
+        fig.line(line_text, [CURVE_SIZES[0], CURVE_SIZES[-1]], [line, line], NEUTRAL,
+                 REFERENCE_DASH, 1, hoverinfo="skip"),
     ]  # fmt: skip
     if run:
         xs, ys = zip(*run.rows, strict=True)
@@ -508,18 +514,18 @@ def busbw_curve(params=None) -> dict:
     main = views.part(
         figure={"data": data, "layout": _curve_layout(max(line, *model) * 1.15, where, p, run)},
         summary=(
-            f"On {where}, NCCL's model puts the bus bandwidth of an all-reduce at "
-            f"{fmt.sig(big.busbw_GBps, 4)} GB/s at {CURVE_BIG_GIB} GiB "
+            f"On {where}, the {FITTED.name} of NCCL's choice puts the bus bandwidth of an "
+            f"all-reduce at {fmt.sig(big.busbw_GBps, 4)} GB/s at {CURVE_BIG_GIB} GiB "
             f"({big.algorithm} {big.protocol}; "
-            f"NCCL's own figure {fmt.sig(big.nccl_busbw_GBps, 4)}), half of that from "
+            f"{ESTIMATE.name} {fmt.sig(big.nccl_busbw_GBps, 4)}), half of that from "
             f"{fmt.nbytes(half)}{got}."
         ),
         table={
             "columns": [
                 "size",
                 "NCCL's pick",
-                "busbw, as runs measure it",
-                "NCCL's own",
+                f"busbw, {FITTED.name}",
+                f"busbw, {ESTIMATE.name}",
                 "measured",
             ],
             "rows": [
@@ -552,12 +558,12 @@ def busbw_curve(params=None) -> dict:
 
 
 CURVE_HEADLINE = (
-    ("model", f"NCCL's pick at {CURVE_BIG_GIB} GiB, as runs measure it"),
+    ("model", f"NCCL's choice at {CURVE_BIG_GIB} GiB, {FITTED.name}"),
     ("half", "Half of the peak from"),
     ("measured", "Measured, at its largest size"),
 )
 CURVE_READOUTS = (
-    ("nccl_own", f"NCCL's own figure at {CURVE_BIG_GIB} GiB"),
+    ("nccl_own", f"{ESTIMATE.name} at {CURVE_BIG_GIB} GiB"),
     ("yardstick", "Held against"),
 )
 
@@ -569,7 +575,7 @@ def _measured_at(run, n: int) -> str:
 
 def _curve_layout(top: float, where: str, p: dict, run) -> dict:
     """Busbw against size, titled with the one system the model (and the run) are of."""
-    what = "NCCL's model and a published run" if run else "NCCL's model"
+    what = f"the {FITTED.name} and a published run" if run else f"the {FITTED.name}"
     card = f"one {fmt.sig(float(p['nic_gbps']), 3)} Gb/s card per GPU" if p["servers"] > 1 else ""
     return fig.layout(
         fig.log_axis("message size", (CURVE_SIZES[0], CURVE_SIZES[-1]), fig.BYTES),
@@ -587,12 +593,12 @@ RECORDS = (
         LATENCY,
         views.CHART,
         headline=(
-            ("crossover_nccl", "NCCL's model: ring catches up with tree at"),
+            ("crossover_nccl", f"{ESTIMATE.name}: ring catches up with tree at"),
             ("nccl_pick_8gib", "NCCL picks at 8 GiB"),
         ),
         readouts={
             "main": (
-                ("nccl_8gib", "NCCL's model: 8 GiB"),
+                ("nccl_8gib", f"{ESTIMATE.name}: 8 GiB"),
                 ("band", "NCCL picks, by size"),
                 ("crossover", "Whiteboard model (second chart): crossover"),
             ),

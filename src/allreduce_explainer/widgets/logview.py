@@ -17,6 +17,7 @@ from ..errors import ParamError
 from ..logs import examples, explain, findings
 from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
+from ..sources import REFERENCE_DASH
 from ..training import calculator
 from ..validate import count
 from . import debugview
@@ -209,7 +210,7 @@ def figures(log: dict | None, r: dict, calculator_text: str) -> dict:
         rate = nf["line_rate"]["GBps"]
         if rate:
             ends = [xs[0], xs[-1]]
-            bus_fig["data"].append(_line("line rate", ends, [rate, rate], NEUTRAL, "dash"))
+            bus_fig["data"].append(_line("line rate", ends, [rate, rate], NEUTRAL, REFERENCE_DASH))
     time_fig["layout"] = _size_layout(time_fig["data"], "time (µs)")
     bus_fig["layout"] = _size_layout(bus_fig["data"], "busbw (GB/s)")
     if any(x.get("algorithm") for x in rows):

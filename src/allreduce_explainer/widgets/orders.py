@@ -19,6 +19,7 @@ from ..dtypes import BF16, FP32
 from ..palette import GPU_COLOURS, SERIES
 from ..params import SEED, Param, spec, validated
 from ..simulation import orders as engine
+from ..sources import FITTED
 from . import Widget, views
 from . import figures as fig
 
@@ -329,7 +330,7 @@ RECORDS = (
         readouts={
             "main": tuple((f"values_{m}", METHOD_TEXT[m]) for m in METHODS)
             + (("bucket", "Alone, then in the middle of the bucket"),),
-            "cost": (("cost", "Reducing in FP32 costs (NCCL's model)"),),
+            "cost": (("cost", f"Reducing in FP32 costs ({FITTED.name})"),),
         },
     ),
 )

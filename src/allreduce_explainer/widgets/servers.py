@@ -22,6 +22,7 @@ from ..schedules.schedule import split
 from ..schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
 from ..simulation.simulate import count_bytes
 from ..simulation.verify import check
+from ..sources import FITTED, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
 from .common import complete, vectors
@@ -33,7 +34,7 @@ LABELS = {
     "hierarchical": "hierarchical (Horovod)",
 }
 INT_BYTES = dtypes.INT.itemsize  # the stepper's int32 elements
-NCCL_LABEL = "NCCL's model (H100 SXM)"
+NCCL_LABEL = f"NCCL's choice, {FITTED.legend} (H100 SXM)"
 
 
 # ---- The stepper: one method on real numbers --------------------------------------------------
@@ -260,7 +261,7 @@ def _nccl_note(pick: nccl.Candidate | None, servers: int, g: int, card_GBps: flo
     if pick is None:
         return "NCCL's model needs 2 or more GPUs and a card of 1-3200 Gb/s."
     return (
-        f"NCCL's model picks {pick.algorithm} with {pick.protocol}: "
+        f"NCCL's model picks {pick.algorithm} with {pick.protocol}, {FITTED.name} "
         f"{fmt.seconds(pick.time_us * 1e-6)}, on H100 SXM servers with one "
         f"{fmt.sig(card_GBps * 8, 3)} Gb/s card per GPU, its own NVLink rate and latencies "
         "(the latency fields above feed only the closed forms). Its rings cross each server "
@@ -307,6 +308,7 @@ def _figure(times: dict, servers: int, g: int, at: dict, nccl_times: list, nccl_
             SERVER_X,
             times[m],
             SERIES[m],
+            WHITEBOARD.dash,
             marker={"symbol": symbols[m]},
             hover="%{x} servers: %{y:.3g} s",
         )
@@ -315,7 +317,7 @@ def _figure(times: dict, servers: int, g: int, at: dict, nccl_times: list, nccl_
     xs = [x for x, c in zip(SERVER_X, nccl_times, strict=True) if c]
     ys = [c.time_us * 1e-6 for c in nccl_times if c]
     data.append(
-        fig.line(NCCL_LABEL, xs, ys, SERIES["tree"], dash="dot", marker={"symbol": "x"},
+        fig.line(NCCL_LABEL, xs, ys, SERIES["tree"], dash=FITTED.dash, marker={"symbol": "x"},
                  hover="%{x} servers: %{y:.3g} s")
     )  # fmt: skip
     here = [at[m]["time_s"] for m in METHODS] + ([nccl_at.time_us * 1e-6] if nccl_at else [])
@@ -390,6 +392,9 @@ RECORDS = (
         COMPARE,
         views.CHART,
         # the three closed forms side by side are the table's cells, labelled there
-        headline=(("nccl_time", "NCCL's model: one all-reduce"), ("nccl_pick", "NCCL picks")),
+        headline=(
+            ("nccl_time", f"NCCL's choice, {FITTED.name}: one all-reduce"),
+            ("nccl_pick", "NCCL picks"),
+        ),
     ),
 )

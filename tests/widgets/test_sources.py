@@ -1,0 +1,61 @@
+"""One name and one line style per source of time: every chart of every widget, at its
+defaults, draws a line of the whiteboard model dashed, NCCL's estimate dotted and the fitted
+time solid, and no legend, readout or summary uses a retired name for any of them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from allreduce_explainer import sources, widgets
+from allreduce_explainer.widgets import views
+
+STYLES = {s.legend: s.dash for s in sources.SOURCES}
+CHARTS = sorted(n for n, w in widgets.REGISTRY.items() if w.view == views.CHART)
+
+
+def traces(state: dict) -> list[dict]:
+    figures = [state.get("figure")] + [p.get("figure") for p in state.get("figures", {}).values()]
+    return [t for f in figures if f for t in f["data"]]
+
+
+def source_of(name: str) -> str | None:
+    found = [legend for legend in STYLES if legend in name]
+    assert len(found) <= 1, name  # a line is of one source
+    return found[0] if found else None
+
+
+def test_the_three_sources_have_three_names_and_three_styles():
+    assert len({s.name for s in sources.SOURCES}) == len({s.dash for s in sources.SOURCES}) == 3
+    assert sources.REFERENCE_DASH not in STYLES.values()
+
+
+@pytest.mark.parametrize("name", CHARTS)
+def test_each_source_is_drawn_in_its_style(name):
+    state = widgets.WIDGETS[name](None)
+    for t in traces(state):
+        legend = source_of(t.get("name", ""))
+        if legend and t.get("mode", "lines") != "markers":
+            assert t["line"].get("dash", "solid") == STYLES[legend], (name, t["name"])
+
+
+@pytest.mark.parametrize("name", sorted(widgets.REGISTRY))
+def test_no_retired_name_in_a_widget_s_state(name):
+    if widgets.REGISTRY[name].view == views.EXERCISE:
+        pytest.skip("an exercise's state is its problem")
+    text = json.dumps(widgets.WIDGETS[name](None), ensure_ascii=False)
+    assert [r for r in sources.RETIRED if r in text] == []
+
+
+def test_the_fitted_time_is_solid_where_it_was_dotted_before():
+    """Page 6's chart drew the fitted time dotted, the style page 5 gives NCCL's estimate."""
+    from allreduce_explainer.widgets import servers
+
+    line = next(t for t in traces(servers.servers_compare(None)) if t["name"] == servers.NCCL_LABEL)
+    assert line["line"].get("dash", "solid") == "solid"
+
+
+def test_every_source_is_drawn_somewhere():
+    drawn = {source_of(t.get("name", "")) for n in CHARTS for t in traces(widgets.WIDGETS[n](None))}
+    assert set(STYLES) <= drawn
