@@ -10,7 +10,7 @@ from pathlib import Path
 import jinja2
 import markupsafe
 
-from allreduce_explainer import facts, palette, widgets
+from allreduce_explainer import facts, palette, sources, widgets
 from allreduce_explainer.exercises import TITLES as EXERCISE_TITLES
 from allreduce_explainer.fmt import in_words
 from allreduce_explainer.logs import explain
@@ -64,6 +64,9 @@ def topic(page: Page) -> str:
     return head if head[1:2].isupper() else head[:1].lower() + head[1:]
 
 
+# each source of time's glossary definition, from its one home
+GLOSSED = {s.key: s.meaning[0].upper() + s.meaning[1:] + "." for s in sources.SOURCES}
+
 # the widget whose snippets the course page shows: (its page's slug, its name)
 SNIPPET_EXAMPLE = ("latency-ring-vs-tree", "latency")
 
@@ -103,7 +106,12 @@ class Builder:
         self.facts = facts.named(self.facts)
         # definitions quote the same facts as the pages
         self.glossary = [
-            t | {"definition": markupsafe.Markup(template(t["definition"]).render(f=self.facts))}
+            t
+            | {
+                "definition": markupsafe.Markup(
+                    template(t["definition"]).render(f=self.facts, source=GLOSSED)
+                )
+            }
             for t in load_glossary()
         ]
         self.pages = load_pages()
@@ -111,6 +119,10 @@ class Builder:
         self.references = stage_references(self.pages)
         self.env.globals.update(self.references)
         self.env.globals["drilled"] = [p for p in self.pages if p.exercises]
+
+    def glossed(self, definition: str) -> str:
+        """A glossary definition rendered with the facts and the sources' own definitions."""
+        return template(definition).render(f=self.facts, source=GLOSSED)
 
     def widget_html(self, name: str, state: dict, base: str) -> str:
         """A widget instance's HTML; `name` is its widget function's name, or

@@ -16,7 +16,7 @@ import markupsafe
 from allreduce_explainer import widgets
 from allreduce_explainer.widgets import views
 
-from .claims import Claims, refuse_typed_figures
+from .claims import Claims, refuse_retired_names, refuse_typed_figures
 from .page import Page, Question
 
 WIDGET_CALL = re.compile(r"""widget\(\s*["'](\w+)["']\s*\)""")
@@ -121,6 +121,7 @@ def render_prose(
     text = template(page.source).render(widget=widget, claim=Claims(page.path), **context)
     text = math_to_mathml(text, stash)
     body = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, output_format="html")
+    refuse_retired_names(page.path, body)
     if page.number is not None:  # widgets and math are stashed: what is left is prose
         refuse_typed_figures(page.path, "the prose", body)
     # a wide table scrolls in its own box, which keyboards can reach (widgets are stashed)
@@ -151,6 +152,8 @@ def render_lessons(page: Page, context: dict) -> Page:
         takeaways=tuple(render(t) for t in page.takeaways),
         questions=tuple(Question(render(q.q), render(q.a)) for q in page.questions),
     )
+    for text in (*out.objectives, *out.takeaways, *(t for q in out.questions for t in (q.q, q.a))):
+        refuse_retired_names(page.path, text)
     if page.number is not None:
         for where, texts in (("an objective", out.objectives), ("a takeaway", out.takeaways)):
             for text in texts:

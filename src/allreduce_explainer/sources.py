@@ -62,4 +62,5 @@ RETIRED = (
     "as published runs of this size measure it",
     "this site's time for NCCL's pick",
     "timed as published runs",
+    "'s own model",
 )

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from allreduce_explainer import facts
+from allreduce_explainer import facts, sources
 from sitebuild.page import load_pages
 from sitebuild.pages import Builder
 from sitebuild.prose import render_lessons, render_prose
@@ -152,3 +152,22 @@ def test_facts_carry_their_value_in_base_units():
     assert str(f["t"]) == '<data class="fact" data-fact="t" value="0.0077">7.7 ms</data>'
     params = facts.named({"p": ("7B", 7e9)})["p"]
     assert params.value == 7e9  # "7B" alone would read as 7 bytes
+
+
+def test_a_retired_name_for_a_source_of_time_fails_the_build():
+    builder = Builder(Path("unused"))
+    page = stage("latency-ring-vs-tree")
+    old = replace(page, source=page.source + "\nThe dotted line is NCCL's own figure.\n")
+    with pytest.raises(SystemExit, match="05-latency.*NCCL's own figure.*fitted time"):
+        render_prose(old, lambda name, state: "", context(builder))
+
+
+def test_each_source_of_time_has_one_glossary_entry_from_its_one_home(built):
+    glossary = BeautifulSoup((built / "glossary" / "index.html").read_text(), "html.parser")
+    entries = {dt.get_text(): dt.find_next("dd").get_text() for dt in glossary.select("dt")}
+    for s in sources.SOURCES:
+        assert s.meaning[1:] in entries[s.name]
+        assert (
+            f"Drawn {({'dash': 'dashed', 'dot': 'dotted', 'solid': 'solid'})[s.dash]}"
+            in (entries[s.name])
+        )

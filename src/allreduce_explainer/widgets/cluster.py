@@ -394,6 +394,7 @@ def facts() -> dict[str, str]:
     one = calculator.calc(gpus=8)
     return {
         "cluster_allreduce": fmt.seconds(r["allreduce_s"]),
+        "cluster_estimate": fmt.seconds(r["nccl_time_s"]),
         "cluster_nccl_algorithm": r["nccl_algorithm"],
         "cluster_nccl_protocol": r["nccl_protocol"],
         "cluster_busbw": f"{fmt.sig(r['busbw_GBps'], 3)} GB/s",

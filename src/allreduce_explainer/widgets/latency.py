@@ -771,6 +771,7 @@ def _curve_facts() -> dict[str, str]:
     out["perf_launch_us"] = fmt.sig(fitted.PARAMETERS.launch_us_per_gpu, 2)
     return out | {
         "curve_8x8_model": many["readouts"]["model"],
+        "curve_big": f"{CURVE_BIG_GIB} GiB",
         "curve_8x8_yardstick": many["readouts"]["yardstick"],
     }
 
