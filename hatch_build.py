@@ -37,10 +37,7 @@ class StaticAssets(BuildHookInterface):
         wanted = STATIC if self.target_name == "wheel" else vendored()
         missing = [source for source in wanted if not (Path(self.root) / source).exists()]
         if missing:
-            raise FileNotFoundError(
-                f"cannot stage {', '.join(missing)} into the package: run `npm ci` "
-                "(or `make setup`) first"
-            )
+            raise SystemExit(f"{', '.join(missing)} missing: run `npm ci` (or `make setup`) first")
         build_data["force_include"].update(wanted)
 
 
