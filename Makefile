@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 PORT ?= 8000
 
-.PHONY: serve build test test-fast screenshots lint bench setup chromium java clean lock placeholders
+.PHONY: serve build test test-fast screenshots lint bench setup chromium java clean lock placeholders dist
 
 serve: setup  ## build the site and serve it on http://127.0.0.1:$(PORT)/
 	$(PY) build.py --serve --port $(PORT)
@@ -24,6 +24,11 @@ screenshots: setup chromium  ## every page at phone and desktop widths, light an
 bench: setup chromium  ## the core's speed (CPython, Pyodide) and the site's in Chromium -> bench/RESULTS.md
 	$(PY) bench/core.py --write
 	$(PY) bench/site.py --write
+
+dist: setup  ## the wheel and the sdist -> dist/, checked (-I: the root's build.py is the site's, not pypa's build)
+	rm -rf dist
+	$(PY) -I -m build --no-isolation --outdir dist .
+	.venv/bin/twine check --strict dist/*
 
 setup: .venv/.installed node_modules/.installed
 

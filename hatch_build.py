@@ -1,0 +1,46 @@
+"""The browser's files in the wheel, staged from their one home when a wheel is built.
+
+A notebook widget draws with the site's views, styles and widget partials and with Plotly.js,
+and must find them in the installed package (no network at run time). They live in git only
+under client/ and templates/widgets/, and Plotly.js only in node_modules (the file the site's
+build vendors, sitebuild/vendor.py), so this hook maps them into `allreduce_explainer/static/`
+as the wheel is written, with hatchling's forced inclusion. An sdist carries the Plotly files at
+their node_modules path, so a wheel built from the sdist finds them where this table says.
+Editable installs get none of it: their checkout has every file where it lives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+PLOTLY = "node_modules/plotly.js-basic-dist-min"
+STATIC = {  # path in the checkout -> path in the wheel
+    "client/js": "allreduce_explainer/static/js",
+    "client/css": "allreduce_explainer/static/css",
+    "templates/widgets": "allreduce_explainer/static/templates/widgets",
+    f"{PLOTLY}/plotly-basic.min.js": "allreduce_explainer/static/plotly/plotly-basic.min.js",
+    f"{PLOTLY}/LICENSE": "allreduce_explainer/static/plotly/LICENSE",
+}
+
+
+class StaticAssets(BuildHookInterface):
+    """Adds STATIC to a wheel, and the Plotly files (ignored by git) to an sdist."""
+
+    PLUGIN_NAME = "custom"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if version == "editable":
+            return
+        wanted = STATIC if self.target_name == "wheel" else vendored()
+        missing = [source for source in wanted if not (Path(self.root) / source).exists()]
+        if missing:
+            raise SystemExit(f"{', '.join(missing)} missing: run `npm ci` (or `make setup`) first")
+        build_data["force_include"].update(wanted)
+
+
+def vendored() -> dict[str, str]:
+    """The files from node_modules, at the same path in the sdist as in the checkout."""
+    return {source: source for source in STATIC if source.startswith(PLOTLY)}
