@@ -445,7 +445,10 @@ def _cluster_parsers(sub) -> None:
         "calc",
         help="all-reduce time per step, bus bandwidth and share of a step for a model on a cluster",
         description="Defaults are stage 1's case: a BF16 gradient, H100 SXM servers of 8, one "
-        "400 Gb/s card per GPU, the single ring, bandwidth only (no latency).",
+        f"{api.NIC_GBPS.default:g} Gb/s card per GPU, timed as NCCL would run it "
+        f"(--algorithm {api.CALC['algorithm'].default}: "
+        "NCCL's choice and its fitted time); --algorithm ring gives stage 1's single ring, "
+        "bandwidth only (no latency).",
     )
     which = c.add_mutually_exclusive_group(required=True)
     _add(which, api.CALC["model"])

@@ -348,3 +348,18 @@ def test_cli_busbw_prints_the_contract_keys(capsys):
           "allgather", "--json"])  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     assert out["busbw_GBps"] == pytest.approx(80 * 7 / 8)  # S is the total for all-gather
+
+
+def test_calc_help_states_the_default_it_runs(capsys):
+    """The help's sentence about the default algorithm names the one a bare call uses."""
+    import re
+
+    from allreduce_explainer import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["calc", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    said = re.search(r"--algorithm (\S+?):", text).group(1)
+    assert cli.main(["calc", "--params", "7e9", "--gpus", "64", "--json"]) == 0
+    ran = json.loads(capsys.readouterr().out)["algorithm"]
+    assert said == ran == "nccl"

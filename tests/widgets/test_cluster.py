@@ -3,6 +3,7 @@
 memory in GiB."""
 
 import json
+import re
 
 import pytest
 
@@ -149,16 +150,19 @@ EXAMPLE_FILES = {
     "nvls-1node": "nccl-tests-290-8xh100-1node-nvls.txt",
     "ib-2nodes": "nccl-tests-309-16xh100-2nodes-ib-ndr.txt",
     "ring-1node": "together-8xh100-1node-ring.txt",
+    "debug-2nodes": "../nccl-debug/nccl-tests-319-2x8xh100-rdma-plugin-nccl-algo-ring.txt",
 }
 
 
 def test_the_examples_are_the_cited_logs_verbatim_with_their_source():
     sources = {e["file"]: e for e in json.loads((DATA / "SOURCES.json").read_text())["logs"]}
+    debug = json.loads((DATA.parent / "nccl-debug" / "SOURCES.json").read_text())["logs"]
+    sources |= {f"../nccl-debug/{e['file']}": e | {"file": e["file"]} for e in debug}
     assert set(examples.EXAMPLES) == set(EXAMPLE_FILES)
     for key, name in EXAMPLE_FILES.items():
         m = examples.EXAMPLES[key]
         assert (DATA / name).read_text() == m.TEXT, key
-        assert m.SOURCE["file"] == name and m.SOURCE["url"] == sources[name]["url"]
+        assert m.SOURCE["file"] == sources[name]["file"] and m.SOURCE["url"] == sources[name]["url"]
         assert m.SOURCE["where"] == sources[name]["where"]
         assert sources[name]["url"] in m.__doc__.replace("\n", " ")
 
@@ -300,3 +304,26 @@ def test_an_opened_file_is_not_sent_back_unless_the_widget_changed_it():
     cleared = widget.cluster({"log_file": log, "example": "ring-1node"})
     assert cleared["params"]["log_file"] == ""
     assert widget.cluster({})["params"]["log_file"] == ""
+
+
+@pytest.mark.parametrize(
+    "path", sorted((helpers.DATA / "nccl-debug").glob("*.[tl][xo][tg]")), ids=lambda p: p.name
+)
+def test_the_reader_never_lists_a_line_it_used_as_unreadable(path):
+    """Every published NCCL_DEBUG=INFO excerpt, pasted: no line with NCCL's INFO tag, nor a row
+    of its algorithm matrix, is listed among the lines that could not be read."""
+    text = path.read_text(encoding="utf-8")
+    if len(text.encode()) > widget_max_bytes():
+        pytest.skip("larger than the panel takes")
+    lines = text.splitlines()
+    listed = re.findall(
+        r"^line (\d+):", widget.cluster({"log": text})["readouts"]["log_skipped"], re.M
+    )
+    used = [n for n in map(int, listed) if "NCCL INFO " in lines[n - 1] or "|" in lines[n - 1]]
+    assert used == []
+
+
+def widget_max_bytes() -> int:
+    from allreduce_explainer.logs import explain as ex
+
+    return ex.MAX_LOG_BYTES

@@ -32,6 +32,8 @@ import json
 import re
 from dataclasses import asdict, dataclass, replace
 
+from .debug import INFO
+
 RANK_TAG = re.compile(r"\[\d+(?:,\d+)*\](?:<std(?:out|err)>)?:?")
 SRUN_LABEL = re.compile(r"^(\d+):(?=\s)")
 TIMESTAMP = re.compile(r"\s(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)$")
@@ -78,7 +80,8 @@ class Row:
 
 @dataclass(frozen=True)
 class Skip:
-    """A line that is not a data row: kind is blank, header, summary or unreadable."""
+    """A line that is not a data row: kind is blank, header, summary, debug (NCCL_DEBUG=INFO's)
+    or unreadable."""
 
     kind: str
     reason: str
@@ -159,6 +162,9 @@ LAYOUTS = {
     3 + 2 * HALF: (3, 2, False),  # the oldest all-reduce: neither redop nor root
 }
 
+# a row of the algorithm matrix NCCL prints under "Enabled NCCL Func/Proto/Algo Matrix:"
+MATRIX_ROW = re.compile(r"(Function|Broadcast|Reduce|AllGather|ReduceScatter|AllReduce)\s+\|")
+
 
 def parse_line(line: str) -> Row | Skip:
     """One line of nccl-tests output: a Row, or a Skip saying why it is not one."""
@@ -170,6 +176,8 @@ def parse_line(line: str) -> Row | Skip:
     text = text.strip()
     if not text:
         return Skip("blank", "an empty line")
+    if INFO in text or MATRIX_ROW.match(text):  # the job's log, interleaved: logs/debug.py's
+        return Skip("debug", "an NCCL_DEBUG=INFO line, read by the NCCL_DEBUG reader")
     if text.startswith("#"):
         m = SUMMARY.match(text)
         if m:
