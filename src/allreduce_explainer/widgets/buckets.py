@@ -121,7 +121,7 @@ READOUTS = {
         ("best", "Best cap"),
         ("best_exposed", "Exposed at best"),
         ("default_exposed", "Exposed with PyTorch's default"),
-        ("advice", "So"),
+        ("advice", "What to do"),
     ),
 }
 

@@ -575,7 +575,7 @@ def _measured_at(run, n: int) -> str:
 
 def _curve_layout(top: float, where: str, p: dict, run) -> dict:
     """Busbw against size, titled with the one system the model (and the run) are of."""
-    what = f"the {FITTED.name} and a published run" if run else f"the {FITTED.name}"
+    what = f"The {FITTED.name} and a published run" if run else f"The {FITTED.name}"
     card = f"one {fmt.sig(float(p['nic_gbps']), 3)} Gb/s card per GPU" if p["servers"] > 1 else ""
     return fig.layout(
         fig.log_axis("message size", (CURVE_SIZES[0], CURVE_SIZES[-1]), fig.BYTES),
