@@ -185,10 +185,14 @@ def _untagged(texts) -> list[str]:
 
 
 def prose_words(body: str) -> tuple[int, int]:
-    """(words of the main text, words inside "Deeper" boxes) of a page's body HTML. The runs
-    are read as one text, so a word an element splits ("{{ f.gpu }}'s") counts once."""
+    """(words of the main text, words inside "Deeper" boxes) of a page's body HTML. A run that
+    goes on with an apostrophe continues the word before it ("<data>H100</data>'s" is one)."""
     main, deeper = _main_runs(body)
-    return _words(["".join(main)]), _words(["".join(deeper)])
+    return _words([_joined(main)]), _words([_joined(deeper)])
+
+
+def _joined(runs: list[str]) -> str:
+    return "".join(r if r[:1] in "'’" else " " + r for r in runs)
 
 
 def prose_numbers(body: str) -> int:

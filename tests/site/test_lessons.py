@@ -350,11 +350,29 @@ def test_the_glossary_page_lists_every_term_with_its_anchor_and_page(built):
         assert entry is not None, t["term"]
         assert entry.find("dt").get_text() == t["term"]
         dd = entry.find("dd")
-        assert dd.get_text().startswith(t["definition"])
+        # the definition's own words, in order, with each quoted fact as its data element
+        text, at = dd.get_text(), 0
+        for piece in re.split(r"\{\{.*?\}\}|<[^>]+>", t["definition"]):
+            assert text.find(piece, at) >= at, (t["term"], piece)
+            at = text.find(piece, at) + len(piece)
+        facts = re.findall(r"\{\{ f\.(\w+) \}\}", t["definition"])
+        assert [d["data-fact"] for d in dd.select("data.fact")] == facts
         link = dd.find("a")
         assert link["href"] == f"../{t['page']}/index.html"
         assert (built / t["page"] / "index.html").is_file()
     assert len(s.select(".glossary-entry")) == len(GLOSSARY)
+
+
+def shown_definitions(built: Path) -> dict[str, str]:
+    """Each term's definition as the glossary page shows it (its facts rendered), by anchor:
+    a link's title reads the same."""
+    page = soup(built / "glossary" / "index.html")
+    out = {}
+    for entry in page.select(".glossary-entry"):
+        dd = entry.find("dd")
+        dd.select_one(".explained-in").decompose()
+        out[entry["id"]] = dd.get_text().strip()
+    return out
 
 
 def alias_matches(text: str) -> list[tuple[int, int, str]]:
@@ -416,7 +434,7 @@ def test_every_glossary_term_a_page_uses_is_linked_at_its_first_use(built, slug)
         if expected:
             (main if box is None else boxes[box]).add(anchor)
             used += 1
-    definitions = {t["anchor"]: t["definition"] for t in GLOSSARY}
+    definitions = shown_definitions(built)
     for a in article.select("a.glossary-term"):
         anchor = a["href"].split("#")[1]
         assert a["href"] == f"../glossary/#{anchor}"
