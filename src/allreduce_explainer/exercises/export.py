@@ -21,12 +21,13 @@ import io
 import zipfile
 from dataclasses import dataclass
 from html import escape
+from urllib.parse import urlsplit
 from xml.etree import ElementTree as ET
 
 from .. import fmt
 from ..errors import ParamError
 from ..params import Param
-from . import KINDS, SEED, TITLES, _sheet_kinds, problem
+from . import KINDS, MAX_SHEET, SEED, TITLES, _sheet_kinds, problem
 from .check import _SLIPS as UNITS_OF  # the units the page's checker reads, by kind
 from .check import close
 from .kinds import CHOICE, EXACT, VECTOR, Problem
@@ -38,6 +39,17 @@ MAX_COUNT = 50  # problems per kind in one bank
 COUNT = Param("count", 1, "int", lo=1, hi=MAX_COUNT)
 NUMERIC, SHORT = "numerical", "shortanswer"  # with CHOICE: the three shapes of question
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # a zip's entries carry this date: the same bank, the same bytes
+# The course's banks (the teacher's sheet offers them): BANK_COUNT problems of each kind from
+# BANK_SEED, above every seed a page shows with its worked solution (a page's exercises at seed 0,
+# the teacher's sheet at its default seed 0 with at most MAX_SHEET problems, seeds 0 to 39)
+BANK_SEED, BANK_COUNT = MAX_SHEET, 5
+BANK_NAME = "allreduce-explainer"
+BANK_FILES = {  # format -> (file, what a teacher does with it)
+    "moodle": (f"{BANK_NAME}-moodle.xml", "Moodle XML: Question bank → Import → Moodle XML format"),
+    "qti": (f"{BANK_NAME}-qti.zip", "QTI 1.2 for Canvas: Import course content → QTI .zip file"),
+    "gift": (f"{BANK_NAME}-gift.txt", "GIFT: Moodle's text format, also read by other platforms"),
+    "csv": (f"{BANK_NAME}.csv", "CSV: a spreadsheet of every question, answer and margin"),
+}
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 CC_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 
@@ -162,6 +174,20 @@ class Question:
     def wrong(self, choice: str) -> str:
         """The feedback for a wrong choice: the misconception it names, if any."""
         return next((msg for bad, msg in self.problem.mistakes if bad == choice), "Not quite.")
+
+
+def site_address(text: str, field: str = "site") -> str:
+    """The address a site is hosted at, checked: "" (links relative to the site) or an absolute
+    http(s) address, ending in "/" so that a page's path follows it."""
+    if not isinstance(text, str) or not text.strip():
+        return ""
+    text = text.strip()
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise ParamError(
+            field, f"must be an absolute address such as https://your.host/allreduce/, not {text[:60]!r}"
+        )
+    return text if text.endswith("/") else text + "/"
 
 
 def link(site: str, place: Place | None, kind: str, seed: int) -> str:
