@@ -185,7 +185,8 @@ def site_address(text: str, field: str = "site") -> str:
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
         raise ParamError(
-            field, f"must be an absolute address such as https://your.host/allreduce/, not {text[:60]!r}"
+            field,
+            f"must be an absolute address such as https://your.host/allreduce/, not {text[:60]!r}",
         )
     return text if text.endswith("/") else text + "/"
 

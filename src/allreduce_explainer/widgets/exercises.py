@@ -42,7 +42,12 @@ BANK_FILE = spec(
     Param("site", "", "data"),
     Param("places", {}, "data"),
 )
-MIME = {"moodle": "application/xml", "qti": "application/zip", "gift": "text/plain", "csv": "text/csv"}
+MIME = {
+    "moodle": "application/xml",
+    "qti": "application/zip",
+    "gift": "text/plain",
+    "csv": "text/csv",
+}
 PLACE_KEYS = {"page", "slug", "objective"}
 
 
