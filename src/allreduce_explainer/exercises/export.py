@@ -497,13 +497,14 @@ def gift(qs: list[Question], title: str) -> bytes:
 
 CSV_COLUMNS = (
     "kind", "seed", "title", "type", "question", "answer", "unit", "tolerance_relative",
-    "margin", "choices", "page", "objective", "link", "solution",
+    "margin", "choices", "page", "objective", "link", "solution", "mistakes",
 )  # fmt: skip
 
 
 def table(qs: list[Question], title: str) -> bytes:
     """One row per question: the answer (in the asked unit) and both tolerances, the choices
-    separated by "|", the page, objective, link and worked solution."""
+    separated by "|", the page, objective, link and worked solution, and the misconceptions as
+    lines "value: message" (a value in the asked unit, within its own margin, or a choice)."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
@@ -526,6 +527,9 @@ def table(qs: list[Question], title: str) -> bytes:
                 q.place.objective if q.place else "",
                 q.link,
                 q.solution(),
+                "\n".join(
+                    f"{v if isinstance(v, str) else repr(v)}: {m}" for v, _, m in q.mistakes()
+                ),
             ]
         )
     return out.getvalue().encode("utf-8")

@@ -291,6 +291,7 @@ def test_gift_round_trips(bank):
 def test_csv_round_trips(bank):
     rows = list(csv.DictReader(io.StringIO(ex.export("csv", bank).decode("utf-8"))))
     assert tuple(rows[0]) == ex.CSV_COLUMNS
+    named = 0
     for row, (kind, seed) in zip(rows, seeds(), strict=True):
         p, shape = expect(kind, seed)
         assert (row["kind"], int(row["seed"]), row["type"]) == (kind, seed, shape)
@@ -303,6 +304,12 @@ def test_csv_round_trips(bank):
             assert feedback(p, row["answer"])["correct"]
             assert row["choices"].split("|") == (list(p.choices) or [""])
         assert f"exercise-{kind}.seed={seed}" in row["link"]
+        for line in filter(None, row["mistakes"].split("\n")):  # "value: message"
+            typed, message = line.split(": ", 1)
+            verdict = feedback(p, f"{typed} {p.unit}".strip())
+            assert verdict == {"correct": False, "message": message}, (kind, seed, typed)
+            named += 1
+    assert named > len(rows) // 4
 
 
 def test_same_bank_same_bytes():
