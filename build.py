@@ -9,9 +9,14 @@ started in the browser. The jobs are in the package sitebuild/, one module each.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
+from allreduce_explainer.errors import ParamError
+from allreduce_explainer.exercises.export import site_address
 from sitebuild import SITE
+from sitebuild.embeds import NO_SITE_URL, SITE_URL_ENV
 from sitebuild.pages import Builder
 from sitebuild.serve import serve
 
@@ -22,10 +27,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--port", type=int, default=8000)
     ap.add_argument("--out", type=Path, default=SITE, help="output folder (default site/)")
     ap.add_argument(
-        "--url", default="", help="the address the site is hosted at, for the question banks' links"
+        "--url",
+        default=os.environ.get(SITE_URL_ENV, ""),
+        help=f"the address the site is hosted at (default ${SITE_URL_ENV}): the question banks, "
+        "oEmbed files and snippets link to it",
     )
     a = ap.parse_args(argv)
-    Builder(a.out, a.url).build()
+    try:
+        url = site_address(a.url, "url")
+    except ParamError as e:
+        ap.error(f"argument --url: {e.message}")
+    if not url:
+        print(NO_SITE_URL, file=sys.stderr)
+    Builder(a.out, url).build()
     print(f"Built {a.out}")
     if a.serve:
         serve(a.out, a.port)

@@ -1,10 +1,13 @@
 """site/banks/: the course's question banks, built with the site for the teacher's sheet to link.
 
-Every exercise kind of every stage, BANK_COUNT problems each from seed BANK_SEED, in each format of
-`exercises/export.py` (Moodle XML, QTI for Canvas, GIFT, CSV), and `places.json`: each kind's
-page, slug and objective, read here from the pages' front matter (`exercises:`, `practice:`),
-which the CLI's `--places` reads for banks of other seeds. The links are relative to the site's
-root unless the build is given the address the site is hosted at (`build.py --url`).
+Every exercise kind of every stage, BANK_COUNT problems each from BANK_SEED (the core's, above
+every seed a page shows with its solution), in each format of `exercises/export.py` (Moodle XML,
+QTI for Canvas, GIFT, CSV), and `places.json`: each kind's page, slug and objective, read here
+from the pages' front matter (`exercises:`, `practice:`), which the CLI's `--places` and the
+teacher's sheet read for banks made elsewhere. A bank's links must work inside a course platform,
+so the files are written only when the build knows the address the site is hosted at
+(`build.py --url`); without it the teacher's sheet makes them in the browser, from places.json,
+with links under the address it was opened at (`widgets.exercises.bank_file`).
 """
 
 from __future__ import annotations
@@ -14,17 +17,11 @@ from dataclasses import asdict
 from pathlib import Path
 
 from allreduce_explainer.exercises import export
+from allreduce_explainer.exercises.export import BANK_COUNT, BANK_FILES, BANK_SEED
 
 from .page import Page
 
-BANK_SEED, BANK_COUNT = 0, 5
-NAME = "allreduce-explainer"
-FILES = {  # format -> (file, what a teacher does with it)
-    "moodle": (f"{NAME}-moodle.xml", "Moodle XML: Question bank → Import → Moodle XML format"),
-    "qti": (f"{NAME}-qti.zip", "QTI 1.2 for Canvas: Import course content → QTI .zip file"),
-    "gift": (f"{NAME}-gift.txt", "GIFT: Moodle's text format, also read by other platforms"),
-    "csv": (f"{NAME}.csv", "CSV: a spreadsheet of every question, answer and margin"),
-}
+PLACES = "places.json"
 
 
 def places(stages: list[Page]) -> dict[str, export.Place]:
@@ -41,19 +38,20 @@ def places(stages: list[Page]) -> dict[str, export.Place]:
 
 
 def write_banks(site: Path, stages: list[Page], url: str = "") -> list[dict]:
-    """The bank files and places.json; returns, per format, its file, label and question count
-    (the teacher's sheet lists them)."""
+    """places.json, and with the site's `url` the bank files; returns, per format, its file,
+    label, question count and whether it was written (the teacher's sheet lists them)."""
     where = places(stages)
-    kinds = list(where)
-    qs = export.questions(kinds, BANK_SEED, BANK_COUNT, where, url)
+    qs = export.questions(list(where), BANK_SEED, BANK_COUNT, where, url)
     dest = site / "banks"
     dest.mkdir(parents=True, exist_ok=True)
     out = []
-    for fmt, (name, label) in FILES.items():
-        (dest / name).write_bytes(export.export(fmt, qs))
-        out.append({"format": fmt, "file": name, "label": label, "questions": len(qs)})
+    for fmt, (name, label) in BANK_FILES.items():
+        if url:
+            (dest / name).write_bytes(export.export(fmt, qs))
+        entry = {"format": fmt, "file": name, "label": label, "questions": len(qs)}
+        out.append(entry | {"written": bool(url)})
     text = json.dumps({k: asdict(v) for k, v in where.items()}, indent=1, ensure_ascii=False)
-    (dest / "places.json").write_text(text + "\n", encoding="utf-8")
+    (dest / PLACES).write_text(text + "\n", encoding="utf-8")
     return out
 
 

@@ -9,6 +9,10 @@ unloads its frame comes back where it was. Fields: {src} the embed's address, {p
 builds: `embed/<widget>/placeholder.png`, the widget in its default state at its frame's size,
 copied from PLACEHOLDERS (made by buildtools/placeholders.py, `make placeholders`; committed, so
 the build needs no browser). oembed.json names the same picture as its thumbnail.
+
+An oEmbed response is useful only with absolute addresses (a consumer pastes its `html` into its
+own page), so oembed.json files and their discovery links are written only when the build knows
+the address the site is hosted at: `build.py --url`, or the environment variable SITE_URL_ENV.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from urllib.parse import urlencode
 
 from allreduce_explainer import widgets
 from allreduce_explainer.widgets import views
@@ -24,6 +29,11 @@ from . import ROOT
 from .prose import instance_function
 
 PROVIDER = "All-reduce, explained"
+SITE_URL_ENV = "AE_SITE_URL"  # the site's address for CI and hosting, read where --url is
+NO_SITE_URL = (
+    f"no site address (build.py --url or {SITE_URL_ENV}): no oEmbed files or discovery links; "
+    "the teacher's sheet makes its question banks in the browser"
+)
 # a frame's size by the view it shows, in CSS pixels: the aspect ratio the snippets keep
 SIZES = {
     views.STEPPER: (800, 640),
@@ -150,6 +160,14 @@ def oembed(
         tw, th = frame_size(thumbnail)
         response |= {"thumbnail_url": image, "thumbnail_width": tw, "thumbnail_height": th}
     return response
+
+
+def discovery(url: str, page: str) -> str:
+    """The discovery link's href for the page or embed at `page` (a path under the site's `url`):
+    its oembed.json's absolute address with the spec's query (oembed.com, 4. Discovery: `url`,
+    `format`), which a static host ignores and a consumer such as oembedpy reads."""
+    folder = page.rsplit("/", 1)[0]
+    return f"{url}{folder}/oembed.json?" + urlencode({"url": url + page, "format": "json"})
 
 
 def write_oembed(site: Path, folder: str, response: dict) -> None:

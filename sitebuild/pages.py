@@ -12,6 +12,7 @@ import markupsafe
 
 from allreduce_explainer import facts, palette, sources, widgets
 from allreduce_explainer.exercises import TITLES as EXERCISE_TITLES
+from allreduce_explainer.exercises.export import site_address
 from allreduce_explainer.fmt import in_words
 from allreduce_explainer.logs import explain
 from allreduce_explainer.widgets import views
@@ -25,6 +26,7 @@ from .embeds import (
     SIZES,
     SNIPPETS,
     copy_placeholder,
+    discovery,
     fill,
     oembed,
     placeholder_url,
@@ -79,7 +81,7 @@ class Builder:
         self.site = site
         self.placeholders = placeholders
         self.pictured: set[str] = set()  # the embeds whose placeholder was copied
-        self.url = url if not url or url.endswith("/") else url + "/"  # where the site is hosted
+        self.url = site_address(url, "url")  # where the site is hosted ("" if not known)
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(TEMPLATES),
             autoescape=jinja2.select_autoescape(["html"]),
@@ -88,7 +90,7 @@ class Builder:
             lstrip_blocks=True,
         )
         self.env.globals["embed"] = False
-        self.env.globals["oembed"] = False  # a page with its oembed.json: the discovery link
+        self.env.globals["oembed"] = ""  # a page's oembed.json (with the site's url): discovery
         self.env.globals["snippets"] = snippets_json()
         self.env.globals["csp"] = CSP
         self.env.globals["scripts"] = {role: path for role, (path, _) in bundles().items()}
@@ -165,22 +167,25 @@ class Builder:
         """site/embed/<widget>/: the widget alone, for a course page's iframe."""
         base = "../../"
         for name, state in states:
+            path = f"embed/{name}/index.html"
             out = self.env.get_template("embed.html").render(
                 page=page,
                 base=base,
                 live=True,
                 embed=True,
-                oembed=True,
+                oembed=discovery(self.url, path) if self.url else "",
                 stages=[],
                 widget=self.widget_html(name, state, base),
             )
-            self.write(f"embed/{name}/index.html", out)
+            self.write(path, out)
             if copy_placeholder(self.site, name, self.placeholders):
                 self.pictured.add(name)
+            if not self.url:
+                continue
             view = widgets.REGISTRY[instance_function(name)].view
             response = oembed(
                 self.url,
-                f"embed/{name}/index.html",
+                path,
                 f"{self.embed_title(name, state)} · {page.title}",
                 SIZES[view],
                 f"{page.slug}/index.html",
@@ -233,11 +238,13 @@ class Builder:
                 "widget_params": {"exercise_sheet": {"bank": question_bank(stages)}},
                 "exercise_titles": EXERCISE_TITLES,
                 "banks": self.banks,
+                "site_url": self.url,
                 "snippet_examples": self.snippet_examples(*SNIPPET_EXAMPLE),
             }
             | self.references,
         )
         drills = exercise_states(page)
+        path = f"{page.slug}/index.html"
         exercises = [self.widget_html(name, state, base) for name, state in drills]
         states += drills
         page = replace(page, time=study_time(body, self.minutes(states), page.lesson_texts()))
@@ -254,17 +261,17 @@ class Builder:
             pages=pages,
             stages=stages,
             live=bool(states),
-            oembed=True,
+            oembed=discovery(self.url, path) if self.url else "",
             prev=stages[n - 2] if n is not None and n > 1 else None,
             next=stages[n] if n is not None and n < len(stages) else None,
         )
         self.write_embeds(page, states)
-        self.write(f"{page.slug}/index.html", link_glossary(out, self.glossary, base))
-        path = f"{page.slug}/index.html"
-        # a page's thumbnail: its first widget's placeholder (a page without one has none)
-        first = next((name for name, _ in states if name in self.pictured), None)
-        response = oembed(self.url, path, page.title, PAGE_SIZE, path, first)
-        write_oembed(self.site, page.slug, response)
+        self.write(path, link_glossary(out, self.glossary, base))
+        if self.url:
+            # a page's thumbnail: its first widget's placeholder (a page without one has none)
+            first = next((name for name, _ in states if name in self.pictured), None)
+            response = oembed(self.url, path, page.title, PAGE_SIZE, path, first)
+            write_oembed(self.site, page.slug, response)
         return page
 
     def write_glossary(self, pages: list[Page], stages: list[Page]) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from helpers import ARTIFACTS, FAST, ROOT, TIMEOUT_MS, Watch
+from helpers import ARTIFACTS, FAST, HOSTED, ROOT, TIMEOUT_MS, Watch
 
 sys.path.insert(0, str(ROOT))
 
@@ -52,6 +52,15 @@ def site(tmp_path_factory) -> Path:
     """The site, built once per test session into a temporary folder."""
     out = tmp_path_factory.mktemp("site")
     Builder(out).build()
+    return out
+
+
+@pytest.fixture(scope="session")
+def hosted(tmp_path_factory) -> Path:
+    """The site's pages built for the public address HOSTED (build.py --url): the banks' files,
+    oembed.json and its discovery links, built once per session."""
+    out = tmp_path_factory.mktemp("hosted")
+    Builder(out, HOSTED).build_pages()
     return out
 
 

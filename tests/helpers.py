@@ -18,6 +18,8 @@ TIMEOUT_MS = 90_000
 # `make test-fast` sets this: properties then try a tenth of their examples (the edit-test loop);
 # `make test` and CI try them all.
 FAST = os.environ.get("AE_TESTS_FAST") == "1"
+# the public address the `hosted` fixture builds the site for (build.py --url)
+HOSTED = "https://example.org/allreduce/"
 
 
 def site_pages() -> list:

@@ -10,6 +10,10 @@ import json
 
 from .errors import ParamError
 from .widgets import REGISTRY, WIDGETS
+from .widgets.exercises import bank_file
+
+# What a page may call by name: every widget, and the teacher's sheet's bank files
+CALLS = WIDGETS | {"bank_file": bank_file}
 
 # Long text parameters the worker has handed over once (client/js/worker.mjs), by name
 _KEPT: dict[str, str] = {}
@@ -40,13 +44,13 @@ def warm_calls(names_json: str) -> str:
 
 def call(name: str, params_json: str) -> str:
     try:
-        if name not in WIDGETS:
+        if name not in CALLS:
             raise ParamError("_", f"no widget named {name!r}")
         try:
             params = json.loads(params_json)
         except ValueError:
             raise ParamError("_", "parameters are not valid JSON") from None
-        state = WIDGETS[name](_restored(params))
+        state = CALLS[name](_restored(params))
         return json.dumps({"ok": True, "state": state}, allow_nan=False)
     except ParamError as e:
         return json.dumps({"ok": False, "error": {"field": e.field, "message": e.message}})

@@ -3,17 +3,22 @@ teacher's sheet links, the places they name from the pages' front matter."""
 
 from __future__ import annotations
 
+import csv
+import html
+import io
 import json
+import re
 import zipfile
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import parse_qs, urljoin, urlsplit
 from xml.etree import ElementTree as ET
 
 from bs4 import BeautifulSoup
 
 from allreduce_explainer.exercises import KINDS
-from helpers import stages
+from allreduce_explainer.exercises.export import BANK_COUNT, BANK_FILES
+from helpers import HOSTED, stages
 from sitebuild import scorm
-from sitebuild.banks import BANK_COUNT, FILES
+from sitebuild.embeds import SNIPPETS
 
 CP = {"cp": scorm.CP}
 ADL_SCORMTYPE = f"{{{scorm.ADLCP}}}scormtype"
@@ -70,11 +75,12 @@ def test_packages_carry_the_worker_and_its_python(site):
     assert any(n.startswith("vendor/pyodide/") for n in names)
 
 
-def test_banks_are_built_and_linked_from_the_teachers_sheet(site):
+def sheet_soup(site) -> BeautifulSoup:
     html = (site / "teachers-sheet" / "index.html").read_text(encoding="utf-8")
-    soup = BeautifulSoup(html, "html.parser")
-    links = {a["href"] for a in soup.select("#question-banks a[download]")}
-    assert links == {f"../banks/{name}" for name, _ in FILES.values()}
+    return BeautifulSoup(html, "html.parser")
+
+
+def check_places(site) -> dict:
     places = json.loads((site / "banks" / "places.json").read_text(encoding="utf-8"))
     drilled = {k: p for p in stages() for k in p.exercises}
     assert set(places) == set(drilled) <= set(KINDS)
@@ -82,31 +88,141 @@ def test_banks_are_built_and_linked_from_the_teachers_sheet(site):
         page = drilled[kind]
         assert place["slug"] == page.slug and place["objective"] in page.objectives
         assert place["page"].endswith(page.title)
-    root = ET.parse(site / "banks" / FILES["moodle"][0]).getroot()
+    return places
+
+
+def test_without_an_address_no_bank_file_and_no_oembed(site):
+    """A bank's or an oEmbed response's relative links are dead inside a course platform: a build
+    without the site's address writes neither, and the sheet offers each bank made in the
+    browser instead."""
+    check_places(site)
+    written = {p.name for p in (site / "banks").iterdir() if p.suffix not in (".gz", ".br")}
+    assert written == {"places.json"}
+    assert not list(site.rglob("oembed.json"))
+    for html_path in site.rglob("index.html"):
+        soup = BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser")
+        assert not soup.find_all("link", type="application/json+oembed"), html_path
+    soup = sheet_soup(site)
+    assert not soup.select("#question-banks a[download]")
+    made = [b["data-format"] for b in soup.select('#question-banks [data-action="make-bank"]')]
+    assert made == list(BANK_FILES)
+
+
+def test_with_an_address_the_banks_are_written_and_linked(hosted):
+    soup = sheet_soup(hosted)
+    links = {a["href"] for a in soup.select("#question-banks a[download]")}
+    assert links == {f"../banks/{name}" for name, _ in BANK_FILES.values()}
+    assert not soup.select('[data-action="make-bank"]')
+    places = check_places(hosted)
+    for href in links:
+        assert (hosted / "teachers-sheet" / href).resolve().is_file()
+    root = ET.parse(hosted / "banks" / BANK_FILES["moodle"][0]).getroot()
     items = [q for q in root.findall("question") if q.get("type") != "category"]
     assert len(items) == len(places) * BANK_COUNT
 
 
-def test_oembed_is_discovered_from_every_page_and_embed(site):
-    """Each page's and embed's <link rel=alternate type=application/json+oembed> names a file
-    that is an oEmbed 1.0 rich response whose iframe shows that page or embed."""
+def in_site(site, address: str):
+    """The file an absolute address under HOSTED names in the built folder, or None if it is not
+    under HOSTED (a folder's address names its index.html)."""
+    if not address.startswith(HOSTED):
+        return None
+    path = urlsplit(address).path[len(urlsplit(HOSTED).path) :]
+    return site / (path + "index.html" if path.endswith("/") or not path else path)
+
+
+def bank_links(hosted) -> list[str]:
+    """Every address in every bank file: the HTML links of Moodle XML and QTI, the GIFT's and
+    CSV's "Open it on the site" and link column."""
+    out = []
+    for name, _ in BANK_FILES.values():
+        data = (hosted / "banks" / name).read_bytes()
+        if name.endswith(".zip"):
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                data = z.read("bank.xml")  # the manifest names only its own files
+        text = data.decode("utf-8")
+        if name.endswith(".csv"):
+            out += [row["link"] for row in csv.DictReader(io.StringIO(text))]
+        text = html.unescape(text.replace("\\", ""))  # GIFT escapes : = # with a backslash
+        out += re.findall(r'href="([^"]+)"', text)
+        out += re.findall(r"Open it on the site: (\S+)", text)
+    return out
+
+
+def test_every_link_of_a_hosted_build_is_absolute_and_resolves(hosted):
+    """Banks, oEmbed files, discovery links and the course page's snippets: every address is under
+    the site's public address and names a file the build wrote."""
+    links = bank_links(hosted)
+    assert len(links) > 4 * len(KINDS)
+    for path in hosted.rglob("oembed.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        frame = BeautifulSoup(data["html"], "html.parser").iframe
+        links += [data["provider_url"], frame["src"], data.get("thumbnail_url", HOSTED)]
+    for html_path in hosted.rglob("index.html"):
+        soup = BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser")
+        for link in soup.find_all("link", type="application/json+oembed"):
+            links += [link["href"], parse_qs(urlsplit(link["href"]).query)["url"][0]]
+    course = (hosted / "use-in-your-course" / "index.html").read_text(encoding="utf-8")
+    # the snippets filled for the example widget, one per format (the events' example is not)
+    blocks = [p.get_text() for p in BeautifulSoup(course, "html.parser").select("#platforms pre")]
+    snippets = [b for b in blocks if "embed/latency/" in b]
+    assert len(snippets) == len(SNIPPETS)
+    found = re.findall(r"https?://[^\s\"')\]]+", " ".join(snippets))
+    links += [a.rstrip(".,") for a in found]  # a sentence's full stop is not the address's
+    for address in links:
+        target = in_site(hosted, address)
+        assert target is not None and target.is_file(), address
+
+
+def test_oembed_is_discovered_from_every_page_and_embed(hosted):
+    """Each page's and embed's discovery link (oEmbed 1.0, 4: the endpoint with `url` and
+    `format`) names its oembed.json, an oEmbed 1.0 rich response whose iframe shows that page."""
     found = 0
-    for html_path in sorted(site.rglob("index.html")):
-        rel = html_path.relative_to(site).as_posix()
+    for html_path in sorted(hosted.rglob("index.html")):
+        rel = html_path.relative_to(hosted).as_posix()
         if rel in ("index.html", "glossary/index.html"):
             continue
         soup = BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser")
         (link,) = soup.find_all("link", rel="alternate", type="application/json+oembed")
-        target = html_path.parent / link["href"]
+        query = parse_qs(urlsplit(link["href"]).query)
+        assert query == {"url": [HOSTED + rel], "format": ["json"]}
+        target = in_site(hosted, link["href"].split("?")[0])
+        assert target == html_path.parent / "oembed.json"
         data = json.loads(target.read_text(encoding="utf-8"))
         assert data["version"] == "1.0" and data["type"] == "rich"
         assert isinstance(data["width"], int) and isinstance(data["height"], int)
         frame = BeautifulSoup(data["html"], "html.parser").iframe
-        assert frame["src"] == rel and frame["loading"] == "lazy" and frame["title"]
+        assert frame["src"] == HOSTED + rel and frame["loading"] == "lazy" and frame["title"]
         assert f"aspect-ratio:{data['width']}/{data['height']}" in frame["style"]
+        assert data["provider_url"] == HOSTED
         found += 1
-    embeds = len(list((site / "embed").iterdir()))
-    assert found == embeds + len([p for p in (site).iterdir() if (p / "oembed.json").exists()])
+    assert found == len(list(hosted.rglob("oembed.json"))) > len(stages())
+
+
+def shown_with_solutions(site) -> set[tuple[str, int]]:
+    """Every (kind, seed) a built page carries with its worked solution, read from the states the
+    pages inline: each exercise's, and each problem of each teacher's sheet's key."""
+    out = set()
+    for html_path in site.rglob("index.html"):
+        soup = BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser")
+        for script in soup.select('script[data-role="state"]'):
+            state = json.loads(script.string)
+            if state.get("kind") == "exercise" and state["solution_steps"]:
+                out.add((state["exercise"], state["seed"]))
+            if state.get("kind") == "sheet":
+                out |= {(a["kind"], a["seed"]) for a in state["answers"] if a["solution_steps"]}
+    return out
+
+
+def test_bank_seeds_are_never_shown_with_their_solution(hosted):
+    shown = shown_with_solutions(hosted)
+    assert {k for k, _ in shown} >= {k for p in stages() for k in p.exercises}
+    root = ET.parse(hosted / "banks" / BANK_FILES["moodle"][0]).getroot()
+    banked = {
+        (ident.rsplit("-", 1)[0], int(ident.rsplit("-", 1)[1]))
+        for ident in (q.findtext("idnumber") for q in root.findall("question"))
+        if ident
+    }
+    assert banked and not banked & shown
 
 
 def test_oembed_addresses_are_absolute_with_the_sites_url(tmp_path):

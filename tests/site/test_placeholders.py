@@ -12,7 +12,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from helpers import png_size, site_pages
+from helpers import HOSTED, png_size, site_pages
 from sitebuild.embeds import PLACEHOLDER, PLACEHOLDERS, frame_size
 
 
@@ -26,17 +26,19 @@ def test_every_embed_has_its_placeholder_at_its_frames_size(site):
 
 
 def site_file(site: Path, address: str) -> Path:
-    """The file a site-relative address (as oembed.json and the snippets write them) names."""
+    """The file an address names: one relative to the site's root (the snippets of a build
+    without --url), or one under HOSTED (the `hosted` build's)."""
+    address = address.removeprefix(HOSTED)
     return site / urlsplit(urljoin("http://x/", address)).path.lstrip("/")
 
 
-def test_every_oembed_thumbnail_is_the_embeds_picture(site):
-    pages_with = 0
+def test_every_oembed_thumbnail_is_the_embeds_picture(hosted):
+    site, pages_with = hosted, 0
     for path in sorted(site.rglob("oembed.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         folder = path.parent.relative_to(site).as_posix()
         if folder.startswith("embed/"):
-            assert data["thumbnail_url"] == f"{folder}/{PLACEHOLDER}"
+            assert data["thumbnail_url"] == f"{HOSTED}{folder}/{PLACEHOLDER}"
         if "thumbnail_url" not in data:
             assert not any(k.startswith("thumbnail") for k in data)  # oEmbed: all three or none
             continue
@@ -47,11 +49,11 @@ def test_every_oembed_thumbnail_is_the_embeds_picture(site):
     assert pages_with > 0  # a page with widgets has its first widget's picture
 
 
-def test_page_thumbnail_is_its_first_widgets(site):
-    html = (site / "latency-ring-vs-tree" / "index.html").read_text(encoding="utf-8")
+def test_page_thumbnail_is_its_first_widgets(hosted):
+    html = (hosted / "latency-ring-vs-tree" / "index.html").read_text(encoding="utf-8")
     first = BeautifulSoup(html, "html.parser").select_one("main [data-widget]")["data-widget"]
-    data = json.loads((site / "latency-ring-vs-tree" / "oembed.json").read_text())
-    assert data["thumbnail_url"] == f"embed/{first}/{PLACEHOLDER}"
+    data = json.loads((hosted / "latency-ring-vs-tree" / "oembed.json").read_text())
+    assert data["thumbnail_url"] == f"{HOSTED}embed/{first}/{PLACEHOLDER}"
 
 
 def test_the_course_pages_snippets_name_existing_pictures(site):
@@ -80,7 +82,7 @@ def test_a_missing_picture_stops_the_build_naming_the_command(tmp_path, monkeypa
     monkeypatch.setattr(embeds, "PLACEHOLDERS", tmp_path / "none")
     with pytest.raises(SystemExit, match="make placeholders"):
         Builder(tmp_path / "a").build_pages()
-    Builder(tmp_path / "b", placeholders=False).build_pages()
+    Builder(tmp_path / "b", HOSTED, placeholders=False).build_pages()
     data = json.loads((tmp_path / "b" / "embed" / "latency" / "oembed.json").read_text())
     assert "thumbnail_url" not in data
     assert not (tmp_path / "b" / "embed" / "latency" / PLACEHOLDER).exists()

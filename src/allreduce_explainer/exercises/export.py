@@ -6,7 +6,10 @@ the core's, written in the unit the question asks for, so a platform grades what
 checker grades. A platform checks a number within an absolute margin, so the relative tolerance
 becomes `tolerance × |answer|` in the asked unit. Each question carries the page and objective it
 practises (`places`, which the build reads from the pages' front matter: the core does not read
-the content), the worked solution as feedback, and the link to its seeded state on the site.
+the content), the worked solution as feedback, and the link to its seeded state on the site. Each
+misconception the kind names (`Problem.mistakes`) becomes a wrong answer worth nothing with the
+checker's message as its feedback, within the margin the checker gives it, after the right answer
+(platforms, like the checker, take the first answer that matches).
 
 Only the standard library: xml.etree, csv, zipfile (the core runs in Pyodide too).
 """
@@ -18,13 +21,15 @@ import io
 import zipfile
 from dataclasses import dataclass
 from html import escape
+from urllib.parse import urlsplit
 from xml.etree import ElementTree as ET
 
 from .. import fmt
 from ..errors import ParamError
 from ..params import Param
-from . import KINDS, SEED, TITLES, _sheet_kinds, problem
+from . import KINDS, MAX_SHEET, SEED, TITLES, _sheet_kinds, problem
 from .check import _SLIPS as UNITS_OF  # the units the page's checker reads, by kind
+from .check import close
 from .kinds import CHOICE, EXACT, VECTOR, Problem
 from .units import unit
 
@@ -34,6 +39,17 @@ MAX_COUNT = 50  # problems per kind in one bank
 COUNT = Param("count", 1, "int", lo=1, hi=MAX_COUNT)
 NUMERIC, SHORT = "numerical", "shortanswer"  # with CHOICE: the three shapes of question
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # a zip's entries carry this date: the same bank, the same bytes
+# The course's banks (the teacher's sheet offers them): BANK_COUNT problems of each kind from
+# BANK_SEED, above every seed a page shows with its worked solution (a page's exercises at seed 0,
+# the teacher's sheet at its default seed 0 with at most MAX_SHEET problems, seeds 0 to 39)
+BANK_SEED, BANK_COUNT = MAX_SHEET, 5
+BANK_NAME = "allreduce-explainer"
+BANK_FILES = {  # format -> (file, what a teacher does with it)
+    "moodle": (f"{BANK_NAME}-moodle.xml", "Moodle XML: Question bank → Import → Moodle XML format"),
+    "qti": (f"{BANK_NAME}-qti.zip", "QTI 1.2 for Canvas: Import course content → QTI .zip file"),
+    "gift": (f"{BANK_NAME}-gift.txt", "GIFT: Moodle's text format, also read by other platforms"),
+    "csv": (f"{BANK_NAME}.csv", "CSV: a spreadsheet of every question, answer and margin"),
+}
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 CC_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 
@@ -96,22 +112,38 @@ class Question:
         bare = text.strip("[]")
         return list(dict.fromkeys([text, bare, text.replace(" ", ""), bare.replace(" ", "")]))
 
+    def prompt(self) -> str:
+        """The problem's text; a choice's without the page's "Type a or b." (a platform shows
+        the choices as buttons)."""
+        text = self.problem.prompt
+        typed = "Type " + " or ".join(self.problem.choices) + "."
+        if self.shape == CHOICE and text.endswith(typed):
+            return text[: -len(typed)].rstrip()
+        return text
+
     def ask(self) -> str:
         """What the answer must be, as the page says under its box."""
         p = self.problem
         if self.shape == CHOICE:
-            return "Answer with one of: " + ", ".join(p.choices) + "."
+            return "Choose one: " + " or ".join(p.choices) + "."
         if self.shape == SHORT:
             return "Type the numbers exactly, e.g. [1, 2]."
         within = "exactly" if p.tolerance == EXACT else f"within {fmt.percent(p.tolerance)}"
         return f"Give the number {within}" + (f", in {p.unit}." if p.unit else ".")
+
+    @property
+    def unsolved_link(self) -> str:
+        """The question's link with the worked solution hidden (`solution=0`): the page's own
+        checker for a student, without the answer; the feedback links the solution."""
+        head, _, fragment = self.link.partition("#")
+        return f"{head}&solution=0" + (f"#{fragment}" if fragment else "")
 
     def about(self) -> str:
         """The page, objective and link a question names."""
         lines = []
         if self.place:
             lines.append(f"From {self.place.page}. Objective: {self.place.objective}")
-        lines.append(f"Open it on the site: {self.link}")
+        lines.append(f"Open it on the site: {self.unsolved_link}")
         return "\n".join(lines)
 
     def solution(self) -> str:
@@ -119,9 +151,44 @@ class Question:
         p = self.problem
         return "\n".join([*p.steps, f"Answer: {p.answer_text()}"])
 
+    def mistakes(self) -> list[tuple[float | str, float, str]]:
+        """The kind's misconceptions as wrong answers: (value in the asked unit or the word, its
+        margin, the checker's message). One the right answer would match is left out, as the
+        checker leaves it, and so is one an earlier one already matches (its message is shown)."""
+        p = self.problem
+        if self.shape == CHOICE:
+            return [(bad, 0.0, msg) for bad, msg in p.mistakes if bad != p.answer]
+        if self.shape != NUMERIC:
+            return []
+        scale = unit(p.unit).scale if p.unit else 1.0
+        out: list[tuple[float | str, float, str]] = []
+        for bad, msg in p.mistakes:
+            if close(bad, p.answer, p.tolerance) or any(
+                close(bad, b * scale, p.tolerance) for b, _, _ in out
+            ):
+                continue
+            value = bad / scale
+            out.append((value, p.tolerance * abs(value), msg))
+        return out
+
     def wrong(self, choice: str) -> str:
         """The feedback for a wrong choice: the misconception it names, if any."""
         return next((msg for bad, msg in self.problem.mistakes if bad == choice), "Not quite.")
+
+
+def site_address(text: str, field: str = "site") -> str:
+    """The address a site is hosted at, checked: "" (links relative to the site) or an absolute
+    http(s) address, ending in "/" so that a page's path follows it."""
+    if not isinstance(text, str) or not text.strip():
+        return ""
+    text = text.strip()
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise ParamError(
+            field,
+            f"must be an absolute address such as https://your.host/allreduce/, not {text[:60]!r}",
+        )
+    return text if text.endswith("/") else text + "/"
 
 
 def link(site: str, place: Place | None, kind: str, seed: int) -> str:
@@ -168,8 +235,8 @@ def _prompt_html(q: Question) -> str:
         f"<p><small>From {escape(q.place.page)}. Objective: {escape(q.place.objective)} "
         if q.place
         else "<p><small>"
-    ) + f'<a href="{escape(q.link)}">Open it on the site</a>.</small></p>'
-    return _html(q.problem.prompt) + f"<p>{escape(q.ask())}</p>" + about
+    ) + f'<a href="{escape(q.unsolved_link)}">Open it on the site</a>.</small></p>'
+    return _html(q.prompt()) + f"<p>{escape(q.ask())}</p>" + about
 
 
 def _feedback_html(q: Question) -> str:
@@ -219,6 +286,11 @@ def moodle(qs: list[Question], title: str) -> bytes:
             _sub(a, "text", repr(q.value))
             _sub(a, "tolerance", repr(q.margin))
             _text(a, "feedback", "<p>Correct.</p>")
+            for value, margin, message in q.mistakes():
+                a = _sub(item, "answer", fraction="0", format="moodle_auto_format")
+                _sub(a, "text", repr(value))
+                _sub(a, "tolerance", repr(margin))
+                _text(a, "feedback", f"<p>{escape(message)}</p>")
             if q.problem.unit:
                 units = _sub(item, "units")
                 for name, multiplier in q.units():
@@ -245,7 +317,8 @@ def moodle(qs: list[Question], title: str) -> bytes:
                 right = choice == q.problem.answer
                 a = _sub(item, "answer", fraction="100" if right else "0", format="html")
                 _sub(a, "text", choice)
-                _text(a, "feedback", "<p>Correct.</p>" if right else f"<p>{q.wrong(choice)}</p>")
+                said = "Correct." if right else q.wrong(choice)
+                _text(a, "feedback", f"<p>{escape(said)}</p>")
     return _xml(quiz)
 
 
@@ -265,6 +338,8 @@ def _mat(parent: ET.Element, html: str) -> None:
 
 
 def _qti_item(section: ET.Element, q: Question) -> None:
+    """One item, its conditions in Canvas's order: the general feedback always, then the right
+    answer (score 100, stop), then each misconception with its message (score 0, stop)."""
     types = {NUMERIC: "numerical_question", SHORT: "short_answer_question"}
     item = _sub(section, "item", ident=q.ident, title=q.name)
     _meta(
@@ -282,20 +357,22 @@ def _qti_item(section: ET.Element, q: Question) -> None:
         varname="SCORE",
         vartype="Decimal",
     )
+    general = _sub(proc, "respcondition", continue_="Yes")
+    _sub(_sub(general, "conditionvar"), "other")
+    _sub(general, "displayfeedback", feedbacktype="Response", linkrefid="general_fb")
+    cond = _sub(proc, "respcondition", continue_="No")
+    var = _sub(cond, "conditionvar")
     if q.shape == CHOICE:
         resp = _sub(pres, "response_lid", ident="response1", rcardinality="Single")
         render = _sub(resp, "render_choice")
-        for i, choice in enumerate(q.problem.choices):
-            _mat(_sub(render, "response_label", ident=f"{q.ident}-{i}"), choice)
-        right = q.problem.choices.index(q.problem.answer)
-        cond = _sub(proc, "respcondition", continue_="No")
-        _sub(_sub(cond, "conditionvar"), "varequal", f"{q.ident}-{right}", respident="response1")
+        label = {c: f"{q.ident}-{i}" for i, c in enumerate(q.problem.choices)}
+        for choice, ident in label.items():
+            _mat(_sub(render, "response_label", ident=ident), f"<p>{escape(choice)}</p>")
+        _sub(var, "varequal", label[q.problem.answer], respident="response1")
     else:
         resp = _sub(pres, "response_str", ident="response1", rcardinality="Single")
         fib = "Decimal" if q.shape == NUMERIC else "String"
         _sub(_sub(resp, "render_fib", fibtype=fib), "response_label", ident="answer1")
-        cond = _sub(proc, "respcondition", continue_="No")
-        var = _sub(cond, "conditionvar")
         if q.shape == NUMERIC:
             either = _sub(var, "or")
             _sub(either, "varequal", repr(q.value), respident="response1")
@@ -306,11 +383,30 @@ def _qti_item(section: ET.Element, q: Question) -> None:
             for text in q.answers():
                 _sub(var, "varequal", text, respident="response1")
     _sub(cond, "setvar", "100", action="Set", varname="SCORE")
-    general = _sub(proc, "respcondition", continue_="Yes")
-    _sub(_sub(general, "conditionvar"), "other")
-    _sub(general, "displayfeedback", feedbacktype="Response", linkrefid="general_fb")
-    fb = _sub(item, "itemfeedback", ident="general_fb")
-    _mat(_sub(fb, "flow_mat"), _feedback_html(q))
+    feedback = {"general_fb": _feedback_html(q)}
+    for i, (value, margin, message) in enumerate(q.mistakes()):
+        ident = f"mistake{i}_fb"
+        wrong = _sub(proc, "respcondition", continue_="No")
+        var = _sub(wrong, "conditionvar")
+        if q.shape == CHOICE:
+            _sub(var, "varequal", label[value], respident="response1")
+        else:
+            _within(var, value, margin)
+        _sub(wrong, "displayfeedback", feedbacktype="Response", linkrefid=ident)
+        feedback[ident] = f"<p>{escape(message)}</p>"
+    for ident, html in feedback.items():
+        _mat(_sub(_sub(item, "itemfeedback", ident=ident), "flow_mat"), html)
+
+
+def _within(var: ET.Element, value: float, margin: float) -> None:
+    """value − margin <= response <= value + margin, written as "not below and not above":
+    Canvas's importer takes every condition with an <and> or a value in an <or> for a right
+    answer of a numerical question (instructure/canvas-lms,
+    gems/plugins/qti_exporter/lib/qti/numeric_interaction.rb, get_canvas_answers), which a
+    misconception must never become."""
+    outside = _sub(_sub(var, "not"), "or")
+    _sub(outside, "varlt", repr(value - margin), respident="response1")
+    _sub(outside, "vargt", repr(value + margin), respident="response1")
 
 
 def qti_assessment(qs: list[Question], title: str) -> bytes:
@@ -366,8 +462,9 @@ def gift_escape(text: str) -> str:
 
 
 def gift(qs: list[Question], title: str) -> bytes:
-    """GIFT (Moodle's text format): {#value:margin} for a number, {=right ~wrong} for a choice,
-    {=text} for a vector; the worked solution as general feedback (####)."""
+    """GIFT (Moodle's text format): {#=value:margin =%0%wrong:margin#message} for a number (the
+    form Moodle's own GIFT export writes, question/format/gift/format.php), {=right ~wrong#message}
+    for a choice, {=text} for a vector; the worked solution as general feedback (####)."""
     out = [
         f"// {title}: a question bank of generated exercises",
         f"$CATEGORY: $course$/{title}",
@@ -375,9 +472,12 @@ def gift(qs: list[Question], title: str) -> bytes:
     ]
     for q in qs:
         out.append(f"// {q.ident}")
-        body = gift_escape(q.problem.prompt + "\n" + q.ask() + "\n" + q.about())
+        body = gift_escape(q.prompt() + "\n" + q.ask() + "\n" + q.about())
         if q.shape == NUMERIC:
-            answer = f"#{q.value!r}:{q.margin!r}"
+            answer = f"#={q.value!r}:{q.margin!r}" + "".join(
+                f" =%0%{value!r}:{margin!r}#{gift_escape(message)}"
+                for value, margin, message in q.mistakes()
+            )
         elif q.shape == SHORT:
             answer = " ".join("=" + gift_escape(t) for t in q.answers())
         else:
@@ -397,13 +497,14 @@ def gift(qs: list[Question], title: str) -> bytes:
 
 CSV_COLUMNS = (
     "kind", "seed", "title", "type", "question", "answer", "unit", "tolerance_relative",
-    "margin", "choices", "page", "objective", "link", "solution",
+    "margin", "choices", "page", "objective", "link", "solution", "mistakes",
 )  # fmt: skip
 
 
 def table(qs: list[Question], title: str) -> bytes:
     """One row per question: the answer (in the asked unit) and both tolerances, the choices
-    separated by "|", the page, objective, link and worked solution."""
+    separated by "|", the page, objective, link and worked solution, and the misconceptions as
+    lines "value: message" (a value in the asked unit, within its own margin, or a choice)."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
@@ -416,7 +517,7 @@ def table(qs: list[Question], title: str) -> bytes:
                 q.seed,
                 TITLES[q.kind],
                 q.shape,
-                p.prompt + "\n" + q.ask(),
+                q.prompt() + "\n" + q.ask(),
                 repr(q.value) if numeric else p.answer_text(),
                 p.unit,
                 repr(p.tolerance),
@@ -426,6 +527,9 @@ def table(qs: list[Question], title: str) -> bytes:
                 q.place.objective if q.place else "",
                 q.link,
                 q.solution(),
+                "\n".join(
+                    f"{v if isinstance(v, str) else repr(v)}: {m}" for v, _, m in q.mistakes()
+                ),
             ]
         )
     return out.getvalue().encode("utf-8")

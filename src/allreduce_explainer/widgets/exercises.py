@@ -1,12 +1,17 @@
 """Check yourself: one exercise (a problem drawn from a seed, checked when answered) and a
 teacher's sheet of them. The problems, answers and checks are the core's exercises package; this
-module declares their parameters, so pages, URLs and the course table follow one spec."""
+module declares their parameters, so pages, URLs and the course table follow one spec. The sheet's
+question banks can be made here too, in the browser, with links under the address the sheet was
+opened at (`bank_file`, which the worker's bridge calls)."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable
 
 from .. import exercises as core
+from ..errors import ParamError
+from ..exercises import export
 from ..params import Param, spec, validated
 from . import Widget, views
 
@@ -30,6 +35,59 @@ def exercise_sheet(params=None) -> dict:
     """A problem set from chosen kinds and one seed, with its answer key apart; with
     `questions`, the check-yourself questions of the pages in `bank` that have a chosen kind."""
     return core.sheet(validated(params, SHEET))
+
+
+BANK_FILE = spec(
+    Param("format", "moodle", "choice", choices=tuple((f, f) for f in export.FORMATS)),
+    Param("site", "", "data"),
+    Param("places", {}, "data"),
+)
+MIME = {
+    "moodle": "application/xml",
+    "qti": "application/zip",
+    "gift": "text/plain",
+    "csv": "text/csv",
+}
+PLACE_KEYS = {"page", "slug", "objective"}
+
+
+def bank_file(params=None) -> dict:
+    """The course's question bank in one format, as the build writes it to site/banks/ when it
+    knows the site's address: every kind in `places` (site/banks/places.json: kind -> its page,
+    slug and objective), export.BANK_COUNT problems each from export.BANK_SEED, with links under
+    `site`, the absolute address the teacher's sheet was opened at. The file's bytes come back
+    in base64, for the page to offer as a download."""
+    given = validated(params, BANK_FILE)
+    site = export.site_address(given["site"])
+    if not site:
+        raise ParamError("site", "must be the site's absolute address, such as https://your.host/")
+    places = _places(given["places"])
+    qs = export.questions(list(places), export.BANK_SEED, export.BANK_COUNT, places, site)
+    fmt = given["format"]
+    return {
+        "kind": "file",
+        "file": export.BANK_FILES[fmt][0],
+        "mime": MIME[fmt],
+        "questions": len(qs),
+        "base64": base64.b64encode(export.export(fmt, qs)).decode("ascii"),
+    }
+
+
+def _places(places) -> dict[str, export.Place]:
+    """site/banks/places.json, checked: known kinds, each with its page, slug and objective."""
+    shape = "must map exercise kinds to {page, slug, objective} (site/banks/places.json)"
+    if not isinstance(places, dict) or not places or len(places) > len(core.KINDS):
+        raise ParamError("places", shape)
+    for kind, place in places.items():
+        ok = (
+            kind in core.KINDS
+            and isinstance(place, dict)
+            and set(place) == PLACE_KEYS
+            and all(isinstance(v, str) and len(v) <= core.MAX_QUESTION_TEXT for v in place.values())
+        )
+        if not ok:
+            raise ParamError("places", shape)
+    return {kind: export.Place(**place) for kind, place in places.items()}
 
 
 def question_bank(pages: Iterable) -> list[dict]:

@@ -36,6 +36,13 @@ def expect(kind: str, seed: int):
     return p, shape
 
 
+def shown_prompt(p) -> str:
+    """The prompt a platform shows: a choice's without the page's "Type a or b." (its choices are
+    buttons there)."""
+    typed = " Type " + " or ".join(p.choices) + "."
+    return p.prompt.removesuffix(typed) if p.choices else p.prompt
+
+
 def accepted(p, value: float) -> bool:
     return feedback(p, f"{value!r} {p.unit}".strip())["correct"]
 
@@ -50,6 +57,34 @@ def bank():
 
 def seeds():
     return [(k, s) for k in ALL for s in range(SEED, SEED + COUNT)]
+
+
+def first_match(answers, typed: float):
+    """A platform's verdict on a typed number: the first answer (lo, hi, fraction, message) whose
+    range holds it, as Moodle's first-matching-answer strategy and QTI's conditions with
+    continue="No" pick one; None when none does."""
+    return next(((f, msg) for lo, hi, f, msg in answers if lo <= typed <= hi), None)
+
+
+def check_misconceptions(p, answers):
+    """Each misconception of the problem, typed in the asked unit, gets from the platform what
+    the page's checker says of it: its message and no mark (or the mark, if the checker takes
+    it as right)."""
+    named = 0
+    for wrong, _ in p.mistakes:
+        typed = wrong / unit(p.unit).scale if p.unit else float(wrong)
+        verdict = feedback(p, f"{typed!r} {p.unit}".strip())
+        got = first_match(answers, typed)
+        if verdict["correct"]:
+            assert got is not None and got[0] == 100
+        else:
+            assert got == (0, verdict["message"]), (p.prompt[:40], typed)
+            named += 1
+    return named
+
+
+def html_text(html: str) -> str:
+    return ET.fromstring(f"<x>{html}</x>").findtext("p")
 
 
 def check_numeric(kind, seed, value, margin):
@@ -67,14 +102,22 @@ def test_moodle_xml_answers_are_the_cores(bank):
     root = ET.fromstring(ex.export("moodle", bank))
     items = [q for q in root.findall("question") if q.get("type") != "category"]
     assert [q.findtext("idnumber") for q in items] == [f"{k}-{s}" for k, s in seeds()]
+    named = 0
     for q, (kind, seed) in zip(items, seeds()):
         p, shape = expect(kind, seed)
         assert q.get("type") == {"choice": "multichoice"}.get(shape, shape)
         fb = q.findtext("generalfeedback/text")
         assert p.steps[0].split()[0] in fb and f"{kind}.seed={seed}" in fb
         if shape == "numerical":
-            (a,) = q.findall("answer")
+            a, *wrong = q.findall("answer")
+            assert a.get("fraction") == "100" and {w.get("fraction") for w in wrong} <= {"0"}
             check_numeric(kind, seed, float(a.findtext("text")), float(a.findtext("tolerance")))
+            answers = []
+            for w in [a, *wrong]:
+                value, margin = float(w.findtext("text")), float(w.findtext("tolerance"))
+                said = html_text(w.findtext("feedback/text"))
+                answers.append((value - margin, value + margin, int(w.get("fraction")), said))
+            named += check_misconceptions(p, answers)
             if p.unit:
                 assert q.findtext("units/unit/unit_name") == p.unit
                 assert q.findtext("units/unit/multiplier") == "1.0"
@@ -86,9 +129,18 @@ def test_moodle_xml_answers_are_the_cores(bank):
         elif shape == "choice":
             marks = {a.findtext("text"): a.get("fraction") for a in q.findall("answer")}
             assert marks == {c: "100" if c == p.answer else "0" for c in p.choices}
+            said = {
+                a.findtext("text"): html_text(a.findtext("feedback/text"))
+                for a in q.findall("answer")
+            }
+            for bad, _ in p.mistakes:  # a named wrong choice gets the checker's message
+                assert said[bad] == feedback(p, bad)["message"]
+                named += 1
+            assert "Type " not in q.findtext("questiontext/text")  # choices read as choices
         else:
             for a in q.findall("answer"):
                 assert feedback(p, a.findtext("text"))["correct"]
+    assert named > len(items) // 4  # the bank has misconceptions to carry
     placed = items[0].findtext("questiontext/text")
     assert "objective of " + ALL[0] in placed and "https://example.org/ae/slug-" in placed
 
@@ -102,6 +154,7 @@ def test_qti_zip_answers_are_the_cores(bank):
     root = ET.fromstring(z.read("bank.xml"))
     items = root.findall(".//q:item", QTI)
     assert [i.get("ident") for i in items] == [f"{k}-{s}" for k, s in seeds()]
+    named = 0
     for item, (kind, seed) in zip(items, seeds()):
         p, shape = expect(kind, seed)
         meta = {
@@ -110,25 +163,49 @@ def test_qti_zip_answers_are_the_cores(bank):
         }
         qtype = {"numerical": "numerical_question", "shortanswer": "short_answer_question"}
         assert meta["question_type"] == qtype.get(shape, "multiple_choice_question")
-        var = item.find("q:resprocessing/q:respcondition/q:conditionvar", QTI)
+        conds = item.findall("q:resprocessing/q:respcondition", QTI)
+        scored = [c for c in conds if c.find("q:setvar", QTI) is not None]
+        assert [c.findtext("q:setvar", namespaces=QTI) for c in scored] == ["100"]
+        var = scored[0].find("q:conditionvar", QTI)
+        said = {
+            fb.get("ident"): fb.findtext(".//q:mattext", namespaces=QTI)
+            for fb in item.findall("q:itemfeedback", QTI)
+        }
+        wrong = conds[conds.index(scored[0]) + 1 :]  # after the right answer, in order
+        assert all(c.get("continue") == "No" for c in [scored[0], *wrong])
+        messages = [
+            html_text(said[c.find("q:displayfeedback", QTI).get("linkrefid")]) for c in wrong
+        ]
         if shape == "numerical":
             value = float(var.findtext("q:or/q:varequal", namespaces=QTI))
             lo = float(var.findtext("q:or/q:and/q:vargte", namespaces=QTI))
             hi = float(var.findtext("q:or/q:and/q:varlte", namespaces=QTI))
             check_numeric(kind, seed, value, (hi - lo) / 2)
             assert lo <= value <= hi
+            answers = [(lo, hi, 100, None)]
+            for c, message in zip(wrong, messages):  # not (below lo or above hi)
+                outside = c.find("q:conditionvar/q:not/q:or", QTI)
+                below = float(outside.findtext("q:varlt", namespaces=QTI))
+                above = float(outside.findtext("q:vargt", namespaces=QTI))
+                answers.append((below, above, 0, message))
+            named += check_misconceptions(p, answers)
         elif shape == "choice":
             labels = {
                 lab.get("ident"): lab.findtext(".//q:mattext", namespaces=QTI)
                 for lab in item.findall(".//q:response_label", QTI)
             }
-            assert sorted(labels.values()) == sorted(p.choices)
-            assert labels[var.findtext("q:varequal", namespaces=QTI)] == p.answer
+            assert sorted(html_text(t) for t in labels.values()) == sorted(p.choices)
+            assert html_text(labels[var.findtext("q:varequal", namespaces=QTI)]) == p.answer
+            for c, message in zip(wrong, messages):
+                chosen = html_text(labels[c.findtext("q:conditionvar/q:varequal", namespaces=QTI)])
+                assert message == feedback(p, chosen)["message"] != "Correct."
+                named += 1
+            assert len(wrong) == len(p.mistakes)
         else:
             for v in var.findall("q:varequal", QTI):
                 assert feedback(p, v.text)["correct"]
-        fb = item.findtext(".//q:itemfeedback//q:mattext", namespaces=QTI)
-        assert p.answer_text() in fb.replace("&amp;", "&")
+        assert p.answer_text() in said["general_fb"].replace("&amp;", "&")
+    assert named > len(items) // 4
 
 
 # ---- GIFT, read back ---------------------------------------------------------------------------
@@ -180,17 +257,32 @@ def test_gift_round_trips(bank):
     for q, got, (kind, seed) in zip(bank, parsed, seeds()):
         p, shape = expect(kind, seed)
         assert got["name"] == q.name
-        assert got["body"].startswith(p.prompt)
+        assert got["body"].startswith(shown_prompt(p) + "\n")
+        assert not p.choices or "Type " + " or ".join(p.choices) not in got["body"]
         assert got["feedback"].rstrip() == "\n".join([*p.steps, f"Answer: {p.answer_text()}"])
         if shape == "numerical":
-            assert got["answer"].startswith("#")
-            value, margin = (float(x) for x in got["answer"][1:].split(":"))
+            assert got["answer"].startswith("#=")
+            right, *wrong = gift_split(got["answer"][2:], " =")
+            value, margin = (float(x) for x in right.split(":"))
             check_numeric(kind, seed, value, margin)
+            answers = [(value - margin, value + margin, 100, None)]
+            for w in wrong:  # %0%value:margin#message
+                assert w.startswith("%0%")
+                number, message = gift_split(w[3:], "#")
+                value, margin = (float(x) for x in number.split(":"))
+                answers.append((value - margin, value + margin, 0, gift_unescape(message)))
+            check_misconceptions(p, answers)
         elif shape == "choice":
             # every unescaped = or ~ starts an answer (in the text they are escaped)
             parts = re.findall(r"([=~])((?:\\.|[^=~\\])*)", got["answer"])
             marks = {gift_unescape(gift_split(t, "#")[0]).strip(): m for m, t in parts}
             assert marks == {c: "=" if c == p.answer else "~" for c in p.choices}
+            said = {
+                gift_unescape(gift_split(t, "#")[0]).strip(): gift_split(t, "#")[1:]
+                for _, t in parts
+            }
+            for bad, _ in p.mistakes:
+                assert gift_unescape(said[bad][0]).strip() == feedback(p, bad)["message"]
         else:
             for part in gift_split(got["answer"], " ="):
                 assert feedback(p, gift_unescape(part.lstrip("=")))["correct"]
@@ -199,10 +291,11 @@ def test_gift_round_trips(bank):
 def test_csv_round_trips(bank):
     rows = list(csv.DictReader(io.StringIO(ex.export("csv", bank).decode("utf-8"))))
     assert tuple(rows[0]) == ex.CSV_COLUMNS
+    named = 0
     for row, (kind, seed) in zip(rows, seeds(), strict=True):
         p, shape = expect(kind, seed)
         assert (row["kind"], int(row["seed"]), row["type"]) == (kind, seed, shape)
-        assert row["question"].startswith(p.prompt)
+        assert row["question"].startswith(shown_prompt(p) + "\n")
         assert float(row["tolerance_relative"]) == p.tolerance
         assert row["unit"] == p.unit
         if shape == "numerical":
@@ -211,6 +304,12 @@ def test_csv_round_trips(bank):
             assert feedback(p, row["answer"])["correct"]
             assert row["choices"].split("|") == (list(p.choices) or [""])
         assert f"exercise-{kind}.seed={seed}" in row["link"]
+        for line in filter(None, row["mistakes"].split("\n")):  # "value: message"
+            typed, message = line.split(": ", 1)
+            verdict = feedback(p, f"{typed} {p.unit}".strip())
+            assert verdict == {"correct": False, "message": message}, (kind, seed, typed)
+            named += 1
+    assert named > len(rows) // 4
 
 
 def test_same_bank_same_bytes():
