@@ -59,14 +59,15 @@ def test_nccl_band_follows_the_servers(page, server):
     names = page.evaluate(
         "() => document.querySelector('[data-widget=latency] .chart').data.map(t => t.name)"
     )
-    assert {"ring", "tree", "picks Tree LL"} <= set(names)  # NCCL's model and its picks only
+    assert {"ring, NCCL's estimate", "tree, NCCL's estimate", "picks Tree LL"} <= set(names)
     assert not any("whiteboard" in n or "teaching" in n for n in names)
     board = page.evaluate(f"() => {BOARD}.data.map(t => t.name)")
-    assert {"ring", "tree"} <= set(board) and not any("picks" in n for n in board)
+    assert {"ring, whiteboard model", "tree, whiteboard model"} <= set(board)
+    assert not any("picks" in n for n in board)
     titles = w.locator(".gtitle").evaluate_all(
         "ts => ts.map(t => t.textContent)"
     )  # each names its cluster
-    assert titles[0].startswith("NCCL's model") and "8 servers of 8 H100" in titles[0]
+    assert titles[0].startswith("NCCL's estimate") and "8 servers of 8 H100" in titles[0]
     assert titles[1].startswith("The whiteboard model") and "64 GPUs, one per server" in titles[1]
     open_page(page, server, SLUG, live=True)
     w = page.locator("[data-widget=latency]")
