@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from allreduce_explainer.logs import examples as log_examples
 from helpers import open_page
 
 SLUG = "your-cluster"
@@ -250,7 +251,7 @@ def test_log_panel_shows_its_examples_not_empty_charts_until_a_log_loads(page, s
         assert chart.is_hidden()
         assert chart.evaluate("el => !el.data && !el.querySelector('svg')")
         assert chart.locator("xpath=following-sibling::*[1]").is_hidden()  # its Save SVG / PNG
-    assert w.locator("[data-example]").count() == 3
+    assert w.locator("[data-example]").count() == len(log_examples.EXAMPLES)
     w.locator("[data-example=ib-2nodes]").click()
     page.wait_for_function(
         "() => ['time', 'busbw'].every(n => (document.querySelector("
