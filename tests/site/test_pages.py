@@ -320,7 +320,10 @@ def test_the_course_page_states_what_a_teacher_needs(built):
         "Parameter servers",
         "Tensor and pipeline parallelism",
         "English only",
-        "Times on real hardware come from NCCL's model",
+        "Three sources of time",
+        "whiteboard model",
+        "NCCL's estimate",
+        "fitted time",
         "counts steps, messages and bytes",
     ):
         assert needed in text, needed
