@@ -275,6 +275,70 @@ def band_table(all_sweeps: dict[str, dict], errors: dict[str, list[tuple[int, fl
     return out
 
 
+# ---- the done-when: held-out runs ---------------------------------------------------------------
+
+# (rows, from, to bytes, within, the share of held-out rows that must be): the targets the layer is
+# held to on runs it has not seen
+TARGETS = (
+    ("4–128 MiB", 4 << 20, 128 << 20, 0.15, 0.80),
+    ("from 256 MiB", 256 << 20, math.inf, 0.10, 0.90),
+)
+COVERAGE_TARGET = 0.90  # the share of rows whose stated band.worst covers their real error
+
+
+def held_out_shares(errors: dict[str, list[tuple[int, float]]]) -> list[tuple]:
+    """(rows, within, target share, rows within, rows) per TARGETS, over every fitted sweep's rows
+    predicted with its cluster left out."""
+    out = []
+    for what, lo, hi, within, share in TARGETS:
+        es = [abs(e) for rows in errors.values() for n, e in rows if lo <= n <= hi]
+        out.append((what, within, share, sum(e <= within for e in es), len(es)))
+    return out
+
+
+def band_coverage(
+    all_sweeps: dict[str, dict], errors: dict[str, list[tuple[int, float]]]
+) -> tuple[int, int]:
+    """(rows covered, rows with a stated band): a row's class and size band state a band (two
+    clusters or more), and the worst |error| of that band's *other* clusters, the band the site
+    would have stated had this cluster never been published, is at least the row's own. The
+    others' errors come from fits that saw this cluster (one level of leaving out, not two)."""
+    per: dict[tuple, list[tuple[str, float]]] = {}
+    for k, rows in errors.items():
+        for n, e in rows:
+            lo, hi = next(b for b in bands.BANDS if b[0] <= n < b[1])
+            per.setdefault((sweep_class(all_sweeps[k]), lo, hi), []).append(
+                (all_sweeps[k]["cluster"], abs(e))
+            )
+    covered = stated = 0
+    for got in per.values():
+        if len({c for c, _ in got}) < bands.MIN_CLUSTERS:
+            continue
+        for cluster, e in got:
+            stated += 1
+            covered += e <= max(x for c, x in got if c != cluster)
+    return covered, stated
+
+
+def _target_lines(all_sweeps, errors) -> list[str]:
+    lines = [
+        "| held-out rows | target | got | |",
+        "|---|---|---:|---|",
+    ]
+    for what, within, share, ok, n in held_out_shares(errors):
+        met = "met" if ok >= share * n else "not met"
+        lines.append(
+            f"| {what} within {within:.0%} | ≥ {share:.0%} | {ok} of {n} ({ok / n:.1%}) | {met} |"
+        )
+    covered, stated = band_coverage(all_sweeps, errors)
+    met = "met" if covered >= COVERAGE_TARGET * stated else "not met"
+    lines.append(
+        f"| band.worst covers the error | ≥ {COVERAGE_TARGET:.0%} | {covered} of {stated} "
+        f"({covered / stated:.1%}) | {met} |"
+    )
+    return lines
+
+
 # ---- writing ------------------------------------------------------------------------------------
 
 
@@ -361,6 +425,16 @@ def report(p: Parameters, all_sweeps, errors, table) -> str:
         "",
         *_class_lines(table),
         "",
+        "## On runs the fit has not seen",
+        "",
+        "Every fitted sweep's rows, each predicted with its cluster left out (the table above):",
+        "the share within the target, and how often a row's stated band.worst, computed from",
+        "its class's *other* clusters (the band the site would have stated had this cluster",
+        "never been published), covers the row's real error. Rows of a class and size band with",
+        "fewer than two clusters state no band and are not counted there.",
+        "",
+        *_target_lines(all_sweeps, errors),
+        "",
         "Per run (predicted / measured busbw − 1, per row, smallest size first):",
         "",
         "| run | cluster | sizes | errors |",
@@ -402,6 +476,7 @@ def main() -> None:
     table = band_table(all_sweeps, errors)
     print(p)
     print("\n".join(_class_lines(table)))
+    print("\n".join(_target_lines(all_sweeps, errors)))
     if args.write:
         FITTED.write_text(fitted_source(p, list(all_sweeps), table))
         REPORT.write_text(report(p, all_sweeps, errors, table))

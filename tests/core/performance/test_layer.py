@@ -5,6 +5,7 @@ network-bound ring, and the shape of the time."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -182,17 +183,18 @@ def launch_floor(sweeps: list[dict]) -> float:
     return statistics.median(per) if per else 0.0
 
 
-def test_each_class_band_is_its_clusters_predicted_by_the_others():
-    """Every (class, size band) of fitted.VALIDATION recomputed here: each cluster of
-    SWEEPS.json left out of the fit (every factor and the launch floor, computed here, refitted
-    without it), its rows' busbw predicted and held against the published figures read afresh;
-    per class and band the median and worst |error|, rows, runs and clusters."""
+@functools.cache
+def held_out() -> tuple[tuple[str, str, str, int, float], ...]:
+    """(sweep, cluster, class, bytes, predicted / measured busbw - 1) for every fitted row from
+    64 KiB to 8 GiB: each cluster of SWEEPS.json left out of the fit (every factor and the launch
+    floor, computed here, refitted without it), its rows' busbw predicted and held against the
+    published figures read afresh."""
     sys.path.insert(0, str(ROOT / "bench"))
     import performance as bench  # bench/performance.py: the fit itself
 
     lo, hi = bench.FIT_RANGE
     sweeps = bench.sweeps()
-    errors: dict[tuple, list[tuple[str, str, float]]] = {}
+    out = []
     for cluster in {s["cluster"] for s in CLEAN}:
         others = [s for s in CLEAN if s["cluster"] != cluster]
         rows = [r for s in others for r in bench.timed_rows(sweeps[s["key"]], lo, hi)]
@@ -209,10 +211,20 @@ def test_each_class_band_is_its_clusters_predicted_by_the_others():
                     system, c.algorithm, c.protocol, lat, bw, n, s["gpus_per_thread"]
                 )
                 ours = n / (layer.time_us(p, call) * 1e3) * 2 * (system.gpus - 1) / system.gpus
-                band = next(b for b in zip(EDGES, EDGES[1:]) if b[0] <= n < b[1])
-                errors.setdefault((sweep_class(s), *band), []).append(
-                    (s["key"], cluster, abs(ours / busbw - 1))
-                )
+                out.append((s["key"], cluster, sweep_class(s), n, ours / busbw - 1))
+    return tuple(out)
+
+
+def size_band(n: int) -> tuple[int, float]:
+    return next(b for b in zip(EDGES, EDGES[1:]) if b[0] <= n < b[1])
+
+
+def test_each_class_band_is_its_clusters_predicted_by_the_others():
+    """Every (class, size band) of fitted.VALIDATION recomputed here from the held-out rows:
+    per class and band the median and worst |error|, rows, runs and clusters."""
+    errors: dict[tuple, list[tuple[str, str, float]]] = {}
+    for key, cluster, klass, n, e in held_out():
+        errors.setdefault((klass, *size_band(n)), []).append((key, cluster, abs(e)))
     assert {v[:3] for v in fitted.VALIDATION} == set(errors)
     for klass, b_lo, b_hi, median, worst, n_rows, runs, clusters in fitted.VALIDATION:
         got = errors[(klass, b_lo, b_hi)]
@@ -224,6 +236,37 @@ def test_each_class_band_is_its_clusters_predicted_by_the_others():
             len({k for k, _, _ in got}),
             len({c for _, c, _ in got}),
         )
+
+
+def test_the_held_out_targets_are_reported_as_they_are():
+    """On runs the fit has not seen (each cluster left out): 4-128 MiB at least 80 % of rows
+    within 15 %, from 256 MiB at least 90 % within 10 %, and a row's band.worst, computed from
+    its class's other clusters alone, covering its error on at least 90 % of the rows whose band
+    is stated. bench/PERFORMANCE.md prints the three as recomputed here; the first two are held
+    as targets; the third is not met (2-3 clusters per class: the worst of one or two clusters
+    rarely bounds the next) and the page must say so, not claim it."""
+    targets = {"4–128 MiB within 15%": (4 * MiB, 128 * MiB, 0.15, 0.80)}
+    targets["from 256 MiB within 10%"] = (256 * MiB, math.inf, 0.10, 0.90)
+    got = {}
+    for what, (lo, hi, within, share) in targets.items():
+        es = [abs(e) for *_, n, e in held_out() if lo <= n <= hi]
+        ok = sum(e <= within for e in es)
+        got[what] = (ok, len(es), ok >= share * len(es))
+        assert ok >= share * len(es), what
+    per: dict[tuple, list[tuple[str, float]]] = {}
+    for _, cluster, klass, n, e in held_out():
+        per.setdefault((klass, *size_band(n)), []).append((cluster, abs(e)))
+    covered = stated = 0
+    for rows in per.values():
+        if len({c for c, _ in rows}) >= 2:
+            for cluster, e in rows:
+                stated += 1
+                covered += e <= max(x for c, x in rows if c != cluster)
+    got["band.worst covers the error"] = (covered, stated, covered >= 0.9 * stated)
+    report = (ROOT / "bench" / "PERFORMANCE.md").read_text()
+    for what, (ok, n, met) in got.items():
+        line = next(x for x in report.splitlines() if x.startswith(f"| {what} |"))
+        assert f"| {ok} of {n} (" in line and line.endswith("| met |" if met else "| not met |")
 
 
 def test_small_messages_within_15_percent_where_runs_earn_a_band():
