@@ -631,7 +631,7 @@ def nccl_debug_table(result: dict) -> str:
         f"NCCL {r['nccl_version'] or '(version not printed)'}: {r['ranks']} ranks, "
         f"{r['nodes']} servers of {r['gpus_per_node']} GPUs",
         f"network: {net['transport']}, {net['cards']} devices per server, GPUDirect RDMA "
-        f"{net['gpudirect_rdma']}; NVLS {r['nvls']['supported']}; CollNet "
+        f"{net['gpudirect_rdma']}; NVLS {r['nvls']['state']}; CollNet "
         f"{r['collnet']['supported']}; {r['coll_channels']} channels",
     ]
     for c in r["channels"][:4]:

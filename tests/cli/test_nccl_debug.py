@@ -130,3 +130,13 @@ def test_nccl_tests_rows_keep_to_what_nccl_algo_leaves(capsys):
     r = json.loads(capsys.readouterr().out)
     assert {row["algorithm"] for row in r["rows"]} == {"Ring"}
     assert "NCCL_ALGO=RING in the log" in r["algorithm_basis"]
+
+
+EFA28 = DATA / "aws-efa-eks-2x8xa100-nccl-2.8.3.log"  # NCCL 2.8.3: before NVLS (2.17)
+
+
+def test_the_table_says_nvls_is_absent_before_its_release(capsys):
+    """A 2.8.3 log: NVLS did not exist yet, so the table says absent, not False or unknown."""
+    code, out = run(capsys, str(EFA28))
+    assert code == 0
+    assert "NCCL 2.8.3" in out.out and "; NVLS absent;" in out.out

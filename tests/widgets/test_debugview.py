@@ -46,3 +46,16 @@ def test_summary_and_findings_text():
     assert "evidence: " in found
     assert debugview.state(None, 0, "ring") is None
     assert "NCCL_DEBUG=INFO" in debugview.summary(None)
+
+
+EFA28 = helpers.DATA / "nccl-debug" / "aws-efa-eks-2x8xa100-nccl-2.8.3.log"
+
+
+def test_the_summary_says_nvls_is_absent_before_its_release():
+    """NVLS came with 2.17: a 2.8.3 log's summary says absent; a 2.22.3 log's says what its
+    NVLS lines say (off on these H100s with EFA), never 'absent'."""
+    old = debug.read(EFA28.read_text())
+    assert old["nccl_version"] == "2.8.3" and "NVLS absent" in debugview.summary(old)
+    new = _topo()
+    assert f"NVLS {new['nvls']['state']}" in debugview.summary(new)
+    assert "absent" not in debugview.summary(new)

@@ -85,8 +85,9 @@ def read_log(
     (`prediction`): see explain_run.
     """
     net = net or Network()
-    device = device_name(text)
     check_size(text)
+    text, encoding = debug.decoded(text)  # UTF-16 (PowerShell's >): its rows as the debug reader's
+    device = device_name(text)
     log = parse.parse_runs(text)
     topo = topology(text)
     if topo and topo["gpus_per_node"] and net.gpus_per_node is None:
@@ -113,6 +114,7 @@ def read_log(
         "blank_lines": log.blank,
         "lines": log.lines,
         "algorithm_basis": _algorithm_basis(topo),
+        "encoding": encoding,
     }
 
 
@@ -185,6 +187,7 @@ def read_debug(text: str, gpus: int | None = None, net: Network | None = None) -
     found = findings.from_debug(topo)
     out["rows"], out["run"] = [], None
     log = parse.parse_runs(text)
+    per_process = log.runs[0].gpus_per_thread if log.runs else None
     if log.runs:
         n = gpus or topo["ranks"]
         per = min(topo["gpus_per_node"] or 8, 8)
@@ -195,22 +198,28 @@ def read_debug(text: str, gpus: int | None = None, net: Network | None = None) -
         out["run"] = {k: run.get(k) for k in ("gpus", "servers", "gpus_per_node", "fit")}
         out["run"]["nccl_fit_busbw_GBps"] = (run.get("nccl_fit") or {}).get("busbw_GBps")
         found += findings.from_run(run, text)
-    out["calculator"] = calculator_from(topo, net, gpus)
+    out["calculator"] = calculator_from(topo, net, gpus, per_process)
     out["algorithm_basis"] = _algorithm_basis(topo)
     out["findings"] = found
     return out
 
 
-def calculator_from(topo: dict, net: Network, gpus: int | None = None) -> dict:
+def calculator_from(
+    topo: dict, net: Network, gpus: int | None = None, gpus_per_process: int | None = None
+) -> dict:
     """The calculator's parameters the topology gives (widgets/cluster.py's names): GPUs and
-    GPUs per server from the comm line, the GPU from the device names, the card rate only when
-    given (a log does not print it)."""
+    GPUs per server from the comm line, the GPU from the device names, the GPUs each process
+    drives where all_reduce_perf's header gives them (-g: one process launching for several
+    GPUs is slower on small messages), the card rate only when given (a log does not print
+    it)."""
     out: dict = {}
     n = gpus or topo["ranks"]
     if n:
         out["gpus"] = n
     if topo["gpus_per_node"]:
         out["gpus_per_node"] = topo["gpus_per_node"]
+    if gpus_per_process:
+        out["gpus_per_process"] = min(gpus_per_process, topo["gpus_per_node"] or gpus_per_process)
     gpu, basis = model_gpu(topo["device"])
     if topo["device"] or net.gpu:
         out["gpu"] = net.gpu or gpu
@@ -416,7 +425,7 @@ def _nccl_explained(
         "network_basis": basis["network_basis"],
     }
     nf["alpha_beta_rms_rel_error"] = _alpha_beta_rms(nf["rows"])
-    nf["calculator_settings"] = nccl_settings(nf, s)
+    nf["calculator_settings"] = nccl_settings(nf, s, per_thread)
     out["nccl_fit"] = nf
     if net.gpu is not None:
         out["prediction"] = prediction(sizes, times, s, per_thread)
@@ -457,19 +466,24 @@ def _alpha_beta_rms(rows: list[dict]) -> float | None:
 # ---- erratum 5: the fitted figures, for the model they were fitted with ------------------------
 
 
-def nccl_settings(nf: dict, system: System) -> dict:
+def nccl_settings(nf: dict, system: System, per_thread: int = 1) -> dict:
     """The calculator parameters that make `calc(..., algorithm="nccl")` give NCCL's fitted
     busbw at the largest size measured: across servers, the card rate (Gb/s) at which NCCL's
     model predicts it; inside one server NCCL's model depends on the GPU alone, so only the GPU
-    is set, and `reproduces` says whether that is enough. `calc_kwargs` are calculator.calc's
+    is set, and `reproduces` says whether that is enough. The GPUs each process drives are the
+    run's (-g), so the calculator times the same launch. `calc_kwargs` are calculator.calc's
     own keyword arguments: calc(params=..., **calc_kwargs)."""
     target, nbytes = nf["rows"][-1]["fitted_busbw_GBps"], nf["rows"][-1]["bytes"]
     per = system.gpus_per_node
+    g = min(per_thread, per)
     base = {"algorithm": "nccl", "gpu": system.gpu, "gpus": system.gpus, "gpus_per_node": per}
     base["nccl_version"] = v = system.nccl_version  # the model the fit was made with
+    base["gpus_per_process"] = g
 
     def busbw(nic_Gbps: float) -> float:
-        c = calculator.cluster_for(system.gpu, system.gpus, per, nic_Gbps, nccl_version=v)
+        c = calculator.cluster_for(
+            system.gpu, system.gpus, per, nic_Gbps, nccl_version=v, gpus_per_process=g
+        )
         return calculator.allreduce(c, "nccl", nbytes)["busbw_GBps"]
 
     if system.nodes == 1:

@@ -100,8 +100,11 @@ def summary(topo: dict | None) -> str:
             net["gpudirect_rdma"], ""
         )
         parts.append(f"network {net['transport']}{cards}{gdr}")
-    onoff = {True: "on", False: "off", None: "not said"}
-    parts.append(f"NVLS {onoff[nvls['supported']]}, CollNet {onoff[coll['supported']]}")
+    said = {"unknown": "not said"}  # on, off, or absent: a release from before it
+    parts.append(
+        f"NVLS {said.get(nvls['state'], nvls['state'])}, "
+        f"CollNet {said.get(coll['state'], coll['state'])}"
+    )
     return "; ".join(parts) + "."
 
 

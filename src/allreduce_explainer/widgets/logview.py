@@ -14,7 +14,7 @@ from functools import lru_cache
 from .. import fmt, nccl
 from ..collectives import ALLREDUCE
 from ..errors import ParamError
-from ..logs import examples, explain, findings
+from ..logs import debug, examples, explain, findings
 from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
 from ..sources import REFERENCE_DASH
@@ -74,11 +74,12 @@ def read(p: dict, c: calculator.Cluster) -> dict | None:
     text, field = _log_text(p)
     if not text:
         return None
+    text = debug.decoded(text)[0]  # UTF-16 (PowerShell's >): read as the CLI reads it
     topo = _topology(text)
     log = _parsed(text)
     out = {"log": log, "fit": None, "apply": None, "run": None, "source": field}
     out["example"] = p["example"]
-    out |= _debug_parts(p, topo)
+    out |= _debug_parts(p, topo, log.runs[0].gpus_per_thread if log.runs else None)
     if not log.runs:
         if p["run"] != 1:
             raise ParamError("run", "the log has no runs to choose from")
@@ -108,13 +109,13 @@ def _topology(text: str) -> dict | None:
     return explain.topology(text)
 
 
-def _debug_parts(p: dict, topo: dict | None) -> dict:
+def _debug_parts(p: dict, topo: dict | None, gpus_per_process: int | None) -> dict:
     """The debug lines' keys of `read`'s answer: the drawing, and the topology as calculator
-    settings (GPUs, GPUs per server, the GPU named by the device lines; never the card rate,
-    which a log does not print)."""
+    settings (GPUs, GPUs per server, the GPU named by the device lines, the GPUs per process of
+    the log's first all_reduce_perf run; never the card rate, which a log does not print)."""
     if topo is None:
         return {"topo": None}
-    apply = explain.calculator_from(topo, explain.Network())
+    apply = explain.calculator_from(topo, explain.Network(), gpus_per_process=gpus_per_process)
     return {
         "topo": topo,
         "debug": debugview.state(topo, p["debug_channel"], p["debug_view"]),
@@ -141,6 +142,7 @@ def _apply(settings: dict) -> dict:
     fitted with): algorithm nccl, the NCCL release, the GPU and, across servers, the card rate
     that makes NCCL's model give the fitted busbw."""
     out = {"algorithm": "nccl", "gpu": settings["gpu"], "nccl_version": settings["nccl_version"]}
+    out["gpus_per_process"] = settings["gpus_per_process"]  # the run's -g: the same launch
     if "nic_gbps" in settings:
         out |= {"network": "custom", "nic_gbps": settings["nic_gbps"]}
     return out
@@ -451,6 +453,8 @@ def _apply_text(log: dict) -> str:
         return "— (no fit)"
     st = nf["calculator_settings"]
     card = f", a {fmt.sig(st['nic_gbps'], 4)} Gb/s card per GPU" if "nic_gbps" in st else ""
+    g = st["gpus_per_process"]
+    card += f", {g} GPUs per process (the run's -g {g})" if g > 1 else ""
     text = (
         f"algorithm NCCL's choice on {st['gpu']}{card}: NCCL's model then gives "
         f"{fmt.sig(st['model_busbw_GBps'], 4)} GB/s busbw at the largest size, against "

@@ -160,7 +160,12 @@ def test_widget_reads_a_log_fits_it_and_offers_the_fit():
     # NCCL's fit, applied to the model it was fitted with (one server: the GPU alone)
     apply = s["fit_apply"]
     # the model the fit was made with: 2.30.7 for a log that prints no NCCL version
-    assert apply == {"algorithm": "nccl", "gpu": "H100 SXM", "nccl_version": "2.30.7"}
+    assert apply == {
+        "algorithm": "nccl",
+        "gpu": "H100 SXM",
+        "nccl_version": "2.30.7",
+        "gpus_per_process": 1,  # the header's nGpus 1
+    }
     after = widget.cluster({**s["params"], **apply})
     assert after["params"]["algorithm"] == "nccl" and after["result"]["nccl_algorithm"]
 

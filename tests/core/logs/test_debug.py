@@ -231,6 +231,7 @@ def test_the_p5_log_end_to_end():
     assert r["calculator"] == {
         "gpus": 16,
         "gpus_per_node": 8,
+        "gpus_per_process": 1,  # the all_reduce_perf header's nGpus 1
         "gpu": "H100 SXM",
         "network": "custom",
         "nic_gbps": 400.0,

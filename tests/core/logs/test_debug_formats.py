@@ -249,3 +249,16 @@ def test_the_2_8_log_says_nvls_absent_not_unknown():
     assert (
         "NVLS" in next(f for f in findings.from_debug(r) if f["code"] == "old_version")["message"]
     )
+
+
+# ---- the calculator's settings: the run's launch -------------------------------------------------
+
+
+def test_the_calculator_settings_take_the_runs_gpus_per_process():
+    """all_reduce_perf's header ('nThread 1 nGpus 1') says how the run was launched: the
+    settings carry it; a log with no all_reduce_perf run says nothing of it."""
+    text = _text(EFA28)
+    header = next(x for x in text.splitlines() if "nGpus" in x).split()
+    g = int(header[header.index("nGpus") + 1])
+    assert explain.read_debug(text)["calculator"]["gpus_per_process"] == g == 1
+    assert "gpus_per_process" not in explain.read_debug(_text(SOCKET24))["calculator"]

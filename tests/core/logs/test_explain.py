@@ -60,6 +60,7 @@ def test_the_cli_and_the_page_read_a_log_through_explain_run_alike(capsys, monke
         "network": "custom",
         "nic_gbps": settings["nic_gbps"],
         "nccl_version": "2.30.7",  # the log prints no NCCL version: the released model
+        "gpus_per_process": 1,  # nGpus 1: one process per GPU
     }
     assert f"latency {fmt.sig(cli['fit']['latency_us'], 3)} µs" in page["readouts"]["log_fit"]
     assert (
@@ -128,3 +129,48 @@ def test_best_by_algorithm_is_choose_per_algorithm_and_nccls_pick(gpus, per, nic
             )
         pick = nccl.choose("AllReduce", n, system)
         assert best.pick[i] == (pick.algorithm, pick.protocol, pick.nccl_time_us)
+
+
+# ---- UTF-16 logs and the run's launch ----------------------------------------------------------
+
+G8 = helpers.DATA / "nccl-tests" / "together-8xh100-1node-ring.txt"  # one process, -g 8
+
+
+def _header_gpus_per_thread(text: str) -> int:
+    """all_reduce_perf's header: '# nThread 1 nGpus 8 ...', read with string operations."""
+    line = next(x for x in text.splitlines() if "nGpus" in x)
+    words = line.split()
+    return int(words[words.index("nGpus") + 1])
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_utf16_log_is_read_as_its_utf8(codec):
+    """PowerShell's `>` writes UTF-16; the CLI and the page get its bytes decoded as UTF-8. The
+    rows, the GPUs and the fit are the UTF-8 log's, on both doors, and the encoding is said."""
+    arrived = TEXT.encode(codec).decode("utf-8", "replace")
+    want, got = explain.read_log(TEXT), explain.read_log(arrived)
+    assert (want["encoding"], got["encoding"]) == ("UTF-8", "UTF-16")
+    assert got["rows"] == want["rows"] and got["gpus"] == want["gpus"] == 16
+    assert got["nccl_fit"] == want["nccl_fit"]
+    size, busbw = _largest_row(TEXT)
+    assert max(got["rows"], key=lambda r: r["size_bytes"])["busbw_GBps"] == busbw
+    logview._explained.cache_clear()
+    page = widget.cluster({"log": arrived})
+    table = page["figures"]["busbw"]["table"]
+    drawn = next(r for r in table["rows"] if r[0] == fmt.nbytes(size))
+    assert drawn[table["columns"].index("measured busbw")] == fmt.sig(busbw, 4)
+
+
+@pytest.mark.parametrize("log", [LOG, G8], ids=["g1", "g8"])
+def test_the_fits_settings_take_the_runs_gpus_per_process(log):
+    """A run launched as one process for 8 GPUs (-g 8) is timed by the calculator as one: the
+    settings the fit hands over (the CLI's and the page's button) carry the header's nGpus."""
+    text = log.read_text()
+    g = _header_gpus_per_thread(text)
+    sets = explain.read_log(text)["nccl_fit"]["calculator_settings"]
+    assert sets["gpus_per_process"] == sets["calc_kwargs"]["gpus_per_process"] == g
+    last = max(explain.read_log(text)["rows"], key=lambda r: r["size_bytes"])["size_bytes"]
+    got = calculator.calc(params=last / 2, **sets["calc_kwargs"])["busbw_GBps"]
+    assert got == pytest.approx(sets["model_busbw_GBps"], rel=1e-9)
+    logview._explained.cache_clear()
+    assert widget.cluster({"log": text})["fit_apply"]["gpus_per_process"] == g

@@ -117,6 +117,7 @@ def test_the_cli_reads_each_log_with_its_json_keys(source):
     out = api.nccl_tests((DATA / source["file"]).read_text(), source["gpus"])
     keys = {"rows", "gpus", "fit", "nccl_fit", "runs", "skipped", "blank_lines", "lines"}
     keys.add("algorithm_basis")  # what each row's algorithm and protocol are
+    keys.add("encoding")  # UTF-8, or UTF-16 as PowerShell writes it
     assert set(out) == keys  # "prediction" too, given the GPU (tests/core/logs/test_ncclfit.py)
     assert len(out["rows"]) == source["published"]["rows"] and out["gpus"] == source["gpus"]
 
