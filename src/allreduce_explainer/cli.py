@@ -544,9 +544,7 @@ def _args(a, command: str) -> dict:
 
 def run(a) -> dict:
     if a.command in ("cost", "busbw"):
-        kw = _args(a, a.command)
-        kw["nbytes"] = kw.pop("bytes")
-        return (api.estimate if a.command == "cost" else api.busbw)(**kw)
+        return (api.estimate if a.command == "cost" else api.busbw)(**_args(a, a.command))
     if a.command == "simulate":
         values = _read_values(a.values) if a.values else None
         return api.simulate(**_args(a, "simulate") | {"values": values})
