@@ -466,6 +466,98 @@ def shard(p: dict) -> dict:
     return head | out
 
 
+# ---- NCCL's own model: its pick and its time, size by size ---------------------------------
+
+MAX_SWEEP_SIZES = 64
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def size(field: str, value) -> int:
+    """A size as all_reduce_perf's -b/-e read it: a whole number of bytes, or text with K, M, G
+    or T (powers of 1024): 8, 1K, 64M, 8G."""
+    if isinstance(value, str):
+        t = value.strip().upper().removesuffix("B")
+        unit = t[-1:] if t[-1:] in _SIZE_UNITS and t[-1:] else ""
+        try:
+            value = float(t[: len(t) - len(unit)]) * _SIZE_UNITS[unit]
+        except ValueError:
+            raise ParamError(field, f"not a size: {value!r} (8, 1K, 64M, 8G)") from None
+    return count(field, value, 1, 1 << 50)
+
+
+def size_range(value) -> list[int]:
+    """MIN:MAX stepped by powers of two, as all_reduce_perf -b MIN -e MAX -f 2; or a list."""
+    if not isinstance(value, str):
+        if not isinstance(value, (list, tuple)) or not value:
+            raise ParamError("sizes", "must be MIN:MAX or a list of sizes")
+        sizes = [size("sizes", v) for v in value]
+    else:
+        lo, sep, hi = value.partition(":")
+        if not sep:
+            raise ParamError("sizes", f"expected MIN:MAX, got {value!r}")
+        a, b = size("sizes", lo), size("sizes", hi)
+        if a > b:
+            raise ParamError("sizes", f"MIN {a:,} is above MAX {b:,}")
+        sizes = [a]
+        while sizes[-1] * 2 <= b:
+            sizes.append(sizes[-1] * 2)
+    if len(sizes) > MAX_SWEEP_SIZES:
+        raise ParamError("sizes", f"more than {MAX_SWEEP_SIZES} sizes")
+    return sizes
+
+
+NCCL_GPUS = ", ".join(nccl.topology.GPU_SPECS)
+
+NCCL_SWEEP = spec(
+    Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    Param("gpus_per_node", None, "int", "GPUs per server (default: min(N, 8))", 1,
+          MAX_COST_GPUS, optional=True, metavar="G"),
+    Param("gpu", DEFAULT_GPU, "name", f"one of {NCCL_GPUS} (any case, or a prefix: h100)",
+          metavar="NAME"),
+    Param("nic_Gbps", hardware.NIC_400G_Gbps, "float", "network card rate, as sold",
+          POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", flag="--nic-gbps", metavar="R"),
+    Param("nics_per_node", None, "int", "cards per server (default: one per GPU)", 1, 64,
+          optional=True, metavar="K"),
+    Param("in_network_reduction", False, "bool",
+          "the network reduces (InfiniBand SHARP): NCCL's CollNet algorithms"),
+    Param("cpu", "intel", "name", f"host CPU, {' or '.join(nccl.constants.NET_OVERHEAD_US)}: "
+          "across servers NCCL's LL limit and its network overhead per step differ",
+          metavar="VENDOR"),
+    Param("bytes", None, "data", "one size: 8, 1K, 64M, 8G", optional=True, metavar="B"),
+    Param("sizes", None, "data", "MIN:MAX in x2 steps, as all_reduce_perf -b MIN -e MAX -f 2 "
+          "(8:8G)", optional=True, metavar="MIN:MAX"),
+    Param("algorithm", None, "name", f"force one, as NCCL_ALGO: {', '.join(nccl.ALGORITHMS)}",
+          optional=True, metavar="ALGO"),
+    Param("protocol", None, "name", f"force one, as NCCL_PROTO: {', '.join(nccl.PROTOCOLS)}",
+          optional=True, metavar="PROTO"),
+    Param("collective", "AllReduce", "choice", "the collective",
+          choices=_choices(nccl.COLLECTIVES)),
+    NCCL_RELEASE,
+    GPUS_PER_PROCESS,
+)  # fmt: skip
+
+
+@takes(NCCL_SWEEP)
+def nccl_sweep(p: dict) -> dict:
+    """NCCL's pick for each size (one `bytes`, or `sizes`): its algorithm and protocol, the
+    fitted time published runs measure, NCCL's own time, and every candidate it weighed."""
+    if (p["bytes"] is None) == (p["sizes"] is None):
+        raise ParamError("bytes", "give one size (bytes) or a range (sizes), one of the two")
+    sizes = [size("bytes", p["bytes"])] if p["sizes"] is None else size_range(p["sizes"])
+    per_node = p["gpus_per_node"] or min(p["gpus"], 8)
+    system = nccl.System(
+        p["gpu"], p["gpus"], per_node, p["nics_per_node"] or per_node, p["nic_Gbps"],
+        p["in_network_reduction"], str(p["cpu"]).lower(), p["nccl_version"],
+    )  # fmt: skip
+    if p["gpus_per_process"] > per_node:
+        raise ParamError(
+            "gpus_per_process", f"one process drives GPUs of one server: at most {per_node}"
+        )
+    return nccl.sweep(
+        p["collective"], sizes, system, p["algorithm"], p["protocol"], p["gpus_per_process"]
+    )
+
+
 # The steppers take their parameters as the engines declare them, not restated here: the sharded
 # step (reduce-scatter, update one shard, all-gather; checked against DDP) and in-network
 # reduction beside the ring on the same vectors.
@@ -524,7 +616,8 @@ def calc(p: dict) -> dict:
     return {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
 
 
-def presets() -> dict:
+@takes(spec())
+def presets(p: dict) -> dict:
     """The calculator's models, GPUs and network cards, each with its source."""
     return calculator.presets()
 
