@@ -5,6 +5,7 @@ right-aligned. The JSON (--json) keeps every figure at full precision; these vie
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Sequence
 
 from .. import fmt
@@ -12,33 +13,53 @@ from ..catalog import hardware
 from ..performance import bands
 from ..widgets import REGISTRY
 
-SHOWN = 8  # values of a vector printed before "... (N values)"
+WIDTH = 80  # a terminal's columns: prose wraps there; tables are kept narrower
+VECTOR_WIDTH = 44  # characters of a vector's values before "... (N values)"
 
 
 # ---- the pieces ---------------------------------------------------------------------------------
 
 
+def title(text: str) -> str:
+    """A sentence wrapped at the terminal's width."""
+    return textwrap.fill(text, WIDTH)
+
+
+def prose(text: str, indent: str = "") -> list[str]:
+    """A note under a table, wrapped, its following lines indented."""
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent + "  ")
+
+
 def pairs(rows: Iterable[tuple[str, str]], indent: str = "  ") -> list[str]:
-    """Labelled values, the labels padded to one column: "  time        0.12 s"."""
+    """Labelled values, the labels padded to one column and each value wrapped beside it."""
     rows = [(k, v) for k, v in rows if v != ""]
     width = max((len(k) for k, _ in rows), default=0)
-    return [f"{indent}{k:<{width}}  {v}" for k, v in rows]
+    room = max(24, WIDTH - len(indent) - width - 2)
+    out = []
+    for k, v in rows:
+        first, *rest = textwrap.wrap(v, room) or [""]
+        out.append(f"{indent}{k:<{width}}  {first}")
+        out += [f"{indent}{'':<{width}}  {line}" for line in rest]
+    return out
 
 
-def table(head: Sequence[str], rows: Iterable[Sequence[str]], left: int = 0) -> list[str]:
-    """Columns as nccl-tests prints them: the unit in the header, numbers right-aligned (the
-    first `left` columns, names, to the left)."""
-    rows = [list(r) for r in rows]
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=True)]
+def table(head: Sequence[str], rows: Iterable[Sequence[str]], align: str = "", sep: int = 2):
+    """Columns as nccl-tests prints them: a header cell may hold its unit on a second line
+    ("busbw\n(GB/s)"); numbers to the right, the columns `align` marks "<" to the left."""
+    rows = [list(map(str, r)) for r in rows]
+    heads = [h.split("\n") for h in head]
+    depth = max(len(h) for h in heads)
+    heads = [[""] * (depth - len(h)) + h for h in heads]  # units line up on the last line
+    widths = [max(len(x) for x in [*h, *col]) for h, col in zip(heads, zip(*rows), strict=True)]
+    if not rows:
+        widths = [max(map(len, h)) for h in heads]
+    sides = align.ljust(len(head), ">")
 
     def line(cells) -> str:
-        out = [
-            f"{c:<{w}}" if i < left else f"{c:>{w}}"
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return "  ".join(out).rstrip()
+        out = [f"{c:{s}{w}}" for c, s, w in zip(cells, sides, widths, strict=True)]
+        return (" " * sep).join(out).rstrip()
 
-    return [line(head), *(line(r) for r in rows)]
+    return [line(h) for h in zip(*heads)] + [line(r) for r in rows]
 
 
 def number(x: float) -> str:
@@ -50,10 +71,16 @@ def number(x: float) -> str:
     return fmt.sig(x, 4)
 
 
-def vector(xs: Sequence[float], shown: int = SHOWN) -> str:
-    """The first values of a vector, and how many there are: "1, 2, 3 ... (13 values)"."""
-    head = ", ".join(number(x) for x in xs[:shown])
-    return head if len(xs) <= shown else f"{head}, ... ({len(xs):,} values)"
+def vector(xs: Sequence[float], width: int = VECTOR_WIDTH) -> str:
+    """The values of a vector that fit `width`, and how many there are: "1, 2, ... (13 values)"."""
+    texts = [number(x) for x in xs]
+    shown, used = 0, 0
+    while shown < len(texts) and used + len(texts[shown]) + 2 <= width:
+        used += len(texts[shown]) + 2
+        shown += 1
+    if shown == len(texts):
+        return ", ".join(texts)
+    return ", ".join(texts[: max(shown, 1)]) + f", ... ({len(texts):,} values)"
 
 
 def yes(flag: bool | None) -> str:
@@ -68,6 +95,11 @@ def rate(gbps: float | None) -> str:
 def us(x: float) -> str:
     """A time in µs to two decimals, a table's cell."""
     return f"{x:,.2f}"
+
+
+def duration(x: float) -> str:
+    """fmt.seconds, down to nanoseconds (a simulated handful of elements)."""
+    return f"{fmt.sig(x * 1e9)} ns" if 0 < x < 1e-6 else fmt.seconds(x)
 
 
 def servers(gpus: int, per: int) -> str:
@@ -92,8 +124,10 @@ def simulate(r: dict) -> str:
     per = r["gpus_per_node"]
     sent, links = r["bytes_sent_per_gpu"], r["bytes_sent_per_gpu_by_link"]
     lines = [
-        f"{r['algorithm']} all-reduce of {r['length']:,} {r['dtype']} elements on "
-        f"{servers(r['gpus'], per)}, message by message",
+        title(
+            f"{r['algorithm']} all-reduce of {r['length']:,} {_dtype(r['dtype'])} elements on "
+            f"{servers(r['gpus'], per)}, message by message"
+        ),
         *pairs(
             [
                 ("exact sum", vector(r["target"])),
@@ -102,20 +136,29 @@ def simulate(r: dict) -> str:
                 ("same bits on every GPU", yes(r["identical_on_all_gpus"])),
                 ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
                 ("messages", f"{r['messages']:,}"),
-                ("time, teaching model", fmt.seconds(r["time_s"])),
-                ("across servers", f"{number(r['bytes_inter_node'])} B in all; "
-                 f"{number(r['bytes_per_nic_max'])} B through the busiest card"),  # fmt: skip
+                ("time, teaching model", duration(r["time_s"])),
+                (
+                    "across servers",
+                    f"{number(r['bytes_inter_node'])} B in all; "
+                    f"{number(r['bytes_per_nic_max'])} B through the busiest card",
+                ),  # fmt: skip
                 ("trace", f"{len(r['trace'])} steps, with --json" if "trace" in r else ""),
             ]
         ),
         "",
         *table(
-            ["GPU", "sent (B)", "in a server (B)", "across servers (B)"],
-            ([str(g), number(s), number(k["intra"]), number(k["inter"])]
-             for g, (s, k) in enumerate(zip(sent, links, strict=True))),  # fmt: skip
+            ["GPU", "sent\n(B)", "in a server\n(B)", "across servers\n(B)"],
+            (
+                [str(g), number(s), number(k["intra"]), number(k["inter"])]
+                for g, (s, k) in enumerate(zip(sent, links, strict=True))
+            ),  # fmt: skip
         ),
     ]
     return "\n".join(lines)
+
+
+def _dtype(name: str) -> str:
+    return "int32" if name == "int" else name
 
 
 def _exact(r: dict) -> str:
@@ -126,8 +169,10 @@ def _exact(r: dict) -> str:
 
 def cost(r: dict) -> str:
     lines = [
-        f"{r['algorithm']} all-reduce of {fmt.nbytes(r['bytes'])} per GPU on "
-        f"{servers(r['gpus'], r['gpus_per_node'])}, teaching model (alpha-beta)",
+        title(
+            f"{r['algorithm']} all-reduce of {fmt.nbytes(r['bytes'])} per GPU on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, teaching model (alpha-beta)"
+        ),
         *pairs(
             [
                 ("time", fmt.seconds(r["time_s"])),
@@ -135,8 +180,11 @@ def cost(r: dict) -> str:
                 ("busbw", rate(r["busbw_GBps"])),
                 ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
                 ("sent per GPU, most", fmt.nbytes(r["bytes_sent_per_gpu_max"])),
-                ("across servers", f"{fmt.nbytes(r['bytes_inter_node'])} in all; "
-                 f"{fmt.nbytes(r['bytes_per_nic_max'])} through the busiest card"),  # fmt: skip
+                (
+                    "across servers",
+                    f"{fmt.nbytes(r['bytes_inter_node'])} in all; "
+                    f"{fmt.nbytes(r['bytes_per_nic_max'])} through the busiest card",
+                ),  # fmt: skip
                 ("formula", r["formula"]),
             ]
         ),
@@ -146,13 +194,18 @@ def cost(r: dict) -> str:
 
 def busbw(r: dict) -> str:
     lines = [
-        f"{r['collective']} of {fmt.nbytes(r['bytes'])} on {r['gpus']:,} GPUs in "
-        f"{fmt.seconds(r['time_us'] * 1e-6)}, as nccl-tests counts it",
+        title(
+            f"{r['collective']} of {fmt.nbytes(r['bytes'])} on {r['gpus']:,} GPUs in "
+            f"{fmt.seconds(r['time_us'] * 1e-6)}, as nccl-tests counts it"
+        ),
         *pairs(
             [
                 ("algbw", f"{rate(r['algbw_GBps'])}  (size / time)"),
-                ("busbw", f"{rate(r['busbw_GBps'])}  (algbw x {number(r['factor'])}, "
-                 f"nccl-tests' factor for {r['collective']} on {r['gpus']:,} GPUs)"),  # fmt: skip
+                (
+                    "busbw",
+                    f"{rate(r['busbw_GBps'])}  (algbw x {number(r['factor'])}, "
+                    f"nccl-tests' factor for {r['collective']} on {r['gpus']:,} GPUs)",
+                ),  # fmt: skip
             ]
         ),
     ]
@@ -164,7 +217,9 @@ def busbw(r: dict) -> str:
 
 def buckets(r: dict) -> str:
     lines = [
-        "DDP's buckets, in the order they are all-reduced (parameters numbered in model order)",
+        title(
+            "DDP's buckets, in the order they are all-reduced (parameters numbered in model order)"
+        ),
         *pairs(
             [
                 ("first bucket's cap", fmt.binary_bytes(r["first_bucket_bytes"])),
@@ -174,8 +229,11 @@ def buckets(r: dict) -> str:
         "",
         *table(
             ["bucket", "size", "parameters"],
-            ([str(i + 1), fmt.binary_bytes(b), vector(ids, 12)]
-             for i, (ids, b) in enumerate(zip(r["buckets"], r["bucket_bytes"], strict=True))),
+            (
+                [str(i + 1), fmt.binary_bytes(b), vector(ids, 60)]
+                for i, (ids, b) in enumerate(zip(r["buckets"], r["bucket_bytes"], strict=True))
+            ),
+            align=">><",
         ),  # fmt: skip
     ]
     return "\n".join(lines)
@@ -184,14 +242,19 @@ def buckets(r: dict) -> str:
 def ddp(r: dict) -> str:
     by = "NCCL's model" if r["timing"] == "nccl" else "the lock-step teaching model"
     lines = [
-        f"{r['model']} ({r['params']:,} parameters) under DDP on "
-        f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; {r['batch']:,} samples per GPU "
-        f"({r['sample']})",
+        title(
+            f"{r['model']} ({r['params']:,} parameters) under DDP on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; {r['batch']:,} samples "
+            f"per GPU ({r['sample']})"
+        ),
         *pairs(
             [
                 ("gradient", fmt.binary_bytes(r["gradient_bytes"])),
-                ("bucket caps", f"{fmt.binary_bytes(r['first_bucket_bytes'])} first, then "
-                 f"{fmt.binary_bytes(r['bucket_cap_bytes'])}: {len(r['buckets'])} buckets"),
+                (
+                    "bucket caps",
+                    f"{fmt.binary_bytes(r['first_bucket_bytes'])} first, then "
+                    f"{fmt.binary_bytes(r['bucket_cap_bytes'])}: {len(r['buckets'])} buckets",
+                ),
                 ("all-reduces timed by", f"{by}: {r['algorithm']}"),
                 ("backward pass", fmt.seconds(r["backward_s"])),
                 ("all-reduces, in all", fmt.seconds(r["allreduce_total_s"])),
@@ -202,10 +265,20 @@ def ddp(r: dict) -> str:
         ),  # fmt: skip
         "",
         *table(
-            ["bucket", "tensors", "size", "ready (ms)", "start (ms)", "end (ms)", "algorithm"],
-            ([str(i + 1), str(b["tensors"]), fmt.binary_bytes(b["bytes"]), _ms(b["ready_s"]),
-              _ms(b["start_s"]), _ms(b["end_s"]), _algo(b)]
-             for i, b in enumerate(r["bucket_timeline"])),
+            ["bucket", "tensors", "size", "ready\n(ms)", "start\n(ms)", "end\n(ms)", "algorithm"],
+            (
+                [
+                    str(i + 1),
+                    str(b["tensors"]),
+                    fmt.binary_bytes(b["bytes"]),
+                    _ms(b["ready_s"]),
+                    _ms(b["start_s"]),
+                    _ms(b["end_s"]),
+                    _algo(b),
+                ]
+                for i, b in enumerate(r["bucket_timeline"])
+            ),
+            align=">>>>>><",
         ),  # fmt: skip
     ]
     if "sweep" in r:
@@ -213,9 +286,16 @@ def ddp(r: dict) -> str:
             "",
             "the bucket cap swept (first bucket as above)",
             *table(
-                ["cap (MiB)", "buckets", "exposed (ms)", "all-reduces (ms)"],
-                ([fmt.sig(s["bucket_mb"], 3), str(s["buckets"]), _ms(s["exposed_s"]),
-                  _ms(s["allreduce_total_s"])] for s in r["sweep"]),
+                ["cap\n(MiB)", "buckets", "exposed\n(ms)", "all-reduces\n(ms)"],
+                (
+                    [
+                        fmt.sig(s["bucket_mb"], 3),
+                        str(s["buckets"]),
+                        _ms(s["exposed_s"]),
+                        _ms(s["allreduce_total_s"]),
+                    ]
+                    for s in r["sweep"]
+                ),
             ),  # fmt: skip
         ]
     return "\n".join(lines)
@@ -245,8 +325,11 @@ def calc(r: dict) -> str:
     w = labels("cluster")
     mem = r["memory"]
     lines = [
-        f"{r['model_label']} ({r['params']:,} parameters) on "
-        f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; {r['grad_dtype']} gradient",
+        title(
+            f"{r['model_label']} ({r['params']:,} parameters) on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; {r['grad_dtype']} "
+            "gradient"
+        ),
         *pairs(
             [
                 (w["allreduce"], fmt.seconds(r["allreduce_s"])),
@@ -258,8 +341,10 @@ def calc(r: dict) -> str:
                 ("algbw", rate(r["algbw_GBps"])),
                 (w["busbw"], rate(r["busbw_GBps"])),
                 (w["gradient"], fmt.nbytes(r["gradient_bytes"])),
-                (w["bound"], f"{fmt.seconds(r['lower_bound_s'])}, set by "
-                 f"{r['lower_bound_limit']}"),  # fmt: skip
+                (
+                    w["bound"],
+                    f"{fmt.seconds(r['lower_bound_s'])}, set by {r['lower_bound_limit']}",
+                ),  # fmt: skip
                 (w["compute"], fmt.seconds(r["compute_s"])),
                 ("backward pass", fmt.seconds(r["backward_s"]) if "backward_s" in r else ""),
                 (w["exposed"], fmt.seconds(r["exposed_s"]) if "exposed_s" in r else ""),
@@ -268,10 +353,14 @@ def calc(r: dict) -> str:
                 ("MFU", f"{fmt.percent(r['mfu'])} of {number(r['peak_tflops'])} TFLOP/s (assumed)"),
                 ("network card per GPU", rate(r["nic_GBps"])),
                 ("link inside a server", rate(r["intra_GBps_used"])),
-                ("model states per GPU", _memory(mem["bytes_per_gpu"], mem["gpu_bytes"],
-                                                 mem["fits"])),
-                ("sharded over the GPUs", _memory(mem["sharded_bytes_per_gpu"],
-                                                  mem["gpu_bytes"], mem["sharded_fits"])),
+                (
+                    "model states per GPU",
+                    _memory(mem["bytes_per_gpu"], mem["gpu_bytes"], mem["fits"]),
+                ),
+                (
+                    "sharded over the GPUs",
+                    _memory(mem["sharded_bytes_per_gpu"], mem["gpu_bytes"], mem["sharded_fits"]),
+                ),
             ]
         ),  # fmt: skip
     ]
@@ -280,8 +369,11 @@ def calc(r: dict) -> str:
         lines += [
             "",
             "the teaching models, at line rate with no latency",
-            *table(["algorithm", "time per step"], ([k, fmt.seconds(v)] for k, v in times.items()),
-                   left=1),  # fmt: skip
+            *table(
+                ["algorithm", "time per step"],
+                ([k, fmt.seconds(v)] for k, v in times.items()),
+                align="<",
+            ),  # fmt: skip
         ]
     return "\n".join(lines)
 
@@ -314,22 +406,23 @@ def presets(r: dict) -> str:
     lines += table(
         ["name", "key", "parameters"],
         ([m["name"], m["key"], f"{m['params']:,}"] for m in r["models"]),
-        left=2,
+        align="<<",
     )
     lines += ["", "GPUs"]
     lines += table(
-        ["name", "NVLink (GB/s)", "BF16 (TFLOP/s)", "memory", "per server"],
+        ["name", "NVLink\n(GB/s)", "BF16\n(TFLOP/s)", "memory\n(GB)", "per server"],
         ([g["name"], number(g["link_gbps"]), number(g["peak_bf16_tflops"]),
-          f"{number(g['memory_gb'])} GB", str(g["gpus_per_node"])] for g in r["gpus"]),
-        left=1,
+          number(g["memory_gb"]), str(g["gpus_per_node"])] for g in r["gpus"]),
+        align="<",
     )  # fmt: skip
     lines += ["", "network cards"]
     lines += table(
-        ["name", "rate (GB/s)"], ([n["name"], number(n["GBps"])] for n in r["networks"]), left=1
+        ["name", "rate (GB/s)"], ([n["name"], number(n["GBps"])] for n in r["networks"]), align="<"
     )
     lines += ["", "sources"]
     for group in ("models", "gpus", "networks"):
-        lines += [f"  {item['name']}: {item['source']}" for item in r[group]]
+        for item in r[group]:
+            lines += prose(f"  {item['name']}: {item['source']}", "  ")
     return "\n".join(lines)
 
 
@@ -337,32 +430,30 @@ def presets(r: dict) -> str:
 
 
 def nccl(result: dict) -> str:
+    """nccl-tests' columns for NCCL's pick at each size: the fitted time and NCCL's own."""
     s = result["system"]
-    head = (
-        f"NCCL {result['nccl_version']} model, {result['collective']} on {s['gpus']} x {s['gpu']} "
-        f"({s['nodes']} server(s) of {s['gpus_per_node']}, {s['nics_per_node']} x "
-        f"{s['nic_Gbps']:g} Gb/s cards, {s['cpu']} hosts)"
-    )
     lines = [
-        head,
-        f"{'bytes':>14} {'algorithm':<9} {'proto':<6} {'time_us':>11} {'busbw':>8}"
-        f" {'nccl_time_us':>13} {'nccl_busbw':>10}  band",
-    ]
-    for r in result["rows"]:
-        lines.append(
-            f"{r['bytes']:>14} {r['algorithm']:<9} {r['protocol']:<6} {r['time_us']:>11.2f} "
-            f"{r['busbw_GBps']:>8.1f} {r['nccl_time_us']:>13.2f} {r['nccl_busbw_GBps']:>10.1f}"
-            f"  {bands.short(r['band'])}"
-        )
-    lines.append(
-        "busbw in GB/s (nccl-tests' definition); time_us the fitted time (as published runs of "
-        "that size measure), nccl_* NCCL's estimate (its tuning code's, which it picks on)"
-    )
+        title(f"NCCL {result['nccl_version']} model, {result['collective']} on {s['gpus']} x "
+              f"{s['gpu']} ({servers(s['gpus'], s['gpus_per_node'])}, {s['nics_per_node']} x "
+              f"{s['nic_Gbps']:g} Gb/s cards per server, {s['cpu']} hosts)"),
+        *table(
+            ["size\n(B)", "algorithm", "proto", "time\n(us)", "busbw\n(GB/s)",
+             "NCCL\ntime\n(us)", "NCCL\nbusbw\n(GB/s)", "band"],
+            ([str(r["bytes"]), r["algorithm"], r["protocol"], us(r["time_us"]),
+              f"{r['busbw_GBps']:.1f}", us(r["nccl_time_us"]), f"{r['nccl_busbw_GBps']:.1f}",
+              bands.short(r["band"])] for r in result["rows"]),
+            align="><<>>>><", sep=1,
+        ),
+    ]  # fmt: skip
     klass = result["rows"][0]["band"]["class"]
-    lines.append(
-        f"band: how far published runs of this class ({klass}) come from time_us at that size, "
-        f"median (worst), each cluster predicted by a fit on the others; unchecked: "
-        f"{bands.UNCHECKED}"
+    lines += prose(
+        "busbw as nccl-tests defines it; time: the fitted time, as published runs of that size "
+        "measure it; NCCL time and busbw: NCCL's own estimate, which its tuning code picks on."
+    )
+    lines += prose(
+        f"band: how far published runs of this class ({klass}) come from the time at that "
+        f"size, median (worst), each cluster predicted by a fit on the others; unchecked: "
+        f"{bands.UNCHECKED}."
     )
     return "\n".join(lines)
 
@@ -376,29 +467,31 @@ def nccl_tests(result: dict) -> str:
         lines.append(f"alpha-beta fit: rms {ab['rms_rel_error']:.1%} over all rows")
     if not nf:
         lines += table(
-            ["size (B)", "time (us)", "algbw (GB/s)", "busbw (GB/s)"],
-            ([f"{r['size_bytes']:,}", us(r["time_us"]), f"{r['algbw_GBps']:.2f}",
+            ["size\n(B)", "time\n(us)", "algbw\n(GB/s)", "busbw\n(GB/s)"],
+            ([str(r["size_bytes"]), us(r["time_us"]), f"{r['algbw_GBps']:.2f}",
               f"{r['busbw_GBps']:.2f}"] for r in result["rows"]),
         )  # fmt: skip
         return "\n".join(lines)
-    lines.append(
+    lines += prose(
         f"NCCL model fit: rms {nf['rms_rel_error']:.1%} over rows from {nf['min_bytes']:,} B "
         f"(alpha-beta over the same rows: {nf['alpha_beta_rms_rel_error']:.1%}); "
         f"busbw {nf['busbw_GBps']:.1f} GB/s, latency {nf['latency_us']:.1f} us"
     )
     pred = {r["bytes"]: r for r in (result.get("prediction") or {}).get("rows", [])}
-    head = f"{'bytes':>12} {'busbw':>8} {'regime':<16} {'fitted':>8}"
-    lines.append(head + (f" {'NCCL':>8} {'ratio':>6}" if pred else ""))
+    head = ["size\n(B)", "busbw\n(GB/s)", "regime", "fitted\n(GB/s)"]
+    rows = []
     for r in nf["rows"]:
-        line = (
-            f"{r['bytes']:>12} {r['measured_busbw_GBps']:>8.2f} {r['regime']:<16} "
-            f"{r['fitted_busbw_GBps'] or 0:>8.2f}"
-        )
-        if r["bytes"] in pred:
-            p = pred[r["bytes"]]
-            line += f" {p['busbw_GBps']:>8.2f} {p['ratio']:>6.2f}"
-        lines.append(line + (" above line rate" if r.get("above_line_rate") else ""))
-    lines.append("busbw in GB/s; ratio = measured / NCCL's predicted busbw")
+        row = [str(r["bytes"]), f"{r['measured_busbw_GBps']:.2f}", r["regime"],
+               f"{r['fitted_busbw_GBps'] or 0:.2f}"]  # fmt: skip
+        if pred:
+            p = pred.get(r["bytes"])
+            row += [f"{p['busbw_GBps']:.2f}", f"{p['ratio']:.2f}"] if p else ["-", "-"]
+        rows.append(row + (["above line rate"] if r.get("above_line_rate") else [""]))
+    if pred:
+        head += ["NCCL\n(GB/s)", "ratio"]
+    lines += table([*head, ""], rows, align="><<>" + ">" * (len(head) - 4) + "<")
+    if pred:
+        lines.append("ratio: measured / NCCL's predicted busbw")
     return "\n".join(lines)
 
 
@@ -408,9 +501,11 @@ def nccl_debug(result: dict) -> str:
     lines = [
         f"NCCL {r['nccl_version'] or '(version not printed)'}: {r['ranks']} ranks, "
         f"{r['nodes']} servers of {r['gpus_per_node']} GPUs",
-        f"network: {net['transport']}, {net['cards']} devices per server, GPUDirect RDMA "
-        f"{yes(net['gpudirect_rdma'])}; NVLS {yes(r['nvls']['supported'])}; CollNet "
-        f"{yes(r['collnet']['supported'])}; {r['coll_channels']} channels",
+        *prose(
+            f"network: {net['transport']}, {net['cards']} devices per server, GPUDirect RDMA "
+            f"{yes(net['gpudirect_rdma'])}; NVLS {yes(r['nvls']['supported'])}; CollNet "
+            f"{yes(r['collnet']['supported'])}; {r['coll_channels']} channels"
+        ),
     ]
     for c in r["channels"][:4]:
         ring = " ".join(map(str, c["ring"])) if c["ring"] else "(not printed)"
@@ -429,9 +524,9 @@ def nccl_debug(result: dict) -> str:
         who = c["collective"] or "?"
         lines.append(f"call {who} {c['bytes']:,} B: {c['algorithm']}/{c['protocol']}")
     for f in r["findings"]:
-        lines.append(f"[{f['code']}] {f['message']}")
+        lines += prose(f"[{f['code']}] {f['message']}")
         if f["evidence"]:
-            lines.append(f"    evidence: {f['evidence']}")
+            lines += prose(f"    evidence: {f['evidence']}", "    ")
     return "\n".join(lines)
 
 
@@ -447,20 +542,33 @@ def shard(result: dict) -> str:
     """One row per strategy: memory per GPU, bytes sent, time, whether it fits."""
     r = result
     lines = [
-        f"{r['model']} ({r['params']:,} parameters) on {servers(r['gpus'], r['gpus_per_node'])},"
-        f" {r['gpu']}; collectives timed by {_comm(r['comm_model'])}",
+        title(
+            f"{r['model']} ({r['params']:,} parameters) on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; collectives timed by "
+            f"{_comm(r['comm_model'])}"
+        ),
         *table(
-            ["strategy", "memory (GiB)", "sent (GB)", "comm (s)", "fits"],
-            ([s["label"], f"{s['memory_bytes_per_gpu']['total'] / hardware.GIB:,.2f}",
-              f"{s['comm_bytes_per_gpu'] / 1e9:,.2f}", f"{s['comm_s']:.4f}", yes(s["fits"])]
-             for s in r["strategies"].values()),
-            left=1,
+            ["strategy", "memory\n(GiB)", "sent\n(GB)", "comm\n(s)", "fits"],
+            (
+                [
+                    s["label"],
+                    f"{s['memory_bytes_per_gpu']['total'] / hardware.GIB:,.2f}",
+                    f"{s['comm_bytes_per_gpu'] / 1e9:,.2f}",
+                    f"{s['comm_s']:.4f}",
+                    yes(s["fits"]),
+                ]
+                for s in r["strategies"].values()
+            ),
+            align="<",
         ),  # fmt: skip
-        f"memory: model states per GPU against the GPU's {fmt.binary_bytes(r['gpu_memory_bytes'])}"
-        " (no activations); sent: bytes each GPU sends per step",
+        *prose(
+            "memory: model states per GPU against the GPU's "
+            f"{fmt.binary_bytes(r['gpu_memory_bytes'])} (no activations); sent: bytes each GPU "
+            "sends per step"
+        ),
     ]
     for name, o in r.get("overlap", {}).items():
-        lines.append(
+        lines += prose(
             f"{r['strategies'][name]['label']}: the collectives hide behind compute from "
             f"{number(round(o['critical_tokens_per_gpu']))} tokens per GPU per step"
         )
@@ -474,23 +582,36 @@ def _comm(model: str) -> str:
 def orders(r: dict) -> str:
     n = r["nccl"]
     lines = [
-        f"the same {r['dtype']} sum on {r['gpus']} GPUs, {r['length']:,} elements, in each "
-        f"method's order",
+        title(
+            f"the same {r['dtype']} sum on {r['gpus']} GPUs, {r['length']:,} elements, in "
+            "each method's order"
+        ),
         *pairs(
             [
                 ("bucket", f"{number(r['bytes'])} B, the gradient at element {r['offset']:,}"),
-                ("NCCL's pick", f"NCCL {n['version']} runs {n['algorithm']}/{n['protocol']} "
-                 f"({fmt.seconds(n['time_us'] * 1e-6)}): the {n['method'] or 'unmodelled'} "
-                 "order"),
+                (
+                    "NCCL's pick",
+                    f"NCCL {n['version']} runs {n['algorithm']}/{n['protocol']} "
+                    f"({fmt.seconds(n['time_us'] * 1e-6)}): the {n['method'] or 'unmodelled'} "
+                    "order",
+                ),
                 ("exact sum, rounded", vector(r["exact"])),
             ]
         ),  # fmt: skip
         "",
         *table(
             ["method", "same on every GPU", "worst (ulp)", "mean (ulp)", "GPU 0's result"],
-            ([name, yes(m["ranks_agree"]), number(m["max_ulp"]), number(m["mean_ulp"]),
-              vector(m["result"], 4)] for name, m in r["methods"].items()),
-            left=1,
+            (
+                [
+                    name,
+                    yes(m["ranks_agree"]),
+                    number(m["max_ulp"]),
+                    number(m["mean_ulp"]),
+                    vector(m["result"], 24),
+                ]
+                for name, m in r["methods"].items()
+            ),
+            align="<",
         ),  # fmt: skip
     ]
     return "\n".join(lines)
