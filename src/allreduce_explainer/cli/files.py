@@ -88,8 +88,8 @@ FIGURE = spec(
           metavar="NAME"),
     Param("title", None, "text", "the title (default: the y axis against the x axis)",
           optional=True),
-    Param("width", 960, "int", "width", 16, 8000, unit="pixels"),
-    Param("height", 540, "int", "height", 16, 8000, unit="pixels"),
+    Param("width", 960, "int", "width in pixels", 16, 8000, unit="pixels"),
+    Param("height", 540, "int", "height in pixels", 16, 8000, unit="pixels"),
     Param("params", None, "data", optional=True),  # the widget's own, from --name value pairs
 )  # fmt: skip
 

@@ -434,7 +434,7 @@ def nccl(result: dict) -> str:
     s = result["system"]
     lines = [
         title(f"NCCL {result['nccl_version']} model, {result['collective']} on {s['gpus']} x "
-              f"{s['gpu']} ({servers(s['gpus'], s['gpus_per_node'])}, {s['nics_per_node']} x "
+              f"{s['gpu']} ({s['nodes']} server(s) of {s['gpus_per_node']}, {s['nics_per_node']} x "
               f"{s['nic_Gbps']:g} Gb/s cards per server, {s['cpu']} hosts)"),
         *table(
             ["size\n(B)", "algorithm", "proto", "time\n(us)", "busbw\n(GB/s)",
@@ -489,7 +489,7 @@ def nccl_tests(result: dict) -> str:
         rows.append(row + (["above line rate"] if r.get("above_line_rate") else [""]))
     if pred:
         head += ["NCCL\n(GB/s)", "ratio"]
-    lines += table([*head, ""], rows, align="><<>" + ">" * (len(head) - 4) + "<")
+    lines += table([*head, ""], rows, align=">><>" + ">" * (len(head) - 4) + "<")
     if pred:
         lines.append("ratio: measured / NCCL's predicted busbw")
     return "\n".join(lines)
@@ -516,9 +516,10 @@ def nccl_debug(result: dict) -> str:
     if rows:
         lines.append("")
         lines += table(
-            ["size (B)", "busbw (GB/s)", "NCCL's pick", "NCCL ran"],
-            ([f"{row['size_bytes']:,}", f"{row['busbw_GBps']:.2f}",
+            ["size\n(B)", "busbw\n(GB/s)", "NCCL's pick", "NCCL ran"],
+            ([str(row["size_bytes"]), f"{row['busbw_GBps']:.2f}",
               f"{row['algorithm']}/{row['protocol']}", _ran(row)] for row in rows),
+            align=">><<",
         )  # fmt: skip
     for c in r["calls"][:20]:
         who = c["collective"] or "?"
@@ -600,7 +601,7 @@ def orders(r: dict) -> str:
         ),  # fmt: skip
         "",
         *table(
-            ["method", "same on every GPU", "worst (ulp)", "mean (ulp)", "GPU 0's result"],
+            ["method", "same on\nevery GPU", "worst\n(ulp)", "mean\n(ulp)", "GPU 0's\nresult"],
             (
                 [
                     name,
