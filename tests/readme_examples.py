@@ -9,7 +9,7 @@ import re
 import shlex
 from pathlib import Path
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[1]
 DATA = ROOT / "tests" / "data"
 PROG = "allreduce-explainer"
 
