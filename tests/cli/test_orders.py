@@ -74,10 +74,10 @@ def test_bad_input_names_the_flag(argv, flag, capsys):
 def test_values_of_the_wrong_shape_name_values(tmp_path, capsys):
     f = tmp_path / "v.json"
     f.write_text("[[1, 2], [3, 4]]")
-    assert "--values" == refused(["--gpus", "4", "--values", str(f)], capsys)
+    assert refused(["--gpus", "4", "--values", str(f)], capsys) == "--values"
 
 
 def test_rings_from_a_debug_log_are_checked_per_ring(capsys):
-    assert "--rings" == refused(["--gpus", "4", "--rings", "0 1 2 3;0 1 3"], capsys)
+    assert refused(["--gpus", "4", "--rings", "0 1 2 3;0 1 3"], capsys) == "--rings"
     r = run(["--gpus", "4", "--rings", "0 1 2 3;1 0 3 2", "--bytes", "1048576"], capsys)
     assert set(r["methods"]) == METHODS
