@@ -4,7 +4,7 @@
 From a widget's spec come its checks (validated), the page's controls
 (templates/widgets/_macros.html, `param` and `controls`), the URL parameters and the course page's
 table of them (build.widget_docs). From an api function's spec come its checks and its CLI
-subcommand's flags (cli.py), so a ParamError names the flag that set the field.
+subcommand's flags (cli/generate.py), so a ParamError names the flag that set the field.
 
 A module writes `SPEC = spec(Param(...), ...)` and calls `validated(params, SPEC)` first. Checks
 that tie two parameters together (whole servers, two trees × chunks) stay in the caller, after

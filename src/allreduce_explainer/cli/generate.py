@@ -7,9 +7,9 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import sys
 from importlib import metadata
 
-from .. import __version__
 from ..params import REQUIRED, Param
 from .registry import COMMANDS, GROUPS, Command
 
@@ -49,8 +49,8 @@ def version() -> str:
     """The installed package's version, else the source's (run from a checkout)."""
     try:
         return metadata.version(PROG)
-    except metadata.PackageNotFoundError:
-        return __version__
+    except metadata.PackageNotFoundError:  # the package's __init__, loaded before any module
+        return sys.modules[__package__.split(".")[0]].__version__
 
 
 def _number(text: str) -> float:
