@@ -370,7 +370,7 @@ def calc(r: dict) -> str:
             "",
             "the teaching models, at line rate with no latency",
             *table(
-                ["algorithm", "time per step"],
+                ["algorithm", "all-reduce per step"],
                 ([k, fmt.seconds(v)] for k, v in times.items()),
                 align="<",
             ),  # fmt: skip
