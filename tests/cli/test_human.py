@@ -44,20 +44,47 @@ def snake_keys(result: dict) -> set[str]:
     return {p.rsplit(".", 1)[-1].removesuffix("[]") for p in ex.key_paths(result)} - {""}
 
 
+def reads_well(out: str) -> None:
+    """No float in exponent form, no Python repr, nothing wider than 80 columns."""
+    assert out.strip()
+    assert not EXPONENT.search(out), EXPONENT.search(out).group()
+    assert not REPRS.search(out), REPRS.search(out).group()
+    assert max(len(s) for s in out.splitlines()) <= 80, out
+
+
 @pytest.mark.parametrize("line", CASES)
 def test_a_readme_example_reads_as_prose_and_tables(line, tmp_path, capsys):
     argv = ex.argv(line, tmp_path)
     code, out, err = run([a for a in argv if a != "--json"], capsys)
     assert code == 0 and err == "", err
-    assert out.strip(), line
-    assert not EXPONENT.search(out), EXPONENT.search(out).group()
-    assert not REPRS.search(out), REPRS.search(out).group()
-    assert max(len(s) for s in out.replace(str(tmp_path), "").splitlines()) <= 80, line
+    reads_well(out.replace(str(tmp_path), ""))
     if "--json" in argv:
         code, text, _ = run(argv, capsys)
         keys = {k for k in snake_keys(json.loads(text)) if "_" in k}
         bare = sorted(k for k in keys if re.search(rf"(?<![\w-]){k}(?![\w-])", out))
         assert not bare, bare
+
+
+OTHER_CASES = [  # the views' other branches: no prediction, no NCCL keys, a log that lacks most
+    ["calc", "--params", "7e9", "--gpus", "64", "--algorithm", "ring"],
+    ["calc", "--model", "gpt2", "--gpus", "8", "--algorithm", "auto", "--gpu", "mi300x"],
+    ["nccl-tests", str(ex.DATA / "allreduce_mpirun.txt")],
+    ["nccl-tests", str(ex.DATA / "allreduce_rows_only.txt"), "--gpus", "32"],
+    ["nccl-debug", str(ex.DATA / "nccl-debug" / "nccl-1453-3x8xh100-tuning-lines.txt")],
+    ["shard", "--model", "gpt2", "--gpus", "8", "--comm-model", "ring"],
+    ["orders", "--gpus", "8", "--length", "40", "--kind", "wide"],
+    ["cost", "tree", "--gpus", "16", "--bytes", "1e6"],
+    ["ddp", "--model", "resnet50", "--gpus", "8"],
+    ["nccl", "--gpus", "8", "--bytes", "1K", "--algorithm", "Ring"],
+    ["simulate", "naive", "--gpus", "3", "--dtype", "fp32", "--trace"],
+]
+
+
+@pytest.mark.parametrize("argv", OTHER_CASES, ids=lambda a: a[0])
+def test_other_cases_read_as_prose_and_tables(argv, capsys):
+    code, out, err = run(argv, capsys)
+    assert code == 0 and err == "", err
+    reads_well(out)
 
 
 @pytest.mark.parametrize("line", [line for line in EXAMPLES if line in KEYS])

@@ -22,12 +22,12 @@ VECTOR_WIDTH = 44  # characters of a vector's values before "... (N values)"
 
 def title(text: str) -> str:
     """A sentence wrapped at the terminal's width."""
-    return textwrap.fill(text, WIDTH)
+    return textwrap.fill(text, WIDTH, break_on_hyphens=False)
 
 
 def prose(text: str, indent: str = "") -> list[str]:
     """A note under a table, wrapped, its following lines indented."""
-    return textwrap.wrap(text, WIDTH, subsequent_indent=indent + "  ")
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent + "  ", break_on_hyphens=False)
 
 
 def pairs(rows: Iterable[tuple[str, str]], indent: str = "  ") -> list[str]:
@@ -37,7 +37,7 @@ def pairs(rows: Iterable[tuple[str, str]], indent: str = "  ") -> list[str]:
     room = max(24, WIDTH - len(indent) - width - 2)
     out = []
     for k, v in rows:
-        first, *rest = textwrap.wrap(v, room) or [""]
+        first, *rest = textwrap.wrap(v, room, break_on_hyphens=False) or [""]
         out.append(f"{indent}{k:<{width}}  {first}")
         out += [f"{indent}{'':<{width}}  {line}" for line in rest]
     return out
@@ -85,6 +85,11 @@ def vector(xs: Sequence[float], width: int = VECTOR_WIDTH) -> str:
 
 def yes(flag: bool | None) -> str:
     return "not printed" if flag is None else ("yes" if flag else "no")
+
+
+def known(value) -> str:
+    """A figure a log may not print."""
+    return "?" if value is None else str(value)
 
 
 def rate(gbps: float | None) -> str:
@@ -499,12 +504,13 @@ def nccl_debug(result: dict) -> str:
     """The topology, a few rings and trees, each row's algorithm, then the findings."""
     r, net = result, result["network"]
     lines = [
-        f"NCCL {r['nccl_version'] or '(version not printed)'}: {r['ranks']} ranks, "
-        f"{r['nodes']} servers of {r['gpus_per_node']} GPUs",
+        f"NCCL {r['nccl_version'] or '(version not printed)'}: {known(r['ranks'])} ranks, "
+        f"{known(r['nodes'])} servers of {known(r['gpus_per_node'])} GPUs",
         *prose(
-            f"network: {net['transport']}, {net['cards']} devices per server, GPUDirect RDMA "
-            f"{yes(net['gpudirect_rdma'])}; NVLS {yes(r['nvls']['supported'])}; CollNet "
-            f"{yes(r['collnet']['supported'])}; {r['coll_channels']} channels"
+            f"network: {net['transport'] or 'not printed'}, {known(net['cards'])} devices per "
+            f"server, GPUDirect RDMA {yes(net['gpudirect_rdma'])}; NVLS "
+            f"{yes(r['nvls']['supported'])}; CollNet {yes(r['collnet']['supported'])}; "
+            f"{known(r['coll_channels'])} channels"
         ),
     ]
     for c in r["channels"][:4]:
