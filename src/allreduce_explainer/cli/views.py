@@ -467,7 +467,7 @@ def nccl_tests(result: dict) -> str:
     """Both fits' rms, then per row: measured busbw, the regime and NCCL fit's busbw, and with
     --gpu NCCL's prediction and measured / predicted."""
     nf, ab = result.get("nccl_fit"), result.get("fit")
-    lines = [f"{len(result['rows'])} rows of all_reduce_perf on {result['gpus']} GPUs"]
+    lines = [f"all_reduce_perf on {result['gpus']} GPUs: {len(result['rows'])} rows"]
     if ab:
         lines.append(f"alpha-beta fit: rms {ab['rms_rel_error']:.1%} over all rows")
     if not nf:
@@ -477,11 +477,11 @@ def nccl_tests(result: dict) -> str:
               f"{r['busbw_GBps']:.2f}"] for r in result["rows"]),
         )  # fmt: skip
         return "\n".join(lines)
-    lines += prose(
-        f"NCCL model fit: rms {nf['rms_rel_error']:.1%} over rows from {nf['min_bytes']:,} B "
-        f"(alpha-beta over the same rows: {nf['alpha_beta_rms_rel_error']:.1%}); "
-        f"busbw {nf['busbw_GBps']:.1f} GB/s, latency {nf['latency_us']:.1f} us"
-    )
+    lines += [
+        f"NCCL model fit: rms {nf['rms_rel_error']:.1%} over rows from {nf['min_bytes']:,} B",
+        f"  (alpha-beta on them: {nf['alpha_beta_rms_rel_error']:.1%}); fitted busbw "
+        f"{nf['busbw_GBps']:.1f} GB/s, latency {nf['latency_us']:.1f} us",
+    ]
     pred = {r["bytes"]: r for r in (result.get("prediction") or {}).get("rows", [])}
     head = ["size\n(B)", "busbw\n(GB/s)", "regime", "fitted\n(GB/s)"]
     rows = []
