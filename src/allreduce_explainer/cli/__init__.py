@@ -50,7 +50,9 @@ def _run(argv: list[str], as_json: bool) -> None:
         raise Refused(c.flag_of(e.field), e.message) from None
     except Unavailable as e:
         raise Refused(None, str(e)) from None
-    print(json.dumps(result) if as_json and c.json else c.view(result))
+    text = json.dumps(result) if as_json and c.json else c.view(result)
+    if text:  # a view of a file written to stdout says nothing after it
+        print(text)
 
 
 def _refuse(e: Refused, as_json: bool):

@@ -632,4 +632,5 @@ def figure(r: dict) -> str:
 
 
 def export(r: dict) -> str:
-    return f"{r['questions']} questions written to {r['out']}"
+    """Nothing when the bank went to stdout: a line after it would corrupt the file."""
+    return "" if r["out"] == "-" else f"{r['questions']} questions written to {r['out']}"
