@@ -53,7 +53,7 @@ def table(head: Sequence[str], rows: Iterable[Sequence[str]], align: str = "", s
     widths = [max(len(x) for x in [*h, *col]) for h, col in zip(heads, zip(*rows), strict=True)]
     if not rows:
         widths = [max(map(len, h)) for h in heads]
-    sides = align.ljust(len(head), ">")
+    sides = (align + ">" * len(head))[: len(head)]
 
     def line(cells) -> str:
         out = [f"{c:{s}{w}}" for c, s, w in zip(cells, sides, widths, strict=True)]
@@ -519,14 +519,18 @@ def nccl_debug(result: dict) -> str:
         tree = f"; tree roots {', '.join(map(str, roots))}" if roots else ""
         lines.append(f"channel {c['channel']:>2}: ring {ring}{tree}")
     rows = [row for row in r["rows"] if row.get("algorithm")]
+    ran = any(row.get("nccl_ran") for row in rows)  # the column only when a log printed it
     if rows:
         lines.append("")
         lines += table(
-            ["size\n(B)", "busbw\n(GB/s)", "NCCL's pick", "NCCL ran"],
+            ["size\n(B)", "busbw\n(GB/s)", "NCCL's pick", *(["NCCL ran"] if ran else [])],
             ([str(row["size_bytes"]), f"{row['busbw_GBps']:.2f}",
-              f"{row['algorithm']}/{row['protocol']}", _ran(row)] for row in rows),
+              f"{row['algorithm']}/{row['protocol']}", *([_ran(row)] if ran else [])]
+             for row in rows),
             align=">><<",
         )  # fmt: skip
+    if r["calls"] or r["findings"]:
+        lines.append("")
     for c in r["calls"][:20]:
         who = c["collective"] or "?"
         lines.append(f"call {who} {c['bytes']:,} B: {c['algorithm']}/{c['protocol']}")
