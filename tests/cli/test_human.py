@@ -70,6 +70,7 @@ OTHER_CASES = [  # the views' other branches: no prediction, no NCCL keys, a log
     ["calc", "--model", "gpt2", "--gpus", "8", "--algorithm", "auto", "--gpu", "mi300x"],
     ["nccl-tests", str(ex.DATA / "allreduce_mpirun.txt")],
     ["nccl-tests", str(ex.DATA / "allreduce_rows_only.txt"), "--gpus", "32"],
+    ["nccl-tests", str(ex.DATA / "nccl-tests" / "dgx-spark-103-2xgb10-newest-header.txt")],
     ["nccl-debug", str(ex.DATA / "nccl-debug" / "nccl-1453-3x8xh100-tuning-lines.txt")],
     ["shard", "--model", "gpt2", "--gpus", "8", "--comm-model", "ring"],
     ["orders", "--gpus", "8", "--length", "40", "--kind", "wide"],

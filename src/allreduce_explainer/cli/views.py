@@ -469,7 +469,7 @@ def nccl_tests(result: dict) -> str:
     nf, ab = result.get("nccl_fit"), result.get("fit")
     lines = [f"all_reduce_perf on {result['gpus']} GPUs: {len(result['rows'])} rows"]
     if ab:
-        lines.append(f"alpha-beta fit: rms {ab['rms_rel_error']:.1%} over all rows")
+        lines.append(f"alpha-beta fit: rms {_rms(ab['rms_rel_error'])} over all rows")
     if not nf:
         lines += table(
             ["size\n(B)", "time\n(us)", "algbw\n(GB/s)", "busbw\n(GB/s)"],
@@ -479,7 +479,7 @@ def nccl_tests(result: dict) -> str:
         return "\n".join(lines)
     lines += [
         f"NCCL model fit: rms {nf['rms_rel_error']:.1%} over rows from {nf['min_bytes']:,} B",
-        f"  (alpha-beta on them: {nf['alpha_beta_rms_rel_error']:.1%}); fitted busbw "
+        f"  (alpha-beta on them: {_rms(nf['alpha_beta_rms_rel_error'])}); fitted busbw "
         f"{nf['busbw_GBps']:.1f} GB/s, latency {nf['latency_us']:.1f} us",
     ]
     pred = {r["bytes"]: r for r in (result.get("prediction") or {}).get("rows", [])}
@@ -498,6 +498,11 @@ def nccl_tests(result: dict) -> str:
     if pred:
         lines.append("ratio: measured / NCCL's predicted busbw")
     return "\n".join(lines)
+
+
+def _rms(x: float | None) -> str:
+    """A fit's rms error; none when too few rows to fit."""
+    return "none (too few rows)" if x is None else f"{x:.1%}"
 
 
 def nccl_debug(result: dict) -> str:
