@@ -479,8 +479,8 @@ def nccl_tests(result: dict) -> str:
         return "\n".join(lines)
     lines += [
         f"NCCL model fit: rms {nf['rms_rel_error']:.1%} over rows from {nf['min_bytes']:,} B",
-        f"  (alpha-beta on them: {_rms(nf['alpha_beta_rms_rel_error'])}); fitted busbw "
-        f"{nf['busbw_GBps']:.1f} GB/s, latency {nf['latency_us']:.1f} us",
+        f"  alpha-beta on the same rows: rms {_rms(nf['alpha_beta_rms_rel_error'])}",
+        f"  fitted busbw {nf['busbw_GBps']:.1f} GB/s, latency {nf['latency_us']:.1f} us",
     ]
     pred = {r["bytes"]: r for r in (result.get("prediction") or {}).get("rows", [])}
     head = ["size\n(B)", "busbw\n(GB/s)", "regime", "fitted\n(GB/s)"]
