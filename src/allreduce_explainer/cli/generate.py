@@ -11,7 +11,7 @@ import sys
 from importlib import metadata
 
 from ..params import REQUIRED, Param
-from .registry import COMMANDS, GROUPS, Command
+from .registry import BY_NAME, COMMANDS, GROUPS, Command
 
 PROG = "allreduce-explainer"
 EXIT_STATUS = (
@@ -154,7 +154,7 @@ def parser() -> argparse.ArgumentParser:
 def command_of(a: argparse.Namespace) -> Command:
     """The record of the command a parsed command line runs."""
     name = a.command if getattr(a, "action", None) is None else f"{a.command} {a.action}"
-    return next(c for c in COMMANDS if c.name == name)
+    return BY_NAME[name]
 
 
 def given(a: argparse.Namespace, c: Command) -> dict:
