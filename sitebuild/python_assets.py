@@ -17,7 +17,7 @@ from pathlib import Path
 from . import CLIENT, NODE, PACKAGE, ROOT, TOOL_CACHE
 
 FIXED_TIME = (2020, 1, 1, 0, 0, 0)  # zip entries carry no build time, so builds are reproducible
-BROWSER_EXCLUDES = {"cli.py", "__main__.py"}  # the worker never parses a command line
+BROWSER_EXCLUDES = {"cli", "__main__.py"}  # the worker never parses a command line
 EMPTY_ZIP = b"PK\x05\x06" + bytes(18)  # a zip's end record, and nothing before it
 # Tools run under Node with the shipped Pyodide: one compiles Python to bytecode (the standard
 # library, the core), one writes the memory snapshot the worker restores. Their outputs are cached
@@ -43,9 +43,9 @@ def core_zip() -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         for path in sorted(PACKAGE.rglob("*.py")):
-            if path.name in BROWSER_EXCLUDES:
-                continue
             name = path.relative_to(PACKAGE).as_posix()
+            if name.split("/")[0] in BROWSER_EXCLUDES:
+                continue
             info = zipfile.ZipInfo(f"allreduce_explainer/{name}", FIXED_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16

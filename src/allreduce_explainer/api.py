@@ -1,9 +1,9 @@
 """The library's front door: plain parameters in, validated, JSON-able results out.
 
-The CLI and the page widgets both call these, so a parameter is checked in one place and a bad
-one raises a ParamError that names it. Each function's parameters are declared once, as a spec
-beside it (params.py): the function checks its arguments against it with `validated`, and the
-CLI builds the subcommand's flags from it, so an error names the flag that set the field.
+Each function is declared by a spec beside it (params.py) and `@takes(SPEC)`: callers pass the
+spec's names, the function receives them validated, and its signature and defaults are the spec's,
+written once. The CLI builds each subcommand's flags from the same spec, so a ParamError names the
+flag that set the field.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .nccl import NCCL_VERSION
 from .nccl.topology import NIC_GBPS as NCCL_NIC_GBPS
 from .nccl.topology import tree_pattern
 from .nccl.tuning import comm_channels
-from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, validated
+from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, takes
 from .schedules import tree
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
 from .simulation import gradients
@@ -42,11 +42,6 @@ MAX_TRACE_LENGTH = 1024
 MAX_LENGTH = 1 << 16
 MAX_ELEMENTS = 1 << 22  # gpus x length held in memory
 MAX_COST_GPUS = 1 << 16
-
-
-def _given(args: dict) -> dict:
-    """A function's arguments, its **links spread among the others, as `validated` takes them."""
-    return {k: v for k, v in args.items() if k != "links"} | args.get("links", {})
 
 
 def _choices(values) -> tuple[tuple[object, str], ...]:
@@ -112,22 +107,10 @@ SIMULATE = spec(
 )  # fmt: skip
 
 
-def simulate(
-    algorithm,
-    gpus=4,
-    gpus_per_node=None,
-    length=None,
-    dtype="int",
-    seed=0,
-    values=None,
-    trace=False,
-    chunks=None,
-    order=None,
-    **links,
-) -> dict:
+@takes(SIMULATE)
+def simulate(p: dict) -> dict:
     """Run one all-reduce on real vectors; the trace of every step when `trace` is true. `order`
     runs the ring in that order of GPUs (a channel's ring from NCCL_DEBUG=INFO)."""
-    p = validated(_given(locals()), SIMULATE)
     trace, length = p["trace"], p["length"]
     topo = topology(
         p["gpus"], p["gpus_per_node"], *_link_values(p),
@@ -166,19 +149,18 @@ def _link_values(p: dict) -> tuple[float, float, float, float]:
 ESTIMATE = spec(
     ALGORITHM,
     Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
-    GPUS_PER_NODE,
     Param("bytes", REQUIRED, "float", "gradient size in bytes per GPU (14e9 = a 7B model in "
           "BF16)", POSITIVE, metavar="S"),
+    GPUS_PER_NODE,
     Param("chunks", None, "int", "tree only: pipeline chunks per tree (default: 512 KiB each, "
           "as NCCL)", 1, 1 << 20, optional=True),
     *_links(),
 )  # fmt: skip
 
 
-def estimate(algorithm, gpus, nbytes, gpus_per_node=None, chunks=None, **links) -> dict:
-    """Closed-form time, steps and bytes of one all-reduce of `nbytes` per GPU."""
-    args = {"algorithm": algorithm, "gpus": gpus, "bytes": nbytes, "gpus_per_node": gpus_per_node}
-    p = validated(args | {"chunks": chunks, **links}, ESTIMATE)
+@takes(ESTIMATE)
+def estimate(p: dict) -> dict:
+    """Closed-form time, steps and bytes of one all-reduce of `bytes` per GPU."""
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
     return cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
 
@@ -193,10 +175,9 @@ BUSBW = spec(
 )  # fmt: skip
 
 
-def busbw(gpus, nbytes, time_us, collective="allreduce") -> dict:
+@takes(BUSBW)
+def busbw(p: dict) -> dict:
     """nccl-tests' algbw and busbw for one measured time (S as nccl-tests counts it)."""
-    args = {"gpus": gpus, "bytes": nbytes, "time_us": time_us, "collective": collective}
-    p = validated(args, BUSBW)
     out = cost_model.bandwidths(
         float(p["bytes"]), float(p["time_us"]) * 1e-6, p["gpus"], p["collective"]
     )
@@ -258,9 +239,9 @@ BUCKETS = spec(
 )  # fmt: skip
 
 
-def buckets(param_bytes, bucket_cap_mb=None, first_bucket_mb=None) -> dict:
+@takes(BUCKETS)
+def buckets(p: dict) -> dict:
     """PyTorch DDP's steady-state buckets for parameters of these sizes (bytes, model order)."""
-    p = validated(locals(), BUCKETS)
     sizes = param_sizes(p["param_bytes"])
     cap, first = p["bucket_cap_mb"], p["first_bucket_mb"]
     out = ddp_engine.buckets(sizes, cap, first)
@@ -301,25 +282,8 @@ DDP = spec(
 )  # fmt: skip
 
 
-def ddp(
-    model="gpt2",
-    gpus=8,
-    gpus_per_node=None,
-    bucket_cap_mb=None,
-    first_bucket_mb=None,
-    batch=None,
-    mfu=calculator.DEFAULT_MFU,
-    peak_tflops=None,
-    grad_bytes=4,
-    sweep=False,
-    intra_bw=H100_NVLINK_GBps,
-    inter_bw=NIC_400G_GBps,
-    intra_latency=NCCL_NVLINK_HOP_US,
-    inter_latency=NCCL_NETWORK_HOP_US,
-    gpu=DEFAULT_GPU,
-    timing="nccl",
-    sweep_first_mb=None,
-) -> dict:
+@takes(DDP)
+def ddp(p: dict) -> dict:
     """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep).
 
     timing "nccl" (the default) times each bucket's all-reduce by NCCL's model for `gpu`, with
@@ -327,7 +291,6 @@ def ddp(
     with the links' rates and latencies. peak_tflops defaults to the GPU's dense BF16 peak.
     sweep_first_mb fixes the sweep's first bucket (1: PyTorch 2.3 and earlier).
     """
-    p = validated(locals(), DDP)
     m = model_name(p["model"])
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
     timing, grad_bytes = p["timing"], p["grad_bytes"]
@@ -467,18 +430,8 @@ SHARD = spec(
 )  # fmt: skip
 
 
-def shard(
-    model,
-    gpus,
-    gpus_per_node=None,
-    gpu=DEFAULT_GPU,
-    nic_Gbps=hardware.NIC_400G_Gbps,
-    tokens_per_gpu=calculator.DEFAULT_TOKENS,
-    mfu=calculator.DEFAULT_MFU,
-    comm_model="nccl",
-    intra_latency_us=0.0,
-    inter_latency_us=0.0,
-) -> dict:
+@takes(SHARD)
+def shard(p: dict) -> dict:
     """Memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP for a model on a cluster.
 
     `strategies[name].memory_bytes_per_gpu` is {"params", "grads", "optimizer", "total"} in
@@ -487,7 +440,7 @@ def shard(
     the model states fit the GPU's memory (GiB); `overlap[zero3|hsdp]` the tokens per GPU from
     which the collectives hide, (m - 1)/m · F/B with its F and B, the figure page 8 prints.
     """
-    p = validated(locals(), SHARD)
+    p = dict(p)
     m = calculator.model_for(p.pop("model"), None)
     tokens, u = float(p.pop("tokens_per_gpu")), float(p.pop("mfu"))
     timing = p.pop("comm_model")
@@ -511,6 +464,98 @@ def shard(
         "mfu": u,
     }
     return head | out
+
+
+# ---- NCCL's own model: its pick and its time, size by size ---------------------------------
+
+MAX_SWEEP_SIZES = 64
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def size(field: str, value) -> int:
+    """A size as all_reduce_perf's -b/-e read it: a whole number of bytes, or text with K, M, G
+    or T (powers of 1024): 8, 1K, 64M, 8G."""
+    if isinstance(value, str):
+        t = value.strip().upper().removesuffix("B")
+        unit = t[-1:] if t[-1:] in _SIZE_UNITS and t[-1:] else ""
+        try:
+            value = float(t[: len(t) - len(unit)]) * _SIZE_UNITS[unit]
+        except ValueError:
+            raise ParamError(field, f"not a size: {value!r} (8, 1K, 64M, 8G)") from None
+    return count(field, value, 1, 1 << 50)
+
+
+def size_range(value) -> list[int]:
+    """MIN:MAX stepped by powers of two, as all_reduce_perf -b MIN -e MAX -f 2; or a list."""
+    if not isinstance(value, str):
+        if not isinstance(value, (list, tuple)) or not value:
+            raise ParamError("sizes", "must be MIN:MAX or a list of sizes")
+        sizes = [size("sizes", v) for v in value]
+    else:
+        lo, sep, hi = value.partition(":")
+        if not sep:
+            raise ParamError("sizes", f"expected MIN:MAX, got {value!r}")
+        a, b = size("sizes", lo), size("sizes", hi)
+        if a > b:
+            raise ParamError("sizes", f"MIN {a:,} is above MAX {b:,}")
+        sizes = [a]
+        while sizes[-1] * 2 <= b:
+            sizes.append(sizes[-1] * 2)
+    if len(sizes) > MAX_SWEEP_SIZES:
+        raise ParamError("sizes", f"more than {MAX_SWEEP_SIZES} sizes")
+    return sizes
+
+
+NCCL_GPUS = ", ".join(nccl.topology.GPU_SPECS)
+
+NCCL_SWEEP = spec(
+    Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    Param("gpus_per_node", None, "int", "GPUs per server (default: min(N, 8))", 1,
+          MAX_COST_GPUS, optional=True, metavar="G"),
+    Param("gpu", DEFAULT_GPU, "name", f"one of {NCCL_GPUS} (any case, or a prefix: h100)",
+          metavar="NAME"),
+    Param("nic_Gbps", hardware.NIC_400G_Gbps, "float", "network card rate, as sold",
+          POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", flag="--nic-gbps", metavar="R"),
+    Param("nics_per_node", None, "int", "cards per server (default: one per GPU)", 1, 64,
+          optional=True, metavar="K"),
+    Param("in_network_reduction", False, "bool",
+          "the network reduces (InfiniBand SHARP): NCCL's CollNet algorithms"),
+    Param("cpu", "intel", "name", f"host CPU, {' or '.join(nccl.constants.NET_OVERHEAD_US)}: "
+          "across servers NCCL's LL limit and its network overhead per step differ",
+          metavar="VENDOR"),
+    Param("bytes", None, "data", "one size: 8, 1K, 64M, 8G", optional=True, metavar="B"),
+    Param("sizes", None, "data", "MIN:MAX in x2 steps, as all_reduce_perf -b MIN -e MAX -f 2 "
+          "(8:8G)", optional=True, metavar="MIN:MAX"),
+    Param("algorithm", None, "name", f"force one, as NCCL_ALGO: {', '.join(nccl.ALGORITHMS)}",
+          optional=True, metavar="ALGO"),
+    Param("protocol", None, "name", f"force one, as NCCL_PROTO: {', '.join(nccl.PROTOCOLS)}",
+          optional=True, metavar="PROTO"),
+    Param("collective", "AllReduce", "choice", "the collective",
+          choices=_choices(nccl.COLLECTIVES)),
+    NCCL_RELEASE,
+    GPUS_PER_PROCESS,
+)  # fmt: skip
+
+
+@takes(NCCL_SWEEP)
+def nccl_sweep(p: dict) -> dict:
+    """NCCL's pick for each size (one `bytes`, or `sizes`): its algorithm and protocol, the
+    fitted time published runs measure, NCCL's own time, and every candidate it weighed."""
+    if (p["bytes"] is None) == (p["sizes"] is None):
+        raise ParamError("bytes", "give one size (bytes) or a range (sizes), one of the two")
+    sizes = [size("bytes", p["bytes"])] if p["sizes"] is None else size_range(p["sizes"])
+    per_node = p["gpus_per_node"] or min(p["gpus"], 8)
+    system = nccl.System(
+        p["gpu"], p["gpus"], per_node, p["nics_per_node"] or per_node, p["nic_Gbps"],
+        p["in_network_reduction"], str(p["cpu"]).lower(), p["nccl_version"],
+    )  # fmt: skip
+    if p["gpus_per_process"] > per_node:
+        raise ParamError(
+            "gpus_per_process", f"one process drives GPUs of one server: at most {per_node}"
+        )
+    return nccl.sweep(
+        p["collective"], sizes, system, p["algorithm"], p["protocol"], p["gpus_per_process"]
+    )
 
 
 # The steppers take their parameters as the engines declare them, not restated here: the sharded
@@ -557,21 +602,22 @@ CALC = spec(
 )  # fmt: skip
 
 
-def calc(model=None, params=None, **kw) -> dict:
+@takes(CALC)
+def calc(p: dict) -> dict:
     """The calculator: all-reduce time, bandwidths, lower bound, compute and shares of a step.
 
     The keywords are CALC's; give a model or a parameter count.
     """
-    if model is None and params is None:
+    if p["model"] is None and p["params"] is None:
         raise ParamError("model", "give a model name or a parameter count")
-    if model is not None and params is not None:
+    if p["model"] is not None and p["params"] is not None:
         raise ParamError("params", "give a model name or a parameter count, not both")
-    p = validated({"model": model, "params": params, **kw}, CALC)
     out = calculator.calculate(**p).figures
     return {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
 
 
-def presets() -> dict:
+@takes(spec())
+def presets(p: dict) -> dict:
     """The calculator's models, GPUs and network cards, each with its source."""
     return calculator.presets()
 
@@ -585,28 +631,25 @@ NCCL_TESTS = spec(
     Param("gpu", None, "name", "A100, H100, H200 or B200: NCCL's prediction beside each row, and "
           "the NVLink line rate one server's busbw is held against (default: no prediction)",
           optional=True, metavar="NAME"),
-    Param("nic_gbps", None, "float", "network card rate, as sold: the multi-server line rate; "
+    Param("nic_Gbps", None, "float", "network card rate, as sold: the multi-server line rate; "
           "400 if not given, assumed", POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", optional=True,
-          metavar="R"),
+          flag="--nic-gbps", metavar="R"),
     Param("nics_per_node", None, "int", "network cards per server (default: one per GPU)", 1, 64,
           optional=True, metavar="K"),
 )  # fmt: skip
 
 
-def nccl_tests(
-    text, gpus=None, gpu=None, nic_gbps=None, nics_per_node=None, gpus_per_node=None
-) -> dict:
+@takes(NCCL_TESTS)
+def nccl_tests(p: dict) -> dict:
     """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's model
     fitted (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every run."""
-    args = {"log": text, "gpus": gpus, "gpus_per_node": gpus_per_node, "gpu": gpu}
-    p = validated(args | {"nic_gbps": nic_gbps, "nics_per_node": nics_per_node}, NCCL_TESTS)
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     per = p["gpus_per_node"]
-    nic = None if p["nic_gbps"] is None else float(p["nic_gbps"])
+    nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
     net = explain.Network(gpu, nic, p["nics_per_node"], per)
     if per is None:
-        return explain.read_log(text, p["gpus"], net=net)
-    return explain.read_log(text, p["gpus"], per, net)
+        return explain.read_log(p["log"], p["gpus"], net=net)
+    return explain.read_log(p["log"], p["gpus"], per, net)
 
 
 NCCL_DEBUG = spec(
@@ -616,20 +659,20 @@ NCCL_DEBUG = spec(
           1, MAX_COST_GPUS, optional=True, metavar="N"),
     Param("gpu", None, "name", "A100, H100, H200 or B200 (default: from the '#  Rank' device "
           "names)", optional=True, metavar="NAME"),
-    Param("nic_gbps", None, "float", "the rate of one network device NCCL uses, as sold (a log "
+    Param("nic_Gbps", None, "float", "the rate of one network device NCCL uses, as sold (a log "
           "does not print it): the line rate busbw is held against", POSITIVE,
-          NCCL_NIC_GBPS[1], unit="Gb/s", optional=True, metavar="R"),
+          NCCL_NIC_GBPS[1], unit="Gb/s", optional=True, flag="--nic-gbps", metavar="R"),
 )  # fmt: skip
 
 
-def nccl_debug(text, gpus=None, gpu=None, nic_gbps=None) -> dict:
+@takes(NCCL_DEBUG)
+def nccl_debug(p: dict) -> dict:
     """A NCCL_DEBUG=INFO log read: NCCL version, ranks, servers, GPUs per server, network, NVLS,
     CollNet, each channel's ring and tree, the tuning lines' calls, findings with their
     evidence line and, with all_reduce_perf rows, each row's algorithm on that topology."""
-    p = validated({"log": text, "gpus": gpus, "gpu": gpu, "nic_gbps": nic_gbps}, NCCL_DEBUG)
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
-    nic = None if p["nic_gbps"] is None else float(p["nic_gbps"])
-    return explain.read_debug(text, p["gpus"], explain.Network(gpu, nic))
+    nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
+    return explain.read_debug(p["log"], p["gpus"], explain.Network(gpu, nic))
 
 
 MAX_ORDER_GPUS = 512
@@ -665,24 +708,13 @@ ORDERS = spec(
 MAX_ORDER_RINGS = 64  # MAXCHANNELS (src/include/device.h:91)
 
 
-def orders(
-    gpus=4,
-    dtype="bf16",
-    seed=0,
-    length=8,
-    kind="random",
-    bytes=None,
-    offset=0,
-    gpu=DEFAULT_GPU,
-    values=None,
-    rings=None,
-) -> dict:
+@takes(ORDERS)
+def orders(p: dict) -> dict:
     """The same all-reduce summed in each method's order (serial, NCCL's ring, NCCL's trees,
     NVLS) against the exactly rounded sum: each method's result, whether every GPU holds the
     same bits, and its distance from the exact sum in ulps. The bucket size decides NCCL's
     algorithm, protocol, channels and chunks, hence the ring's and the trees' orders; `rings`
     gives each channel's ring (a debug log's), rank order by default."""
-    p = validated(locals(), ORDERS)
     n, dt = p["gpus"], dtypes.FLOATS[p["dtype"]]
     if p["values"] is None:
         if n * p["length"] > MAX_ORDER_ELEMENTS:

@@ -4,7 +4,7 @@
 From a widget's spec come its checks (validated), the page's controls
 (templates/widgets/_macros.html, `param` and `controls`), the URL parameters and the course page's
 table of them (build.widget_docs). From an api function's spec come its checks and its CLI
-subcommand's flags (cli.py), so a ParamError names the flag that set the field.
+subcommand's flags (cli/generate.py), so a ParamError names the flag that set the field.
 
 A module writes `SPEC = spec(Param(...), ...)` and calls `validated(params, SPEC)` first. Checks
 that tie two parameters together (whole servers, two trees × chunks) stay in the caller, after
@@ -13,6 +13,8 @@ this one.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from dataclasses import dataclass
 
@@ -156,6 +158,50 @@ def validated(params, s: dict[str, Param]) -> dict:
         raise ParamError(str(unknown[0])[:40], "is not a parameter of this widget")
     merged = {**defaults(s), **params}
     return {name: p.check(merged[name]) for name, p in s.items()}
+
+
+def takes(s: dict[str, Param]):
+    """An api function declared by its spec alone: callers pass the spec's names as keywords (the
+    leading ones also by position, in the spec's order) and the function receives them validated,
+    as one dict. The signature help() and inspect show is read from the spec, so each default is
+    written once, in its Param, and the CLI's flags cannot disagree with the library's."""
+    sig = signature(s)
+    positional = [n for n, q in sig.parameters.items() if q.kind is q.POSITIONAL_OR_KEYWORD]
+
+    def wrap(f):
+        @functools.wraps(f)
+        def call(*args, **kwargs):
+            if len(args) > len(positional):
+                raise TypeError(f"{f.__name__}() takes {len(positional)} positional arguments")
+            given = dict(zip(positional, args))
+            twice = sorted(given.keys() & kwargs.keys())
+            if twice:
+                raise TypeError(f"{f.__name__}() got {twice[0]!r} twice")
+            return f(validated(given | kwargs, s))
+
+        call.__signature__ = sig
+        call.spec = s
+        return call
+
+    return wrap
+
+
+def signature(s: dict[str, Param]) -> inspect.Signature:
+    """The spec as a Python signature: a required Param has no default, and from the first one
+    that follows a defaulted Param on, the parameters are keyword-only, as Python requires."""
+    out, defaulted, keyword_only = [], False, False
+    for p in s.values():
+        required = p.default is REQUIRED
+        keyword_only |= required and defaulted
+        defaulted |= not required
+        kind = (
+            inspect.Parameter.KEYWORD_ONLY
+            if keyword_only
+            else inspect.Parameter.POSITIONAL_OR_KEYWORD
+        )
+        default = inspect.Parameter.empty if required else p.default
+        out.append(inspect.Parameter(p.name, kind, default=default))
+    return inspect.Signature(out)
 
 
 # ---- Parameters and choices several widgets share ------------------------------------------

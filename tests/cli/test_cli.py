@@ -157,10 +157,16 @@ def test_bad_values_exit_2(payload):
     assert "--values" in p.stderr
 
 
-def test_table_output_without_json(capsys):
-    assert main(["simulate", "ring", "--gpus", "4"]) == 0
+def test_table_output_without_json(capsys, tmp_path):
+    """The human view labels the exact sum, and prints it as the sum of the GPUs' values."""
+    values = [[1000, 2, -3], [20, 4000, 5], [300, 6, 70000]]
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(values))
+    assert main(["simulate", "ring", "--gpus", "3", "--values", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "matches_target" in out and "True" in out
+    sums = [sum(col) for col in zip(*values, strict=True)]
+    assert f"exact sum               {', '.join(f'{s:,}' for s in sums)}" in out
+    assert "equals the exact sum    yes" in out
 
 
 # ---- buckets and ddp (stage 7) ---------------------------------------------------------------

@@ -49,3 +49,14 @@ def test_bad_input_exits_2_naming_the_flag(args, flag, capsys, tmp_path):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {flag}" in err and err.count("\n") == 1
+
+
+def test_a_bank_to_stdout_is_the_file_alone(capsysbinary):
+    """--out -: stdout holds the bank's bytes and nothing after them."""
+    from allreduce_explainer.exercises import export
+
+    assert (
+        main(["exercises", "export", "--format", "csv", "--kinds", "ring_time", "--out", "-"]) == 0
+    )
+    want = export.export("csv", export.questions("ring_time", 0, 1))
+    assert capsysbinary.readouterr().out == want

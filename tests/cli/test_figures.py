@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from allreduce_explainer import figures
-from allreduce_explainer.cli import _widget_params, main
+from allreduce_explainer.cli import main
+from allreduce_explainer.cli.files import widget_params
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.widgets import WIDGETS
 
@@ -63,9 +64,9 @@ def test_a_figure_keeps_its_own_title_and_a_part_not_drawn_is_not_offered():
 
 
 def test_widget_params_are_read_as_json_or_text():
-    assert _widget_params(["--gpus", "64", "--params-b", "7.5"]) == {"gpus": 64, "params_b": 7.5}
-    assert _widget_params(["--model=gpt2", "--sweep"]) == {"model": "gpt2", "sweep": True}
-    assert _widget_params(["--values", "[[1,2],[3,4]]"]) == {"values": [[1, 2], [3, 4]]}
+    assert widget_params(["--gpus", "64", "--params-b", "7.5"]) == {"gpus": 64, "params_b": 7.5}
+    assert widget_params(["--model=gpt2", "--sweep"]) == {"model": "gpt2", "sweep": True}
+    assert widget_params(["--values", "[[1,2],[3,4]]"]) == {"values": [[1, 2], [3, 4]]}
 
 
 @pytest.mark.parametrize(

@@ -1,16 +1,15 @@
-"""The CLI's subcommands are generated from the api's specs: walking each spec, a value the spec
-refuses ends with status 2 and one line naming a flag of that subcommand, the one given; and an
-unset flag has the api function's own default."""
+"""The CLI's subcommands are generated from the registry's records and their specs: walking each
+spec, a value the spec refuses ends with status 2 and one line naming a flag of that subcommand,
+the one given."""
 
 import argparse
-import inspect
+import re
 from pathlib import Path
 
 import pytest
 
-from allreduce_explainer import api, cli
-from allreduce_explainer.params import POSITIVE, REQUIRED, Param
-from allreduce_explainer.training import calculator
+from allreduce_explainer import cli
+from allreduce_explainer.params import POSITIVE, Param
 
 LOG = str(Path(__file__).parents[1] / "data" / "allreduce_current.txt")
 DEBUG_LOG = str(
@@ -27,12 +26,20 @@ BASE = {  # the least valid command line of each subcommand
     "nccl-tests": [LOG],
     "nccl-debug": [DEBUG_LOG],
     "orders": [],
+    "nccl": ["--gpus", "8", "--bytes", "1K"],
+    "figure": ["latency", "--out", "never-written.svg"],
+    "exercises export": ["--format", "csv", "--kinds", "ring_time", "--out", "-"],
+    "presets": [],
 }
 
 
 def subparser(command: str) -> argparse.ArgumentParser:
-    sub = next(a for a in cli.parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return sub.choices[command]
+    """The parser of a command, "exercises export" inside its group's."""
+    p = cli.parser()
+    for word in command.split():
+        sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+        p = sub.choices[word]
+    return p
 
 
 def flags(command: str) -> set[str]:
@@ -46,10 +53,10 @@ def flags(command: str) -> set[str]:
 def exposed() -> list[tuple[str, Param]]:
     """Every parameter a subcommand sets from its command line."""
     return [
-        (command, p)
-        for command, s in cli.SPECS.items()
-        for p in s.values()
-        if any(p.name == a.dest for a in subparser(command)._actions)
+        (c.name, p)
+        for c in cli.COMMANDS
+        for p in c.spec.values()
+        if any(p.name == a.dest for a in subparser(c.name)._actions)
     ]
 
 
@@ -84,54 +91,32 @@ def test_a_refused_value_names_its_flag(command, param, value, capsys):
     flag = param.cli_flag
     if flag.startswith("-"):
         base = ["--gpus", "8"] if param.name == "params" else BASE[command]  # --model or --params
-        argv = [command, *base, flag, value]
+        argv = [*command.split(), *base, flag, value]
     else:  # a positional argument: the algorithm
-        argv = [command, value, *BASE[command][1:]]
+        argv = [*command.split(), value, *BASE[command][1:]]
     line = error_line(argv, capsys)
     named = line.split("argument ", 1)[1].split(":", 1)[0]
     assert named == flag and named in flags(command), line
 
 
-def test_every_subcommand_sets_some_of_its_spec():
-    assert {c for c, _ in exposed()} == set(cli.SPECS)
-    assert len(exposed()) > 50
+def test_every_command_of_the_registry_is_a_subcommand_with_its_least_command_line(capsys):
+    """The registry is the command list: each record is a subcommand, and BASE (the least valid
+    command line of each) covers them all."""
+    assert set(BASE) == {c.name for c in cli.COMMANDS}
+    for c in cli.COMMANDS:
+        assert subparser(c.name).prog == f"allreduce-explainer {c.name}"
+    assert {c for c, _ in exposed()} == {c.name for c in cli.COMMANDS if c.flags()}
+    assert len(exposed()) > 70
 
 
-def api_defaults(command: str) -> dict:
-    """The api function's own defaults, from its signature (and the functions it passes its
-    keywords to), by the spec's names."""
-    fns = {
-        "simulate": [api.simulate, api.topology],
-        "cost": [api.estimate, api.topology],
-        "busbw": [api.busbw],
-        "buckets": [api.buckets],
-        "ddp": [api.ddp],
-        "calc": [api.calc, calculator.calculate, calculator.cluster_for],
-        "shard": [api.shard],
-        "nccl-tests": [api.nccl_tests],
-        "nccl-debug": [api.nccl_debug],
-        "orders": [api.orders],
-    }[command]
-    out: dict = {}
-    for f in reversed(fns):
-        for k, p in inspect.signature(f).parameters.items():
-            if p.default is not inspect.Parameter.empty:
-                out[k] = p.default
-    return out
-
-
-@pytest.mark.parametrize("command", sorted(cli.SPECS))
-def test_unset_flags_take_the_api_defaults(command):
-    a = cli.parser().parse_args([command, *BASE[command]])
-    given = {arg.lstrip("-").replace("-", "_") for arg in BASE[command]}
-    defaults = api_defaults(command)
-    checked = 0
-    for _, p in (x for x in exposed() if x[0] == command):
-        if p.name in given or p.default is REQUIRED:
-            continue
-        assert getattr(a, p.name) == defaults[p.name], p.name
-        checked += 1
-    assert checked >= 1
+def test_only_the_generator_calls_add_argument():
+    """Every flag comes from a Param: no module of the CLI writes one by hand."""
+    package = Path(cli.__file__).parent
+    calls = {
+        f.name: len(re.findall(r"\badd_argument\(", f.read_text())) for f in package.glob("*.py")
+    }
+    assert {name for name, n in calls.items() if n} == {"generate.py"}
+    assert calls["generate.py"] <= 6
 
 
 def test_required_flags_stay_required(capsys):

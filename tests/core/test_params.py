@@ -10,38 +10,33 @@ from hypothesis import strategies as st
 
 from allreduce_explainer import api
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.params import REQUIRED, Param, spec, validated
-from allreduce_explainer.training import calculator
+from allreduce_explainer.params import REQUIRED, Param, spec, takes, validated
 
 LOG = (Path(__file__).parents[1] / "data" / "allreduce_current.txt").read_text()
 
-# Each api function, its spec, valid arguments for the ones it requires, and the keyword of a
-# parameter whose spec name differs (the spec names the CLI's field: bytes, log).
+# Each api function, its spec and valid arguments for the ones it requires.
 FUNCTIONS = {
-    "simulate": (api.simulate, api.SIMULATE, {"algorithm": "ring"}, {}),
-    "estimate": (api.estimate, api.ESTIMATE, {"algorithm": "ring", "gpus": 8, "bytes": 1e6},
-                 {"bytes": "nbytes"}),
-    "busbw": (api.busbw, api.BUSBW, {"gpus": 8, "bytes": 1e6, "time_us": 100.0},
-              {"bytes": "nbytes"}),
-    "buckets": (api.buckets, api.BUCKETS, {"param_bytes": [100, 200]}, {}),
-    "ddp": (api.ddp, api.DDP, {}, {}),
-    "calc": (api.calc, api.CALC, {"model": "gpt2"}, {}),
-    "shard": (api.shard, api.SHARD, {"model": "gpt2", "gpus": 8}, {}),
-    "nccl_tests": (api.nccl_tests, api.NCCL_TESTS, {"log": LOG}, {"log": "text"}),
-}  # fmt: skip
+    "simulate": (api.simulate, api.SIMULATE, {"algorithm": "ring"}),
+    "estimate": (api.estimate, api.ESTIMATE, {"algorithm": "ring", "gpus": 8, "bytes": 1e6}),
+    "busbw": (api.busbw, api.BUSBW, {"gpus": 8, "bytes": 1e6, "time_us": 100.0}),
+    "buckets": (api.buckets, api.BUCKETS, {"param_bytes": [100, 200]}),
+    "ddp": (api.ddp, api.DDP, {}),
+    "calc": (api.calc, api.CALC, {"model": "gpt2"}),
+    "shard": (api.shard, api.SHARD, {"model": "gpt2", "gpus": 8}),
+    "nccl_tests": (api.nccl_tests, api.NCCL_TESTS, {"log": LOG}),
+}
 
 
 def call(name: str, **changes):
-    fn, _, base, keyword = FUNCTIONS[name]
-    args = base | changes
-    return fn(**{keyword.get(k, k): v for k, v in args.items()})
+    fn, _, base = FUNCTIONS[name]
+    return fn(**(base | changes))
 
 
 def bounded() -> list[tuple[str, Param]]:
     """Every numeric parameter of every api function with a limit."""
     return [
         (name, p)
-        for name, (_, s, _, _) in FUNCTIONS.items()
+        for name, (_, s, _) in FUNCTIONS.items()
         for p in s.values()
         if p.kind in ("int", "float") and (p.lo is not None or p.hi is not None)
     ]
@@ -80,35 +75,37 @@ def test_the_api_refuses_values_outside_the_spec_naming_the_field(function, para
 def test_every_function_accepts_its_spec_limits(function):
     """The limits are inside: the lowest and highest value of each whole-number parameter pass
     the spec's own check (what the function does with them is its own business)."""
-    _, s, base, _ = FUNCTIONS[function]
+    _, s, base = FUNCTIONS[function]
     for p in s.values():
         if p.kind == "int" and p.lo is not None and p.hi is not None:
             for v in (p.lo, p.hi):
                 assert validated(base | {p.name: v}, s)[p.name] == v
 
 
-def signature_defaults(function: str) -> dict:
-    """Defaults as the function's signature (and what it passes its keywords to) has them."""
-    fn, _, _, keyword = FUNCTIONS[function]
-    fns = [fn, api.topology] if function in ("simulate", "estimate") else [fn]
-    if function == "calc":
-        fns = [fn, calculator.calculate, calculator.cluster_for]
-    out: dict = {}
-    for f in reversed(fns):
-        for k, p in inspect.signature(f).parameters.items():
-            if p.default is not inspect.Parameter.empty:
-                out[k] = p.default
-    spec_name = {v: k for k, v in keyword.items()}
-    return {spec_name.get(k, k): v for k, v in out.items()}
+def test_takes_binds_positions_in_the_spec_order_and_shows_the_spec_as_the_signature():
+    """A function declared by its spec: positional arguments bind in the spec's order, the body
+    gets every parameter validated, and help() shows the spec's defaults; a required Param after
+    a defaulted one is keyword-only, as Python requires."""
+    s = spec(
+        Param("a", REQUIRED, "int", lo=1, hi=9),
+        Param("b", 2, "int", lo=0, hi=9),
+        Param("c", REQUIRED, "text"),
+    )
 
+    @takes(s)
+    def f(p):
+        return p
 
-@pytest.mark.parametrize("function", sorted(FUNCTIONS))
-def test_signature_defaults_are_the_spec_defaults(function):
-    _, s, _, _ = FUNCTIONS[function]
-    defaults = signature_defaults(function)
-    for name, p in s.items():
-        if p.default is not REQUIRED:
-            assert name in defaults and p.default == defaults[name], name
+    assert f(1, 3, c="x") == {"a": 1, "b": 3, "c": "x"}
+    assert str(inspect.signature(f)) == "(a, b=2, *, c)"
+    with pytest.raises(TypeError, match="2 positional"):
+        f(1, 2, "x")
+    with pytest.raises(TypeError, match="'a' twice"):
+        f(1, a=1, c="x")
+    with pytest.raises(ParamError, match="a: must be"):
+        f(0, c="x")
+    with pytest.raises(ParamError, match="c: is required"):
+        f(1)
 
 
 def test_a_required_parameter_left_out_is_named():

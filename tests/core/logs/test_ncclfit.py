@@ -122,7 +122,7 @@ def test_the_largest_rows_regime_is_the_one_the_source_states(file, algorithm):
 def test_busbw_above_the_named_line_rate_is_flagged():
     s = BY_FILE["nccl-tests-309-16xh100-2nodes-ib-ndr.txt"]  # 8 x 400 Gb/s cards per server
     text = (DATA / s["file"]).read_text()
-    nf = api.nccl_tests(text, 16, nic_gbps=400, nics_per_node=8)["nccl_fit"]
+    nf = api.nccl_tests(text, 16, nic_Gbps=400, nics_per_node=8)["nccl_fit"]
     assert nf["line_rate"]["GBps"] == 8 * 400 / 8
     above = [r["bytes"] for r in nf["rows"] if r["measured_busbw_GBps"] > 400]
     assert above and nf["line_rate"]["rows_above"] == above and nf["line_rate"]["why"]
@@ -152,7 +152,7 @@ def test_each_card_carries_a_rings_share_over_the_servers_cards():
 def test_with_the_gpu_the_prediction_stands_beside_each_row():
     s = BY_FILE["nccl-tests-309-16xh100-2nodes-ib-ndr.txt"]
     text = (DATA / s["file"]).read_text()
-    out = api.nccl_tests(text, 16, gpu="H100", nic_gbps=400, nics_per_node=8)
+    out = api.nccl_tests(text, 16, gpu="H100", nic_Gbps=400, nics_per_node=8)
     p = out["prediction"]
     assert p["ratio_is"].startswith("measured / predicted")
     system = System("H100 SXM", 16, 8, 8, 400.0)

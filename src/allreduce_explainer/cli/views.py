@@ -1,0 +1,645 @@
+"""Each command's result as an engineer used to nccl-tests reads it: labelled values with their
+units at a sensible precision (fmt's), and lists as tables with the unit in the header and numbers
+right-aligned. The JSON (--json) keeps every figure at full precision; these views only read it.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+
+from .. import fmt
+from ..catalog import hardware
+from ..performance import bands
+from ..widgets import REGISTRY
+
+WIDTH = 80  # a terminal's columns: prose wraps there; tables are kept narrower
+VECTOR_WIDTH = 44  # characters of a vector's values before "... (N values)"
+
+
+# ---- the pieces ---------------------------------------------------------------------------------
+
+
+def title(text: str) -> str:
+    """A sentence wrapped at the terminal's width."""
+    return textwrap.fill(text, WIDTH, break_on_hyphens=False)
+
+
+def prose(text: str, indent: str = "") -> list[str]:
+    """A note under a table, wrapped, its following lines indented."""
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent + "  ", break_on_hyphens=False)
+
+
+def pairs(rows: Iterable[tuple[str, str]], indent: str = "  ") -> list[str]:
+    """Labelled values, the labels padded to one column and each value wrapped beside it."""
+    rows = [(k, v) for k, v in rows if v != ""]
+    width = max((len(k) for k, _ in rows), default=0)
+    room = max(24, WIDTH - len(indent) - width - 2)
+    out = []
+    for k, v in rows:
+        first, *rest = textwrap.wrap(v, room, break_on_hyphens=False) or [""]
+        out.append(f"{indent}{k:<{width}}  {first}")
+        out += [f"{indent}{'':<{width}}  {line}" for line in rest]
+    return out
+
+
+def table(head: Sequence[str], rows: Iterable[Sequence[str]], align: str = "", sep: int = 2):
+    """Columns as nccl-tests prints them: a header cell may hold its unit on a second line
+    ("busbw\n(GB/s)"); numbers to the right, the columns `align` marks "<" to the left."""
+    rows = [list(map(str, r)) for r in rows]
+    heads = [h.split("\n") for h in head]
+    depth = max(len(h) for h in heads)
+    heads = [[""] * (depth - len(h)) + h for h in heads]  # units line up on the last line
+    widths = [max(len(x) for x in [*h, *col]) for h, col in zip(heads, zip(*rows), strict=True)]
+    if not rows:
+        widths = [max(map(len, h)) for h in heads]
+    sides = (align + ">" * len(head))[: len(head)]
+
+    def line(cells) -> str:
+        out = [f"{c:{s}{w}}" for c, s, w in zip(cells, sides, widths, strict=True)]
+        return (" " * sep).join(out).rstrip()
+
+    return [line(h) for h in zip(*heads)] + [line(r) for r in rows]
+
+
+def number(x: float) -> str:
+    """A value as a reader reads it: whole numbers with separators, others to 4 digits."""
+    if isinstance(x, bool):
+        return yes(x)
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{x:,.0f}"
+    return fmt.sig(x, 4)
+
+
+def vector(xs: Sequence[float], width: int = VECTOR_WIDTH) -> str:
+    """The values of a vector that fit `width`, and how many there are: "1, 2, ... (13 values)"."""
+    texts = [number(x) for x in xs]
+    shown, used = 0, 0
+    while shown < len(texts) and used + len(texts[shown]) + 2 <= width:
+        used += len(texts[shown]) + 2
+        shown += 1
+    if shown == len(texts):
+        return ", ".join(texts)
+    return ", ".join(texts[: max(shown, 1)]) + f", ... ({len(texts):,} values)"
+
+
+def yes(flag: bool | None) -> str:
+    return "not printed" if flag is None else ("yes" if flag else "no")
+
+
+def known(value) -> str:
+    """A figure a log may not print."""
+    return "?" if value is None else str(value)
+
+
+def rate(gbps: float | None) -> str:
+    """A bandwidth in GB/s (1e9 B/s), as nccl-tests prints it."""
+    return "-" if gbps is None else f"{gbps:,.1f} GB/s"
+
+
+def us(x: float) -> str:
+    """A time in µs to two decimals, a table's cell."""
+    return f"{x:,.2f}"
+
+
+def duration(x: float) -> str:
+    """fmt.seconds, down to nanoseconds (a simulated handful of elements)."""
+    return f"{fmt.sig(x * 1e9)} ns" if 0 < x < 1e-6 else fmt.seconds(x)
+
+
+def servers(gpus: int, per: int) -> str:
+    """ "8 GPUs (2 servers of 4)", or "4 GPUs in one server"."""
+    n = gpus // per if per else 1
+    return f"{gpus:,} GPUs in one server" if n == 1 else f"{gpus:,} GPUs ({n:,} servers of {per})"
+
+
+def labels(widget: str) -> dict[str, str]:
+    """The readouts' labels a widget declares, by key: one wording on the page and here."""
+    w = REGISTRY[widget]
+    out = dict(w.headline)
+    for group in w.readouts.values():
+        out |= dict(group)
+    return out
+
+
+# ---- the teaching models: simulate, cost, busbw --------------------------------------------------
+
+
+def simulate(r: dict) -> str:
+    per = r["gpus_per_node"]
+    sent, links = r["bytes_sent_per_gpu"], r["bytes_sent_per_gpu_by_link"]
+    lines = [
+        title(
+            f"{r['algorithm']} all-reduce of {r['length']:,} {_dtype(r['dtype'])} elements on "
+            f"{servers(r['gpus'], per)}, message by message"
+        ),
+        *pairs(
+            [
+                ("exact sum", vector(r["target"])),
+                ("GPU 0's result", vector(r["results"][0])),
+                ("equals the exact sum", _exact(r)),
+                ("same bits on every GPU", yes(r["identical_on_all_gpus"])),
+                ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
+                ("messages", f"{r['messages']:,}"),
+                ("time, teaching model", duration(r["time_s"])),
+                (
+                    "across servers",
+                    f"{number(r['bytes_inter_node'])} B in all; "
+                    f"{number(r['bytes_per_nic_max'])} B through the busiest card",
+                ),  # fmt: skip
+                ("trace", f"{len(r['trace'])} steps, with --json" if "trace" in r else ""),
+            ]
+        ),
+        "",
+        *table(
+            ["GPU", "sent\n(B)", "in a server\n(B)", "across servers\n(B)"],
+            (
+                [str(g), number(s), number(k["intra"]), number(k["inter"])]
+                for g, (s, k) in enumerate(zip(sent, links, strict=True))
+            ),  # fmt: skip
+        ),
+    ]
+    return "\n".join(lines)
+
+
+def _dtype(name: str) -> str:
+    return "int32" if name == "int" else name
+
+
+def _exact(r: dict) -> str:
+    if r["matches_target"]:
+        return "yes"
+    return f"no: at most {number(r['max_ulp_error'])} ulp off"
+
+
+def cost(r: dict) -> str:
+    lines = [
+        title(
+            f"{r['algorithm']} all-reduce of {fmt.nbytes(r['bytes'])} per GPU on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, teaching model (alpha-beta)"
+        ),
+        *pairs(
+            [
+                ("time", fmt.seconds(r["time_s"])),
+                ("algbw", rate(r["algbw_GBps"])),
+                ("busbw", rate(r["busbw_GBps"])),
+                ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
+                ("sent per GPU, most", fmt.nbytes(r["bytes_sent_per_gpu_max"])),
+                (
+                    "across servers",
+                    f"{fmt.nbytes(r['bytes_inter_node'])} in all; "
+                    f"{fmt.nbytes(r['bytes_per_nic_max'])} through the busiest card",
+                ),  # fmt: skip
+                ("formula", r["formula"]),
+            ]
+        ),
+    ]
+    return "\n".join(lines)
+
+
+def busbw(r: dict) -> str:
+    lines = [
+        title(
+            f"{r['collective']} of {fmt.nbytes(r['bytes'])} on {r['gpus']:,} GPUs in "
+            f"{fmt.seconds(r['time_us'] * 1e-6)}, as nccl-tests counts it"
+        ),
+        *pairs(
+            [
+                ("algbw", f"{rate(r['algbw_GBps'])}  (size / time)"),
+                (
+                    "busbw",
+                    f"{rate(r['busbw_GBps'])}  (algbw x {number(r['factor'])}, "
+                    f"nccl-tests' factor for {r['collective']} on {r['gpus']:,} GPUs)",
+                ),  # fmt: skip
+            ]
+        ),
+    ]
+    return "\n".join(lines)
+
+
+# ---- DDP: buckets, ddp -------------------------------------------------------------------------
+
+
+def buckets(r: dict) -> str:
+    lines = [
+        title(
+            "DDP's buckets, in the order they are all-reduced (parameters numbered in model order)"
+        ),
+        *pairs(
+            [
+                ("first bucket's cap", fmt.binary_bytes(r["first_bucket_bytes"])),
+                ("cap of the others", fmt.binary_bytes(r["bucket_cap_bytes"])),
+            ]
+        ),
+        "",
+        *table(
+            ["bucket", "size", "parameters"],
+            (
+                [str(i + 1), fmt.binary_bytes(b), vector(ids, 60)]
+                for i, (ids, b) in enumerate(zip(r["buckets"], r["bucket_bytes"], strict=True))
+            ),
+            align=">><",
+        ),  # fmt: skip
+    ]
+    return "\n".join(lines)
+
+
+def ddp(r: dict) -> str:
+    by = "NCCL's model" if r["timing"] == "nccl" else "the lock-step teaching model"
+    lines = [
+        title(
+            f"{r['model']} ({r['params']:,} parameters) under DDP on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; {r['batch']:,} samples "
+            f"per GPU ({r['sample']})"
+        ),
+        *pairs(
+            [
+                ("gradient", fmt.binary_bytes(r["gradient_bytes"])),
+                (
+                    "bucket caps",
+                    f"{fmt.binary_bytes(r['first_bucket_bytes'])} first, then "
+                    f"{fmt.binary_bytes(r['bucket_cap_bytes'])}: {len(r['buckets'])} buckets",
+                ),
+                ("all-reduces timed by", f"{by}: {r['algorithm']}"),
+                ("backward pass", fmt.seconds(r["backward_s"])),
+                ("all-reduces, in all", fmt.seconds(r["allreduce_total_s"])),
+                ("communication ends", fmt.seconds(r["comm_end_s"])),
+                ("exposed (not overlapped)", fmt.seconds(r["exposed_s"])),
+                ("best bucket cap", _best(r)),
+            ]
+        ),  # fmt: skip
+        "",
+        *table(
+            ["bucket", "tensors", "size", "ready\n(ms)", "start\n(ms)", "end\n(ms)", "algorithm"],
+            (
+                [
+                    str(i + 1),
+                    str(b["tensors"]),
+                    fmt.binary_bytes(b["bytes"]),
+                    _ms(b["ready_s"]),
+                    _ms(b["start_s"]),
+                    _ms(b["end_s"]),
+                    _algo(b),
+                ]
+                for i, b in enumerate(r["bucket_timeline"])
+            ),
+            align=">>>>>><",
+        ),  # fmt: skip
+    ]
+    if "sweep" in r:
+        lines += [
+            "",
+            "the bucket cap swept (first bucket as above)",
+            *table(
+                ["cap\n(MiB)", "buckets", "exposed\n(ms)", "all-reduces\n(ms)"],
+                (
+                    [
+                        fmt.sig(s["bucket_mb"], 3),
+                        str(s["buckets"]),
+                        _ms(s["exposed_s"]),
+                        _ms(s["allreduce_total_s"]),
+                    ]
+                    for s in r["sweep"]
+                ),
+            ),  # fmt: skip
+        ]
+    return "\n".join(lines)
+
+
+def _best(r: dict) -> str:
+    if "best_bucket_mb" not in r:
+        return ""
+    return (
+        f"{fmt.sig(r['best_bucket_mb'], 3)} MiB: {fmt.seconds(r['best_exposed_s'])} exposed "
+        "(the sweep below)"
+    )
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:,.3f}"
+
+
+def _algo(b: dict) -> str:
+    return f"{b['algorithm']}/{b['protocol']}" if "algorithm" in b else "ring"
+
+
+# ---- your cluster: calc, presets ---------------------------------------------------------------
+
+
+def calc(r: dict) -> str:
+    w = labels("cluster")
+    mem = r["memory"]
+    lines = [
+        title(
+            f"{r['model_label']} ({r['params']:,} parameters) on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; {r['grad_dtype']} "
+            "gradient"
+        ),
+        *pairs(
+            [
+                (w["allreduce"], fmt.seconds(r["allreduce_s"])),
+                (w["share_no_overlap"], fmt.percent(r["share_no_overlap"], 1)),
+                (w["share_with_overlap"], fmt.percent(r["share_with_overlap"], 1)),
+                (w["algorithm"], _calc_algorithm(r)),
+                ("NCCL's own estimate", _nccl_estimate(r)),
+                (w["band"], _band(r.get("nccl_band"))),
+                ("algbw", rate(r["algbw_GBps"])),
+                (w["busbw"], rate(r["busbw_GBps"])),
+                (w["gradient"], fmt.nbytes(r["gradient_bytes"])),
+                (
+                    w["bound"],
+                    f"{fmt.seconds(r['lower_bound_s'])}, set by {r['lower_bound_limit']}",
+                ),  # fmt: skip
+                (w["compute"], fmt.seconds(r["compute_s"])),
+                ("backward pass", fmt.seconds(r["backward_s"]) if "backward_s" in r else ""),
+                (w["exposed"], fmt.seconds(r["exposed_s"]) if "exposed_s" in r else ""),
+                ("DDP buckets", f"{r['buckets']:,}" if "buckets" in r else ""),
+                ("tokens per GPU per step", f"{number(r['tokens_per_gpu'])} (assumed)"),
+                ("MFU", f"{fmt.percent(r['mfu'])} of {number(r['peak_tflops'])} TFLOP/s (assumed)"),
+                ("network card per GPU", rate(r["nic_GBps"])),
+                ("link inside a server", rate(r["intra_GBps_used"])),
+                (
+                    "model states per GPU",
+                    _memory(mem["bytes_per_gpu"], mem["gpu_bytes"], mem["fits"]),
+                ),
+                (
+                    "sharded over the GPUs",
+                    _memory(mem["sharded_bytes_per_gpu"], mem["gpu_bytes"], mem["sharded_fits"]),
+                ),
+            ]
+        ),  # fmt: skip
+    ]
+    times = r.get("algorithm_times_s") or {}
+    if times:
+        lines += [
+            "",
+            "the teaching models, at line rate with no latency",
+            *table(
+                ["algorithm", "all-reduce per step"],
+                ([k, fmt.seconds(v)] for k, v in times.items()),
+                align="<",
+            ),  # fmt: skip
+        ]
+    return "\n".join(lines)
+
+
+def _calc_algorithm(r: dict) -> str:
+    if r["algorithm"] == "nccl":
+        return f"NCCL {r['nccl_version']} picks {r['nccl_algorithm']}/{r['nccl_protocol']}"
+    return r["algorithm"] + ("" if r["algorithm"] == r["algorithm_asked"] else " (auto)")
+
+
+def _nccl_estimate(r: dict) -> str:
+    return fmt.seconds(r["nccl_time_s"]) if r.get("nccl_time_s") is not None else ""
+
+
+def _band(b: dict | None) -> str:
+    if not b:
+        return ""
+    if not b["validated"]:
+        return bands.UNCHECKED
+    return f"{bands.short(b)}: median (worst) of {b['runs']} published runs, {b['class']}"
+
+
+def _memory(need: float, have: float, fits: bool) -> str:
+    verdict = "fits" if fits else "does not fit"
+    return f"{fmt.binary_bytes(need)} of {fmt.binary_bytes(have)}: {verdict}"
+
+
+def presets(r: dict) -> str:
+    lines = ["models"]
+    lines += table(
+        ["name", "key", "parameters"],
+        ([m["name"], m["key"], f"{m['params']:,}"] for m in r["models"]),
+        align="<<",
+    )
+    lines += ["", "GPUs"]
+    lines += table(
+        ["name", "NVLink\n(GB/s)", "BF16\n(TFLOP/s)", "memory\n(GB)", "per server"],
+        ([g["name"], number(g["link_gbps"]), number(g["peak_bf16_tflops"]),
+          number(g["memory_gb"]), str(g["gpus_per_node"])] for g in r["gpus"]),
+        align="<",
+    )  # fmt: skip
+    lines += ["", "network cards"]
+    lines += table(
+        ["name", "rate (GB/s)"], ([n["name"], number(n["GBps"])] for n in r["networks"]), align="<"
+    )
+    lines += ["", "sources"]
+    for group in ("models", "gpus", "networks"):
+        for item in r[group]:
+            lines += prose(f"  {item['name']}: {item['source']}", "  ")
+    return "\n".join(lines)
+
+
+# ---- NCCL: nccl, nccl-tests, nccl-debug ---------------------------------------------------------
+
+
+def nccl(result: dict) -> str:
+    """nccl-tests' columns for NCCL's pick at each size: the fitted time and NCCL's own."""
+    s = result["system"]
+    lines = [
+        title(f"NCCL {result['nccl_version']} model, {result['collective']} on {s['gpus']} x "
+              f"{s['gpu']} ({s['nodes']} server(s) of {s['gpus_per_node']}, {s['nics_per_node']} x "
+              f"{s['nic_Gbps']:g} Gb/s cards per server, {s['cpu']} hosts)"),
+        *table(
+            ["size\n(B)", "algorithm", "proto", "time\n(us)", "busbw\n(GB/s)",
+             "NCCL\ntime\n(us)", "NCCL\nbusbw\n(GB/s)", "band"],
+            ([str(r["bytes"]), r["algorithm"], r["protocol"], us(r["time_us"]),
+              f"{r['busbw_GBps']:.1f}", us(r["nccl_time_us"]), f"{r['nccl_busbw_GBps']:.1f}",
+              bands.short(r["band"])] for r in result["rows"]),
+            align="><<>>>><", sep=1,
+        ),
+    ]  # fmt: skip
+    klass = result["rows"][0]["band"]["class"]
+    lines += prose(
+        "busbw as nccl-tests defines it; time: the fitted time, as published runs of that size "
+        "measure it; NCCL time and busbw: NCCL's own estimate, which its tuning code picks on."
+    )
+    lines += prose(
+        f"band: how far published runs of this class ({klass}) come from the time at that "
+        f"size, median (worst), each cluster predicted by a fit on the others; unchecked: "
+        f"{bands.UNCHECKED}."
+    )
+    return "\n".join(lines)
+
+
+def nccl_tests(result: dict) -> str:
+    """Both fits' rms, then per row: measured busbw, the regime and NCCL fit's busbw, and with
+    --gpu NCCL's prediction and measured / predicted."""
+    nf, ab = result.get("nccl_fit"), result.get("fit")
+    lines = [f"all_reduce_perf on {result['gpus']} GPUs: {len(result['rows'])} rows"]
+    if ab:
+        lines.append(f"alpha-beta fit: rms {_rms(ab['rms_rel_error'])} over all rows")
+    if not nf:
+        lines += table(
+            ["size\n(B)", "time\n(us)", "algbw\n(GB/s)", "busbw\n(GB/s)"],
+            ([str(r["size_bytes"]), us(r["time_us"]), f"{r['algbw_GBps']:.2f}",
+              f"{r['busbw_GBps']:.2f}"] for r in result["rows"]),
+        )  # fmt: skip
+        return "\n".join(lines)
+    lines += [
+        f"NCCL model fit: rms {nf['rms_rel_error']:.1%} over rows from {nf['min_bytes']:,} B",
+        f"  alpha-beta on the same rows: rms {_rms(nf['alpha_beta_rms_rel_error'])}",
+        f"  fitted busbw {nf['busbw_GBps']:.1f} GB/s, latency {nf['latency_us']:.1f} us",
+    ]
+    pred = {r["bytes"]: r for r in (result.get("prediction") or {}).get("rows", [])}
+    head = ["size\n(B)", "busbw\n(GB/s)", "regime", "fitted\n(GB/s)"]
+    rows = []
+    for r in nf["rows"]:
+        row = [str(r["bytes"]), f"{r['measured_busbw_GBps']:.2f}", r["regime"],
+               f"{r['fitted_busbw_GBps'] or 0:.2f}"]  # fmt: skip
+        if pred:
+            p = pred.get(r["bytes"])
+            row += [f"{p['busbw_GBps']:.2f}", f"{p['ratio']:.2f}"] if p else ["-", "-"]
+        rows.append(row + (["above line rate"] if r.get("above_line_rate") else [""]))
+    if pred:
+        head += ["NCCL\n(GB/s)", "ratio"]
+    lines += table([*head, ""], rows, align=">><>" + ">" * (len(head) - 4) + "<")
+    if pred:
+        lines.append("ratio: measured / NCCL's predicted busbw")
+    return "\n".join(lines)
+
+
+def _rms(x: float | None) -> str:
+    """A fit's rms error; none when too few rows to fit."""
+    return "none (too few rows)" if x is None else f"{x:.1%}"
+
+
+def nccl_debug(result: dict) -> str:
+    """The topology, a few rings and trees, each row's algorithm, then the findings."""
+    r, net = result, result["network"]
+    lines = [
+        f"NCCL {r['nccl_version'] or '(version not printed)'}: {known(r['ranks'])} ranks, "
+        f"{known(r['nodes'])} servers of {known(r['gpus_per_node'])} GPUs",
+        *prose(
+            f"network: {net['transport'] or 'not printed'}, {known(net['cards'])} devices per "
+            f"server, GPUDirect RDMA {yes(net['gpudirect_rdma'])}; NVLS "
+            f"{r['nvls']['state']}; CollNet {r['collnet']['state']}; "
+            f"{known(r['coll_channels'])} channels"
+        ),
+    ]
+    for c in r["channels"][:4]:
+        ring = " ".join(map(str, c["ring"])) if c["ring"] else "(not printed)"
+        roots = c["tree"]["roots"] if c["tree"] else None
+        tree = f"; tree roots {', '.join(map(str, roots))}" if roots else ""
+        lines.append(f"channel {c['channel']:>2}: ring {ring}{tree}")
+    rows = [row for row in r["rows"] if row.get("algorithm")]
+    ran = any(row.get("nccl_ran") for row in rows)  # the column only when a log printed it
+    if rows:
+        lines.append("")
+        lines += table(
+            ["size\n(B)", "busbw\n(GB/s)", "NCCL's pick", *(["NCCL ran"] if ran else [])],
+            ([str(row["size_bytes"]), f"{row['busbw_GBps']:.2f}",
+              f"{row['algorithm']}/{row['protocol']}", *([_ran(row)] if ran else [])]
+             for row in rows),
+            align=">><<",
+        )  # fmt: skip
+    if r["calls"] or r["findings"]:
+        lines.append("")
+    for c in r["calls"][:20]:
+        who = c["collective"] or "?"
+        lines.append(f"call {who} {c['bytes']:,} B: {c['algorithm']}/{c['protocol']}")
+    for f in r["findings"]:
+        lines += prose(f"[{f['code']}] {f['message']}")
+        if f["evidence"]:
+            lines += prose(f"    evidence: {f['evidence']}", "    ")
+    return "\n".join(lines)
+
+
+def _ran(row: dict) -> str:
+    ran = row.get("nccl_ran")
+    return f"{ran['algorithm']}/{ran['protocol']}" if ran else "-"
+
+
+# ---- shards, orders ----------------------------------------------------------------------------
+
+
+def shard(result: dict) -> str:
+    """One row per strategy: memory per GPU, bytes sent, time, whether it fits."""
+    r = result
+    lines = [
+        title(
+            f"{r['model']} ({r['params']:,} parameters) on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; collectives timed by "
+            f"{_comm(r['comm_model'])}"
+        ),
+        *table(
+            ["strategy", "memory\n(GiB)", "sent\n(GB)", "comm\n(s)", "fits"],
+            (
+                [
+                    s["label"],
+                    f"{s['memory_bytes_per_gpu']['total'] / hardware.GIB:,.2f}",
+                    f"{s['comm_bytes_per_gpu'] / 1e9:,.2f}",
+                    f"{s['comm_s']:.4f}",
+                    yes(s["fits"]),
+                ]
+                for s in r["strategies"].values()
+            ),
+            align="<",
+        ),  # fmt: skip
+        *prose(
+            "memory: model states per GPU against the GPU's "
+            f"{fmt.binary_bytes(r['gpu_memory_bytes'])} (no activations); sent: bytes each GPU "
+            "sends per step"
+        ),
+    ]
+    for name, o in r.get("overlap", {}).items():
+        lines += prose(
+            f"{r['strategies'][name]['label']}: the collectives hide behind compute from "
+            f"{number(round(o['critical_tokens_per_gpu']))} tokens per GPU per step"
+        )
+    return "\n".join(lines)
+
+
+def _comm(model: str) -> str:
+    return "NCCL's model" if model == "nccl" else "a single flat ring (teaching model)"
+
+
+def orders(r: dict) -> str:
+    n = r["nccl"]
+    lines = [
+        title(
+            f"the same {r['dtype']} sum on {r['gpus']} GPUs, {r['length']:,} elements, in "
+            "each method's order"
+        ),
+        *pairs(
+            [
+                ("bucket", f"{number(r['bytes'])} B, the gradient at element {r['offset']:,}"),
+                (
+                    "NCCL's pick",
+                    f"NCCL {n['version']} runs {n['algorithm']}/{n['protocol']} "
+                    f"({fmt.seconds(n['time_us'] * 1e-6)}): the {n['method'] or 'unmodelled'} "
+                    "order",
+                ),
+                ("exact sum, rounded", vector(r["exact"])),
+            ]
+        ),  # fmt: skip
+        "",
+        *table(
+            ["method", "same on\nevery GPU", "worst\n(ulp)", "mean\n(ulp)", "GPU 0's\nresult"],
+            (
+                [
+                    name,
+                    yes(m["ranks_agree"]),
+                    number(m["max_ulp"]),
+                    number(m["mean_ulp"]),
+                    vector(m["result"], 24),
+                ]
+                for name, m in r["methods"].items()
+            ),
+            align="<",
+        ),  # fmt: skip
+    ]
+    return "\n".join(lines)
+
+
+# ---- files: figure, exercises export -----------------------------------------------------------
+
+
+def figure(r: dict) -> str:
+    return f"{r['out']} written: {r['format'].upper()}, {fmt.binary_bytes(r['bytes'])}"
+
+
+def export(r: dict) -> str:
+    """Nothing when the bank went to stdout: a line after it would corrupt the file."""
+    return "" if r["out"] == "-" else f"{r['questions']} questions written to {r['out']}"

@@ -1,0 +1,154 @@
+"""What a reader at a terminal sees: every README example's human view reads as prose and tables
+(no float in exponent form, no Python repr, no bare JSON key, 80 columns), its --json keeps every
+key main printed; an error under --json is one JSON object; --version; a closed pipe is quiet."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+import readme_examples as ex
+
+import allreduce_explainer
+from allreduce_explainer.cli import main
+
+EXPONENT = re.compile(r"\b\d+(\.\d+)?e[+-]?\d+\b", re.I)
+# a Python dict, list, None or bool as repr prints them; "[N items]"; not "[collnet_off]" or a
+# log line's "[1,0]" (a finding's code, verbatim evidence)
+REPRS = re.compile(r"\{'|\['|\[[^\]\n]*, [^\]\n]*\]|\bNone\b|\bTrue\b|\bFalse\b|\d items\]")
+KEYS = json.loads((ex.ROOT / "tests" / "cli" / "readme_json_keys.json").read_text())
+EXAMPLES = [line for line in ex.lines() if " --help" not in line]
+
+
+def marks(line: str) -> list:
+    return [pytest.mark.chromium] if " figure " in line else []  # Kaleido draws with Chromium
+
+
+CASES = [pytest.param(line, marks=marks(line), id=line.split()[1]) for line in EXAMPLES]
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = e.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def snake_keys(result: dict) -> set[str]:
+    """The JSON's keys: a view that prints one bare has printed the JSON, not read it."""
+    return {p.rsplit(".", 1)[-1].removesuffix("[]") for p in ex.key_paths(result)} - {""}
+
+
+def reads_well(out: str) -> None:
+    """No float in exponent form, no Python repr, nothing wider than 80 columns."""
+    assert out.strip()
+    assert not EXPONENT.search(out), EXPONENT.search(out).group()
+    assert not REPRS.search(out), REPRS.search(out).group()
+    assert max(len(s) for s in out.splitlines()) <= 80, out
+
+
+@pytest.mark.parametrize("line", CASES)
+def test_a_readme_example_reads_as_prose_and_tables(line, tmp_path, capsys):
+    argv = ex.argv(line, tmp_path)
+    code, out, err = run([a for a in argv if a != "--json"], capsys)
+    assert code == 0 and err == "", err
+    reads_well(out.replace(str(tmp_path), ""))
+    if "--json" in argv:
+        code, text, _ = run(argv, capsys)
+        keys = {k for k in snake_keys(json.loads(text)) if "_" in k}
+        bare = sorted(k for k in keys if re.search(rf"(?<![\w-]){k}(?![\w-])", out))
+        assert not bare, bare
+
+
+OTHER_CASES = [  # the views' other branches: no prediction, no NCCL keys, a log that lacks most
+    ["calc", "--params", "7e9", "--gpus", "64", "--algorithm", "ring"],
+    ["calc", "--model", "gpt2", "--gpus", "8", "--algorithm", "auto", "--gpu", "mi300x"],
+    ["nccl-tests", str(ex.DATA / "allreduce_mpirun.txt")],
+    ["nccl-tests", str(ex.DATA / "allreduce_rows_only.txt"), "--gpus", "32"],
+    ["nccl-tests", str(ex.DATA / "nccl-tests" / "dgx-spark-103-2xgb10-newest-header.txt")],
+    ["nccl-debug", str(ex.DATA / "nccl-debug" / "nccl-1453-3x8xh100-tuning-lines.txt")],
+    ["shard", "--model", "gpt2", "--gpus", "8", "--comm-model", "ring"],
+    ["orders", "--gpus", "8", "--length", "40", "--kind", "wide"],
+    ["cost", "tree", "--gpus", "16", "--bytes", "1e6"],
+    ["ddp", "--model", "resnet50", "--gpus", "8"],
+    ["nccl", "--gpus", "8", "--bytes", "1K", "--algorithm", "Ring"],
+    ["simulate", "naive", "--gpus", "3", "--dtype", "fp32", "--trace"],
+]
+
+
+@pytest.mark.parametrize("argv", OTHER_CASES, ids=lambda a: a[0])
+def test_other_cases_read_as_prose_and_tables(argv, capsys):
+    code, out, err = run(argv, capsys)
+    assert code == 0 and err == "", err
+    reads_well(out)
+
+
+@pytest.mark.parametrize("line", [line for line in EXAMPLES if line in KEYS])
+def test_a_readme_example_keeps_every_json_key(line, tmp_path, capsys):
+    """Against the key paths main printed before the CLI became a registry (readme_json_keys)."""
+    code, out, _ = run(ex.argv(line, tmp_path), capsys)
+    assert code == 0
+    assert sorted(ex.key_paths(json.loads(out))) == KEYS[line]
+
+
+def test_every_readme_json_example_is_held():
+    assert {line for line in EXAMPLES if "--json" in line.split()} == set(KEYS)
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (
+            ["calc", "--params", "7e9", "--gpus", "60"],
+            "--gpus",
+        ),  # the api refuses: not whole servers
+        (["calc", "--params", "7e9", "--gpus", "x"], "--gpus"),  # argparse refuses: not a number
+        (["nccl", "--gpus", "8"], "--bytes"),  # one of --bytes, --sizes is required
+        (["cost", "fancy", "--gpus", "8", "--bytes", "1"], "algorithm"),
+        (["nccl-tests", "/nonexistent/log.txt"], "FILE|-"),
+    ],
+)
+def test_under_json_an_error_is_one_json_object_naming_the_flag(argv, flag, capsys):
+    code, out, err = run([*argv, "--json"], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    error = json.loads(err)["error"]
+    assert error["flag"] == flag and error["message"] and "Traceback" not in err
+    code, _, text = run(argv, capsys)  # the same error as text names the same flag
+    assert code == 2 and text.startswith("allreduce-explainer: error: ") and flag in text
+
+
+def test_the_help_states_the_exit_statuses(capsys):
+    for argv in (["--help"], ["calc", "--help"], ["exercises", "export", "--help"]):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        text = " ".join(capsys.readouterr().out.split())
+        assert e.value.code == 0 and "exit status: 0 done; 2 " in text and '"error"' in text
+
+
+def test_version_is_the_packages():
+    p = subprocess.run(
+        [sys.executable, "-m", "allreduce_explainer", "--version"], capture_output=True, text=True
+    )
+    assert p.returncode == 0
+    assert p.stdout.strip() == f"allreduce-explainer {allreduce_explainer.__version__}"
+
+
+@pytest.mark.parametrize("json_flag", [["--json"], []])
+def test_a_closed_pipe_ends_quietly_with_status_0(json_flag):
+    """The reader has gone before the first line is written, as `| head -1` leaves a long
+    output: Python's EPIPE on the first write, never a traceback."""
+    argv = ["simulate", "ring", "--gpus", "64", *json_flag]
+    p = subprocess.Popen(
+        [sys.executable, "-m", "allreduce_explainer", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    p.stdout.close()  # before the interpreter has started: its writes meet a closed pipe
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 0 and err == ""
