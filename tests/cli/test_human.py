@@ -90,10 +90,12 @@ def test_other_cases_read_as_prose_and_tables(argv, capsys):
 
 @pytest.mark.parametrize("line", [line for line in EXAMPLES if line in KEYS])
 def test_a_readme_example_keeps_every_json_key(line, tmp_path, capsys):
-    """Against the key paths main printed before the CLI became a registry (readme_json_keys)."""
+    """Against the key paths main printed before the CLI became a registry (readme_json_keys):
+    a key may be added, none may go."""
     code, out, _ = run(ex.argv(line, tmp_path), capsys)
     assert code == 0
-    assert sorted(ex.key_paths(json.loads(out))) == KEYS[line]
+    missing = set(KEYS[line]) - set(ex.key_paths(json.loads(out)))
+    assert not missing, sorted(missing)
 
 
 def test_every_readme_json_example_is_held():
