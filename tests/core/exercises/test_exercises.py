@@ -6,6 +6,7 @@ pages' questions on the teacher's sheet."""
 import json
 import math
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +16,9 @@ from strategies import SEEDS
 
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.exercises import KINDS, exercise, sheet
+from allreduce_explainer.exercises.kinds import PAGE_OF as KINDS_PAGE
 from allreduce_explainer.exercises.units import AnswerError, parse, parse_vector
+from allreduce_explainer.widgets.exercises import sheet_kinds
 from helpers import examples, stages
 
 MIB = 2**20
@@ -224,9 +227,31 @@ def test_every_kind_is_on_one_stage_and_a_stage_has_none_or_two_to_five():
     assert sorted(k for p in stages() for k in p.exercises) == sorted(KINDS)
 
 
+def test_every_kind_sits_in_the_module_of_its_page_in_the_pages_order():
+    """kinds/<slug>.py holds exactly the kinds its page lists, defined in that order; a function
+    marked @titled anywhere else, or twice, would show here."""
+    marked = [
+        (name, f.__module__.rsplit(".", 1)[1])
+        for module in sys.modules.values()
+        if module.__name__.startswith("allreduce_explainer.exercises.kinds.")
+        for name, f in vars(module).items()
+        if callable(f) and hasattr(f, "title") and f.__module__ == module.__name__
+    ]
+    names = [k for k, _ in marked]
+    assert len(names) == len(set(names)), "a kind defined in two modules"
+    for page in stages():
+        module = page.slug.replace("-", "_")
+        assert [k for k, m in KINDS_PAGE.items() if m == module] == list(page.exercises), module
+    assert sorted(names) == sorted(KINDS)
+
+
 def test_a_default_sheet_asks_the_first_kind_of_every_stage_with_exercises():
+    """The build gives the sheet its kinds in the pages' order; the core's default is the same
+    kinds, one a page's module."""
     want = [p.exercises[0] for p in stages() if p.exercises]
-    assert [p["kind"] for p in sheet()["problems"]] == want
+    assert sheet_kinds(stages()) == want
+    assert [p["kind"] for p in sheet({"kinds": want})["problems"]] == want
+    assert sorted(p["kind"] for p in sheet()["problems"]) == sorted(want)
 
 
 def check_against_oracle(kind, seed):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from allreduce_explainer.exercises import KINDS, feedback, problem
-from allreduce_explainer.exercises.kinds import CHOICE, article
+from allreduce_explainer.exercises.kinds.common import CHOICE, article
 from allreduce_explainer.exercises.units import parse
 
 SEEDS = range(300)
