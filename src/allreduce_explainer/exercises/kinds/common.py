@@ -1,9 +1,9 @@
-"""The exercise kinds, stage by stage: each draws its numbers from a random.Random and asks the
-core (api.py, costs/cost.py, simulation/simulate.py, simulation/innetwork.py, logs/parse.py,
-training/ddp.py, training/calculator.py, training/memory.py, catalog/measured.py) for the answer
+"""What every page's exercise kinds share: the `Problem` a kind returns, `@titled` (the title a
+reader sees), the tolerances, and the helpers that word and round the figures. Each kind asks the
+core (api.py, costs/, simulation/, logs/parse.py, training/, catalog/measured.py) for the answer
 and for every figure of the worked solution, so the page's widgets and the exercises cannot
-disagree. Each kind has a title a reader sees (`@titled`), and may name the wrong answers a known
-misconception gives (`Problem.mistakes`), so that feedback names the misconception.
+disagree, and may name the wrong answers a known misconception gives (`Problem.mistakes`), so
+that feedback names the misconception.
 
 Only randrange and choice are used on the generator: both are the same in CPython and Pyodide
 for the same seed, so a seed in a URL names the same problem everywhere.
@@ -104,10 +104,6 @@ def show(value: float, unit_text: str, digits: int = 3) -> str:
 
 def time_unit(t: float) -> str:
     return "s" if t >= 0.1 else "ms" if t >= 1e-4 else "µs"
-
-
-def bytes_unit(b: float) -> str:
-    return "GB" if b >= 1e9 else "MB" if b >= 1e6 else "kB"
 
 
 def gpus_text(n: int, g: int) -> str:
