@@ -128,11 +128,14 @@ class Builder:
 
     def widget_html(self, name: str, state: dict, base: str) -> str:
         """A widget instance's HTML; `name` is its widget function's name, or
-        `<function>-<suffix>` for one of several on a page (exercises: `exercise-<kind>`). Every
-        stepper has the one partial, which its record's label, hint and readouts fill."""
+        `<function>-<suffix>` for one of several on a page (exercises: `exercise-<kind>`). A
+        widget with a partial of its own (templates/widgets/<name>.html) is drawn by it; every
+        other stepper by stepper.html and every other chart or panel by chart.html, which its
+        record fills."""
         widget = widgets.REGISTRY[instance_function(name)]
-        partial = "stepper" if widget.view == views.STEPPER else widget.name
-        return self.env.get_template(f"widgets/{partial}.html").render(
+        generic = "stepper" if widget.view == views.STEPPER else "chart"
+        partials = [f"widgets/{widget.name}.html", f"widgets/{generic}.html"]
+        return self.env.select_template(partials).render(
             name=name,
             widget=widget,
             spec=widget.spec,
