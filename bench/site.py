@@ -45,7 +45,6 @@ from sitespeed.harness import (  # noqa: E402
     BASELINE,
     CHART_P95_MS,
     FIRST_RATIO,
-    FIRST_STAGE,
     FLOOR,
     NEXT_BYTES,
     NEXT_READY_RATIO,
@@ -203,7 +202,7 @@ def report(r: dict, cold: int, warm: int) -> str:
     ]
     if r.get("path"):
         lines += [
-            f'A reader\'s path: {FIRST_STAGE} opened in a fresh context, then "next" '
+            f'A reader\'s path: {r["path"][0]["slug"]} opened in a fresh context, then "next" '
             f"(`a[rel=next]`) clicked through every stage, {READ_MS / 1000:g} s spent reading each "
             "page first (where it may prefetch the next). From the click: arrived (the URL's "
             "path is the next page's, its DOM parsed, a `[data-widget]` the old page did not "
@@ -396,7 +395,7 @@ def main(argv: list[str] | None = None) -> None:
         try:
             with sync_playwright() as p:
                 browser = chromium.launch(p)
-                bench = Bench(browser, base, traffic, pages)
+                bench = Bench(browser, base, traffic, pages, every[0].slug)
                 r = bench.loads(a.cold, a.warm)
                 r["path"] = [] if a.no_path else bench.path()
                 r["interactions"] = bench.interactions(a.changes)

@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BASELINE = "_baseline"
 FLOOR = "_floor"  # Pyodide restored from a snapshot that imported nothing of ours
 REFERENCES = (BASELINE, FLOOR)  # the pages that are not the site's
-FIRST_STAGE = "why-allreduce"
 # The site's speed targets, as ratios to the baseline's boot time, in ms, or in bytes
 # (MB = 10^6 bytes, as the tables' kB are 10^3).
 READY_RATIO, FIRST_RATIO, NEXT_READY_RATIO = 0.2, 0.1, 0.1
@@ -237,7 +236,7 @@ def discover(site: Path) -> list[Page]:
         html = re.search(r"<html\b[^>]*>", text)
         if html and "data-python" in html.group(0):
             found[f.parent.name] = text
-    chain, slug = [], FIRST_STAGE
+    chain, slug = [], first_stage(found)
     while slug in found and slug not in chain:
         chain.append(slug)
         link = re.search(r"<a\b[^>]*\brel=\"(?:[^\"]* )?next\b[^>]*>", found[slug])
@@ -248,6 +247,13 @@ def discover(site: Path) -> list[Page]:
         Page(s, chain.index(s) + 1 if s in chain else None, 'data-kind="stepper"' in found[s])
         for s in order
     ]
+
+
+def first_stage(found: dict[str, str]) -> str | None:
+    """The page a reader starts from: the one with a "next" link and no "previous" one."""
+    return next(
+        (s for s, text in found.items() if 'rel="next"' in text and 'rel="prev"' not in text), None
+    )
 
 
 def median(values: list[float | None]) -> float | None:
@@ -330,8 +336,9 @@ def titles_for(r: dict) -> dict[str, str]:
 class Session:
     """One browser and the served site: a context, a visit, a page opened or settled."""
 
-    def __init__(self, browser, base: str, traffic: Traffic, pages: list[Page]):
+    def __init__(self, browser, base: str, traffic: Traffic, pages: list[Page], first: str):
         self.browser, self.base, self.traffic, self.pages = browser, base, traffic, pages
+        self.first = first  # the first stage, where a reader's path starts
 
     def context(self, first: bool = True):
         """A fresh context; `first`: its pages make the reader's first interaction at once."""

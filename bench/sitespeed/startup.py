@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 
 from .harness import (
     BASELINE,
-    FIRST_STAGE,
     LOAD_TIMEOUT_MS,
     NEXT_BYTES,
     NEXT_READY_RATIO,
@@ -152,14 +151,14 @@ class Startup(Session):
         rows = []
         self.traffic.take()
         try:
-            page.goto(self.url(FIRST_STAGE))
+            page.goto(self.url(self.first))
             page.wait_for_function(
                 "() => window.__bench.ready !== null"
                 " || document.documentElement.getAttribute('data-python') === 'failed'",
                 timeout=LOAD_TIMEOUT_MS,
             )
             got = page.evaluate(VISIT_JS)
-            row = {"slug": FIRST_STAGE, "navigation": "opened", "ready_from_start": got["ready"]}
+            row = {"slug": self.first, "navigation": "opened", "ready_from_start": got["ready"]}
             row.update(self.settle(page, got["status"]))
             rows.append(row)
             while True:
