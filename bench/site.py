@@ -373,7 +373,7 @@ def main(argv: list[str] | None = None) -> None:
     a = ap.parse_args(argv)
     if a.site is not None and not (a.site / "index.html").is_file():
         ap.error(f"--site: {a.site} has no index.html (build it with build.py)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import sync_playwright  # only when a browser is launched
 
     with tempfile.TemporaryDirectory(prefix="ae-bench-") as tmp:
         site = a.site or Path(tmp) / "site"

@@ -9,7 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
-from sitebuild import NODE
+from sitebuild import NODE, compress, python_assets
 from sitebuild.vendor import PYODIDE_FILES
 
 from .harness import BASELINE, FLOOR, kb, ms, ratio
@@ -79,7 +79,6 @@ def add_baseline(site: Path) -> None:
 def add_floor(site: Path) -> None:
     """The floor page, beside the site (it uses the site's Pyodide, snapshot.mjs and empty zip):
     its bare snapshot is made the way the build makes the site's, and cached the same way."""
-    from sitebuild import compress, python_assets
 
     manifest = json.loads((site / python_assets.MANIFEST).read_text())
     stdlib = python_assets.node_tool(python_assets.STDLIB_TOOL)

@@ -8,6 +8,8 @@ import functools
 import sys
 from dataclasses import dataclass
 
+from allreduce_explainer.logs import explain
+
 from .harness import (
     CHART_P95_MS,
     RECOMPUTE_P95_MS,
@@ -218,7 +220,6 @@ HEAVY = {
 def big_log() -> str:
     """A cited nccl-tests log repeated up to the calculator's limit (logs/explain.py): the largest
     log the page reads."""
-    from allreduce_explainer.logs import explain
 
     log = LOG_SOURCE.read_text()
     big = log

@@ -12,6 +12,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import frontmatter
 import pytest
 import yaml
 from bs4 import BeautifulSoup, NavigableString
@@ -19,6 +20,7 @@ from bs4 import BeautifulSoup, NavigableString
 from allreduce_explainer.widgets import SPECS
 from helpers import stages
 from sitebuild import lessons
+from sitebuild import pages as pages_module
 from sitebuild.pages import Builder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +60,6 @@ def soup(path: Path) -> BeautifulSoup:
 
 
 def stage_slugs() -> list[str]:
-    import frontmatter
 
     return [frontmatter.load(p).metadata["slug"] for p in STAGES]
 
@@ -275,7 +276,6 @@ def test_a_stage_quotes_at_most_40_figures_in_its_main_prose(built, slug):
 
 
 def test_the_shown_reading_time_changes_when_the_words_change(tmp_path, monkeypatch):
-    from sitebuild import pages as pages_module
 
     extra = 600
     real = pages_module.load_pages
@@ -303,7 +303,6 @@ def test_the_shown_reading_time_changes_when_the_words_change(tmp_path, monkeypa
 
 
 def test_the_contents_page_states_the_core_path_and_its_time(built):
-    import frontmatter
 
     core = [frontmatter.load(p).metadata for p in STAGES]
     core = [m["slug"] for m in core if m.get("core")]

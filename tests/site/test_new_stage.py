@@ -19,7 +19,16 @@ from bs4 import BeautifulSoup
 from helpers import stages
 
 ROOT = Path(__file__).resolve().parents[2]
-COPIED = ("src", "sitebuild", "templates", "content", "client", "buildtools", "LICENSE", "CITATION.cff")
+COPIED = (  # what the build reads
+    "src",
+    "sitebuild",
+    "templates",
+    "content",
+    "client",
+    "buildtools",
+    "LICENSE",
+    "CITATION.cff",
+)
 SLUG = "throwaway-stage"
 
 CONTENT = """\

@@ -8,6 +8,7 @@ import math
 import re
 import sys
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,10 +16,10 @@ from hypothesis import strategies as st
 from strategies import SEEDS
 
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.exercises import KINDS, exercise, sheet
+from allreduce_explainer.exercises import KINDS, exercise, problem, sheet
 from allreduce_explainer.exercises.kinds import PAGE_OF as KINDS_PAGE
 from allreduce_explainer.exercises.units import AnswerError, parse, parse_vector
-from allreduce_explainer.widgets.exercises import sheet_kinds
+from allreduce_explainer.widgets.exercises import exercise_sheet, question_bank, sheet_kinds
 from helpers import examples, stages
 
 MIB = 2**20
@@ -195,8 +196,6 @@ def oracle(kind, g):
     if kind == "judge_busbw":
         return "healthy" if g["busbw_GBps"] >= RULE_SHARE * yardstick(g) else "low"
     if kind == "order_ring_value":  # NCCL's ring: chunk 0 starts at GPU 1, each sum to BF16
-        import ml_dtypes
-
         v, bf = g["values"], ml_dtypes.bfloat16
         acc = bf(v[1 % len(v)])
         for i in [*range(2, len(v)), 0]:
@@ -214,7 +213,6 @@ def yardstick(g):
 
 
 def core_answer(kind, seed):
-    from allreduce_explainer.exercises import problem
 
     return problem(kind, seed).answer
 
@@ -366,7 +364,6 @@ def test_gb_for_gib_and_bits_for_bytes_get_a_hint(kind, seed):
 
 def _named_mistake(kind, seed, value):
     """The message of the kind's misconception that gives `value`, if one does."""
-    from allreduce_explainer.exercises import problem
 
     p = problem(kind, seed)
     hits = [m for w, m in p.mistakes if abs(w - value) <= p.tolerance * abs(w) * 1.001]
@@ -754,7 +751,6 @@ def test_a_bad_question_bank_names_its_field(bank):
 
 
 def test_the_question_bank_the_build_passes_is_every_page_with_exercises_and_its_questions():
-    from allreduce_explainer.widgets.exercises import exercise_sheet, question_bank
 
     bank = question_bank(stages())
     drilled = [p for p in stages() if p.exercises]
