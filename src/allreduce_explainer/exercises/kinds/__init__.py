@@ -20,14 +20,16 @@ from .common import Problem
 
 KINDS: dict[str, Callable[[random.Random], Problem]] = {}
 PAGE_OF: dict[str, str] = {}  # kind -> its module's name, the page's slug with underscores
+_FIRST: dict[str, str] = {}  # module -> its first kind
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     _module = importlib.import_module(f"{__name__}.{_info.name}")
     for _kind in vars(_module).values():
         if hasattr(_kind, "title") and getattr(_kind, "__module__", "") == _module.__name__:
             KINDS[_kind.__name__] = _kind
             PAGE_OF[_kind.__name__] = _info.name
+            _FIRST.setdefault(_info.name, _kind.__name__)
 
 TITLES = {name: kind.title for name, kind in KINDS.items()}
 # A teacher's sheet by default: the first kind of every page's module (each module defines its
 # kinds in the order its page lists them); the build passes the same kinds in the pages' order.
-SHEET_KINDS = tuple({page: kind for kind, page in reversed(PAGE_OF.items())}.values())[::-1]
+SHEET_KINDS = tuple(_FIRST.values())
