@@ -47,6 +47,7 @@ def summary_repeats(repeats: int) -> int:
 
 def measure(repeats: int = 5) -> dict[str, float]:
     """Median seconds per case; stdlib + core only, because it also runs inside Pyodide."""
+    # imported here: this file's text also runs in Pyodide, which has only the core
     from allreduce_explainer import api
 
     # Warm up first: V8 compiles Pyodide's WebAssembly in tiers, so the first calls run slower.
@@ -80,6 +81,7 @@ def measure(repeats: int = 5) -> dict[str, float]:
 def _nccl(repeats: int) -> dict[str, float]:
     """NCCL's model over the sizes a page sweeps: a cluster seen before (its channel search
     cached), and a new one each call (the search too)."""
+    # imported here: this file's text also runs in Pyodide, which has only the core
     from allreduce_explainer import nccl
 
     sizes = [2**k for k in range(3, 35)]  # 8 B .. 16 GiB: 32 sizes
@@ -102,11 +104,13 @@ def _nccl(repeats: int) -> dict[str, float]:
 def run_in_pyodide(script: str, repeats: int, timeout_s: int = 1800) -> tuple[str, object]:
     """Run `measure` of `script` (a bench file's text) under Pyodide in Node, from the zip the
     site ships (bench/core_pyodide.mjs): Pyodide's Python version, and what `measure` returned."""
+    # imported here: this file's text also runs in Pyodide, which has only the core
     import shutil
     import subprocess
     import tempfile
 
     sys.path.insert(0, str(ROOT))
+    # imported here: this file's text also runs in Pyodide, which has only the core
     from sitebuild.python_assets import compiled_core
 
     node = shutil.which("node")
@@ -159,6 +163,7 @@ def table(cpython: dict[str, float], pyodide: dict[str, float]) -> str:
 
 def machine(pyodide_version: str, repeats: int) -> str:
     """Enough about the machine and interpreters to compare figures taken elsewhere."""
+    # imported here: this file's text also runs in Pyodide, which has only the core
     import datetime
     import platform
 
@@ -179,6 +184,7 @@ def machine(pyodide_version: str, repeats: int) -> str:
 
 def _cmd(*args: str) -> str:
     """One line of a command's output, or '?' where the command is missing."""
+    # imported here: this file's text also runs in Pyodide, which has only the core
     import subprocess
 
     try:
@@ -207,6 +213,7 @@ def write_results(section: str) -> None:
 
 
 def main() -> None:
+    # imported here: this file's text also runs in Pyodide, which has only the core
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -76,6 +76,7 @@ def extremes(p) -> list:
 def cases() -> list[tuple[str, dict]]:
     """(widget, params): the defaults, each input at its extremes, and INTERACT's combinations;
     each distinct call once."""
+    # imported here: a copy of this file runs in Pyodide, and the first import is timed
     from allreduce_explainer.widgets import SPECS
 
     out: list[tuple[str, dict]] = []
@@ -111,6 +112,7 @@ def _logs(name: str) -> list[dict]:
     """The calculator's pasted log: a real one, and one at the size limit."""
     if name != "cluster":
         return []
+    # imported here: a copy of this file runs in Pyodide, and the first import is timed
     from allreduce_explainer.logs import explain
 
     log = (ROOT / "tests" / "data" / "allreduce_current.txt").read_text()
@@ -130,6 +132,7 @@ def fresh() -> None:
         for obj in list(vars(mod).values()):
             if callable(getattr(obj, "cache_clear", None)):
                 obj.cache_clear()
+    # imported here: a copy of this file runs in Pyodide, and the first import is timed
     from allreduce_explainer import bridge
     from allreduce_explainer.widgets import WARM, WIDGETS
 
@@ -139,6 +142,7 @@ def fresh() -> None:
 
 def _call(name: str, params: dict) -> tuple[float, str]:
     """Seconds for one call through the bridge, as the worker makes it, and its outcome."""
+    # imported here: a copy of this file runs in Pyodide, and the first import is timed
     from allreduce_explainer import bridge
 
     text = json.dumps(params)
@@ -178,6 +182,7 @@ def run_pyodide(cases_: list, repeats: int) -> tuple[str, list[dict]]:
     """Run `measure` under Pyodide in Node over the same cases: a copy of this file whose CASES
     holds them (bench/core.py's runner)."""
     sys.path.insert(0, str(ROOT / "bench"))
+    # imported here: a copy of this file runs in Pyodide, and the first import is timed
     import core
 
     script = Path(__file__).read_text() + f"\n\nCASES = json.loads({json.dumps(cases_)!r})\n"
@@ -253,6 +258,7 @@ def read_before(path: str) -> dict[str, str]:
 def write_results(section: str) -> None:
     """Replace this script's section of bench/RESULTS.md, keeping every other section."""
     sys.path.insert(0, str(ROOT / "bench"))
+    # imported here: a copy of this file runs in Pyodide, and the first import is timed
     import core
 
     core.HEADING = HEADING
@@ -260,6 +266,7 @@ def write_results(section: str) -> None:
 
 
 def main() -> None:
+    # imported here: a copy of this file runs in Pyodide, and the first import is timed
     import argparse
 
     global ONLY
@@ -282,6 +289,7 @@ def main() -> None:
     if not args.cpython_only:
         version, pyodide = run_pyodide(todo, args.repeats)
     sys.path.insert(0, str(ROOT / "bench"))
+    # imported here: a copy of this file runs in Pyodide, and the first import is timed
     import core
 
     head = core.machine(version or "? (not run)", args.repeats).rsplit(" Medians", 1)[0]

@@ -47,7 +47,7 @@ def change(page, n: int) -> None:
 
 
 def main() -> None:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import sync_playwright  # only when a browser is launched
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--changes", type=int, default=1000)

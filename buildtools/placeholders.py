@@ -26,7 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from buildtools import pngsmall  # noqa: E402
+from sitebuild import browser, serve  # noqa: E402
 from sitebuild.embeds import PLACEHOLDERS, frame_size  # noqa: E402
+from sitebuild.pages import Builder  # noqa: E402
 
 # every chart of the widget drawn (a hidden one has no figure to draw), and the fonts loaded
 DRAWN = """() => document.fonts.status === "loaded" &&
@@ -87,10 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--site", type=Path, help="a built site to shoot (default: build one)")
     ap.add_argument("--out", type=Path, default=PLACEHOLDERS, help="where the PNGs go")
     a = ap.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-
-    from sitebuild import browser, serve
-    from sitebuild.pages import Builder
+    from playwright.sync_api import sync_playwright  # only when a browser is launched
 
     site = a.site
     if site is None:

@@ -48,6 +48,9 @@ class Page:
     practice: tuple[tuple[str, ...], ...] = ()
     takeaways: tuple[str, ...] = ()
     questions: tuple[Question, ...] = ()
+    # the minutes a first-time reader spends on the page's widgets, as the teaching review
+    # estimated them (the lesson tests hold the study time the page claims against it)
+    review_minutes: float | None = None
     number: int | None = None  # the stage's place, 1 to n; None for a page that is not a stage
     time: dict | None = None  # reading and study time, once the build has rendered the page
 
@@ -139,6 +142,11 @@ def normalize(front_matter: dict, path: Path, source: str = "") -> Page:
     objectives = _texts(path, "objectives", m.get("objectives", []))
     questions = _questions(path, m.get("questions", []))
     practice = _practice(path, m.get("practice", []), objectives, kinds, len(questions))
+    minutes = m.get("review_minutes")
+    if minutes is not None and (
+        not isinstance(minutes, (int, float)) or isinstance(minutes, bool) or minutes < 0
+    ):
+        raise _fail(path, "review_minutes", "must be a number of minutes, 0 or more")
     return Page(
         title=_text(path, "title", m["title"]),
         slug=m["slug"],
@@ -153,6 +161,7 @@ def normalize(front_matter: dict, path: Path, source: str = "") -> Page:
         practice=practice,
         takeaways=_texts(path, "takeaways", m.get("takeaways", [])),
         questions=questions,
+        review_minutes=minutes,
     )
 
 

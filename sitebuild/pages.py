@@ -16,7 +16,7 @@ from allreduce_explainer.exercises.export import site_address
 from allreduce_explainer.fmt import in_words
 from allreduce_explainer.logs import explain
 from allreduce_explainer.widgets import views
-from allreduce_explainer.widgets.exercises import question_bank
+from allreduce_explainer.widgets.exercises import question_bank, sheet_kinds
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .banks import bank_facts, write_banks
@@ -128,11 +128,14 @@ class Builder:
 
     def widget_html(self, name: str, state: dict, base: str) -> str:
         """A widget instance's HTML; `name` is its widget function's name, or
-        `<function>-<suffix>` for one of several on a page (exercises: `exercise-<kind>`). Every
-        stepper has the one partial, which its record's label, hint and readouts fill."""
+        `<function>-<suffix>` for one of several on a page (exercises: `exercise-<kind>`). A
+        widget with a partial of its own (templates/widgets/<name>.html) is drawn by it; every
+        other stepper by stepper.html and every other chart or panel by chart.html, which its
+        record fills."""
         widget = widgets.REGISTRY[instance_function(name)]
-        partial = "stepper" if widget.view == views.STEPPER else widget.name
-        return self.env.get_template(f"widgets/{partial}.html").render(
+        generic = "stepper" if widget.view == views.STEPPER else "chart"
+        partials = [f"widgets/{widget.name}.html", f"widgets/{generic}.html"]
+        return self.env.select_template(partials).render(
             name=name,
             widget=widget,
             spec=widget.spec,
@@ -235,7 +238,9 @@ class Builder:
                 "stages": stages,
                 "base": base,
                 "page": page,
-                "widget_params": {"exercise_sheet": {"bank": question_bank(stages)}},
+                "widget_params": {
+                    "exercise_sheet": {"bank": question_bank(stages), "kinds": sheet_kinds(stages)}
+                },
                 "exercise_titles": EXERCISE_TITLES,
                 "banks": self.banks,
                 "site_url": self.url,
@@ -325,8 +330,9 @@ class Builder:
         without the browser's assets)."""
         self.site.mkdir(parents=True, exist_ok=True)
         pages = list(self.pages)
-        docs = widget_docs(pages)
-        self.banks = write_banks(self.site, [p for p in pages if p.number is not None], self.url)
+        stages = [p for p in pages if p.number is not None]
+        docs = widget_docs(pages, {"exercise_sheet": {"kinds": sheet_kinds(stages)}})
+        self.banks = write_banks(self.site, stages, self.url)
         self.facts |= facts.named(bank_facts(self.banks))
         for i, page in enumerate(pages):
             pages[i] = self.write_page(page, pages, docs)

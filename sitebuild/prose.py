@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 import jinja2
@@ -72,15 +72,16 @@ def state_json(state: dict) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def widget_docs(pages: list[Page]) -> list[dict]:
+def widget_docs(pages: list[Page], given: Mapping[str, dict] | None = None) -> list[dict]:
     """Every widget, the page it is on and its URL parameters with their defaults (a contract),
-    from its spec; a stepper's URL also takes `step`."""
+    from its spec and the parameters the build gives it (`given`: the sheet's kinds, from the
+    pages); a stepper's URL also takes `step`."""
     docs = []
     for page in pages:
         for name in WIDGET_CALL.findall(page.source):
             w = widgets.REGISTRY[name]
             stepper = w.view == views.STEPPER
-            params = {k: p.default for k, p in w.spec.items()}
+            params = {k: p.default for k, p in w.spec.items()} | (given or {}).get(name, {})
             docs.append({"name": name, "page": page, "params": params, "stepper": stepper})
     drilled = [p for p in pages if p.exercises]
     if drilled:  # one row for every page's exercises, named exercise-<kind> (exercise_states)

@@ -76,7 +76,7 @@ def server(site):
 def browser():
     if chromium.chromium_path() is None:
         pytest.fail(chromium.MISSING)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import sync_playwright  # only when a browser is launched
 
     with sync_playwright() as p:
         b = chromium.launch(p)

@@ -90,7 +90,7 @@ def expect_url(page, *parts: str) -> None:
 def axe_clean(browser, server, slug: str, embeds: tuple[str, ...]) -> None:
     """No serious or critical axe violation on a page and its embeds, light and dark, before and
     after Python."""
-    from axe_playwright_python.sync_playwright import Axe
+    from axe_playwright_python.sync_playwright import Axe  # only when a page is checked
 
     axe = Axe()
     for scheme in ("light", "dark"):

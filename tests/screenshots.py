@@ -9,6 +9,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from sitebuild import browser, serve
+from sitebuild.pages import Builder
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
@@ -46,10 +49,7 @@ def shoot(browser, base_url: str, site: Path, out: Path, wait_python: bool = Fal
 
 
 def main() -> None:
-    from playwright.sync_api import sync_playwright
-
-    from sitebuild import browser, serve
-    from sitebuild.pages import Builder
+    from playwright.sync_api import sync_playwright  # only when a browser is launched
 
     out = (
         Path(sys.argv[1])

@@ -10,12 +10,18 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from . import api, fmt
+from . import api, fmt, nccl
+from .catalog import hardware, measured
 from .catalog.hardware import GIB, H100_SXM, NIC_400G_Gbps
 from .catalog.models import EXAMPLE_GRADIENT_BYTES, EXAMPLE_PARAMS
+from .collectives import COLLECTIVES
+from .costs.latency_model import SIZES, whole
+from .dtypes import BF16, FP32
 from .exercises import units
+from .params import defaults
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
 from .training import calculator, memory
+from .widgets import FACTS, latency
 
 
 @dataclass(frozen=True)
@@ -96,8 +102,6 @@ def headline() -> dict[str, object]:
 
 def all_facts() -> dict[str, object]:
     """The opening page's figures and every widget module's facts(); a name may appear once."""
-    from .widgets import FACTS
-
     out = headline()
     for more in FACTS:
         for key, value in more().items():
@@ -112,15 +116,6 @@ def quick_reference() -> dict[str, object]:
     catalog/hardware.py, measured busbw from catalog/measured.py, bytes per parameter from
     training/memory.py, the busbw factors from collectives.py and NCCL's picks by size from its
     model on the latency page's default cluster (so the two pages say the same)."""
-    from . import nccl
-    from .catalog import hardware, measured
-    from .collectives import COLLECTIVES
-    from .costs.latency_model import SIZES, whole
-    from .dtypes import BF16, FP32
-    from .params import defaults
-    from .training import memory
-    from .widgets import latency
-
     gpu, nic = hardware.H100_SXM, hardware.NIC_400G
     d = defaults(latency.LATENCY)
     n, per, card = d["gpus"], d["gpus_per_node"], d["bandwidth_gbps"]

@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+from allreduce_explainer.widgets import buckets
 from helpers import open_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +96,6 @@ def test_llama_405b_draws_its_lanes_in_few_paths_and_folds_its_884_rows(page, se
     drawn as a few dozen SVG paths rather than one per box, and the table shows the 20 rows
     Python sent with a "show all" toggle that asks Python for every one (the last row is bucket
     884, as Python formats it) and folds them again, the focus staying on the toggle."""
-    from allreduce_explainer.widgets import buckets
 
     open_page(page, server, "ddp-buckets", live=True)
     w = page.locator("[data-widget=ddp_buckets]")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from allreduce_explainer.logs import examples as log_examples
+from allreduce_explainer.widgets import WIDGETS
 from helpers import open_page
 
 SLUG = "your-cluster"
@@ -20,7 +21,6 @@ TRACES = (
 def test_page_opens_on_stage_one_before_python(page, server):
     open_page(page, server, SLUG)
     w = page.locator("[data-widget=cluster]")
-    from allreduce_explainer.widgets import WIDGETS
 
     want = WIDGETS["cluster"]()["readouts"]  # the build's state, as Python computes it
     assert w.locator("[data-readout=allreduce]").inner_text() == want["allreduce"]
@@ -154,7 +154,6 @@ def test_long_opened_files_are_read_after_changes_and_a_new_one_replaces_the_old
     """A log over 64 KiB goes to Python once and later calls name it (worker.mjs, bridge.keep):
     after a change of the GPU count the page shows what Python computes from the whole text at
     the new count, and a second long file replaces the first, not the first kept one."""
-    from allreduce_explainer.widgets import WIDGETS
 
     logs = []
     for k, source in enumerate((LOG_309, DATA / "allreduce_two_runs.txt")):

@@ -1,4 +1,4 @@
-"""Issue 27's "the stepper can run the reader's ring order", in Chromium: stage 10 reads the p5
+"""The stepper runs the reader's ring order, in Chromium: stage 10 reads the p5
 log's channel 0 ring, its link opens stage 2's stepper on that ring (the readout names it, the
 diagram's GPUs go round in it, each step's arrows are its hops), the all-gather on the same ring
 ends in the exact match; no serious axe violation and no sideways scroll at 360 px."""
@@ -76,7 +76,7 @@ def test_a_bad_order_in_a_link_names_the_field(page, server):
 
 
 def test_the_link_and_the_custom_ring_are_accessible_and_fit_360px(browser, server):
-    from axe_playwright_python.sync_playwright import Axe
+    from axe_playwright_python.sync_playwright import Axe  # only when a page is checked
 
     axe = Axe()
     for scheme, width in (("light", 1280), ("dark", 360)):

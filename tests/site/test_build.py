@@ -11,8 +11,10 @@ from urllib.parse import unquote, urlsplit
 import brotli
 from bs4 import BeautifulSoup
 
+from sitebuild import CLIENT
 from sitebuild.pages import Builder
 from sitebuild.python_assets import MANIFEST
+from sitebuild.scripts import HEAD, PAGE, bundles
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -128,8 +130,6 @@ def test_inline_state_cannot_close_its_script_tag(site):
 def test_a_live_page_loads_its_scripts_as_two_bundles(site):
     """Every script of client/js runs on the pages once, from a bundle, in the listed order (or
     is the theme's, the print's or the worker's own)."""
-    from sitebuild import CLIENT
-    from sitebuild.scripts import HEAD, PAGE, bundles
 
     own = {"theme.js", "print.js", "worker.mjs", "snapshot.mjs"}
     assert sorted(HEAD + PAGE) == sorted(

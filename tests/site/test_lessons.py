@@ -12,12 +12,15 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import frontmatter
 import pytest
 import yaml
 from bs4 import BeautifulSoup, NavigableString
 
 from allreduce_explainer.widgets import SPECS
+from helpers import stages
 from sitebuild import lessons
+from sitebuild import pages as pages_module
 from sitebuild.pages import Builder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,7 +60,6 @@ def soup(path: Path) -> BeautifulSoup:
 
 
 def stage_slugs() -> list[str]:
-    import frontmatter
 
     return [frontmatter.load(p).metadata["slug"] for p in STAGES]
 
@@ -183,24 +185,13 @@ def test_reading_and_study_time_are_computed_from_the_words_and_widgets(built, s
 # reading = the prose and the three lesson boxes at 130 words a minute; study = reading + the
 # minutes it gave each page's widgets + 2 to 5 minutes (here 3.5) per exercise. Its widget
 # minutes per page are its realistic study less its realistic reading and its exercises, at the
-# time (pages 8 and 9 had none); the rest is recomputed from the built page, so the oracle
-# follows the pages as they are trimmed or gain exercises.
-REVIEW_WIDGET_MINUTES = {
-    "why-allreduce": 5,
-    "ring-reduce-scatter": 5.5,
-    "ring-all-gather": 8,
-    "what-each-gpu-sends": 11.5,
-    "latency-ring-vs-tree": 20.5,
-    "across-servers": 11.5,
-    "ddp-buckets": 9.5,
-    "sharded-data-parallel": 17,
-    "in-network-reduction": 14,
-    "your-cluster": 18,
-}
+# time (pages 8 and 9 had none), each page's `review_minutes` in its front matter; the rest is
+# recomputed from the built page, so the oracle follows the pages as they are trimmed or gain
+# exercises.
 
 
 def test_the_review_covers_every_stage():
-    assert sorted(REVIEW_WIDGET_MINUTES) == sorted(stage_slugs())
+    assert [p.slug for p in stages() if p.review_minutes is None] == []
 
 
 @pytest.mark.parametrize("slug", stage_slugs())
@@ -211,7 +202,8 @@ def test_claimed_times_are_within_a_quarter_of_a_realistic_estimate(built, slug)
     main, _ = words_of(prose_of(article))
     reading = (main + lesson_box_words(article)) / 130
     exercises = len(article.select("[data-widget][data-kind=exercise]"))
-    study = reading + REVIEW_WIDGET_MINUTES[slug] + 3.5 * exercises
+    review = next(p.review_minutes for p in stages() if p.slug == slug)
+    study = reading + review + 3.5 * exercises
     claimed_reading, claimed_study = int(shown["data-reading-min"]), int(shown["data-study-min"])
     assert 0.75 * reading <= claimed_reading <= 1.25 * reading, (claimed_reading, reading)
     assert 0.75 * study <= claimed_study <= 1.25 * study, (claimed_study, study)
@@ -284,7 +276,6 @@ def test_a_stage_quotes_at_most_40_figures_in_its_main_prose(built, slug):
 
 
 def test_the_shown_reading_time_changes_when_the_words_change(tmp_path, monkeypatch):
-    from sitebuild import pages as pages_module
 
     extra = 600
     real = pages_module.load_pages
@@ -312,7 +303,6 @@ def test_the_shown_reading_time_changes_when_the_words_change(tmp_path, monkeypa
 
 
 def test_the_contents_page_states_the_core_path_and_its_time(built):
-    import frontmatter
 
     core = [frontmatter.load(p).metadata for p in STAGES]
     core = [m["slug"] for m in core if m.get("core")]

@@ -19,6 +19,7 @@ from allreduce_explainer.exercises.export import BANK_COUNT, BANK_FILES
 from helpers import HOSTED, stages
 from sitebuild import scorm
 from sitebuild.embeds import SNIPPETS
+from sitebuild.pages import Builder
 
 CP = {"cp": scorm.CP}
 ADL_SCORMTYPE = f"{{{scorm.ADLCP}}}scormtype"
@@ -226,7 +227,6 @@ def test_bank_seeds_are_never_shown_with_their_solution(hosted):
 
 
 def test_oembed_addresses_are_absolute_with_the_sites_url(tmp_path):
-    from sitebuild.pages import Builder
 
     Builder(tmp_path, "https://example.org/ae").build_pages()
     data = json.loads((tmp_path / "embed" / "latency" / "oembed.json").read_text())

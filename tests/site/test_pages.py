@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import frontmatter
 import jinja2
 import pytest
 from bs4 import BeautifulSoup
 
+from allreduce_explainer import nccl
 from allreduce_explainer.exercises import TITLES
+from allreduce_explainer.widgets import SPECS
 from sitebuild.page import course, load_pages, normalize
 from sitebuild.pages import Builder
 from sitebuild.stageref import stage_references
@@ -281,9 +284,6 @@ def test_the_course_table_gives_each_page_its_exercises_and_what_it_builds_on_by
 
 
 def test_the_lecture_plan_projects_widgets_that_are_on_their_pages_and_adds_up(built):
-    from urllib.parse import parse_qsl, urlsplit
-
-    from allreduce_explainer.widgets import SPECS
 
     headers, rows = course_table(built, "Minutes")
     assert headers == ["Minutes", "Project", "What to do"]
@@ -369,7 +369,6 @@ def test_the_quick_reference_gives_the_cited_figures_and_the_formulas_factors(bu
 
 
 def test_the_quick_reference_gives_nccls_picks_where_its_model_changes_them(built):
-    from allreduce_explainer import nccl
 
     text = quick_reference_text(built)
     assert "on 64 H100s, 8 to a server, one 400 Gb/s card per GPU" in text

@@ -13,7 +13,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 from helpers import HOSTED, png_size, site_pages
+from sitebuild import embeds
 from sitebuild.embeds import PLACEHOLDER, PLACEHOLDERS, frame_size
+from sitebuild.pages import Builder
 
 
 def test_every_embed_has_its_placeholder_at_its_frames_size(site):
@@ -66,7 +68,6 @@ def test_the_course_pages_snippets_name_existing_pictures(site):
 
 
 def test_thumbnails_are_absolute_with_the_sites_url(tmp_path):
-    from sitebuild.pages import Builder
 
     Builder(tmp_path, "https://example.org/ae").build_pages()
     data = json.loads((tmp_path / "embed" / "latency" / "oembed.json").read_text())
@@ -76,8 +77,6 @@ def test_thumbnails_are_absolute_with_the_sites_url(tmp_path):
 
 def test_a_missing_picture_stops_the_build_naming_the_command(tmp_path, monkeypatch):
     """Unless the build is the placeholder script's own, which then names no thumbnail."""
-    from sitebuild import embeds
-    from sitebuild.pages import Builder
 
     monkeypatch.setattr(embeds, "PLACEHOLDERS", tmp_path / "none")
     with pytest.raises(SystemExit, match="make placeholders"):

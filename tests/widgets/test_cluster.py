@@ -12,6 +12,8 @@ from allreduce_explainer import nccl
 from allreduce_explainer.catalog import hardware, measured
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.logs import examples, explain
+from allreduce_explainer.logs import explain as ex
+from allreduce_explainer.performance import fitted
 from allreduce_explainer.training import calculator
 from allreduce_explainer.widgets import cluster as widget
 
@@ -121,7 +123,7 @@ def test_log_panel_shows_both_fits_the_regimes_and_the_prediction():
 
 
 def test_using_the_fit_reproduces_the_measured_busbw():
-    """Erratum 5: after "use the fitted figures", the calculator gives the run's busbw."""
+    """After "use the fitted figures", the calculator gives the run's busbw."""
     s = widget.cluster({"log": LOG_309})
     apply = s["fit_apply"]
     assert apply["algorithm"] == "nccl" and apply["network"] == "custom"
@@ -202,7 +204,6 @@ def test_band_facts_are_the_layers_validation_and_nccls_own_miss():
     """The bands quoted are fitted.VALIDATION's row for the default cluster's class (64 H100s,
     8 a server, one process per GPU) at 4-64 MiB; NCCL's own mid-size miss is computed here from
     each cited log parsed afresh, NCCL's own busbw against its out-of-place busbw at 1-64 MiB."""
-    from allreduce_explainer.performance import fitted
 
     f = widget.facts()
     klass = "Hopper, across servers, one process per GPU"
@@ -324,6 +325,5 @@ def test_the_reader_never_lists_a_line_it_used_as_unreadable(path):
 
 
 def widget_max_bytes() -> int:
-    from allreduce_explainer.logs import explain as ex
 
     return ex.MAX_LOG_BYTES

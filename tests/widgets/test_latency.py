@@ -90,7 +90,7 @@ def test_facts_follow_the_nccl_model_and_the_errata():
     assert f["lat_nccl_pick_8gib"] == f"{big.algorithm} {big.protocol}"
     ring = nccl.choose("AllReduce", 8 << 30, system, algorithm="Ring").nccl_time_us
     assert f["lat_nccl_ring_8gib"] == lat.fmt.seconds(ring * 1e-6)
-    # erratum 2: with the tree's 0.92 and size correction the crossover is far below 2.55 GB;
+    # with the tree's 0.92 and size correction the crossover is far below 2.55 GB;
     # with the plain tree pattern's 0.85 (tuning.cc:336, one GPU per server) it is the only one
     flat = latency_model.nccl_crossovers(lat.nccl_system(64, 1, 50.0))
     assert len(flat) == 1
@@ -115,7 +115,6 @@ def test_one_latency_change_sweeps_the_sizes_quickly_enough():
 
 def test_latency_page_with_nccl_s_curves_cached_equals_working_them_out():
     """Stage 5 keeps NCCL's curves per cluster; a change of the teaching α reuses them."""
-    from allreduce_explainer.widgets import latency as lat
 
     lat.latency({"gpus": 96, "latency_us": 3.0})  # the curves of 96 GPUs, cached
     cached = lat.latency({"gpus": 96, "latency_us": 40.0})

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from allreduce_explainer import api, nccl
+from allreduce_explainer.dtypes import BF16
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.simulation import orders as engine
 from allreduce_explainer.widgets import orders as w
 
 
@@ -39,8 +41,6 @@ def test_the_bucket_readout_counts_changed_bits_of_nccls_pick():
 def test_the_sweep_against_numpy():
     """BF16 ring: each partial sum rounded to BF16; FP32: in float32, one rounding to BF16."""
     rows = {r["gpus"]: r for r in w.precision_sweep(1)["rows"]}
-    from allreduce_explainer.dtypes import BF16
-    from allreduce_explainer.simulation import orders as engine
 
     for n in (4, 64):
         inputs = engine.draw("random", n, w.SWEEP_LENGTH, BF16, 1)

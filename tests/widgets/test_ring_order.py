@@ -7,12 +7,15 @@ the exact sum."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.widgets import ring
 from allreduce_explainer.widgets.ring import ring_all_gather, ring_reduce_scatter
 from helpers import examples
 
@@ -96,9 +99,6 @@ def test_stage_2_quotes_chunk_0s_first_sender_and_owner_as_facts():
     """NCCL's runRing (src/device/all_reduce.h:43, 60): GPU i first sends chunk
     modRanks(i + n - 1) and finishes chunk i, so chunk 0 leaves GPU 1 first and ends on GPU 0;
     the page quotes these through facts, never typed."""
-    from pathlib import Path
-
-    from allreduce_explainer.widgets import ring
 
     f = ring.facts()
     n = int(f["rs_gpus"])

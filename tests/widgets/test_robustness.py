@@ -12,6 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from allreduce_explainer import bridge
+from allreduce_explainer.catalog import models
+from allreduce_explainer.logs import examples as logs
 from allreduce_explainer.widgets import WIDGETS
 from helpers import examples
 
@@ -89,7 +91,6 @@ def test_a_kept_text_stands_where_a_call_names_it():
     """bridge.keep: a call naming a kept text ({"kept": name}) gets the answer it would get with
     the text itself; a name nothing was kept under, or a marker under another parameter, is
     read as the value it is (and refused by the widget's own checks)."""
-    from allreduce_explainer.logs import examples as logs
 
     text = sorted(logs.TEXTS)[0]
     with_text = json.loads(bridge.call("cluster", json.dumps({"example": "", "log_file": text})))
@@ -108,7 +109,6 @@ def test_the_warm_up_makes_each_model_s_first_call_on_stage_7_then_the_defaults(
     """bridge.warm_calls: the worker's warm-up for a page's widgets is each widget's own slow
     first calls (stage 7: one per model of the catalogue, each a valid call), then the widgets
     by name for their defaults; a name no widget has is left out, not an error."""
-    from allreduce_explainer.catalog import models
 
     plan = json.loads(bridge.warm_calls(json.dumps(["ddp_buckets", "latency", "nothing"])))
     assert plan["again"] == ["ddp_buckets", "latency"]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api
+from allreduce_explainer import api, fmt, nccl
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.simulation.simulate import count_bytes
 from allreduce_explainer.widgets import WIDGETS
@@ -127,7 +127,6 @@ def test_compare_counts_live_up_to_64_servers_of_8():
 
 
 def api_time(method, n, g):
-    from allreduce_explainer import fmt
 
     return fmt.seconds(api.estimate(method, n, 14e9, g)["time_s"])
 
@@ -196,7 +195,6 @@ def test_facts_are_computed():
     assert f["srv_ring_nvlink_hops"] == str(2 * (64 - 1) - 2 * (8 - 1))  # NCCL's ring: the rest
     lockstep = {f"srv_{w}_{m}" for w in ("small", "time2") for m in ("ring", "multiring")}
     assert not lockstep & f.keys()
-    from allreduce_explainer import fmt, nccl
 
     pick = nccl.choose("AllReduce", 10**6, nccl.System("H100 SXM", 64, 8, 8, 400))
     assert f["srv_nccl_small"] == fmt.seconds(pick.time_us * 1e-6)
@@ -204,7 +202,6 @@ def test_facts_are_computed():
 
 
 def test_compare_shows_nccls_choice_for_the_layout():
-    from allreduce_explainer import fmt, nccl
 
     for params in ({}, {"servers": 2, "gpus_per_node": 4, "inter_bw": 25, "gradient_gb": 0.001}):
         s = S.servers_compare(params)

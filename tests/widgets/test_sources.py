@@ -9,7 +9,7 @@ import json
 import pytest
 
 from allreduce_explainer import sources, widgets
-from allreduce_explainer.widgets import views
+from allreduce_explainer.widgets import servers, views
 
 STYLES = {s.legend: s.dash for s in sources.SOURCES}
 CHARTS = sorted(n for n, w in widgets.REGISTRY.items() if w.view == views.CHART)
@@ -50,7 +50,6 @@ def test_no_retired_name_in_a_widget_s_state(name):
 
 def test_the_fitted_time_is_solid_where_it_was_dotted_before():
     """Page 6's chart drew the fitted time dotted, the style page 5 gives NCCL's estimate."""
-    from allreduce_explainer.widgets import servers
 
     line = next(t for t in traces(servers.servers_compare(None)) if t["name"] == servers.NCCL_LABEL)
     assert line["line"].get("dash", "solid") == "solid"

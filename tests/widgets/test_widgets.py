@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from allreduce_explainer import bridge, widgets
 from allreduce_explainer.schedules.schedule import split
-from helpers import examples
+from helpers import ROOT, examples
 
 W = widgets.WIDGETS
 BASIC_TRACE_TYPES = {"scatter", "bar", "pie"}  # all that plotly.js-basic-dist draws
@@ -134,3 +134,27 @@ def test_bridge_never_raises():
     for name, payload in [("nope", "{}"), ("scaling", "not json"), ("scaling", "[1]")]:
         out = json.loads(bridge.call(name, payload))
         assert out["ok"] is False
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [(("readouts", "nowhere"),), (("table", "The data"),)],
+)
+def test_a_chart_record_refuses_a_layout_the_chart_partial_cannot_draw(layout):
+    """A group the record does not have, or a part templates/widgets/chart.html does not know,
+    is refused when the module is read, not when a page is built."""
+    with pytest.raises(ValueError, match="no layout part"):
+        widgets.Widget(
+            "x", dict, {}, widgets.CHART, headline=(("a", "A"),), layout=layout, readouts={}
+        )
+
+
+def test_every_chart_without_a_partial_of_its_own_has_a_label_and_a_layout():
+    """chart.html draws these from their records alone: the figure's name and what it shows."""
+    own = {p.stem for p in (ROOT / "templates" / "widgets").glob("*.html")}
+    drawn = [
+        w
+        for w in widgets.REGISTRY.values()
+        if w.view in (widgets.CHART, widgets.PANEL) and w.name not in own
+    ]
+    assert drawn and all(w.label and w.layout for w in drawn), [w.name for w in drawn]

@@ -18,7 +18,8 @@ from .. import fmt
 from ..errors import ParamError
 from ..params import Param, spec, validated
 from .check import check_choice, check_quantity, check_vector
-from .kinds import CHOICE, KINDS, SHEET_KINDS, TITLES, VECTOR, Problem
+from .kinds import KINDS, SHEET_KINDS, TITLES
+from .kinds.common import CHOICE, VECTOR, Problem
 
 __all__ = ["KINDS", "SHEET_KINDS", "TITLES", "exercise", "feedback", "problem", "sheet"]
 MAX_SEED = 2**53  # a seed a page's URL and JavaScript's numbers carry exactly

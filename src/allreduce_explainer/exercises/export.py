@@ -30,7 +30,7 @@ from ..params import Param
 from . import KINDS, MAX_SHEET, SEED, TITLES, _sheet_kinds, problem
 from .check import _SLIPS as UNITS_OF  # the units the page's checker reads, by kind
 from .check import close
-from .kinds import CHOICE, EXACT, VECTOR, Problem
+from .kinds.common import CHOICE, EXACT, VECTOR, Problem
 from .units import unit
 
 FORMATS = ("moodle", "qti", "gift", "csv")

@@ -463,7 +463,7 @@ def _alpha_beta_rms(rows: list[dict]) -> float | None:
     return f["rms_rel_error"] if f else None
 
 
-# ---- erratum 5: the fitted figures, for the model they were fitted with ------------------------
+# ---- the fitted figures, for the model they were fitted with ------------------------
 
 
 def nccl_settings(nf: dict, system: System, per_thread: int = 1) -> dict:

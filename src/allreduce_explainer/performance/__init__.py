@@ -18,7 +18,7 @@ __all__ = ["Call", "Parameters", "band", "provenance", "system_class", "time_us"
 
 def provenance() -> dict:
     """What the layer's figures rest on, for JSON: the sweeps fitted and the fitted factors."""
-    from .fitted import FITTED_ON, PARAMETERS
+    from .fitted import FITTED_ON, PARAMETERS  # written by bench/performance.py, as bands.py says
 
     return {
         "fitted_on": list(FITTED_ON),

@@ -26,6 +26,7 @@ from .views import CHART, PANEL, STEPPER
 
 Readouts = tuple[tuple[str, str], ...]  # (key in the state's readouts, its label on the page)
 HEADLINE_MAX = 3  # more than three large figures and none of them is the answer
+LAYOUT_PARTS = ("readouts", "chart", "title", "partial")  # what templates/widgets/chart.html draws
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,26 @@ class Widget:
     # (bridge.warm_calls), not before the snapshot: what they keep would be downloaded by every
     # page (stage 7's bucketings of all eight models: 300 kB of the snapshot with Brotli)
     warm: tuple[Mapping, ...] = ()
+    # A chart's or a panel's partial (templates/widgets/chart.html): what it draws under the
+    # headline, in order: ("readouts", group), ("chart", caption[, figure]) for the state's
+    # chart (or its `figures[figure]`) with the caption of its data table, ("title", text), or
+    # ("partial", name) for a piece of layout of its own (templates/widgets/<name>.html).
+    layout: tuple[tuple[str, ...], ...] = ()
+    # partials drawn between the headline and the layout (templates/widgets/<name>.html): what
+    # the reader does before reading the chart, such as a form asking for a prediction
+    extras: tuple[str, ...] = ()
 
     def __post_init__(self):
-        """A figure's headline has one to three figures; no readout is shown twice."""
+        """A figure's headline has one to three figures; no readout is shown twice; the layout
+        names parts the chart partial draws and readout groups the record has."""
         n = len(self.headline)
         if self.view in (STEPPER, CHART, PANEL) and not 1 <= n <= HEADLINE_MAX:
             raise ValueError(f"{self.name}: a headline of 1 to {HEADLINE_MAX} figures, not {n}")
+        for part in self.layout:
+            if part[0] not in LAYOUT_PARTS or (
+                part[0] == "readouts" and part[1] not in self.readouts
+            ):
+                raise ValueError(f"{self.name}: no layout part {part!r}")
         keys = [k for pairs in (self.headline, *self.readouts.values()) for k, _ in pairs]
         twice = sorted({k for k in keys if keys.count(k) > 1})
         if twice:

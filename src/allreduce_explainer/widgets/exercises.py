@@ -104,6 +104,12 @@ def question_bank(pages: Iterable) -> list[dict]:
     ]
 
 
+def sheet_kinds(pages: Iterable) -> list[str]:
+    """The sheet's default kinds from the course's pages: the first kind of every page with
+    exercises, in page order (one problem a page)."""
+    return [p.exercises[0] for p in pages if p.exercises]
+
+
 RECORDS = (
     Widget("exercise", exercise, EXERCISE, views.EXERCISE),
     Widget("exercise_sheet", exercise_sheet, SHEET, views.SHEET),

@@ -422,7 +422,17 @@ RECORDS = (
         innetwork_bandwidth,
         BANDWIDTH,
         views.CHART,
+        label=(
+            "Algorithm bandwidth, bus bandwidth and bytes per link for the ring and NVLS; bytes "
+            "per network card across servers"
+        ),
         headline=BANDWIDTH_HEADLINE,
         readouts={"servers": SERVERS_READOUTS},
+        layout=(
+            ("partial", "innetwork_table"),
+            ("chart", "Bus bandwidth by GPU count as a table", "gpus"),
+            ("readouts", "servers"),
+            ("chart", "Bytes per card by server count as a table", "servers"),
+        ),
     ),
 )

@@ -138,7 +138,7 @@ def _explained(text: str, k: int, gpus, gpus_per_node: int, gpu, nic_Gbps: float
 
 
 def _apply(settings: dict) -> dict:
-    """The NCCL fit's calculator settings (erratum: the figures belong to the model they were
+    """The NCCL fit's calculator settings (the figures belong to the model they were
     fitted with): algorithm nccl, the NCCL release, the GPU and, across servers, the card rate
     that makes NCCL's model give the fitted busbw."""
     out = {"algorithm": "nccl", "gpu": settings["gpu"], "nccl_version": settings["nccl_version"]}

@@ -325,13 +325,24 @@ RECORDS = (
         orders,
         ORDERS,
         views.CHART,
-        label="The same sum in four orders: serial, NCCL's ring and trees, NVLS",
+        label=(
+            "The same all-reduce summed in four orders: each method's distance from the exactly "
+            "rounded sum, per element, alone and inside a bucket; and a BF16 ring's error against "
+            "reducing in FP32 as the GPUs grow"
+        ),
         headline=(("differ", "The methods disagree on"), ("agree", "Same bits on every GPU")),
         readouts={
             "main": tuple((f"values_{m}", METHOD_TEXT[m]) for m in METHODS)
             + (("bucket", "Alone, then in the middle of the bucket"),),
             "cost": (("cost", f"Reducing in FP32 costs ({FITTED.name})"),),
         },
+        layout=(
+            ("readouts", "main"),
+            ("chart", "Each method's result per element, as a table"),
+            ("title", "BF16 reduction against FP32 reduction as n grows"),
+            ("chart", "The error against n, as a table", "precision"),
+            ("readouts", "cost"),
+        ),
     ),
 )
 WARM = [("orders", {})]

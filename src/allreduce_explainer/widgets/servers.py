@@ -396,5 +396,7 @@ RECORDS = (
             ("nccl_time", f"NCCL's choice, {FITTED.name}: one all-reduce"),
             ("nccl_pick", "NCCL picks"),
         ),
+        label="Bytes over the network and time of three all-reduce methods as servers are added",
+        layout=(("partial", "servers_table"), ("chart", "The chart's data as a table")),
     ),
 )

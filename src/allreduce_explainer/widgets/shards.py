@@ -522,7 +522,13 @@ RECORDS = (
         shard_memory,
         MEMORY,
         views.CHART,
+        label=("Model states per GPU and time per step for DDP, ZeRO-1, ZeRO-2, ZeRO-3 and HSDP"),
         headline=MEMORY_HEADLINE,
         readouts={"main": MEMORY_READOUTS},
+        layout=(
+            ("readouts", "main"),
+            ("chart", "Each strategy's memory, bytes and time as a table"),
+            ("chart", "Time per step as a table", "time"),
+        ),
     ),
 )

@@ -160,5 +160,13 @@ RECORDS = (
         headline=NAIVE_HEADLINE,
         readouts={"main": NAIVE_READOUTS},
     ),
-    Widget("scaling", scaling, SCALING, views.CHART, headline=SCALING_HEADLINE),
+    Widget(
+        "scaling",
+        scaling,
+        SCALING,
+        views.CHART,
+        label="All-reduce time against GPU count",
+        headline=SCALING_HEADLINE,
+        layout=(("chart", "The chart's data as a table"),),
+    ),
 )

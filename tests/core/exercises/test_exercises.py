@@ -6,7 +6,9 @@ pages' questions on the teacher's sheet."""
 import json
 import math
 import re
+import sys
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,8 +16,10 @@ from hypothesis import strategies as st
 from strategies import SEEDS
 
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.exercises import KINDS, exercise, sheet
+from allreduce_explainer.exercises import KINDS, exercise, problem, sheet
+from allreduce_explainer.exercises.kinds import PAGE_OF as KINDS_PAGE
 from allreduce_explainer.exercises.units import AnswerError, parse, parse_vector
+from allreduce_explainer.widgets.exercises import exercise_sheet, question_bank, sheet_kinds
 from helpers import examples, stages
 
 MIB = 2**20
@@ -192,8 +196,6 @@ def oracle(kind, g):
     if kind == "judge_busbw":
         return "healthy" if g["busbw_GBps"] >= RULE_SHARE * yardstick(g) else "low"
     if kind == "order_ring_value":  # NCCL's ring: chunk 0 starts at GPU 1, each sum to BF16
-        import ml_dtypes
-
         v, bf = g["values"], ml_dtypes.bfloat16
         acc = bf(v[1 % len(v)])
         for i in [*range(2, len(v)), 0]:
@@ -211,7 +213,6 @@ def yardstick(g):
 
 
 def core_answer(kind, seed):
-    from allreduce_explainer.exercises import problem
 
     return problem(kind, seed).answer
 
@@ -224,9 +225,31 @@ def test_every_kind_is_on_one_stage_and_a_stage_has_none_or_two_to_five():
     assert sorted(k for p in stages() for k in p.exercises) == sorted(KINDS)
 
 
+def test_every_kind_sits_in_the_module_of_its_page_in_the_pages_order():
+    """kinds/<slug>.py holds exactly the kinds its page lists, defined in that order; a function
+    marked @titled anywhere else, or twice, would show here."""
+    marked = [
+        (name, f.__module__.rsplit(".", 1)[1])
+        for module in sys.modules.values()
+        if module.__name__.startswith("allreduce_explainer.exercises.kinds.")
+        for name, f in vars(module).items()
+        if callable(f) and hasattr(f, "title") and f.__module__ == module.__name__
+    ]
+    names = [k for k, _ in marked]
+    assert len(names) == len(set(names)), "a kind defined in two modules"
+    for page in stages():
+        module = page.slug.replace("-", "_")
+        assert [k for k, m in KINDS_PAGE.items() if m == module] == list(page.exercises), module
+    assert sorted(names) == sorted(KINDS)
+
+
 def test_a_default_sheet_asks_the_first_kind_of_every_stage_with_exercises():
+    """The build gives the sheet its kinds in the pages' order; the core's default is the same
+    kinds, one a page's module."""
     want = [p.exercises[0] for p in stages() if p.exercises]
-    assert [p["kind"] for p in sheet()["problems"]] == want
+    assert sheet_kinds(stages()) == want
+    assert [p["kind"] for p in sheet({"kinds": want})["problems"]] == want
+    assert sorted(p["kind"] for p in sheet()["problems"]) == sorted(want)
 
 
 def check_against_oracle(kind, seed):
@@ -341,7 +364,6 @@ def test_gb_for_gib_and_bits_for_bytes_get_a_hint(kind, seed):
 
 def _named_mistake(kind, seed, value):
     """The message of the kind's misconception that gives `value`, if one does."""
-    from allreduce_explainer.exercises import problem
 
     p = problem(kind, seed)
     hits = [m for w, m in p.mistakes if abs(w - value) <= p.tolerance * abs(w) * 1.001]
@@ -729,7 +751,6 @@ def test_a_bad_question_bank_names_its_field(bank):
 
 
 def test_the_question_bank_the_build_passes_is_every_page_with_exercises_and_its_questions():
-    from allreduce_explainer.widgets.exercises import exercise_sheet, question_bank
 
     bank = question_bank(stages())
     drilled = [p for p in stages() if p.exercises]

@@ -16,6 +16,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from allreduce_explainer.errors import ParamError
 from allreduce_explainer.exercises import KINDS, feedback, problem
 from allreduce_explainer.exercises import export as ex
 from allreduce_explainer.exercises.units import unit
@@ -332,7 +333,6 @@ def test_same_bank_same_bytes():
     ],
 )
 def test_bad_input_names_the_field(args, field):
-    from allreduce_explainer.errors import ParamError
 
     with pytest.raises(ParamError) as e:
         ex.questions(*args)

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from allreduce_explainer.exercises import KINDS, feedback, problem
-from allreduce_explainer.exercises.kinds import CHOICE, article
+from allreduce_explainer.exercises.kinds.common import CHOICE, article
 from allreduce_explainer.exercises.units import parse
+from allreduce_explainer.widgets.cluster import facts
 
 SEEDS = range(300)
 # The cell kinds ask what a GPU holds after step k; once the sum has reached the cell, the
@@ -196,7 +197,6 @@ def test_the_ring_order_decides_every_order_ring_value_problem():
 
 
 def test_judge_busbw_follows_page_10s_rule_with_its_yardstick_in_the_hint():
-    from allreduce_explainer.widgets.cluster import facts
 
     share = facts()["cluster_rule_share"]  # the page's rule and the exercise: one share
     for seed in SEEDS:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -222,7 +223,6 @@ def test_an_opened_file_is_read_unless_text_is_pasted():
 
 
 def test_log_figures_are_valid_plotly_with_basic_traces():
-    import plotly.graph_objects as go
 
     s = widget.cluster({"log": (DATA / "allreduce_mpirun.txt").read_text()})
     for name in ("time", "busbw"):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import helpers
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.exercises import problem
 from allreduce_explainer.logs import debug, explain, findings
 from allreduce_explainer.nccl import versions
 
@@ -281,7 +282,6 @@ def test_one_process_for_every_gpu_is_a_finding():
 @given(st.integers(0, 10_000))
 def test_the_ring_exercise_s_line_reads_back_through_the_reader(seed):
     """Stage 10's exercise prints a Channel line as NCCL does: the reader gets its ring back."""
-    from allreduce_explainer.exercises import problem
 
     p = problem("debug_ring_next", seed)
     line = next(x for x in p.prompt.splitlines() if "NCCL INFO Channel" in x)

@@ -1,6 +1,6 @@
 """NCCL's model fitted to all_reduce_perf logs (logs/ncclfit.py): the published logs of
 tests/data/nccl-tests/, logs synthesised from the model itself, the calculator settings a fit
-gives (erratum 5 of issue 17), and the `nccl-tests` CLI's keys and flags."""
+gives (applied to the model they were fitted with), and the `nccl-tests` CLI's keys and flags."""
 
 from __future__ import annotations
 
@@ -167,7 +167,7 @@ def test_with_the_gpu_the_prediction_stands_beside_each_row():
     assert "prediction" not in api.nccl_tests(text, 16)
 
 
-# ---- erratum 5: "use the fitted figures" applies them to the model they were fitted with ---
+# ---- "use the fitted figures" applies them to the model they were fitted with ---
 
 
 # Multi-server runs, and one-server runs where NCCL chose: the calculator's NCCL model has no

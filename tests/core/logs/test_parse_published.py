@@ -144,7 +144,7 @@ def _checks() -> list[dict]:
 
 @pytest.mark.parametrize("gpu", ["A100", "H100", "H200"])
 def test_measured_json_has_one_server_figures_for_the_model_check(gpu):
-    """Issue 17 checks NCCL's model on one 8-GPU server of each of these, with NCCL's choice;
+    """The model check holds NCCL's model on one 8-GPU server of each of these, with NCCL's choice;
     H100 also with rings forced."""
     one_server = [m for m in _checks() if m["nodes"] == 1 and m["gpus"] == 8 and gpu in m["gpu"]]
     assert any("RING" not in m["algorithm"] for m in one_server)

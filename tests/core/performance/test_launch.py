@@ -11,7 +11,9 @@ import statistics
 
 import pytest
 
+from allreduce_explainer import nccl
 from allreduce_explainer.cli import main
+from allreduce_explainer.errors import ParamError
 from allreduce_explainer.logs.parse import parse_runs
 from helpers import DATA
 
@@ -90,8 +92,6 @@ def test_a_bad_gpus_per_process_is_refused_naming_the_flag(capsys, g):
 
 @pytest.mark.parametrize("g", [0, 9, 2.0, True])
 def test_the_library_refuses_a_bad_gpus_per_thread(g):
-    from allreduce_explainer import nccl
-    from allreduce_explainer.errors import ParamError
 
     with pytest.raises(ParamError) as e:
         nccl.sweep("AllReduce", [1024], nccl.System("H100 SXM", 8, 8), gpus_per_thread=g)

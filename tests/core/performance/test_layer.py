@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allreduce_explainer import nccl, performance
+from allreduce_explainer.cli import main
 from allreduce_explainer.nccl.model import performance_call
 from allreduce_explainer.nccl.tuning import tables, terms
 from allreduce_explainer.performance import fitted, layer
@@ -306,7 +307,6 @@ def test_a_band_is_stated_only_where_two_clusters_of_its_class_earned_it():
 
 
 def test_the_cli_table_names_no_percentage_for_an_unchecked_class(capsys):
-    from allreduce_explainer.cli import main
 
     assert main(["nccl", "--gpus", "16", "--gpu", "A100", "--sizes", "1M:1G"]) == 0
     rows = [x for x in capsys.readouterr().out.splitlines() if x.strip()[:1].isdigit()]

@@ -13,8 +13,9 @@ from allreduce_explainer import api, dtypes
 from allreduce_explainer.costs import cost
 from allreduce_explainer.schedules.schedule import split
 from allreduce_explainer.schedules.topology import Topology
+from allreduce_explainer.schedules.tree import btree_parents, dtree_parents
 from allreduce_explainer.simulation import simulate
-from allreduce_explainer.simulation.simulate import run
+from allreduce_explainer.simulation.simulate import count, run
 from allreduce_explainer.simulation.verify import check
 from helpers import examples
 
@@ -163,7 +164,6 @@ def test_tree_steps_grow_with_log2():
 
 def test_nccl_dtree_matches_the_published_picture():
     """trees.cc draws the 14-rank tree: 0-8, 8-4, 8-12, 4-2, 4-6, 12-10, 12-13, ..."""
-    from allreduce_explainer.schedules.tree import btree_parents, dtree_parents
 
     p = btree_parents(14)
     assert p[8] == 0 and p[4] == 8 and p[12] == 8 and p[13] == 12 and p[10] == 12
@@ -183,7 +183,6 @@ def test_nccl_dtree_matches_the_published_picture():
     st.floats(0, 20),
 )
 def test_count_only_mode_equals_the_full_simulation(algorithm, ng, length, a_in, a_out):
-    from allreduce_explainer.simulation.simulate import count
 
     n, g = ng
     topo = Topology.make(n, g, intra_latency_us=a_in, inter_latency_us=a_out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +15,7 @@ from allreduce_explainer.catalog import models
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.schedules.topology import Topology
 from allreduce_explainer.training import ddp
+from allreduce_explainer.widgets import buckets as B
 from helpers import examples
 
 MIB = 1 << 20
@@ -204,9 +206,6 @@ def test_bad_param_bytes(value):
 
 
 def test_ddp_widget_default_state_and_figures():
-    import plotly.graph_objects as go
-
-    from allreduce_explainer.widgets import buckets as B
 
     s = B.ddp_buckets()
     json.dumps(s, allow_nan=False)
@@ -224,7 +223,6 @@ def test_ddp_widget_default_state_and_figures():
 
 
 def test_ddp_widget_new_model_resets_the_batch_to_its_default():
-    from allreduce_explainer.widgets import buckets as B
 
     s = B.ddp_buckets()
     t = B.ddp_buckets({**s["params"], "model": "resnet50"})
@@ -250,7 +248,6 @@ def test_ddp_widget_new_model_resets_the_batch_to_its_default():
     ],
 )
 def test_ddp_widget_bad_parameters(params, field):
-    from allreduce_explainer.widgets import buckets as B
 
     with pytest.raises(ParamError) as e:
         B.ddp_buckets(params)
@@ -317,7 +314,6 @@ def test_ready_order_puts_a_norms_weight_before_its_bias():
 
 @pytest.mark.parametrize(("gpus", "gpn", "card"), [(8, 8, 50.0), (16, 8, 50.0), (64, 4, 12.5)])
 def test_each_bucket_is_timed_by_nccls_choice(gpus, gpn, card):
-    from allreduce_explainer import nccl
 
     r = api.ddp("gpt2", gpus, gpn, inter_bw=card, grad_bytes=2)
     system = nccl.System("H100 SXM", gpus, gpn, gpn, card * 8)
@@ -338,7 +334,6 @@ def test_nccl_timing_does_not_depend_on_the_lock_step_latencies():
 
 
 def test_widget_first_bucket_follows_the_cap_or_the_version_and_marker_is_on_the_curve():
-    from allreduce_explainer.widgets import buckets as B
 
     for version, first in (("cap", 5 * MIB), ("1mib", MIB)):
         s = B.ddp_buckets({"gpus": 8, "bucket_cap_mb": 5, "first_bucket": version})
@@ -432,7 +427,6 @@ def test_ddp_labels_each_bucket_with_nccl_s_pick():
 def test_widget_opens_where_both_ends_of_the_trade_off_show():
     """The default layout, 64 servers of 8: tiny buckets expose clearly more than PyTorch's
     default and one bucket clearly more than the best cap, each figure from api.ddp directly."""
-    from allreduce_explainer.widgets import buckets as B
 
     s = B.ddp_buckets()
     assert (s["params"]["gpus"], s["params"]["gpus_per_node"]) == (512, 8)
@@ -446,7 +440,6 @@ def test_widget_opens_where_both_ends_of_the_trade_off_show():
 
 
 def test_page_7_facts_are_ms_and_nccl_timed():
-    from allreduce_explainer.widgets import buckets as B
 
     f = B.facts()
     times = {k: v for k, v in f.items() if k.endswith(("_backward", "_exposed", "_tiny", "_whole"))}

@@ -1,0 +1,127 @@
+"""The exercises of the page across servers: the bytes that cross the network, the busiest card's,
+the steps that wait for it."""
+
+from __future__ import annotations
+
+import random
+
+from ... import api, fmt
+from ..units import BYTES, COUNT
+from .common import EXACT, TOLERANCE, Problem, article, gpus_text, show, titled
+
+DESCRIBE = {
+    "ring": "one ring over all GPUs in rank order (servers contiguous, so the ring crosses "
+    "from one server to the next once per server)",
+    "multi-ring": "one ring per network card: as many rings as GPUs per server, each crossing "
+    "between servers through a different card",
+    "hierarchical": "a reduce-scatter inside each server over NVLink, a ring all-reduce of each "
+    "GPU's shard across the servers (GPUs of the same local rank together), then an all-gather "
+    "inside each server",
+}
+
+
+def _servers(rng: random.Random, algorithms: tuple[str, ...]) -> tuple:
+    nodes, g = rng.choice([2, 4, 8, 16]), rng.choice([4, 8])
+    s = rng.choice([1, 2, 4, 14]) * 1e9
+    algorithm = rng.choice(algorithms)
+    return nodes, g, s, algorithm, api.estimate(algorithm, nodes * g, s, g)
+
+
+def _why_network(algorithm: str, nodes: int, g: int, s: float) -> str:
+    n = nodes * g
+    if algorithm == "ring":
+        return (
+            f"The ring has 2(n − 1) = {2 * (n - 1)} steps of S/n = {fmt.nbytes(s / n)}; at each "
+            f"step one GPU per server sends through its card: {nodes} servers × "
+            f"{2 * (n - 1)} × {fmt.nbytes(s / n)}."
+        )
+    if algorithm == "multi-ring":
+        return (
+            f"Each of the {g} rings carries S/g and crosses each server boundary once: per card "
+            f"2(n − 1) × S/(g n) = {fmt.nbytes(2 * (n - 1) * s / (g * n))}, on {n} cards."
+        )
+    return (
+        f"Across servers each GPU all-reduces its shard S/g = {fmt.nbytes(s / g)} on a ring of "
+        f"N = {nodes} servers, sending 2(N − 1)/N of it: "
+        f"{fmt.nbytes(2 * (nodes - 1) * s / (g * nodes))} per card, on {n} cards."
+    )
+
+
+@titled("The bytes that cross the network")
+def network_bytes(rng: random.Random) -> Problem:
+    nodes, g, s, algorithm, r = _servers(rng, ("ring", "multi-ring", "hierarchical"))
+    n = nodes * g
+    want = r["bytes_inter_node"]
+    return Problem(
+        prompt=f"{gpus_text(n, g)} all-reduce {article(fmt.nbytes(s))} gradient with "
+        f"{DESCRIBE[algorithm]}. How many bytes cross the network in all (summed over every "
+        "card), in GB?",
+        hint="Only messages between GPUs in different servers cross the network; count the "
+        "bytes each card sends and add them up.",
+        steps=[_why_network(algorithm, nodes, g, s), f"In all: {show(want, 'GB')}."],
+        answer=want,
+        dimension=BYTES,
+        unit="GB",
+        tolerance=TOLERANCE,
+        given={"servers": nodes, "gpus_per_node": g, "bytes": s, "algorithm": algorithm},
+    )
+
+
+@titled("The busiest network card's bytes")
+def nic_bytes(rng: random.Random) -> Problem:
+    # the methods in another order than network_bytes', so that seed 0 (the page's) shows all
+    # three methods on the page's three kinds
+    nodes, g, s, algorithm, r = _servers(rng, ("multi-ring", "ring", "hierarchical"))
+    n = nodes * g
+    want = r["bytes_per_nic_max"]
+    mistakes = [
+        (
+            r["bytes_inter_node"],
+            "That is every card's bytes summed, what crosses the network in all; the question "
+            "asks for the busiest single card.",
+        )
+    ]
+    if algorithm != "ring":  # in a single ring one card per server sends: its server's sum
+        mistakes.append(
+            (
+                g * want,
+                f"That is one server's {g} cards summed; each GPU has its own card, and the "
+                "question asks for one card.",
+            )
+        )
+    return Problem(
+        prompt=f"{gpus_text(n, g)} all-reduce {article(fmt.nbytes(s))} gradient with "
+        f"{DESCRIBE[algorithm]}. How much data does the busiest network card send, in GB?",
+        hint="Find which GPUs send across servers, and how many bytes each of them sends that way.",
+        steps=[_why_network(algorithm, nodes, g, s), f"The busiest card: {show(want, 'GB')}."],
+        answer=want,
+        dimension=BYTES,
+        unit="GB",
+        tolerance=TOLERANCE,
+        given={"servers": nodes, "gpus_per_node": g, "bytes": s, "algorithm": algorithm},
+        mistakes=tuple(mistakes),
+    )
+
+
+@titled("The steps that wait for the network")
+def network_steps(rng: random.Random) -> Problem:
+    nodes, g, s, algorithm, r = _servers(rng, ("ring", "hierarchical"))
+    n = nodes * g
+    if algorithm == "ring":
+        why = f"Every one of the ring's 2(n − 1) = {r['steps']} steps crosses a server boundary."
+    else:
+        why = (
+            f"Only the middle phase, a ring of N = {nodes} servers, crosses: 2(N − 1) = "
+            f"{r['network_steps']} steps (of {r['steps']} in all)."
+        )
+    return Problem(
+        prompt=f"{gpus_text(n, g)} all-reduce a gradient with {DESCRIBE[algorithm]}. How many of "
+        "its steps send data over the network?",
+        hint="Which phases have a GPU sending to a GPU in another server?",
+        steps=[why],
+        answer=r["network_steps"],
+        dimension=COUNT,
+        unit="",
+        tolerance=EXACT,
+        given={"servers": nodes, "gpus_per_node": g, "algorithm": algorithm},
+    )

@@ -1,0 +1,136 @@
+"""The exercises of the page on what each GPU sends: an all_reduce_perf row's algbw and busbw, the
+bytes GPU 0 sends in the naive method and each GPU in a ring."""
+
+from __future__ import annotations
+
+import random
+
+from ... import api, fmt
+from ...collectives import ALLREDUCE
+from ...logs import parse as nccltests
+from ..units import BYTES, RATE
+from .common import TOLERANCE, Problem, article, show, titled
+
+HEADER = (
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+    "     time   algbw   busbw #wrong\n"
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)        "
+    "     (us)  (GB/s)  (GB/s)"
+)
+
+
+def _perf_line(rng: random.Random) -> tuple[int, str, str]:
+    """(GPUs, the full all_reduce_perf row, the row with algbw and busbw hidden)."""
+    n = rng.choice([4, 8, 16, 32, 64])  # on 2 GPUs busbw is algbw: either would pass
+    size = 2 ** rng.randrange(20, 34)
+    busbw = rng.randrange(20, 400)
+    factor = ALLREDUCE.busbw_factor(n)
+    halves, hidden = [], []
+    for slower in (1000, 1000 + rng.randrange(0, 30)):
+        t = size / (busbw / factor * 1e9) * 1e6 * slower / 1000
+        t_text = f"{t:.1f}" if t >= 100 else f"{t:.2f}"
+        alg = size / float(t_text) / 1e3
+        halves.append(f"{t_text:>8} {alg:7.2f} {alg * factor:7.2f}      0")
+        hidden.append(f"{t_text:>8} {'?':>7} {'?':>7}      0")
+    lead = f"{size:>12} {size // 4:>13}     float     sum      -1"
+    return n, f"{lead} {halves[0]} {halves[1]}", f"{lead} {hidden[0]} {hidden[1]}"
+
+
+def _line_problem(rng: random.Random, which: str) -> Problem:
+    n, line, hidden = _perf_line(rng)
+    row = nccltests.parse_line(line)
+    half = row.out_of_place
+    r = api.busbw(n, row.size_bytes, half.time_us)
+    steps = [
+        f"The out-of-place run moved {row.size_bytes:,} bytes in {half.time_us:g} µs.",
+        f"algbw = size / time = {row.size_bytes:,} B / {half.time_us:g} µs = "
+        f"{show(r['algbw_GBps'] * 1e9, 'GB/s')}.",
+    ]
+    if which == "busbw":
+        steps.append(
+            f"busbw = algbw × 2(n − 1)/n = {fmt.sig(r['algbw_GBps'], 4)} × {2 * (n - 1)}/{n} = "
+            f"{show(r['busbw_GBps'] * 1e9, 'GB/s')}."
+        )
+    name = "algorithm bandwidth (algbw)" if which == "algbw" else "bus bandwidth (busbw)"
+    if which == "busbw":
+        mistake = (
+            r["algbw_GBps"] * 1e9,
+            f"That is algbw; multiply by 2(n − 1)/n = {2 * (n - 1)}/{n} for busbw.",
+        )
+    else:
+        mistake = (
+            r["busbw_GBps"] * 1e9,
+            "That is busbw; algbw is the size over the time, before the factor 2(n − 1)/n.",
+        )
+    return Problem(
+        prompt=f"all_reduce_perf on {n} GPUs printed this row (algbw and busbw hidden):\n"
+        f"{HEADER}\n{hidden}\nWhat is the out-of-place {name}, in GB/s?",
+        hint="algbw is the size over the time (GB/s = 1e9 bytes per second); busbw multiplies "
+        "it by 2(n − 1)/n, the share of the data each GPU's link really carries.",
+        steps=steps,
+        answer=r[f"{which}_GBps"] * 1e9,
+        dimension=RATE,
+        unit="GB/s",
+        tolerance=TOLERANCE,
+        given={"gpus": n, "bytes": row.size_bytes, "time_us": half.time_us, "line": line},
+        mistakes=(mistake,),
+    )
+
+
+@titled("The algbw of an all_reduce_perf row")
+def line_algbw(rng: random.Random) -> Problem:
+    return _line_problem(rng, "algbw")
+
+
+@titled("The busbw of an all_reduce_perf row")
+def line_busbw(rng: random.Random) -> Problem:
+    return _line_problem(rng, "busbw")
+
+
+@titled("The bytes GPU 0 sends in the naive method")
+def naive_root_bytes(rng: random.Random) -> Problem:
+    n = rng.choice([4, 8, 16, 32, 64])
+    s = rng.choice([1, 2, 4, 14]) * 1e9
+    r = api.estimate("naive", n, s, n)
+    ring = api.estimate("ring", n, s, n)["bytes_sent_per_gpu_max"]
+    sent = r["bytes_sent_per_gpu_max"]
+    steps = [
+        f"GPU 0 sends the sum back to each of the other n − 1 = {n - 1} GPUs, a whole "
+        f"gradient each: {n - 1} × {fmt.nbytes(s)} = {show(sent, 'GB')}.",
+        f"(A ring GPU sends only 2(n − 1)/n × S = {fmt.nbytes(ring)}.)",
+    ]
+    return Problem(
+        prompt=f"{n} GPUs all-reduce {article(fmt.nbytes(s))} gradient the naive way: all send "
+        "to GPU 0, which adds and sends the sum back to each. How much data does GPU 0 send, "
+        "in GB?",
+        hint="GPU 0 sends a whole gradient to every other GPU.",
+        steps=steps,
+        answer=sent,
+        dimension=BYTES,
+        unit="GB",
+        tolerance=TOLERANCE,
+        given={"gpus": n, "bytes": s},
+    )
+
+
+@titled("The bytes each GPU sends in a ring")
+def ring_bytes_per_gpu(rng: random.Random) -> Problem:
+    n = rng.choice([2, 3, 4, 8, 16, 32, 64, 128, 1024])
+    s = rng.choice([1, 2, 4, 14]) * 1e9
+    r = api.estimate("ring", n, s, n)
+    sent = r["bytes_sent_per_gpu_max"]
+    steps = [
+        f"Each of the {r['steps']} steps, a GPU sends one chunk of S/n = {fmt.nbytes(s / n)}.",
+        f"{r['steps']} × {fmt.nbytes(s / n)} = 2(n − 1)/n × S = {show(sent, 'GB')}.",
+    ]
+    return Problem(
+        prompt=f"{n} GPUs all-reduce {article(fmt.nbytes(s))} gradient with a ring "
+        "(reduce-scatter, then all-gather). How much data does each GPU send in all, in GB?",
+        hint="Count the steps of both phases and the size of one chunk.",
+        steps=steps,
+        answer=sent,
+        dimension=BYTES,
+        unit="GB",
+        tolerance=TOLERANCE,
+        given={"gpus": n, "bytes": s},
+    )
