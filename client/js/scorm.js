@@ -40,9 +40,9 @@
 
   var api = findAPI();
   // `saved.p`: exercise name -> [seed, first answer right (1) or not (0), last answer];
-  // `saved.n`: the interactions written so far, in every session of the attempt
+  // `interactions`: the next cmi.interactions index (the platform's _count at the start)
   var session = { api: api, started: false, finished: false, seeds: {}, replay: {},
-    saved: { v: 1, p: {}, n: 0 }, kept: { score: -1, done: false } };
+    saved: { v: 1, p: {} }, kept: { score: -1, done: false }, interactions: 0 };
   AE.scorm = session;
   if (!api) return;
 
@@ -85,7 +85,7 @@
   }
 
   function interaction(id, type, response, result) {
-    var key = "cmi.interactions." + session.saved.n++ + ".";
+    var key = "cmi.interactions." + session.interactions++ + ".";
     set(key + "id", String(id).replace(/\s+/g, "_").slice(0, 255));
     set(key + "type", type);
     set(key + "student_response", String(response === null || response === undefined ? "" : response).slice(0, MAX_RESPONSE));
@@ -114,10 +114,11 @@
     var raw = get("cmi.core.score.raw");
     session.kept = { score: raw === "" || isNaN(Number(raw)) ? -1 : Number(raw),
       done: status === "completed" || status === "passed" };
+    session.interactions = parseInt(get("cmi.interactions._count"), 10) || 0;
     if (get("cmi.core.entry") !== "resume") return;
     try {
       var saved = JSON.parse(get("cmi.suspend_data"));
-      if (saved && saved.v === 1 && typeof saved.p === "object" && typeof saved.n === "number") session.saved = saved;
+      if (saved && saved.v === 1 && saved.p && typeof saved.p === "object") session.saved = saved;
     } catch (e) { /* no suspend data, or another package's: the attempt starts afresh */ }
   }
 
@@ -212,7 +213,6 @@
     var result = d.correct === true ? "correct" : d.correct === false ? "wrong" : "neutral";
     var type = typeof d.answer === "number" ? "numeric" : "choice";
     interaction("predict." + d.widget + "." + d.id, type, d.answer, result);
-    set("cmi.suspend_data", suspendData());  // keeps the count of interactions
     api.LMSCommit("");
   });
 
