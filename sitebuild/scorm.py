@@ -51,6 +51,7 @@ SCHEMAS = (
     f"imsmd_rootv1p2p1.xsd {ADLCP} adlcp_rootv1p2.xsd"
 )
 ANCHOR = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S)  # anchors do not nest in HTML
+NAVIGATION = re.compile(r"<(header|nav)\b.*?</\1>", re.S)
 ATTR = re.compile(r'([\w-]+)="([^"]*)"')
 
 
@@ -113,8 +114,16 @@ def loads(page: str, html: str, files: list[str]) -> set[str]:
 
 def relink(html: str, page: str, carried: set[str], url: str) -> str:
     """`page`'s links to pages the package does not carry: to the public site at `url` if the
-    build knows it, otherwise plain text (a glossary term keeps its definition as its title; a
-    page's link says the page is in the course package)."""
+    build knows it, otherwise plain text. In the prose a page's link says the page is in the
+    course package; in the header and the navigation, where the titles stand in a row, the
+    title attribute says it; a glossary term keeps its definition as its title."""
+    prose = _relinker(page, carried, url, compact=False)
+    menus = _relinker(page, carried, url, compact=True)
+    return ANCHOR.sub(prose, NAVIGATION.sub(lambda m: ANCHOR.sub(menus, m[0]), html))
+
+
+def _relinker(page: str, carried: set[str], url: str, compact: bool):
+    """relink's replacement for one anchor."""
 
     def one(m: re.Match) -> str:
         attrs = dict(ATTR.findall(m[1]))
@@ -129,9 +138,11 @@ def relink(html: str, page: str, carried: set[str], url: str) -> str:
             return m[0].replace(f'href="{attrs["href"]}"', f'href="{escape(target)}"', 1)
         if "glossary-term" in attrs.get("class", ""):
             return f'<span title="{attrs.get("title", "")}">{m[2]}</span>'
+        if compact:
+            return f'<span class="elsewhere" title="{ELSEWHERE.capitalize()}">{m[2]}</span>'
         return f'<span class="elsewhere">{m[2]} <small>({ELSEWHERE})</small></span>'
 
-    return ANCHOR.sub(one, html)
+    return one
 
 
 def packaged_page(html: str, page: str, carried: set[str], url: str, solutions: bool) -> bytes:

@@ -122,10 +122,13 @@
     } catch (e) { /* no suspend data, or another package's: the attempt starts afresh */ }
   }
 
-  // The rule the score follows, stated above the exercises
+  // The rule the score follows, stated above the exercises in place of the site's words on
+  // drawing new problems
   function showRule() {
     var first = document.querySelector('[data-widget^="exercise-"]');
     if (!first) return;
+    var intro = document.querySelector('[data-role="exercises-intro"]');
+    if (intro) intro.hidden = true;
     var note = document.createElement("p");
     note.className = "scorm-rule";
     note.setAttribute("data-role", "scorm-rule");

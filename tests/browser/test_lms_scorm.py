@@ -176,6 +176,7 @@ def test_first_answer_counts_and_every_answer_is_an_interaction(browser, lms):
     assert a.frame.locator("[data-role=solution]").count() == 0
     assert a.frame.locator("[data-action=solution]").first.is_hidden()
     assert a.frame.locator("[data-action=new-problem]").first.is_hidden()
+    assert a.frame.locator("[data-role=exercises-intro]").is_hidden()  # "New problem draws..."
 
     typed = [a.answer(KINDS[0], right=False), a.answer(KINDS[0], right=True)]
     assert a.cmi("cmi.core.score.raw") == "0"  # wrong, then right: the first answer counts
