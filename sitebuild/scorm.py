@@ -51,7 +51,8 @@ SCHEMAS = (
     f"imsmd_rootv1p2p1.xsd {ADLCP} adlcp_rootv1p2.xsd"
 )
 ANCHOR = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.S)  # anchors do not nest in HTML
-NAVIGATION = re.compile(r"<(header|nav)\b.*?</\1>", re.S)
+# the header and the menus, whose titles stand in a row (the pager's one link has room to say it)
+NAVIGATION = re.compile(r'<(header|nav)\b(?![^>]*class="pager").*?</\1>', re.S)
 ATTR = re.compile(r'([\w-]+)="([^"]*)"')
 
 
@@ -115,8 +116,9 @@ def loads(page: str, html: str, files: list[str]) -> set[str]:
 def relink(html: str, page: str, carried: set[str], url: str) -> str:
     """`page`'s links to pages the package does not carry: to the public site at `url` if the
     build knows it, otherwise plain text. In the prose a page's link says the page is in the
-    course package; in the header and the navigation, where the titles stand in a row, the
-    title attribute says it; a glossary term keeps its definition as its title."""
+    course package; in the header and the navigation, where the titles stand in a row, an anchor
+    without an address (styled as the menu's, leading nowhere) says it in its title; a glossary
+    term keeps its definition as its title."""
     prose = _relinker(page, carried, url, compact=False)
     menus = _relinker(page, carried, url, compact=True)
     return ANCHOR.sub(prose, NAVIGATION.sub(lambda m: ANCHOR.sub(menus, m[0]), html))
@@ -138,8 +140,10 @@ def _relinker(page: str, carried: set[str], url: str, compact: bool):
             return m[0].replace(f'href="{attrs["href"]}"', f'href="{escape(target)}"', 1)
         if "glossary-term" in attrs.get("class", ""):
             return f'<span title="{attrs.get("title", "")}">{m[2]}</span>'
-        if compact:
-            return f'<span class="elsewhere" title="{ELSEWHERE.capitalize()}">{m[2]}</span>'
+        if compact:  # a placeholder anchor (no href) keeps the menu's layout
+            kept = "".join(f' {k}="{v}"' for k, v in attrs.items() if k in ("class", "id"))
+            said = f'title="{ELSEWHERE.capitalize()}" data-role="elsewhere"'
+            return f"<a{kept} {said}>{m[2]}</a>"
         return f'<span class="elsewhere">{m[2]} <small>({ELSEWHERE})</small></span>'
 
     return one

@@ -39,6 +39,7 @@ def page_html(slug: str, other: str) -> str:
 <a class="glossary-term" href="../glossary/#ring" title="A loop of GPUs.">ring</a>, or
 <a href="https://example.org/paper">a paper</a>.</p>
 <figure data-widget="exercise-x"></figure>
+<nav class="pager"><a rel="next" href="../{other}/index.html">Next →</a></nav>
 <footer><a href="../LICENSE.txt" rel="license">license</a></footer></body></html>"""
 
 
@@ -115,16 +116,19 @@ def test_the_course_package_holds_every_page_once(site):
 
 def links(html: bytes) -> tuple[BeautifulSoup, set[str]]:
     soup = BeautifulSoup(html, "html.parser")
-    return soup, {a["href"] for a in soup.find_all("a")}
+    return soup, {a["href"] for a in soup.find_all("a", href=True)}
 
 
 def test_without_an_address_a_left_out_page_is_plain_text_naming_the_course_package(site):
     soup, hrefs = links(package(site, "one")["one/index.html"])
     assert hrefs == {"../one/index.html", "https://example.org/paper", "../LICENSE.txt"}
     elsewhere = [s.get_text(" ", strip=True) for s in soup.select("span.elsewhere")]
-    assert elsewhere == ["Home", "Stage two", "stage two (in the course package)"]
-    said = [s.get("title") for s in soup.select("nav span.elsewhere")]  # said, not shown
-    assert said == ["In the course package"] * 2
+    assert elsewhere == ["stage two (in the course package)", "Next → (in the course package)"]
+    menu = soup.select("nav [data-role=elsewhere]")  # the menu's titles, each saying where
+    assert [(a.name, a.get_text(), a.get("title")) for a in menu] == [
+        ("a", "Home", "In the course package"),
+        ("a", "Stage two", "In the course package"),
+    ]
     term = soup.find("span", title="A loop of GPUs.")
     assert term.get_text() == "ring"
     # the course package carries every page: its links stay
