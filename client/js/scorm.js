@@ -70,18 +70,14 @@
     return pad(d.getHours(), 2) + ":" + pad(d.getMinutes(), 2) + ":" + pad(d.getSeconds(), 2);
   }
 
-  // The suspend data, within its 4,096 characters: last answers are dropped, longest first,
-  // before any verdict is (a verdict is one character).
+  // The suspend data, within its 4,096 characters: should the last answers not fit (a page of
+  // many long answers), the problems and first verdicts alone, which the score needs.
   function suspendData() {
     var text = JSON.stringify(session.saved);
-    var byLength = Object.keys(session.saved.p).sort(function (a, b) {
-      return String(session.saved.p[b][2]).length - String(session.saved.p[a][2]).length;
-    });
-    for (var i = 0; text.length > MAX_SUSPEND && i < byLength.length; i++) {
-      session.saved.p[byLength[i]][2] = null;
-      text = JSON.stringify(session.saved);
-    }
-    return text;
+    if (text.length <= MAX_SUSPEND) return text;
+    var p = {};
+    Object.keys(session.saved.p).forEach(function (n) { p[n] = session.saved.p[n].slice(0, 2).concat([null]); });
+    return JSON.stringify({ v: 1, p: p });
   }
 
   function interaction(id, type, response, result) {
