@@ -32,6 +32,11 @@ def main(argv: list[str] | None = None) -> None:
         help=f"the address the site is hosted at (default ${SITE_URL_ENV}): the question banks, "
         "oEmbed files and snippets link to it",
     )
+    ap.add_argument(
+        "--scorm-solutions",
+        action="store_true",
+        help="keep the worked solutions in the SCORM packages' pages (hidden by default)",
+    )
     a = ap.parse_args(argv)
     try:
         url = site_address(a.url, "url")
@@ -39,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"argument --url: {e.message}")
     if not url:
         print(NO_SITE_URL, file=sys.stderr)
-    Builder(a.out, url).build()
+    Builder(a.out, url, scorm_solutions=a.scorm_solutions).build()
     print(f"Built {a.out}")
     if a.serve:
         serve(a.out, a.port)

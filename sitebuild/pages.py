@@ -77,8 +77,11 @@ class Builder:
     """Builds the whole site into one folder, which it empties first. Every embed's placeholder
     image must exist unless `placeholders` is False (the script that makes them builds so)."""
 
-    def __init__(self, site: Path, url: str = "", placeholders: bool = True):
+    def __init__(
+        self, site: Path, url: str = "", placeholders: bool = True, scorm_solutions: bool = False
+    ):
         self.site = site
+        self.scorm_solutions = scorm_solutions  # the SCORM packages' pages keep their solutions
         self.placeholders = placeholders
         self.pictured: set[str] = set()  # the embeds whose placeholder was copied
         self.url = site_address(url, "url")  # where the site is hosted ("" if not known)
@@ -323,7 +326,8 @@ class Builder:
         self.build_pages()
         compress_site(self.site)
         # last: a package holds the finished site's files (and is not compressed again)
-        write_scorm(self.site, [p for p in self.pages if p.number is not None])
+        stages = [p for p in self.pages if p.number is not None]
+        write_scorm(self.site, stages, self.url, self.scorm_solutions)
 
     def build_pages(self) -> None:
         """The HTML pages alone, with the license they link to (the tests of the prose use this

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
 import re
 import struct
+import zipfile
 import zlib
 from pathlib import Path
 
@@ -152,3 +155,21 @@ def png_size(data: bytes) -> tuple[int, int]:
     assert depth == 8 and interlace == 0
     assert len(zlib.decompress(idat)) == h * (1 + w * BYTES_PER_PIXEL[colour])
     return w, h
+
+
+def zip_modules(data: bytes) -> set[str]:
+    """An archive's Python modules, by name (a .py and its .pyc are one module)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        return {n.removesuffix("c").removesuffix(".py") for n in z.namelist()}
+
+
+def assert_no_file_twice(files: dict[str, bytes]) -> None:
+    """No two files of a package (path -> bytes) alike, and no Python module in two of its zips
+    (the standard library once)."""
+    digests = [hashlib.sha256(d).hexdigest() for d in files.values()]
+    assert len(digests) == len(set(digests)), sorted(files)
+    archives = [zip_modules(d) for n, d in files.items() if n.endswith(".zip")]
+    seen: set[str] = set()
+    for names in archives:  # the standard library travels in one archive
+        assert not names & seen, sorted(names & seen)
+        seen |= names

@@ -1,9 +1,10 @@
-// bundle: page  provides: AE.promptNodes AE.solutionsHidden AE.views.exercise  uses: AE.python
+// bundle: page  provides: AE.promptNodes AE.solutionsHidden AE.views.exercise  uses: AE.python AE.meta
 // The exercise view: shows the problem Python drew, sends the typed answer to Python and shows
 // its verdict; the hint and the worked solution are in the state already (JS never checks).
 // URL: `<instance>.seed=N` names one exercise's problem; a bare `seed=N` names the problem of
 // every exercise on the page that has no seed of its own (a teacher's link for a whole page);
-// `solution=0` hides every worked solution on the page, for graded work (the hint stays).
+// `solution=0` hides every worked solution on the page, for graded work (the hint stays), as does
+// a SCORM package's copy of the page (`<meta name="ae-solutions" content="hidden">`, sitebuild/scorm.py).
 (function () {
   "use strict";
   var AE = (window.AE = window.AE || {});
@@ -29,9 +30,11 @@
     return out;
   };
 
-  // True when the page's URL asks for no worked solutions (`solution=0`); the sheet asks too.
+  // True when the page's URL asks for no worked solutions (`solution=0`), or the page is a SCORM
+  // package's copy built without them; the sheet asks too.
   AE.solutionsHidden = function () {
-    return new URLSearchParams(location.search).get("solution") === "0";
+    return new URLSearchParams(location.search).get("solution") === "0" ||
+      (AE.meta ? AE.meta("ae-solutions") === "hidden" : false);
   };
 
   function pageSeed(name) {

@@ -10,10 +10,11 @@ import json
 
 from .errors import ParamError
 from .widgets import REGISTRY, WIDGETS
-from .widgets.exercises import bank_file
+from .widgets.exercises import bank_file, learner_seeds
 
-# What a page may call by name: every widget, and the teacher's sheet's bank files
-CALLS = WIDGETS | {"bank_file": bank_file}
+# What a page may call by name: every widget, the teacher's sheet's bank files, and a course
+# package's learner seeds (client/js/scorm.js)
+CALLS = WIDGETS | {"bank_file": bank_file, "learner_seeds": learner_seeds}
 
 # Long text parameters the worker has handed over once (client/js/worker.mjs), by name
 _KEPT: dict[str, str] = {}

@@ -15,7 +15,7 @@ def built(monkeypatch):
     urls = []
 
     class Recorder:
-        def __init__(self, out, url):
+        def __init__(self, out, url, scorm_solutions=False):
             urls.append(url)
 
         def build(self):
@@ -49,3 +49,19 @@ def test_a_bad_address_exits_2_naming_the_flag(built, tmp_path, url, capsys):
     assert e.value.code == 2 and built == []
     err = capsys.readouterr().err
     assert "argument --url" in err and "Traceback" not in err
+
+
+def test_the_scorm_packages_keep_their_solutions_only_when_asked(tmp_path, monkeypatch):
+    asked = []
+
+    class Recorder:
+        def __init__(self, out, url, scorm_solutions=False):
+            asked.append(scorm_solutions)
+
+        def build(self):
+            pass
+
+    monkeypatch.setattr(build, "Builder", Recorder)
+    build.main(["--out", str(tmp_path)])
+    build.main(["--out", str(tmp_path), "--scorm-solutions"])
+    assert asked == [False, True]

@@ -16,7 +16,7 @@ from bs4 import BeautifulSoup
 
 from allreduce_explainer.exercises import KINDS
 from allreduce_explainer.exercises.export import BANK_COUNT, BANK_FILES
-from helpers import HOSTED, stages
+from helpers import HOSTED, assert_no_file_twice, stages
 from sitebuild import scorm
 from sitebuild.embeds import SNIPPETS
 from sitebuild.pages import Builder
@@ -69,11 +69,22 @@ def test_packages_carry_the_worker_and_its_python(site):
     with zipfile.ZipFile(site / "scorm" / f"{stages()[0].slug}.zip") as z:
         names = set(z.namelist())
     manifest = json.loads((site / "py" / "build.json").read_text())
-    shipped = {str(p.relative_to(site)) for p in (site / "py").iterdir() if p.suffix != ".gz"}
-    shipped = {s for s in shipped if not s.endswith(".br")}
-    assert shipped <= names, sorted(shipped - names)
-    assert manifest  # the worker's own list of its files is packaged with it
+    roles = ("nostdlib", "stdlib", "core", "snapshot")  # the files the worker fetches
+    assert {manifest[r] for r in roles} <= names
     assert any(n.startswith("vendor/pyodide/") for n in names)
+
+
+def test_a_stages_package_holds_no_other_page_and_no_file_twice(site):
+    slugs = [p.slug for p in stages()]
+    for slug in [*slugs, scorm.COURSE]:
+        with zipfile.ZipFile(site / "scorm" / f"{slug}.zip") as z:
+            files = {n: z.read(n) for n in z.namelist()}
+        assert_no_file_twice(files)
+        pages = {n for n in files if n.endswith(".html")}
+        if slug != scorm.COURSE:
+            assert pages == {f"{slug}/index.html"}
+        else:
+            assert {f"{s}/index.html" for s in slugs} <= pages
 
 
 def sheet_soup(site) -> BeautifulSoup:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from .. import exercises as core
 from ..errors import ParamError
 from ..exercises import export
+from ..exercises.learners import learner_seed
 from ..params import Param, spec, validated
 from . import Widget, views
 
@@ -108,6 +109,25 @@ def sheet_kinds(pages: Iterable) -> list[str]:
     """The sheet's default kinds from the course's pages: the first kind of every page with
     exercises, in page order (one problem a page)."""
     return [p.exercises[0] for p in pages if p.exercises]
+
+
+MAX_STUDENT_ID = 255  # SCORM 1.2's CMIIdentifier
+MAX_NAMES = 50  # exercises on one page, and plenty to spare
+LEARNER = spec(Param("student", "", "text"), Param("names", [], "data"))
+
+
+def learner_seeds(params=None) -> dict:
+    """Inside a course platform's package: each of a page's exercises (`names`, their instance
+    names) drawn for the learner `student` (SCORM's cmi.core.student_id), as {"seeds": {name:
+    seed}}; client/js/scorm.js shows each exercise at its seed."""
+    given = validated(params, LEARNER)
+    student, names = given["student"], given["names"]
+    if len(student) > MAX_STUDENT_ID:
+        raise ParamError("student", f"must be at most {MAX_STUDENT_ID} characters")
+    ok = isinstance(names, list) and len(names) <= MAX_NAMES
+    if not ok or not all(isinstance(n, str) and 0 < len(n) <= 100 for n in names):
+        raise ParamError("names", f"must be a list of at most {MAX_NAMES} exercise names")
+    return {"kind": "seeds", "seeds": {n: learner_seed(student, n) for n in names}}
 
 
 RECORDS = (
