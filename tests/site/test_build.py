@@ -71,7 +71,7 @@ def test_the_manifest_names_the_python_files_with_their_hashes(site):
     for role, digest in manifest["sha256"].items():
         assert hashlib.sha256((site / manifest[role]).read_bytes()).hexdigest() == digest, role
     assert sorted(manifest["sha256"]) == ["core", "nostdlib", "snapshot", "stdlib"]
-    assert (site / "static" / "js" / "worker.mjs").is_file()
+    assert (site / "static" / "js" / "worker.js").is_file()
 
 
 def test_vendor_manifest_matches_the_files_and_the_lock(site):
@@ -131,7 +131,7 @@ def test_a_live_page_loads_its_scripts_as_two_bundles(site):
     from sitebuild import CLIENT
     from sitebuild.scripts import HEAD, PAGE, bundles
 
-    own = {"theme.js", "print.js", "worker.mjs", "snapshot.mjs"}
+    own = {"theme.js", "print.js", "worker.js", "snapshot.js"}
     assert sorted(HEAD + PAGE) == sorted(
         p.name for p in (CLIENT / "js").iterdir() if p.name not in own
     )
