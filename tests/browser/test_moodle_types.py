@@ -22,6 +22,7 @@ from sitebuild.moodle_types import JAVASCRIPT, UNKNOWN, moodle_type
 SCORM_AGAIN = ROOT / "node_modules" / "scorm-again" / "dist" / "scorm12.min.js"
 STAGE = stages()[0]
 KINDS = list(STAGE.exercises)
+STARTED = "html:is([data-python=ready], [data-python=failed])"
 
 HOST_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">
@@ -121,8 +122,10 @@ def test_python_starts_and_the_score_reaches_the_lms(browser, moodle):
     page = ctx.new_page()
     watch = Watch(page, url)
     page.goto(f"{url}/host.html#{href}")
-    page.frame_locator("#sco").locator(PY_READY).wait_for(state="attached", timeout=TIMEOUT_MS)
+    page.frame_locator("#sco").locator(STARTED).wait_for(state="attached", timeout=TIMEOUT_MS)
     inner = next(f for f in page.frames if f.url.endswith(f"pkg/{href}"))
+    status = inner.locator('[data-role="python-status"]').first.inner_text()
+    assert inner.locator(PY_READY).count() == 1, status
     for kind in KINDS:
         answer_right(inner, kind)
     get = "k => String(window.API.LMSGetValue(k))"
