@@ -23,7 +23,7 @@ require_once($CFG->dirroot . '/mod/scorm/locallib.php');
 \core\session\manager::set_user(get_admin());
 $generator = new testing_data_generator();
 
-$course = $generator->create_course(['fullname' => 'All-reduce, explained', 'shortname' => 'allreduce']);
+$course = $generator->create_course(['fullname' => 'All-reduce, explained', 'shortname' => 'allreduce-course']);
 $student = $generator->create_user(['username' => 'student', 'password' => 'Student-pass-1',
     'firstname' => 'Sam', 'lastname' => 'Student']);
 $generator->enrol_user($student->id, $course->id, 'student');

@@ -18,6 +18,7 @@ from allreduce_explainer.exercises import problem
 from sitebuild import browser as chromium
 from sitebuild.moodle_types import moodle_type
 
+NOSNIFF = "x-content-type-options"
 TIMEOUT_MS = 180_000  # php -S serves the package's files one PHP process each: a slow first start
 
 
@@ -72,20 +73,15 @@ def main(url: str, made_path: str, out: str) -> None:
     with sync_playwright() as p:
         browser = chromium.launch(p)
         ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
-        served: dict[str, tuple[str, str]] = {}  # package file -> (Content-Type, nosniff header)
-        ctx.on(
-            "response",
-            lambda r: (
-                "/mod_scorm/content/" in r.url
-                and served.setdefault(
-                    r.url.split("?")[0].rsplit("/", 1)[-1],
-                    (
-                        r.headers.get("content-type", ""),
-                        r.headers.get("x-content-type-options", ""),
-                    ),
-                )
-            ),
-        )
+        served: dict[str, tuple[str, str, str]] = {}  # file -> (Content-Type, nosniff, ours)
+
+        def note(r) -> None:
+            name = r.url.split("?")[0].rsplit("/", 1)[-1]
+            if "/mod_scorm/content/" in r.url and name not in served and r.ok:
+                ours = moodle_type(name, r.body()[:8192])
+                served[name] = (r.headers.get("content-type", ""), r.headers.get(NOSNIFF, ""), ours)
+
+        ctx.on("response", note)
         page = ctx.new_page()
         log_in(page, url, "student", "Student-pass-1")
         page.goto(f"{url}/mod/scorm/view.php?id={made['cmid']}")
@@ -105,8 +101,8 @@ def main(url: str, made_path: str, out: str) -> None:
         page.screenshot(path=str(shots / "gradebook.png"), full_page=True)
         row = " ".join(page.locator("tr", has_text="Sam Student").first.inner_text().split())
         browser.close()
-    types = {name: typ for name, (typ, _) in served.items()}
-    unlike = {n: t for n, t in types.items() if t.split(";")[0] != moodle_type(n)}
+    types = {name: typ for name, (typ, _, _) in served.items()}
+    unlike = {n: (t, ours) for n, (t, _, ours) in served.items() if t.split(";")[0] != ours}
     print(
         json.dumps(
             {
@@ -114,7 +110,7 @@ def main(url: str, made_path: str, out: str) -> None:
                 "api": api,
                 "gradebook_row": row,
                 "served": types,
-                "nosniff": sorted({s for _, s in served.values()}),
+                "nosniff": sorted({s for _, s, _ in served.values()}),
                 "types_unlike_moodle_types_py": unlike,
             },
             indent=1,
