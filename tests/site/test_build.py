@@ -13,8 +13,10 @@ from bs4 import BeautifulSoup
 
 from sitebuild.pages import Builder
 from sitebuild.python_assets import MANIFEST
+from sitebuild.vendor import PYODIDE_FILES
 
 ROOT = Path(__file__).resolve().parents[2]
+NPM_NAME = {site: npm for npm, site in PYODIDE_FILES.items()}  # Pyodide's files by site name
 
 
 def tree_hashes(folder: Path) -> dict[str, str]:
@@ -98,7 +100,7 @@ def test_vendor_manifest_matches_the_files_and_the_lock(site):
             ROOT
             / "node_modules"
             / (
-                "pyodide/" + name.split("/", 1)[1]
+                "pyodide/" + NPM_NAME[name.split("/", 1)[1]]
                 if name.startswith("pyodide/")
                 else "plotly.js-basic-dist-min/plotly-basic.min.js"
             )
