@@ -73,13 +73,13 @@ def main(url: str, made_path: str, out: str) -> None:
     with sync_playwright() as p:
         browser = chromium.launch(p)
         ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
-        served: dict[str, tuple[str, str, str]] = {}  # file -> (Content-Type, nosniff, ours)
+        seen: dict[str, tuple[str, str, str]] = {}  # package file -> (URL, its type, nosniff)
 
         def note(r) -> None:
             name = r.url.split("?")[0].rsplit("/", 1)[-1]
-            if "/mod_scorm/content/" in r.url and name not in served and r.ok:
-                ours = moodle_type(name, r.body()[:8192])
-                served[name] = (r.headers.get("content-type", ""), r.headers.get(NOSNIFF, ""), ours)
+            if "/mod_scorm/content/" in r.url and r.ok:
+                typ, sniff = r.headers.get("content-type", ""), r.headers.get(NOSNIFF, "")
+                seen.setdefault(name, (r.url, typ, sniff))
 
         ctx.on("response", note)
         page = ctx.new_page()
@@ -93,6 +93,10 @@ def main(url: str, made_path: str, out: str) -> None:
             for k in ("cmi.core.score.raw", "cmi.core.lesson_status")
         }
         page.screenshot(path=str(shots / "student.png"))
+        served = {  # file -> (Content-Type, nosniff, the type sitebuild/moodle_types.py gives it)
+            name: (typ, sniff, moodle_type(name, ctx.request.get(u).body()[:8192]))
+            for name, (u, typ, sniff) in seen.items()
+        }
         page.get_by_text("Exit activity").first.click()  # LMSFinish, then back to the course
         page.wait_for_load_state()
         page.context.clear_cookies()
