@@ -34,14 +34,15 @@ su postgres -c "$pgbin/initdb -D $work/pg -A trust -U postgres" >"$work/initdb.l
 su postgres -c "$pgbin/pg_ctl -D $work/pg -l $work/pg.log -w start \
   -o '-p $db_port -k $work -c listen_addresses=127.0.0.1'"
 stop() {
-  [ -n "${web:-}" ] && kill "$web" 2>/dev/null
+  # the server's worker processes first: they outlive their parent
+  [ -n "${web:-}" ] && kill $(pgrep -P "$web") "$web" 2>/dev/null
   su postgres -c "$pgbin/pg_ctl -D $work/pg -m fast stop" >/dev/null
 }
 trap stop EXIT
 psql -h 127.0.0.1 -p "$db_port" -U postgres -qc "CREATE DATABASE moodle ENCODING 'UTF8'"
 
 # Moodle's installer requires max_input_vars 5000; PHP's notices go to the logs, not into pages
-php="php -d max_input_vars=5000 -d display_errors=stderr"
+php="php -d max_input_vars=5000 -d display_errors=0 -d log_errors=1"
 $php "$moodle/admin/cli/install.php" --non-interactive --agree-license --lang=en \
   --wwwroot="$url" --dataroot="$work/data" --dbtype=pgsql --dbhost=127.0.0.1 --dbport="$db_port" \
   --dbname=moodle --dbuser=postgres --dbpass=unused --fullname="All-reduce, explained" \
