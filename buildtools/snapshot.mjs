@@ -8,7 +8,7 @@
 //
 // Why: starting CPython and Pyodide's own Python runtime, then importing the core, is most of a
 // page's wait for Python; restoring memory replaces all of it (Pyodide's private snapshot API,
-// client/js/snapshot.mjs, the way Pyodide builds its own dist/snapshot.bin in Node). The snapshot holds
+// client/js/snapshot.js, the way Pyodide builds its own dist/snapshot.bin in Node). The snapshot holds
 // no JavaScript objects, only WebAssembly memory, so one made in Node serves every browser.
 //
 // The build must give the same bytes every time, so the entropy, clocks and hash seed Python sees
@@ -17,7 +17,7 @@
 import nodeCrypto from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { loadPyodide } from "pyodide";
-import { CORE, snapshotOf, snapshotting } from "../client/js/snapshot.mjs";
+import { CORE, snapshotOf, snapshotting } from "../client/js/snapshot.js";
 
 function fixWorld() {
   let x = 0x9e3779b9; // xorshift32: a fixed stream in place of the system's randomness

@@ -29,12 +29,12 @@ SNAPSHOT_TOOL = ROOT / "buildtools" / "snapshot.mjs"
 PYODIDE_VERSION = NODE / "pyodide" / "package.json"
 TOOL_DEPENDS = {
     STDLIB_TOOL: [PYODIDE_VERSION, NODE / "pyodide" / "python_stdlib.zip"],
-    SNAPSHOT_TOOL: [PYODIDE_VERSION, CLIENT / "js" / "snapshot.mjs"],
+    SNAPSHOT_TOOL: [PYODIDE_VERSION, CLIENT / "js" / "snapshot.js"],
 }
 # The manifest, in the site: each Python file's path by role, its SHA-256, and the `info` of
 # Pyodide's lock file. Tests read it; the worker gets the part it needs stamped in (below).
 MANIFEST = "py/build.json"
-WORKER = "static/js/worker.mjs"
+WORKER = "static/js/worker.js"
 WORKER_STAMP = "const BUILD = null;"
 
 

@@ -29,7 +29,7 @@ from .page import Page
 COURSE = "allreduce-explainer"  # the whole course's package: site/scorm/allreduce-explainer.zip
 LEFT_OUT = ("embed/", "banks/", "scorm/")
 TWINS = (".gz", ".br")
-# What a live page's worker loads (client/js/worker.mjs, snapshot.mjs): the site's scripts and
+# What a live page's worker loads (client/js/worker.js, snapshot.js): the site's scripts and
 # styles, Pyodide's files and the build's Python files, less the files below.
 RUNTIME = ("static/", "vendor/pyodide/", "py/")
 # Files of the site no page fetches: the worker hands Pyodide its standard library as

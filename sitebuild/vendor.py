@@ -8,13 +8,16 @@ from pathlib import Path
 
 from . import NODE
 
-PYODIDE_FILES = [
-    "pyodide.mjs",
-    "pyodide.asm.mjs",
-    "pyodide.asm.wasm",
-    "python_stdlib.zip",
-    "pyodide-lock.json",
-]
+# Pyodide's files: their names in the npm package, and in the site. Its two ES modules ship as .js:
+# a course platform serves a package's files by its own table of types, where .mjs is unknown
+# (sitebuild/moodle_types.py), and a browser runs a module script only under a JavaScript type.
+PYODIDE_FILES = {
+    "pyodide.mjs": "pyodide.esm.js",
+    "pyodide.asm.mjs": "pyodide.asm.js",
+    "pyodide.asm.wasm": "pyodide.asm.wasm",
+    "python_stdlib.zip": "python_stdlib.zip",
+    "pyodide-lock.json": "pyodide-lock.json",
+}
 PLOTLY = "plotly.js-basic-dist-min/plotly-basic.min.js"
 
 
@@ -23,8 +26,8 @@ def copy_vendor(site: Path) -> None:
     missing = [f for f in PYODIDE_FILES if not (NODE / "pyodide" / f).exists()]
     if missing or not (NODE / PLOTLY).exists():
         raise SystemExit("node_modules is missing pyodide or plotly.js: run `npm ci` first")
-    for f in PYODIDE_FILES:
-        dest = site / "vendor" / "pyodide" / f
+    for f, name in PYODIDE_FILES.items():
+        dest = site / "vendor" / "pyodide" / name
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(NODE / "pyodide" / f, dest)
     shutil.copyfile(NODE / PLOTLY, site / "vendor" / "plotly-basic.min.js")

@@ -19,7 +19,7 @@ BASELINE_HTML = """<!doctype html>
 <link rel="icon" href="data:,"><title>Bare Pyodide</title><script src="baseline.js"></script></head>
 <body><p>Loads Pyodide and runs 1 + 1.</p></body></html>
 """
-BASELINE_JS = """new Worker(new URL("baseline-worker.mjs", location.href), { type: "module" })
+BASELINE_JS = """new Worker(new URL("baseline-worker.js", location.href), { type: "module" })
   .onmessage = (e) => document.documentElement.setAttribute("data-python", e.data);
 """
 BASELINE_WORKER = """import { loadPyodide } from "./pyodide/pyodide.mjs";
@@ -28,7 +28,7 @@ self.postMessage(pyodide.runPython("1 + 1") === 2 ? "ready" : "failed");
 """
 
 # The floor: the site's way of starting Python (the snapshot and the WebAssembly fetched as the
-# worker loads, beside Pyodide's two scripts; the memory restored with client/js/snapshot.mjs; the
+# worker loads, beside Pyodide's two scripts; the memory restored with client/js/snapshot.js; the
 # empty zip as the standard library), but from a snapshot of a Pyodide that imported nothing of
 # ours (buildtools/snapshot.mjs without a core). What the site adds to a cold start is its time
 # and bytes above this page's.
@@ -37,8 +37,8 @@ FLOOR_HTML = (
     .replace("baseline.js", "floor.js")
     .replace("Loads Pyodide and runs", "Restores a bare snapshot of Pyodide and runs")
 )
-FLOOR_JS = BASELINE_JS.replace("baseline-worker.mjs", "floor-worker.mjs")
-FLOOR_WORKER = """import { restoring } from "../static/js/snapshot.mjs";
+FLOOR_JS = BASELINE_JS.replace("baseline-worker.js", "floor-worker.js")
+FLOOR_WORKER = """import { restoring } from "../static/js/snapshot.js";
 const BUILD = __BUILD__;
 const SITE = new URL("../", import.meta.url);
 const INDEX = new URL("vendor/pyodide/", SITE).href;
@@ -49,7 +49,7 @@ const fetch0 = self.fetch;
 self.fetch = (input, init) => (String(input) === WASM ? wasm : fetch0(input, init));
 try {
   const [{ loadPyodide }, asm] = await Promise.all(
-    ["pyodide.mjs", "pyodide.asm.mjs"].map((f) => import(new URL(f, INDEX).href)));
+    ["pyodide.esm.js", "pyodide.asm.js"].map((f) => import(new URL(f, INDEX).href)));
   const pyodide = await loadPyodide(restoring({
     indexURL: INDEX,
     stdLibURL: new URL(BUILD.nostdlib, SITE).href,
@@ -73,11 +73,11 @@ def add_baseline(site: Path) -> None:
         shutil.copyfile(NODE / "pyodide" / f, folder / "pyodide" / f)
     (folder / "index.html").write_text(BASELINE_HTML)
     (folder / "baseline.js").write_text(BASELINE_JS)
-    (folder / "baseline-worker.mjs").write_text(BASELINE_WORKER)
+    (folder / "baseline-worker.js").write_text(BASELINE_WORKER)
 
 
 def add_floor(site: Path) -> None:
-    """The floor page, beside the site (it uses the site's Pyodide, snapshot.mjs and empty zip):
+    """The floor page, beside the site (it uses the site's Pyodide, snapshot.js and empty zip):
     its bare snapshot is made the way the build makes the site's, and cached the same way."""
 
     manifest = json.loads((site / python_assets.MANIFEST).read_text())
@@ -91,7 +91,7 @@ def add_floor(site: Path) -> None:
     build = {"nostdlib": manifest["nostdlib"], "lock": manifest["lock"]}
     (folder / "index.html").write_text(FLOOR_HTML)
     (folder / "floor.js").write_text(FLOOR_JS)
-    (folder / "floor-worker.mjs").write_text(FLOOR_WORKER.replace("__BUILD__", json.dumps(build)))
+    (folder / "floor-worker.js").write_text(FLOOR_WORKER.replace("__BUILD__", json.dumps(build)))
 
 
 def floor_lines(r: dict) -> list[str]:

@@ -25,7 +25,7 @@
   // Throws if the browser cannot start a module worker here.
   AE.startWorker = function () {
     var base = new URL(AE.meta("ae-base") || "./", location.href);
-    var worker = new Worker(new URL("static/js/worker.mjs", base), { type: "module" });
+    var worker = new Worker(new URL("static/js/worker.js", base), { type: "module" });
     var started = { worker: worker, events: [] };
     worker.onmessage = function (e) { started.events.push({ type: "message", event: e }); };
     worker.onerror = function (e) {

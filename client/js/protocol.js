@@ -1,4 +1,4 @@
-// bundle: head  provides: AEProtocol  loaded-by: client/js/worker.mjs
+// bundle: head  provides: AEProtocol  loaded-by: client/js/worker.js
 // The messages between a page and its Python worker, written once. The page's scripts load this
 // file as a classic script (a page opened from disk must still read and step, and Chromium runs
 // no module script from file://); the worker imports it as a module. Both read self.AEProtocol,
@@ -6,7 +6,7 @@
 //
 // page -> worker
 //   init                        answer "ready" once Python runs, or "failed"
-//   warm {widgets}              while idle, make these widgets' slow first calls, then call them at their defaults (worker.mjs)
+//   warm {widgets}              while idle, make these widgets' slow first calls, then call them at their defaults (worker.js)
 //   call {id, widget, params}   answer "result" with the same id
 //   stats                       bench hook (bench/memory.py): answer "stats"
 // worker -> page

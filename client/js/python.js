@@ -30,7 +30,7 @@
     var el = document.querySelector('[data-role="python-status"]');
     if (el && this.message) el.textContent = this.message;
   };
-  // While the reader reads, the worker calls the page's widgets to warm up (worker.mjs).
+  // While the reader reads, the worker calls the page's widgets to warm up (worker.js).
   Python.prototype.warm = function () {
     if (this.status !== "ready") return;
     var names = (AE.widgets || []).map(function (w) { return w.fn; });

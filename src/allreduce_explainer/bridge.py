@@ -16,7 +16,7 @@ from .widgets.exercises import bank_file, learner_seeds
 # package's learner seeds (client/js/scorm.js)
 CALLS = WIDGETS | {"bank_file": bank_file, "learner_seeds": learner_seeds}
 
-# Long text parameters the worker has handed over once (client/js/worker.mjs), by name
+# Long text parameters the worker has handed over once (client/js/worker.js), by name
 _KEPT: dict[str, str] = {}
 
 
@@ -35,7 +35,7 @@ def _restored(params: object) -> object:
 
 
 def warm_calls(names_json: str) -> str:
-    """The worker's warm-up for a page's widgets (client/js/worker.mjs), as JSON: "first", each
+    """The worker's warm-up for a page's widgets (client/js/worker.js), as JSON: "first", each
     widget's slow first calls ([name, parameters as JSON]), made once; "again", the widgets by
     name, called at their defaults in turn for the rest of the warm-up."""
     names = [n for n in json.loads(names_json) if n in REGISTRY]

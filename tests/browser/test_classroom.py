@@ -164,7 +164,7 @@ def test_solution_0_hides_every_worked_solution_and_the_sheets_key(page, server)
 
 
 def test_checking_while_python_loads_says_so(page, server):
-    page.route("**/worker.mjs*", lambda route: None)  # the worker never arrives
+    page.route("**/worker.js*", lambda route: None)  # the worker never arrives
     open_page(page, server, "why-allreduce")
     w = page.locator(EX)
     w.locator("[data-role=answer]").fill("1 s")

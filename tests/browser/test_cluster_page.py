@@ -151,7 +151,7 @@ def test_an_opened_file_stays_through_other_changes_and_an_example_clears_it(pag
 def test_long_opened_files_are_read_after_changes_and_a_new_one_replaces_the_old(
     page, server, tmp_path
 ):
-    """A log over 64 KiB goes to Python once and later calls name it (worker.mjs, bridge.keep):
+    """A log over 64 KiB goes to Python once and later calls name it (worker.js, bridge.keep):
     after a change of the GPU count the page shows what Python computes from the whole text at
     the new count, and a second long file replaces the first, not the first kept one."""
 

@@ -14,8 +14,8 @@ WITHIN_S = 5  # the issue's contract: the reason is shown this long after the fa
 # What Python needs to start, as the worker asks for it; the standard library and the core's zip
 # are asked for only when Python imports a module the snapshot lacks (test_*_later below).
 FILES = {
-    "pyodide.mjs": "**/vendor/pyodide/pyodide.mjs",
-    "pyodide.asm.mjs": "**/vendor/pyodide/pyodide.asm.mjs",
+    "pyodide.esm.js": "**/vendor/pyodide/pyodide.esm.js",
+    "pyodide.asm.js": "**/vendor/pyodide/pyodide.asm.js",
     "pyodide.asm.wasm": "**/vendor/pyodide/pyodide.asm.wasm",
     "snapshot": "**/py/snapshot-*.bin",
 }
@@ -66,7 +66,7 @@ def fails_fast(browser, server, slug: str, pattern: str, kind: str) -> tuple:
 @pytest.mark.parametrize("name", sorted(FILES))
 def test_each_file_failing_each_way_ends_the_start_up_at_once(browser, server, name, kind):
     ctx, page, status = fails_fast(browser, server, "ring-reduce-scatter", FILES[name], kind)
-    if name != "pyodide.mjs" or kind != "cut short":  # a cut-short loader fails to parse
+    if name != "pyodide.esm.js" or kind != "cut short":  # a cut-short loader fails to parse
         word = {"snapshot": "snapshot-"}.get(name, name.split(".asm")[0])
         assert word in status, status
     w = page.locator("[data-widget=ring_reduce_scatter]")

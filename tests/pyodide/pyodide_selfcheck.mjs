@@ -11,7 +11,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadPyodide } from "pyodide";
-import { CORE, filesOnDemand, restoring } from "../../client/js/snapshot.mjs";
+import { CORE, filesOnDemand, restoring } from "../../client/js/snapshot.js";
 
 const toStderr = (msg) => process.stderr.write(msg + "\n");
 const bytes = async (path) => new Uint8Array(await readFile(path)); // Pyodide rejects a Buffer

@@ -15,8 +15,10 @@ from sitebuild import CLIENT
 from sitebuild.pages import Builder
 from sitebuild.python_assets import MANIFEST
 from sitebuild.scripts import HEAD, PAGE, bundles
+from sitebuild.vendor import PYODIDE_FILES
 
 ROOT = Path(__file__).resolve().parents[2]
+NPM_NAME = {site: npm for npm, site in PYODIDE_FILES.items()}  # Pyodide's files by site name
 
 
 def tree_hashes(folder: Path) -> dict[str, str]:
@@ -73,7 +75,7 @@ def test_the_manifest_names_the_python_files_with_their_hashes(site):
     for role, digest in manifest["sha256"].items():
         assert hashlib.sha256((site / manifest[role]).read_bytes()).hexdigest() == digest, role
     assert sorted(manifest["sha256"]) == ["core", "nostdlib", "snapshot", "stdlib"]
-    assert (site / "static" / "js" / "worker.mjs").is_file()
+    assert (site / "static" / "js" / "worker.js").is_file()
 
 
 def test_vendor_manifest_matches_the_files_and_the_lock(site):
@@ -100,7 +102,7 @@ def test_vendor_manifest_matches_the_files_and_the_lock(site):
             ROOT
             / "node_modules"
             / (
-                "pyodide/" + name.split("/", 1)[1]
+                "pyodide/" + NPM_NAME[name.split("/", 1)[1]]
                 if name.startswith("pyodide/")
                 else "plotly.js-basic-dist-min/plotly-basic.min.js"
             )
@@ -131,7 +133,7 @@ def test_a_live_page_loads_its_scripts_as_two_bundles(site):
     """Every script of client/js runs on the pages once, from a bundle, in the listed order (or
     is the theme's, the print's or the worker's own)."""
 
-    own = {"theme.js", "print.js", "worker.mjs", "snapshot.mjs"}
+    own = {"theme.js", "print.js", "worker.js", "snapshot.js"}
     assert sorted(HEAD + PAGE) == sorted(
         p.name for p in (CLIENT / "js").iterdir() if p.name not in own
     )

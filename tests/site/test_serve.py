@@ -30,32 +30,32 @@ def get(server: str, path: str, **headers: str):
 
 
 def test_gzip_twin_goes_to_a_browser_that_accepts_gzip(site, server):
-    status, headers, body = get(server, "/static/js/worker.mjs", **{"Accept-Encoding": "gzip"})
+    status, headers, body = get(server, "/static/js/worker.js", **{"Accept-Encoding": "gzip"})
     assert status == 200
     assert headers["Content-Encoding"] == "gzip"
     assert headers["Content-Type"] == "text/javascript"
     assert "Accept-Encoding" in headers["Vary"]
     assert int(headers["Content-Length"]) == len(body)
-    assert gzip.decompress(body) == (site / "static/js/worker.mjs").read_bytes()
+    assert gzip.decompress(body) == (site / "static/js/worker.js").read_bytes()
 
 
 def test_brotli_twin_goes_first_to_a_browser_that_accepts_it(site, server):
     for accept in ("gzip, deflate, br, zstd", "br", "br;q=0.5, gzip"):
-        status, headers, body = get(server, "/static/js/worker.mjs", **{"Accept-Encoding": accept})
+        status, headers, body = get(server, "/static/js/worker.js", **{"Accept-Encoding": accept})
         assert status == 200 and headers["Content-Encoding"] == "br", accept
         assert headers["Content-Type"] == "text/javascript"
-        assert brotli.decompress(body) == (site / "static/js/worker.mjs").read_bytes()
-    _, headers, body = get(server, "/static/js/worker.mjs", **{"Accept-Encoding": "br;q=0, gzip"})
+        assert brotli.decompress(body) == (site / "static/js/worker.js").read_bytes()
+    _, headers, body = get(server, "/static/js/worker.js", **{"Accept-Encoding": "br;q=0, gzip"})
     assert headers["Content-Encoding"] == "gzip"
 
 
 @pytest.mark.parametrize("accept", [None, "identity", "gzip;q=0", "zstd", "*;q=0"])
 def test_the_original_goes_to_everyone_else(site, server, accept):
     headers = {"Accept-Encoding": accept} if accept else {}
-    status, got, body = get(server, "/static/js/worker.mjs", **headers)
+    status, got, body = get(server, "/static/js/worker.js", **headers)
     assert status == 200
     assert got["Content-Encoding"] is None
-    assert body == (site / "static/js/worker.mjs").read_bytes()
+    assert body == (site / "static/js/worker.js").read_bytes()
 
 
 def test_a_folder_url_gets_its_index_compressed_as_html(site, server):
@@ -88,11 +88,11 @@ def test_hashed_names_are_cached_for_ever_the_rest_revalidated(site, server):
 
 
 def test_revalidation_answers_304(site, server):
-    _, headers, _ = get(server, "/static/js/worker.mjs", **{"Accept-Encoding": "gzip"})
+    _, headers, _ = get(server, "/static/js/worker.js", **{"Accept-Encoding": "gzip"})
     since = headers["Last-Modified"]
     assert email.utils.parsedate_to_datetime(since)
     status, headers, body = get(
-        server, "/static/js/worker.mjs", **{"Accept-Encoding": "gzip", "If-Modified-Since": since}
+        server, "/static/js/worker.js", **{"Accept-Encoding": "gzip", "If-Modified-Since": since}
     )
     assert status == 304 and body == b""
 
@@ -124,7 +124,7 @@ def test_the_worker_is_told_its_python_files_and_the_lock_info(site):
     lock = json.loads((NODE / "pyodide" / "pyodide-lock.json").read_text())
     assert manifest["lock"] == lock["info"]
     # the worker is told the same, less the hashes
-    assert (site / "static/js/worker.mjs").read_text().count(worker_stamp(manifest) + "\n") == 1
+    assert (site / "static/js/worker.js").read_text().count(worker_stamp(manifest) + "\n") == 1
 
 
 @pytest.mark.parametrize(

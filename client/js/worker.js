@@ -1,8 +1,10 @@
 // bundle: none  needs: AEProtocol  loaded-by: client/js/boot.js
 // The page's Python: restores Pyodide from the site's snapshot (or boots it), answers widget calls.
 // A module worker because Pyodide's ES module build requires it. Its messages: protocol.js.
+// Every script it loads is named .js (Pyodide's modules too, sitebuild/vendor.py): a browser runs
+// a module only under a JavaScript type, and course platforms type .mjs as unknown.
 import "./protocol.js";
-import { CORE, declaredLength, filesOnDemand, memoryBytes, restoring } from "./snapshot.mjs";
+import { CORE, declaredLength, filesOnDemand, memoryBytes, restoring } from "./snapshot.js";
 
 const P = self.AEProtocol;
 // The build (sitebuild/python_assets.py) writes here, when it copies this file into the site, the
@@ -10,7 +12,7 @@ const P = self.AEProtocol;
 // with this very Pyodide, namely the standard library and the core compiled to bytecode, the
 // memory snapshot of a Pyodide that has booted, imported the core and called every widget
 // (buildtools/snapshot.mjs), so nothing is compiled or imported while the reader waits, and the
-// empty zip that stands in for the standard library while Python runs from it (snapshot.mjs); and
+// empty zip that stands in for the standard library while Python runs from it (snapshot.js); and
 // the `info` of Pyodide's lock file (the core needs no package, so the lock is not fetched).
 const BUILD = null;
 const SITE = new URL("../../", import.meta.url);
@@ -39,6 +41,13 @@ function missing(message) {
   return err;
 }
 
+// Whether a response may be compiled as it streams in: the browser does so only under the type
+// application/wasm. A course platform serves a package's files by its own table of types (Moodle:
+// .wasm is document/unknown, sitebuild/moodle_types.py), and Pyodide, refused, only logs and
+// waits; under another type the worker compiles the WebAssembly from its bytes instead.
+const isWasm = (response) =>
+  (response.headers.get("Content-Type") || "").split(";")[0].trim().toLowerCase() === "application/wasm";
+
 // While Python starts, every download and the WebAssembly instantiation report their failure
 // here (Pyodide makes them itself); the originals are put back once Python runs.
 // `ahead` starts a download now that Pyodide will ask for later (it is handed the same response).
@@ -59,7 +68,10 @@ function watchStartup() {
   }, (err) => {
     throw missing(`${fileName(input instanceof Request ? input.url : input)} could not be downloaded (${err.message})`);
   });
-  WebAssembly.instantiateStreaming = (...args) => instantiate0.apply(WebAssembly, args).catch((err) => {
+  WebAssembly.instantiateStreaming = (source, imports) => Promise.resolve(source).then((r) => (
+    isWasm(r) ? instantiate0.call(WebAssembly, r, imports)
+      : r.arrayBuffer().then((buffer) => WebAssembly.instantiate(buffer, imports))
+  )).catch((err) => {
     throw missing(`Python's WebAssembly (pyodide.asm.wasm) did not load (${err.message})`);
   });
   Response.prototype.arrayBuffer = function () {
@@ -158,7 +170,7 @@ async function boot() {
   const load = (name) => import(new URL(name, INDEX_URL).href).catch((err) => {
     throw missing(`${name} did not load (${err.message})`);
   });
-  const [{ loadPyodide }, asm] = await Promise.all([load("pyodide.mjs"), load("pyodide.asm.mjs")]);
+  const [{ loadPyodide }, asm] = await Promise.all([load("pyodide.esm.js"), load("pyodide.asm.js")]);
   performance.mark("ae:scripts");  // the phases of a start, for bench/site.py
   const createPyodideModule = asm.default;
   const pyodide = await start((options) => loadPyodide({ ...options, createPyodideModule }), snapshot);

@@ -1,0 +1,128 @@
+"""A student's attempt at the SCORM activity in a real Moodle, in Chromium: log in, open the
+activity, wait for Python to start inside the package, answer every exercise right (the answer
+computed by the core for the problem the page shows), exit; then the teacher's gradebook, saved as
+a screenshot. Prints what the LMS's API held and what the gradebook shows.
+
+Usage: python scripts/moodle/student.py MOODLE_URL SETUP_JSON OUT_DIR
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from allreduce_explainer.exercises import problem
+from sitebuild import browser as chromium
+from sitebuild.moodle_types import moodle_type
+
+NOSNIFF = "x-content-type-options"
+TIMEOUT_MS = 180_000  # php -S serves the package's files one PHP process each: a slow first start
+
+
+def log_in(page, url: str, user: str, password: str) -> None:
+    page.goto(f"{url}/login/index.php")
+    page.fill("#username", user)
+    page.fill("#password", password)
+    page.click("#loginbtn")
+    page.wait_for_load_state()
+
+
+def sco(page):
+    """The package's page: the frame Moodle's player loads from its content area."""
+    page.wait_for_function(
+        "() => document.querySelector('#scorm_object') !== null", timeout=TIMEOUT_MS
+    )
+    for _ in range(600):
+        for f in page.frames:
+            if "/mod_scorm/content/" in f.url and f.url.endswith(".html"):
+                return f
+        page.wait_for_timeout(100)
+    raise SystemExit("the SCORM player shows no package page")
+
+
+def answer_all(frame) -> list[dict]:
+    kinds = frame.evaluate(
+        "() => [...document.querySelectorAll('[data-widget^=\"exercise-\"]')]"
+        ".map(e => e.dataset.widget.slice('exercise-'.length))"
+    )
+    done = []
+    for kind in kinds:
+        sel = f"[data-widget=exercise-{kind}]"
+        seed = frame.evaluate("s => AE.widgets.find(w => w.el.matches(s)).state.seed", sel)
+        text = problem(kind, seed).answer_text()
+        frame.locator(f"{sel} [data-role=answer]").fill(text)
+        frame.locator(f"{sel} [data-action=check]").click()
+        frame.wait_for_function(
+            "([s, a]) => { const w = AE.widgets.find(x => x.el.matches(s));"
+            " return !w.busy && w.state.feedback && w.state.params.answer === a; }",
+            arg=[sel, text],
+            timeout=TIMEOUT_MS,
+        )
+        right = frame.locator(f"{sel} [data-role=feedback]").get_attribute("data-correct")
+        done.append({"kind": kind, "seed": seed, "answer": text, "correct": right == "true"})
+    return done
+
+
+def main(url: str, made_path: str, out: str) -> None:
+    made = json.loads(Path(made_path).read_text())
+    shots = Path(out)
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = chromium.launch(p)
+        ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+        seen: dict[str, tuple[str, str, str]] = {}  # package file -> (URL, its type, nosniff)
+
+        def note(r) -> None:
+            name = r.url.split("?")[0].rsplit("/", 1)[-1]
+            if "/mod_scorm/content/" in r.url and r.ok:
+                typ, sniff = r.headers.get("content-type", ""), r.headers.get(NOSNIFF, "")
+                seen.setdefault(name, (r.url, typ, sniff))
+
+        ctx.on("response", note)
+        page = ctx.new_page()
+        log_in(page, url, "student", "Student-pass-1")
+        page.goto(f"{url}/mod/scorm/view.php?id={made['cmid']}")
+        frame = sco(page)
+        frame.wait_for_selector("html[data-python=ready]", state="attached", timeout=TIMEOUT_MS)
+        answers = answer_all(frame)
+        api = {
+            k: page.evaluate("k => String(window.API.LMSGetValue(k))", k)
+            for k in ("cmi.core.score.raw", "cmi.core.lesson_status")
+        }
+        page.screenshot(path=str(shots / "student.png"))
+        served = {  # file -> (Content-Type, nosniff, the type sitebuild/moodle_types.py gives it)
+            name: (typ, sniff, moodle_type(name, ctx.request.get(u).body()[:8192]))
+            for name, (u, typ, sniff) in seen.items()
+        }
+        page.get_by_text("Exit activity").first.click()  # LMSFinish, then back to the course
+        page.wait_for_load_state()
+        page.context.clear_cookies()
+        log_in(page, url, "admin", "Admin-pass-1")
+        page.goto(f"{url}/grade/report/grader/index.php?id={made['course']}")
+        page.screenshot(path=str(shots / "gradebook.png"), full_page=True)
+        row = " ".join(page.locator("tr", has_text="Sam Student").first.inner_text().split())
+        browser.close()
+    types = {name: typ for name, (typ, _, _) in served.items()}
+    unlike = {n: (t, ours) for n, (t, _, ours) in served.items() if t.split(";")[0] != ours}
+    print(
+        json.dumps(
+            {
+                "answers": answers,
+                "api": api,
+                "gradebook_row": row,
+                "served": types,
+                "nosniff": sorted({s for _, s, _ in served.values()}),
+                "types_unlike_moodle_types_py": unlike,
+            },
+            indent=1,
+        )
+    )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        raise SystemExit(__doc__.split("\n\n")[-1])
+    main(*sys.argv[1:])
