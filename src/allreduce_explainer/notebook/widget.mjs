@@ -49,13 +49,15 @@ function plotlyReady(model) {
   return plotly;
 }
 
-function build(model, box) {
+// The widget drawn afresh in `box`: from the partial's inline state, or from `state` (the one on
+// screen when the theme changed).
+function build(model, box, state) {
   const theme = notebookTheme();
   if (theme) box.setAttribute("data-theme", theme);
   else box.removeAttribute("data-theme");
   box.innerHTML = model.get("html");
   const root = box.querySelector("[data-widget]");
-  root.querySelector('script[data-role="state"]').textContent = JSON.stringify(model.get("state"));
+  if (state) root.querySelector('script[data-role="state"]').textContent = JSON.stringify(state);
   const widget = new AE.Widget(root);
   widget.python = {
     status: "ready",
@@ -86,23 +88,20 @@ async function render({ model, el }) {
       widget.render();
     }
   };
-  const onHtml = () => { widget = build(model, box); };
   // The notebook's theme changed: the widget is drawn again, its charts in the new colours.
   let shown = notebookTheme();
   const observer = new MutationObserver(() => {
     if (notebookTheme() === shown) return;
     shown = notebookTheme();
-    widget = build(model, box);
+    widget = build(model, box, widget.state);
   });
   for (const e of [document.body, document.documentElement]) {
     observer.observe(e, { attributes: true, attributeFilter: ["class", "data-jp-theme-light", "data-theme"] });
   }
   model.on("msg:custom", onMessage);
-  model.on("change:html", onHtml);
   return () => {
     observer.disconnect();
     model.off("msg:custom", onMessage);
-    model.off("change:html", onHtml);
   };
 }
 
