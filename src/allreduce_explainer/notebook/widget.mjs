@@ -76,18 +76,20 @@ async function render({ model, el }) {
   const box = document.createElement("div");
   box.className = "ae-notebook";
   el.appendChild(box);
-  if (model.get("view") === "chart") await plotlyReady(model);
-  let widget = build(model, box);
+  let widget = null;
   const onMessage = (message) => {
     if (message && waiting.has(message.id)) {
       waiting.get(message.id)(message);
       waiting.delete(message.id);
-    } else if (message && message.type === "state") {
+    } else if (message && message.type === "state" && widget) {
       // a state the kernel computed on its own (`w.params = ...` in a cell)
       widget.state = message.state;
       widget.render();
     }
   };
+  model.on("msg:custom", onMessage);  // before the first request: Plotly's answer comes by it
+  if (model.get("view") === "chart") await plotlyReady(model);
+  widget = build(model, box);
   // The notebook's theme changed: the widget is drawn again, its charts in the new colours.
   let shown = notebookTheme();
   const observer = new MutationObserver(() => {
@@ -98,7 +100,6 @@ async function render({ model, el }) {
   for (const e of [document.body, document.documentElement]) {
     observer.observe(e, { attributes: true, attributeFilter: ["class", "data-jp-theme-light", "data-theme"] });
   }
-  model.on("msg:custom", onMessage);
   return () => {
     observer.disconnect();
     model.off("msg:custom", onMessage);
