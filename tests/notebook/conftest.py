@@ -1,4 +1,4 @@
-"""tests/notebook: the widgets in real notebooks. Its helpers (nbservers.py) sit beside the tests."""
+"""tests/notebook: the widgets in real notebooks; the servers' helpers, nbservers.py, beside."""
 
 import sys
 from pathlib import Path

@@ -75,7 +75,8 @@ def jupyterlab(root: Path) -> Iterator[str]:
     port, token = free_port(), secrets.token_hex(16)
     cmd = [
         sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
-        "--ip=127.0.0.1", "--allow-root", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+        "--ip=127.0.0.1", "--allow-root", f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
         "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True",
         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]  # fmt: skip
