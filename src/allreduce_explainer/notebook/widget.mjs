@@ -63,10 +63,14 @@ function build(model, box, state) {
     status: "ready",
     call(fn, params) {
       const t0 = performance.now();
-      return ask(model, { type: "call", params }).then((answer) => ({
-        response: answer.response,
-        pythonMs: answer.pythonMs === undefined ? performance.now() - t0 : answer.pythonMs,
-      }));
+      return ask(model, { type: "call", params }).then((answer) => {
+        if (answer.response.ok) {
+          // the front end's copy of the parameters too: marimo's reactive value follows it
+          model.set("params", { ...params, ...answer.response.state.params });
+          model.save_changes();
+        }
+        return { response: answer.response, pythonMs: answer.pythonMs ?? performance.now() - t0 };
+      });
     },
   };
   return widget;

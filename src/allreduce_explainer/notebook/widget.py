@@ -76,8 +76,8 @@ class Widget(anywidget.AnyWidget):
     @traitlets.validate("params")
     def _check(self, proposal: dict) -> dict:
         """Parameters set in a cell are checked as the page checks them, before they are kept."""
-        if self._answering:
-            return proposal["value"]
+        if self._answering or proposal["value"] == self.params:
+            return proposal["value"]  # a view's answer, kept already, coming back
         self._pending = computed(self.name, proposal["value"])
         return proposal["value"]
 
