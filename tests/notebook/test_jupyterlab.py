@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+
 from nbservers import jupyterlab
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook]

@@ -14,7 +14,7 @@ from nbservers import marimo
 pytestmark = [pytest.mark.browser, pytest.mark.notebook]
 WAIT_MS = 120_000
 
-APP = '''import marimo
+APP = """import marimo
 
 app = marimo.App()
 
@@ -45,7 +45,7 @@ def _(c, mo):
 
 if __name__ == "__main__":
     app.run()
-'''
+"""
 
 
 @pytest.fixture(scope="module")
