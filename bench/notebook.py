@@ -27,10 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "notebook")]
 
 import nbformat  # noqa: E402
-from nbservers import jupyterlab  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from allreduce_explainer.widgets import REGISTRY, views  # noqa: E402
+from nbservers import jupyterlab  # noqa: E402
 from sitebuild import browser as chromium  # noqa: E402
 from sitebuild.pages import Builder  # noqa: E402
 
@@ -40,6 +40,7 @@ def _site_bench():
     standard library's `site`, so it is loaded by path)."""
     spec = importlib.util.spec_from_file_location("site_bench", ROOT / "bench" / "site.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules["site_bench"] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
@@ -169,7 +170,8 @@ def sizes() -> dict:
     and what a reader's browser fetches: the site's compressed twins are not counted twice)."""
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
-            [sys.executable, "-I", "-m", "build", "--no-isolation", "--wheel", "--outdir", tmp, "."],
+            [sys.executable, "-I", "-m", "build", "--no-isolation", "--wheel", "--outdir", tmp,
+             "."],
             cwd=ROOT, check=True, capture_output=True,
         )  # fmt: skip
         wheel = next(Path(tmp).glob("*.whl"))
