@@ -25,9 +25,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _env() -> dict:
-    """The servers' environment: this checkout's code first on the kernel's path."""
+def _env(cwd: Path) -> dict:
+    """The servers' environment: this checkout's code first on the kernel's path, and
+    JupyterLab's settings and workspaces kept beside the served folder (a theme a test
+    switches to is not the user's next default)."""
     env = dict(os.environ)
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(cwd.parent / f"{cwd.name}-lab-settings")
+    env["JUPYTERLAB_WORKSPACES_DIR"] = str(cwd.parent / f"{cwd.name}-lab-workspaces")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
     env.pop("JUPYTER_CONFIG_DIR", None)
     return env
@@ -55,7 +59,9 @@ def _wait(url: str, process: subprocess.Popen, log: Path) -> None:
 def _running(cmd: list[str], cwd: Path, ready: str) -> Iterator[subprocess.Popen]:
     log = cwd.parent / f"{cwd.name}-server.log"
     with log.open("w") as out:
-        process = subprocess.Popen(cmd, cwd=cwd, env=_env(), stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            cmd, cwd=cwd, env=_env(cwd), stdout=out, stderr=subprocess.STDOUT
+        )
     try:
         _wait(ready, process, log)
         yield process

@@ -94,3 +94,13 @@ def test_a_bad_value_is_named_next_to_its_box(lab):
     box.fill("1")
     box.dispatch_event("change")
     chart.locator('[data-error-for="gpus"]', has_text="must be between").wait_for(timeout=WAIT_MS)
+
+
+def test_the_widgets_follow_jupyterlabs_dark_theme(lab):
+    """The site's dark background (site.css: --bg light-dark(#ffffff, #16171b)) once JupyterLab
+    turns dark; run last, as it leaves the page dark."""
+    bg = "[...document.querySelectorAll('.ae-notebook')].map(b => getComputedStyle(b)"
+    bg += ".backgroundColor)"
+    assert set(lab.evaluate(bg)) == {"rgb(255, 255, 255)"}
+    lab.evaluate("jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
+    lab.wait_for_function(f"new Set({bg}).size === 1 && {bg}[0] === 'rgb(22, 23, 27)'")

@@ -38,11 +38,15 @@ def module() -> str:
 @cache
 def styles() -> str:
     """The site's stylesheet inside `@scope (.ae-notebook)`: its rules reach only the widget's
-    box, its :root variables become the box's own, and its html and body rules match nothing."""
+    box, its :root variables become the box's own, and its html and body rules match nothing;
+    the box takes the notebook's theme from its data-theme (widget.mjs)."""
     css = assets.path("css").read_text(encoding="utf-8").replace(":root {", ":scope {", 1)
     return (
         "@scope (.ae-notebook) {\n"
         ":scope { background: var(--bg); color: var(--fg); font: var(--text-base)/1.6 var(--font);"
         " padding: var(--space-2); }\n"
-        f"{palette.gpu_css(':scope')}{css}\n}}\n"
+        f"{palette.gpu_css(':scope')}{css}\n"
+        # the box's own theme: in @scope a bare [data-theme] matches only below the box
+        ':scope[data-theme="light"] { color-scheme: light; }\n'
+        ':scope[data-theme="dark"] { color-scheme: dark; }\n}\n'
     )
