@@ -16,6 +16,7 @@ import argparse
 import datetime
 import importlib.util
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -238,7 +239,9 @@ def main() -> None:
             "",
             f"`python bench/notebook.py --write`, {when}, on {platform.machine()} "
             f"({platform.processor() or 'cpu'}), Python {platform.python_version()}, "
-            "headless Chromium, one run.",
+            f"headless Chromium, one run; load average {os.getloadavg()[0]:.1f} on "
+            f"{os.cpu_count()} cores at the end (the machine is shared: the kernel's own share is "
+            "the column that does not depend on it).",
             "",
         ]
         (ROOT / "bench" / "NOTEBOOK.md").write_text("\n".join(head + rows) + "\n")
