@@ -48,7 +48,6 @@ from .prose import (
     instance_function,
     render_lessons,
     render_prose,
-    state_json,
     template,
     widget_docs,
 )
@@ -143,7 +142,7 @@ class Builder:
             widget=widget,
             spec=widget.spec,
             state=state,
-            state_json=state_json(state),
+            state_json=views.state_json(state),
             base=base,
         )
 
@@ -163,11 +162,7 @@ class Builder:
         dest = self.site / "static"
         shutil.copytree(CLIENT, dest)
         write_bundles(self.site)
-        (dest / "gpu-colours.css").write_text(
-            ":root {\n"
-            + "".join(f"  --gpu-{i}: {c};\n" for i, c in enumerate(palette.GPU_COLOURS))
-            + "}\n"
-        )
+        (dest / "gpu-colours.css").write_text(palette.gpu_css())
 
     def write_embeds(self, page: Page, states: list[tuple[str, dict]]) -> None:
         """site/embed/<widget>/: the widget alone, for a course page's iframe."""

@@ -3,7 +3,6 @@ finished fragments kept out of Markdown's reach until it is done."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -64,12 +63,6 @@ def math_to_mathml(text: str, stash: Stash) -> str:
         return stash.put(mathml)
 
     return MATH.sub(convert, text)
-
-
-def state_json(state: dict) -> str:
-    """JSON for an inline <script type="application/json">: nothing in it can close the tag."""
-    text = json.dumps(state, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def widget_docs(pages: list[Page], given: Mapping[str, dict] | None = None) -> list[dict]:

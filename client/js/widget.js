@@ -156,7 +156,8 @@
     this.busy = true;
     this.inflight = params;
     this.el.setAttribute("aria-busy", "true");
-    AE.python.call(this.fn, params).then(function (r) {
+    // a notebook's widget asks its own kernel (src/allreduce_explainer/notebook/widget.mjs)
+    (this.python || AE.python).call(this.fn, params).then(function (r) {
       if (r.response.ok) {
         // a parameter Python left out of its answer is the one the page sent, unchanged (an
         // opened log of up to a megabyte is not sent back: views.unchanged_left_out)

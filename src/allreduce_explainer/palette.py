@@ -24,6 +24,15 @@ GPU_COLOURS = [
     "#CC6677",
     "#882255",
 ]
+
+
+def gpu_css(selector: str = ":root") -> str:
+    """The GPU colours as the CSS variables --gpu-0, --gpu-1, ... that the views' cells use: the
+    site's static/gpu-colours.css, and a notebook widget's box."""
+    lines = "".join(f"  --gpu-{i}: {c};\n" for i, c in enumerate(GPU_COLOURS))
+    return f"{selector} {{\n{lines}}}\n"
+
+
 # One colour per algorithm in every chart (Okabe & Ito); "measured" is an nccl-tests log's points.
 SERIES = {
     "ring": "#0072B2",

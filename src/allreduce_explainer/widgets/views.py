@@ -12,6 +12,7 @@ A key given as None is left out of the state: the views test a key's presence (`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import TypedDict
 
@@ -181,6 +182,13 @@ def unchanged_left_out(params: dict, asked, names: tuple[str, ...]) -> dict:
     widget changed (a log cleared by an example) is sent back."""
     asked = asked if isinstance(asked, dict) else {}
     return {k: v for k, v in params.items() if not (k in names and v and asked.get(k) == v)}
+
+
+def state_json(state: dict) -> str:
+    """A state as JSON for a partial's inline <script type="application/json"> (the site's build
+    and a notebook's widget): nothing in it can close the tag."""
+    text = json.dumps(state, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def chart(

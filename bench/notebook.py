@@ -1,0 +1,251 @@
+"""The widgets in a real JupyterLab, in Chromium, in one run: for every chart widget at its
+heaviest input (bench/site.py's HEAVY, the site's own scenarios), a control change answered by the
+kernel and redrawn, p50 and p95; for every stepper at its most GPUs, longest vectors and most
+servers, a step; and the wheel's size beside the site's own bytes.
+
+Times are widget.js's own record (AE.bench.timings), as bench/site.py reads them on the site: a
+change from the reader's event to the new state rendered, a step's render. The kernel's share is
+what Python took inside the kernel (the answer's pythonMs).
+
+    python bench/notebook.py [--changes 20] [--steps 30] [--write]   # --write: bench/NOTEBOOK.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "notebook")]
+
+import nbformat  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from allreduce_explainer.widgets import REGISTRY, views  # noqa: E402
+from nbservers import jupyterlab  # noqa: E402
+from sitebuild import browser as chromium  # noqa: E402
+from sitebuild.pages import Builder  # noqa: E402
+
+
+def _site_bench():
+    """bench/site.py, whose heaviest inputs and percentiles this run shares (its name is the
+    standard library's `site`, so it is loaded by path)."""
+    spec = importlib.util.spec_from_file_location("site_bench", ROOT / "bench" / "site.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["site_bench"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+SITE = _site_bench()
+WAIT_MS = 180_000
+
+CHANGE_JS = """async ({ prefix, sel, values, n }) => {
+  const w = document.querySelector('.ae-notebook [data-widget^="' + prefix + '"]');
+  const c = w.querySelector(sel);
+  const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const settled = new Promise((r) => w.addEventListener("ae:settled", r, { once: true }));
+    const before = AE.bench.timings[AE.bench.timings.length - 1];
+    c.value = String(values[i % values.length]);
+    c.dispatchEvent(new Event("change", { bubbles: true }));
+    await settled;
+    await frame();
+    const last = AE.bench.timings[AE.bench.timings.length - 1];
+    const err = w.querySelector("[data-error-for]:not(:empty)");
+    out.push(last !== before ? last : { error: err ? err.textContent : "no answer" });
+  }
+  return out;
+}"""
+
+STEP_JS = """async ({ prefix, n }) => {
+  const w = document.querySelector('.ae-notebook [data-widget^="' + prefix + '"]');
+  const next = w.querySelector('[data-action="next"]');
+  const prev = w.querySelector('[data-action="prev"]');
+  const out = [];
+  let forward = true;
+  for (let i = 0; i < n; i++) {
+    if (forward && next.disabled) forward = false;
+    if (!forward && prev.disabled) forward = true;
+    (forward ? next : prev).click();
+    out.push(AE.bench.timings[AE.bench.timings.length - 1].render);
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  }
+  return out;
+}"""
+
+
+def heaviest_stepper(name: str) -> dict:
+    """A stepper's heaviest state, as bench/site.py's STEP_JS picks it: the most GPUs, the
+    longest vectors and the most servers its controls allow."""
+    spec = REGISTRY[name].spec
+    return {k: int(spec[k].hi) for k in ("gpus", "length", "servers") if k in spec}
+
+
+def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
+    """The notebook's cells: one per heavy chart scenario, one per stepper."""
+    code = ["from allreduce_explainer.notebook import show"]
+    scenarios = [sc for group in SITE.HEAVY.values() for sc in group]
+    for sc in scenarios:
+        preset = {k: v for k, v in sc.preset if v is not SITE.BIG_LOG}
+        big = [k for k, v in sc.preset if v is SITE.BIG_LOG]
+        args = "".join(f", {k}={v!r}" for k, v in preset.items())
+        args += "".join(f", {k}=open({str(log)!r}).read()" for k in big)
+        code.append(f"show({sc.widget!r}{args})")
+    steppers = [n for n, w in REGISTRY.items() if w.view == views.STEPPER]
+    for name in steppers:
+        args = "".join(f", {k}={v}" for k, v in heaviest_stepper(name).items())
+        code.append(f"show({name!r}{args})")
+    return code, scenarios, steppers
+
+
+def measure(changes: int, steps: int) -> dict:
+    folder = Path(tempfile.mkdtemp(prefix="ae-notebook-bench-"))
+    log = folder / "big.log"
+    log.write_text(SITE.big_log())
+    code, scenarios, steppers = cells(log)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in code])
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, folder / "bench.ipynb")
+    out = {"changes": [], "steps": []}
+    with jupyterlab(folder) as url, sync_playwright() as p:
+        browser = chromium.launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.set_default_timeout(WAIT_MS)
+        page.goto(url.format(path="bench.ipynb"))
+        page.wait_for_function(
+            "window.jupyterapp && document.body.textContent.includes('Python 3 (ipykernel) | Idle')"
+        )
+        page.evaluate("jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.wait_for_function(
+            f"document.querySelectorAll('.ae-notebook [data-widget]').length === {len(code) - 1}"
+        )
+        for sc in scenarios:
+            sel = f'[data-param="{sc.param}"]'
+            args = {"prefix": sc.widget + "-", "sel": sel, "values": list(sc.values), "n": changes}
+            got = page.evaluate(CHANGE_JS, args)
+            ok = [t for t in got if "total" in t]
+            errors = sorted({t["error"] for t in got if "error" in t})
+            totals = [t["total"] for t in ok]
+            out["changes"].append(
+                {
+                    "widget": sc.widget,
+                    "label": sc.label,
+                    "n": len(ok),
+                    "p50": SITE.percentile(totals, 0.5),
+                    "p95": SITE.percentile(totals, 0.95),
+                    "kernel_p50": SITE.percentile([t["python"] for t in ok], 0.5),
+                    "errors": errors,
+                }
+            )
+        for name in steppers:
+            got = page.evaluate(STEP_JS, {"prefix": name + "-", "n": steps})
+            out["steps"].append(
+                {
+                    "widget": name,
+                    "state": heaviest_stepper(name),
+                    "p50": SITE.percentile(got, 0.5),
+                    "p95": SITE.percentile(got, 0.95),
+                }
+            )
+        browser.close()
+    return out
+
+
+def sizes() -> dict:
+    """The wheel, built as `make dist` builds it, beside the built site's bytes (every file,
+    and what a reader's browser fetches: the site's compressed twins are not counted twice)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [sys.executable, "-I", "-m", "build", "--no-isolation", "--wheel", "--outdir", tmp,
+             "."],
+            cwd=ROOT, check=True, capture_output=True,
+        )  # fmt: skip
+        wheel = next(Path(tmp).glob("*.whl"))
+        with zipfile.ZipFile(wheel) as z:
+            installed = sum(i.file_size for i in z.infolist())
+        wheel_bytes = wheel.stat().st_size
+        site = Path(tmp) / "site"
+        Builder(site).build()
+        files = [f for f in site.rglob("*") if f.is_file()]
+        plain = sum(f.stat().st_size for f in files if f.suffix not in (".br", ".gz"))
+    return {"wheel": wheel_bytes, "wheel_installed": installed, "site": plain}
+
+
+def table(r: dict) -> list[str]:
+    ms = lambda v: "–" if v is None else f"{v:.1f}"  # noqa: E731
+    rows = [
+        "| widget | input | changes | p50 ms | p95 ms | kernel p50 ms | target |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for c in r["changes"]:
+        verdict = "met" if c["p95"] is not None and c["p95"] <= 100 else "missed"
+        note = f" ({'; '.join(c['errors'])})" if c["errors"] else ""
+        rows.append(
+            f"| {c['widget']} | {c['label']} | {c['n']} | {ms(c['p50'])} | {ms(c['p95'])} | "
+            f"{ms(c['kernel_p50'])} | 100 ms p95: {verdict}{note} |"
+        )
+    rows += [
+        "",
+        "| stepper | state | step p50 ms | step p95 ms | target |",
+        "|---|---|---|---|---|",
+    ]
+    for s in r["steps"]:
+        verdict = "met" if s["p95"] is not None and s["p95"] <= 50 else "missed"
+        state = json.dumps(s["state"]).replace("|", "/")
+        rows.append(
+            f"| {s['widget']} | {state} | {ms(s['p50'])} | {ms(s['p95'])} | 50 ms p95: {verdict} |"
+        )
+    z = r["sizes"]
+    rows += [
+        "",
+        "| bytes | MB |",
+        "|---|---|",
+        f"| the wheel | {z['wheel'] / 1e6:.2f} |",
+        f"| the wheel, installed | {z['wheel_installed'] / 1e6:.2f} |",
+        f"| the built site (every file, no compressed twins) | {z['site'] / 1e6:.2f} |",
+    ]
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--changes", type=int, default=20)
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--write", action="store_true", help="write bench/NOTEBOOK.md")
+    args = ap.parse_args()
+    r = measure(args.changes, args.steps)
+    r["sizes"] = sizes()
+    rows = table(r)
+    print("\n".join(rows))
+    if args.write:
+        when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        head = [
+            "# The widgets in JupyterLab",
+            "",
+            f"`python bench/notebook.py --write`, {when}, on {platform.machine()} "
+            f"({platform.processor() or 'cpu'}), Python {platform.python_version()}, "
+            f"headless Chromium, one run; load average {os.getloadavg()[0]:.1f} on "
+            f"{os.cpu_count()} cores at the end (the machine is shared: the kernel's own share is "
+            "the column that does not depend on it).",
+            "",
+        ]
+        (ROOT / "bench" / "NOTEBOOK.md").write_text("\n".join(head + rows) + "\n")
+
+
+if __name__ == "__main__":
+    main()

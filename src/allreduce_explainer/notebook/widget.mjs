@@ -1,0 +1,113 @@
+// The notebook's adapter: draws a widget with the site's own views (client/js, inlined above this
+// line by notebook/esm.py) and asks the kernel, not a worker, for every new state. It holds no
+// math: the kernel answers each change with the widget function the site's worker calls.
+const AE = window.AE;
+
+// What the page's other scripts provide on the site, which a notebook has no use for: a widget's
+// URL and stored fields belong to the site's pages, not to a notebook's.
+AE.copyTools = AE.copyTools || { attach() {} };
+AE.urlState = AE.urlState || { apply() {}, record() {} };
+AE.stored = AE.stored || { read: () => ({}), keep() {} };
+AE.python = AE.python || { status: "ready" };
+const metas = (AE.notebookMeta = AE.notebookMeta || {});
+AE.meta = AE.meta || ((name) => metas[name] || "");
+
+// The notebook's theme: JupyterLab's body attribute, then the classes marimo and VS Code put on
+// the page, then null (the widget follows the system's setting, as the site does untoggled).
+function notebookTheme() {
+  const b = document.body, h = document.documentElement;
+  const jp = b.getAttribute("data-jp-theme-light");
+  if (jp === "true" || jp === "false") return jp === "true" ? "light" : "dark";
+  for (const e of [h, b]) {
+    if (e.classList.contains("dark") || e.classList.contains("dark-theme") ||
+        e.classList.contains("vscode-dark") || e.getAttribute("data-theme") === "dark") return "dark";
+    if (e.classList.contains("light") || e.classList.contains("light-theme") ||
+        e.classList.contains("vscode-light") || e.getAttribute("data-theme") === "light") return "light";
+  }
+  return null;
+}
+
+// Requests to the kernel, answered by id: the worker's protocol over the widget's comm.
+let nextId = 0;
+const waiting = new Map();  // id -> resolve
+function ask(model, message) {
+  const id = ++nextId;
+  return new Promise((resolve) => {
+    waiting.set(id, resolve);
+    model.send({ ...message, id });
+  });
+}
+
+// Plotly, once per page, as the kernel reads it from the wheel: chart.js loads it from AE.meta.
+let plotly = null;
+function plotlyReady(model) {
+  if (!plotly) {
+    plotly = ask(model, { type: "plotly" }).then((answer) => {
+      metas["ae-plotly"] = URL.createObjectURL(new Blob([answer.text], { type: "text/javascript" }));
+    });
+  }
+  return plotly;
+}
+
+// The widget drawn afresh in `box`: from the partial's inline state, or from `state` (the one on
+// screen when the theme changed).
+function build(model, box, state) {
+  const theme = notebookTheme();
+  if (theme) box.setAttribute("data-theme", theme);
+  else box.removeAttribute("data-theme");
+  box.innerHTML = model.get("html");
+  const root = box.querySelector("[data-widget]");
+  if (state) root.querySelector('script[data-role="state"]').textContent = JSON.stringify(state);
+  const widget = new AE.Widget(root);
+  widget.python = {
+    status: "ready",
+    call(fn, params) {
+      const t0 = performance.now();
+      return ask(model, { type: "call", params }).then((answer) => {
+        if (answer.response.ok) {
+          // the front end's copy of the parameters too: marimo's reactive value follows it
+          model.set("params", { ...params, ...answer.response.state.params });
+          model.save_changes();
+        }
+        return { response: answer.response, pythonMs: answer.pythonMs ?? performance.now() - t0 };
+      });
+    },
+  };
+  return widget;
+}
+
+async function render({ model, el }) {
+  const box = document.createElement("div");
+  box.className = "ae-notebook";
+  el.appendChild(box);
+  let widget = null;
+  const onMessage = (message) => {
+    if (message && waiting.has(message.id)) {
+      waiting.get(message.id)(message);
+      waiting.delete(message.id);
+    } else if (message && message.type === "state" && widget) {
+      // a state the kernel computed on its own (`w.params = ...` in a cell)
+      widget.state = message.state;
+      widget.render();
+    }
+  };
+  model.on("msg:custom", onMessage);  // before the first request: Plotly's answer comes by it
+  if (model.get("view") === "chart") await plotlyReady(model);
+  widget = build(model, box);
+  // The notebook's theme changed: the widget is drawn again, its charts in the new colours.
+  let shown = notebookTheme();
+  const observer = new MutationObserver(() => {
+    if (notebookTheme() === shown) return;
+    shown = notebookTheme();
+    widget = build(model, box, widget.state);
+  });
+  for (const e of [document.body, document.documentElement]) {
+    observer.observe(e, { attributes: true, attributeFilter: ["class", "data-jp-theme-light", "data-theme"] });
+  }
+  return () => {
+    observer.disconnect();
+    model.off("msg:custom", onMessage);
+  };
+}
+
+export default { render };

@@ -1,0 +1,106 @@
+"""The widgets in a real JupyterLab, opened in Chromium: a stepper and a chart render from the
+kernel, a control change is recomputed by the kernel and redrawn, a stepper steps, and a chart's
+parameters set in the browser reach the kernel's traits.
+
+Marked `browser` (Chromium) and `notebook` (a JupyterLab server): `make test` runs them, the
+edit-test loop does not.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from nbservers import jupyterlab
+
+pytestmark = [pytest.mark.browser, pytest.mark.notebook]
+WAIT_MS = 120_000  # a kernel's start and JupyterLab's first load on two busy cores
+
+CELLS = [
+    "from allreduce_explainer.notebook import show\ns = show('ring-reduce-scatter', gpus=4)\ns",
+    "c = show('latency', gpus=64)\nc",
+]
+
+
+def write_notebook(folder, cells: list[str], name: str = "lab.ipynb") -> str:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, folder / name)
+    return name
+
+
+def run_all(page, url: str) -> None:
+    """Open the notebook, wait for its kernel, run every cell by JupyterLab's own command."""
+    page.goto(url, timeout=WAIT_MS)
+    page.wait_for_function(
+        "window.jupyterapp && document.body.textContent.includes('Python 3 (ipykernel) | Idle')",
+        timeout=WAIT_MS,
+    )
+    page.evaluate("jupyterapp.commands.execute('notebook:run-all-cells')")
+
+
+@pytest.fixture(scope="module")
+def lab(browser, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab")
+    name = write_notebook(folder, CELLS)
+    with jupyterlab(folder) as url:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+        page = ctx.new_page()
+        run_all(page, url.format(path=name))
+        yield page
+        ctx.close()
+
+
+def test_stepper_renders_steps_and_recomputes_in_the_kernel(lab):
+    stepper = lab.locator('.ae-notebook [data-widget^="ring_reduce_scatter-"]')
+    stepper.locator("text=Step 0 of 3").wait_for(timeout=WAIT_MS)  # n - 1 steps for 4 GPUs
+    stepper.get_by_role("button", name="Next").click()
+    stepper.locator("text=Step 1 of 3").wait_for()  # in the browser: no kernel asked
+    stepper.locator('input[data-param="gpus"]').fill("6")
+    stepper.locator('input[data-param="gpus"]').dispatch_event("change")
+    stepper.locator("text=Step 0 of 5").wait_for()  # the kernel's new state: 6 GPUs, 5 steps
+    assert stepper.locator("tbody tr", has_text="GPU 5").count() >= 1
+
+
+def test_chart_renders_and_a_change_reaches_the_kernel(lab):
+    chart = lab.locator('.ae-notebook [data-widget^="latency-"]')
+    chart.locator(".main-svg").first.wait_for(timeout=WAIT_MS)  # Plotly, from the wheel's copy
+    before = chart.locator("[data-readout]").first.text_content()
+    box = chart.locator('input[data-param="gpus"]')
+    box.fill("512")
+    box.dispatch_event("change")
+    lab.wait_for_function(
+        "([el, t]) => el.textContent !== t",
+        arg=[chart.locator("[data-readout]").first.element_handle(), before],
+        timeout=WAIT_MS,
+    )
+    # the kernel's trait holds the browser's change: a cell prints it
+    lab.evaluate(
+        "jupyterapp.commands.execute('notebook:insert-cell-below')"
+        ".then(() => jupyterapp.commands.execute('notebook:replace-selection',"
+        ' {text: \'print("gpus:", c.params["gpus"])\'}))'
+        ".then(() => jupyterapp.commands.execute('notebook:run-cell'))"
+    )
+    lab.locator("text=gpus: 512").wait_for(timeout=WAIT_MS)
+
+
+def test_a_bad_value_is_named_next_to_its_box(lab):
+    chart = lab.locator('.ae-notebook [data-widget^="latency-"]')
+    box = chart.locator('input[data-param="gpus"]')
+    box.fill("1")
+    box.dispatch_event("change")
+    chart.locator('[data-error-for="gpus"]', has_text="must be between").wait_for(timeout=WAIT_MS)
+
+
+def test_the_widgets_follow_jupyterlabs_dark_theme(lab):
+    """The site's dark background (site.css: --bg light-dark(#ffffff, #16171b)) once JupyterLab
+    turns dark; run last, as it leaves the page dark."""
+    bg = "[...document.querySelectorAll('.ae-notebook')].map(b => getComputedStyle(b)"
+    bg += ".backgroundColor)"
+    assert set(lab.evaluate(bg)) == {"rgb(255, 255, 255)"}
+    lab.evaluate("jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
+    lab.wait_for_function(f"new Set({bg}).size === 1 && {bg}[0] === 'rgb(22, 23, 27)'")

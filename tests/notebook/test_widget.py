@@ -1,0 +1,89 @@
+"""The notebook widget in the kernel, without a browser: states from the site's widget functions,
+parameters checked as the page checks them, the exercise's verdict, and every widget's partial."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import traitlets
+
+from allreduce_explainer.notebook import NAMES, Widget, show
+from allreduce_explainer.notebook.esm import VIEWS, module
+from allreduce_explainer.widgets import REGISTRY
+from helpers import ROOT
+
+
+def answered(w: Widget, params: dict) -> dict:
+    """What a view's "call" gets back, as the browser's adapter asks it."""
+    sent = []
+    w.send = lambda message, buffers=None: sent.append(message)
+    w._message(w, {"type": "call", "id": 7, "params": params}, [])
+    assert sent[-1]["id"] == 7
+    return sent[-1]["response"]
+
+
+def test_show_takes_the_url_spelling_and_the_parameters():
+    w = show("ring-reduce-scatter", gpus=8)
+    assert w.name == "ring_reduce_scatter" and w.params["gpus"] == 8
+    assert len(w.state["inputs"]) == 8  # one gradient per GPU
+    assert len(w.state["frames"]) == 8  # step 0, then n - 1 = 7 steps of the reduce-scatter
+
+
+def test_an_unknown_name_lists_the_choices():
+    with pytest.raises(ValueError, match=r"name: no widget named 'ring'.*ring_reduce_scatter"):
+        show("ring")
+
+
+def test_params_set_in_a_cell_recompute_and_bad_ones_name_the_field():
+    w = show("latency", gpus=64)
+    w.params = {**w.params, "gpus": 128}
+    assert w.state["params"]["gpus"] == 128
+    with pytest.raises(traitlets.TraitError, match=r"^gpus: must be between 2 and"):
+        w.params = {**w.params, "gpus": 1}
+    assert w.params["gpus"] == 128 and w.state["params"]["gpus"] == 128
+
+
+def test_a_views_call_answers_like_the_worker_and_syncs_params():
+    w = show("latency")
+    good = answered(w, {**w.params, "gpus": 256})
+    assert good["ok"] and w.params["gpus"] == 256 and w.state == good["state"]
+    bad = answered(w, {**w.params, "gpus": 0})
+    assert bad == {"ok": False, "error": {"field": "gpus", "message": bad["error"]["message"]}}
+    assert w.params["gpus"] == 256
+
+
+def test_the_exercise_checks_an_answer_in_the_kernel():
+    w = show("exercise", kind="ring_time", seed=3)
+    right = answered(w, {**w.params, "answer": w.state["solution_answer"]})
+    wrong = answered(w, {**w.params, "answer": "1e9 s"})
+    assert right["state"]["feedback"]["correct"] is True
+    assert wrong["state"]["feedback"]["correct"] is False
+
+
+def test_a_chart_gives_its_plotly_figure_and_a_stepper_refuses():
+    go = pytest.importorskip("plotly.graph_objects")
+    w = show("latency")
+    fig = w.figure()
+    assert isinstance(fig, go.Figure)
+    assert [t.name for t in fig.data] == [t.get("name") for t in w.state["figure"]["data"]]
+    with pytest.raises(ValueError, match="not a chart"):
+        show("naive").figure()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_widget_draws_its_partial(name):
+    params = {"kind": "ring_time"} if name == "exercise" else {}
+    w = Widget(name, **params)
+    kind = re.search(r'data-widget="([^"]+)" data-kind="([^"]+)"', w.html)
+    assert kind and kind[1].startswith(f"{name}-nb") and kind[2] == REGISTRY[name].view
+
+
+def test_every_site_widget_but_the_teachers_sheet_is_a_notebook_widget():
+    assert set(REGISTRY) - set(NAMES) == {"exercise_sheet"}
+
+
+def test_the_module_carries_the_sites_own_views():
+    text = module()
+    for name in VIEWS:
+        assert (ROOT / "client" / "js" / name).read_text() in text
