@@ -16,7 +16,7 @@ test: java setup chromium  ## every test: core, CLI, Pyodide in Node, the site i
 	.venv/bin/ruff format --check .
 
 test-fast: setup  ## the core and the CLI only (no Node, no Chromium): the edit-test loop
-	AE_TESTS_FAST=1 $(PY) -m pytest -q -m "not browser and not pyodide and not build and not chromium"
+	AE_TESTS_FAST=1 $(PY) -m pytest -q -m "not browser and not pyodide and not build and not chromium and not notebook"
 
 screenshots: setup chromium  ## every page at phone and desktop widths, light and dark -> test-artifacts/screens
 	$(PY) tests/screenshots.py --wait-python
