@@ -52,6 +52,9 @@ class Widget:
     # (bridge.warm_calls), not before the snapshot: what they keep would be downloaded by every
     # page (stage 7's bucketings of all eight models: 300 kB of the snapshot with Brotli)
     warm: tuple[Mapping, ...] = ()
+    # the judge of the widget's prediction (views.prediction), if it asks one: (parameters, the
+    # reader's answer) -> {correct, message}; an unreadable answer raises ParamError("answer")
+    predict: Callable[[dict | None, str], dict] | None = None
 
     def __post_init__(self):
         """A figure's headline has one to three figures; no readout is shown twice."""
