@@ -1,0 +1,99 @@
+// bundle: page  provides: AE.predict  uses: AE.python AE.stored
+// Predict first: a widget whose state asks a question (views.prediction) keeps what would give
+// its answer away (a stepper's later steps, charts, readouts) blurred and out of reach until the
+// reader answers or skips. Python judges the answer (the bridge's "predict" call); this file shows
+// the question, sends the answer, shows the verdict and announces it as an `ae:predicted` event
+// ({widget, id, answer, correct}; correct null for a skip) for scorm.js and embedevents.js.
+// `predict=0` in the page's address turns every prediction off (a lecture); an answer or a skip
+// is remembered for the page in the session (stored.js).
+(function () {
+  "use strict";
+  var AE = (window.AE = window.AE || {});
+  var off = new URLSearchParams(location.search).get("predict") === "0";
+
+  AE.predict = function (widget) {
+    var form = widget.el.querySelector('[data-role="predict"]');
+    if (!form) return null;
+    var q = function (sel) { return form.querySelector(sel); };
+    var field = q('[data-role="predict-answer"]'), verdict = q('[data-role="predict-verdict"]');
+    var asked = null, waiting = false, hidden = [];
+
+    // What gives the answer away: the charts named (with their summaries and tables) and the
+    // readouts named; a stepper's later steps are its view's to lock.
+    function parts(p) {
+      var root = widget.el, out = [];
+      (p.figures || []).forEach(function (name) {
+        var sel = name ? '[data-figure="' + name + '"]' : ":not([data-figure])";
+        ["chart", "chart-summary"].forEach(function (role) {
+          var el = root.querySelector('[data-role="' + role + '"]' + sel);
+          if (el) out.push(el);
+        });
+        var table = root.querySelector('[data-role="chart-table"]' + sel);
+        if (table) out.push(table.closest("details"));
+      });
+      (p.readouts || []).forEach(function (key) {
+        var el = root.querySelector('[data-readout="' + key + '"]');
+        if (el) out.push(el);
+      });
+      return out;
+    }
+    function conceal(on) {
+      hidden.forEach(function (el) { el.classList.remove("predict-hidden"); el.inert = false; });
+      hidden = on ? parts(asked) : [];
+      hidden.forEach(function (el) { el.classList.add("predict-hidden"); el.inert = true; });
+      if (widget.view.lock) widget.view.lock(on && "last_step" in asked ? asked.last_step : null);
+    }
+    function finish(answer, correct) {
+      waiting = false;
+      conceal(false);
+      q('[data-role="predict-row"]').hidden = true;
+      AE.stored.keepPredicted(widget, asked.id);
+      widget.el.dispatchEvent(new CustomEvent("ae:predicted", { bubbles: true, detail: {
+        widget: widget.name, id: asked.id, answer: answer, correct: correct } }));
+    }
+
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      if (!waiting) return;
+      var answer = field.value, st = AE.python && AE.python.status;
+      verdict.removeAttribute("data-correct");
+      field.removeAttribute("aria-invalid");
+      verdict.textContent = st === "loading" ? "Checking your prediction needs Python, which is still loading: one moment…" : "";
+      AE.python.call("predict", { widget: widget.fn, params: widget.state.params, answer: answer }).then(function (r) {
+        if (!waiting) return;  // skipped meanwhile
+        if (!r.response.ok) {  // not readable yet: Python says why, the question stays
+          verdict.textContent = r.response.error.message;
+          field.setAttribute("aria-invalid", "true");
+          return;
+        }
+        var v = r.response.state;
+        verdict.textContent = v.message;
+        verdict.setAttribute("data-correct", String(v.correct));
+        finish(answer, v.correct);
+      }, function (err) {
+        verdict.textContent = err.message + ". Press Skip to see the answer.";
+      });
+    });
+    q('[data-action="predict-skip"]').addEventListener("click", function () {
+      if (!waiting) return;
+      verdict.removeAttribute("data-correct");
+      verdict.textContent = "Skipped: everything is shown now.";
+      finish(null, null);
+    });
+
+    return {
+      // a new state: its question (the chunk asked about follows the GPU count), and what stays
+      // hidden while the reader has not answered
+      render: function (prediction) {
+        var first = asked === null;
+        asked = prediction || null;
+        if (!asked) { form.hidden = true; if (waiting) { waiting = false; conceal(false); } return; }
+        q('[data-role="predict-question"]').textContent = asked.question;
+        field.placeholder = asked.example;
+        if (first) waiting = !off && !AE.stored.predicted(widget, asked.id);
+        if (first) form.hidden = !waiting;
+        if (waiting) conceal(true);
+      },
+    };
+  };
+})();
