@@ -9,11 +9,12 @@
 (function () {
   "use strict";
   var AE = (window.AE = window.AE || {});
-  var off = new URLSearchParams(location.search).get("predict") === "0";
 
   AE.predict = function (widget) {
     var form = widget.el.querySelector('[data-role="predict"]');
     if (!form) return null;
+    // read as the widget is made: navigate.js may have swapped in another page's address
+    var off = new URLSearchParams(location.search).get("predict") === "0";
     var q = function (sel) { return form.querySelector(sel); };
     var field = q('[data-role="predict-answer"]'), verdict = q('[data-role="predict-verdict"]');
     var asked = null, waiting = false, hidden = [];

@@ -26,7 +26,8 @@
     this.fn = this.name.split("-")[0];
     this.state = JSON.parse(el.querySelector('script[data-role="state"]').textContent);
     this.view = AE.views[el.getAttribute("data-kind")](el, this);
-    this.prediction = AE.predict(this);  // null: the widget asks none    this.defaults = JSON.parse(JSON.stringify(this.state.params));  // what a bare link shows
+    this.prediction = AE.predict(this);  // null: the widget asks none
+    this.defaults = JSON.parse(JSON.stringify(this.state.params));  // what a bare link shows
     this.busy = false;
     this.queued = null;  // the latest params asked for while a call was running: latest wins
     this.recording = this.pushing = false;  // a record() waiting for the next paint, and whether it pushes
