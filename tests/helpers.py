@@ -71,7 +71,7 @@ def open_page(page, server, slug: str, live: bool = False):
 def skip_prediction(widget):
     """Skip the widget's prediction if it asks one (predict.js): its later steps, charts or
     readouts are out of reach until then, as for a reader."""
-    skip = widget.locator("[data-role=predict]:not([hidden]) [data-action=predict-skip]")
+    skip = widget.locator("[data-action=predict-skip]:visible")
     if skip.count():
         skip.click()
 
