@@ -4,8 +4,8 @@
 // reader answers or skips. Python judges the answer (the bridge's "predict" call); this file shows
 // the question, sends the answer, shows the verdict and announces it as an `ae:predicted` event
 // ({widget, id, answer, correct}; correct null for a skip) for scorm.js and embedevents.js.
-// `predict=0` in the page's address turns every prediction off (a lecture); an answer or a skip
-// is remembered for the page in the session (stored.js).
+// `predict=0` in the page's address turns every prediction off (a lecture), as projector mode
+// (`present=1`) does; an answer or a skip is remembered for the page in the session (stored.js).
 (function () {
   "use strict";
   var AE = (window.AE = window.AE || {});
@@ -13,8 +13,10 @@
   AE.predict = function (widget) {
     var form = widget.el.querySelector('[data-role="predict"]');
     if (!form) return null;
-    // read as the widget is made: navigate.js may have swapped in another page's address
-    var off = new URLSearchParams(location.search).get("predict") === "0";
+    // read as the widget is made (navigate.js may have swapped in another page's address):
+    // `predict=0`, or projector mode, where a lecturer steps with the keys and the room predicts
+    var address = new URLSearchParams(location.search);
+    var off = address.get("predict") === "0" || address.get("present") === "1";
     var q = function (sel) { return form.querySelector(sel); };
     var field = q('[data-role="predict-answer"]'), verdict = q('[data-role="predict-verdict"]');
     var asked = null, waiting = false, hidden = [];

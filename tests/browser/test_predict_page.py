@@ -122,9 +122,11 @@ def test_buckets_sweep_waits_and_the_answer_is_kept_for_the_session(page, server
     page.watch.assert_clean()
 
 
-def test_predict_0_shows_everything_at_once(page, server):
-    for slug, name in ((RING, "ring_reduce_scatter"), (BUCKETS, "ddp_buckets")):
-        _open(page, server, slug, "?predict=0")
+def test_predict_0_and_projector_mode_show_everything_at_once(page, server):
+    for slug, name, query in ((RING, "ring_reduce_scatter", "?predict=0"),
+                              (BUCKETS, "ddp_buckets", "?predict=0"),
+                              (LATENCY, "latency", "?present=1&widget=latency")):  # fmt: skip
+        _open(page, server, slug, query)
         w = page.locator(f"[data-widget={name}]")
         assert w.locator("[data-role=predict]").is_hidden()
         assert w.evaluate(HIDDEN) == 0
