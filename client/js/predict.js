@@ -93,7 +93,9 @@
         if (!asked) { form.hidden = true; if (waiting) { waiting = false; conceal(false); } return; }
         q('[data-role="predict-question"]').textContent = asked.question;
         field.placeholder = asked.example;
-        if (first) waiting = !off && !AE.stored.predicted(widget, asked.id);
+        // a link to a step past the question (a shared view) shows that step: it asks nothing
+        var linked = Number(new URLSearchParams(location.search).get(widget.name + ".step")) > asked.last_step;
+        if (first) waiting = !off && !linked && !AE.stored.predicted(widget, asked.id);
         if (first) form.hidden = !waiting;
         if (waiting) conceal(true);
       },

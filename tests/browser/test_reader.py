@@ -9,7 +9,7 @@ import threading
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from helpers import PY_READY, axe_violations, expect_counter, expect_url, open_page
+from helpers import PY_READY, axe_violations, expect_counter, expect_url, open_page, skip_prediction
 from screenshots import pages
 
 
@@ -22,6 +22,7 @@ def live_pages(site) -> list[str]:
 def test_url_state_round_trips_through_reload_and_back(page, server):
     open_page(page, server, "ring-reduce-scatter", live=True)
     w = page.locator("[data-widget=ring_reduce_scatter]")
+    skip_prediction(w)
     w.locator("[data-param=gpus]").fill("7")
     w.locator("[data-param=gpus]").press("Enter")
     expect_counter(w, "Step 0 of 6")
