@@ -49,7 +49,12 @@
     function finish(answer, correct) {
       waiting = false;
       conceal(false);
+      var focused = form.contains(document.activeElement);
       q('[data-role="predict-row"]').hidden = true;
+      if (focused) {  // the box and buttons are gone: the focus goes on to the verdict
+        verdict.tabIndex = -1;
+        verdict.focus();
+      }
       AE.stored.keepPredicted(widget, asked.id);
       widget.el.dispatchEvent(new CustomEvent("ae:predicted", { bubbles: true, detail: {
         widget: widget.name, id: asked.id, answer: answer, correct: correct } }));
