@@ -51,7 +51,7 @@
       conceal(false);
       var focused = form.contains(document.activeElement);
       q('[data-role="predict-row"]').hidden = true;
-      if (focused) {  // the box and buttons are gone: the focus goes on to the verdict
+      if (focused && correct !== null) {  // the box and buttons are gone: on to the verdict
         verdict.tabIndex = -1;
         verdict.focus();
       }
@@ -84,9 +84,11 @@
     });
     q('[data-action="predict-skip"]').addEventListener("click", function () {
       if (!waiting) return;
-      verdict.removeAttribute("data-correct");
-      verdict.textContent = "Skipped: everything is shown now.";
       finish(null, null);
+      form.hidden = true;  // nothing to say: the widget shows everything
+      var next = widget.el.querySelector('[data-action="next"]');  // a stepper goes on from here
+      if (!next) widget.el.tabIndex = -1;
+      (next || widget.el).focus();
     });
 
     return {
