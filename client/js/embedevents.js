@@ -3,8 +3,9 @@
 // talk to (`origin=https://course.example`, repeated for several) posts to its parent, to those
 // origins only, messages shaped like xAPI statements (the actor is left to the host, which knows
 // its learner): `answered` (result: success, response), `score` (result.score of the embed's
-// exercises), `completed` (every exercise answered) and `state` (the widget's address, its
-// state in the URL, after each change). It acts on one message, `set-state` ({widget?, params}),
+// exercises), `completed` (every exercise answered), `predicted` (a prediction answered or
+// skipped: the verb is "answered", the activity the prediction; result: success and response,
+// neither for a skip) and `state` (the widget's address, its state in the URL, after each change). It acts on one message, `set-state` ({widget?, params}),
 // and only from its parent at one of those origins; without `origin` it posts and accepts
 // nothing. The verdicts are Python's (exercise.js's ae:answered event).
 (function () {
@@ -26,12 +27,24 @@
       definition: { name: { "en-US": title ? title.textContent : (w ? w.name : document.title) } } };
   }
 
-  // each message's type and the ADL verb of its statement
-  var VERB = { answered: "answered", score: "scored", completed: "completed", state: "interacted" };
+  // A prediction as its own activity: the widget's address with the prediction's id, named by
+  // the question asked.
+  function predictionOf(w, id) {
+    var question = w && w.el.querySelector('[data-role="predict-question"]');
+    var u = new URL(location.href);
+    u.hash = "prediction=" + id;
+    return { objectType: "Activity", id: u.href,
+      definition: { name: { "en-US": question ? question.textContent : id },
+        type: "http://adlnet.gov/expapi/activities/cmi.interaction" } };
+  }
 
-  function post(type, w, result) {
+  // each message's type and the ADL verb of its statement
+  var VERB = { answered: "answered", score: "scored", completed: "completed", state: "interacted",
+    predicted: "answered" };
+
+  function post(type, w, result, object) {
     var verb = VERB[type];
-    var statement = { verb: { id: VERBS + verb, display: { "en-US": verb } }, object: objectOf(w),
+    var statement = { verb: { id: VERBS + verb, display: { "en-US": verb } }, object: object || objectOf(w),
       timestamp: new Date().toISOString() };
     if (result) statement.result = result;
     var message = { type: PREFIX + type, widget: w ? w.name : null, statement: statement };
@@ -54,6 +67,12 @@
     var k = Object.keys(right).length;
     post("score", w, { score: { raw: k, min: 0, max: total, scaled: k / total } });
     if (Object.keys(answered).length >= total) post("completed", w, { completion: true });
+  });
+  // a prediction answered (Python's verdict) or skipped (correct null: no result)
+  document.addEventListener("ae:predicted", function (e) {
+    var d = e.detail, w = widgetNamed(d.widget);
+    var result = d.correct === null ? null : { success: d.correct, response: String(d.answer) };
+    post("predicted", w, result, predictionOf(w, d.id));
   });
   // a widget records its state in its address after the change is on screen (widget.js record)
   document.addEventListener("ae:recorded", function (e) {

@@ -31,6 +31,7 @@
 
   AE.views.stepper = function (root, widget) {
     var k = 0, state = null, timer = null;
+    var limit = null;  // the last step shown while a prediction waits (predict.js), else null
     var q = function (sel) { return root.querySelector(sel); };
     var grid = q('[data-role="grid"]'), counter = q('[data-role="step-counter"]');
     var narration = q('[data-role="narration"]'), verdict = q('[data-role="verdict"]');
@@ -50,10 +51,11 @@
     });
 
     function last() { return state.frames.length - 1; }
+    function reach() { return limit === null ? last() : Math.min(limit, last()); }
     function go(to) {
       var before = k, t0 = performance.now();
-      k = Math.max(0, Math.min(last(), to));
-      if (k === last()) stop();
+      k = Math.max(0, Math.min(reach(), to));
+      if (k === reach()) stop();
       draw();
       AE.bench.timing({ widget: widget.name, kind: "step", render: performance.now() - t0 });
       if (k !== before) widget.onStep(k);
@@ -66,8 +68,8 @@
     }
     function play() {
       if (timer) return stop();
-      if (k === last()) k = 0;
-      if (reducedMotion()) return go(last());  // no animation when the reader asks for less motion
+      if (k === reach()) k = 0;
+      if (reducedMotion()) return go(reach());  // no animation when the reader asks for less motion
       buttons.play.setAttribute("aria-pressed", "true");
       buttons.play.textContent = "Pause";
       timer = setInterval(function () { return root.isConnected ? go(k + 1) : stop(); }, PLAY_MS);
@@ -299,7 +301,7 @@
       narration.replaceChildren.apply(narration, frame.narration.map(function (line) { return el("p", {}, line); }));
       buttons.prev.disabled = k === 0;
       buttons.reset.disabled = k === 0;
-      buttons.next.disabled = k === last();
+      buttons.next.disabled = k >= reach();
       root.setAttribute("data-step", k);
       if (phase) phase.textContent = frame.label || frame.phase || "";
       if (rowsShow) rowsShow.textContent = frame.rows_show || "";
@@ -324,7 +326,14 @@
       step: function () { return k; },
       setStep: function (to) {
         stop();
-        k = Math.max(0, Math.min(last(), to));
+        k = Math.max(0, Math.min(reach(), to));
+        draw();
+      },
+      // Steps after `to` out of reach (null: none): a prediction about them waits (predict.js).
+      lock: function (to) {
+        limit = to;
+        if (!state) return;
+        if (k > reach()) { stop(); k = reach(); }
         draw();
       },
     };

@@ -2,7 +2,8 @@
 // Inputs that are costly to lose (a pasted log, a custom model) are the controls marked
 // data-store: kept in the browser's storage, restored on the next visit. A stored value that is
 // unreadable or from another version is dropped, with a notice; blocked storage only means
-// nothing is kept.
+// nothing is kept. A prediction answered or skipped is kept for the session (sessionStorage),
+// by page, widget and prediction, so that coming back to the page does not ask it again.
 (function () {
   "use strict";
   var AE = (window.AE = window.AE || {});
@@ -44,5 +45,15 @@
     });
   }
 
-  AE.stored = { read: read, keep: keep };
+  function predictedKey(w, id) {
+    return "allreduce-explainer:predicted:" + location.pathname + ":" + w.name + ":" + id;
+  }
+  function predicted(w, id) {
+    try { return sessionStorage.getItem(predictedKey(w, id)) !== null; } catch (e) { return false; }
+  }
+  function keepPredicted(w, id) {
+    try { sessionStorage.setItem(predictedKey(w, id), "1"); } catch (e) { /* blocked: asked again */ }
+  }
+
+  AE.stored = { read: read, keep: keep, predicted: predicted, keepPredicted: keepPredicted };
 })();

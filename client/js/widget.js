@@ -1,4 +1,4 @@
-// bundle: page  provides: AE.Widget AE.bench  uses: AE.views AE.copyTools AE.urlState AE.stored AE.python
+// bundle: page  provides: AE.Widget AE.bench  uses: AE.views AE.copyTools AE.urlState AE.stored AE.python AE.predict
 // The widget controller: a widget's controls in, Python's states out. JavaScript renders and wires
 // events; every number comes from Python (the inline default state, or the worker's answer).
 (function () {
@@ -26,6 +26,7 @@
     this.fn = this.name.split("-")[0];
     this.state = JSON.parse(el.querySelector('script[data-role="state"]').textContent);
     this.view = AE.views[el.getAttribute("data-kind")](el, this);
+    this.prediction = AE.predict(this);  // null: the widget asks none
     this.defaults = JSON.parse(JSON.stringify(this.state.params));  // what a bare link shows
     this.busy = false;
     this.queued = null;  // the latest params asked for while a call was running: latest wins
@@ -67,6 +68,7 @@
   Widget.prototype.render = function () {
     var s = this.state;
     this.view.render(s);
+    if (this.prediction) this.prediction.render(s.prediction);
     var readouts = s.readouts || {};
     // only what changed is written: each write makes the browser lay the page out again
     this.el.querySelectorAll("[data-readout]").forEach(function (o) {

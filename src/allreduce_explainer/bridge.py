@@ -12,9 +12,22 @@ from .errors import ParamError
 from .widgets import REGISTRY, WIDGETS
 from .widgets.exercises import bank_file, learner_seeds
 
-# What a page may call by name: every widget, the teacher's sheet's bank files, and a course
-# package's learner seeds (client/js/scorm.js)
-CALLS = WIDGETS | {"bank_file": bank_file, "learner_seeds": learner_seeds}
+
+def predict(request) -> dict:
+    """A reader's prediction judged by its widget (client/js/predict.js): {widget, params,
+    answer} -> {correct, message}. An answer that cannot be read is refused naming "answer"."""
+    if not isinstance(request, dict):
+        raise ParamError("_", "a prediction is {widget, params, answer}")
+    name = request.get("widget")
+    judge = REGISTRY[name].predict if isinstance(name, str) and name in REGISTRY else None
+    if judge is None:
+        raise ParamError("widget", f"no widget named {name!r} asks for a prediction")
+    return judge(request.get("params"), request.get("answer"))
+
+
+# What a page may call by name: every widget, the teacher's sheet's bank files, a course
+# package's learner seeds (client/js/scorm.js) and the predictions' verdicts
+CALLS = WIDGETS | {"bank_file": bank_file, "learner_seeds": learner_seeds, "predict": predict}
 
 # Long text parameters the worker has handed over once (client/js/worker.js), by name
 _KEPT: dict[str, str] = {}

@@ -9,7 +9,7 @@ import json
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from helpers import axe_violations
+from helpers import axe_violations, skip_prediction
 
 STEPPERS = [
     ("why-allreduce", "naive"),
@@ -32,6 +32,7 @@ def _cells(runs):
 def test_diagram_arrows_follow_the_steps(page, server, slug, name):
     page.goto(f"{server}/{slug}/")
     w = page.locator(f"[data-widget={name}]")
+    skip_prediction(w)
     svg = w.locator("svg[data-role=diagram]")
     assert svg.count() == 1
     state = _state(w)
@@ -58,6 +59,7 @@ def test_diagram_arrows_follow_the_steps(page, server, slug, name):
 def test_contributions_toggle_shows_the_states_symbols(page, server, slug, name):
     page.goto(f"{server}/{slug}/")
     w = page.locator(f"[data-widget={name}]")
+    skip_prediction(w)
     state = _state(w)
     assert w.locator("[data-role=holders]").count() == 0
     toggle = w.locator("[data-action=contributions]")

@@ -48,10 +48,10 @@ def host(tmp_path_factory):
     httpd.shutdown()
 
 
-def open_host(browser, server, host, origin: str):
+def open_host(browser, server, host, origin: str, name: str = NAME):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     page = ctx.new_page()
-    src = f"{server}/embed/{NAME}/index.html?origin={origin}"
+    src = f"{server}/embed/{name}/index.html?origin={origin}"
     page.goto(f"{host}/host.html#{src}")
     page.frame_locator("#ae").locator(PY_READY).wait_for(state="attached")
     frame = next(f for f in page.frames if f.url.startswith(server))
@@ -120,4 +120,33 @@ def test_a_host_at_an_origin_not_given_gets_nothing_and_is_ignored(browser, serv
     page.wait_for_timeout(1500)
     assert widget_state(frame)["seed"] == seed
     assert page.evaluate("window.got") == []
+    ctx.close()
+
+
+def test_a_prediction_is_posted_as_answered_with_the_prediction_as_its_object(
+    browser, server, host
+):
+    """predict.js's ae:predicted, as embedevents.js posts it: verb answered, the object the
+    prediction (its id on the embed's address, named by its question); a skip has no result."""
+    ctx, page, frame = open_host(browser, server, host, host, "latency")
+    frame.locator("[data-role=predict-answer]").fill("30 MB")
+    frame.locator("[data-action=predict]").click()
+    frame.locator("[data-role=predict-verdict][data-correct]").wait_for()
+    page.wait_for_function("window.got.some(m => m.type === 'allreduce-explainer:predicted')")
+    (predicted,) = messages(page, "predicted")
+    st = predicted["statement"]
+    assert predicted["widget"] == "latency"
+    assert st["verb"]["id"] == "http://adlnet.gov/expapi/verbs/answered"
+    assert "/embed/latency/" in st["object"]["id"]
+    assert st["object"]["id"].endswith("#prediction=latency-crossover")
+    question = frame.locator("[data-role=predict-question]").inner_text()
+    assert st["object"]["definition"]["name"]["en-US"] == question
+    correct = frame.locator("[data-role=predict-verdict]").get_attribute("data-correct")
+    assert st["result"] == {"success": correct == "true", "response": "30 MB"}
+    ctx.close()
+    ctx, page, frame = open_host(browser, server, host, host, "ddp_buckets")
+    frame.locator("[data-action=predict-skip]").click()
+    page.wait_for_function("window.got.some(m => m.type === 'allreduce-explainer:predicted')")
+    (skipped,) = messages(page, "predicted")
+    assert "result" not in skipped["statement"]
     ctx.close()

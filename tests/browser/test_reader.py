@@ -9,7 +9,7 @@ import threading
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from helpers import PY_READY, axe_violations, expect_counter, expect_url, open_page
+from helpers import PY_READY, axe_violations, expect_counter, expect_url, open_page, skip_prediction
 from screenshots import pages
 
 
@@ -22,6 +22,7 @@ def live_pages(site) -> list[str]:
 def test_url_state_round_trips_through_reload_and_back(page, server):
     open_page(page, server, "ring-reduce-scatter", live=True)
     w = page.locator("[data-widget=ring_reduce_scatter]")
+    skip_prediction(w)
     w.locator("[data-param=gpus]").fill("7")
     w.locator("[data-param=gpus]").press("Enter")
     expect_counter(w, "Step 0 of 6")
@@ -207,12 +208,15 @@ def test_no_horizontal_scroll_at_360px_and_big_touch_targets(browser, server, si
 def test_keyboard_only_run_of_the_stage2_stepper(page, server):
     open_page(page, server, "ring-reduce-scatter")
     w = page.locator("[data-widget=ring_reduce_scatter]")
-    for _ in range(200):  # Tab until the Next button has the focus (past the nav and the grid)
+    # Tab to the prediction's Skip (below the stepper): Enter, and the focus is on Next
+    for _ in range(200):
         page.keyboard.press("Tab")
-        if page.evaluate("() => document.activeElement.dataset.action") == "next":
+        if page.evaluate("() => document.activeElement.dataset.action") == "predict-skip":
             break
     else:
-        pytest.fail("Next is not reachable by Tab")
+        pytest.fail("Skip is not reachable by Tab")
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.dataset.action") == "next"
     outline = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none"  # a visible focus
     for _ in range(3):
@@ -237,6 +241,7 @@ def test_reduced_motion_play_jumps_without_animation(browser, server):
     page = ctx.new_page()
     page.goto(f"{server}/ring-reduce-scatter/")
     w = page.locator("[data-widget=ring_reduce_scatter]")
+    skip_prediction(w)
     w.locator("[data-action=play]").click()
     assert w.locator("[data-role=step-counter]").inner_text() == "Step 3 of 3"
     ctx.close()

@@ -15,7 +15,7 @@ import pytest
 
 from allreduce_explainer import widgets
 from allreduce_explainer.widgets import views
-from helpers import PY_READY, ROOT
+from helpers import PY_READY, ROOT, skip_prediction
 
 PLACED = re.compile(r'\{\{\s*widget\("(\w+)"\)\s*\}\}')
 
@@ -66,6 +66,7 @@ def test_diagram_grid_narration_and_next_in_one_viewport(desktop, server, slug, 
     page = desktop
     page.goto(f"{server}/{slug}/")
     w = page.locator(f"[data-widget={name}]")
+    skip_prediction(w)
     for _ in range(2):
         w.locator("[data-action=next]").click()
     w.evaluate("e => e.scrollIntoView({block: 'start'})")
@@ -88,6 +89,7 @@ def test_no_sideways_page_scroll_at_360px(phone, server, slug, name):
     page = phone
     page.goto(f"{server}/{slug}/")
     w = page.locator(f"[data-widget={name}]")
+    skip_prediction(w)
     nxt = w.locator("[data-action=next]")
     while nxt.is_enabled():  # the widest frame is the last
         nxt.click()

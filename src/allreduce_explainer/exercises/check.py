@@ -54,29 +54,19 @@ def check_quantity(
     tolerance: float,
     mistakes: Mistakes = (),
     factor_hints: bool = True,
+    otherwise: str = "Not correct. Try the hint, or check each step again.",
 ) -> dict:
     """A number with a unit against `want` (base units), asked in the unit `asked`.
 
     `mistakes` are checked before the unit slips: a server's 8 cards summed is 8 times one card,
     as a number in bits would be, and the kind knows which misconception its problem invites.
-    `factor_hints` allows "twice" and "half"."""
+    `factor_hints` allows "twice" and "half"; `otherwise` is the message when nothing names
+    the slip (a prediction has no hint to try)."""
     try:
-        q = parse(text)
+        q = _read(text, dimension, asked)
     except AnswerError as e:
-        return verdict(False, f"I could not read that: {e}.")
-    asked_unit = unit(asked) or Unit("", COUNT, 1.0)
-    if q.unit is not None and q.unit.dimension != dimension:
-        if dimension == COUNT:
-            return verdict(False, f"The answer is a plain number, not {q.unit.text}.")
-        if q.unit.dimension == COUNT:
-            return verdict(
-                False, f"The answer is {DIMENSION_NAMES[dimension]}: give it in {asked}."
-            )
-        return verdict(
-            False,
-            f"{q.unit.text} measures {DIMENSION_NAMES[q.unit.dimension]}; the answer is "
-            f"{DIMENSION_NAMES[dimension]}, in {asked}.",
-        )
+        return verdict(False, str(e))
+    asked_unit = _asked(asked)
     got = q.base(asked_unit)
     if close(got, want, tolerance):
         return verdict(True, "Correct.")
@@ -91,7 +81,36 @@ def check_quantity(
     for factor, what in ((2, "twice"), (0.5, "half")) if factor_hints else ():
         if close(got, want * factor, tolerance):
             return verdict(False, f"Not quite: your answer is {what} the right one.")
-    return verdict(False, "Not correct. Try the hint, or check each step again.")
+    return verdict(False, otherwise)
+
+
+def read_quantity(text, dimension: str, asked: str) -> float:
+    """`text` as a quantity of `dimension` in base units, a bare number read in `asked`: what a
+    prediction is judged on (a range, not one answer). AnswerError, with the sentence the
+    exercises show, when it is not one."""
+    return _read(text, dimension, asked).base(_asked(asked))
+
+
+def _asked(asked: str) -> Unit:
+    return unit(asked) or Unit("", COUNT, 1.0)
+
+
+def _read(text, dimension: str, asked: str) -> Quantity:
+    """The typed quantity, or AnswerError saying why it is not one of `dimension`."""
+    try:
+        q = parse(text)
+    except AnswerError as e:
+        raise AnswerError(f"I could not read that: {e}.") from None
+    if q.unit is None or q.unit.dimension == dimension:
+        return q
+    if dimension == COUNT:
+        raise AnswerError(f"The answer is a plain number, not {q.unit.text}.")
+    if q.unit.dimension == COUNT:
+        raise AnswerError(f"The answer is {DIMENSION_NAMES[dimension]}: give it in {asked}.")
+    raise AnswerError(
+        f"{q.unit.text} measures {DIMENSION_NAMES[q.unit.dimension]}; the answer is "
+        f"{DIMENSION_NAMES[dimension]}, in {asked}."
+    )
 
 
 def _slip(q: Quantity, asked: Unit, want: float, dimension: str, tolerance: float) -> str | None:

@@ -61,6 +61,9 @@ class Widget:
     # partials drawn between the headline and the layout (templates/widgets/<name>.html): what
     # the reader does before reading the chart, such as a form asking for a prediction
     extras: tuple[str, ...] = ()
+    # the judge of the widget's prediction (views.prediction), if it asks one: (parameters, the
+    # reader's answer) -> {correct, message}; an unreadable answer raises ParamError("answer")
+    predict: Callable[[dict | None, str], dict] | None = None
 
     def __post_init__(self):
         """A figure's headline has one to three figures; no readout is shown twice; the layout

@@ -7,6 +7,10 @@ import math
 
 from .. import api, fmt, nccl, performance
 from ..catalog import models
+from ..errors import ParamError
+from ..exercises.check import close
+from ..exercises.check import verdict as judged
+from ..exercises.units import BYTES
 from ..nccl.topology import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
 from ..params import ROWS, Param, spec, validated
@@ -15,7 +19,7 @@ from ..sources import REFERENCE_DASH
 from ..training import calculator, ddp
 from . import Widget, views
 from . import figures as fig
-from .common import grad_dtype
+from .common import grad_dtype, read_answer
 
 # The widget opens on 64 servers of 8 GPUs, where both ends of the bucket-size trade-off show
 # (tiny buckets pay NCCL's fixed cost of a call many times); one server hides almost all of it.
@@ -53,10 +57,9 @@ def _params(params) -> dict:
     return p
 
 
-def ddp_buckets(params=None) -> dict:
-    """DDP buckets: one steady-state backward pass under DDP, and the sweep over bucket sizes."""
-    p = _params(params)
-    first = ddp.DEFAULT_FIRST_MB if p["first_bucket"] == "1mib" else None  # None: the cap
+def _args(p: dict) -> tuple[dict, float | None]:
+    """api.ddp's arguments but the cap, and the first bucket's size (None: the cap's)."""
+    first = ddp.DEFAULT_FIRST_MB if p["first_bucket"] == "1mib" else None
     args = {
         "model": p["model"],
         "gpu": p["gpu"],
@@ -67,6 +70,13 @@ def ddp_buckets(params=None) -> dict:
         "grad_bytes": calculator.GRAD_BYTES[p["grad_dtype"]],
         "inter_bw": p["inter_bw"],
     }
+    return args, first
+
+
+def ddp_buckets(params=None) -> dict:
+    """DDP buckets: one steady-state backward pass under DDP, and the sweep over bucket sizes."""
+    p = _params(params)
+    args, first = _args(p)
     r = api.ddp(**args, bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=first)
     swept = _swept(first, **args)
     rows, best = swept["sweep"], ddp.best(swept["sweep"])
@@ -90,7 +100,43 @@ def ddp_buckets(params=None) -> dict:
             "algorithm": f"NCCL's choice: {r['algorithm']}",
             "first": f"{fmt.sig(r['first_bucket_bytes'] / ddp.MIB, 3)} MiB",
         },
+        prediction=views.prediction(
+            id=PREDICTION_ID,
+            question=(
+                "Which bucket cap, in MiB, will leave the least all-reduce exposed after the "
+                "backward pass? You may try caps in the box above first."
+            ),
+            example="a cap in MiB",
+            figures=["sweep"],
+            readouts=[key for key, _ in READOUTS["sweep"]],
+        ),
     )
+
+
+PREDICTION_ID = "buckets-best-cap"
+
+
+def predict_buckets(params, answer) -> dict:
+    """The reader's best cap, right when it leaves at most NEAR_BEST times the exposed time of
+    the sweep's best cap (the rule by which `advice` calls a cap as good as the best), with
+    both exposed times."""
+    p = _params(params)
+    args, first = _args(p)
+    cap = read_answer(answer, BYTES, "MiB") / ddp.MIB
+    lo, hi = SPEC["bucket_cap_mb"].lo, SPEC["bucket_cap_mb"].hi
+    if not lo <= cap <= hi:
+        raise ParamError("answer", f"A bucket cap is between {lo:g} and {hi:,.0f} MiB.")
+    mine = api.ddp(**args, bucket_cap_mb=cap, first_bucket_mb=first)["exposed_s"]
+    best = ddp.best(_swept(first, **args)["sweep"])
+    text = (
+        f"your {fmt.sig(cap, 3)} MiB leaves {ms(mine)} exposed; the sweep's best cap, "
+        f"{fmt.sig(best['bucket_mb'], 2)} MiB, leaves {ms(best['exposed_s'])}."
+    )
+    if mine <= NEAR_BEST * best["exposed_s"]:
+        return judged(True, f"Right: {text}")
+    if close(cap, ddp.DEFAULT_CAP_MB, 0.01):
+        return judged(False, f"PyTorch's default is not the best here: {text}")
+    return judged(False, f"Not quite: {text}")
 
 
 @functools.lru_cache(maxsize=1)
@@ -440,5 +486,6 @@ RECORDS = (
         # 40 ms in the browser against 12-17 after), so that a reader's first choice of model
         # is as quick as the next
         warm=tuple({"model": key} for key in models.MODELS),
+        predict=predict_buckets,
     ),
 )

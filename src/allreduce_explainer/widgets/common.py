@@ -6,6 +6,9 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 from .. import dtypes
+from ..errors import ParamError
+from ..exercises.check import read_quantity
+from ..exercises.units import AnswerError
 from ..params import Param
 from ..simulation import gradients
 from ..training import calculator
@@ -118,3 +121,13 @@ def grad_dtype(default: str, *order: str) -> Param:
     return Param(
         "grad_dtype", default, "choice", "Gradient type", choices=tuple((k, text[k]) for k in order)
     )
+
+
+def read_answer(text, dimension: str, asked: str) -> float:
+    """A reader's prediction in base units (a bare number in `asked`), read by the exercises'
+    checker; ParamError naming the answer box, with the checker's sentence, when it is not one:
+    an answer that cannot be read is not yet a prediction."""
+    try:
+        return read_quantity(text, dimension, asked)
+    except AnswerError as e:
+        raise ParamError("answer", str(e)) from None

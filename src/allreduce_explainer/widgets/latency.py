@@ -13,6 +13,7 @@ runs on the same system.
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 
 from .. import api, fmt, nccl
@@ -29,6 +30,8 @@ from ..costs.latency_model import (
     whole,
 )
 from ..errors import ParamError
+from ..exercises.check import verdict as judged
+from ..exercises.units import BYTES
 from ..nccl import constants
 from ..nccl.topology import NIC_GBPS
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
@@ -42,7 +45,7 @@ from ..simulation.verify import check
 from ..sources import ESTIMATE, FITTED, REFERENCE_DASH, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import chunk_of, stepper_frames, vectors
+from .common import chunk_of, read_answer, stepper_frames, vectors
 
 MAX_LATENCY_GPUS = 1024
 # One colour per algorithm NCCL may pick (Okabe & Ito), one marker per protocol
@@ -147,6 +150,16 @@ def latency(params=None) -> dict:
             "band": band_text(sizes, nc.pick),
             "crossover": "none in 8 B – 8 GiB" if x is None else fmt.nbytes(x),
         },
+        prediction=views.prediction(
+            id=PREDICTION_ID,
+            question=(
+                "At what message size, in MB, will NCCL's ring catch up with its tree on this "
+                "cluster? (If you think they never cross, type “never”.)"
+            ),
+            example="such as 1 MB",
+            figures=["", "whiteboard"],
+            readouts=["crossover_nccl", "crossover"],
+        ),
         # the core's answers the chart was drawn from: facts' and the tests'
         data={
             "crossover_bytes": x,
@@ -158,6 +171,42 @@ def latency(params=None) -> dict:
             ],
         },
     )
+
+
+PREDICTION_ID = "latency-crossover"
+PREDICT_FACTOR = 2  # a guess on a log axis is right within a factor of two of the crossing
+NEVER = re.compile(r"^\s*(never|none|no|not)\b", re.IGNORECASE)
+
+
+def predict_latency(params, answer) -> dict:
+    """The reader's guess of where NCCL's ring catches up with its tree (the chart's first
+    crossing, or "never"), right within a factor of PREDICT_FACTOR, and where they do cross."""
+    p = validated(params, LATENCY)
+    system = nccl_system(p["gpus"], p["gpus_per_node"], float(p["bandwidth_gbps"]))
+    best, xs = _nccl_curves(system)
+    got = (
+        None
+        if isinstance(answer, str) and NEVER.match(answer)
+        else read_answer(answer, BYTES, "MB")
+    )
+    if got is not None and got <= 0:
+        raise ParamError("answer", "A message size is more than 0 B: type one such as 1 MB.")
+    if not xs:
+        faster = "ring" if best.time_us["Ring"][0] <= best.time_us["Tree"][0] else "tree"
+        where = f"here they do not cross between 8 B and 8 GiB: the {faster} is faster throughout."
+        return judged(got is None, ("Right: " if got is None else "Not quite: ") + where)
+    at = f"NCCL's ring catches up with its tree at {fmt.nbytes(xs[0])}"
+    if got is None:
+        return judged(False, f"Not quite: they do cross. {at}.")
+    ratio = xs[0] / got
+    if 1 / PREDICT_FACTOR <= ratio <= PREDICT_FACTOR:
+        return judged(True, f"Right: {at}, within a factor of two of your {fmt.nbytes(got)}.")
+    off = (
+        f", about {fmt.sig(ratio, 2)} times your {fmt.nbytes(got)}"
+        if ratio > 1
+        else f"; your {fmt.nbytes(got)} is about {fmt.sig(1 / ratio, 2)} times that"
+    )
+    return judged(False, f"Not quite: {at}{off}.")
 
 
 def _nccl_figure(ring, tr, xn, sizes, picks, where: str) -> dict:
@@ -603,6 +652,7 @@ RECORDS = (
                 ("crossover", "Whiteboard model (second chart): crossover"),
             ),
         },
+        predict=predict_latency,
     ),
     Widget(
         "steps",

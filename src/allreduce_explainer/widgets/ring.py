@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from .. import api, dtypes
 from ..errors import ParamError
+from ..exercises.check import check_quantity
+from ..exercises.units import COUNT
 from ..params import DTYPE, SEED, VALUES, Param, spec, validated
 from ..schedules.schedule import owned as owned_by_position
 from ..schedules.schedule import split
 from ..simulation.verify import check
 from ..validate import permutation
 from . import Widget, diagram, views
-from .common import chunk_of, stepper_frames, value_text, vectors
+from .common import chunk_of, read_answer, stepper_frames, value_text, vectors
 
 
 def _ring_narration(chunks, dtype: str, n: int):
@@ -139,8 +141,69 @@ def ring_reduce_scatter(params=None) -> dict:
         + "."
     )
     sent = _sent(r, -1, n - 2)
-    state = _ring_stepper(p, r, frames, _readouts(r, sent), editable=True, owned=owned)
+    asked = _asked(r)
+    prediction = views.prediction(
+        id=PREDICTION_ID,
+        question=(
+            f"After step {asked['step']}, what will GPU {asked['gpu']} hold in the first cell "
+            f"of chunk {chunk_of(chunks, asked['start'], asked['stop'])}?"
+        ),
+        example="a number",
+        last_step=asked["step"] - 1,
+    )
+    state = _ring_stepper(
+        p, r, frames, _readouts(r, sent), editable=True, owned=owned, prediction=prediction
+    )
     return diagram.attach(state, diagram.ring(n, order=_ranks(p)))
+
+
+PREDICTION_ID = "ring-after-step-2"
+PREDICT_STEP = 2  # the first step whose sum the reader must carry over from the step before
+
+
+def _asked(r: dict) -> dict:
+    """What the prediction asks about: GPU 2 after step 2 (on two GPUs, GPU 1 after step 1, the
+    only step), and the message it receives in that step, whose first cell is the question.
+    With fewer numbers than GPUs some chunks are empty and carry no message: then the first
+    GPU that receives one (chunk 0 always moves)."""
+    step = min(PREDICT_STEP, r["gpus"] - 1)
+    messages = r["trace"][step - 1]["messages"]
+    got = next((m for m in messages if m["dst"] == step), messages[0])
+    return {"step": step, "gpu": got["dst"], **got}
+
+
+def predict_reduce_scatter(params, answer) -> dict:
+    """The reader's prediction of the cell the question names, judged by the exercises' checker
+    (exact for integers; for floats within 1% of the larger number added), with the
+    misconceptions it may show, then the cell's value and how it came about."""
+    p, r = _ring_trace(params)
+    a, dtype = _asked(r), r["dtype"]
+    step, gpu, src, first = a["step"], a["gpu"], a["src"], a["start"]
+    chunk = chunk_of(split(0, r["length"], r["gpus"]), first, a["stop"])
+    want = r["trace"][step - 1]["buffers"][gpu][first]
+    sent, own = a["values"][0], r["inputs"][gpu][first]
+    read_answer(answer, COUNT, "")
+    tolerance = 0.0
+    if dtype != "int" and want:
+        tolerance = 0.01 * max(abs(sent), abs(own)) / abs(want)
+    mistakes = [
+        (own, f"That is GPU {gpu}'s own number: in step {step} it adds what GPU {src} sends."),
+        (sent, f"That is what GPU {src} sends; GPU {gpu} adds it to its own number."),
+        (r["target"][first], f"That is the sum over all {r['gpus']} GPUs, which no GPU's "
+         f"chunk {chunk} holds before step {r['gpus'] - 1}."),
+    ]  # fmt: skip
+    if step > 1:
+        stale = r["inputs"][src][first] + own
+        mistakes.append((stale, f"That adds GPU {src}'s own number, but by step {step} "
+                         f"GPU {src} had added what it received before."))  # fmt: skip
+    v = check_quantity(answer, want, COUNT, "", tolerance, tuple(mistakes), False, "Not quite.")
+    held = r["trace"][step - 1]["contributors"][gpu][first]
+    v["message"] += (
+        f" After step {step}, GPU {gpu} holds {value_text(want, dtype)} there: the "
+        f"{value_text(sent, dtype)} GPU {src} sends plus its own {value_text(own, dtype)}, "
+        f"the sum of {held} GPUs' numbers."
+    )
+    return v
 
 
 def _owned(order: list[int] | None, n: int) -> list[int]:
@@ -207,6 +270,7 @@ RECORDS = (
         hint=EDIT_HINT,
         headline=HEADLINE,
         readouts=READOUTS,
+        predict=predict_reduce_scatter,
     ),
     Widget(
         "ring_all_gather",

@@ -40,6 +40,37 @@ class Frame(TypedDict, total=False):
     holders: list[list[int]]  # whose numbers each cell holds, as runs
 
 
+class Prediction(TypedDict, total=False):
+    """A question the reader answers before the widget shows its answer (client/js/predict.js,
+    templates/widgets/_predict.html): what it asks, and what stays hidden until then."""
+
+    id: str  # the prediction's name in the ae:predicted event and a course's records
+    question: str
+    example: str  # an answer's form, for the box's placeholder ("such as 10 MB")
+    last_step: int  # a stepper's last step shown before the reader predicts
+    figures: list[str]  # a chart's figures hidden until then ("" the main one)
+    readouts: list[str]  # readouts hidden until then
+
+
+def prediction(
+    *,
+    id: str,
+    question: str,
+    example: str,
+    last_step: int | None = None,
+    figures: list[str] | None = None,
+    readouts: list[str] | None = None,
+) -> Prediction:
+    """A widget's prediction: the question, and the step, figures and readouts that give its
+    answer away."""
+    return Prediction(
+        id=id,
+        question=question,
+        example=example,
+        **_given(last_step=last_step, figures=figures, readouts=readouts),
+    )
+
+
 class Stepper(TypedDict, total=False):
     kind: str
     params: dict
@@ -57,6 +88,7 @@ class Stepper(TypedDict, total=False):
     check: dict  # simulation.verify.check's shape: matches, all_match, verdict[, rows ...]
     readouts: dict[str, str]
     row_groups: list[list]  # [label, first GPU, past the last]: a server's rows
+    prediction: Prediction
     # written by diagram.attach, which every stepper's state goes through:
     diagram: dict  # the layout diagram.js draws once
     symbols: list[str]  # the holders' sets of GPUs as text ("a+b")
@@ -79,6 +111,7 @@ class Chart(TypedDict, total=False):
     table: dict
     figures: dict[str, Part]  # more figures, drawn into [data-figure=name]
     readouts: dict[str, str]
+    prediction: Prediction
 
 
 class Panel(TypedDict):
@@ -133,6 +166,7 @@ def stepper(
     check: dict | None = None,
     readouts: dict[str, str] | None = None,
     row_groups: list[list] | None = None,
+    prediction: Prediction | None = None,
 ) -> Stepper:
     """A stepper's state, for `diagram.attach` to add its diagram to: GPUs and length are the
     inputs', the grid's digits the dtype's."""
@@ -154,6 +188,7 @@ def stepper(
             check=check,
             readouts=readouts,
             row_groups=row_groups,
+            prediction=prediction,
         ),
     )
 
@@ -198,11 +233,12 @@ def chart(
     figures: dict[str, Part] | None = None,
     readouts: dict[str, str] | None = None,
     data: dict | None = None,
+    prediction: Prediction | None = None,
 ) -> Chart:
     """A chart's state: its main figure (`main`, drawn into the chart with no data-figure) and
     any more under `figures`; the readouts the partial's slots show; `data`, keys no view reads,
     for the module's facts() and the tests (the core's answers the chart was drawn from)."""
-    given = _given(figures=figures, readouts=readouts)
+    given = _given(figures=figures, readouts=readouts, prediction=prediction)
     return Chart(kind=CHART, params=params, **(main or {}), **given, **(data or {}))
 
 
