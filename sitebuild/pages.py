@@ -135,9 +135,7 @@ class Builder:
         other stepper by stepper.html and every other chart or panel by chart.html, which its
         record fills."""
         widget = widgets.REGISTRY[instance_function(name)]
-        generic = "stepper" if widget.view == views.STEPPER else "chart"
-        partials = [f"widgets/{widget.name}.html", f"widgets/{generic}.html"]
-        return self.env.select_template(partials).render(
+        return self.env.select_template(views.partials(widget.name, widget.view)).render(
             name=name,
             widget=widget,
             spec=widget.spec,

@@ -44,11 +44,10 @@ def environment():
 
 def html(instance: str, widget: Widget, state: dict) -> str:
     """The widget's partial as the page would show it, named `instance` (unique on the notebook's
-    page, so its controls' ids are too); every stepper has the one partial."""
-    partial = "stepper" if widget.view == views.STEPPER else widget.name
+    page, so its controls' ids are too), drawn by the partial the site's build picks."""
     return (
         environment()
-        .get_template(f"widgets/{partial}.html")
+        .select_template(views.partials(widget.name, widget.view))
         .render(
             name=instance,
             widget=widget,

@@ -219,6 +219,14 @@ def unchanged_left_out(params: dict, asked, names: tuple[str, ...]) -> dict:
     return {k: v for k, v in params.items() if not (k in names and v and asked.get(k) == v)}
 
 
+def partials(name: str, view: str) -> list[str]:
+    """The templates that may draw a widget, first found wins: its own partial
+    (templates/widgets/<name>.html), else the stepper's or the chart's, which its record fills.
+    The site's build and the notebook's widgets both ask here."""
+    generic = "stepper" if view == STEPPER else "chart"
+    return [f"widgets/{name}.html", f"widgets/{generic}.html"]
+
+
 def state_json(state: dict) -> str:
     """A state as JSON for a partial's inline <script type="application/json"> (the site's build
     and a notebook's widget): nothing in it can close the tag."""
