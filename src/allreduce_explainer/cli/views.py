@@ -398,7 +398,10 @@ def _band(b: dict | None) -> str:
         return ""
     if not b["validated"]:
         return bands.UNCHECKED
-    return f"{bands.short(b)}: median (worst) of {b['runs']} published runs, {b['class']}"
+    return (
+        f"{bands.short(b)}: median of {b['runs']} published runs, {b['class']} (worst: of any "
+        f"kind of system at this size)"
+    )
 
 
 def _memory(need: float, have: float, fits: bool) -> str:
@@ -457,7 +460,8 @@ def nccl(result: dict) -> str:
     )
     lines += prose(
         f"band: how far published runs of this class ({klass}) come from the time at that "
-        f"size, median (worst), each cluster predicted by a fit on the others; unchecked: "
+        f"size, median (and the worst of any kind of system at that size), each cluster "
+        f"predicted by a fit on the others; unchecked: "
         f"{bands.UNCHECKED}."
     )
     return "\n".join(lines)
