@@ -110,27 +110,28 @@ WARM = [("cluster", {"model": key}) for key in calculator.PRESET_MODELS]
 WARM.append(("cluster", {"algorithm": "auto"}))
 
 
+def _custom(p: dict, field: str, what: str) -> bool:
+    """Whether `field` names "custom" (the reader's own figures) rather than a preset."""
+    if not isinstance(p[field], str):
+        raise ParamError(field, f"must be {what}")
+    return calculator.normalize_name(p[field]) == "custom"
+
+
 def _choose(p: dict) -> dict:
     """Apply the select-decides rule; the names are normalised to the presets' spellings."""
     out = dict(p)
-    if not isinstance(p["model"], str):
-        raise ParamError("model", "must be a model name")
-    if calculator.normalize_name(p["model"]) == "custom":
+    if _custom(p, "model", "a model name"):
         out["model"] = "custom"
     else:
         key = calculator.resolve_model(p["model"], calculator.PRESET_MODELS)
         out["model"], out["params"] = key, calculator.models.get(key).params
-    if not isinstance(p["gpu"], str):
-        raise ParamError("gpu", "must be a GPU name")
-    if calculator.normalize_name(p["gpu"]) == "custom":
+    if _custom(p, "gpu", "a GPU name"):
         out["gpu"] = "custom"
     else:
         g = hardware.find(hardware.GPUS, p["gpu"], "gpu")
         out.update(gpu=g.name, link_gbps=g.link_GBps, peak_tflops=g.peak_bf16_tflops)
         out["memory_gb"] = g.memory_gb
-    if not isinstance(p["network"], str):
-        raise ParamError("network", "must be a network card")
-    if calculator.normalize_name(p["network"]) == "custom":
+    if _custom(p, "network", "a network card"):
         out["network"] = "custom"
     else:
         nic = hardware.find(hardware.NETWORKS, p["network"], "network")
