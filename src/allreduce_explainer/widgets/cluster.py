@@ -139,30 +139,36 @@ def _choose(p: dict) -> dict:
     return out
 
 
+# The page's parameters the calculator takes as they are; _calc bounds or renames the others.
+AS_GIVEN = (
+    "model",
+    "params",
+    "grad_dtype",
+    "algorithm",
+    "tokens_per_gpu",
+    "mfu",
+    "gpu",
+    "gpus",
+    "gpus_per_node",
+    "peak_tflops",
+    "memory_gb",
+    "intra_latency_us",
+    "inter_latency_us",
+    "nccl_version",
+)
+
+
 def _calc(p: dict) -> calculator.Calculation:
     """The calculator on the page's parameters. NCCL's model covers NVIDIA GPUs only, so on the
     MI300X or a custom GPU NCCL's choice falls back to the closed form fastest for the whole
     gradient (the readout says so; one algorithm, so the buckets are not timed four times); the
     CLI refuses instead."""
     return calculator.calculate(
-        model=p["model"],
-        params=p["params"],
-        grad_dtype=p["grad_dtype"],
-        algorithm=p["algorithm"],
-        tokens_per_gpu=p["tokens_per_gpu"],
-        mfu=p["mfu"],
+        **{name: p[name] for name in AS_GIVEN},
         nccl_fallback=True,
-        gpu=p["gpu"],
-        gpus=p["gpus"],
-        gpus_per_node=p["gpus_per_node"],
         gpus_per_process=min(p["gpus_per_process"], p["gpus_per_node"]),
         nic_Gbps=p["nic_gbps"],
         link_GBps=p["link_gbps"],
-        peak_tflops=p["peak_tflops"],
-        memory_gb=p["memory_gb"],
-        intra_latency_us=p["intra_latency_us"],
-        inter_latency_us=p["inter_latency_us"],
-        nccl_version=p["nccl_version"],
     )
 
 
