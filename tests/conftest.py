@@ -56,6 +56,15 @@ def site(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def built(tmp_path_factory) -> Path:
+    """The pages alone (no Python or vendor assets), built once per session: all the tests that
+    read the pages' HTML need (they read it, never write it)."""
+    out = tmp_path_factory.mktemp("pages")
+    Builder(out).build_pages()
+    return out
+
+
+@pytest.fixture(scope="session")
 def hosted(tmp_path_factory) -> Path:
     """The site's pages built for the public address HOSTED (build.py --url): the banks' files,
     oembed.json and its discovery links, built once per session."""

@@ -11,6 +11,10 @@ import zipfile
 import zlib
 from pathlib import Path
 
+import pytest
+
+from allreduce_explainer.errors import ParamError
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -36,6 +40,20 @@ def site_pages() -> list:
 def stages() -> list:
     """The pages that are stages, numbered 1 to n."""
     return [p for p in site_pages() if p.number is not None]
+
+
+def field_of(call, *args, **kwargs) -> str:
+    """The field named by the ParamError that call(*args, **kwargs) raises (fails if none)."""
+    with pytest.raises(ParamError) as e:
+        call(*args, **kwargs)
+    return e.value.field
+
+
+def soup(path: Path):
+    """A built page's HTML, parsed."""
+    from bs4 import BeautifulSoup  # a test dependency the core's tests do not need
+
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 def examples(n: int) -> int:

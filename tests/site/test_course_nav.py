@@ -8,9 +8,8 @@ from pathlib import Path
 
 import frontmatter
 import pytest
-from bs4 import BeautifulSoup
 
-from sitebuild.pages import Builder
+from helpers import soup
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,16 +24,8 @@ def front_matter() -> list[dict]:
 STAGES = front_matter()
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("nav")
-    Builder(out).build_pages()
-    return out
-
-
 def nav_of(built: Path, slug: str):
-    html = (built / slug / "index.html").read_text(encoding="utf-8")
-    return BeautifulSoup(html, "html.parser").select("nav.course-nav")
+    return soup(built / slug / "index.html").select("nav.course-nav")
 
 
 @pytest.mark.parametrize("here", [m["slug"] for m in STAGES])

@@ -16,6 +16,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from allreduce_explainer import facts, sources
+from helpers import soup
 from sitebuild.page import load_pages
 from sitebuild.pages import Builder
 from sitebuild.prose import render_lessons, render_prose
@@ -28,18 +29,8 @@ EXEMPT += ["[data-role=source]", "[data-widget]", "nav", "footer", "details.answ
 EXEMPT += ["[data-role=check-yourself] ol.questions"]  # each question states its inputs
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("facts")
-    Builder(out).build_pages()
-    return out
-
-
 def pages(built: Path) -> dict[str, BeautifulSoup]:
-    return {
-        str(p.relative_to(built)): BeautifulSoup(p.read_text(encoding="utf-8"), "html.parser")
-        for p in sorted(built.rglob("*.html"))
-    }
+    return {str(p.relative_to(built)): soup(p) for p in sorted(built.rglob("*.html"))}
 
 
 def texts_by_name(docs: dict[str, BeautifulSoup]) -> dict[str, set[str]]:

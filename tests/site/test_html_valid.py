@@ -14,18 +14,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from sitebuild.pages import Builder
-
 ROOT = Path(__file__).resolve().parents[2]
 VNU = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    """The pages alone (no Python or vendor assets): all the checker reads."""
-    out = tmp_path_factory.mktemp("valid")
-    Builder(out).build_pages()
-    return out
 
 
 def checker_errors(files: list[Path], root: Path) -> list[str]:

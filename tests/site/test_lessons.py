@@ -18,7 +18,7 @@ import yaml
 from bs4 import BeautifulSoup, NavigableString
 
 from allreduce_explainer.widgets import SPECS
-from helpers import stages
+from helpers import soup, stages
 from sitebuild import lessons
 from sitebuild import pages as pages_module
 from sitebuild.pages import Builder
@@ -45,18 +45,6 @@ LICENSE_LINE = "Code MIT, text and figures CC BY 4.0"
 NO_LINK = {"a", "button", "code", "h1", "h2", "h3", "h4", "h5", "h6", "kbd", "label", "math"}
 NO_LINK |= {"option", "pre", "samp", "script", "select", "style", "summary", "sup", "svg"}
 NO_LINK |= {"textarea", "title"}
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    """The pages alone (no Python or vendor assets): fast, and all these tests need."""
-    out = tmp_path_factory.mktemp("lessons")
-    Builder(out).build_pages()
-    return out
-
-
-def soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 def stage_slugs() -> list[str]:
@@ -158,12 +146,16 @@ def widget_minutes_of(widget) -> float:
     return {"exercise": 3, "sheet": 5}[kind]
 
 
-@pytest.mark.parametrize("slug", stage_slugs())
-def test_reading_and_study_time_are_computed_from_the_words_and_widgets(built, slug):
+def read_stage(built: Path, slug: str) -> tuple:
+    """A stage page's article, its reading-time line and its prose's words (main, deeper)."""
     s = soup(built / slug / "index.html")
     article = s.find("article")
-    shown = s.select_one("[data-role=reading-time]")
-    main, deeper = words_of(prose_of(article))
+    return article, s.select_one("[data-role=reading-time]"), *words_of(prose_of(article))
+
+
+@pytest.mark.parametrize("slug", stage_slugs())
+def test_reading_and_study_time_are_computed_from_the_words_and_widgets(built, slug):
+    article, shown, main, deeper = read_stage(built, slug)
     boxes = lesson_box_words(article)
     assert main > 300 and boxes > 100
     assert int(shown["data-words"]) == main
@@ -196,10 +188,7 @@ def test_the_review_covers_every_stage():
 
 @pytest.mark.parametrize("slug", stage_slugs())
 def test_claimed_times_are_within_a_quarter_of_a_realistic_estimate(built, slug):
-    s = soup(built / slug / "index.html")
-    article = s.find("article")
-    shown = s.select_one("[data-role=reading-time]")
-    main, _ = words_of(prose_of(article))
+    article, shown, main, _ = read_stage(built, slug)
     reading = (main + lesson_box_words(article)) / 130
     exercises = len(article.select("[data-widget][data-kind=exercise]"))
     review = next(p.review_minutes for p in stages() if p.slug == slug)

@@ -16,8 +16,8 @@ from bs4 import BeautifulSoup
 from allreduce_explainer import nccl
 from allreduce_explainer.exercises import TITLES
 from allreduce_explainer.widgets import SPECS
+from helpers import soup
 from sitebuild.page import course, load_pages, normalize
-from sitebuild.pages import Builder
 from sitebuild.stageref import stage_references
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,17 +26,6 @@ FILES = sorted((ROOT / "content").glob("[0-9][0-9]-*.md"))
 NUMBER = {frontmatter.load(f).metadata["slug"]: int(f.name[:2]) for f in FILES}
 GOOD = {"title": "A page", "slug": "a-page", "order": 1, "summary": "What it says."}
 PATH = Path("content", "01-a-page.md")  # a page that is not there
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("pages")
-    Builder(out).build_pages()
-    return out
-
-
-def soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 @pytest.mark.parametrize(

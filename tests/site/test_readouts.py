@@ -5,14 +5,12 @@ The oracle is each widget's record read here and the pages' HTML parsed afresh."
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from bs4 import BeautifulSoup
 
 from allreduce_explainer import widgets
 from allreduce_explainer.widgets import views
-from sitebuild.pages import Builder
+from helpers import soup
 
 pytestmark = pytest.mark.build
 FIGURES = (views.STEPPER, views.CHART, views.PANEL)
@@ -21,21 +19,19 @@ LATER = "[data-readout], .chart, table, .stepper-bar, [data-role=grid]"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> dict[str, BeautifulSoup]:
+def figures(built) -> dict[str, BeautifulSoup]:
     """Every widget's figure as the pages render it, by name (the first page that has it)."""
-    out = tmp_path_factory.mktemp("readouts")
-    Builder(out).build_pages()
     found: dict[str, BeautifulSoup] = {}
-    for path in sorted(out.glob("*/index.html")):
-        page = BeautifulSoup(Path(path).read_text(encoding="utf-8"), "html.parser")
+    for path in sorted(built.glob("*/index.html")):
+        page = soup(path)
         for fig in page.select("figure.widget[data-widget]"):
             found.setdefault(fig["data-widget"], fig)
     return found
 
 
 @pytest.mark.parametrize("name", [n for n, w in widgets.REGISTRY.items() if w.view in FIGURES])
-def test_each_widget_leads_with_its_headline(built, name):
-    fig = built[name]
+def test_each_widget_leads_with_its_headline(figures, name):
+    fig = figures[name]
     record = widgets.REGISTRY[name]
     # a control's own echo (the calculator's "= 7 billion parameters") is part of the controls
     first = next(
@@ -52,8 +48,8 @@ def test_each_widget_leads_with_its_headline(built, name):
     assert len(keys) == len(set(keys)), name  # each readout shown once
 
 
-def test_the_calculator_answers_first_then_why_and_folds_its_references(built):
-    fig = built["cluster"]
+def test_the_calculator_answers_first_then_why_and_folds_its_references(figures):
+    fig = figures["cluster"]
     order = [dl for dl in fig.select("dl.readouts")]
     keys = [[dd["data-readout"] for dd in dl("dd")] for dl in order]
     assert keys[:3] == [
@@ -67,8 +63,8 @@ def test_the_calculator_answers_first_then_why_and_folds_its_references(built):
     assert folded[0].summary.get_text().startswith("References")
 
 
-def test_the_algorithm_menu_leads_with_three_and_groups_the_rest(built):
-    select = built["cluster"].select_one("select[data-param=algorithm]")
+def test_the_algorithm_menu_leads_with_three_and_groups_the_rest(figures):
+    select = figures["cluster"].select_one("select[data-param=algorithm]")
     top = [o["value"] for o in select.find_all("option", recursive=False)]
     assert top == ["nccl", "ring", "multi-ring"]
     (group,) = select.find_all("optgroup")

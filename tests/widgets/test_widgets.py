@@ -13,6 +13,13 @@ from helpers import ROOT, examples
 
 W = widgets.WIDGETS
 BASIC_TRACE_TYPES = {"scatter", "bar", "pie"}  # all that plotly.js-basic-dist draws
+# a ring stepper's gpus, length, dtype and seed
+RING_STEPPER = (
+    st.integers(2, 16),
+    st.integers(1, 64),
+    st.sampled_from(["int", "fp32", "bf16"]),
+    st.integers(0, 10**6),
+)
 
 
 @pytest.mark.parametrize("name", sorted(widgets.WIDGETS))
@@ -27,12 +34,7 @@ def test_default_state_is_json_and_figures_are_valid_plotly(name):
 
 
 @settings(max_examples=examples(25), deadline=None)
-@given(
-    st.integers(2, 16),
-    st.integers(1, 64),
-    st.sampled_from(["int", "fp32", "bf16"]),
-    st.integers(0, 10**6),
-)
+@given(*RING_STEPPER)
 def test_reduce_scatter_ends_with_each_gpu_owning_one_complete_chunk(n, length, dtype, seed):
     s = W["ring_reduce_scatter"]({"gpus": n, "length": length, "dtype": dtype, "seed": seed})
     assert len(s["frames"]) == n  # the start and n - 1 steps
@@ -46,12 +48,7 @@ def test_reduce_scatter_ends_with_each_gpu_owning_one_complete_chunk(n, length, 
 
 
 @settings(max_examples=examples(25), deadline=None)
-@given(
-    st.integers(2, 16),
-    st.integers(1, 64),
-    st.sampled_from(["int", "fp32", "bf16"]),
-    st.integers(0, 10**6),
-)
+@given(*RING_STEPPER)
 def test_all_gather_ends_with_the_sum_everywhere_and_a_verdict(n, length, dtype, seed):
     s = W["ring_all_gather"]({"gpus": n, "length": length, "dtype": dtype, "seed": seed})
     last = s["frames"][-1]

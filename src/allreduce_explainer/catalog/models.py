@@ -148,6 +148,9 @@ def transformer(key: str, label: str, c: TransformerConfig, source: str) -> Mode
 # google-bert/bert-base-uncased; Llama 3 from Meta's model cards; Mistral 7B from Jiang et al.
 # 2023).
 GPT2 = dict(vocab=50257, heads=12, kv_heads=12, ctx=1024, learned_positions=1024, fused_qkv=True)
+# Llama's layout, which Mistral 7B shares: SwiGLU, no biases, RMSNorm, an untied head, 8 KV heads
+LLAMA = dict(kv_heads=8, gated=True, bias=False, rms_norm=True, tied=False)
+LLAMA3 = dict(vocab=128256, ctx=8192, **LLAMA)
 TRANSFORMERS = {
     "gpt2": ("GPT-2 small", TransformerConfig(d=768, layers=12, ffn=3072, **GPT2), "HF GPT2Model"),
     "gpt2-xl": (
@@ -172,70 +175,22 @@ TRANSFORMERS = {
     ),
     "mistral-7b": (
         "Mistral 7B",
-        TransformerConfig(
-            vocab=32000,
-            d=4096,
-            layers=32,
-            heads=32,
-            kv_heads=8,
-            ffn=14336,
-            ctx=4096,
-            gated=True,
-            bias=False,
-            rms_norm=True,
-            tied=False,
-        ),
+        TransformerConfig(vocab=32000, d=4096, layers=32, heads=32, ffn=14336, ctx=4096, **LLAMA),
         "HF MistralForCausalLM",
     ),
     "llama3-8b": (
         "Llama 3 8B",
-        TransformerConfig(
-            vocab=128256,
-            d=4096,
-            layers=32,
-            heads=32,
-            kv_heads=8,
-            ffn=14336,
-            ctx=8192,
-            gated=True,
-            bias=False,
-            rms_norm=True,
-            tied=False,
-        ),
+        TransformerConfig(d=4096, layers=32, heads=32, ffn=14336, **LLAMA3),
         "HF LlamaForCausalLM",
     ),
     "llama3-70b": (
         "Llama 3 70B",
-        TransformerConfig(
-            vocab=128256,
-            d=8192,
-            layers=80,
-            heads=64,
-            kv_heads=8,
-            ffn=28672,
-            ctx=8192,
-            gated=True,
-            bias=False,
-            rms_norm=True,
-            tied=False,
-        ),
+        TransformerConfig(d=8192, layers=80, heads=64, ffn=28672, **LLAMA3),
         "HF LlamaForCausalLM",
     ),
     "llama3-405b": (
         "Llama 3 405B",
-        TransformerConfig(
-            vocab=128256,
-            d=16384,
-            layers=126,
-            heads=128,
-            kv_heads=8,
-            ffn=53248,
-            ctx=8192,
-            gated=True,
-            bias=False,
-            rms_norm=True,
-            tied=False,
-        ),
+        TransformerConfig(d=16384, layers=126, heads=128, ffn=53248, **LLAMA3),
         "HF LlamaForCausalLM",
     ),
 }

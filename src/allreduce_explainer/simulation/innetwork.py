@@ -129,14 +129,19 @@ def _frames(inputs, switch, chunks, dt: DType) -> list[dict]:
     n = len(inputs)
     bufs = [list(v) for v in inputs]
     done = [[False] * len(v) for v in inputs]
-    frames = [
-        {
-            "phase": "start",
+
+    def frame(phase: str, moves: list, narration: str) -> dict:
+        """The buffers as they stand now, copied, after `moves`."""
+        return {
+            "phase": phase,
             "buffers": [list(b) for b in bufs],
             "complete": [list(d) for d in done],
-            "moves": [],
-            "narration": [f"Each of the {n} GPUs holds its own vector, cut into {n} chunks."],
+            "moves": moves,
+            "narration": [narration],
         }
+
+    frames = [
+        frame("start", [], f"Each of the {n} GPUs holds its own vector, cut into {n} chunks.")
     ]
     moves = []
     for k, (a, b) in enumerate(chunks):
@@ -147,16 +152,12 @@ def _frames(inputs, switch, chunks, dt: DType) -> list[dict]:
         done[k][a:b] = [True] * (b - a)
     acc = "in FP32, then rounds once to BF16" if dt.name == "bf16" else "them"
     frames.append(
-        {
-            "phase": "reduce",
-            "buffers": [list(b) for b in bufs],
-            "complete": [list(d) for d in done],
-            "moves": moves,
-            "narration": [
-                f"multimem.ld_reduce: for each chunk k the switch reads chunk k from all {n} "
-                f"GPUs, adds {acc}, and returns the sum to GPU k."
-            ],
-        }
+        frame(
+            "reduce",
+            moves,
+            f"multimem.ld_reduce: for each chunk k the switch reads chunk k from all {n} "
+            f"GPUs, adds {acc}, and returns the sum to GPU k.",
+        )
     )
     moves = []
     for k, (a, b) in enumerate(chunks):
@@ -167,16 +168,12 @@ def _frames(inputs, switch, chunks, dt: DType) -> list[dict]:
             bufs[i][a:b] = switch[a:b]
             done[i][a:b] = [True] * (b - a)
     frames.append(
-        {
-            "phase": "multicast",
-            "buffers": [list(b) for b in bufs],
-            "complete": [list(d) for d in done],
-            "moves": moves,
-            "narration": [
-                "multimem.st: each GPU stores its summed chunk once; the switch writes it to "
-                f"every GPU. Two steps, where the ring takes {ring_steps(n)}."
-            ],
-        }
+        frame(
+            "multicast",
+            moves,
+            "multimem.st: each GPU stores its summed chunk once; the switch writes it to "
+            f"every GPU. Two steps, where the ring takes {ring_steps(n)}.",
+        )
     )
     return frames
 

@@ -110,32 +110,52 @@ WARM = [("cluster", {"model": key}) for key in calculator.PRESET_MODELS]
 WARM.append(("cluster", {"algorithm": "auto"}))
 
 
+def _custom(p: dict, field: str, what: str) -> bool:
+    """Whether `field` names "custom" (the reader's own figures) rather than a preset."""
+    if not isinstance(p[field], str):
+        raise ParamError(field, f"must be {what}")
+    return calculator.normalize_name(p[field]) == "custom"
+
+
 def _choose(p: dict) -> dict:
     """Apply the select-decides rule; the names are normalised to the presets' spellings."""
     out = dict(p)
-    if not isinstance(p["model"], str):
-        raise ParamError("model", "must be a model name")
-    if calculator.normalize_name(p["model"]) == "custom":
+    if _custom(p, "model", "a model name"):
         out["model"] = "custom"
     else:
         key = calculator.resolve_model(p["model"], calculator.PRESET_MODELS)
         out["model"], out["params"] = key, calculator.models.get(key).params
-    if not isinstance(p["gpu"], str):
-        raise ParamError("gpu", "must be a GPU name")
-    if calculator.normalize_name(p["gpu"]) == "custom":
+    if _custom(p, "gpu", "a GPU name"):
         out["gpu"] = "custom"
     else:
         g = hardware.find(hardware.GPUS, p["gpu"], "gpu")
         out.update(gpu=g.name, link_gbps=g.link_GBps, peak_tflops=g.peak_bf16_tflops)
         out["memory_gb"] = g.memory_gb
-    if not isinstance(p["network"], str):
-        raise ParamError("network", "must be a network card")
-    if calculator.normalize_name(p["network"]) == "custom":
+    if _custom(p, "network", "a network card"):
         out["network"] = "custom"
     else:
         nic = hardware.find(hardware.NETWORKS, p["network"], "network")
         out.update(network=nic["name"], nic_gbps=nic["GBps"] * 8)
     return out
+
+
+# The page's parameters the calculator takes as they are; _calc bounds or renames the others.
+AS_GIVEN = (
+    "model",
+    "params",
+    "grad_dtype",
+    "algorithm",
+    "tokens_per_gpu",
+    "mfu",
+    "gpu",
+    "gpus",
+    "gpus_per_node",
+    "peak_tflops",
+    "memory_gb",
+    "intra_latency_us",
+    "inter_latency_us",
+    "nccl_version",
+)
 
 
 def _calc(p: dict) -> calculator.Calculation:
@@ -144,24 +164,11 @@ def _calc(p: dict) -> calculator.Calculation:
     gradient (the readout says so; one algorithm, so the buckets are not timed four times); the
     CLI refuses instead."""
     return calculator.calculate(
-        model=p["model"],
-        params=p["params"],
-        grad_dtype=p["grad_dtype"],
-        algorithm=p["algorithm"],
-        tokens_per_gpu=p["tokens_per_gpu"],
-        mfu=p["mfu"],
+        **{name: p[name] for name in AS_GIVEN},
         nccl_fallback=True,
-        gpu=p["gpu"],
-        gpus=p["gpus"],
-        gpus_per_node=p["gpus_per_node"],
         gpus_per_process=min(p["gpus_per_process"], p["gpus_per_node"]),
         nic_Gbps=p["nic_gbps"],
         link_GBps=p["link_gbps"],
-        peak_tflops=p["peak_tflops"],
-        memory_gb=p["memory_gb"],
-        intra_latency_us=p["intra_latency_us"],
-        inter_latency_us=p["inter_latency_us"],
-        nccl_version=p["nccl_version"],
     )
 
 

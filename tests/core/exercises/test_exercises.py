@@ -18,9 +18,10 @@ from strategies import SEEDS
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.exercises import KINDS, exercise, problem, sheet
 from allreduce_explainer.exercises.kinds import PAGE_OF as KINDS_PAGE
+from allreduce_explainer.exercises.kinds import common
 from allreduce_explainer.exercises.units import AnswerError, parse, parse_vector
 from allreduce_explainer.widgets.exercises import exercise_sheet, question_bank, sheet_kinds
-from helpers import examples, stages
+from helpers import examples, field_of, stages
 
 MIB = 2**20
 # Figures from the world, written out here so the oracle does not read the core's tables.
@@ -745,9 +746,7 @@ def test_a_sheet_asks_the_chosen_pages_questions_only_when_asked_with_answers_in
     ],
 )
 def test_a_bad_question_bank_names_its_field(bank):
-    with pytest.raises(ParamError) as e:
-        sheet({"bank": bank, "questions": True})
-    assert e.value.field == "bank"
+    assert field_of(sheet, {"bank": bank, "questions": True}) == "bank"
 
 
 def test_the_question_bank_the_build_passes_is_every_page_with_exercises_and_its_questions():
@@ -775,3 +774,33 @@ def test_ag_cell_asks_about_cells_the_sum_has_not_reached_on_many_seeds():
         for g in (state("ag_cell", seed)["given"] for seed in range(100))
     )
     assert stale >= 30
+
+
+ABOUT = {"prompt": "p", "hint": "h", "steps": [], "given": {}}
+
+
+@pytest.mark.parametrize(
+    ("unit_text", "dimension"),
+    [("µs", "time"), ("ms", "time"), ("s", "time"), ("MB", "bytes"), ("GiB", "bytes")]
+    + [("GB/s", "rate")],
+)
+def test_a_quantity_is_of_the_dimension_of_the_unit_it_is_asked_in(unit_text, dimension):
+    p = common.quantity(2.5, unit_text, **ABOUT)
+    assert (p.dimension, p.unit, p.tolerance) == (dimension, unit_text, 0.01)
+    assert p.answer_text().endswith(f" {unit_text}")
+
+
+def test_counts_vectors_and_choices_are_exact_unless_told():
+    """A count is exact (a cell, an index, steps) unless its kind gives a tolerance (a ratio)."""
+    assert common.count(3, **ABOUT).tolerance == 0 and common.count(3, **ABOUT).unit == ""
+    ratio = common.count(1.5, 0.02, **ABOUT)
+    assert (ratio.dimension, ratio.tolerance) == ("count", 0.02)
+    v = common.vector([1, 2], **ABOUT)
+    assert (v.dimension, v.tolerance, v.answer_text()) == ("vector", 0, "[1, 2]")
+    c = common.choice("ring", ("ring", "tree"), **ABOUT, mistakes=(("tree", "no"),))
+    assert (c.dimension, c.choices, c.mistakes, c.tolerance) == (
+        "choice",
+        ("ring", "tree"),
+        (("tree", "no"),),
+        0,
+    )

@@ -28,7 +28,7 @@ from allreduce_explainer.nccl import (
 from allreduce_explainer.nccl import constants as K
 from allreduce_explainer.nccl.releases import V2_30_7
 from allreduce_explainer.nccl.tuning import comm_channels, ll128_enabled
-from helpers import examples
+from helpers import examples, field_of
 
 DATA = helpers.DATA / "nccl"
 GiB = 1 << 30
@@ -289,9 +289,7 @@ def test_path_types_and_ll128_rule():
 
 
 def test_impossible_forcing_is_refused():
-    with pytest.raises(ParamError) as e:
-        choose("AllReduce", 8 * GiB, System("A100 SXM", 8, 8), "NVLS")
-    assert e.value.field == "algorithm"
+    assert field_of(choose, "AllReduce", 8 * GiB, System("A100 SXM", 8, 8), "NVLS") == "algorithm"
     with pytest.raises(ParamError):
         choose("AllReduce", 8 * GiB, System("H100 SXM", 8, 8), "NVLS", "LL")
     with pytest.raises(ParamError):

@@ -6,8 +6,7 @@ from __future__ import annotations
 import random
 
 from ... import api, fmt
-from ..units import BYTES, COUNT
-from .common import EXACT, TOLERANCE, Problem, article, gpus_text, show, titled
+from .common import Problem, article, count, gpus_text, quantity, show, titled
 
 DESCRIBE = {
     "ring": "one ring over all GPUs in rank order (servers contiguous, so the ring crosses "
@@ -52,17 +51,15 @@ def network_bytes(rng: random.Random) -> Problem:
     nodes, g, s, algorithm, r = _servers(rng, ("ring", "multi-ring", "hierarchical"))
     n = nodes * g
     want = r["bytes_inter_node"]
-    return Problem(
+    return quantity(
+        want,
+        "GB",
         prompt=f"{gpus_text(n, g)} all-reduce {article(fmt.nbytes(s))} gradient with "
         f"{DESCRIBE[algorithm]}. How many bytes cross the network in all (summed over every "
         "card), in GB?",
         hint="Only messages between GPUs in different servers cross the network; count the "
         "bytes each card sends and add them up.",
         steps=[_why_network(algorithm, nodes, g, s), f"In all: {show(want, 'GB')}."],
-        answer=want,
-        dimension=BYTES,
-        unit="GB",
-        tolerance=TOLERANCE,
         given={"servers": nodes, "gpus_per_node": g, "bytes": s, "algorithm": algorithm},
     )
 
@@ -89,15 +86,13 @@ def nic_bytes(rng: random.Random) -> Problem:
                 "question asks for one card.",
             )
         )
-    return Problem(
+    return quantity(
+        want,
+        "GB",
         prompt=f"{gpus_text(n, g)} all-reduce {article(fmt.nbytes(s))} gradient with "
         f"{DESCRIBE[algorithm]}. How much data does the busiest network card send, in GB?",
         hint="Find which GPUs send across servers, and how many bytes each of them sends that way.",
         steps=[_why_network(algorithm, nodes, g, s), f"The busiest card: {show(want, 'GB')}."],
-        answer=want,
-        dimension=BYTES,
-        unit="GB",
-        tolerance=TOLERANCE,
         given={"servers": nodes, "gpus_per_node": g, "bytes": s, "algorithm": algorithm},
         mistakes=tuple(mistakes),
     )
@@ -114,14 +109,11 @@ def network_steps(rng: random.Random) -> Problem:
             f"Only the middle phase, a ring of N = {nodes} servers, crosses: 2(N − 1) = "
             f"{r['network_steps']} steps (of {r['steps']} in all)."
         )
-    return Problem(
+    return count(
+        r["network_steps"],
         prompt=f"{gpus_text(n, g)} all-reduce a gradient with {DESCRIBE[algorithm]}. How many of "
         "its steps send data over the network?",
         hint="Which phases have a GPU sending to a GPU in another server?",
         steps=[why],
-        answer=r["network_steps"],
-        dimension=COUNT,
-        unit="",
-        tolerance=EXACT,
         given={"servers": nodes, "gpus_per_node": g, "algorithm": algorithm},
     )

@@ -15,10 +15,11 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NotRequired, TypedDict, Unpack
 
 from ... import api, fmt
 from ...training import calculator, ddp
-from ..units import unit
+from ..units import COUNT, unit
 
 TOLERANCE = 0.01  # relative: a student rounding to three significant figures is well inside
 RATIO_TOLERANCE = 0.02  # a ratio of two rounded times
@@ -57,6 +58,45 @@ class Problem:
         if self.tolerance == EXACT:
             return int_text(self.answer) + (f" {self.unit}" if self.unit else "")
         return show(self.answer, self.unit)
+
+
+class About(TypedDict):
+    """What a problem says around its answer: the fields every kind writes for itself."""
+
+    prompt: str
+    hint: str
+    steps: list[str]
+    given: dict
+    mistakes: NotRequired[tuple[tuple[float | str, str], ...]]
+    factor_hints: NotRequired[bool]
+
+
+# The answer's form sets the rest of a Problem, so that a kind names only what differs: the unit
+# a quantity is asked in gives its dimension, and a form its tolerance.
+
+
+def quantity(answer: float, unit_text: str, **about: Unpack[About]) -> Problem:
+    """A time, an amount of data or a rate, asked in `unit_text`, right within TOLERANCE."""
+    dimension = unit(unit_text).dimension
+    return Problem(answer=answer, dimension=dimension, unit=unit_text, tolerance=TOLERANCE, **about)
+
+
+def count(answer: float, tolerance: float = EXACT, **about: Unpack[About]) -> Problem:
+    """A plain number: exact (a cell, an index, a number of steps) unless a tolerance is given
+    (a ratio of rounded times, a bound)."""
+    return Problem(answer=answer, dimension=COUNT, unit="", tolerance=tolerance, **about)
+
+
+def vector(answer: list, **about: Unpack[About]) -> Problem:
+    """A vector of whole numbers, typed as [1, 2], right to the last digit."""
+    return Problem(answer=answer, dimension=VECTOR, unit="", tolerance=EXACT, **about)
+
+
+def choice(answer: str, choices: tuple[str, ...], **about: Unpack[About]) -> Problem:
+    """One word of `choices`."""
+    return Problem(
+        answer=answer, dimension=CHOICE, unit="", tolerance=EXACT, choices=choices, **about
+    )
 
 
 def titled(title: str) -> Callable[[Callable], Callable]:

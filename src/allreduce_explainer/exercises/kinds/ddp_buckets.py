@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 
 from ... import api
-from ..units import BYTES, COUNT
-from .common import EXACT, MIB, TOLERANCE, Problem, plural, show, titled
+from .common import MIB, Problem, count, plural, quantity, show, titled
 
 
 def _params(rng: random.Random) -> tuple[list[float], float | None]:
@@ -42,15 +41,12 @@ def _bucket_steps(sizes: list[float], r: dict) -> list[str]:
 def bucket_count(rng: random.Random) -> Problem:
     sizes, cap = _params(rng)
     r = api.buckets([int(m * MIB) for m in sizes], cap)
-    return Problem(
+    return count(
+        len(r["buckets"]),
         prompt=_bucket_prompt(sizes, cap) + " How many buckets are there?",
         hint="Walk the parameters from the last one, adding each to the open bucket, and "
         "close it as soon as it reaches the limit.",
         steps=[*_bucket_steps(sizes, r), plural(len(r["buckets"]), "bucket") + "."],
-        answer=len(r["buckets"]),
-        dimension=COUNT,
-        unit="",
-        tolerance=EXACT,
         given={"sizes_mib": sizes, "bucket_cap_mb": cap},
     )
 
@@ -61,14 +57,12 @@ def first_bucket(rng: random.Random) -> Problem:
     sizes, cap = _params(rng)
     r = api.buckets([int(m * MIB) for m in sizes], cap)
     want = r["bucket_bytes"][0]
-    return Problem(
+    return quantity(
+        want,
+        "MiB",
         prompt=_bucket_prompt(sizes, cap) + " How big is the first bucket all-reduced, in MiB?",
         hint="The first bucket starts with the last parameter; keep adding until it reaches "
         "its limit.",
         steps=[*_bucket_steps(sizes, r)[:1], f"The first bucket holds {show(want, 'MiB')}."],
-        answer=want,
-        dimension=BYTES,
-        unit="MiB",
-        tolerance=TOLERANCE,
         given={"sizes_mib": sizes, "bucket_cap_mb": cap},
     )

@@ -7,8 +7,7 @@ import random
 
 from ... import fmt
 from ...simulation import innetwork
-from ..units import BYTES, RATE
-from .common import TOLERANCE, Problem, show, titled
+from .common import Problem, quantity, show, titled
 
 NVLS_TEXT = (
     "NCCL's NVLink SHARP (NVLS) all-reduce: the buffer is split into one chunk per GPU; for its "
@@ -33,16 +32,14 @@ def nvls_link_bytes(rng: random.Random) -> Problem:
         f"In all (n + 1)/n · S = {show(want, 'GB')}, against the ring's 2(n − 1)/n · S = "
         f"{fmt.nbytes(ring)}.",
     ]
-    return Problem(
+    return quantity(
+        want,
+        "GB",
         prompt=f"One server of {n} H100 GPUs on an NVSwitch runs {NVLS_TEXT}. For an all-reduce "
         f"of {fmt.nbytes(s)}, how many bytes leave each GPU over its link, in GB?",
         hint="Count what leaves one GPU: the chunks the switch reads from it, and the sum it "
         "stores.",
         steps=steps,
-        answer=want,
-        dimension=BYTES,
-        unit="GB",
-        tolerance=TOLERANCE,
         given={"gpus": n, "bytes": s},
         mistakes=(
             (
@@ -68,7 +65,9 @@ def nvls_wire_rate(rng: random.Random) -> Problem:
         f"In that time each link carries (n + 1)/n · S: wire = algbw × {n + 1}/{n} = "
         f"{show(wire * 1e9, 'GB/s')}.",
     ]
-    return Problem(
+    return quantity(
+        wire * 1e9,
+        "GB/s",
         prompt=f"all_reduce_perf on {n} H100 GPUs in one server, where NCCL chose NVLink SHARP "
         f"(NVLS), reports a busbw of {busbw} GB/s for a large all-reduce. In NVLS each GPU's "
         "link carries (n + 1)/n of the buffer each way (the switch reads all the GPU's chunks, "
@@ -76,10 +75,6 @@ def nvls_wire_rate(rng: random.Random) -> Problem:
         hint="busbw is algbw × 2(n − 1)/n, a factor made for the ring: first go back to algbw "
         "(size over time), then multiply by the bytes NVLS puts on each link per byte of buffer.",
         steps=steps,
-        answer=wire * 1e9,
-        dimension=RATE,
-        unit="GB/s",
-        tolerance=TOLERANCE,
         given={"gpus": n, "busbw_GBps": busbw},
         mistakes=(
             (

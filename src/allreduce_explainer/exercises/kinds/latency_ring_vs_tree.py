@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 from ... import api, fmt
 from ...schedules import tree
-from ..units import COUNT, TIME
-from .common import CHOICE, EXACT, RATIO_TOLERANCE, TOLERANCE, Problem, show, time_unit, titled
+from .common import RATIO_TOLERANCE, Problem, choice, count, quantity, show, time_unit, titled
 
 
 def _flat(rng: random.Random) -> dict:
@@ -49,14 +48,12 @@ def ring_latency(rng: random.Random) -> Problem:
         f"{show(per, 'µs', 4)}.",
         f"{r['steps']} × {show(per, 'µs', 4)} = {show(r['time_s'], u)}.",
     ]
-    return Problem(
+    return quantity(
+        r["time_s"],
+        u,
         prompt=f"{_flat_text(f)}. How long does a ring all-reduce of {s:,} bytes take, in {u}?",
         hint="2(n − 1) steps, each paying the latency once plus one chunk of S/n bytes.",
         steps=steps,
-        answer=r["time_s"],
-        dimension=TIME,
-        unit=u,
-        tolerance=TOLERANCE,
         given={**f, "bytes": s},
     )
 
@@ -172,19 +169,16 @@ def faster(rng: random.Random) -> Problem:
         mistakes = (("tree", _miscount_message(p)),)
     else:
         mistakes = ()
-    return Problem(
+    return choice(
+        want,
+        RING_TREE,
         prompt=f"{_ring_tree_prompt(p)} Which all-reduces {fmt.nbytes(p.s)} ({p.s:,} bytes) "
         "faster: the ring or the tree? Type ring or tree.",
         hint="The ring pays α + (S/n)/B 2(n − 1) times; the tree pays α + (S/2)/B "
         "2(2 log2 n − 1) times. Both send about 2S per GPU; they differ in how many start-up "
         "costs come one after another, and in the size of each message.",
         steps=_ring_tree_steps(p) + [f"The {want} is faster: {why} here."],
-        answer=want,
-        dimension=CHOICE,
-        unit="",
-        tolerance=EXACT,
         given={**p.f, "bytes": p.s},
-        choices=RING_TREE,
         mistakes=mistakes,
     )
 
@@ -196,7 +190,9 @@ def speedup(rng: random.Random) -> Problem:
     want = b / a
     which = "tree" if p.tree["time_s"] < p.ring["time_s"] else "ring"
     lo, hi = sorted((p.ring["time_s"], p.miscounted_tree_s))
-    return Problem(
+    return count(
+        want,
+        RATIO_TOLERANCE,
         prompt=f"{_ring_tree_prompt(p)} For an all-reduce of {fmt.nbytes(p.s)} ({p.s:,} "
         "bytes), how many times faster is the faster of the two?",
         hint="The ring pays α + (S/n)/B 2(n − 1) times; the tree pays α + (S/2)/B "
@@ -206,10 +202,6 @@ def speedup(rng: random.Random) -> Problem:
             f"The {which} is faster by {show(b, 'µs', 4)} / {show(a, 'µs', 4)} = "
             f"{fmt.sig(want, 3)}×."
         ],
-        answer=want,
-        dimension=COUNT,
-        unit="",
-        tolerance=RATIO_TOLERANCE,
         given={**p.f, "bytes": p.s},
         mistakes=((hi / lo, _miscount_message(p)),),
     )

@@ -6,8 +6,7 @@ from __future__ import annotations
 import random
 
 from ... import api, fmt
-from ..units import COUNT
-from .common import EXACT, TOLERANCE, Problem, follow, int_text, small_ring, table, titled
+from .common import TOLERANCE, Problem, count, follow, int_text, small_ring, table, titled
 
 
 @titled("A cell after all-gather step k")
@@ -38,7 +37,8 @@ def ag_cell(rng: random.Random) -> Problem:
             f"The sum reaches GPU {i} only at step {k}; after step {s} GPU {i} still holds "
             f"what the reduce-scatter left there: {want}."
         )
-    return Problem(
+    return count(
+        want,
         prompt=f"{n} GPUs run a ring all-reduce on vectors of {n} elements, one per chunk: "
         f"{table(values)}. The reduce-scatter ({n - 1} steps) leaves GPU i with chunk i's "
         f"complete sum; the all-gather then passes each complete chunk on around the ring "
@@ -47,10 +47,6 @@ def ag_cell(rng: random.Random) -> Problem:
         hint=f"Which GPU owns chunk {c}'s sum after the reduce-scatter, and how many steps does "
         f"the sum need to reach GPU {i}?",
         steps=steps,
-        answer=want,
-        dimension=COUNT,
-        unit="",
-        tolerance=EXACT,
         given={"values": values, "step": s, "gpu": i, "chunk": c},
         mistakes=(
             (
@@ -71,14 +67,11 @@ def ring_steps(rng: random.Random) -> Problem:
         f"The reduce-scatter takes n − 1 = {n - 1} steps; the all-gather another {n - 1}.",
         f"In all 2(n − 1) = {r['steps']} steps.",
     ]
-    return Problem(
+    return count(
+        r["steps"],
         prompt=f"How many steps does a ring all-reduce take on {n} GPUs?",
         hint="Each phase moves every chunk once around the ring, less one hop.",
         steps=steps,
-        answer=r["steps"],
-        dimension=COUNT,
-        unit="",
-        tolerance=EXACT,
         given={"gpus": n},
     )
 
@@ -138,7 +131,8 @@ def order_ring_value(rng: random.Random) -> Problem:
         exact: f"That is the exact sum, {exact}: BF16 rounds every partial sum on the way, so "
         "the ring's result is not it.",
     }
-    return Problem(
+    return count(
+        want,
         prompt=f"{n} GPUs all-reduce one BF16 element with NCCL's ring: GPU i holds "
         + ", ".join(f"GPU {i}: {v}" for i, v in enumerate(values))
         + ". The element is in chunk 0, which GPU 1 sends first; each next GPU round the ring "
@@ -148,10 +142,6 @@ def order_ring_value(rng: random.Random) -> Problem:
         "every GPU end with?",
         hint="Add in the ring's order, GPU 1 first, rounding each partial sum to BF16.",
         steps=steps,
-        answer=want,
-        dimension=COUNT,
-        unit="",
-        tolerance=EXACT,
         given={"values": values},
         mistakes=tuple(mistakes.items()),
         factor_hints=False,
@@ -165,7 +155,9 @@ def order_bf16_bound(rng: random.Random) -> Problem:
     u = 2.0**-8
     gamma = (n - 1) * u / (1 - (n - 1) * u)
     want = gamma * mant * 2**7  # |error| <= gamma * s, in ulps of s = mant * 2**k (2**(k-7))
-    return Problem(
+    return count(
+        want,
+        TOLERANCE,
         prompt=f"{n} GPUs all-reduce a gradient in BF16 with a ring; every contribution to one "
         f"element is positive and their exact sum is s = {mant} × 2^k. Higham's bound for "
         f"n − 1 additions, each rounding to BF16 (u = 2^−8), is |ŝ − s| ≤ γ · Σ|xᵢ|, with "
@@ -178,10 +170,6 @@ def order_bf16_bound(rng: random.Random) -> Problem:
             f"{fmt.sig(gamma, 4)} × {mant} × 128 = {fmt.sig(want, 3)} ulps.",
             "A bound: random gradients land far closer (the lab's chart), but it grows with n.",
         ],
-        answer=want,
-        dimension=COUNT,
-        unit="",
-        tolerance=TOLERANCE,
         given={"gpus": n, "mantissa": mant},
         mistakes=(
             ((n - 1) * u * mant * 128, "Close: that leaves out γ's denominator 1 − (n − 1)u."),

@@ -6,18 +6,7 @@ from __future__ import annotations
 import random
 
 from ... import api, fmt
-from ..units import BYTES, COUNT
-from .common import (
-    EXACT,
-    TOLERANCE,
-    Problem,
-    article,
-    follow,
-    show,
-    small_ring,
-    table,
-    titled,
-)
+from .common import Problem, article, count, follow, quantity, show, small_ring, table, titled
 
 
 def _held(values: list, first: int, s: int, i: int, c: int) -> int:
@@ -56,7 +45,8 @@ def rs_cell(rng: random.Random) -> Problem:
     else:
         steps.append(f"GPU {i} has not received chunk {c} by step {s}: it still holds {want}.")
     total = sum(v[c] for v in values)
-    return Problem(
+    return count(
+        want,
         prompt=f"{n} GPUs run a ring reduce-scatter on vectors of {n} elements, one element per "
         f"chunk (element j is chunk j): {table(values)}. At step 1 GPU i sends chunk i − 1 to "
         f"GPU i + 1 (GPU 0 sends chunk {n - 1}, and GPU {n - 1} sends to GPU 0), which adds it to "
@@ -65,10 +55,6 @@ def rs_cell(rng: random.Random) -> Problem:
         hint=f"Follow chunk {c} from GPU {start}, which sends it first: each step it moves to the "
         "next GPU and picks up that GPU's value.",
         steps=steps,
-        answer=want,
-        dimension=COUNT,
-        unit="",
-        tolerance=EXACT,
         given={"values": values, "step": s, "gpu": i, "chunk": c},
         mistakes=_first_of_each_value(
             (
@@ -108,16 +94,14 @@ def rs_message_bytes(rng: random.Random) -> Problem:
         f"The reduce-scatter takes n − 1 = {n - 1} steps (the whole all-reduce {r['steps']}).",
         f"Each message is one chunk: S / n = {fmt.nbytes(s)} / {n} = {show(message, 'MB')}.",
     ]
-    return Problem(
+    return quantity(
+        message,
+        "MB",
         prompt=f"{n} GPUs in one server run a ring reduce-scatter on "
         f"{article(fmt.nbytes(s))} gradient. How big is each message, in MB?",
         hint="The ring cuts the gradient into as many chunks as there are GPUs, and every "
         "message carries one chunk.",
         steps=steps,
-        answer=message,
-        dimension=BYTES,
-        unit="MB",
-        tolerance=TOLERANCE,
         given={"gpus": n, "bytes": s},
     )
 
@@ -137,7 +121,8 @@ def rs_owner(rng: random.Random) -> Problem:
         f"So GPU {i} holds the complete chunk {want}; chunk {first}, which GPU {i} sent first, "
         f"ends on GPU {first}.",
     ]
-    return Problem(
+    return count(
+        want,
         prompt=f"{n} GPUs run a ring reduce-scatter: GPU i sends to GPU i + 1, and at step 1 it "
         f"sends chunk i − 1 (GPU 0 sends chunk {n - 1}); at each later step every GPU passes on "
         f"the chunk it has just received, adding its own part. When it ends, which chunk's "
@@ -145,10 +130,6 @@ def rs_owner(rng: random.Random) -> Problem:
         hint="Follow one chunk: where does it start, and how many GPUs has it visited after "
         "the last step?",
         steps=steps,
-        answer=want,
-        dimension=COUNT,
-        unit="",
-        tolerance=EXACT,
         given={"gpus": n, "gpu": i},
         mistakes=(
             (

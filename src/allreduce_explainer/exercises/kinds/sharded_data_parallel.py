@@ -7,8 +7,7 @@ import random
 
 from ... import api, fmt
 from ...training import calculator, memory, shardcost
-from ..units import BYTES
-from .common import GPUS_PER_SERVER, TOLERANCE, Problem, draw_model, gpus_text, show, titled
+from .common import GPUS_PER_SERVER, Problem, draw_model, gpus_text, quantity, show, titled
 
 SHARDS = {  # what each strategy splits, and over how many GPUs
     "ddp": f"nothing: every GPU keeps all {memory.ADAM_BYTES_PER_PARAM} bytes per parameter",
@@ -46,7 +45,9 @@ def zero_memory(rng: random.Random) -> Problem:
         + f" ({memory.FORMULAS[strategy]} with K = {K}, Ψ = {params:,}, n = {n}, g = {g}).",
         f"In all {show(want, 'GiB')} (GiB = 2^30 bytes).",
     ]
-    return Problem(
+    return quantity(
+        want,
+        "GiB",
         prompt=f"{calculator.model_label(key)} ({params:,} parameters) trains with "
         f"{STATES_TEXT} on {gpus_text(n, g)}, under {label}. How much memory do the model states "
         "take on each GPU, in GiB?",
@@ -55,10 +56,6 @@ def zero_memory(rng: random.Random) -> Problem:
         "the weights as well; HSDP splits all three over one server's g GPUs. GiB is 2^30 "
         "bytes.",
         steps=steps,
-        answer=want,
-        dimension=BYTES,
-        unit="GiB",
-        tolerance=TOLERANCE,
         given={"params": params, "gpus": n, "gpus_per_node": g, "strategy": strategy},
         mistakes=tuple(
             (total, f"That is {shardcost.LABELS[k]}'s figure; {label} splits {SHARDS[strategy]}.")
@@ -109,7 +106,9 @@ def shard_bytes(rng: random.Random) -> Problem:
             f"runs {COLLECTIVES_TEXT[strategy]}.",
         )
     )
-    return Problem(
+    return quantity(
+        want,
+        "GB",
         prompt=f"{calculator.model_label(key)} ({params:,} parameters) trains on "
         f"{gpus_text(n, GPUS_PER_SERVER)} under {label}, with BF16 weights and gradients. Each "
         "collective is a ring over all n GPUs: an all-reduce of an S-byte buffer sends "
@@ -120,10 +119,6 @@ def shard_bytes(rng: random.Random) -> Problem:
         "the weights. ZeRO-3: the weights are gathered before the forward and again before the "
         "backward pass, and the gradient reduce-scattered.",
         steps=steps,
-        answer=want,
-        dimension=BYTES,
-        unit="GB",
-        tolerance=TOLERANCE,
         given={"params": params, "gpus": n, "strategy": strategy},
         mistakes=(wrong,),
     )

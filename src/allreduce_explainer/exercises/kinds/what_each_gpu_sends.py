@@ -8,8 +8,7 @@ import random
 from ... import api, fmt
 from ...collectives import ALLREDUCE
 from ...logs import parse as nccltests
-from ..units import BYTES, RATE
-from .common import TOLERANCE, Problem, article, show, titled
+from .common import Problem, article, quantity, show, titled
 
 HEADER = (
     "#       size         count      type   redop    root     time   algbw   busbw #wrong"
@@ -62,16 +61,14 @@ def _line_problem(rng: random.Random, which: str) -> Problem:
             r["busbw_GBps"] * 1e9,
             "That is busbw; algbw is the size over the time, before the factor 2(n − 1)/n.",
         )
-    return Problem(
+    return quantity(
+        r[f"{which}_GBps"] * 1e9,
+        "GB/s",
         prompt=f"all_reduce_perf on {n} GPUs printed this row (algbw and busbw hidden):\n"
         f"{HEADER}\n{hidden}\nWhat is the out-of-place {name}, in GB/s?",
         hint="algbw is the size over the time (GB/s = 1e9 bytes per second); busbw multiplies "
         "it by 2(n − 1)/n, the share of the data each GPU's link really carries.",
         steps=steps,
-        answer=r[f"{which}_GBps"] * 1e9,
-        dimension=RATE,
-        unit="GB/s",
-        tolerance=TOLERANCE,
         given={"gpus": n, "bytes": row.size_bytes, "time_us": half.time_us, "line": line},
         mistakes=(mistake,),
     )
@@ -99,16 +96,14 @@ def naive_root_bytes(rng: random.Random) -> Problem:
         f"gradient each: {n - 1} × {fmt.nbytes(s)} = {show(sent, 'GB')}.",
         f"(A ring GPU sends only 2(n − 1)/n × S = {fmt.nbytes(ring)}.)",
     ]
-    return Problem(
+    return quantity(
+        sent,
+        "GB",
         prompt=f"{n} GPUs all-reduce {article(fmt.nbytes(s))} gradient the naive way: all send "
         "to GPU 0, which adds and sends the sum back to each. How much data does GPU 0 send, "
         "in GB?",
         hint="GPU 0 sends a whole gradient to every other GPU.",
         steps=steps,
-        answer=sent,
-        dimension=BYTES,
-        unit="GB",
-        tolerance=TOLERANCE,
         given={"gpus": n, "bytes": s},
     )
 
@@ -123,14 +118,12 @@ def ring_bytes_per_gpu(rng: random.Random) -> Problem:
         f"Each of the {r['steps']} steps, a GPU sends one chunk of S/n = {fmt.nbytes(s / n)}.",
         f"{r['steps']} × {fmt.nbytes(s / n)} = 2(n − 1)/n × S = {show(sent, 'GB')}.",
     ]
-    return Problem(
+    return quantity(
+        sent,
+        "GB",
         prompt=f"{n} GPUs all-reduce {article(fmt.nbytes(s))} gradient with a ring "
         "(reduce-scatter, then all-gather). How much data does each GPU send in all, in GB?",
         hint="Count the steps of both phases and the size of one chunk.",
         steps=steps,
-        answer=sent,
-        dimension=BYTES,
-        unit="GB",
-        tolerance=TOLERANCE,
         given={"gpus": n, "bytes": s},
     )

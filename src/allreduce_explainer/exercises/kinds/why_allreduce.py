@@ -6,8 +6,7 @@ from __future__ import annotations
 import random
 
 from ... import api, fmt
-from ..units import TIME
-from .common import EXACT, LINKS, TOLERANCE, VECTOR, Problem, gpus_text, show, time_unit, titled
+from .common import LINKS, Problem, gpus_text, quantity, show, time_unit, titled, vector
 
 
 @titled("What every GPU holds after an all-reduce")
@@ -21,15 +20,12 @@ def allreduce_sum(rng: random.Random) -> Problem:
         for j, (col, s) in enumerate(zip(zip(*values), result))
     ]
     steps.append(f"Every GPU ends with the same vector: {result}.")
-    return Problem(
+    return vector(
+        result,
         prompt=f"{n} GPUs hold these gradients ({held}). What does every GPU hold after a sum "
         "all-reduce? Type the vector, e.g. [1, 2].",
         hint="An all-reduce adds the vectors element by element and leaves the sum on every GPU.",
         steps=steps,
-        answer=result,
-        dimension=VECTOR,
-        unit="",
-        tolerance=EXACT,
         given={"values": values},
     )
 
@@ -61,7 +57,9 @@ def naive_time(rng: random.Random) -> Problem:
         f"Sending the sum back costs the same again: 2 × {show(gather, u)} = "
         f"{show(r['time_s'], u)}.",
     ]
-    return Problem(
+    return quantity(
+        r["time_s"],
+        u,
         prompt=f"{gpus_text(n, g)} train a model of {params_b:g} billion parameters and all-reduce "
         f"its BF16 gradient the naive way: every GPU sends its whole gradient to GPU 0, which "
         f"receives them one after another (one gradient at a time, never two at once), adds "
@@ -70,10 +68,6 @@ def naive_time(rng: random.Random) -> Problem:
         hint="GPU 0's links do all the work: count the gradients it receives, then sends, and "
         "divide each by the rate of the link it uses.",
         steps=steps,
-        answer=r["time_s"],
-        dimension=TIME,
-        unit=u,
-        tolerance=TOLERANCE,
         given={"gpus": n, "gpus_per_node": g, "bytes": s},
         mistakes=(
             (
@@ -104,7 +98,9 @@ def ring_time(rng: random.Random) -> Problem:
         f"{rate:g} GB/s = {show(step, time_unit(step))}.",
         f"{r['steps']} × {show(step, time_unit(step))} = {show(r['time_s'], u)}.",
     ]
-    return Problem(
+    return quantity(
+        r["time_s"],
+        u,
         prompt=f"{gpus_text(n, g)} all-reduce the BF16 gradient of a model of {params_b:g} billion "
         f"parameters with "
         f"one ring over all {n} GPUs (servers contiguous in the ring). {LINKS} How long does "
@@ -112,9 +108,5 @@ def ring_time(rng: random.Random) -> Problem:
         hint="The ring has 2(n − 1) steps, each moving a chunk of S/n; the slowest link in the "
         "ring sets the pace of every step.",
         steps=steps,
-        answer=r["time_s"],
-        dimension=TIME,
-        unit=u,
-        tolerance=TOLERANCE,
         given={"gpus": n, "gpus_per_node": g, "bytes": s},
     )

@@ -9,16 +9,15 @@ import random
 from ... import api, fmt
 from ...catalog import hardware, measured
 from ...training import calculator
-from ..units import BYTES, COUNT, TIME
 from .common import (
-    CHOICE,
-    EXACT,
     GPUS_PER_SERVER,
-    TOLERANCE,
     Problem,
     article,
     capital,
+    choice,
+    count,
     draw_model,
+    quantity,
     show,
     time_unit,
     titled,
@@ -37,15 +36,13 @@ def gradient_size(rng: random.Random) -> Problem:
         f"{dtype.upper()} takes {per} bytes: {params:,} × {per} = {want:,.0f} bytes = "
         f"{show(want, 'GB')} (or {show(want, 'GiB')}).",
     ]
-    return Problem(
+    return quantity(
+        want,
+        "GB",
         prompt=f"{calculator.model_label(key)} has {params:,} parameters. How big is its "
         f"{dtype.upper()} gradient, in GB?",
         hint="One gradient value per parameter; BF16 takes 2 bytes, FP32 4. GB is 1e9 bytes.",
         steps=steps,
-        answer=want,
-        dimension=BYTES,
-        unit="GB",
-        tolerance=TOLERANCE,
         given={"params": params, "grad_dtype": dtype},
     )
 
@@ -75,7 +72,9 @@ def calc_time(rng: random.Random) -> Problem:
         f"({c['nic_Gbps']} Gb/s = {c['nic_Gbps'] / 8:g} GB/s): {rate:g} GB/s.",
         f"{fmt.nbytes(2 * (n - 1) / n * s)} / {rate:g} GB/s = {show(r['allreduce_s'], u)}.",
     ]
-    return Problem(
+    return quantity(
+        r["allreduce_s"],
+        u,
         prompt=f"{calculator.model_label(key)} ({params:,} parameters) trains on {n} {c['gpu']} "
         f"GPUs, {GPUS_PER_SERVER} per server ({link:g} GB/s NVLink per direction), one "
         f"{c['nic_Gbps']} Gb/s "
@@ -85,10 +84,6 @@ def calc_time(rng: random.Random) -> Problem:
         hint="Bytes per GPU 2(n − 1)/n × S over the slowest link's rate; a card's Gb/s are "
         "bits: divide by 8.",
         steps=steps,
-        answer=r["allreduce_s"],
-        dimension=TIME,
-        unit=u,
-        tolerance=TOLERANCE,
         given={**c, "params": params, "link_GBps": link},
         mistakes=(
             (
@@ -116,17 +111,15 @@ def compute_time(rng: random.Random) -> Problem:
         f"The GPU achieves {peak:g} TFLOP/s × {mfu:g} = {peak * mfu:g} TFLOP/s.",
         f"{flops:.3g} / {peak * mfu:g}e12 = {show(r['compute_s'], u)}.",
     ]
-    return Problem(
+    return quantity(
+        r["compute_s"],
+        u,
         prompt=f"{calculator.model_label(key)} ({params:,} parameters) trains on {c['gpu']} "
         f"GPUs ({peak:g} TFLOP/s dense BF16), {tokens:,} tokens per GPU per step, at "
         f"{fmt.percent(mfu)} of peak (MFU). A forward and backward pass costs 6 FLOPs per "
         f"parameter per token. How long is one step's compute, in {u}?",
         hint="FLOPs = 6 × parameters × tokens; divide by peak × MFU.",
         steps=steps,
-        answer=r["compute_s"],
-        dimension=TIME,
-        unit=u,
-        tolerance=TOLERANCE,
         given={"params": params, "tokens": tokens, "mfu": mfu, "gpu": c["gpu"]},
     )
 
@@ -191,7 +184,9 @@ def judge_busbw(rng: random.Random) -> Problem:
         if want == "low"
         else ("low", f"How far is {reading:g} GB/s below the yardstick, {rule}?")
     )
-    return Problem(
+    return choice(
+        want,
+        ("healthy", "low"),
         prompt=f"An all_reduce_perf run with NCCL_ALGO=Ring on {servers} servers of {g} {gpu} "
         f"GPUs, one {card['name']} network card per GPU, reports an out-of-place busbw of "
         f"{reading:g} GB/s at {fmt.nbytes(size)} ({size:,} bytes). Is that healthy for this "
@@ -199,10 +194,6 @@ def judge_busbw(rng: random.Random) -> Problem:
         hint="The rule of thumb for busbw across servers, on a message of 1 GiB or more: the "
         f"yardstick is {rule}; below about {share} of it, look at the cluster.",
         steps=steps,
-        answer=want,
-        dimension=CHOICE,
-        unit="",
-        tolerance=EXACT,
         given={
             "gpu": gpu,
             "servers": servers,
@@ -211,7 +202,6 @@ def judge_busbw(rng: random.Random) -> Problem:
             "bytes": size,
             "busbw_GBps": reading,
         },
-        choices=("healthy", "low"),
         mistakes=(wrong,),
     )
 
@@ -252,17 +242,14 @@ def debug_ring_next(rng: random.Random) -> Problem:
         ),
     ]
     before = order[(i - 1) % n]
-    return Problem(
+    return count(
+        nxt,
         prompt=f"{capital(article(f'{n}-GPU'))} job ({servers} servers of {g}) ran with "
         "NCCL_DEBUG=INFO and printed:"
         f"\n\n    {line}\n\nIn channel 0's ring, which rank does rank {r} send to?",
         hint="Read the ring left to right: each rank sends to the next number; the last sends "
         "to the first.",
         steps=steps,
-        answer=nxt,
-        dimension=COUNT,
-        unit="",
-        tolerance=EXACT,
         given={"ring": order, "rank": r, "servers": servers, "gpus_per_server": g},
         mistakes=(
             (before, "That is the rank it receives from: the data travels left to right."),
