@@ -408,10 +408,10 @@ TOKENS_PER_GPU = Param(
 )
 LATENCIES_US = (
     Param("intra_latency_us", 0.0, "float", "latency per message inside a server; NCCL "
-          f"charges {NCCL_NVLINK_HOP_US:g}", 0, 1e6, unit="us", flag="--intra-latency",
+          f"charges {NCCL_NVLINK_HOP_US:g}", 0, 1e6, unit="µs", flag="--intra-latency",
           metavar="US"),
     Param("inter_latency_us", 0.0, "float", "latency per message between servers; NCCL "
-          f"charges {NCCL_NETWORK_HOP_US:g}", 0, 1e6, unit="us", flag="--inter-latency",
+          f"charges {NCCL_NETWORK_HOP_US:g}", 0, 1e6, unit="µs", flag="--inter-latency",
           metavar="US"),
 )  # fmt: skip
 PRESET_MODEL = Param(
@@ -568,10 +568,10 @@ innetwork = innetwork_engine.run
 # ---- Your cluster -----------------------------------------------------------------------------
 
 
-def _custom_gpu(name: str, hi: float) -> Param:
+def _custom_gpu(name: str, hi: float, unit: str) -> Param:
     """A figure of a custom GPU (gpu="custom"): the calculator reads it only then. Without a
     label, as the CLI does not offer it."""
-    return Param(name, None, "float", "", POSITIVE, hi, optional=True)
+    return Param(name, None, "float", "", POSITIVE, hi, unit=unit, optional=True)
 
 
 CALC = spec(
@@ -595,9 +595,9 @@ CALC = spec(
     TOKENS_PER_GPU,
     MFU,
     *LATENCIES_US,
-    _custom_gpu("link_GBps", 1e5),
-    _custom_gpu("peak_tflops", 1e6),
-    _custom_gpu("memory_gb", 1e5),
+    _custom_gpu("link_GBps", 1e5, "GB/s"),
+    _custom_gpu("peak_tflops", 1e6, "TFLOP/s"),
+    _custom_gpu("memory_gb", 1e5, "GiB"),
     Param("overlap_too", True, "bool"),  # also the step with communication overlapped
 )  # fmt: skip
 
