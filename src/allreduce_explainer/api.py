@@ -17,10 +17,8 @@ from .costs import cost as cost_model
 from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from .errors import ParamError
 from .logs import explain
-from .nccl import NCCL_VERSION
-from .nccl.topology import NIC_GBPS as NCCL_NIC_GBPS
-from .nccl.topology import tree_pattern
-from .nccl.tuning import comm_channels
+from .nccl import NCCL_VERSION, comm_channels, tree_pattern
+from .nccl import NIC_GBPS as NCCL_NIC_GBPS
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, takes
 from .schedules import tree
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
@@ -423,7 +421,7 @@ SHARD = spec(
     PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, NIC_GBPS, TOKENS_PER_GPU, MFU,
     Param("comm_model", "nccl", "choice", f"how the collectives are timed: nccl: NCCL "
           f"{NCCL_VERSION}'s cost model, the collective it would pick for each size and group, "
-          f"as on page 8 ({', '.join(nccl.topology.GPU_SPECS)}); ring: a single flat ring, "
+          f"as on page 8 ({', '.join(nccl.GPU_SPECS)}); ring: a single flat ring, "
           "the teaching model",
           choices=_choices(("nccl", "ring"))),
     *LATENCIES_US,
@@ -445,8 +443,8 @@ def shard(p: dict) -> dict:
     tokens, u = float(p.pop("tokens_per_gpu")), float(p.pop("mfu"))
     timing = p.pop("comm_model")
     c = calculator.cluster_for(**p)
-    if timing == "nccl" and c.gpu.name not in nccl.topology.GPU_SPECS:
-        raise ParamError("gpu", f"NCCL's model knows {', '.join(nccl.topology.GPU_SPECS)}")
+    if timing == "nccl" and c.gpu.name not in nccl.GPU_SPECS:
+        raise ParamError("gpu", f"NCCL's model knows {', '.join(nccl.GPU_SPECS)}")
     timer = shardcost.nccl_time(c.gpu.name, c.nic_GBps * 8) if timing == "nccl" else None
     out = shardcost.strategies(m, c, tokens, u, **({"comm_time": timer} if timer else {}))
     head = {
@@ -506,7 +504,7 @@ def size_range(value) -> list[int]:
     return sizes
 
 
-NCCL_GPUS = ", ".join(nccl.topology.GPU_SPECS)
+NCCL_GPUS = ", ".join(nccl.GPU_SPECS)
 
 NCCL_SWEEP = spec(
     Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
@@ -520,7 +518,7 @@ NCCL_SWEEP = spec(
           optional=True, metavar="K"),
     Param("in_network_reduction", False, "bool",
           "the network reduces (InfiniBand SHARP): NCCL's CollNet algorithms"),
-    Param("cpu", "intel", "name", f"host CPU, {' or '.join(nccl.constants.NET_OVERHEAD_US)}: "
+    Param("cpu", "intel", "name", f"host CPU, {' or '.join(nccl.NET_OVERHEAD_US)}: "
           "across servers NCCL's LL limit and its network overhead per step differ",
           metavar="VENDOR"),
     Param("bytes", None, "data", "one size: 8, 1K, 64M, 8G", optional=True, metavar="B"),

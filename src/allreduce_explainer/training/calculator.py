@@ -226,7 +226,7 @@ def _nccl(c: Cluster, nbytes: float, n: int, algorithm: str = "nccl") -> dict:
     if n == 1 or nbytes <= 0:
         return out
     per = min(c.gpus_per_node, n)
-    if c.gpu.name not in nccl.topology.GPU_SPECS:
+    if c.gpu.name not in nccl.GPU_SPECS:
         raise ParamError(
             "gpu",
             f"NCCL's model covers NVIDIA GPUs, not {c.gpu.name}: choose another algorithm "
@@ -412,7 +412,7 @@ def calculate(
     p = m.params
     s = float(p * GRAD_BYTES[grad_dtype])
     nccl_family = algorithm == "nccl" or algorithm in NCCL_FORCED
-    if nccl_fallback and nccl_family and c.gpu.name not in nccl.topology.GPU_SPECS:
+    if nccl_fallback and nccl_family and c.gpu.name not in nccl.GPU_SPECS:
         algorithm = allreduce(c, "auto", s)["algorithm"]
     r = allreduce(c, algorithm, s)
     bound = lower_bound(c.gpus, c.gpus_per_node, s, c.gpu.link_GBps, c.nic_GBps)

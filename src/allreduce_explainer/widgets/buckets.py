@@ -7,7 +7,7 @@ import math
 
 from .. import api, fmt, nccl, performance
 from ..catalog import models
-from ..nccl.topology import GPU_SPECS
+from ..nccl import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
 from ..params import ROWS, Param, spec, validated
 from ..schedules.topology import NIC_400G_GBps

@@ -167,7 +167,7 @@ def _state_text(r: dict) -> str:
 
 # ---- Memory against time per step --------------------------------------------------------------
 
-NCCL_GPUS = [g for g in hardware.GPUS if g.name in nccl.topology.GPU_SPECS]
+NCCL_GPUS = [g for g in hardware.GPUS if g.name in nccl.GPU_SPECS]
 H100 = hardware.H100_SXM
 COMM_TEXT = {
     "nccl": f"NCCL {nccl.NCCL_VERSION}'s cost model",
@@ -459,7 +459,7 @@ def _overlap_facts(p: dict, out: dict) -> dict:
     gpu = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
     system = nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"], p["gpus_per_node"], nic)
-    ring = nccl.topology.graphs(system)["Ring"]
+    ring = nccl.graphs(system)["Ring"]
     return {
         "shard_tokens": fmt.sig(z3["critical_tokens_per_gpu"], 3),
         "shard_hsdp_tokens": fmt.sig(hs["critical_tokens_per_gpu"], 3),
