@@ -108,7 +108,9 @@ SIMULATE = spec(
 @takes(SIMULATE)
 def simulate(p: dict) -> dict:
     """Run one all-reduce on real vectors; the trace of every step when `trace` is true. `order`
-    runs the ring in that order of GPUs (a channel's ring from NCCL_DEBUG=INFO)."""
+    runs the ring in that order of GPUs (a channel's ring from NCCL_DEBUG=INFO). The ring's
+    result also has `chunks` (chunk c's elements [start, stop), by chunk) and `owners` (by GPU,
+    the chunk whose complete sum it holds after the reduce-scatter)."""
     trace, length = p["trace"], p["length"]
     topo = topology(
         p["gpus"], p["gpus_per_node"], *_link_values(p),
