@@ -211,7 +211,8 @@ FIRST_BUCKET_MB = _bucket_mb(
 )  # fmt: skip
 MFU = Param(
     "mfu", calculator.DEFAULT_MFU, "float",
-    "share of peak FLOP/s achieved, an assumption; Llama 3 reached 0.38-0.43", POSITIVE, 1,
+    "share of peak FLOP/s achieved, an assumption; Llama 3 reached 0.38-0.43", POSITIVE,
+    calculator.MAX_MFU,
     metavar="U",
 )  # fmt: skip
 
