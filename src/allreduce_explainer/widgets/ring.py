@@ -5,8 +5,6 @@ from __future__ import annotations
 from .. import api, dtypes
 from ..errors import ParamError
 from ..params import DTYPE, SEED, VALUES, Param, spec, validated
-from ..schedules.schedule import owned as owned_by_position
-from ..schedules.schedule import split
 from ..simulation.verify import check
 from ..validate import permutation
 from . import Widget, diagram, views
@@ -89,7 +87,7 @@ def _ring_stepper(p: dict, r: dict, frames: list, readouts: dict, **more) -> vie
     return views.stepper(
         params={**p, "gpus": n, "length": length},
         dtype=r["dtype"],
-        chunks=split(0, length, n),
+        chunks=r["chunks"],
         inputs=r["inputs"],
         target=r["target"],
         extra_rows=[{"label": "target (sum)", "values": r["target"]}],
@@ -122,7 +120,7 @@ def ring_reduce_scatter(params=None) -> dict:
     """The ring's reduce-scatter, n - 1 steps on real numbers."""
     p, r = _ring_trace(params)
     n = r["gpus"]
-    chunks = split(0, r["length"], n)
+    chunks = r["chunks"]
     trace = r["trace"][: n - 1]
     frames = stepper_frames(
         trace,
@@ -132,7 +130,7 @@ def ring_reduce_scatter(params=None) -> dict:
         chunks,
         _ring_narration(chunks, r["dtype"], n),
     )
-    owned = _owned(_ranks(p), n)
+    owned = r["owners"]
     frames[-1]["narration"].append(
         "Every GPU now owns the complete sum of one chunk: "
         + "; ".join(f"GPU {i} owns chunk {owned[i]}" for i in range(n))
@@ -143,21 +141,11 @@ def ring_reduce_scatter(params=None) -> dict:
     return diagram.attach(state, diagram.ring(n, order=_ranks(p)))
 
 
-def _owned(order: list[int] | None, n: int) -> list[int]:
-    """The chunk each GPU owns after the reduce-scatter, by GPU: the schedule's rule (NCCL's:
-    GPU r owns chunk r in rank order; position p of a ring printed from rank 0 owns chunk p)."""
-    ranks = order or list(range(n))
-    owned = [0] * n
-    for gpu, chunk in zip(ranks, owned_by_position(ranks), strict=True):
-        owned[gpu] = chunk
-    return owned
-
-
 def ring_all_gather(params=None) -> dict:
     """The all-gather from the end of the reduce-scatter, then the exact check."""
     p, r = _ring_trace(params)
     n, dtype = r["gpus"], r["dtype"]
-    chunks = split(0, r["length"], n)
+    chunks = r["chunks"]
     rs_end = r["trace"][n - 2] if n > 1 else None
     frames = stepper_frames(
         r["trace"][n - 1 :],
