@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from allreduce_explainer import nccl  # noqa: E402
 from allreduce_explainer.logs.parse import parse_text  # noqa: E402
-from allreduce_explainer.nccl.constants import GENERATIONS  # noqa: E402
+from allreduce_explainer.nccl import GENERATIONS  # noqa: E402
 from allreduce_explainer.nccl.model import performance_call  # noqa: E402
 from allreduce_explainer.nccl.tuning import tables, terms  # noqa: E402
 from allreduce_explainer.performance import bands  # noqa: E402

@@ -45,15 +45,20 @@ def modules(src: Path = SRC) -> dict[str, Path]:
     return out
 
 
-def _resolve(name: str, mods: dict[str, Path], node: ast.ImportFrom) -> list[str]:
-    """The modules an ImportFrom in module `name` names: `from . import a` may name a module."""
+def _source(name: str, mods: dict[str, Path], node: ast.ImportFrom) -> str:
+    """The module an ImportFrom in module `name` imports from (`from .. import a`: the parent)."""
     is_package = mods[name].name == "__init__.py"
     base = name.split(".") if is_package else name.split(".")[:-1]
     if node.level == 0:
         base = []
     elif node.level > 1:
         base = base[: len(base) - (node.level - 1)]
-    target = ".".join(base + ([node.module] if node.module else []))
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _resolve(name: str, mods: dict[str, Path], node: ast.ImportFrom) -> list[str]:
+    """The modules an ImportFrom in module `name` names: `from . import a` may name a module."""
+    target = _source(name, mods, node)
     out = [f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in mods]
     if len(out) < len(node.names):
         out.append(target)
@@ -141,6 +146,56 @@ def against_order(
     return bad
 
 
+FACES = ("nccl",)  # subpackages other subjects reach only through their __init__'s __all__
+
+
+def face(package: str, src: Path = SRC) -> set[str]:
+    """The names a subpackage's __init__ lists in __all__: what the rest may import from it."""
+    tree = ast.parse((src / PACKAGE / package / "__init__.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def past_face(src: Path = SRC, package: str = "nccl") -> list[Edge]:
+    """Reaches past a subpackage's face from outside it: an import of one of its modules, a name
+    imported from it that its __all__ does not list, or an attribute `nccl.topology.X`."""
+    mods = modules(src)
+    inside = f"{PACKAGE}.{package}"
+    names, parts = (
+        face(package, src),
+        {m.rsplit(".", 1)[1] for m in mods if m.startswith(inside + ".")},
+    )
+    out = []
+    for name, path in mods.items():
+        if name == inside or name.startswith(inside + "."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.level or node.module):
+                source = _source(name, mods, node)
+                for a in node.names:
+                    t = f"{source}.{a.name}"
+                    if a.name not in names if source == inside else t.startswith(inside + "."):
+                        out.append(Edge(name, t, node.lineno))
+            elif isinstance(node, ast.Import):
+                out += [
+                    Edge(name, a.name, node.lineno)
+                    for a in node.names
+                    if a.name.startswith(inside + ".")
+                ]
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == package
+                and node.attr in parts
+            ):
+                out.append(Edge(name, f"{inside}.{node.attr}", node.lineno))
+    return out
+
+
 def figures(
     src: Path = SRC, order: list[tuple[str, ...]] | None = None, within: bool = False
 ) -> dict:
@@ -160,6 +215,12 @@ def figures(
         "module_cycles": cycles(by_module),
         "top_level_cycles": cycles(by_top),
         "against_order": against_order(found, layers() if order is None else order, within),
+        "past_faces": [
+            e
+            for package in FACES
+            if (src / PACKAGE / package).is_dir()
+            for e in past_face(src, package)
+        ],
     }
 
 
@@ -176,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cycles between top-level nodes: {len(f['top_level_cycles'])}")
     print(f"imports against the layer order: {len(f['against_order'])}")
     for e in f["against_order"]:
+        print(f"  {e.source} -> {e.target} (line {e.line})")
+    print(f"imports past a subpackage's face ({', '.join(FACES)}): {len(f['past_faces'])}")
+    for e in f["past_faces"]:
         print(f"  {e.source} -> {e.target} (line {e.line})")
     return 0
 

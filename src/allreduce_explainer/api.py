@@ -17,10 +17,8 @@ from .costs import cost as cost_model
 from .costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from .errors import ParamError
 from .logs import explain
-from .nccl import NCCL_VERSION
-from .nccl.topology import NIC_GBPS as NCCL_NIC_GBPS
-from .nccl.topology import tree_pattern
-from .nccl.tuning import comm_channels
+from .nccl import NCCL_VERSION, comm_channels, tree_pattern
+from .nccl import NIC_GBPS as NCCL_NIC_GBPS
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, takes
 from .schedules import tree
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
@@ -110,7 +108,9 @@ SIMULATE = spec(
 @takes(SIMULATE)
 def simulate(p: dict) -> dict:
     """Run one all-reduce on real vectors; the trace of every step when `trace` is true. `order`
-    runs the ring in that order of GPUs (a channel's ring from NCCL_DEBUG=INFO)."""
+    runs the ring in that order of GPUs (a channel's ring from NCCL_DEBUG=INFO). The ring's
+    result also has `chunks` (chunk c's elements [start, stop), by chunk) and `owners` (by GPU,
+    the chunk whose complete sum it holds after the reduce-scatter)."""
     trace, length = p["trace"], p["length"]
     topo = topology(
         p["gpus"], p["gpus_per_node"], *_link_values(p),
@@ -211,7 +211,8 @@ FIRST_BUCKET_MB = _bucket_mb(
 )  # fmt: skip
 MFU = Param(
     "mfu", calculator.DEFAULT_MFU, "float",
-    "share of peak FLOP/s achieved, an assumption; Llama 3 reached 0.38-0.43", POSITIVE, 1,
+    "share of peak FLOP/s achieved, an assumption; Llama 3 reached 0.38-0.43", POSITIVE,
+    calculator.MAX_MFU,
     metavar="U",
 )  # fmt: skip
 
@@ -408,10 +409,10 @@ TOKENS_PER_GPU = Param(
 )
 LATENCIES_US = (
     Param("intra_latency_us", 0.0, "float", "latency per message inside a server; NCCL "
-          f"charges {NCCL_NVLINK_HOP_US:g}", 0, 1e6, unit="us", flag="--intra-latency",
+          f"charges {NCCL_NVLINK_HOP_US:g}", 0, 1e6, unit="µs", flag="--intra-latency",
           metavar="US"),
     Param("inter_latency_us", 0.0, "float", "latency per message between servers; NCCL "
-          f"charges {NCCL_NETWORK_HOP_US:g}", 0, 1e6, unit="us", flag="--inter-latency",
+          f"charges {NCCL_NETWORK_HOP_US:g}", 0, 1e6, unit="µs", flag="--inter-latency",
           metavar="US"),
 )  # fmt: skip
 PRESET_MODEL = Param(
@@ -423,7 +424,7 @@ SHARD = spec(
     PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, NIC_GBPS, TOKENS_PER_GPU, MFU,
     Param("comm_model", "nccl", "choice", f"how the collectives are timed: nccl: NCCL "
           f"{NCCL_VERSION}'s cost model, the collective it would pick for each size and group, "
-          f"as on page 8 ({', '.join(nccl.topology.GPU_SPECS)}); ring: a single flat ring, "
+          f"as on page 8 ({', '.join(nccl.GPU_SPECS)}); ring: a single flat ring, "
           "the teaching model",
           choices=_choices(("nccl", "ring"))),
     *LATENCIES_US,
@@ -445,8 +446,8 @@ def shard(p: dict) -> dict:
     tokens, u = float(p.pop("tokens_per_gpu")), float(p.pop("mfu"))
     timing = p.pop("comm_model")
     c = calculator.cluster_for(**p)
-    if timing == "nccl" and c.gpu.name not in nccl.topology.GPU_SPECS:
-        raise ParamError("gpu", f"NCCL's model knows {', '.join(nccl.topology.GPU_SPECS)}")
+    if timing == "nccl" and c.gpu.name not in nccl.GPU_SPECS:
+        raise ParamError("gpu", f"NCCL's model knows {', '.join(nccl.GPU_SPECS)}")
     timer = shardcost.nccl_time(c.gpu.name, c.nic_GBps * 8) if timing == "nccl" else None
     out = shardcost.strategies(m, c, tokens, u, **({"comm_time": timer} if timer else {}))
     head = {
@@ -506,7 +507,7 @@ def size_range(value) -> list[int]:
     return sizes
 
 
-NCCL_GPUS = ", ".join(nccl.topology.GPU_SPECS)
+NCCL_GPUS = ", ".join(nccl.GPU_SPECS)
 
 NCCL_SWEEP = spec(
     Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
@@ -520,7 +521,7 @@ NCCL_SWEEP = spec(
           optional=True, metavar="K"),
     Param("in_network_reduction", False, "bool",
           "the network reduces (InfiniBand SHARP): NCCL's CollNet algorithms"),
-    Param("cpu", "intel", "name", f"host CPU, {' or '.join(nccl.constants.NET_OVERHEAD_US)}: "
+    Param("cpu", "intel", "name", f"host CPU, {' or '.join(nccl.NET_OVERHEAD_US)}: "
           "across servers NCCL's LL limit and its network overhead per step differ",
           metavar="VENDOR"),
     Param("bytes", None, "data", "one size: 8, 1K, 64M, 8G", optional=True, metavar="B"),
@@ -568,10 +569,10 @@ innetwork = innetwork_engine.run
 # ---- Your cluster -----------------------------------------------------------------------------
 
 
-def _custom_gpu(name: str, hi: float) -> Param:
+def _custom_gpu(name: str, hi: float, unit: str) -> Param:
     """A figure of a custom GPU (gpu="custom"): the calculator reads it only then. Without a
     label, as the CLI does not offer it."""
-    return Param(name, None, "float", "", POSITIVE, hi, optional=True)
+    return Param(name, None, "float", "", POSITIVE, hi, unit=unit, optional=True)
 
 
 CALC = spec(
@@ -595,9 +596,9 @@ CALC = spec(
     TOKENS_PER_GPU,
     MFU,
     *LATENCIES_US,
-    _custom_gpu("link_GBps", 1e5),
-    _custom_gpu("peak_tflops", 1e6),
-    _custom_gpu("memory_gb", 1e5),
+    _custom_gpu("link_GBps", 1e5, "GB/s"),
+    _custom_gpu("peak_tflops", 1e6, "TFLOP/s"),
+    _custom_gpu("memory_gb", 1e5, "GiB"),
     Param("overlap_too", True, "bool"),  # also the step with communication overlapped
 )  # fmt: skip
 

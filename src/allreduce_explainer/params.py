@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from .errors import ParamError
 from .validate import count, number
@@ -61,6 +61,8 @@ class Param:
     more: tuple[str, tuple] | None = None
     flag: str = ""  # the CLI's flag, if not "--" + name with "-" for "_"; no dash: positional
     metavar: str = ""  # the CLI's placeholder for the value in --help
+    # the api function's Param a widget's narrows (narrowed): its name is the api's keyword
+    narrows: Param | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -135,6 +137,46 @@ def _text(x: float) -> str:
     if float(x).is_integer() and abs(x) < 1e10:
         return f"{x:,.0f}"
     return f"{x:g}"
+
+
+def narrowed(base: Param, name: str = "", **changes) -> Param:
+    """A widget's parameter made from an api function's, so the two cannot drift apart: the
+    same kind and unit, the api's default unless `changes` states one, a range inside the api's
+    and choices among its values; the widget gives its own label (and nudge, menu texts).
+    `name` is the widget's URL name where it differs from the api's keyword (a public
+    contract); `api_args` maps it back, so the renaming is written here, once."""
+    p = replace(base, name=name or base.name, flag="", metavar="", narrows=base, **changes)
+    wrong = narrowing_errors(p)
+    if wrong:
+        raise ValueError(f"{p.name} narrows {base.name}: {'; '.join(wrong)}")
+    return p
+
+
+def narrowing_errors(p: Param) -> list[str]:
+    """What makes p not a narrowing of the api Param it names: a kind or unit of its own, a
+    range reaching outside the api's, a choice the api refuses, a default the api refuses."""
+    base, out = p.narrows, []
+    if base is None:
+        return out
+    if (p.kind, p.unit) != (base.kind, base.unit):
+        out.append(f"kind and unit must stay {base.kind} {base.unit!r}")
+    if base.lo is not None and (p.lo is None or p.lo < base.lo):
+        out.append(f"lo must be at least {base.lo}")
+    if base.hi is not None and (p.hi is None or p.hi > base.hi):
+        out.append(f"hi must be at most {base.hi}")
+    if base.choices and not set(p.values()) <= set(base.values()):
+        out.append(f"choices must be among {base.values()}")
+    try:
+        base.check(p.default)
+    except ParamError as e:
+        out.append(f"the api refuses its default {p.default!r}: {e.message}")
+    return out
+
+
+def api_args(p: dict, s: dict[str, Param]) -> dict:
+    """A widget's validated parameters that narrow an api function's, under the api's names:
+    the keywords for the api or the engine behind it."""
+    return {q.narrows.name: p[name] for name, q in s.items() if q.narrows is not None}
 
 
 def spec(*params: Param) -> dict[str, Param]:

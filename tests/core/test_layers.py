@@ -81,3 +81,32 @@ def test_a_layer_may_not_import_its_own_layer_nor_an_unplaced_node(tmp_path):
     assert imports.figures(src, imports.layers(order), within=True)["against_order"][0].target == (
         "allreduce_explainer.stray"
     )
+
+
+def test_other_subjects_reach_nccl_only_through_its_face():
+    bad = imports.figures()["past_faces"]
+    assert bad == [], "\n".join(f"{e.source} -> {e.target} (line {e.line})" for e in bad)
+
+
+def test_the_face_rule_finds_a_module_a_name_off_the_list_and_an_attribute_chain(tmp_path):
+    src = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "nccl/__init__.py": "from .topology import System, GPUS\n__all__ = ['System']\n",
+            "nccl/topology.py": "System = GPUS = 1\n",
+            "nccl/tuning.py": "from .topology import GPUS\n",  # inside the package: allowed
+            "good.py": "from . import nccl\nfrom .nccl import System\nx = nccl.System\n",
+            "sub.py": "from .nccl.topology import System\n",  # a module past the face
+            "name.py": "from .nccl import GPUS, topology\n",  # off the list; a module
+            "chain.py": "from . import nccl\nx = nccl.topology.GPUS\n",  # an attribute chain
+        },
+    )
+    bad = imports.past_face(src, "nccl")
+    nccl = f"{PKG}.nccl"
+    assert sorted((e.source.rsplit(".", 1)[1], e.target, e.line) for e in bad) == [
+        ("chain", f"{nccl}.topology", 2),
+        ("name", f"{nccl}.GPUS", 1),
+        ("name", f"{nccl}.topology", 1),
+        ("sub", f"{nccl}.topology.System", 1),
+    ]

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import math
 
-from ..nccl import System, best_by_algorithm
-from ..nccl import constants as K
+from ..nccl import HW_LATENCY_US, PROTOCOLS, System, best_by_algorithm
 from ..schedules.topology import Topology
 from . import cost
 
-NCCL_NVLINK_HOP_US = K.HW_LATENCY_US["NVLink"]["Ring"][K.PROTOCOLS.index("Simple")]  # 3.4
-NCCL_NETWORK_HOP_US = K.HW_LATENCY_US["Network"]["Ring"][K.PROTOCOLS.index("Simple")]  # 14.0
+NCCL_NVLINK_HOP_US = HW_LATENCY_US["NVLink"]["Ring"][PROTOCOLS.index("Simple")]  # 3.4
+NCCL_NETWORK_HOP_US = HW_LATENCY_US["Network"]["Ring"][PROTOCOLS.index("Simple")]  # 14.0
 
 SIZES = [8 * 2 ** (i / 8) for i in range(8 * 30 + 1)]  # 8 B .. 8 GiB, 8 points per octave
 

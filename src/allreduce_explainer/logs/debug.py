@@ -44,8 +44,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .. import nccl
 from ..errors import ParamError
-from ..nccl import versions
 
 MAX_LINE = 4000  # NCCL's longest, a Trees line of 64 channels, is about 2,000 characters
 MAX_CUT = 20  # long lines kept as evidence (all are counted)
@@ -91,8 +91,8 @@ DEVICE = re.compile(r"\bdevice\s+\d+\s+\[[^\]]{0,64}\]")  # the name follows
 HOPPER = ("H100", "H200", "H800", "H20", "GH200")
 # NCCL_ALGO's words (ncclAlgoStr, src/init.cc:53 in 2.30.7) -> the names here; "CollNet" is
 # 2.6-2.13's single CollNet algorithm, the later CollNetDirect
-ALGO_WORDS = {a.lower(): a for a in versions.ALGORITHM_INDEX} | {"collnet": "CollNetDirect"}
-PROTO_WORDS = {p.lower(): p for p in versions.PROTOCOL_INDEX}
+ALGO_WORDS = {a.lower(): a for a in nccl.ALGORITHM_INDEX} | {"collnet": "CollNetDirect"}
+PROTO_WORDS = {p.lower(): p for p in nccl.PROTOCOL_INDEX}
 
 
 @dataclass
@@ -394,10 +394,10 @@ def _tuning(s: _State, i, key, msg, line) -> bool:
         if not m:
             return False
         a, p = int(m[3]), int(m[4])
-        if a >= len(versions.ALGORITHM_INDEX) or p >= len(versions.PROTOCOL_INDEX):
+        if a >= len(nccl.ALGORITHM_INDEX) or p >= len(nccl.PROTOCOL_INDEX):
             return True
         coll, nbytes = m[1], int(m[2])
-        algo, proto = versions.ALGORITHM_INDEX[a], versions.PROTOCOL_INDEX[p]
+        algo, proto = nccl.ALGORITHM_INDEX[a], nccl.PROTOCOL_INDEX[p]
     k = (coll, nbytes, algo, proto)
     if k in s.calls:
         s.calls[k]["count"] += 1
@@ -564,7 +564,7 @@ def _result(s: _State) -> dict:
         ranks = len(s.rank_hosts)
     layout = _layout(s, c, ranks)
     counts = s.counts[2] if s.counts else None
-    available = versions.available(s.version)
+    available = nccl.available(s.version)
     return {
         "nccl_version": s.version,
         "version_evidence": _evidence(s.version_line),

@@ -19,9 +19,7 @@ from dataclasses import dataclass
 
 from ..catalog import hardware
 from ..errors import ParamError
-from ..nccl import System, busbw_factor, nearest, versions
-from ..nccl.model import choose_among
-from ..nccl.topology import NIC_GBPS
+from ..nccl import NIC_GBPS, System, available, busbw_factor, choose_among, nearest
 from ..schedules.ring import steps as ring_steps
 from ..training import calculator
 from . import debug, findings, parse
@@ -134,7 +132,7 @@ def allowed(topo: dict | None) -> tuple[list[str], list[str]]:
     version read, else every one), less NVLS and NVLSTree where the log says NVLS is off, less
     CollNet where it built no CollNet channel, and only those NCCL_ALGO / NCCL_PROTO (or the
     algorithm matrix NCCL printed) leave an all-reduce."""
-    a = (topo or {}).get("available") or versions.available(None)
+    a = (topo or {}).get("available") or available(None)
     algos, protos = list(a["algorithms"]), list(a["protocols"])
     if topo and topo["nvls"]["supported"] is False:
         algos = [x for x in algos if not x.startswith("NVLS")]

@@ -35,9 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..nccl.model import busbw_factor, choose, performance_call
-from ..nccl.topology import System
-from ..nccl.tuning import tables, terms
+from ..nccl import System, busbw_factor, choose, performance_call, tables, terms
 from ..performance import layer
 from ..performance.fitted import PARAMETERS
 

@@ -22,7 +22,7 @@ from itertools import repeat
 
 from ..dtypes import INT, DType
 from ..schedules import hierarchical, multiring, naive, ring, tree
-from ..schedules.schedule import Step
+from ..schedules.schedule import Step, owned, split
 from ..schedules.topology import INTER, INTRA, Topology
 
 ALGORITHMS = {
@@ -51,9 +51,11 @@ def run(
     """Simulate `algorithm` on `inputs` (one list per GPU) and return the trace or summary.
 
     `steps` runs a given schedule instead (a reduce-scatter or an all-gather on its own, as
-    sharded data parallel does); `algorithm` then only names it.
+    sharded data parallel does); `algorithm` then only names it. The ring's result also has
+    its `chunks` and their `owners` (ring_chunks).
     """
     n, length = topo.gpus, len(inputs[0])
+    ring_run = steps is None and algorithm == "ring"
     if steps is None:
         steps = ALGORITHMS[algorithm](topo, length, **opts)
     bufs = [list(v) for v in inputs]
@@ -92,9 +94,24 @@ def run(
             trace.append(_step_record(step, payloads, route.cls, bufs, counts, sent, step_time))
     result = summarize(algorithm, topo, inputs, bufs, dtype)
     result.update(_totals(routes, steps, n, size, time_s))
+    if ring_run:
+        result.update(ring_chunks(length, opts.get("order") or list(range(n))))
     if full:
         result["trace"] = trace
     return result
+
+
+def ring_chunks(length: int, order: list[int]) -> dict:
+    """The ring's chunks and who ends the reduce-scatter owning each, as schedule.ring cuts and
+    runs them, so a view reads them instead of working them out again: `chunks`, chunk c's
+    elements [start, stop) by chunk (sizes differ by at most one; with fewer elements than GPUs
+    the last are empty); `owners`, by GPU, the chunk whose complete sum it holds after the
+    reduce-scatter (NCCL's: GPU r owns chunk r in rank order), which the all-gather sends on."""
+    by_position = owned(order)
+    owners = [0] * len(order)
+    for gpu, chunk in zip(order, by_position, strict=True):
+        owners[gpu] = chunk
+    return {"chunks": [[a, b] for a, b in split(0, length, len(order))], "owners": owners}
 
 
 def count(algorithm: str, topo: Topology, length: int, itemsize: int, **opts) -> dict:

@@ -48,6 +48,7 @@ BACKWARD_SHARE = 2.0 / 3.0
 # Dubey et al., "The Llama 3 Herd of Models", 2024, Table 4).
 DEFAULT_TOKENS = 16384
 DEFAULT_MFU = 0.4
+MAX_MFU = 1  # MFU is a share of the peak
 # A custom parameter count becomes a uniform stack of L transformer layers of width d with
 # 12·L·d² = P and d = 128·L (GPT-3's 175B has d/L = 12288/96 = 128; Llama 3 8B 4096/32 = 128).
 ASPECT = 128
@@ -226,7 +227,7 @@ def _nccl(c: Cluster, nbytes: float, n: int, algorithm: str = "nccl") -> dict:
     if n == 1 or nbytes <= 0:
         return out
     per = min(c.gpus_per_node, n)
-    if c.gpu.name not in nccl.topology.GPU_SPECS:
+    if c.gpu.name not in nccl.GPU_SPECS:
         raise ParamError(
             "gpu",
             f"NCCL's model covers NVIDIA GPUs, not {c.gpu.name}: choose another algorithm "
@@ -319,7 +320,7 @@ def _gpu(gpu, link_GBps, peak_tflops, memory_gb) -> hardware.GPU:
     """A preset GPU, or a custom one (NVSwitch-like: the full rate between any pair)."""
     if gpu is not None and normalize_name(gpu) != "custom":
         return hardware.find(hardware.GPUS, gpu, "gpu")
-    link = _bounded("link_gbps", link_GBps, 1e5)
+    link = _bounded("link_GBps", link_GBps, 1e5)
     peak = _bounded("peak_tflops", peak_tflops, 1e6)
     mem = _bounded("memory_gb", memory_gb, 1e5)
     return hardware.GPU("custom", link, "switch", link, peak, 8, "your figures", mem)
@@ -353,7 +354,7 @@ def cluster_for(
     per = min(count("gpus_per_node", per, 1, MAX_GPUS_PER_NODE), n)
     if n % per:
         raise ParamError("gpus", f"{n} GPUs do not fill servers of {per}: use a multiple of {per}")
-    nic = _bounded("nic_gbps", nic_Gbps, 1e6) / 8
+    nic = _bounded("nic_Gbps", nic_Gbps, 1e6) / 8
     lat = [nonnegative(f, v) for f, v in (("intra_latency_us", intra_latency_us),
                                           ("inter_latency_us", inter_latency_us))]  # fmt: skip
     for f, v in zip(("intra_latency_us", "inter_latency_us"), lat, strict=True):
@@ -407,12 +408,12 @@ def calculate(
     c = cluster_for(**cluster)
     tokens = _bounded("tokens_per_gpu", tokens_per_gpu, 1e9)
     u = positive("mfu", mfu)
-    if u > 1:
-        raise ParamError("mfu", "is a share of peak: at most 1")
+    if u > MAX_MFU:
+        raise ParamError("mfu", f"is a share of peak: at most {MAX_MFU}")
     p = m.params
     s = float(p * GRAD_BYTES[grad_dtype])
     nccl_family = algorithm == "nccl" or algorithm in NCCL_FORCED
-    if nccl_fallback and nccl_family and c.gpu.name not in nccl.topology.GPU_SPECS:
+    if nccl_fallback and nccl_family and c.gpu.name not in nccl.GPU_SPECS:
         algorithm = allreduce(c, "auto", s)["algorithm"]
     r = allreduce(c, algorithm, s)
     bound = lower_bound(c.gpus, c.gpus_per_node, s, c.gpu.link_GBps, c.nic_GBps)

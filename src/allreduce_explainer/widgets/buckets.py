@@ -11,7 +11,7 @@ from ..errors import ParamError
 from ..exercises.check import close
 from ..exercises.check import verdict as judged
 from ..exercises.units import BYTES
-from ..nccl.topology import GPU_SPECS
+from ..nccl import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
 from ..params import ROWS, Param, spec, validated
 from ..schedules.topology import NIC_400G_GBps

@@ -12,14 +12,13 @@ show what is used), "custom" uses the fields as they are, starting from the last
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from .. import api, fmt, nccl
 from ..catalog import hardware, measured, models
 from ..errors import ParamError
 from ..logs import examples
 from ..palette import SERIES
-from ..params import Param, spec, validated
+from ..params import Param, api_args, narrowed, spec, validated
 from ..performance import bands, fitted
 from ..sources import ESTIMATE, FITTED
 from ..training import calculator, memory
@@ -52,41 +51,44 @@ IDEAL_TEXT = {
     "tree": "teaching tree",
     "hierarchical": "hierarchical",
 }
-# Presets by their canonical names; "custom" uses the number boxes beside the select.
+# Presets by their canonical names; "custom" uses the number boxes beside the select. Every
+# parameter the calculator takes narrows api.CALC's (the page's ranges, labels and menus); the
+# network select, the log and the debug drawing are the page's own.
+CALC = api.CALC
+GRAD = grad_dtype("bf16", "bf16", "fp32")
 SPEC = spec(
-    Param("model", "custom", "name", "Model", choices=(
+    narrowed(CALC["model"], default="custom", optional=False, label="Model", choices=(
         ("custom", "custom: the parameter count"),
         *((k, calculator.model_label(k)) for k in calculator.PRESET_MODELS))),
-    Param("params", int(models.EXAMPLE_PARAMS), "float", "Parameters (custom)",
-          int(calculator.MIN_PARAMS), calculator.MAX_PARAMS),
-    grad_dtype("bf16", "bf16", "fp32"),
-    Param("gpu", H100.name, "name", "GPU", choices=(
+    narrowed(CALC["params"], default=int(models.EXAMPLE_PARAMS), optional=False,
+             label="Parameters (custom)", lo=int(calculator.MIN_PARAMS)),
+    narrowed(CALC["grad_dtype"], label=GRAD.label, choices=GRAD.choices),
+    narrowed(CALC["gpu"], label="GPU", choices=(
         *((g.name, g.name) for g in hardware.GPUS), ("custom", "custom: the figures beside"))),
-    Param("link_gbps", H100.link_GBps, "float", "Link inside a server (GB/s per direction)",
-          0.001, 100000, unit="GB/s"),
-    Param("peak_tflops", H100.peak_bf16_tflops, "float", "Dense BF16 peak (TFLOP/s)",
-          0.001, 1000000, unit="TFLOP/s"),
-    Param("memory_gb", H100.memory_gb, "float", "Memory (GiB, sold as GB)", 0.001, 100000,
-          unit="GiB"),
-    Param("gpus", 64, "int", "GPUs (n)", 1, calculator.MAX_GPUS, nudge=(8, "8 GPUs")),
-    Param("gpus_per_node", 8, "int", "GPUs per server (g)", 1, calculator.MAX_GPUS_PER_NODE),
-    Param("gpus_per_process", 1, "int", "GPUs each process drives (all_reduce_perf -g)", 1,
-          calculator.MAX_GPUS_PER_NODE),
+    narrowed(CALC["link_GBps"], "link_gbps", default=H100.link_GBps, optional=False,
+             label="Link inside a server (GB/s per direction)", lo=0.001, hi=100000),
+    narrowed(CALC["peak_tflops"], default=H100.peak_bf16_tflops, optional=False,
+             label="Dense BF16 peak (TFLOP/s)", lo=0.001, hi=1000000),
+    narrowed(CALC["memory_gb"], default=H100.memory_gb, optional=False,
+             label="Memory (GiB, sold as GB)", lo=0.001, hi=100000),
+    narrowed(CALC["gpus"], label="GPUs (n)", nudge=(8, "8 GPUs")),
+    narrowed(CALC["gpus_per_node"], default=8, optional=False, label="GPUs per server (g)"),
+    narrowed(CALC["gpus_per_process"], label="GPUs each process drives (all_reduce_perf -g)"),
     Param("network", hardware.NIC_400G["name"], "name", "Network card per GPU", choices=(
         *((n["name"], n["name"]) for n in hardware.NETWORKS),
         ("custom", "custom: the rate beside"))),
-    Param("nic_gbps", hardware.NIC_400G_Gbps, "float", "Card rate (Gb/s, bits)", 0.001, 1000000,
-          unit="Gb/s"),
-    Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "Algorithm",
-          choices=tuple((a, ALGORITHM_TEXT[a]) for a in (*MENU, *MORE_MODELS)),
-          more=("more models", MORE_MODELS)),
-    replace(api.NCCL_RELEASE, label="NCCL release (its model picks)"),
-    Param("tokens_per_gpu", calculator.DEFAULT_TOKENS, "float", "Tokens per GPU per step", 1, 1e9),
-    Param("mfu", calculator.DEFAULT_MFU, "float", "MFU (share of peak)", 0.01, 1),
-    Param("intra_latency_us", 0.0, "float", "Latency per message in a server (µs)", 0, 1000000,
-          unit="µs"),
-    Param("inter_latency_us", 0.0, "float", "Latency per message between servers (µs)", 0, 1000000,
-          unit="µs"),
+    narrowed(CALC["nic_Gbps"], "nic_gbps", label="Card rate (Gb/s, bits)", lo=0.001,
+             hi=1000000),
+    narrowed(CALC["algorithm"], label="Algorithm",
+             choices=tuple((a, ALGORITHM_TEXT[a]) for a in (*MENU, *MORE_MODELS)),
+             more=("more models", MORE_MODELS)),
+    narrowed(CALC["nccl_version"], label="NCCL release (its model picks)"),
+    narrowed(CALC["tokens_per_gpu"], label="Tokens per GPU per step", lo=1),
+    narrowed(CALC["mfu"], label="MFU (share of peak)", lo=0.01),
+    narrowed(CALC["intra_latency_us"], label="Latency per message in a server (µs)",
+             hi=1000000),
+    narrowed(CALC["inter_latency_us"], label="Latency per message between servers (µs)",
+             hi=1000000),
     Param("example", "", "choice", "Load an example (a published run)", choices=(
         ("", "none: paste or open a log"),
         *((k, m.LABEL) for k, m in examples.EXAMPLES.items()))),
@@ -139,37 +141,13 @@ def _choose(p: dict) -> dict:
     return out
 
 
-# The page's parameters the calculator takes as they are; _calc bounds or renames the others.
-AS_GIVEN = (
-    "model",
-    "params",
-    "grad_dtype",
-    "algorithm",
-    "tokens_per_gpu",
-    "mfu",
-    "gpu",
-    "gpus",
-    "gpus_per_node",
-    "peak_tflops",
-    "memory_gb",
-    "intra_latency_us",
-    "inter_latency_us",
-    "nccl_version",
-)
-
-
 def _calc(p: dict) -> calculator.Calculation:
     """The calculator on the page's parameters. NCCL's model covers NVIDIA GPUs only, so on the
     MI300X or a custom GPU NCCL's choice falls back to the closed form fastest for the whole
     gradient (the readout says so; one algorithm, so the buckets are not timed four times); the
     CLI refuses instead."""
-    return calculator.calculate(
-        **{name: p[name] for name in AS_GIVEN},
-        nccl_fallback=True,
-        gpus_per_process=min(p["gpus_per_process"], p["gpus_per_node"]),
-        nic_Gbps=p["nic_gbps"],
-        link_GBps=p["link_gbps"],
-    )
+    args = api_args(p, SPEC) | {"gpus_per_process": min(p["gpus_per_process"], p["gpus_per_node"])}
+    return calculator.calculate(**args, nccl_fallback=True)
 
 
 def cluster(params=None) -> dict:
@@ -177,7 +155,7 @@ def cluster(params=None) -> dict:
     p = logview.with_example(_choose(validated(params, SPEC)))
     done = _calc(p)
     r, c = done.figures, done.cluster
-    p.update(gpus=r["gpus"], gpus_per_node=p["gpus_per_node"], params=r["params"])
+    p.update(gpus=r["gpus"], params=r["params"])
     curve = calculator.share_curve(
         done.model, p["grad_dtype"], r["algorithm_asked"], c, r["compute_s"]
     )

@@ -373,7 +373,7 @@ def _across_facts(b: dict) -> dict:
         "nvls_sharp_vs_ring": _share(sharp, a["ring_bytes_per_card"]),
         "nvls_sharp_vs_tree": _share(sharp, a["tree_bytes_per_card_max"]),
         "nvls_across_pick": a["nccl_pick"],
-        "nvls_collnet_factor": fmt.sig(nccl.constants.COLLNET_DIRECT_HOPPER_FACTOR, 2),
+        "nvls_collnet_factor": fmt.sig(nccl.COLLNET_DIRECT_HOPPER_FACTOR, 2),
     }
 
 

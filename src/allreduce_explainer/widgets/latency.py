@@ -32,8 +32,7 @@ from ..costs.latency_model import (
 from ..errors import ParamError
 from ..exercises.check import verdict as judged
 from ..exercises.units import BYTES
-from ..nccl import constants
-from ..nccl.topology import NIC_GBPS
+from ..nccl import BASE_LATENCY_US, HW_LATENCY_US, NIC_GBPS, RING_PLATEAU_FACTOR
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
 from ..params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
 from ..performance import fitted
@@ -489,7 +488,7 @@ def _level_line(t: int, c: int, level: int, up: bool, by_parent: dict[int, list[
 CURVE_SIZES = sorted({round(2 ** (k / 2)) for k in range(20, 69)})  # 1 KiB .. 16 GiB, 2 per octave
 CURVE_BIG_GIB = 8  # the size (GiB) the summary and the readouts quote NCCL's model at
 CURVE_BIG = CURVE_BIG_GIB * GIB
-CURVE_GPUS = tuple((g, g) for g in nccl.topology.GPU_SPECS)
+CURVE_GPUS = tuple((g, g) for g in nccl.GPU_SPECS)
 CURVE_ALGORITHMS = (("nccl", "NCCL's choice"), ("Ring", "Ring (NCCL_ALGO=Ring)"))
 CURVE = spec(
     Param("gpu", hardware.H100_SXM.name, "choice", "GPU", choices=CURVE_GPUS),
@@ -695,12 +694,12 @@ def nccl_latency_us(algorithm: str, gpus: int, per_node: int) -> float:
 
 def _nccl_constants() -> dict[str, str]:
     """The constants of NCCL's tuning code that the prose names, from the port."""
-    base, nvlink = constants.BASE_LATENCY_US, constants.HW_LATENCY_US["NVLink"]
+    base, nvlink = BASE_LATENCY_US, HW_LATENCY_US["NVLink"]
     return {
         "nccl_base_simple_ring": f"{base['Ring'][2]:g} µs",
         "nccl_base_simple_tree": f"{base['Tree'][2]:g} µs",
         "nccl_nvlink_simple_tree": f"{nvlink['Tree'][2]:.1f} µs",
-        "nccl_ring_plateau": f"{constants.RING_PLATEAU_FACTOR[1]:g}",
+        "nccl_ring_plateau": f"{RING_PLATEAU_FACTOR[1]:g}",
         "nccl_buffsize": fmt.binary_bytes(tree.NCCL_BUFFSIZE),
         "nccl_steps": str(tree.NCCL_STEPS),
         "nccl_slot": fmt.binary_bytes(tree.COST_CHUNK_BYTES),
@@ -781,7 +780,7 @@ def _plain_tree_cut(*systems: nccl.System) -> str:
     patterns = {nccl.graphs(s)["Tree"].pattern for s in systems}
     if patterns != {"TREE"}:
         raise ValueError(f"NCCL's tree patterns are now {patterns}: rewrite page 5's crossovers")
-    return fmt.percent(1 - nccl.constants.TREE_PATTERN_FACTOR)
+    return fmt.percent(1 - nccl.TREE_PATTERN_FACTOR)
 
 
 HEADLINE = ("Tree", "NVLSTree", "Ring")  # the algorithms the page's headline names, in order

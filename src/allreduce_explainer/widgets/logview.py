@@ -85,7 +85,7 @@ def read(p: dict, c: calculator.Cluster) -> dict | None:
             raise ParamError("run", "the log has no runs to choose from")
         return out
     k = count("run", p["run"], 1, len(log.runs))
-    gpu = c.gpu.name if c.gpu.name in nccl.topology.GPU_SPECS else None
+    gpu = c.gpu.name if c.gpu.name in nccl.GPU_SPECS else None
     run = _explained(text, k, p["log_gpus"], c.gpus_per_node, gpu, c.nic_GBps * 8)
     n = run["gpus"]
     out.update(run=run, k=k, n=n, fit=run["fit"])

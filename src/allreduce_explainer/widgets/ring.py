@@ -7,8 +7,6 @@ from ..errors import ParamError
 from ..exercises.check import check_quantity
 from ..exercises.units import COUNT
 from ..params import DTYPE, SEED, VALUES, Param, spec, validated
-from ..schedules.schedule import owned as owned_by_position
-from ..schedules.schedule import split
 from ..simulation.verify import check
 from ..validate import permutation
 from . import Widget, diagram, views
@@ -91,7 +89,7 @@ def _ring_stepper(p: dict, r: dict, frames: list, readouts: dict, **more) -> vie
     return views.stepper(
         params={**p, "gpus": n, "length": length},
         dtype=r["dtype"],
-        chunks=split(0, length, n),
+        chunks=r["chunks"],
         inputs=r["inputs"],
         target=r["target"],
         extra_rows=[{"label": "target (sum)", "values": r["target"]}],
@@ -124,7 +122,7 @@ def ring_reduce_scatter(params=None) -> dict:
     """The ring's reduce-scatter, n - 1 steps on real numbers."""
     p, r = _ring_trace(params)
     n = r["gpus"]
-    chunks = split(0, r["length"], n)
+    chunks = r["chunks"]
     trace = r["trace"][: n - 1]
     frames = stepper_frames(
         trace,
@@ -134,7 +132,7 @@ def ring_reduce_scatter(params=None) -> dict:
         chunks,
         _ring_narration(chunks, r["dtype"], n),
     )
-    owned = _owned(_ranks(p), n)
+    owned = r["owners"]
     frames[-1]["narration"].append(
         "Every GPU now owns the complete sum of one chunk: "
         + "; ".join(f"GPU {i} owns chunk {owned[i]}" for i in range(n))
@@ -179,7 +177,7 @@ def predict_reduce_scatter(params, answer) -> dict:
     p, r = _ring_trace(params)
     a, dtype = _asked(r), r["dtype"]
     step, gpu, src, first = a["step"], a["gpu"], a["src"], a["start"]
-    chunk = chunk_of(split(0, r["length"], r["gpus"]), first, a["stop"])
+    chunk = chunk_of(r["chunks"], first, a["stop"])
     want = r["trace"][step - 1]["buffers"][gpu][first]
     sent, own = a["values"][0], r["inputs"][gpu][first]
     read_answer(answer, COUNT, "")
@@ -206,21 +204,11 @@ def predict_reduce_scatter(params, answer) -> dict:
     return v
 
 
-def _owned(order: list[int] | None, n: int) -> list[int]:
-    """The chunk each GPU owns after the reduce-scatter, by GPU: the schedule's rule (NCCL's:
-    GPU r owns chunk r in rank order; position p of a ring printed from rank 0 owns chunk p)."""
-    ranks = order or list(range(n))
-    owned = [0] * n
-    for gpu, chunk in zip(ranks, owned_by_position(ranks), strict=True):
-        owned[gpu] = chunk
-    return owned
-
-
 def ring_all_gather(params=None) -> dict:
     """The all-gather from the end of the reduce-scatter, then the exact check."""
     p, r = _ring_trace(params)
     n, dtype = r["gpus"], r["dtype"]
-    chunks = split(0, r["length"], n)
+    chunks = r["chunks"]
     rs_end = r["trace"][n - 2] if n > 1 else None
     frames = stepper_frames(
         r["trace"][n - 1 :],

@@ -13,7 +13,7 @@ from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
-from ..params import DTYPE, SEED, VALUES, Param, spec, validated
+from ..params import DTYPE, SEED, VALUES, Param, narrowed, spec, validated
 from ..simulation.shard import OPTIMIZERS
 from ..training import calculator, memory, shardcost
 from . import Widget, diagram, views
@@ -167,23 +167,26 @@ def _state_text(r: dict) -> str:
 
 # ---- Memory against time per step --------------------------------------------------------------
 
-NCCL_GPUS = [g for g in hardware.GPUS if g.name in nccl.topology.GPU_SPECS]
+NCCL_GPUS = [g for g in hardware.GPUS if g.name in nccl.GPU_SPECS]
 H100 = hardware.H100_SXM
 COMM_TEXT = {
     "nccl": f"NCCL {nccl.NCCL_VERSION}'s cost model",
     "ring": "a single ring (page 4)",
 }
+# The chart's parameters narrow api.shard's (SHARD); the network select is the page's own.
+SHARD = api.SHARD
 MEMORY = spec(
-    Param("model", "llama3-8b", "name", "Model",
-          choices=tuple((k, calculator.model_label(k)) for k in calculator.PRESET_MODELS)),
-    Param("gpu", H100.name, "name", "GPU", choices=tuple((g.name, g.name) for g in NCCL_GPUS)),
-    Param("gpus", 64, "int", "GPUs (n)", 2, 1024, nudge=(8, "8 GPUs")),
-    Param("gpus_per_node", 8, "int", "GPUs per server (g)", 1, 8),
+    narrowed(SHARD["model"], default="llama3-8b", label="Model",
+             choices=tuple((k, calculator.model_label(k)) for k in calculator.PRESET_MODELS)),
+    narrowed(SHARD["gpu"], label="GPU", choices=tuple((g.name, g.name) for g in NCCL_GPUS)),
+    narrowed(SHARD["gpus"], default=64, label="GPUs (n)", lo=2, hi=1024, nudge=(8, "8 GPUs")),
+    narrowed(SHARD["gpus_per_node"], default=8, optional=False, label="GPUs per server (g)",
+             hi=8),
     Param("network", hardware.NIC_400G["name"], "name", "Network card per GPU",
           choices=tuple((n["name"], n["name"]) for n in hardware.NETWORKS)),
-    Param("comm_model", "nccl", "choice", "Collectives timed by", choices=tuple(COMM_TEXT.items())),
-    Param("tokens_per_gpu", calculator.DEFAULT_TOKENS, "float", "Tokens per GPU per step", 1, 1e9),
-    Param("mfu", calculator.DEFAULT_MFU, "float", "MFU (share of peak)", 0.01, 1),
+    narrowed(SHARD["comm_model"], label="Collectives timed by", choices=tuple(COMM_TEXT.items())),
+    narrowed(SHARD["tokens_per_gpu"], label="Tokens per GPU per step", lo=1),
+    narrowed(SHARD["mfu"], label="MFU (share of peak)", lo=0.01),
 )  # fmt: skip
 WARM = [("shard_memory", {})]
 
@@ -456,7 +459,7 @@ def _overlap_facts(p: dict, out: dict) -> dict:
     gpu = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
     system = nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"], p["gpus_per_node"], nic)
-    ring = nccl.topology.graphs(system)["Ring"]
+    ring = nccl.graphs(system)["Ring"]
     return {
         "shard_tokens": fmt.sig(z3["critical_tokens_per_gpu"], 3),
         "shard_hsdp_tokens": fmt.sig(hs["critical_tokens_per_gpu"], 3),

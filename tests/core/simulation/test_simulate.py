@@ -249,3 +249,33 @@ def test_only_the_last_chunk_is_summed_in_gpu_order(n, length, seed):
             acc = acc + ml_dtypes.bfloat16(r["inputs"][gpu][j])
         assert r["results"][0][j] == float(acc)
     assert check(r)["ulps_in_order"][a:b] == [0] * (b - a)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(2, 12), st.integers(0, 40), st.data())
+def test_the_ring_returns_its_chunks_and_their_owners_as_the_trace_shows_them(n, extra, data):
+    """Chunks against numpy's array_split; owners against the trace: after the reduce-scatter,
+    the one chunk a GPU holds the sum of all n gradients on, and what it sends first in the
+    all-gather. In rank order and in a given ring order."""
+    length = n + extra  # every chunk holds an element, so its owner shows in the trace
+    order = data.draw(st.permutations(range(n))) if data.draw(st.booleans()) else None
+    r = api.simulate("ring", gpus=n, length=length, trace=True, order=order)
+    expected = [[int(a[0]), int(a[-1]) + 1] for a in np.array_split(np.arange(length), n)]
+    assert r["chunks"] == expected
+    rs_end, ag_first = r["trace"][n - 2], r["trace"][n - 1]
+    for gpu in range(n):
+        complete = [
+            c for c, (a, b) in enumerate(expected) if set(rs_end["contributors"][gpu][a:b]) == {n}
+        ]
+        assert complete == [r["owners"][gpu]]
+    for m in ag_first["messages"]:
+        assert [m["start"], m["stop"]] == expected[r["owners"][m["src"]]]
+    for step in r["trace"]:
+        assert all([m["start"], m["stop"]] in expected for m in step["messages"])
+
+
+def test_the_ring_chunks_of_a_vector_shorter_than_the_ring_end_empty():
+    r = api.simulate("ring", gpus=4, length=2)
+    assert r["chunks"] == [[0, 1], [1, 2], [2, 2], [2, 2]]
+    assert r["owners"] == [0, 1, 2, 3]
+    assert "chunks" not in api.simulate("tree", gpus=4)

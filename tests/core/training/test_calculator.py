@@ -179,7 +179,7 @@ def test_custom_stack_has_exactly_the_parameters_and_the_aspect_rule():
         ({"grad_dtype": "fp8"}, "grad_dtype"),
         ({"algorithm": "naive"}, "algorithm"),
         ({"gpu": "V100"}, "gpu"),
-        ({"nic_Gbps": -1}, "nic_gbps"),
+        ({"nic_Gbps": -1}, "nic_Gbps"),  # the engine names its own keyword
         ({"tokens_per_gpu": 0}, "tokens_per_gpu"),
         ({"intra_latency_us": -1}, "intra_latency_us"),
     ],
