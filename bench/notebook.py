@@ -1,7 +1,7 @@
 """The widgets in a real JupyterLab, in Chromium, in one run: for every chart widget at its
-heaviest input (bench/site.py's HEAVY, the site's own scenarios), a control change answered by the
-kernel and redrawn, p50 and p95; for every stepper at its most GPUs, longest vectors and most
-servers, a step; and the wheel's size beside the site's own bytes.
+heaviest input (HEAVY in bench/sitespeed/interaction.py, the site's own scenarios), a control
+change answered by the kernel and redrawn, p50 and p95; for every stepper at its most GPUs,
+longest vectors and most servers, a step; and the wheel's size beside the site's own bytes.
 
 Times are widget.js's own record (AE.bench.timings), as bench/site.py reads them on the site: a
 change from the reader's event to the new state rendered, a step's render. The kernel's share is
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.util
 import json
 import os
 import platform
@@ -25,28 +24,18 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "notebook")]
+sys.path[:0] = [str(ROOT / p) for p in ("src", ".", "bench", "tests", "tests/notebook")]
 
 import nbformat  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
+from sitespeed import interaction  # noqa: E402
+from sitespeed.harness import percentile  # noqa: E402
 
 from allreduce_explainer.widgets import REGISTRY, views  # noqa: E402
 from nbservers import jupyterlab  # noqa: E402
 from sitebuild import browser as chromium  # noqa: E402
 from sitebuild.pages import Builder  # noqa: E402
 
-
-def _site_bench():
-    """bench/site.py, whose heaviest inputs and percentiles this run shares (its name is the
-    standard library's `site`, so it is loaded by path)."""
-    spec = importlib.util.spec_from_file_location("site_bench", ROOT / "bench" / "site.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["site_bench"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-SITE = _site_bench()
 WAIT_MS = 180_000
 
 CHANGE_JS = """async ({ prefix, sel, values, n }) => {
@@ -95,10 +84,10 @@ def heaviest_stepper(name: str) -> dict:
 def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
     """The notebook's cells: one per heavy chart scenario, one per stepper."""
     code = ["from allreduce_explainer.notebook import show"]
-    scenarios = [sc for group in SITE.HEAVY.values() for sc in group]
+    scenarios = [sc for group in interaction.HEAVY.values() for sc in group]
     for sc in scenarios:
-        preset = {k: v for k, v in sc.preset if v is not SITE.BIG_LOG}
-        big = [k for k, v in sc.preset if v is SITE.BIG_LOG]
+        preset = {k: v for k, v in sc.preset if v is not interaction.BIG_LOG}
+        big = [k for k, v in sc.preset if v is interaction.BIG_LOG]
         args = "".join(f", {k}={v!r}" for k, v in preset.items())
         args += "".join(f", {k}=open({str(log)!r}).read()" for k in big)
         code.append(f"show({sc.widget!r}{args})")
@@ -112,7 +101,7 @@ def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
 def measure(changes: int, steps: int) -> dict:
     folder = Path(tempfile.mkdtemp(prefix="ae-notebook-bench-"))
     log = folder / "big.log"
-    log.write_text(SITE.big_log())
+    log.write_text(interaction.big_log())
     code, scenarios, steppers = cells(log)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in code])
     nb.metadata["kernelspec"] = {
@@ -146,9 +135,9 @@ def measure(changes: int, steps: int) -> dict:
                     "widget": sc.widget,
                     "label": sc.label,
                     "n": len(ok),
-                    "p50": SITE.percentile(totals, 0.5),
-                    "p95": SITE.percentile(totals, 0.95),
-                    "kernel_p50": SITE.percentile([t["python"] for t in ok], 0.5),
+                    "p50": percentile(totals, 0.5),
+                    "p95": percentile(totals, 0.95),
+                    "kernel_p50": percentile([t["python"] for t in ok], 0.5),
                     "errors": errors,
                 }
             )
@@ -158,8 +147,8 @@ def measure(changes: int, steps: int) -> dict:
                 {
                     "widget": name,
                     "state": heaviest_stepper(name),
-                    "p50": SITE.percentile(got, 0.5),
-                    "p95": SITE.percentile(got, 0.95),
+                    "p50": percentile(got, 0.5),
+                    "p95": percentile(got, 0.95),
                 }
             )
         browser.close()

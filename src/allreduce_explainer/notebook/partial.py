@@ -44,11 +44,13 @@ def environment():
 
 def html(instance: str, widget: Widget, state: dict) -> str:
     """The widget's partial as the page would show it, named `instance` (unique on the notebook's
-    page, so its controls' ids are too); every stepper has the one partial."""
-    partial = "stepper" if widget.view == views.STEPPER else widget.name
+    page, so its controls' ids are too): its own partial if it has one, else the stepper's or the
+    chart's, which its record fills (the build's choice, sitebuild/pages.py)."""
+    generic = "stepper" if widget.view == views.STEPPER else "chart"
+    partials = [f"widgets/{widget.name}.html", f"widgets/{generic}.html"]
     return (
         environment()
-        .get_template(f"widgets/{partial}.html")
+        .select_template(partials)
         .render(
             name=instance,
             widget=widget,
