@@ -101,7 +101,17 @@ def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
     return code, scenarios, steppers
 
 
-def measure(changes: int, steps: int) -> dict:
+# JupyterLab as installed, and with TCP_NODELAY on the kernel's websocket (the config's docstring
+# says why): measured one after the other in one run
+SERVERS = {
+    "JupyterLab as installed": None,
+    "JupyterLab with TCP_NODELAY on the kernel's websocket (bench/jupyter_nodelay_config.py)": (
+        ROOT / "bench" / "jupyter_nodelay_config.py"
+    ),
+}
+
+
+def measure(changes: int, steps: int, config: Path | None) -> dict:
     folder = Path(tempfile.mkdtemp(prefix="ae-notebook-bench-"))
     log = folder / "big.log"
     log.write_text(interaction.big_log())
@@ -114,7 +124,7 @@ def measure(changes: int, steps: int) -> dict:
     }
     nbformat.write(nb, folder / "bench.ipynb")
     out = {"changes": [], "steps": []}
-    with jupyterlab(folder) as url, sync_playwright() as p:
+    with jupyterlab(folder, config=config) as url, sync_playwright() as p:
         browser = chromium.launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.set_default_timeout(WAIT_MS)
@@ -208,16 +218,17 @@ def table(r: dict) -> list[str]:
         rows.append(
             f"| {s['widget']} | {state} | {ms(s['p50'])} | {ms(s['p95'])} | 50 ms p95: {verdict} |"
         )
-    z = r["sizes"]
-    rows += [
-        "",
+    return rows
+
+
+def size_table(z: dict) -> list[str]:
+    return [
         "| bytes | MB |",
         "|---|---|",
         f"| the wheel | {z['wheel'] / 1e6:.2f} |",
         f"| the wheel, installed | {z['wheel_installed'] / 1e6:.2f} |",
         f"| the built site (every file, no compressed twins) | {z['site'] / 1e6:.2f} |",
     ]
-    return rows
 
 
 def main() -> None:
@@ -226,9 +237,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--write", action="store_true", help="write bench/NOTEBOOK.md")
     args = ap.parse_args()
-    r = measure(args.changes, args.steps)
-    r["sizes"] = sizes()
-    rows = table(r)
+    load = os.getloadavg()[0]
+    rows = []
+    for label, config in SERVERS.items():
+        rows += [f"## {label}", "", *table(measure(args.changes, args.steps, config)), ""]
+    rows += ["## The wheel beside the site", "", *size_table(sizes())]
     print("\n".join(rows))
     if args.write:
         when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -237,9 +250,15 @@ def main() -> None:
             "",
             f"`python bench/notebook.py --write`, {when}, on {platform.machine()} "
             f"({platform.processor() or 'cpu'}), Python {platform.python_version()}, "
-            f"headless Chromium, one run; load average {os.getloadavg()[0]:.1f} on "
-            f"{os.cpu_count()} cores at the end (the machine is shared: the kernel's own share is "
-            "the column that does not depend on it).",
+            f"headless Chromium, one run; load average {load:.1f} at the start and "
+            f"{os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores (the machine is "
+            "shared: the kernel's own share is the column that depends least on it). A change's "
+            "time is the kernel's share, the drawing, and what is in between: the request and "
+            "the answer on their way through JupyterLab's server.",
+            "",
+            "The site's own change times for the same widgets are bench/site.py's "
+            "(bench/RESULTS.md,"
+            " its interactions table), not measured in this run: it builds and serves every page.",
             "",
         ]
         (ROOT / "bench" / "NOTEBOOK.md").write_text("\n".join(head + rows) + "\n")

@@ -83,9 +83,12 @@ def _running(cmd: list[str], cwd: Path, ready: str) -> Iterator[subprocess.Popen
 
 
 @contextlib.contextmanager
-def jupyterlab(root: Path, python: str = sys.executable) -> Iterator[str]:
-    """JupyterLab serving `root`, run by `python`; yields its address with the token, the app
-    exposed to tests as window.jupyterapp (to run a notebook's cells by command, not by menus)."""
+def jupyterlab(
+    root: Path, python: str = sys.executable, config: Path | None = None
+) -> Iterator[str]:
+    """JupyterLab serving `root`, run by `python` with the server's `config` file if given;
+    yields its address with the token, the app exposed to tests as window.jupyterapp (to run a
+    notebook's cells by command, not by menus)."""
     port, token = free_port(), secrets.token_hex(16)
     cmd = [
         python, "-m", "jupyterlab", "--no-browser", f"--port={port}",
@@ -93,7 +96,7 @@ def jupyterlab(root: Path, python: str = sys.executable) -> Iterator[str]:
         f"--ServerApp.root_dir={root}",
         "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True",
         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]  # fmt: skip
+    ] + ([f"--config={config}"] if config else [])  # fmt: skip
     with _running(cmd, root, f"http://127.0.0.1:{port}/api/status?token={token}"):
         yield f"http://127.0.0.1:{port}/lab/tree/{{path}}?token={token}"
 
