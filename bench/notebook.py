@@ -1,11 +1,14 @@
 """The widgets in a real JupyterLab, in Chromium, in one run: for every chart widget at its
-heaviest input (bench/site.py's HEAVY, the site's own scenarios), a control change answered by the
-kernel and redrawn, p50 and p95; for every stepper at its most GPUs, longest vectors and most
-servers, a step; and the wheel's size beside the site's own bytes.
+heaviest input (HEAVY in bench/sitespeed/interaction.py, the site's own scenarios), a control
+change answered by the kernel and redrawn, p50 and p95; for every stepper at its most GPUs,
+longest vectors and most servers, a step; and the wheel's size beside the site's own bytes.
 
 Times are widget.js's own record (AE.bench.timings), as bench/site.py reads them on the site: a
-change from the reader's event to the new state rendered, a step's render. The kernel's share is
-what Python took inside the kernel (the answer's pythonMs).
+change from the reader's event to the new state rendered, a step's render. A change's time is
+split three ways: the kernel's share (what Python took inside the kernel, the answer's pythonMs),
+the drawing (the views' render of the answer in the page), and what is in between: the request
+and the answer on their way, browser to JupyterLab's server to the kernel's shell and back on its
+IOPub, each a process of its own waiting for a core.
 
     python bench/notebook.py [--changes 20] [--steps 30] [--write]   # --write: bench/NOTEBOOK.md
 """
@@ -14,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.util
 import json
 import os
 import platform
@@ -25,28 +27,18 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "notebook")]
+sys.path[:0] = [str(ROOT / p) for p in ("src", ".", "bench", "tests", "tests/notebook")]
 
 import nbformat  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
+from sitespeed import interaction  # noqa: E402
+from sitespeed.harness import percentile  # noqa: E402
 
 from allreduce_explainer.widgets import REGISTRY, views  # noqa: E402
 from nbservers import jupyterlab  # noqa: E402
 from sitebuild import browser as chromium  # noqa: E402
 from sitebuild.pages import Builder  # noqa: E402
 
-
-def _site_bench():
-    """bench/site.py, whose heaviest inputs and percentiles this run shares (its name is the
-    standard library's `site`, so it is loaded by path)."""
-    spec = importlib.util.spec_from_file_location("site_bench", ROOT / "bench" / "site.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["site_bench"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-SITE = _site_bench()
 WAIT_MS = 180_000
 
 CHANGE_JS = """async ({ prefix, sel, values, n }) => {
@@ -95,10 +87,10 @@ def heaviest_stepper(name: str) -> dict:
 def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
     """The notebook's cells: one per heavy chart scenario, one per stepper."""
     code = ["from allreduce_explainer.notebook import show"]
-    scenarios = [sc for group in SITE.HEAVY.values() for sc in group]
+    scenarios = [sc for group in interaction.HEAVY.values() for sc in group]
     for sc in scenarios:
-        preset = {k: v for k, v in sc.preset if v is not SITE.BIG_LOG}
-        big = [k for k, v in sc.preset if v is SITE.BIG_LOG]
+        preset = {k: v for k, v in sc.preset if v is not interaction.BIG_LOG}
+        big = [k for k, v in sc.preset if v is interaction.BIG_LOG]
         args = "".join(f", {k}={v!r}" for k, v in preset.items())
         args += "".join(f", {k}=open({str(log)!r}).read()" for k in big)
         code.append(f"show({sc.widget!r}{args})")
@@ -109,10 +101,20 @@ def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
     return code, scenarios, steppers
 
 
-def measure(changes: int, steps: int) -> dict:
+# JupyterLab as installed, and with TCP_NODELAY on the kernel's websocket (the config's docstring
+# says why): measured one after the other in one run
+SERVERS = {
+    "JupyterLab as installed": None,
+    "JupyterLab with TCP_NODELAY on the kernel's websocket (bench/jupyter_nodelay_config.py)": (
+        ROOT / "bench" / "jupyter_nodelay_config.py"
+    ),
+}
+
+
+def measure(changes: int, steps: int, config: Path | None) -> dict:
     folder = Path(tempfile.mkdtemp(prefix="ae-notebook-bench-"))
     log = folder / "big.log"
-    log.write_text(SITE.big_log())
+    log.write_text(interaction.big_log())
     code, scenarios, steppers = cells(log)
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in code])
     nb.metadata["kernelspec"] = {
@@ -122,7 +124,7 @@ def measure(changes: int, steps: int) -> dict:
     }
     nbformat.write(nb, folder / "bench.ipynb")
     out = {"changes": [], "steps": []}
-    with jupyterlab(folder) as url, sync_playwright() as p:
+    with jupyterlab(folder, config=config) as url, sync_playwright() as p:
         browser = chromium.launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.set_default_timeout(WAIT_MS)
@@ -146,9 +148,13 @@ def measure(changes: int, steps: int) -> dict:
                     "widget": sc.widget,
                     "label": sc.label,
                     "n": len(ok),
-                    "p50": SITE.percentile(totals, 0.5),
-                    "p95": SITE.percentile(totals, 0.95),
-                    "kernel_p50": SITE.percentile([t["python"] for t in ok], 0.5),
+                    "p50": percentile(totals, 0.5),
+                    "p95": percentile(totals, 0.95),
+                    "kernel_p50": percentile([t["python"] for t in ok], 0.5),
+                    "render_p50": percentile([t["render"] for t in ok], 0.5),
+                    "between_p50": percentile(
+                        [t["total"] - t["render"] - t["python"] for t in ok], 0.5
+                    ),
                     "errors": errors,
                 }
             )
@@ -158,8 +164,8 @@ def measure(changes: int, steps: int) -> dict:
                 {
                     "widget": name,
                     "state": heaviest_stepper(name),
-                    "p50": SITE.percentile(got, 0.5),
-                    "p95": SITE.percentile(got, 0.95),
+                    "p50": percentile(got, 0.5),
+                    "p95": percentile(got, 0.95),
                 }
             )
         browser.close()
@@ -189,15 +195,17 @@ def sizes() -> dict:
 def table(r: dict) -> list[str]:
     ms = lambda v: "–" if v is None else f"{v:.1f}"  # noqa: E731
     rows = [
-        "| widget | input | changes | p50 ms | p95 ms | kernel p50 ms | target |",
-        "|---|---|---|---|---|---|---|",
+        "| widget | input | changes | p50 ms | p95 ms | kernel p50 ms | drawing p50 ms "
+        "| in between p50 ms | target |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for c in r["changes"]:
         verdict = "met" if c["p95"] is not None and c["p95"] <= 100 else "missed"
         note = f" ({'; '.join(c['errors'])})" if c["errors"] else ""
         rows.append(
             f"| {c['widget']} | {c['label']} | {c['n']} | {ms(c['p50'])} | {ms(c['p95'])} | "
-            f"{ms(c['kernel_p50'])} | 100 ms p95: {verdict}{note} |"
+            f"{ms(c['kernel_p50'])} | {ms(c['render_p50'])} | {ms(c['between_p50'])} | "
+            f"100 ms p95: {verdict}{note} |"
         )
     rows += [
         "",
@@ -210,16 +218,17 @@ def table(r: dict) -> list[str]:
         rows.append(
             f"| {s['widget']} | {state} | {ms(s['p50'])} | {ms(s['p95'])} | 50 ms p95: {verdict} |"
         )
-    z = r["sizes"]
-    rows += [
-        "",
+    return rows
+
+
+def size_table(z: dict) -> list[str]:
+    return [
         "| bytes | MB |",
         "|---|---|",
         f"| the wheel | {z['wheel'] / 1e6:.2f} |",
         f"| the wheel, installed | {z['wheel_installed'] / 1e6:.2f} |",
         f"| the built site (every file, no compressed twins) | {z['site'] / 1e6:.2f} |",
     ]
-    return rows
 
 
 def main() -> None:
@@ -228,9 +237,11 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--write", action="store_true", help="write bench/NOTEBOOK.md")
     args = ap.parse_args()
-    r = measure(args.changes, args.steps)
-    r["sizes"] = sizes()
-    rows = table(r)
+    load = os.getloadavg()[0]
+    rows = []
+    for label, config in SERVERS.items():
+        rows += [f"## {label}", "", *table(measure(args.changes, args.steps, config)), ""]
+    rows += ["## The wheel beside the site", "", *size_table(sizes())]
     print("\n".join(rows))
     if args.write:
         when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -239,9 +250,15 @@ def main() -> None:
             "",
             f"`python bench/notebook.py --write`, {when}, on {platform.machine()} "
             f"({platform.processor() or 'cpu'}), Python {platform.python_version()}, "
-            f"headless Chromium, one run; load average {os.getloadavg()[0]:.1f} on "
-            f"{os.cpu_count()} cores at the end (the machine is shared: the kernel's own share is "
-            "the column that does not depend on it).",
+            f"headless Chromium, one run; load average {load:.1f} at the start and "
+            f"{os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores (the machine is "
+            "shared: the kernel's own share is the column that depends least on it). A change's "
+            "time is the kernel's share, the drawing, and what is in between: the request and "
+            "the answer on their way through JupyterLab's server.",
+            "",
+            "The site's own change times for the same widgets are bench/site.py's "
+            "(bench/RESULTS.md,"
+            " its interactions table), not measured in this run: it builds and serves every page.",
             "",
         ]
         (ROOT / "bench" / "NOTEBOOK.md").write_text("\n".join(head + rows) + "\n")

@@ -1,5 +1,6 @@
 """A real JupyterLab or marimo server on a free port of 127.0.0.1, started for a test or a bench
-run and stopped after it, its kernel importing this checkout's code."""
+run and stopped after it, its kernel importing this checkout's code, or, run by a venv's Python,
+the package installed there."""
 
 from __future__ import annotations
 
@@ -25,14 +26,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _env(cwd: Path) -> dict:
-    """The servers' environment: this checkout's code first on the kernel's path, and
+def _env(cwd: Path, python: str) -> dict:
+    """The servers' environment: this checkout's code first on the kernel's path (unless the
+    server runs another venv's Python, which imports the package installed there), and
     JupyterLab's settings and workspaces kept beside the served folder (a theme a test
     switches to is not the user's next default)."""
     env = dict(os.environ)
     env["JUPYTERLAB_SETTINGS_DIR"] = str(cwd.parent / f"{cwd.name}-lab-settings")
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(cwd.parent / f"{cwd.name}-lab-workspaces")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
+    if python == sys.executable:
+        path = [str(ROOT / "src"), env.get("PYTHONPATH")]
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, path))
+    else:  # the lab's and the widgets' front-end files stay this venv's (sys.prefix's share/)
+        env.pop("PYTHONPATH", None)
+        env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")
+        env["JUPYTERLAB_DIR"] = str(Path(sys.prefix) / "share" / "jupyter" / "lab")
     env.pop("JUPYTER_CONFIG_DIR", None)
     return env
 
@@ -60,7 +68,7 @@ def _running(cmd: list[str], cwd: Path, ready: str) -> Iterator[subprocess.Popen
     log = cwd.parent / f"{cwd.name}-server.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            cmd, cwd=cwd, env=_env(cwd), stdout=out, stderr=subprocess.STDOUT
+            cmd, cwd=cwd, env=_env(cwd, cmd[0]), stdout=out, stderr=subprocess.STDOUT
         )
     try:
         _wait(ready, process, log)
@@ -75,27 +83,31 @@ def _running(cmd: list[str], cwd: Path, ready: str) -> Iterator[subprocess.Popen
 
 
 @contextlib.contextmanager
-def jupyterlab(root: Path) -> Iterator[str]:
-    """JupyterLab serving `root`; yields its address with the token, the app exposed to tests as
-    window.jupyterapp (to run a notebook's cells by command, not by menus)."""
+def jupyterlab(
+    root: Path, python: str = sys.executable, config: Path | None = None
+) -> Iterator[str]:
+    """JupyterLab serving `root`, run by `python` with the server's `config` file if given;
+    yields its address with the token, the app exposed to tests as window.jupyterapp (to run a
+    notebook's cells by command, not by menus)."""
     port, token = free_port(), secrets.token_hex(16)
     cmd = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+        python, "-m", "jupyterlab", "--no-browser", f"--port={port}",
         "--ip=127.0.0.1", "--allow-root", f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
         "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True",
         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]  # fmt: skip
+    ] + ([f"--config={config}"] if config else [])  # fmt: skip
     with _running(cmd, root, f"http://127.0.0.1:{port}/api/status?token={token}"):
         yield f"http://127.0.0.1:{port}/lab/tree/{{path}}?token={token}"
 
 
 @contextlib.contextmanager
-def marimo(notebook: Path, *, edit: bool = False) -> Iterator[str]:
-    """marimo serving `notebook` as an app (`marimo run`), or in its editor with `edit`."""
+def marimo(notebook: Path, *, edit: bool = False, python: str = sys.executable) -> Iterator[str]:
+    """marimo serving `notebook` as an app (`marimo run`), or in its editor with `edit`, run by
+    `python`."""
     port = free_port()
     cmd = [
-        sys.executable, "-m", "marimo", "edit" if edit else "run", str(notebook),
+        python, "-m", "marimo", "edit" if edit else "run", str(notebook),
         "--headless", "--host", "127.0.0.1", "--port", str(port), "--no-token",
     ]  # fmt: skip
     with _running(cmd, notebook.parent, f"http://127.0.0.1:{port}/"):

@@ -87,3 +87,20 @@ def test_the_module_carries_the_sites_own_views():
     text = module()
     for name in VIEWS:
         assert (ROOT / "client" / "js" / name).read_text() in text
+
+
+def test_a_views_change_is_one_message_back_and_its_save_no_echo():
+    """The view's answer is the one message a change sends to the front end: the parameters it
+    saves itself are not synced back first (your cluster's megabyte log would travel twice more),
+    and the save that follows changes nothing and is not echoed."""
+    w = show("latency")
+    sent = []
+    w._send = lambda message, buffers=None: sent.append(message)
+    params = {**w.params, "gpus": 256}
+    w._message(w, {"type": "call", "id": 3, "params": params}, [])
+    assert [m["method"] for m in sent] == ["custom"] and sent[0]["content"]["id"] == 3
+    assert w.params["gpus"] == 256
+    sent.clear()
+    saved = {**params, **w.state["params"]}
+    w.set_state({"params": saved})  # the view's save, as ipywidgets applies a front end's update
+    assert sent == [] and w.params == saved

@@ -59,15 +59,25 @@ function build(model, box, state) {
   const root = box.querySelector("[data-widget]");
   if (state) root.querySelector('script[data-role="state"]').textContent = JSON.stringify(state);
   const widget = new AE.Widget(root);
+  // The front end's copy of the parameters too (marimo's reactive value follows it), saved once
+  // the view has drawn the answer: your cluster's megabyte log is not serialised on the change's
+  // path. A next call saves it first, so the kernel never gets an older copy after a newer call.
+  let unsaved = null;
+  const save = () => {
+    if (!unsaved) return;
+    model.set("params", unsaved);
+    model.save_changes();
+    unsaved = null;
+  };
   widget.python = {
     status: "ready",
     call(fn, params) {
+      save();
       const t0 = performance.now();
       return ask(model, { type: "call", params }).then((answer) => {
         if (answer.response.ok) {
-          // the front end's copy of the parameters too: marimo's reactive value follows it
-          model.set("params", { ...params, ...answer.response.state.params });
-          model.save_changes();
+          unsaved = { ...params, ...answer.response.state.params };
+          setTimeout(save, 0);
         }
         return { response: answer.response, pythonMs: answer.pythonMs ?? performance.now() - t0 };
       });

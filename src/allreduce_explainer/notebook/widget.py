@@ -57,7 +57,7 @@ class Widget(anywidget.AnyWidget):
     name = traitlets.Unicode(read_only=True).tag(sync=True)
     view = traitlets.Unicode(read_only=True).tag(sync=True)
     html = traitlets.Unicode(read_only=True).tag(sync=True)
-    params = traitlets.Dict().tag(sync=True)
+    params = traitlets.Dict().tag(sync=True, echo_update=False)
     state = traitlets.Dict(read_only=True)
 
     def __init__(self, name: str, **params: Any):
@@ -98,14 +98,21 @@ class Widget(anywidget.AnyWidget):
         t0 = time.perf_counter()
         answer = json.loads(bridge.call(self.name, json.dumps(message.get("params"))))
         ms = (time.perf_counter() - t0) * 1e3
-        if answer["ok"]:
-            self.set_trait("state", answer["state"])
-            self._answering = True
-            try:
-                self.params = {**message["params"], **answer["state"]["params"]}
-            finally:
-                self._answering = False
         self.send({"type": "result", "id": message["id"], "response": answer, "pythonMs": ms})
+        if answer["ok"]:
+            self._keep(answer["state"], {**message["params"], **answer["state"]["params"]})
+
+    def _keep(self, state: dict, params: dict) -> None:
+        """A view's answered change, kept in the kernel after the view has its answer: the view
+        saves the same parameters itself, so they are not synced back to it (a change's one
+        round trip; your cluster's log is a megabyte), and its save is not echoed."""
+        self.set_trait("state", state)
+        self._answering = True
+        try:
+            with self._lock_property(params=params):
+                self.params = params
+        finally:
+            self._answering = False
 
     def figure(self, which: str | None = None):
         """A chart's figure as a Plotly `Figure` (needs plotly): its main one, or the one of its
