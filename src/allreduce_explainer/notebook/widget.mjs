@@ -9,6 +9,9 @@ AE.copyTools = AE.copyTools || { attach() {} };
 AE.urlState = AE.urlState || { apply() {}, record() {} };
 AE.stored = AE.stored || { read: () => ({}), keep() {} };
 AE.python = AE.python || { status: "ready" };
+// A notebook's lab asks its own question in its cells: its widgets ask no prediction first (as
+// the site with predict=0), so a stepper steps and a chart shows at once.
+AE.predict = AE.predict || (() => null);
 const metas = (AE.notebookMeta = AE.notebookMeta || {});
 AE.meta = AE.meta || ((name) => metas[name] || "");
 
