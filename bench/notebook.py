@@ -10,7 +10,9 @@ the drawing (the views' render of the answer in the page), and what is in betwee
 and the answer on their way, browser to JupyterLab's server to the kernel's shell and back on its
 IOPub, each a process of its own waiting for a core.
 
-    python bench/notebook.py [--changes 20] [--steps 30] [--write]   # --write: bench/NOTEBOOK.md
+    python bench/notebook.py [--changes 20] [--steps 30] [--site DIR] [--write]
+
+--write: bench/NOTEBOOK.md; --site: a site build.py built (else one is built, a few minutes).
 """
 
 from __future__ import annotations
@@ -32,11 +34,13 @@ sys.path[:0] = [str(ROOT / p) for p in ("src", ".", "bench", "tests", "tests/not
 import nbformat  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from sitespeed import interaction  # noqa: E402
-from sitespeed.harness import percentile  # noqa: E402
+from sitespeed.harness import discover, percentile  # noqa: E402
+from sitespeed.traffic import Traffic  # noqa: E402
 
 from allreduce_explainer.widgets import REGISTRY, views  # noqa: E402
 from nbservers import jupyterlab  # noqa: E402
 from sitebuild import browser as chromium  # noqa: E402
+from sitebuild import serve  # noqa: E402
 from sitebuild.pages import Builder  # noqa: E402
 
 WAIT_MS = 180_000
@@ -101,17 +105,17 @@ def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
     return code, scenarios, steppers
 
 
-# JupyterLab as installed, and with TCP_NODELAY on the kernel's websocket (the config's docstring
-# says why): measured one after the other in one run
+# JupyterLab with the package installed (its server extension, notebook/server.py, sets
+# TCP_NODELAY on the kernel's websocket), and the same JupyterLab with that extension turned off:
+# measured one after the other in one run, as is the site itself in the same browser
+OFF = '--ServerApp.jpserver_extensions={"allreduce_explainer.notebook.server": false}'
 SERVERS = {
-    "JupyterLab as installed": None,
-    "JupyterLab with TCP_NODELAY on the kernel's websocket (bench/jupyter_nodelay_config.py)": (
-        ROOT / "bench" / "jupyter_nodelay_config.py"
-    ),
+    "JupyterLab with the package installed (its server extension on)": (),
+    "JupyterLab with the package's server extension off": (OFF,),
 }
 
 
-def measure(changes: int, steps: int, config: Path | None) -> dict:
+def measure(changes: int, steps: int, options: tuple[str, ...]) -> dict:
     folder = Path(tempfile.mkdtemp(prefix="ae-notebook-bench-"))
     log = folder / "big.log"
     log.write_text(interaction.big_log())
@@ -124,7 +128,7 @@ def measure(changes: int, steps: int, config: Path | None) -> dict:
     }
     nbformat.write(nb, folder / "bench.ipynb")
     out = {"changes": [], "steps": []}
-    with jupyterlab(folder, config=config) as url, sync_playwright() as p:
+    with jupyterlab(folder, options=options) as url, sync_playwright() as p:
         browser = chromium.launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.set_default_timeout(WAIT_MS)
@@ -172,7 +176,50 @@ def measure(changes: int, steps: int, config: Path | None) -> dict:
     return out
 
 
-def sizes() -> dict:
+def measure_site(site: Path, changes: int) -> dict:
+    """The same scenarios on the site's own pages, in the same browser, its worker answering:
+    bench/site.py's scenario code (sitespeed/interaction.py), so the two rows compare."""
+    out = {"changes": [], "steps": []}
+    base, httpd = serve.in_background(site)
+    try:
+        with sync_playwright() as p:
+            browser = chromium.launch(p)
+            bench = interaction.Interaction(browser, base, Traffic(), discover(site), "")
+            ctx = bench.context(first=False)
+            for slug, group in interaction.HEAVY.items():
+                page = ctx.new_page()
+                if not bench.open(page, slug):
+                    raise SystemExit(f"{slug}: Python failed to start on the site")
+                for sc in group:
+                    r = bench.scenario(page, sc, changes)
+                    out["changes"].append(site_row(sc, r))
+                page.close()
+            browser.close()
+    finally:
+        httpd.shutdown()
+    return out
+
+
+def site_row(sc: interaction.Scenario, r: dict) -> dict:
+    """A site scenario's spread in the notebook table's columns: there the worker is the kernel,
+    and nothing is in between but the page's message to its worker."""
+    if "error" in r:
+        raise SystemExit(f"{sc.widget}, {sc.label}: {r['error']}")
+    total, python, render = r["total"], r["python"], r["render"]
+    return {
+        "widget": sc.widget,
+        "label": sc.label,
+        "n": r["changes"] - r["failed"],
+        "p50": total["p50"],
+        "p95": total["p95"],
+        "kernel_p50": python["p50"],
+        "render_p50": render["p50"],
+        "between_p50": None,
+        "errors": [],
+    }
+
+
+def sizes(site: Path) -> dict:
     """The wheel, built as `make dist` builds it, beside the built site's bytes (every file,
     and what a reader's browser fetches: the site's compressed twins are not counted twice)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -185,8 +232,6 @@ def sizes() -> dict:
         with zipfile.ZipFile(wheel) as z:
             installed = sum(i.file_size for i in z.infolist())
         wheel_bytes = wheel.stat().st_size
-        site = Path(tmp) / "site"
-        Builder(site).build()
         files = [f for f in site.rglob("*") if f.is_file()]
         plain = sum(f.stat().st_size for f in files if f.suffix not in (".br", ".gz"))
     return {"wheel": wheel_bytes, "wheel_installed": installed, "site": plain}
@@ -207,6 +252,8 @@ def table(r: dict) -> list[str]:
             f"{ms(c['kernel_p50'])} | {ms(c['render_p50'])} | {ms(c['between_p50'])} | "
             f"100 ms p95: {verdict}{note} |"
         )
+    if not r["steps"]:
+        return rows
     rows += [
         "",
         "| stepper | state | step p50 ms | step p95 ms | target |",
@@ -236,12 +283,21 @@ def main() -> None:
     ap.add_argument("--changes", type=int, default=20)
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--write", action="store_true", help="write bench/NOTEBOOK.md")
+    ap.add_argument("--site", type=Path, help="a site built by build.py (else one is built)")
     args = ap.parse_args()
+    if args.site is not None and not (args.site / "index.html").is_file():
+        ap.error(f"--site: {args.site} has no index.html (build it with build.py)")
     load = os.getloadavg()[0]
     rows = []
-    for label, config in SERVERS.items():
-        rows += [f"## {label}", "", *table(measure(args.changes, args.steps, config)), ""]
-    rows += ["## The wheel beside the site", "", *size_table(sizes())]
+    for label, options in SERVERS.items():
+        rows += [f"## {label}", "", *table(measure(args.changes, args.steps, options)), ""]
+    with tempfile.TemporaryDirectory(prefix="ae-notebook-site-") as tmp:
+        site = args.site or Path(tmp) / "site"
+        if args.site is None:
+            Builder(site).build()
+        rows += ["## The site, its worker answering", "",
+                 *table(measure_site(site, args.changes)), ""]  # fmt: skip
+        rows += ["## The wheel beside the site", "", *size_table(sizes(site))]
     print("\n".join(rows))
     if args.write:
         when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -256,9 +312,9 @@ def main() -> None:
             "time is the kernel's share, the drawing, and what is in between: the request and "
             "the answer on their way through JupyterLab's server.",
             "",
-            "The site's own change times for the same widgets are bench/site.py's "
-            "(bench/RESULTS.md,"
-            " its interactions table), not measured in this run: it builds and serves every page.",
+            "The site's own change times for the same widgets and inputs are measured in the "
+            "same run, in the same browser, with bench/site.py's scenario code: there the "
+            "page's worker answers, and the kernel's column is its Python.",
             "",
         ]
         (ROOT / "bench" / "NOTEBOOK.md").write_text("\n".join(head + rows) + "\n")

@@ -84,9 +84,9 @@ def _running(cmd: list[str], cwd: Path, ready: str) -> Iterator[subprocess.Popen
 
 @contextlib.contextmanager
 def jupyterlab(
-    root: Path, python: str = sys.executable, config: Path | None = None
+    root: Path, python: str = sys.executable, options: tuple[str, ...] = ()
 ) -> Iterator[str]:
-    """JupyterLab serving `root`, run by `python` with the server's `config` file if given;
+    """JupyterLab serving `root`, run by `python` with the server's command-line `options`;
     yields its address with the token, the app exposed to tests as window.jupyterapp (to run a
     notebook's cells by command, not by menus)."""
     port, token = free_port(), secrets.token_hex(16)
@@ -96,7 +96,8 @@ def jupyterlab(
         f"--ServerApp.root_dir={root}",
         "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True",
         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ] + ([f"--config={config}"] if config else [])  # fmt: skip
+        *options,
+    ]  # fmt: skip
     with _running(cmd, root, f"http://127.0.0.1:{port}/api/status?token={token}"):
         yield f"http://127.0.0.1:{port}/lab/tree/{{path}}?token={token}"
 

@@ -44,8 +44,12 @@ def run_all(page, url: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def lab(browser, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("lab")
+def folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("lab")
+
+
+@pytest.fixture(scope="module")
+def lab(browser, folder):
     name = write_notebook(folder, CELLS)
     with jupyterlab(folder) as url:
         ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
@@ -94,6 +98,16 @@ def test_a_bad_value_is_named_next_to_its_box(lab):
     box.fill("1")
     box.dispatch_event("change")
     chart.locator('[data-error-for="gpus"]', has_text="must be between").wait_for(timeout=WAIT_MS)
+
+
+def test_the_packages_server_extension_sets_nodelay_on_the_kernels_websocket(lab, folder):
+    """The package's Jupyter server extension, turned on by the config file the install puts in
+    the environment (etc/jupyter/jupyter_server_config.d), has set TCP_NODELAY on the notebook's
+    kernel websocket: the server's log has the option as read back from the socket itself."""
+    lab.locator('.ae-notebook [data-widget^="latency-"]').wait_for(timeout=WAIT_MS)
+    log = (folder.parent / f"{folder.name}-server.log").read_text()
+    assert "allreduce_explainer: kernel websockets send with TCP_NODELAY" in log
+    assert "allreduce_explainer: kernel websocket TCP_NODELAY=1" in log, log[-2000:]
 
 
 def test_the_widgets_follow_jupyterlabs_dark_theme(lab):

@@ -3,6 +3,7 @@ parameters checked as the page checks them, the exercise's verdict, and every wi
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -17,10 +18,11 @@ from helpers import ROOT
 def answered(w: Widget, params: dict) -> dict:
     """What a view's "call" gets back, as the browser's adapter asks it."""
     sent = []
-    w.send = lambda message, buffers=None: sent.append(message)
+    w.send = lambda message, buffers=None: sent.append((message, buffers))
     w._message(w, {"type": "call", "id": 7, "params": params}, [])
-    assert sent[-1]["id"] == 7
-    return sent[-1]["response"]
+    message, buffers = sent[-1]
+    assert message["id"] == 7 and "response" not in message and len(buffers) == 1
+    return json.loads(buffers[0].decode())  # the adapter's TextDecoder and JSON.parse
 
 
 def test_show_takes_the_url_spelling_and_the_parameters():

@@ -6,6 +6,19 @@
 Needs the `notebook` extra (`pip install "allreduce-explainer[notebook]"`); the core does not.
 """
 
-from .widget import NAMES, Widget, show
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["NAMES", "Widget", "show"]
+
+
+def __getattr__(name: str) -> Any:
+    """The widgets, imported when first asked for: the Jupyter server extension beside them
+    (server.py) is loaded by every Jupyter server of an environment that has the package, with
+    or without anywidget, and must not need it."""
+    if name in __all__:
+        from . import widget
+
+        return getattr(widget, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -46,7 +46,7 @@ let plotly = null;
 function plotlyReady(model) {
   if (!plotly) {
     plotly = ask(model, { type: "plotly" }).then((answer) => {
-      metas["ae-plotly"] = URL.createObjectURL(new Blob([answer.text], { type: "text/javascript" }));
+      metas["ae-plotly"] = URL.createObjectURL(new Blob([answer.bytes], { type: "text/javascript" }));
     });
   }
   return plotly;
@@ -94,8 +94,13 @@ async function render({ model, el }) {
   box.className = "ae-notebook";
   el.appendChild(box);
   let widget = null;
-  const onMessage = (message) => {
+  // An answer's payload comes as bytes beside the message (the kernel's JSON as the bridge wrote
+  // it; Plotly's script): a DataView in Jupyter, an ArrayBuffer or DataView in marimo.
+  const onMessage = (message, buffers) => {
     if (message && waiting.has(message.id)) {
+      const bytes = buffers && buffers[0];
+      if (message.type === "plotly") message.bytes = bytes;
+      else if (bytes) message.response = JSON.parse(new TextDecoder().decode(bytes));
       waiting.get(message.id)(message);
       waiting.delete(message.id);
     } else if (message && message.type === "state" && widget) {
