@@ -250,7 +250,6 @@ def signature(s: dict[str, Param]) -> inspect.Signature:
 
 DTYPE_TEXT = {"int": "int32 (exact)", "fp32": "fp32", "bf16": "bf16"}
 DTYPE = Param("dtype", "int", "choice", "Number type", choices=tuple(DTYPE_TEXT.items()))
-SEED = Param("seed", 1, "int", lo=0, hi=2**53)
 # a long table's rows: the first screenful, or every one once the reader asks ("show all")
 ROWS = Param("rows", "first", "choice", choices=(("first", "the first rows"), ("all", "all rows")))
 VALUES = Param("values", None, "data")  # one list of numbers per GPU, as edited in a stepper

@@ -5,14 +5,35 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
-from .. import dtypes
+from .. import api, dtypes
 from ..errors import ParamError
 from ..exercises.check import read_quantity
 from ..exercises.units import AnswerError
-from ..params import Param
+from ..params import Param, api_args, narrowed
 from ..simulation import gradients
 from ..training import calculator
 from .views import DIGITS, Frame, frame
+
+
+def simulated(key: str, label: str = "", name: str = "", **changes) -> Param:
+    """A stepper's parameter narrowed from api.simulate's `key`, as the stepper calls simulate:
+    its GPUs, numbers, type, seed and values are simulate's quantities in a page's smaller range.
+    Without a label no control (the api's label is a CLI help, not a page's); `name` is the
+    page's URL name where it is not simulate's keyword."""
+    return narrowed(api.SIMULATE[key], name, label=label, **changes)
+
+
+# The gradients a stepper draws or the reader edits: the seed (1, up to 2**53 so a link keeps it
+# exact), the edited values and the number type, simulate's own.
+SEED = simulated("seed", default=1, hi=2**53)
+VALUES = simulated("values")
+DTYPE = simulated("dtype", api.SIMULATE["dtype"].label)
+
+
+def simulate_args(p: dict, s: dict[str, Param], inputs: list[list]) -> dict:
+    """api_args for a stepper that drew or checked its gradients itself (`vectors`, at the
+    page's length): simulate gets those values, whose length is their own."""
+    return api_args(p, s) | {"values": inputs, "length": None}
 
 
 def vectors(p: dict, n: int, dtype: str, max_length: int) -> list[list]:

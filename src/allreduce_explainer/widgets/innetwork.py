@@ -15,7 +15,7 @@ from ..catalog.measured import MEASURED_H100_BUSBW_GBPS
 from ..collectives import ALLREDUCE
 from ..errors import ParamError
 from ..palette import NEUTRAL, SERIES
-from ..params import DTYPE_TEXT, SEED, VALUES, Param, spec, validated
+from ..params import DTYPE_TEXT, Param, spec, validated
 from ..schedules.ring import steps as ring_steps
 from ..schedules.topology import H100_NVLINK_GBps
 from ..simulation import innetwork
@@ -23,7 +23,7 @@ from ..simulation.innetwork import SWITCH
 from ..sources import FITTED, REFERENCE_DASH, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import value_text, vectors
+from .common import SEED, VALUES, value_text, vectors
 
 # ---- The stepper -------------------------------------------------------------------------------
 

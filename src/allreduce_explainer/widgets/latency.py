@@ -34,7 +34,7 @@ from ..exercises.check import verdict as judged
 from ..exercises.units import BYTES
 from ..nccl import BASE_LATENCY_US, HW_LATENCY_US, NIC_GBPS, RING_PLATEAU_FACTOR
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
-from ..params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
+from ..params import Param, defaults, spec, validated
 from ..performance import fitted
 from ..schedules import tree
 from ..schedules.ring import steps as ring_steps
@@ -44,7 +44,17 @@ from ..simulation.verify import check
 from ..sources import ESTIMATE, FITTED, REFERENCE_DASH, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import chunk_of, read_answer, stepper_frames, vectors
+from .common import (
+    DTYPE,
+    SEED,
+    VALUES,
+    chunk_of,
+    read_answer,
+    simulate_args,
+    simulated,
+    stepper_frames,
+    vectors,
+)
 
 MAX_LATENCY_GPUS = 1024
 # One colour per algorithm NCCL may pick (Okabe & Ito), one marker per protocol
@@ -372,9 +382,9 @@ def _steps_line(name, y, colour, dash, symbol) -> dict:
 # ---- The tree, step by step --------------------------------------------------------------------
 
 TREE = spec(
-    Param("gpus", 8, "int", "GPUs", 2, 16),
-    Param("length", 8, "int", "Numbers per gradient", 2, 64),
-    Param("chunks", 2, "int", "Chunks per tree (pipeline)", 1, 4),
+    simulated("gpus", "GPUs", default=8, lo=2, hi=16),
+    simulated("length", "Numbers per gradient", default=8, lo=2, hi=64, optional=False),
+    simulated("chunks", "Chunks per tree (pipeline)", default=2, hi=4, optional=False),
     DTYPE,
     SEED,
     VALUES,
@@ -389,7 +399,7 @@ def tree_allreduce(params=None) -> dict:
     length = len(inputs[0])
     if length < 2 * k:
         raise ParamError("length", f"needs at least {2 * k} numbers: two trees × {k} chunks")
-    r = api.simulate("tree", n, values=inputs, dtype=dtype, trace=True, chunks=k)
+    r = api.simulate("tree", **simulate_args(p, TREE, inputs), trace=True)
     halves = split(0, length, 2)
     chunks = [c for a, b in halves for c in split(a, b, k)]
     parents = tree.dtree_parents(n)

@@ -6,11 +6,22 @@ from .. import api, dtypes
 from ..errors import ParamError
 from ..exercises.check import check_quantity
 from ..exercises.units import COUNT
-from ..params import DTYPE, SEED, VALUES, Param, spec, validated
+from ..params import spec, validated
 from ..simulation.verify import check
 from ..validate import permutation
 from . import Widget, diagram, views
-from .common import chunk_of, read_answer, stepper_frames, value_text, vectors
+from .common import (
+    DTYPE,
+    SEED,
+    VALUES,
+    chunk_of,
+    read_answer,
+    simulate_args,
+    simulated,
+    stepper_frames,
+    value_text,
+    vectors,
+)
 
 
 def _ring_narration(chunks, dtype: str, n: int):
@@ -34,14 +45,14 @@ def _ring_narration(chunks, dtype: str, n: int):
 
 
 RING = spec(
-    Param("gpus", 4, "int", "GPUs", 2, 16),
-    Param("length", 8, "int", "Numbers per gradient", 1, 64),
+    simulated("gpus", "GPUs", lo=2, hi=16),
+    simulated("length", "Numbers per gradient", default=8, hi=64, optional=False),
     DTYPE,
     SEED,
     VALUES,
     # the ring's order of GPUs, as a link carries it (stage 10's "step through this ring":
     # a channel's ring from NCCL_DEBUG=INFO); no control, the URL records it
-    Param("order", None, "data", optional=True),
+    simulated("order"),
 )
 
 
@@ -67,7 +78,8 @@ def _ring_trace(params) -> tuple[dict, dict]:
     # the state keeps the order as a link writes it (0,7,6,...), so the URL reads as NCCL's line
     p["order"] = None if order is None else ",".join(map(str, order))
     inputs = vectors(p, n, dtype, RING["length"].hi)
-    result = api.simulate("ring", n, values=inputs, dtype=dtype, trace=True, order=order)
+    args = simulate_args(p, RING, inputs) | {"order": order}  # the order as it runs
+    result = api.simulate("ring", **args, trace=True)
     return p, result
 
 

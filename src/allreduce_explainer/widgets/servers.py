@@ -17,7 +17,7 @@ from ..catalog.models import EXAMPLE_GRADIENT_BYTES
 from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..errors import ParamError
 from ..palette import SERIES
-from ..params import SEED, VALUES, Param, spec, validated
+from ..params import Param, spec, validated
 from ..schedules.schedule import split
 from ..schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
 from ..simulation.simulate import count_bytes
@@ -25,7 +25,7 @@ from ..simulation.verify import check
 from ..sources import FITTED, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import complete, vectors
+from .common import SEED, VALUES, complete, simulate_args, simulated, vectors
 
 METHODS = ("ring", "multi-ring", "hierarchical")
 LABELS = {
@@ -40,12 +40,12 @@ NCCL_LABEL = f"NCCL's choice, {FITTED.legend} (H100 SXM)"
 # ---- The stepper: one method on real numbers --------------------------------------------------
 
 STEPPER = spec(
-    Param("method", "hierarchical", "choice", "Method",
-          choices=tuple(zip(METHODS, ("flat ring", "one ring per card", "hierarchical"),
-                            strict=True))),
+    simulated("algorithm", "Method", name="method", default="hierarchical",
+              choices=tuple(zip(METHODS, ("flat ring", "one ring per card", "hierarchical"),
+                                strict=True))),
     Param("servers", 2, "int", "Servers", 1, 4),
-    Param("gpus_per_node", 4, "int", "GPUs per server", 1, 4),
-    Param("length", 16, "int", "Numbers per gradient", 1, 64),
+    simulated("gpus_per_node", "GPUs per server", default=4, hi=4, optional=False),
+    simulated("length", "Numbers per gradient", default=16, hi=64, optional=False),
     replace(SEED, default=6),
     VALUES,
 )  # fmt: skip
@@ -59,7 +59,7 @@ def servers_stepper(params=None) -> dict:
     if n < 2:
         raise ParamError("gpus_per_node", "one GPU in all: nothing to add up; use 2 or more")
     inputs = vectors(p, n, "int", STEPPER["length"].hi)
-    r = api.simulate(method, n, g, values=inputs, trace=True)
+    r = api.simulate(**simulate_args(p, STEPPER, inputs), gpus=n, trace=True)
     length = r["length"]
     groups = split(0, length, n if method == "ring" else g)
     frames = _frames(r, groups, servers, g, method)

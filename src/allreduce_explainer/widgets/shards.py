@@ -13,12 +13,12 @@ from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
-from ..params import DTYPE, SEED, VALUES, Param, narrowed, spec, validated
+from ..params import Param, narrowed, spec, validated
 from ..simulation.shard import OPTIMIZERS
 from ..training import calculator, memory, shardcost
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import value_text
+from .common import DTYPE, SEED, VALUES, value_text
 
 # ---- The stepper -------------------------------------------------------------------------------
 

@@ -7,14 +7,14 @@ from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
 from ..palette import SERIES
-from ..params import SEED, VALUES, Param, spec, validated
+from ..params import Param, spec, validated
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import stepper_frames, value_text, vectors
+from .common import SEED, VALUES, simulate_args, simulated, stepper_frames, value_text, vectors
 
 NAIVE = spec(
-    Param("gpus", 4, "int", "GPUs", 2, 8),
-    Param("length", 6, "int", "Numbers per gradient", 1, 16),
+    simulated("gpus", "GPUs", lo=2, hi=8),
+    simulated("length", "Numbers per gradient", default=6, hi=16, optional=False),
     SEED,
     VALUES,
 )
@@ -25,7 +25,7 @@ def naive(params=None) -> dict:
     p = validated(params, NAIVE)
     n = p["gpus"]
     inputs = vectors(p, n, "int", NAIVE["length"].hi)
-    r = api.simulate("naive", n, values=inputs, trace=True)
+    r = api.simulate("naive", **simulate_args(p, NAIVE, inputs), trace=True)
     length = r["length"]
     nbytes = length * dtypes.INT.itemsize
 
