@@ -137,11 +137,11 @@ def chunk_of(chunks: list[tuple[int, int]], start: int, stop: int) -> int:
 
 
 def grad_dtype(default: str, *order: str) -> Param:
-    """The gradient's type: BF16 (2 bytes) or FP32 (4 bytes), sizes from the calculator."""
+    """The gradient's type, api.calc's: BF16 (2 bytes) or FP32 (4 bytes), sizes from the
+    calculator."""
     text = {k: f"{k.upper()} ({n} bytes)" for k, n in calculator.GRAD_BYTES.items()}
-    return Param(
-        "grad_dtype", default, "choice", "Gradient type", choices=tuple((k, text[k]) for k in order)
-    )
+    choices = tuple((k, text[k]) for k in order)
+    return narrowed(api.CALC["grad_dtype"], label="Gradient type", default=default, choices=choices)
 
 
 def read_answer(text, dimension: str, asked: str) -> float:

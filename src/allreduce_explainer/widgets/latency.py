@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from .. import api, fmt, nccl
 from ..catalog import hardware, measured
-from ..catalog.hardware import GIB, NCCL_GPU, NIC_400G_Gbps
+from ..catalog.hardware import GIB, NCCL_GPU
 from ..costs import cost
 from ..costs.latency_model import (
     NCCL_NETWORK_HOP_US,
@@ -34,7 +34,7 @@ from ..exercises.check import verdict as judged
 from ..exercises.units import BYTES
 from ..nccl import BASE_LATENCY_US, HW_LATENCY_US, NIC_GBPS, RING_PLATEAU_FACTOR
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
-from ..params import Param, defaults, spec, validated
+from ..params import Param, defaults, narrowed, spec, validated
 from ..performance import fitted
 from ..schedules import tree
 from ..schedules.ring import steps as ring_steps
@@ -65,12 +65,15 @@ PROTO_SYMBOLS = {"LL": "circle", "LL128": "diamond", "Simple": "square"}
 
 
 LATENCY = spec(
-    Param("gpus", 64, "int", "GPUs", 2, MAX_LATENCY_GPUS),
-    Param("gpus_per_node", 8, "int", "GPUs per server (NCCL's model)", 1, 8),
-    Param("latency_us", NCCL_NETWORK_HOP_US, "float", "Whiteboard model's α per message (µs)",
-          0, 10000, unit="µs"),
-    Param("bandwidth_gbps", NIC_400G_GBps, "float", "Network card B (GB/s)", 0.125, 400,
-          unit="GB/s"),
+    narrowed(api.NCCL_SWEEP["gpus"], label="GPUs", default=64, lo=2, hi=MAX_LATENCY_GPUS),
+    narrowed(api.NCCL_SWEEP["gpus_per_node"], label="GPUs per server (NCCL's model)", default=8,
+             hi=8, optional=False),
+    # the whiteboard model's network link, under the page's names
+    narrowed(api.ESTIMATE["inter_latency"], "latency_us",
+             label="Whiteboard model's α per message (µs)", default=NCCL_NETWORK_HOP_US,
+             hi=10000),
+    narrowed(api.ESTIMATE["inter_bw"], "bandwidth_gbps", label="Network card B (GB/s)",
+             lo=0.125, hi=400),
 )  # fmt: skip
 
 
@@ -332,7 +335,15 @@ def _time_layout(title: tuple[str, str], times: tuple[float, float], strip: bool
 
 # ---- Steps against GPU count -------------------------------------------------------------------
 
-STEPS = spec(Param("gpus", 1024, "int", "GPUs (marked on the chart)", 2, fig.GPU_SWEEP[-1]))
+STEPS = spec(
+    narrowed(
+        api.ESTIMATE["gpus"],
+        label="GPUs (marked on the chart)",
+        default=1024,
+        lo=2,
+        hi=fig.GPU_SWEEP[-1],
+    )
+)
 
 
 def steps(params=None) -> dict:
@@ -501,11 +512,12 @@ CURVE_BIG = CURVE_BIG_GIB * GIB
 CURVE_GPUS = tuple((g, g) for g in nccl.GPU_SPECS)
 CURVE_ALGORITHMS = (("nccl", "NCCL's choice"), ("Ring", "Ring (NCCL_ALGO=Ring)"))
 CURVE = spec(
-    Param("gpu", hardware.H100_SXM.name, "choice", "GPU", choices=CURVE_GPUS),
-    Param("gpus_per_node", 8, "int", "GPUs per server", 2, 8),
+    narrowed(api.NCCL_SWEEP["gpu"], label="GPU", kind="choice", choices=CURVE_GPUS),
+    narrowed(api.NCCL_SWEEP["gpus_per_node"], label="GPUs per server", default=8, lo=2, hi=8,
+             optional=False),
     Param("servers", 1, "int", "Servers", 1, 512),
-    Param("nic_gbps", NIC_400G_Gbps, "float", "Network card (Gb/s, one per GPU)", *NIC_GBPS,
-          unit="Gb/s"),
+    narrowed(api.NCCL_SWEEP["nic_Gbps"], "nic_gbps", label="Network card (Gb/s, one per GPU)",
+             lo=NIC_GBPS[0], hi=NIC_GBPS[1]),
     Param("algorithm", "nccl", "choice", "Algorithm", choices=CURVE_ALGORITHMS),
 )  # fmt: skip
 

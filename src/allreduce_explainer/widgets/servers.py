@@ -17,9 +17,9 @@ from ..catalog.models import EXAMPLE_GRADIENT_BYTES
 from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..errors import ParamError
 from ..palette import SERIES
-from ..params import Param, spec, validated
+from ..params import Param, api_args, narrowed, spec, validated
 from ..schedules.schedule import split
-from ..schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
+from ..schedules.topology import NIC_400G_GBps
 from ..simulation.simulate import count_bytes
 from ..simulation.verify import check
 from ..sources import FITTED, WHITEBOARD
@@ -181,14 +181,15 @@ def _frames(r: dict, groups, servers: int, g: int, method: str) -> list[views.Fr
 
 COMPARE = spec(
     Param("servers", 8, "int", "Servers", 1, 64, nudge=(1, "a server")),
-    Param("gpus_per_node", 8, "int", "GPUs (and cards) per server", 1, 8),
+    narrowed(api.ESTIMATE["gpus_per_node"], label="GPUs (and cards) per server", default=8,
+             hi=8, optional=False),
     # a 7B-parameter model's BF16 gradient (why-allreduce's)
     Param("gradient_gb", EXAMPLE_GRADIENT_BYTES / 1e9, "float", "Gradient per GPU (GB)",
           0.000001, 10000, unit="GB"),
-    Param("intra_bw", H100_NVLINK_GBps, "float", "NVLink (GB/s)", 0.001, 1000000, unit="GB/s"),
-    Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.001, 1000000, unit="GB/s"),
-    Param("intra_latency", 0.0, "float", "NVLink latency (µs)", 0, 1000000, unit="µs"),
-    Param("inter_latency", 0.0, "float", "Network latency (µs)", 0, 1000000, unit="µs"),
+    narrowed(api.ESTIMATE["intra_bw"], label="NVLink (GB/s)", lo=0.001, hi=1000000),
+    narrowed(api.ESTIMATE["inter_bw"], label="Network card (GB/s)", lo=0.001, hi=1000000),
+    narrowed(api.ESTIMATE["intra_latency"], label="NVLink latency (µs)", hi=1000000),
+    narrowed(api.ESTIMATE["inter_latency"], label="Network latency (µs)", hi=1000000),
 )  # fmt: skip
 # Counting 64 x 8 GPUs (4 million messages for one ring per card) takes about 0.8 s in CPython
 # and 1.5 s in the browser, once per layout (cached).
@@ -200,7 +201,7 @@ def servers_compare(params=None) -> dict:
     """Across servers: network bytes and time of the three methods, as servers are added."""
     p = validated(params, COMPARE)
     servers, g, gb = p["servers"], p["gpus_per_node"], float(p["gradient_gb"])
-    links = {k: float(p[k]) for k in ("intra_bw", "inter_bw", "intra_latency", "inter_latency")}
+    links = {k: float(v) for k, v in api_args(p, COMPARE).items() if k != "gpus_per_node"}
     s, n = gb * 1e9, servers * g
     times = {
         m: [api.estimate(m, x * g, s, g, **links)["time_s"] for x in SERVER_X] for m in METHODS

@@ -7,7 +7,7 @@ from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
 from ..palette import SERIES
-from ..params import Param, spec, validated
+from ..params import Param, narrowed, spec, validated
 from . import Widget, diagram, views
 from . import figures as fig
 from .common import SEED, VALUES, simulate_args, simulated, stepper_frames, value_text, vectors
@@ -69,8 +69,8 @@ NAIVE_READOUTS = (("root_sent", "GPU 0 sends"),)
 
 PER_SERVER = hardware.H100_SXM.gpus_per_node  # 8
 SCALING = spec(
-    Param("gpus", 64, "int", f"GPUs ({PER_SERVER} per server)", 1, 1024, step=PER_SERVER,
-          nudge=(PER_SERVER, f"a server of {PER_SERVER} GPUs")),
+    narrowed(api.ESTIMATE["gpus"], label=f"GPUs ({PER_SERVER} per server)", default=64,
+             hi=1024, step=PER_SERVER, nudge=(PER_SERVER, f"a server of {PER_SERVER} GPUs")),
     Param("params_b", EXAMPLE_PARAMS / 1e9, "float",
           "Model size (billion parameters, BF16 gradient)", 0.001, 10000,
           unit="(billion parameters)"),
