@@ -30,10 +30,21 @@ VALUES = simulated("values")
 DTYPE = simulated("dtype", api.SIMULATE["dtype"].label)
 
 
-def simulate_args(p: dict, s: dict[str, Param], inputs: list[list]) -> dict:
-    """api_args for a stepper that drew or checked its gradients itself (`vectors`, at the
-    page's length): simulate gets those values, whose length is their own."""
-    return api_args(p, s) | {"values": inputs, "length": None}
+def traced(p: dict, s: dict[str, Param], inputs: list[list] | None = None, **more) -> dict:
+    """api.simulate's trace on a stepper's validated parameters (and `more`, beside them): on
+    `inputs`, else on the reader's values checked at the page's length (simulate allows
+    longer), else on those drawn from the seed. The values carry their own length."""
+    args = api_args(p, s) | more
+    if inputs is None:
+        inputs = vectors(p, args["gpus"], args.get("dtype", "int"), s["length"].hi)
+    return api.simulate(**args | {"values": inputs, "length": None}, trace=True)
+
+
+def summed(r: dict, *rows: dict) -> dict:
+    """A simulate result's grid for views.stepper: its inputs and target, with the target
+    shown as the sum's row, then any further rows."""
+    sums = {"label": "target (sum)", "values": r["target"]}
+    return {"inputs": r["inputs"], "target": r["target"], "extra_rows": [sums, *rows]}
 
 
 def vectors(p: dict, n: int, dtype: str, max_length: int) -> list[list]:

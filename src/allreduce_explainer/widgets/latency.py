@@ -42,19 +42,9 @@ from ..schedules.schedule import split
 from ..schedules.topology import NIC_400G_GBps
 from ..simulation.verify import check
 from ..sources import ESTIMATE, FITTED, REFERENCE_DASH, WHITEBOARD
-from . import Widget, diagram, views
+from . import Widget, common, diagram, views
 from . import figures as fig
-from .common import (
-    DTYPE,
-    SEED,
-    VALUES,
-    chunk_of,
-    read_answer,
-    simulate_args,
-    simulated,
-    stepper_frames,
-    vectors,
-)
+from .common import chunk_of, read_answer, stepper_frames, summed, traced, vectors
 
 MAX_LATENCY_GPUS = 1024
 # One colour per algorithm NCCL may pick (Okabe & Ito), one marker per protocol
@@ -393,12 +383,12 @@ def _steps_line(name, y, colour, dash, symbol) -> dict:
 # ---- The tree, step by step --------------------------------------------------------------------
 
 TREE = spec(
-    simulated("gpus", "GPUs", default=8, lo=2, hi=16),
-    simulated("length", "Numbers per gradient", default=8, lo=2, hi=64, optional=False),
-    simulated("chunks", "Chunks per tree (pipeline)", default=2, hi=4, optional=False),
-    DTYPE,
-    SEED,
-    VALUES,
+    common.simulated("gpus", "GPUs", default=8, lo=2, hi=16),
+    common.simulated("length", "Numbers per gradient", default=8, lo=2, hi=64, optional=False),
+    common.simulated("chunks", "Chunks per tree (pipeline)", default=2, hi=4, optional=False),
+    common.DTYPE,
+    common.SEED,
+    common.VALUES,
 )
 
 
@@ -410,7 +400,7 @@ def tree_allreduce(params=None) -> dict:
     length = len(inputs[0])
     if length < 2 * k:
         raise ParamError("length", f"needs at least {2 * k} numbers: two trees × {k} chunks")
-    r = api.simulate("tree", **simulate_args(p, TREE, inputs), trace=True)
+    r = traced(p, TREE, inputs, algorithm="tree")
     halves = split(0, length, 2)
     chunks = [c for a, b in halves for c in split(a, b, k)]
     parents = tree.dtree_parents(n)
@@ -423,9 +413,7 @@ def tree_allreduce(params=None) -> dict:
         params={**p, "gpus": n, "length": length, "chunks": k},
         dtype=r["dtype"],
         chunks=chunks,
-        inputs=r["inputs"],
-        target=r["target"],
-        extra_rows=[{"label": "target (sum)", "values": r["target"]}],
+        **summed(r),
         frames=frames,
         editable=True,
         check=verdict,

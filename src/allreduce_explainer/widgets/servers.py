@@ -25,7 +25,7 @@ from ..simulation.verify import check
 from ..sources import FITTED, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import SEED, VALUES, complete, simulate_args, simulated, vectors
+from .common import SEED, VALUES, complete, simulated, summed, traced
 
 METHODS = ("ring", "multi-ring", "hierarchical")
 LABELS = {
@@ -58,8 +58,7 @@ def servers_stepper(params=None) -> dict:
     n = servers * g
     if n < 2:
         raise ParamError("gpus_per_node", "one GPU in all: nothing to add up; use 2 or more")
-    inputs = vectors(p, n, "int", STEPPER["length"].hi)
-    r = api.simulate(**simulate_args(p, STEPPER, inputs), gpus=n, trace=True)
+    r = traced(p, STEPPER, gpus=n)
     length = r["length"]
     groups = split(0, length, n if method == "ring" else g)
     frames = _frames(r, groups, servers, g, method)
@@ -70,9 +69,7 @@ def servers_stepper(params=None) -> dict:
         params={**p, "length": length},
         dtype="int",
         chunks=groups,
-        inputs=r["inputs"],
-        target=r["target"],
-        extra_rows=[{"label": "target (sum)", "values": r["target"]}],
+        **summed(r),
         frames=frames,
         check=state_check,
         readouts={

@@ -10,7 +10,7 @@ from ..palette import SERIES
 from ..params import Param, narrowed, spec, validated
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import SEED, VALUES, simulate_args, simulated, stepper_frames, value_text, vectors
+from .common import SEED, VALUES, simulated, stepper_frames, summed, traced, value_text
 
 NAIVE = spec(
     simulated("gpus", "GPUs", lo=2, hi=8),
@@ -24,8 +24,7 @@ def naive(params=None) -> dict:
     """Why all-reduce: gather to GPU 0, add, broadcast back, on real integer vectors."""
     p = validated(params, NAIVE)
     n = p["gpus"]
-    inputs = vectors(p, n, "int", NAIVE["length"].hi)
-    r = api.simulate("naive", **simulate_args(p, NAIVE, inputs), trace=True)
+    r = traced(p, NAIVE, algorithm="naive")
     length = r["length"]
     nbytes = length * dtypes.INT.itemsize
 
@@ -47,12 +46,10 @@ def naive(params=None) -> dict:
         params={**p, "gpus": n, "length": length},
         dtype="int",
         chunks=[(0, length)],
-        inputs=r["inputs"],
-        target=r["target"],
-        extra_rows=[
-            {"label": "target (sum)", "values": r["target"]},
+        **summed(
+            r,
             {"label": f"average (sum / {n})", "values": [t / n for t in r["target"]], "digits": 3},
-        ],
+        ),
         frames=frames,
         readouts={
             "root_received": f"{(n - 1) * nbytes:,} bytes ({n - 1} gradients of {nbytes} bytes)",
