@@ -66,10 +66,10 @@ def _links(intra_latency: float = 0.0, inter_latency: float = 0.0) -> tuple[Para
               POSITIVE, unit="GB/s", metavar="GBPS"),
         Param("intra_latency", intra_latency, "float",
               f"latency per message inside a server; NCCL {NCCL_VERSION}'s Simple ring charges "
-              f"{NCCL_NVLINK_HOP_US:g} per NVLink hop", 0, unit="us", metavar="US"),
+              f"{NCCL_NVLINK_HOP_US:g} per NVLink hop", 0, unit="µs", metavar="US"),
         Param("inter_latency", inter_latency, "float",
               f"latency per message between servers; NCCL charges {NCCL_NETWORK_HOP_US:g}",
-              0, unit="us", metavar="US"),
+              0, unit="µs", metavar="US"),
     )  # fmt: skip
 
 
@@ -169,7 +169,7 @@ BUSBW = spec(
     Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
     Param("bytes", REQUIRED, "float", "size as nccl-tests counts it (the total for "
           "reduce-scatter, all-gather)", POSITIVE, metavar="S"),
-    Param("time_us", REQUIRED, "float", "measured time", POSITIVE, unit="us", metavar="T"),
+    Param("time_us", REQUIRED, "float", "measured time", POSITIVE, unit="µs", metavar="T"),
     Param("collective", "allreduce", "choice", "the collective nccl-tests ran",
           choices=_choices(COLLECTIVES)),
 )  # fmt: skip

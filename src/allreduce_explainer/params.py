@@ -142,7 +142,8 @@ def _text(x: float) -> str:
 def narrowed(base: Param, name: str = "", **changes) -> Param:
     """A widget's parameter made from an api function's, so the two cannot drift apart: the
     same kind and unit, the api's default unless `changes` states one, a range inside the api's
-    and choices among its values; the widget gives its own label (and nudge, menu texts).
+    and choices among its values (a name the api resolves may become a choice among names:
+    the page's menu); the widget gives its own label (and nudge, menu texts).
     `name` is the widget's URL name where it differs from the api's keyword (a public
     contract); `api_args` maps it back, so the renaming is written here, once."""
     p = replace(base, name=name or base.name, flag="", metavar="", narrows=base, **changes)
@@ -153,12 +154,14 @@ def narrowed(base: Param, name: str = "", **changes) -> Param:
 
 
 def narrowing_errors(p: Param) -> list[str]:
-    """What makes p not a narrowing of the api Param it names: a kind or unit of its own, a
-    range reaching outside the api's, a choice the api refuses, a default the api refuses."""
+    """What makes p not a narrowing of the api Param it names: a kind or unit of its own (but a
+    choice among names), a range reaching outside the api's, a choice the api refuses, a
+    default the api refuses."""
     base, out = p.narrows, []
     if base is None:
         return out
-    if (p.kind, p.unit) != (base.kind, base.unit):
+    kinds = (base.kind, "choice") if base.kind == "name" else (base.kind,)
+    if p.kind not in kinds or p.unit != base.unit:
         out.append(f"kind and unit must stay {base.kind} {base.unit!r}")
     if base.lo is not None and (p.lo is None or p.lo < base.lo):
         out.append(f"lo must be at least {base.lo}")
@@ -173,10 +176,15 @@ def narrowing_errors(p: Param) -> list[str]:
     return out
 
 
-def api_args(p: dict, s: dict[str, Param]) -> dict:
+def api_args(p: dict, s: dict[str, Param], to: dict[str, Param] | None = None) -> dict:
     """A widget's validated parameters that narrow an api function's, under the api's names:
-    the keywords for the api or the engine behind it."""
-    return {q.narrows.name: p[name] for name, q in s.items() if q.narrows is not None}
+    the keywords for the api or the engine behind it. `to`: only those narrowing that api
+    spec's Params (a page that also narrows another function's, such as a pasted log's)."""
+    return {
+        q.narrows.name: p[name]
+        for name, q in s.items()
+        if q.narrows is not None and (to is None or to.get(q.narrows.name) is q.narrows)
+    }
 
 
 def spec(*params: Param) -> dict[str, Param]:
@@ -250,7 +258,6 @@ def signature(s: dict[str, Param]) -> inspect.Signature:
 
 DTYPE_TEXT = {"int": "int32 (exact)", "fp32": "fp32", "bf16": "bf16"}
 DTYPE = Param("dtype", "int", "choice", "Number type", choices=tuple(DTYPE_TEXT.items()))
-SEED = Param("seed", 1, "int", lo=0, hi=2**53)
 # a long table's rows: the first screenful, or every one once the reader asks ("show all")
 ROWS = Param("rows", "first", "choice", choices=(("first", "the first rows"), ("all", "all rows")))
 VALUES = Param("values", None, "data")  # one list of numbers per GPU, as edited in a stepper

@@ -13,8 +13,7 @@ from ..exercises.check import verdict as judged
 from ..exercises.units import BYTES
 from ..nccl import GPU_SPECS
 from ..palette import NEUTRAL, SERIES
-from ..params import ROWS, Param, spec, validated
-from ..schedules.topology import NIC_400G_GBps
+from ..params import ROWS, Param, api_args, narrowed, spec, validated
 from ..sources import REFERENCE_DASH
 from ..training import calculator, ddp
 from . import Widget, views
@@ -29,20 +28,22 @@ FIRST = (
     ("cap", "the cap (PyTorch ≥ 2.4)"),
 )
 SPEC = spec(
-    Param("model", "gpt2", "choice", "Model",
-          choices=tuple((k, calculator.model_label(k)) for k in models.MODELS)),
-    Param("batch", ddp.DEFAULT_BATCH["gpt2"], "int", "Samples per GPU", 1, 4096, optional=True),
+    narrowed(api.DDP["model"], label="Model", kind="choice",
+             choices=tuple((k, calculator.model_label(k)) for k in models.MODELS)),
+    narrowed(api.DDP["batch"], label="Samples per GPU", default=ddp.DEFAULT_BATCH["gpt2"],
+             hi=4096),
     Param("batch_model", "gpt2", "data"),  # the model the batch was chosen for: a new one resets it
-    Param("gpu", "H100 SXM", "choice", "GPU", choices=tuple((g, g) for g in GPU_SPECS)),
-    Param("gpus", DEFAULT_GPUS, "int", "GPUs", 2, 4096),
-    Param("gpus_per_node", 8, "int", "GPUs (and cards) per server", 1, 8),
-    Param("bucket_cap_mb", ddp.DEFAULT_CAP_MB, "float", "Bucket cap (MiB)", 0.001, 1000000,
-          unit="MiB"),
+    narrowed(api.DDP["gpu"], label="GPU", kind="choice", choices=tuple((g, g) for g in GPU_SPECS)),
+    narrowed(api.DDP["gpus"], label="GPUs", default=DEFAULT_GPUS, lo=2, hi=4096),
+    narrowed(api.DDP["gpus_per_node"], label="GPUs (and cards) per server", default=8, hi=8,
+             optional=False),
+    narrowed(api.DDP["bucket_cap_mb"], label="Bucket cap (MiB)", default=ddp.DEFAULT_CAP_MB,
+             lo=0.001, hi=1000000, optional=False),
     # the first bucket: the cap when set, from PyTorch 2.4 (pull request 121640); else 1 MiB
     Param("first_bucket", "1mib", "choice", "First bucket", choices=FIRST),
-    grad_dtype("fp32", "fp32", "bf16"),
-    Param("mfu", calculator.DEFAULT_MFU, "float", "Share of peak FLOP/s", 0.01, 1, step=0.05),
-    Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.125, 400, unit="GB/s"),
+    grad_dtype("fp32", "fp32", "bf16"),  # api.ddp takes its bytes, grad_bytes
+    narrowed(api.DDP["mfu"], label="Share of peak FLOP/s", lo=0.01, step=0.05),
+    narrowed(api.DDP["inter_bw"], label="Network card (GB/s)", lo=0.125, hi=400),
     ROWS,
 )  # fmt: skip
 # the backward and all-reduce lanes (Okabe & Ito blues), each in two shades: odd and even buckets
@@ -60,17 +61,8 @@ def _params(params) -> dict:
 def _args(p: dict) -> tuple[dict, float | None]:
     """api.ddp's arguments but the cap, and the first bucket's size (None: the cap's)."""
     first = ddp.DEFAULT_FIRST_MB if p["first_bucket"] == "1mib" else None
-    args = {
-        "model": p["model"],
-        "gpu": p["gpu"],
-        "gpus": p["gpus"],
-        "gpus_per_node": p["gpus_per_node"],
-        "batch": p["batch"],
-        "mfu": p["mfu"],
-        "grad_bytes": calculator.GRAD_BYTES[p["grad_dtype"]],
-        "inter_bw": p["inter_bw"],
-    }
-    return args, first
+    args = {k: v for k, v in api_args(p, SPEC, api.DDP).items() if k != "bucket_cap_mb"}
+    return args | {"grad_bytes": calculator.GRAD_BYTES[p["grad_dtype"]]}, first
 
 
 def ddp_buckets(params=None) -> dict:

@@ -55,14 +55,13 @@ IDEAL_TEXT = {
 # parameter the calculator takes narrows api.CALC's (the page's ranges, labels and menus); the
 # network select, the log and the debug drawing are the page's own.
 CALC = api.CALC
-GRAD = grad_dtype("bf16", "bf16", "fp32")
 SPEC = spec(
     narrowed(CALC["model"], default="custom", optional=False, label="Model", choices=(
         ("custom", "custom: the parameter count"),
         *((k, calculator.model_label(k)) for k in calculator.PRESET_MODELS))),
     narrowed(CALC["params"], default=int(models.EXAMPLE_PARAMS), optional=False,
              label="Parameters (custom)", lo=int(calculator.MIN_PARAMS)),
-    narrowed(CALC["grad_dtype"], label=GRAD.label, choices=GRAD.choices),
+    grad_dtype("bf16", "bf16", "fp32"),
     narrowed(CALC["gpu"], label="GPU", choices=(
         *((g.name, g.name) for g in hardware.GPUS), ("custom", "custom: the figures beside"))),
     narrowed(CALC["link_GBps"], "link_gbps", default=H100.link_GBps, optional=False,
@@ -92,7 +91,7 @@ SPEC = spec(
     Param("example", "", "choice", "Load an example (a published run)", choices=(
         ("", "none: paste or open a log"),
         *((k, m.LABEL) for k, m in examples.EXAMPLES.items()))),
-    Param("log", "", "text", optional=True),
+    narrowed(api.NCCL_TESTS["log"], label="", default="", optional=True),
     # an opened file's text: held in a hidden text box, never drawn in the one above
     Param("log_file", "", "text", optional=True),
     Param("log_gpus", None, "int", "GPUs in the run (if the log does not say)", 1, 65536,
@@ -146,7 +145,8 @@ def _calc(p: dict) -> calculator.Calculation:
     MI300X or a custom GPU NCCL's choice falls back to the closed form fastest for the whole
     gradient (the readout says so; one algorithm, so the buckets are not timed four times); the
     CLI refuses instead."""
-    args = api_args(p, SPEC) | {"gpus_per_process": min(p["gpus_per_process"], p["gpus_per_node"])}
+    per_process = min(p["gpus_per_process"], p["gpus_per_node"])
+    args = api_args(p, SPEC, CALC) | {"gpus_per_process": per_process}
     return calculator.calculate(**args, nccl_fallback=True)
 
 

@@ -5,14 +5,46 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
-from .. import dtypes
+from .. import api, dtypes
 from ..errors import ParamError
 from ..exercises.check import read_quantity
 from ..exercises.units import AnswerError
-from ..params import Param
+from ..params import Param, api_args, narrowed
 from ..simulation import gradients
 from ..training import calculator
 from .views import DIGITS, Frame, frame
+
+
+def simulated(key: str, label: str = "", name: str = "", **changes) -> Param:
+    """A stepper's parameter narrowed from api.simulate's `key`, as the stepper calls simulate:
+    its GPUs, numbers, type, seed and values are simulate's quantities in a page's smaller range.
+    Without a label no control (the api's label is a CLI help, not a page's); `name` is the
+    page's URL name where it is not simulate's keyword."""
+    return narrowed(api.SIMULATE[key], name, label=label, **changes)
+
+
+# The gradients a stepper draws or the reader edits: the seed (1, up to 2**53 so a link keeps it
+# exact), the edited values and the number type, simulate's own.
+SEED = simulated("seed", default=1, hi=2**53)
+VALUES = simulated("values")
+DTYPE = simulated("dtype", api.SIMULATE["dtype"].label)
+
+
+def traced(p: dict, s: dict[str, Param], inputs: list[list] | None = None, **more) -> dict:
+    """api.simulate's trace on a stepper's validated parameters (and `more`, beside them): on
+    `inputs`, else on the reader's values checked at the page's length (simulate allows
+    longer), else on those drawn from the seed. The values carry their own length."""
+    args = api_args(p, s) | more
+    if inputs is None:
+        inputs = vectors(p, args["gpus"], args.get("dtype", "int"), s["length"].hi)
+    return api.simulate(**args | {"values": inputs, "length": None}, trace=True)
+
+
+def summed(r: dict, *rows: dict) -> dict:
+    """A simulate result's grid for views.stepper: its inputs and target, with the target
+    shown as the sum's row, then any further rows."""
+    sums = {"label": "target (sum)", "values": r["target"]}
+    return {"inputs": r["inputs"], "target": r["target"], "extra_rows": [sums, *rows]}
 
 
 def vectors(p: dict, n: int, dtype: str, max_length: int) -> list[list]:
@@ -116,11 +148,11 @@ def chunk_of(chunks: list[tuple[int, int]], start: int, stop: int) -> int:
 
 
 def grad_dtype(default: str, *order: str) -> Param:
-    """The gradient's type: BF16 (2 bytes) or FP32 (4 bytes), sizes from the calculator."""
+    """The gradient's type, api.calc's: BF16 (2 bytes) or FP32 (4 bytes), sizes from the
+    calculator."""
     text = {k: f"{k.upper()} ({n} bytes)" for k, n in calculator.GRAD_BYTES.items()}
-    return Param(
-        "grad_dtype", default, "choice", "Gradient type", choices=tuple((k, text[k]) for k in order)
-    )
+    choices = tuple((k, text[k]) for k in order)
+    return narrowed(api.CALC["grad_dtype"], label="Gradient type", default=default, choices=choices)
 
 
 def read_answer(text, dimension: str, asked: str) -> float:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .. import fmt, nccl
-from ..catalog.hardware import H100_SXM, NVLS_GPUS
+from .. import api, fmt, nccl
+from ..catalog.hardware import NVLS_GPUS
 from ..catalog.measured import MEASURED_H100_BUSBW_GBPS
 from ..collectives import ALLREDUCE
 from ..errors import ParamError
 from ..palette import NEUTRAL, SERIES
-from ..params import DTYPE_TEXT, SEED, VALUES, Param, spec, validated
+from ..params import Param, narrowed, spec, validated
 from ..schedules.ring import steps as ring_steps
 from ..schedules.topology import H100_NVLINK_GBps
 from ..simulation import innetwork
@@ -23,14 +23,14 @@ from ..simulation.innetwork import SWITCH
 from ..sources import FITTED, REFERENCE_DASH, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import value_text, vectors
+from .common import DTYPE, SEED, VALUES, simulated, value_text, vectors
 
 # ---- The stepper -------------------------------------------------------------------------------
 
 STEPPER = spec(
-    Param("gpus", 8, "int", "GPUs", 2, 16),
-    Param("length", 16, "int", "Numbers per GPU", 1, 64),
-    Param("dtype", "bf16", "choice", "Number type", choices=tuple(DTYPE_TEXT.items())),
+    simulated("gpus", "GPUs", default=8, lo=2, hi=16),
+    simulated("length", "Numbers per GPU", default=16, hi=64, optional=False),
+    simulated("dtype", DTYPE.label, default="bf16"),
     SEED,
     VALUES,
 )
@@ -140,10 +140,10 @@ def _frame(f: dict, r: dict) -> views.Frame:
 # ---- Bus bandwidth against the wire --------------------------------------------------------------
 
 BANDWIDTH = spec(
-    Param("gpus", 8, "int", "GPUs in the server", 2, 8),
+    narrowed(api.NCCL_SWEEP["gpus"], label="GPUs in the server", default=8, lo=2, hi=8),
     Param("size_mb", 8192, "float", "Buffer S (MiB)", 1, 1 << 20, unit="MiB"),
-    Param("gpu", H100_SXM.name, "choice", "GPU (NCCL's model)",
-          choices=tuple((g, g) for g in NVLS_GPUS)),
+    narrowed(api.NCCL_SWEEP["gpu"], label="GPU (NCCL's model)", kind="choice",
+             choices=tuple((g, g) for g in NVLS_GPUS)),
     Param("servers", 4, "int", "Servers (across)", 2, 512),
 )  # fmt: skip
 MIB = 1 << 20

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from .. import api, fmt, nccl
 from ..catalog import hardware, measured
-from ..catalog.hardware import GIB, NCCL_GPU, NIC_400G_Gbps
+from ..catalog.hardware import GIB, NCCL_GPU
 from ..costs import cost
 from ..costs.latency_model import (
     NCCL_NETWORK_HOP_US,
@@ -34,7 +34,7 @@ from ..exercises.check import verdict as judged
 from ..exercises.units import BYTES
 from ..nccl import BASE_LATENCY_US, HW_LATENCY_US, NIC_GBPS, RING_PLATEAU_FACTOR
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
-from ..params import DTYPE, SEED, VALUES, Param, defaults, spec, validated
+from ..params import Param, defaults, narrowed, spec, validated
 from ..performance import fitted
 from ..schedules import tree
 from ..schedules.ring import steps as ring_steps
@@ -42,9 +42,9 @@ from ..schedules.schedule import split
 from ..schedules.topology import NIC_400G_GBps
 from ..simulation.verify import check
 from ..sources import ESTIMATE, FITTED, REFERENCE_DASH, WHITEBOARD
-from . import Widget, diagram, views
+from . import Widget, common, diagram, views
 from . import figures as fig
-from .common import chunk_of, read_answer, stepper_frames, vectors
+from .common import chunk_of, read_answer, stepper_frames, summed, traced, vectors
 
 MAX_LATENCY_GPUS = 1024
 # One colour per algorithm NCCL may pick (Okabe & Ito), one marker per protocol
@@ -55,12 +55,15 @@ PROTO_SYMBOLS = {"LL": "circle", "LL128": "diamond", "Simple": "square"}
 
 
 LATENCY = spec(
-    Param("gpus", 64, "int", "GPUs", 2, MAX_LATENCY_GPUS),
-    Param("gpus_per_node", 8, "int", "GPUs per server (NCCL's model)", 1, 8),
-    Param("latency_us", NCCL_NETWORK_HOP_US, "float", "Whiteboard model's α per message (µs)",
-          0, 10000, unit="µs"),
-    Param("bandwidth_gbps", NIC_400G_GBps, "float", "Network card B (GB/s)", 0.125, 400,
-          unit="GB/s"),
+    narrowed(api.NCCL_SWEEP["gpus"], label="GPUs", default=64, lo=2, hi=MAX_LATENCY_GPUS),
+    narrowed(api.NCCL_SWEEP["gpus_per_node"], label="GPUs per server (NCCL's model)", default=8,
+             hi=8, optional=False),
+    # the whiteboard model's network link, under the page's names
+    narrowed(api.ESTIMATE["inter_latency"], "latency_us",
+             label="Whiteboard model's α per message (µs)", default=NCCL_NETWORK_HOP_US,
+             hi=10000),
+    narrowed(api.ESTIMATE["inter_bw"], "bandwidth_gbps", label="Network card B (GB/s)",
+             lo=0.125, hi=400),
 )  # fmt: skip
 
 
@@ -322,7 +325,15 @@ def _time_layout(title: tuple[str, str], times: tuple[float, float], strip: bool
 
 # ---- Steps against GPU count -------------------------------------------------------------------
 
-STEPS = spec(Param("gpus", 1024, "int", "GPUs (marked on the chart)", 2, fig.GPU_SWEEP[-1]))
+STEPS = spec(
+    narrowed(
+        api.ESTIMATE["gpus"],
+        label="GPUs (marked on the chart)",
+        default=1024,
+        lo=2,
+        hi=fig.GPU_SWEEP[-1],
+    )
+)
 
 
 def steps(params=None) -> dict:
@@ -372,12 +383,12 @@ def _steps_line(name, y, colour, dash, symbol) -> dict:
 # ---- The tree, step by step --------------------------------------------------------------------
 
 TREE = spec(
-    Param("gpus", 8, "int", "GPUs", 2, 16),
-    Param("length", 8, "int", "Numbers per gradient", 2, 64),
-    Param("chunks", 2, "int", "Chunks per tree (pipeline)", 1, 4),
-    DTYPE,
-    SEED,
-    VALUES,
+    common.simulated("gpus", "GPUs", default=8, lo=2, hi=16),
+    common.simulated("length", "Numbers per gradient", default=8, lo=2, hi=64, optional=False),
+    common.simulated("chunks", "Chunks per tree (pipeline)", default=2, hi=4, optional=False),
+    common.DTYPE,
+    common.SEED,
+    common.VALUES,
 )
 
 
@@ -389,7 +400,7 @@ def tree_allreduce(params=None) -> dict:
     length = len(inputs[0])
     if length < 2 * k:
         raise ParamError("length", f"needs at least {2 * k} numbers: two trees × {k} chunks")
-    r = api.simulate("tree", n, values=inputs, dtype=dtype, trace=True, chunks=k)
+    r = traced(p, TREE, inputs, algorithm="tree")
     halves = split(0, length, 2)
     chunks = [c for a, b in halves for c in split(a, b, k)]
     parents = tree.dtree_parents(n)
@@ -402,9 +413,7 @@ def tree_allreduce(params=None) -> dict:
         params={**p, "gpus": n, "length": length, "chunks": k},
         dtype=r["dtype"],
         chunks=chunks,
-        inputs=r["inputs"],
-        target=r["target"],
-        extra_rows=[{"label": "target (sum)", "values": r["target"]}],
+        **summed(r),
         frames=frames,
         editable=True,
         check=verdict,
@@ -491,11 +500,12 @@ CURVE_BIG = CURVE_BIG_GIB * GIB
 CURVE_GPUS = tuple((g, g) for g in nccl.GPU_SPECS)
 CURVE_ALGORITHMS = (("nccl", "NCCL's choice"), ("Ring", "Ring (NCCL_ALGO=Ring)"))
 CURVE = spec(
-    Param("gpu", hardware.H100_SXM.name, "choice", "GPU", choices=CURVE_GPUS),
-    Param("gpus_per_node", 8, "int", "GPUs per server", 2, 8),
+    narrowed(api.NCCL_SWEEP["gpu"], label="GPU", kind="choice", choices=CURVE_GPUS),
+    narrowed(api.NCCL_SWEEP["gpus_per_node"], label="GPUs per server", default=8, lo=2, hi=8,
+             optional=False),
     Param("servers", 1, "int", "Servers", 1, 512),
-    Param("nic_gbps", NIC_400G_Gbps, "float", "Network card (Gb/s, one per GPU)", *NIC_GBPS,
-          unit="Gb/s"),
+    narrowed(api.NCCL_SWEEP["nic_Gbps"], "nic_gbps", label="Network card (Gb/s, one per GPU)",
+             lo=NIC_GBPS[0], hi=NIC_GBPS[1]),
     Param("algorithm", "nccl", "choice", "Algorithm", choices=CURVE_ALGORITHMS),
 )  # fmt: skip
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 from .. import api, fmt, nccl
 from ..dtypes import BF16, FP32
 from ..palette import GPU_COLOURS, SERIES
-from ..params import SEED, Param, spec, validated
+from ..params import Param, api_args, narrowed, spec, validated
 from ..simulation import orders as engine
 from ..sources import FITTED
 from . import Widget, views
@@ -36,14 +36,14 @@ SWEEP_GPUS = (2, 4, 8, 16, 32, 64, 128, 256)
 SWEEP_LENGTH = 32
 
 ORDERS = spec(
-    Param("dtype", "bf16", "choice", "Number type",
-          choices=tuple((d, d.upper()) for d in api.ORDER_DTYPES)),
-    Param("gpus", 4, "int", "GPUs", 2, 64),
-    Param("kind", "probe", "choice", "Values",
-          choices=(("random", "random gradient"), ("wide", "wide magnitudes"),
-                   ("probe", "cancellation probe 1e8, 1, −1e8, 1"))),
+    narrowed(api.ORDERS["dtype"], label="Number type",
+             choices=tuple((d, d.upper()) for d in api.ORDER_DTYPES)),
+    narrowed(api.ORDERS["gpus"], label="GPUs", hi=64),
+    narrowed(api.ORDERS["kind"], label="Values", default="probe",
+             choices=(("random", "random gradient"), ("wide", "wide magnitudes"),
+                      ("probe", "cancellation probe 1e8, 1, −1e8, 1"))),
     Param("bucket_mb", "25", "choice", "Bucket it sits in", choices=BUCKETS),
-    SEED,
+    narrowed(api.ORDERS["seed"], label="", default=1, hi=2**53),
 )  # fmt: skip
 
 
@@ -52,7 +52,7 @@ def orders(params=None) -> dict:
     BF16-against-FP32 sweep."""
     p = validated(params, ORDERS)
     n, name = p["gpus"], p["dtype"]
-    common = {"gpus": n, "dtype": name, "seed": p["seed"], "length": LENGTH, "kind": p["kind"]}
+    common = api_args(p, ORDERS) | {"length": LENGTH}
     alone = api.orders(**common)
     bucket = int(p["bucket_mb"]) * MIB
     inside = api.orders(**common, bytes=bucket, offset=_middle(bucket, name))

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from .. import api, dtypes
+from .. import dtypes
 from ..errors import ParamError
 from ..exercises.check import check_quantity
 from ..exercises.units import COUNT
-from ..params import DTYPE, SEED, VALUES, Param, spec, validated
+from ..params import spec, validated
 from ..simulation.verify import check
 from ..validate import permutation
-from . import Widget, diagram, views
-from .common import chunk_of, read_answer, stepper_frames, value_text, vectors
+from . import Widget, common, diagram, views
+from .common import chunk_of, read_answer, stepper_frames, summed, traced, value_text
 
 
 def _ring_narration(chunks, dtype: str, n: int):
@@ -34,14 +34,14 @@ def _ring_narration(chunks, dtype: str, n: int):
 
 
 RING = spec(
-    Param("gpus", 4, "int", "GPUs", 2, 16),
-    Param("length", 8, "int", "Numbers per gradient", 1, 64),
-    DTYPE,
-    SEED,
-    VALUES,
+    common.simulated("gpus", "GPUs", lo=2, hi=16),
+    common.simulated("length", "Numbers per gradient", default=8, hi=64, optional=False),
+    common.DTYPE,
+    common.SEED,
+    common.VALUES,
     # the ring's order of GPUs, as a link carries it (stage 10's "step through this ring":
     # a channel's ring from NCCL_DEBUG=INFO); no control, the URL records it
-    Param("order", None, "data", optional=True),
+    common.simulated("order"),
 )
 
 
@@ -62,12 +62,10 @@ def ring_order(value, gpus: int) -> list[int] | None:
 
 def _ring_trace(params) -> tuple[dict, dict]:
     p = validated(params, RING)
-    n, dtype = p["gpus"], p["dtype"]
-    order = ring_order(p["order"], n)
+    order = ring_order(p["order"], p["gpus"])
     # the state keeps the order as a link writes it (0,7,6,...), so the URL reads as NCCL's line
     p["order"] = None if order is None else ",".join(map(str, order))
-    inputs = vectors(p, n, dtype, RING["length"].hi)
-    result = api.simulate("ring", n, values=inputs, dtype=dtype, trace=True, order=order)
+    result = traced(p, RING, algorithm="ring", order=order)  # the order as it runs
     return p, result
 
 
@@ -90,9 +88,7 @@ def _ring_stepper(p: dict, r: dict, frames: list, readouts: dict, **more) -> vie
         params={**p, "gpus": n, "length": length},
         dtype=r["dtype"],
         chunks=r["chunks"],
-        inputs=r["inputs"],
-        target=r["target"],
-        extra_rows=[{"label": "target (sum)", "values": r["target"]}],
+        **summed(r),
         frames=frames,
         readouts=readouts,
         **more,

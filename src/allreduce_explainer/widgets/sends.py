@@ -18,7 +18,7 @@ from ..costs import cost
 from ..errors import ParamError
 from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
-from ..params import Param, defaults, spec, validated
+from ..params import Param, defaults, narrowed, spec, validated
 from ..schedules.topology import H100_NVLINK_GBps, Topology
 from . import Widget, views
 from . import figures as fig
@@ -55,7 +55,8 @@ def formula(n: int, s: float) -> tuple[float, float, float]:
 
 
 SENDS = spec(
-    Param("gpus", 64, "int", "GPUs (marked on the chart)", 2, MAX_GPUS, nudge=(1, "a GPU")),
+    narrowed(api.ESTIMATE["gpus"], label="GPUs (marked on the chart)", default=64, lo=2,
+             hi=MAX_GPUS, nudge=(1, "a GPU")),
     Param("gradient_gb", EXAMPLE_GRADIENT_BYTES / 1e9, "float", "Gradient size S (GB)",
           0.000001, 1000000, unit="GB"),
 )  # fmt: skip
@@ -179,21 +180,23 @@ def _table(rows, f) -> dict:
 
 # ---- Algorithm bandwidth and bus bandwidth ---------------------------------------------------
 
-LINK = Param(
-    "link_gbps", H100_NVLINK_GBps, "float", "Link rate per direction (GB/s)", 0.001, 100000,
-    unit="GB/s",
+# the link a bandwidth is held against: the calculator's GPU link rate, under the page's name
+LINK = narrowed(
+    api.CALC["link_GBps"], "link_gbps", label="Link rate per direction (GB/s)",
+    default=H100_NVLINK_GBps, lo=0.001, hi=100000, optional=False,
 )  # fmt: skip
 # The default measured time: the example gradient all-reduced by 8 H100s at the ring's busbw
 EXAMPLE_TIME_US = round(
     EXAMPLE_GRADIENT_BYTES * ALLREDUCE.busbw_factor(8) / (H100_RING_BUSBW * 1e9) * 1e6
 )
 BUSBW = spec(
-    Param("gpus", 8, "int", "GPUs (n)", 1, 65536),
-    Param("bytes", EXAMPLE_GRADIENT_BYTES, "float", "Size S (bytes, as nccl-tests counts it)",
-          1, 1e15),
-    Param("time_us", EXAMPLE_TIME_US, "float", "Measured time (µs)", 0.001, 1e12, unit="µs"),
-    Param("collective", "allreduce", "choice", "Collective",
-          choices=tuple((k, c.label) for k, c in COLLECTIVES.items())),
+    narrowed(api.BUSBW["gpus"], label="GPUs (n)", default=8),
+    narrowed(api.BUSBW["bytes"], label="Size S (bytes, as nccl-tests counts it)",
+             default=EXAMPLE_GRADIENT_BYTES, lo=1, hi=1e15),
+    narrowed(api.BUSBW["time_us"], label="Measured time (µs)", default=EXAMPLE_TIME_US,
+             lo=0.001, hi=1e12),
+    narrowed(api.BUSBW["collective"], label="Collective",
+             choices=tuple((k, c.label) for k, c in COLLECTIVES.items())),
     LINK,
 )  # fmt: skip
 
@@ -244,9 +247,9 @@ SAMPLE_LINE = (
 )
 LINE = spec(
     Param("line", SAMPLE_LINE, "text"),
-    Param("gpus", 2, "int", "GPUs in the run (n)", 1, 65536),
-    Param("collective", "allreduce", "choice", "Test",
-          choices=tuple((k, c.program) for k, c in COLLECTIVES.items())),
+    narrowed(api.BUSBW["gpus"], label="GPUs in the run (n)", default=2),
+    narrowed(api.BUSBW["collective"], label="Test",
+             choices=tuple((k, c.program) for k, c in COLLECTIVES.items())),
     replace(LINK, default=300.0),
 )  # fmt: skip
 

@@ -17,15 +17,15 @@ from ..catalog.models import EXAMPLE_GRADIENT_BYTES
 from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..errors import ParamError
 from ..palette import SERIES
-from ..params import SEED, VALUES, Param, spec, validated
+from ..params import Param, api_args, narrowed, spec, validated
 from ..schedules.schedule import split
-from ..schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps
+from ..schedules.topology import NIC_400G_GBps
 from ..simulation.simulate import count_bytes
 from ..simulation.verify import check
 from ..sources import FITTED, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import complete, vectors
+from .common import SEED, VALUES, complete, simulated, summed, traced
 
 METHODS = ("ring", "multi-ring", "hierarchical")
 LABELS = {
@@ -40,12 +40,12 @@ NCCL_LABEL = f"NCCL's choice, {FITTED.legend} (H100 SXM)"
 # ---- The stepper: one method on real numbers --------------------------------------------------
 
 STEPPER = spec(
-    Param("method", "hierarchical", "choice", "Method",
-          choices=tuple(zip(METHODS, ("flat ring", "one ring per card", "hierarchical"),
-                            strict=True))),
+    simulated("algorithm", "Method", name="method", default="hierarchical",
+              choices=tuple(zip(METHODS, ("flat ring", "one ring per card", "hierarchical"),
+                                strict=True))),
     Param("servers", 2, "int", "Servers", 1, 4),
-    Param("gpus_per_node", 4, "int", "GPUs per server", 1, 4),
-    Param("length", 16, "int", "Numbers per gradient", 1, 64),
+    simulated("gpus_per_node", "GPUs per server", default=4, hi=4, optional=False),
+    simulated("length", "Numbers per gradient", default=16, hi=64, optional=False),
     replace(SEED, default=6),
     VALUES,
 )  # fmt: skip
@@ -58,8 +58,7 @@ def servers_stepper(params=None) -> dict:
     n = servers * g
     if n < 2:
         raise ParamError("gpus_per_node", "one GPU in all: nothing to add up; use 2 or more")
-    inputs = vectors(p, n, "int", STEPPER["length"].hi)
-    r = api.simulate(method, n, g, values=inputs, trace=True)
+    r = traced(p, STEPPER, gpus=n)
     length = r["length"]
     groups = split(0, length, n if method == "ring" else g)
     frames = _frames(r, groups, servers, g, method)
@@ -70,9 +69,7 @@ def servers_stepper(params=None) -> dict:
         params={**p, "length": length},
         dtype="int",
         chunks=groups,
-        inputs=r["inputs"],
-        target=r["target"],
-        extra_rows=[{"label": "target (sum)", "values": r["target"]}],
+        **summed(r),
         frames=frames,
         check=state_check,
         readouts={
@@ -181,14 +178,15 @@ def _frames(r: dict, groups, servers: int, g: int, method: str) -> list[views.Fr
 
 COMPARE = spec(
     Param("servers", 8, "int", "Servers", 1, 64, nudge=(1, "a server")),
-    Param("gpus_per_node", 8, "int", "GPUs (and cards) per server", 1, 8),
+    narrowed(api.ESTIMATE["gpus_per_node"], label="GPUs (and cards) per server", default=8,
+             hi=8, optional=False),
     # a 7B-parameter model's BF16 gradient (why-allreduce's)
     Param("gradient_gb", EXAMPLE_GRADIENT_BYTES / 1e9, "float", "Gradient per GPU (GB)",
           0.000001, 10000, unit="GB"),
-    Param("intra_bw", H100_NVLINK_GBps, "float", "NVLink (GB/s)", 0.001, 1000000, unit="GB/s"),
-    Param("inter_bw", NIC_400G_GBps, "float", "Network card (GB/s)", 0.001, 1000000, unit="GB/s"),
-    Param("intra_latency", 0.0, "float", "NVLink latency (µs)", 0, 1000000, unit="µs"),
-    Param("inter_latency", 0.0, "float", "Network latency (µs)", 0, 1000000, unit="µs"),
+    narrowed(api.ESTIMATE["intra_bw"], label="NVLink (GB/s)", lo=0.001, hi=1000000),
+    narrowed(api.ESTIMATE["inter_bw"], label="Network card (GB/s)", lo=0.001, hi=1000000),
+    narrowed(api.ESTIMATE["intra_latency"], label="NVLink latency (µs)", hi=1000000),
+    narrowed(api.ESTIMATE["inter_latency"], label="Network latency (µs)", hi=1000000),
 )  # fmt: skip
 # Counting 64 x 8 GPUs (4 million messages for one ring per card) takes about 0.8 s in CPython
 # and 1.5 s in the browser, once per layout (cached).
@@ -200,7 +198,7 @@ def servers_compare(params=None) -> dict:
     """Across servers: network bytes and time of the three methods, as servers are added."""
     p = validated(params, COMPARE)
     servers, g, gb = p["servers"], p["gpus_per_node"], float(p["gradient_gb"])
-    links = {k: float(p[k]) for k in ("intra_bw", "inter_bw", "intra_latency", "inter_latency")}
+    links = {k: float(v) for k, v in api_args(p, COMPARE).items() if k != "gpus_per_node"}
     s, n = gb * 1e9, servers * g
     times = {
         m: [api.estimate(m, x * g, s, g, **links)["time_s"] for x in SERVER_X] for m in METHODS

@@ -13,20 +13,20 @@ from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
-from ..params import DTYPE, SEED, VALUES, Param, narrowed, spec, validated
+from ..params import Param, narrowed, spec, validated
 from ..simulation.shard import OPTIMIZERS
 from ..training import calculator, memory, shardcost
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import value_text
+from .common import DTYPE, SEED, VALUES, simulated, value_text
 
 # ---- The stepper -------------------------------------------------------------------------------
 
 OPTIMIZER_TEXT = {"sgd": "SGD", "adam": "Adam"}
 REFERENCE_TEXT = {"ring": "ring (the same order)", "tree": "tree (another order)"}
 STEPPER = spec(
-    Param("gpus", 4, "int", "GPUs", 2, 16),
-    Param("length", 8, "int", "Numbers per gradient", 1, 64),
+    simulated("gpus", "GPUs", lo=2, hi=16),
+    simulated("length", "Numbers per gradient", default=8, hi=64, optional=False),
     DTYPE,
     Param("optimizer", "sgd", "choice", "Optimizer",
           choices=tuple((k, OPTIMIZER_TEXT[k]) for k in OPTIMIZERS)),

@@ -7,14 +7,14 @@ from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
 from ..palette import SERIES
-from ..params import SEED, VALUES, Param, spec, validated
+from ..params import Param, narrowed, spec, validated
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import stepper_frames, value_text, vectors
+from .common import SEED, VALUES, simulated, stepper_frames, summed, traced, value_text
 
 NAIVE = spec(
-    Param("gpus", 4, "int", "GPUs", 2, 8),
-    Param("length", 6, "int", "Numbers per gradient", 1, 16),
+    simulated("gpus", "GPUs", lo=2, hi=8),
+    simulated("length", "Numbers per gradient", default=6, hi=16, optional=False),
     SEED,
     VALUES,
 )
@@ -24,8 +24,7 @@ def naive(params=None) -> dict:
     """Why all-reduce: gather to GPU 0, add, broadcast back, on real integer vectors."""
     p = validated(params, NAIVE)
     n = p["gpus"]
-    inputs = vectors(p, n, "int", NAIVE["length"].hi)
-    r = api.simulate("naive", n, values=inputs, trace=True)
+    r = traced(p, NAIVE, algorithm="naive")
     length = r["length"]
     nbytes = length * dtypes.INT.itemsize
 
@@ -47,12 +46,10 @@ def naive(params=None) -> dict:
         params={**p, "gpus": n, "length": length},
         dtype="int",
         chunks=[(0, length)],
-        inputs=r["inputs"],
-        target=r["target"],
-        extra_rows=[
-            {"label": "target (sum)", "values": r["target"]},
+        **summed(
+            r,
             {"label": f"average (sum / {n})", "values": [t / n for t in r["target"]], "digits": 3},
-        ],
+        ),
         frames=frames,
         readouts={
             "root_received": f"{(n - 1) * nbytes:,} bytes ({n - 1} gradients of {nbytes} bytes)",
@@ -69,8 +66,8 @@ NAIVE_READOUTS = (("root_sent", "GPU 0 sends"),)
 
 PER_SERVER = hardware.H100_SXM.gpus_per_node  # 8
 SCALING = spec(
-    Param("gpus", 64, "int", f"GPUs ({PER_SERVER} per server)", 1, 1024, step=PER_SERVER,
-          nudge=(PER_SERVER, f"a server of {PER_SERVER} GPUs")),
+    narrowed(api.ESTIMATE["gpus"], label=f"GPUs ({PER_SERVER} per server)", default=64,
+             hi=1024, step=PER_SERVER, nudge=(PER_SERVER, f"a server of {PER_SERVER} GPUs")),
     Param("params_b", EXAMPLE_PARAMS / 1e9, "float",
           "Model size (billion parameters, BF16 gradient)", 0.001, 10000,
           unit="(billion parameters)"),
