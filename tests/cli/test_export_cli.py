@@ -3,12 +3,9 @@
 import json
 from xml.etree import ElementTree as ET
 
-import pytest
-
 from allreduce_explainer.cli import main
 from allreduce_explainer.exercises import problem
 from allreduce_explainer.exercises.units import unit
-from helpers import refusal
 
 
 def test_writes_a_moodle_bank_with_places(tmp_path, capsys):
@@ -31,22 +28,6 @@ def test_writes_a_moodle_bank_with_places(tmp_path, capsys):
     ring = items[3].find("answer")
     p = problem("ring_time", 5)
     assert float(ring.findtext("text")) == p.answer / unit(p.unit).scale
-
-
-@pytest.mark.parametrize(
-    "args, flag",
-    [
-        (["--format", "pdf", "--kinds", "faster"], "--format"),
-        (["--format", "gift", "--kinds", "nope"], "--kinds"),
-        (["--format", "gift", "--kinds", "faster", "--count", "0"], "--count"),
-        (["--format", "gift", "--kinds", "faster", "--seed", "-3"], "--seed"),
-        (["--format", "gift", "--kinds", "faster", "--seed", "1.5"], "--seed"),
-        (["--format", "gift", "--kinds", "faster", "--places", "/no/such.json"], "--places"),
-    ],
-)
-def test_bad_input_exits_2_naming_the_flag(args, flag, capsys, tmp_path):
-    err = refusal(capsys, ["exercises", "export", *args, "--out", str(tmp_path / "x")])
-    assert f"argument {flag}" in err
 
 
 def test_a_bank_to_stdout_is_the_file_alone(capsysbinary):

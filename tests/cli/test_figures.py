@@ -17,7 +17,6 @@ from allreduce_explainer.cli import main
 from allreduce_explainer.cli.files import widget_params
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.widgets import WIDGETS
-from helpers import refusal
 
 ROOT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -68,26 +67,6 @@ def test_widget_params_are_read_as_json_or_text():
     assert widget_params(["--gpus", "64", "--params-b", "7.5"]) == {"gpus": 64, "params_b": 7.5}
     assert widget_params(["--model=gpt2", "--sweep"]) == {"model": "gpt2", "sweep": True}
     assert widget_params(["--values", "[[1,2],[3,4]]"]) == {"values": [[1, 2], [3, 4]]}
-
-
-@pytest.mark.parametrize(
-    ("args", "names"),
-    [
-        (["nope", "--out", "x.svg"], "argument WIDGET: unknown widget"),
-        (["ring_reduce_scatter", "--out", "x.svg"], "draws no chart"),
-        (["scaling", "--out", "x.pdf"], "argument --out"),
-        (["scaling", "--gpus", "7x", "--out", "x.svg"], "argument --gpus"),
-        (["scaling", "--colour", "red", "--out", "x.svg"], "argument --colour"),
-        (["scaling", "stray", "--out", "x.svg"], "argument WIDGET: unexpected 'stray'"),
-        (["ddp_buckets", "--figure", "nope", "--out", "x.svg"], "argument --figure"),
-        (["scaling", "--theme", "blue", "--out", "x.svg"], "argument --theme"),
-        (["scaling"], "--out"),
-    ],
-)
-def test_bad_arguments_exit_2_with_one_line(args, names, capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    assert names in refusal(capsys, ["figure", *args])
-    assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.chromium
