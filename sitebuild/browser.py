@@ -1,9 +1,12 @@
 """Debian's Chromium under Playwright, launched the same way by the browser tests, the screenshot
-script and the benchmarks (Playwright cannot download its own browser here)."""
+script and the benchmarks (Playwright cannot download its own browser here); and a student
+answering a page's exercises in it, the same way in the browser tests and in a real Moodle."""
 
 from __future__ import annotations
 
 import shutil
+
+from allreduce_explainer.exercises import problem
 
 # no sandbox (containers), no GPU, and no traffic of Chromium's own, which tests would count
 CHROMIUM_ARGS = [
@@ -31,3 +34,31 @@ def launch(playwright):
     if path is None:
         raise SystemExit(MISSING)
     return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+
+
+# Python's verdict is on screen for exactly the answer typed (not an earlier one still computing)
+VERDICT = (
+    "([s, a]) => { const w = AE.widgets.find(x => x.el.matches(s));"
+    " return !w.busy && w.state.feedback && w.state.params.answer === a; }"
+)
+
+
+def check_answer(frame, kind: str, text: str, timeout_ms: int) -> bool:
+    """Type `text` into exercise `kind`'s box in a page or frame, check it as a reader does and
+    wait for Python's verdict on it: whether it was right."""
+    sel = f"[data-widget=exercise-{kind}]"
+    frame.locator(f"{sel} [data-role=answer]").fill(text)
+    frame.locator(f"{sel} [data-action=check]").click()
+    frame.wait_for_function(VERDICT, arg=[sel, text], timeout=timeout_ms)
+    return frame.locator(f"{sel} [data-role=feedback]").get_attribute("data-correct") == "true"
+
+
+def answer_as_the_core(frame, kind: str, timeout_ms: int) -> dict:
+    """Answer the problem exercise `kind` shows with the core's own answer to its seed, as a
+    student who works it out right would (the browser tests' course platforms and a real
+    Moodle's, scripts/moodle/student.py): the seed, the answer typed and whether it was right."""
+    sel = f"[data-widget=exercise-{kind}]"
+    seed = frame.evaluate("s => AE.widgets.find(w => w.el.matches(s)).state.seed", sel)
+    text = problem(kind, seed).answer_text()
+    right = check_answer(frame, kind, text, timeout_ms)
+    return {"kind": kind, "seed": seed, "answer": text, "correct": right}

@@ -6,6 +6,7 @@ import hashlib
 import io
 import os
 import re
+import shutil
 import struct
 import zipfile
 import zlib
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from allreduce_explainer.cli import main as cli_main
 from allreduce_explainer.errors import ParamError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +29,8 @@ TIMEOUT_MS = 90_000
 FAST = os.environ.get("AE_TESTS_FAST") == "1"
 # the public address the `hosted` fixture builds the site for (build.py --url)
 HOSTED = "https://example.org/allreduce/"
+# the SCORM 1.2 run-time (npm's scorm-again) the course-platform tests host a package under
+SCORM_AGAIN = ROOT / "node_modules" / "scorm-again" / "dist" / "scorm12.min.js"
 
 
 def site_pages() -> list:
@@ -49,11 +53,32 @@ def field_of(call, *args, **kwargs) -> str:
     return e.value.field
 
 
+def refusal(capsys, argv: list[str]) -> str:
+    """The command line, run in-process on `argv`, refuses it as it should: exit 2, nothing on
+    stdout, one line on stderr and no traceback. That line, for the test to read the flag in."""
+    with pytest.raises(SystemExit) as e:
+        cli_main(argv)
+    assert e.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
 def soup(path: Path):
     """A built page's HTML, parsed."""
     from bs4 import BeautifulSoup  # a test dependency the core's tests do not need
 
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def course_platform(root: Path, package: Path, host_html: str, host_js: str) -> None:
+    """Lay out a course platform's origin in `root`: its host page and script, scorm-again, and
+    the SCORM `package` unzipped into pkg/, as a platform unpacks an uploaded one."""
+    with zipfile.ZipFile(package) as z:
+        z.extractall(root / "pkg")
+    shutil.copyfile(SCORM_AGAIN, root / "scorm12.min.js")
+    (root / "host.html").write_text(host_html)
+    (root / "host.js").write_text(host_js)
 
 
 def examples(n: int) -> int:
@@ -87,6 +112,40 @@ def open_page(page, server, slug: str, live: bool = False):
     page.goto(f"{server}/{slug}/")
     if live:
         page.wait_for_selector(PY_READY, state="attached")
+
+
+def open_widget(page, server, slug: str, name: str):
+    """Open stage `slug` and wait for Python: its widget `name`, ready to change."""
+    open_page(page, server, slug, live=True)
+    return page.locator(f"[data-widget={name}]")
+
+
+def enter(widget, param: str, value: str) -> None:
+    """Type `value` into the widget's control for `param` and press Enter, as a reader does."""
+    box = widget.locator(f"[data-param={param}]")
+    box.fill(value)
+    box.press("Enter")
+
+
+def refused(widget, param: str, value: str) -> str:
+    """Enter a value the control's spec refuses; the message shown next to the control."""
+    enter(widget, param, value)
+    error = widget.locator(f"[data-error-for={param}]")
+    error.wait_for(state="visible")
+    return error.inner_text()
+
+
+def computed_not_typed(page, server, slug: str, typed, shown, where: str = "article") -> str:
+    """None of the figures `typed` is in stage `slug`'s Markdown, yet each of `shown` is in its
+    built page's `where`: the build computed them. That text, for a test's further checks."""
+    source = next((ROOT / "content").glob(f"*-{slug}.md")).read_text()
+    for figure in typed:
+        assert figure not in source, f"{figure} is typed into the prose"
+    open_page(page, server, slug)
+    text = page.locator(where).inner_text()
+    for figure in shown:
+        assert figure in text
+    return text
 
 
 def skip_prediction(widget):
@@ -134,6 +193,23 @@ def axe_clean(browser, server, slug: str, embeds: tuple[str, ...]) -> None:
                 bad = axe_violations(axe, page)
                 assert bad == [], f"{path} ({scheme}, {when} Python): {bad}"
         ctx.close()
+
+
+def axe_each(browser, server, scheme: str, paths, prepare=None) -> None:
+    """No serious or critical axe violation on any of `paths` in one colour scheme, each checked
+    once `prepare(page, path)` (if given) has put it in the state to check."""
+    from axe_playwright_python.sync_playwright import Axe  # only when a page is checked
+
+    axe = Axe()
+    ctx = browser.new_context(color_scheme=scheme)
+    page = ctx.new_page()
+    for path in paths:
+        page.goto(f"{server}/{path}")
+        if prepare:
+            prepare(page, path)
+        bad = axe_violations(axe, page)
+        assert bad == [], f"{path} ({scheme}): {bad}"
+    ctx.close()
 
 
 def axe_violations(axe, page) -> list[tuple[str, list]]:

@@ -7,9 +7,24 @@ import functools
 import re
 
 import helpers
+from allreduce_explainer.nccl import constants as K
 from allreduce_explainer.nccl.releases import V2_30_7, Release, release
 
 NUM = r"(?:\d+\.\d*|\.\d+|\d+)"
+# the per-channel bandwidth tables, in the order every release's source declares them
+BANDWIDTH_TABLES = (
+    K.LL_MAX_BW_GBPS,
+    K.PER_CH_MAX_RING_LL128_BW_GBPS,
+    K.PER_CH_MAX_TREE_LL128_BW_GBPS,
+    K.PER_CH_MAX_TREE_BW_GBPS,
+    K.PER_CH_MAX_NVLS_TREE_BW_GBPS,
+)
+
+
+def bandwidth_tables_from(first: int) -> list[tuple]:
+    """Each bandwidth table with the line its initializer starts on in a source where the first
+    starts on line `first` (they stand 7 lines apart in every release's source)."""
+    return [(table, first + 7 * i) for i, table in enumerate(BANDWIDTH_TABLES)]
 
 
 @functools.cache

@@ -15,6 +15,11 @@ SEEDS = st.integers(0, 2**53)
 # An all_reduce_perf row's time (µs) and bandwidths (GB/s), over the ranges its columns print
 times = st.floats(0.01, 9e6, allow_nan=False)
 bandwidths = st.floats(0, 9e4, allow_nan=False)
+# ... and its size (B) and count of elements, its two halves (out of place, in place: time,
+# algbw, busbw each) and its #wrong column (N/A or a count)
+sizes, counts = st.integers(0, 2**40), st.integers(0, 2**38)
+two_halves = st.lists(st.tuples(times, bandwidths, bandwidths), min_size=2, max_size=2)
+wrongs = st.one_of(st.none(), st.integers(0, 10**6))
 
 
 @st.composite

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from allreduce_explainer.exercises import problem
 from sitebuild import browser as chromium
 from sitebuild.moodle_types import moodle_type
 
@@ -48,22 +47,7 @@ def answer_all(frame) -> list[dict]:
         "() => [...document.querySelectorAll('[data-widget^=\"exercise-\"]')]"
         ".map(e => e.dataset.widget.slice('exercise-'.length))"
     )
-    done = []
-    for kind in kinds:
-        sel = f"[data-widget=exercise-{kind}]"
-        seed = frame.evaluate("s => AE.widgets.find(w => w.el.matches(s)).state.seed", sel)
-        text = problem(kind, seed).answer_text()
-        frame.locator(f"{sel} [data-role=answer]").fill(text)
-        frame.locator(f"{sel} [data-action=check]").click()
-        frame.wait_for_function(
-            "([s, a]) => { const w = AE.widgets.find(x => x.el.matches(s));"
-            " return !w.busy && w.state.feedback && w.state.params.answer === a; }",
-            arg=[sel, text],
-            timeout=TIMEOUT_MS,
-        )
-        right = frame.locator(f"{sel} [data-role=feedback]").get_attribute("data-correct")
-        done.append({"kind": kind, "seed": seed, "answer": text, "correct": right == "true"})
-    return done
+    return [chromium.answer_as_the_core(frame, kind, TIMEOUT_MS) for kind in kinds]
 
 
 def main(url: str, made_path: str, out: str) -> None:

@@ -1,12 +1,10 @@
 """Stage 7 in Chromium: the DDP timeline and sweep render, and recompute live."""
 
 import re
-from pathlib import Path
 
 from allreduce_explainer.widgets import buckets
-from helpers import open_page
+from helpers import computed_not_typed, enter, open_page, open_widget, refused
 
-ROOT = Path(__file__).resolve().parents[2]
 CHART = "document.querySelector('[data-widget=ddp_buckets] [data-role=chart]:not([data-figure])')"
 SWEEP = "document.querySelector('[data-widget=ddp_buckets] [data-figure=sweep][data-role=chart]')"
 
@@ -26,25 +24,21 @@ def test_timeline_and_sweep_draw_without_python(page, server):
 
 
 def test_changing_model_and_cap_recomputes(page, server):
-    open_page(page, server, "ddp-buckets", live=True)
-    w = page.locator("[data-widget=ddp_buckets]")
+    w = open_widget(page, server, "ddp-buckets", "ddp_buckets")
     w.locator("[data-param=model]").select_option("resnet50")
     w.locator("[data-readout=model]", has_text="ResNet-50").wait_for()
     assert "25,557,032" in w.locator("[data-readout=model]").inner_text()
     assert w.locator("[data-param=batch]").input_value() == "64"
     buckets = w.locator("[data-readout=buckets]").inner_text()
-    w.locator("[data-param=bucket_cap_mb]").fill("1")
-    w.locator("[data-param=bucket_cap_mb]").press("Enter")
+    enter(w, "bucket_cap_mb", "1")
     page.wait_for_function(f"() => {SWEEP}.data[3].x[0] === 1")
     assert w.locator("[data-readout=buckets]").inner_text() != buckets
     page.watch.assert_clean()
 
 
 def test_two_servers_expose_more_with_tiny_buckets(page, server):
-    open_page(page, server, "ddp-buckets", live=True)
-    w = page.locator("[data-widget=ddp_buckets]")
-    w.locator("[data-param=gpus]").fill("16")
-    w.locator("[data-param=gpus]").press("Enter")
+    w = open_widget(page, server, "ddp-buckets", "ddp_buckets")
+    enter(w, "gpus", "16")
     w.locator("[data-readout=algorithm]", has_text="NVLSTree").wait_for()
     first = page.evaluate(f"() => {SWEEP}.data[0].y[0]")
     best = page.evaluate(f"() => {SWEEP}.data[1].y[0]")
@@ -53,24 +47,15 @@ def test_two_servers_expose_more_with_tiny_buckets(page, server):
 
 
 def test_bad_cap_is_shown_next_to_its_control(page, server):
-    open_page(page, server, "ddp-buckets", live=True)
-    w = page.locator("[data-widget=ddp_buckets]")
-    w.locator("[data-param=bucket_cap_mb]").fill("0")
-    w.locator("[data-param=bucket_cap_mb]").press("Enter")
-    err = w.locator("[data-error-for=bucket_cap_mb]")
-    err.wait_for(state="visible")
-    assert "greater than 0" in err.inner_text()
+    w = open_widget(page, server, "ddp-buckets", "ddp_buckets")
+    assert "greater than 0" in refused(w, "bucket_cap_mb", "0")
     page.watch.assert_clean()
 
 
 def test_stage7_numbers_are_computed_not_typed(page, server):
-    source = (ROOT / "content" / "07-ddp-buckets.md").read_text()
-    for typed in ("124,439,808", "25,557,032", "498 MB"):
-        assert typed not in source
-    open_page(page, server, "ddp-buckets")
-    text = page.locator("article").inner_text()
-    for shown in ("124,439,808", "25,557,032", "109,482,240", "498 MB"):
-        assert shown in text
+    typed = ("124,439,808", "25,557,032", "498 MB")
+    shown = ("124,439,808", "25,557,032", "109,482,240", "498 MB")
+    computed_not_typed(page, server, "ddp-buckets", typed, shown)
     # one unit for the page's times: milliseconds, never "0.011 s" beside "2.1 ms"
     prose = page.locator("article > p").all_inner_texts()
     assert [p for p in prose if re.search(r"\d s\b", p)] == []
@@ -80,13 +65,11 @@ def test_stage7_numbers_are_computed_not_typed(page, server):
 
 
 def test_first_bucket_choice_follows_the_cap(page, server):
-    open_page(page, server, "ddp-buckets", live=True)
-    w = page.locator("[data-widget=ddp_buckets]")
+    w = open_widget(page, server, "ddp-buckets", "ddp_buckets")
     assert w.locator("[data-readout=first]").inner_text() == "1 MiB"
     w.locator("[data-param=first_bucket]").select_option("cap")
     w.locator("[data-readout=first]", has_text="25 MiB").wait_for()
-    w.locator("[data-param=bucket_cap_mb]").fill("5")
-    w.locator("[data-param=bucket_cap_mb]").press("Enter")
+    enter(w, "bucket_cap_mb", "5")
     w.locator("[data-readout=first]", has_text="5 MiB").wait_for()
     page.watch.assert_clean()
 
@@ -97,8 +80,7 @@ def test_llama_405b_draws_its_lanes_in_few_paths_and_folds_its_884_rows(page, se
     Python sent with a "show all" toggle that asks Python for every one (the last row is bucket
     884, as Python formats it) and folds them again, the focus staying on the toggle."""
 
-    open_page(page, server, "ddp-buckets", live=True)
-    w = page.locator("[data-widget=ddp_buckets]")
+    w = open_widget(page, server, "ddp-buckets", "ddp_buckets")
     w.locator("[data-param=model]").select_option("llama3-405b")
     w.locator("[data-readout=buckets]", has_text="884").wait_for()
     page.wait_for_function(f"() => {CHART}.data.length === 5")

@@ -8,10 +8,9 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
 from allreduce_explainer import exercises
-from helpers import PY_READY, axe_violations, expect_counter, open_page, stages
+from helpers import PY_READY, axe_each, expect_counter, open_page, stages
 
 KIND = "ring_time"  # stage 1's last exercise: a time with a unit
 NAME = f"exercise-{KIND}"
@@ -26,6 +25,13 @@ def feedback(w):
     fb = w.locator("[data-role=feedback][data-correct]")
     fb.wait_for()
     return fb.get_attribute("data-correct"), fb.inner_text()
+
+
+def stage_one_exercises(page, server, query: str) -> list:
+    """Stage 1 opened with `query`, once Python has started: each exercise's kind and widget."""
+    page.goto(f"{server}/why-allreduce/?{query}")
+    page.wait_for_selector(PY_READY, state="attached")
+    return [(k, page.locator(f"[data-widget=exercise-{k}]")) for k in stages()[0].exercises]
 
 
 def answer(page, w, text: str):
@@ -116,10 +122,7 @@ def test_malformed_input_is_said_next_to_the_field(page, server):
 
 
 def test_a_bare_seed_names_every_exercise_on_the_page(page, server):
-    page.goto(f"{server}/why-allreduce/?seed=7")
-    page.wait_for_selector(PY_READY, state="attached")
-    for kind in stages()[0].exercises:
-        w = page.locator(f"[data-widget=exercise-{kind}]")
+    for kind, w in stage_one_exercises(page, server, "seed=7"):
         prompt = exercises.exercise({"kind": kind, "seed": 7})["prompt"]
         w.locator("[data-role=prompt]", has_text=prompt[:40]).wait_for()
         assert w.locator("[data-role=seed]").inner_text() == "7"
@@ -143,10 +146,7 @@ def test_an_exercise_shows_its_title_and_the_new_problem_keeps_it(page, server):
 
 
 def test_solution_0_hides_every_worked_solution_and_the_sheets_key(page, server):
-    page.goto(f"{server}/why-allreduce/?solution=0")
-    page.wait_for_selector(PY_READY, state="attached")
-    for kind in stages()[0].exercises:
-        w = page.locator(f"[data-widget=exercise-{kind}]")
+    for kind, w in stage_one_exercises(page, server, "solution=0"):
         assert w.locator("[data-action=solution]").is_hidden()
         assert w.locator("[data-role=solution]").count() == 0
         w.locator("[data-action=hint]").click()  # the hint stays
@@ -272,16 +272,7 @@ def test_both_downloads_produce_files(page, server, tmp_path):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_on_the_classroom(browser, server, scheme):
-    axe = Axe()
-    ctx = browser.new_context(color_scheme=scheme)
-    page = ctx.new_page()
-    for path in (
-        "why-allreduce/",
-        "teachers-sheet/",
-        f"embed/{NAME}/",
-        "ring-reduce-scatter/?present=1",
-    ):
-        page.goto(f"{server}/{path}")
+    def prepare(page, path: str) -> None:
         page.wait_for_selector(PY_READY, state="attached")
         if path == "why-allreduce/":  # with a verdict and the solution open
             w = page.locator(EX)
@@ -289,6 +280,11 @@ def test_axe_on_the_classroom(browser, server, scheme):
             w.locator("[data-action=check]").click()
             w.locator("[data-role=feedback][data-correct]").wait_for()
             w.locator("[data-action=solution]").click()
-        bad = axe_violations(axe, page)
-        assert bad == [], f"{path} ({scheme}): {bad}"
-    ctx.close()
+
+    paths = (
+        "why-allreduce/",
+        "teachers-sheet/",
+        f"embed/{NAME}/",
+        "ring-reduce-scatter/?present=1",
+    )
+    axe_each(browser, server, scheme, paths, prepare)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from allreduce_explainer.logs import examples as log_examples
 from allreduce_explainer.widgets import WIDGETS
-from helpers import open_page
+from helpers import enter, open_page, open_widget
 
 SLUG = "your-cluster"
 DATA = Path(__file__).parents[1] / "data"
@@ -42,8 +42,7 @@ def test_page_opens_on_stage_one_before_python(page, server):
 
 
 def test_model_gpu_and_algorithm_recompute_live(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=cluster]")
+    w = open_widget(page, server, SLUG, "cluster")
     w.locator("[data-param=model]").select_option("llama3-70b")
     w.locator("[data-readout=params]", has_text="70,553,706,496").wait_for()
     assert w.locator("[data-param=params]").input_value() == "70553706496"
@@ -55,16 +54,13 @@ def test_model_gpu_and_algorithm_recompute_live(page, server):
     assert w.locator("[data-param=link_gbps]").input_value() == "448"
     w.locator("[data-param-step='gpus:8']").click()
     w.locator("[data-readout=cluster]", has_text="72 × MI300X").wait_for()
-    gpus = w.locator("[data-param=gpus]")
-    gpus.fill("60")
-    gpus.press("Enter")
+    enter(w, "gpus", "60")
     w.locator("[data-error-for=gpus]", has_text="multiple of 8").wait_for()
     page.watch.assert_clean()
 
 
 def test_pasting_a_log_draws_the_fit_and_the_button_applies_it(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=cluster]")
+    w = open_widget(page, server, SLUG, "cluster")
     box = w.locator("[data-param=log]")
     box.fill((DATA / "allreduce_current.txt").read_text())
     box.press("Tab")
@@ -92,24 +88,20 @@ def test_pasting_a_log_draws_the_fit_and_the_button_applies_it(page, server):
 
 
 def test_a_log_without_rank_lines_asks_for_the_count_and_bad_lines_are_listed(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=cluster]")
+    w = open_widget(page, server, SLUG, "cluster")
     box = w.locator("[data-param=log]")
     rows = (DATA / "allreduce_rows_only.txt").read_text()
     box.fill(rows + "this is not a row\n")
     box.press("Tab")
     w.locator("[data-readout=log_status]", has_text="enter the count").wait_for()
-    count = w.locator("[data-param=log_gpus]")
-    count.fill("32")
-    count.press("Enter")
+    enter(w, "log_gpus", "32")
     w.locator("[data-readout=log_status]", has_text="32 GPUs (as entered)").wait_for()
     assert "not a data row" in w.locator("[data-readout=log_skipped]").inner_text()
     page.watch.assert_clean()
 
 
 def test_opening_a_file_reads_it_in_the_browser_and_a_reload_keeps_it(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=cluster]")
+    w = open_widget(page, server, SLUG, "cluster")
     w.locator("[data-role=log-file]").set_input_files(str(DATA / "allreduce_two_runs.txt"))
     w.locator("[data-readout=log_status]", has_text="Run 1 of 2").wait_for()
     page.reload()
@@ -122,8 +114,7 @@ def test_an_opened_file_stays_through_other_changes_and_an_example_clears_it(pag
     """Python does not send an opened file back (views.unchanged_left_out); the page keeps the
     text it sent: a change of the GPU count still compares the same run, the stored copy stays,
     and choosing an example replaces the file."""
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=cluster]")
+    w = open_widget(page, server, SLUG, "cluster")
     w.locator("[data-role=log-file]").set_input_files(str(DATA / "allreduce_two_runs.txt"))
     w.locator("[data-readout=log_status]", has_text="Run 1 of 2").wait_for()
     text = (DATA / "allreduce_two_runs.txt").read_text()
@@ -131,9 +122,7 @@ def test_an_opened_file_stays_through_other_changes_and_an_example_clears_it(pag
       AE.python.call = (fn, ps) => p.call(AE.python, fn, ps).then((r) => { window.__echoed.push(
         r.response.ok && "log_file" in r.response.state.params); return r; }); }""")
     assert answers is None
-    gpus = w.locator("[data-param=gpus]")
-    gpus.fill("32")
-    gpus.press("Enter")
+    enter(w, "gpus", "32")
     w.locator("[data-readout=log_status]", has_text="Run 1 of 2").wait_for()
     idle = "!document.querySelector('[data-widget=cluster][aria-busy]')"
     page.wait_for_function(f"() => window.__echoed.length > 0 && {idle}")
@@ -162,16 +151,13 @@ def test_long_opened_files_are_read_after_changes_and_a_new_one_replaces_the_old
         assert len(text) > 1 << 16
         logs.append(tmp_path / f"long-{k}.log")
         logs[-1].write_text(text)
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=cluster]")
+    w = open_widget(page, server, SLUG, "cluster")
     idle = "() => !document.querySelector('[data-widget=cluster][aria-busy]')"
     params = "() => AE.widgets.find(x => x.name === 'cluster').state.params"
     for k, log in enumerate(logs):
         w.locator("[data-role=log-file]").set_input_files(str(log))
         page.wait_for_function(f"() => ({params})().log_file.length === {len(log.read_text())}")
-        gpus = w.locator("[data-param=gpus]")
-        gpus.fill(("32", "64")[k])
-        gpus.press("Enter")
+        enter(w, "gpus", ("32", "64")[k])
         page.wait_for_function(f"() => ({params})().gpus === {(32, 64)[k]}")
         page.wait_for_function(idle)
         shown = page.evaluate(params)
@@ -188,19 +174,15 @@ def test_long_opened_files_are_read_after_changes_and_a_new_one_replaces_the_old
 def test_a_file_over_the_limit_is_refused_with_a_message(page, server, tmp_path):
     big = tmp_path / "big.log"
     big.write_text("#\n" * 2_600_000)
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=cluster]")
+    w = open_widget(page, server, SLUG, "cluster")
     w.locator("[data-role=log-file]").set_input_files(str(big))
     w.locator("[data-error-for=log_file]", has_text="1 MB").wait_for()
     page.watch.assert_clean()
 
 
 def test_typing_a_figure_makes_that_choice_custom(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=cluster]")
-    link = w.locator("[data-param=link_gbps]")
-    link.fill("300")
-    link.press("Enter")
+    w = open_widget(page, server, SLUG, "cluster")
+    enter(w, "link_gbps", "300")
     w.locator("[data-param=gpu]").locator("option:checked", has_text="custom").wait_for(
         state="attached"
     )
@@ -209,17 +191,14 @@ def test_typing_a_figure_makes_that_choice_custom(page, server):
     w.locator("[data-readout=cluster]", has_text="B200").wait_for()
     state = "() => AE.widgets.find(x => x.name === 'cluster').state.params.link_gbps"
     assert page.evaluate(state) == 900  # the field shows it once it loses focus
-    size = w.locator("[data-param=params]")
-    size.fill("1e9")
-    size.press("Enter")
+    enter(w, "params", "1e9")
     w.locator("[data-readout=params]", has_text="1,000,000,000").wait_for()
     assert w.locator("[data-param=model]").input_value() == "custom"
     page.watch.assert_clean()
 
 
 def test_an_example_fills_the_box_is_in_the_url_and_a_file_replaces_it(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=cluster]")
+    w = open_widget(page, server, SLUG, "cluster")
     w.locator("[data-param=example]").select_option("ib-2nodes")
     w.locator("[data-readout=log_status]", has_text="16 GPUs").wait_for()
     assert w.locator("[data-param=log]").input_value() == LOG_309.read_text()
@@ -241,8 +220,7 @@ def test_an_example_fills_the_box_is_in_the_url_and_a_file_replaces_it(page, ser
 def test_log_panel_shows_its_examples_not_empty_charts_until_a_log_loads(page, server):
     """Before a log: no chart drawn (both hidden, no Plotly in them), the examples and their
     sentence in their place; an example's button loads it and both charts are drawn."""
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=cluster]")
+    w = open_widget(page, server, SLUG, "cluster")
     examples = w.locator("[data-role=log-examples]")
     assert examples.is_visible() and "No log yet" in examples.inner_text()
     for name in ("time", "busbw"):

@@ -44,15 +44,22 @@ def fault(kind: str, hits: list[float]):
     return handle
 
 
-def fails_fast(browser, server, slug: str, pattern: str, kind: str) -> tuple:
-    """Open `slug` with the file at `pattern` failing as `kind`; return the page, its context and
-    the status line once Python has given up, checking it did so within WITHIN_S."""
+def open_with_fault(browser, server, slug: str, pattern: str, kind: str, until: str) -> tuple:
+    """Open `slug` with the file at `pattern` failing as `kind` and wait until the page matches
+    `until`: its context, the page and the times the file was asked for."""
     ctx = browser.new_context()
     hits: list[float] = []
     ctx.route(pattern, fault(kind, hits))
     page = ctx.new_page()
     page.goto(f"{server}/{slug}/")
-    page.wait_for_selector(FAILED, state="attached")
+    page.wait_for_selector(until, state="attached")
+    return ctx, page, hits
+
+
+def fails_fast(browser, server, slug: str, pattern: str, kind: str) -> tuple:
+    """Open `slug` with the file at `pattern` failing as `kind`; return the page, its context and
+    the status line once Python has given up, checking it did so within WITHIN_S."""
+    ctx, page, hits = open_with_fault(browser, server, slug, pattern, kind, FAILED)
     gave_up = time.monotonic()
     assert hits, f"{pattern} was never asked for"
     assert gave_up - hits[0] <= WITHIN_S, (slug, pattern, kind, gave_up - hits[0])
@@ -110,12 +117,9 @@ def test_stdlib_lost_when_booting_without_the_snapshot(browser, server, kind):
 @pytest.mark.parametrize("role", sorted(LATER))
 def test_a_zip_lost_when_python_asks_for_it_later(browser, server, role, kind):
     pattern, statement, words = LATER[role]
-    ctx = browser.new_context()
-    hits: list[float] = []
-    ctx.route(pattern, fault(kind, hits))
-    page = ctx.new_page()
-    page.goto(f"{server}/ring-reduce-scatter/")
-    page.wait_for_selector(PY_READY, state="attached")
+    ctx, page, hits = open_with_fault(
+        browser, server, "ring-reduce-scatter", pattern, kind, PY_READY
+    )
     assert not hits  # not fetched at start-up
     with pytest.raises(Exception, match=words):
         page.workers[0].evaluate(f"() => self.pyodide.runPython('{statement}')")

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from allreduce_explainer.widgets import innetwork as inw
-from helpers import axe_clean, no_scroll_at_360, open_page, step_to_end
+from helpers import axe_clean, enter, no_scroll_at_360, open_page, open_widget, step_to_end
 
 SLUG = "in-network-reduction"
 
@@ -37,12 +37,10 @@ def test_switch_stepper_steps_to_the_sum_without_python(page, server):
 
 
 def test_gpu_count_recomputes_through_python(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=innetwork_stepper]")
+    w = open_widget(page, server, SLUG, "innetwork_stepper")
     w.locator("[data-param=dtype]").select_option("int")
     page.wait_for_selector("[data-widget=innetwork_stepper]:not([aria-busy])", state="attached")
-    w.locator("[data-param=gpus]").fill("5")
-    w.locator("[data-param=gpus]").press("Enter")
+    enter(w, "gpus", "5")
     expected = inw.innetwork_stepper({"gpus": 5, "dtype": "int"})["readouts"]
     w.locator("[data-readout=ring_sent]", has_text=expected["ring_sent"]).wait_for()
     assert w.locator("[data-readout=steps]").inner_text() == "2 (switch) against 8 (ring)"
@@ -53,8 +51,7 @@ def test_gpu_count_recomputes_through_python(page, server):
 
 
 def test_panel_holds_the_measurements_and_recomputes(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=innetwork_bandwidth]")
+    w = open_widget(page, server, SLUG, "innetwork_bandwidth")
     data = (
         "() => document.querySelector('[data-widget=innetwork_bandwidth] "
         "[data-figure=gpus]').data.map(t => [t.name, t.y.at(-1)])"
@@ -66,8 +63,7 @@ def test_panel_holds_the_measurements_and_recomputes(page, server):
     assert last["NVLS, measured (8 × H100)"] == 480 and last["ring, measured (8 × H100)"] == 370
     nvls = float(w.locator("[data-readout=nvls_nccl]").inner_text().split()[0])
     assert abs(nvls / 480 - 1) < 0.03  # NCCL's pick as runs measure it, against the ~480 cited
-    w.locator("[data-param=servers]").fill("16")
-    w.locator("[data-param=servers]").press("Enter")
+    enter(w, "servers", "16")
     expected = inw.innetwork_bandwidth({"servers": 16})["readouts"]
     w.locator("[data-readout=card_ring]", has_text=expected["card_ring"]).wait_for()
     assert w.locator("[data-readout=across_pick]").inner_text() == expected["across_pick"]

@@ -4,7 +4,7 @@ against size beside the published runs."""
 
 from __future__ import annotations
 
-from helpers import expect_counter, open_page, step_to_end
+from helpers import enter, expect_counter, open_page, open_widget, refused, step_to_end
 
 SLUG = "latency-ring-vs-tree"
 
@@ -28,24 +28,17 @@ def test_tree_stepper_reaches_exact_match_without_python(page, server):
     page.watch.assert_clean()
 
 
-def _set(page, w, param, value):
-    box = w.locator(f"[data-param={param}]")
-    box.fill(value)
-    box.press("Enter")
-
-
 def test_changing_the_latency_moves_the_teaching_crossover_not_nccls(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=latency]")
+    w = open_widget(page, server, SLUG, "latency")
     page.wait_for_function(f"() => {BOARD}.data")
     base = page.evaluate(MARKER)
     nccl = w.locator("[data-readout=crossover_nccl]").inner_text()
-    _set(page, w, "latency_us", "2")
+    enter(w, "latency_us", "2")
     page.wait_for_function(f"() => ({MARKER})() < {base}")
-    _set(page, w, "latency_us", "40")
+    enter(w, "latency_us", "40")
     page.wait_for_function(f"() => ({MARKER})() > {base}")
     assert w.locator("[data-readout=crossover_nccl]").inner_text() == nccl  # NCCL's own latencies
-    _set(page, w, "latency_us", "0")
+    enter(w, "latency_us", "0")
     w.locator("[data-readout=crossover]", has_text="none").wait_for()
     page.watch.assert_clean()
 
@@ -69,48 +62,38 @@ def test_nccl_band_follows_the_servers(page, server):
     )  # each names its cluster
     assert titles[0].startswith("NCCL's estimate") and "8 servers of 8 H100" in titles[0]
     assert titles[1].startswith("The whiteboard model") and "64 GPUs, one per server" in titles[1]
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=latency]")
-    _set(page, w, "gpus", "63")  # not whole servers of 8
-    w.locator("[data-error-for=gpus]").wait_for(state="visible")
-    _set(page, w, "gpus", "64")
-    _set(page, w, "gpus_per_node", "1")
+    w = open_widget(page, server, SLUG, "latency")
+    refused(w, "gpus", "63")  # not whole servers of 8
+    enter(w, "gpus", "64")
+    enter(w, "gpus_per_node", "1")
     w.locator("[data-readout=band]").filter(has_not_text="NVLSTree").wait_for()
     page.watch.assert_clean()
 
 
 def test_tree_stepper_recomputes_and_still_matches(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=tree_allreduce]")
-    w.locator("[data-param=gpus]").fill("5")
-    w.locator("[data-param=gpus]").press("Enter")
+    w = open_widget(page, server, SLUG, "tree_allreduce")
+    enter(w, "gpus", "5")
     expect_counter(w, "Step 0 of 8")
-    w.locator("[data-param=chunks]").fill("1")
-    w.locator("[data-param=chunks]").press("Enter")
+    enter(w, "chunks", "1")
     expect_counter(w, "Step 0 of 6")
     assert w.locator("tbody tr[data-gpu]").count() == 5
     step_to_end(w)
     assert "exact match" in w.locator("[data-role=verdict]").inner_text().lower()
-    w.locator("[data-param=chunks]").fill("9")
-    w.locator("[data-param=chunks]").press("Enter")
-    w.locator("[data-error-for=chunks]").wait_for(state="visible")
+    refused(w, "chunks", "9")
     page.watch.assert_clean()
 
 
 def test_steps_chart_marks_the_chosen_count(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=steps]")
+    w = open_widget(page, server, SLUG, "steps")
     assert w.locator("[data-readout=tree]").inner_text() == "20"
-    w.locator("[data-param=gpus]").fill("4096")
-    w.locator("[data-param=gpus]").press("Enter")
+    enter(w, "gpus", "4096")
     w.locator("[data-readout=tree]", has_text="24").wait_for()
     assert w.locator("[data-readout=ring]").inner_text() == "8,190"
     page.watch.assert_clean()
 
 
 def test_busbw_curve_shows_nccls_model_beside_the_measured_run(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=busbw_curve]")
+    w = open_widget(page, server, SLUG, "busbw_curve")
     assert "NVLS" in w.locator("[data-readout=model]").inner_text()
     assert "473.6 GB/s" in w.locator("[data-readout=measured]").inner_text()
     names = "() => document.querySelector('[data-widget=busbw_curve] .chart').data.map(t => t.name)"
@@ -120,8 +103,7 @@ def test_busbw_curve_shows_nccls_model_beside_the_measured_run(page, server):
     ring = float(w.locator("[data-readout=model]").inner_text().split()[0])
     assert abs(ring / 368.1 - 1) < 0.06  # together's forced ring, 8 GiB: the layer within 6 %
     assert "ring forced" in w.locator("[data-readout=measured]").inner_text()
-    w.locator("[data-param=servers]").fill("8")
-    w.locator("[data-param=servers]").press("Enter")
+    enter(w, "servers", "8")
     w.locator("[data-readout=yardstick]", has_text="8 cards").wait_for()
     assert "no published run" in w.locator("[data-readout=measured]").inner_text()
     page.watch.assert_clean()

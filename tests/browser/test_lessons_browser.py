@@ -6,9 +6,8 @@ screenshots of a page's opening, a closed and an open "Deeper" box and the gloss
 from __future__ import annotations
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
-from helpers import axe_violations, open_page
+from helpers import axe_each, open_page
 
 DEEPER = "details[data-role=deeper]"
 
@@ -72,22 +71,13 @@ def test_answers_open_and_glossary_links_land_on_their_entry(page, server):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_no_serious_violation_on_the_glossary_and_a_lesson(browser, server, scheme):
-    axe = Axe()
-    ctx = browser.new_context(color_scheme=scheme)
-    page = ctx.new_page()
-    for path, open_boxes in (
-        ("glossary/", False),
-        ("ring-all-gather/", True),
-        ("quick-reference/", False),
-        ("use-in-your-course/", False),
-    ):
-        page.goto(f"{server}/{path}")
-        if open_boxes:  # the open "Deeper" box and an open answer are checked too
+    def prepare(page, path: str) -> None:
+        if path == "ring-all-gather/":  # the open "Deeper" box and an open answer are checked too
             page.locator(f"{DEEPER} summary").first.click()
             page.locator("[data-role=check-yourself] summary").first.click()
-        bad = axe_violations(axe, page)
-        assert bad == [], f"{path} ({scheme}): {bad}"
-    ctx.close()
+
+    paths = ("glossary/", "ring-all-gather/", "quick-reference/", "use-in-your-course/")
+    axe_each(browser, server, scheme, paths, prepare)
 
 
 def test_no_horizontal_scroll_at_360px_on_the_glossary_and_the_lesson_boxes(browser, server):

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import zipfile
 
 import pytest
 
 from allreduce_explainer.exercises import problem
 from allreduce_explainer.exercises.learners import learner_seed
-from helpers import PY_READY, ROOT, TIMEOUT_MS, Watch, stages
+from helpers import PY_READY, TIMEOUT_MS, Watch, course_platform, stages
 from sitebuild import serve
+from sitebuild.browser import check_answer
 
-SCORM_AGAIN = ROOT / "node_modules" / "scorm-again" / "dist" / "scorm12.min.js"
 STAGE = stages()[0]
 KINDS = list(STAGE.exercises)
 NAMES = [f"exercise-{k}" for k in KINDS]
@@ -69,11 +67,7 @@ HOST_JS = """window.launch = function (slug, preload) {
 def lms(site, tmp_path_factory):
     """A course platform's origin: the host page, scorm-again, and the package unzipped."""
     root = tmp_path_factory.mktemp("lms")
-    with zipfile.ZipFile(site / "scorm" / f"{STAGE.slug}.zip") as z:
-        z.extractall(root / "pkg")
-    shutil.copyfile(SCORM_AGAIN, root / "scorm12.min.js")
-    (root / "host.html").write_text(HOST_HTML)
-    (root / "host.js").write_text(HOST_JS)
+    course_platform(root, site / "scorm" / f"{STAGE.slug}.zip", HOST_HTML, HOST_JS)
     url, httpd = serve.in_background(root)
     yield url
     httpd.shutdown()
@@ -118,16 +112,7 @@ class Attempt:
             "s => AE.widgets.find(w => w.el.matches(s)).state.solution_answer", sel
         )
         text = text if right else "12345"
-        self.frame.locator(f"{sel} [data-role=answer]").fill(text)
-        self.frame.locator(f"{sel} [data-action=check]").click()
-        self.frame.wait_for_function(
-            "([s, a]) => { const w = AE.widgets.find(x => x.el.matches(s));"
-            " return !w.busy && w.state.feedback && w.state.params.answer === a; }",
-            arg=[sel, text],
-            timeout=TIMEOUT_MS,
-        )
-        verdict = self.frame.locator(f"{sel} [data-role=feedback]").get_attribute("data-correct")
-        assert verdict == str(right).lower()
+        assert check_answer(self.frame, kind, text, TIMEOUT_MS) == right
         return text
 
     def leave(self) -> dict:

@@ -9,20 +9,17 @@ completed."""
 from __future__ import annotations
 
 import http.server
-import shutil
 import urllib.request
 import xml.etree.ElementTree as ET
-import zipfile
 from urllib.parse import urlsplit
 
 import pytest
 
-from allreduce_explainer.exercises import problem
-from helpers import PY_READY, ROOT, TIMEOUT_MS, Watch, stages
+from helpers import PY_READY, TIMEOUT_MS, Watch, course_platform, stages
 from sitebuild import serve
+from sitebuild.browser import answer_as_the_core
 from sitebuild.moodle_types import BINARY, JAVASCRIPT, moodle_type
 
-SCORM_AGAIN = ROOT / "node_modules" / "scorm-again" / "dist" / "scorm12.min.js"
 STAGE = stages()[0]
 KINDS = list(STAGE.exercises)
 STARTED = "html:is([data-python=ready], [data-python=failed])"
@@ -60,11 +57,7 @@ class MoodleTypes(http.server.SimpleHTTPRequestHandler):
 def moodle(site, tmp_path_factory):
     """An origin serving the host page, scorm-again and the stage's package unzipped."""
     root = tmp_path_factory.mktemp("moodle")
-    with zipfile.ZipFile(site / "scorm" / f"{STAGE.slug}.zip") as z:
-        z.extractall(root / "pkg")
-    shutil.copyfile(SCORM_AGAIN, root / "scorm12.min.js")
-    (root / "host.html").write_text(HOST_HTML)
-    (root / "host.js").write_text(HOST_JS)
+    course_platform(root, site / "scorm" / f"{STAGE.slug}.zip", HOST_HTML, HOST_JS)
     url, httpd = serve.in_background(root, MoodleTypes)
     yield url, root / "pkg"
     httpd.shutdown()
@@ -103,22 +96,6 @@ def test_every_script_of_the_package_has_a_javascript_type(moodle):
     assert unknown == []
 
 
-def answer_right(frame, kind: str) -> None:
-    """Type the core's answer to the problem the page shows, and wait for the verdict."""
-    sel = f"[data-widget=exercise-{kind}]"
-    seed = frame.evaluate("s => AE.widgets.find(w => w.el.matches(s)).state.seed", sel)
-    text = problem(kind, seed).answer_text()
-    frame.locator(f"{sel} [data-role=answer]").fill(text)
-    frame.locator(f"{sel} [data-action=check]").click()
-    frame.wait_for_function(
-        "([s, a]) => { const w = AE.widgets.find(x => x.el.matches(s));"
-        " return !w.busy && w.state.feedback && w.state.params.answer === a; }",
-        arg=[sel, text],
-        timeout=TIMEOUT_MS,
-    )
-    assert frame.locator(f"{sel} [data-role=feedback]").get_attribute("data-correct") == "true"
-
-
 def test_python_starts_and_the_score_reaches_the_lms(browser, moodle):
     url, pkg = moodle
     href = launch(pkg)
@@ -132,7 +109,7 @@ def test_python_starts_and_the_score_reaches_the_lms(browser, moodle):
     status = inner.locator('[data-role="python-status"]').first.inner_text()
     assert inner.locator(PY_READY).count() == 1, status
     for kind in KINDS:
-        answer_right(inner, kind)
+        assert answer_as_the_core(inner, kind, TIMEOUT_MS)["correct"], kind
     get = "k => String(window.API.LMSGetValue(k))"
     assert page.evaluate(get, "cmi.core.score.raw") == "100"
     assert page.evaluate(get, "cmi.core.lesson_status") == "completed"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from helpers import open_page
+from helpers import enter, open_page, open_widget
 
 SLUG = "what-each-gpu-sends"
 
@@ -30,8 +30,7 @@ def test_page_reads_before_python_with_counted_and_formula_series(page, server):
 
 
 def test_adding_a_gpu_moves_the_marker_and_the_readout(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=sends]")
+    w = open_widget(page, server, SLUG, "sends")
     marker = "() => document.querySelector('[data-widget=sends] .chart').data.at(-1).x[0]"
     assert page.evaluate(marker) == 64
     assert "63 × S" in w.locator("[data-readout=root]").inner_text()
@@ -43,11 +42,9 @@ def test_adding_a_gpu_moves_the_marker_and_the_readout(page, server):
 
 
 def test_busbw_changes_with_gpus_while_algbw_stays(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=busbw]")
+    w = open_widget(page, server, SLUG, "busbw")
     algbw = w.locator("[data-readout=algbw]").inner_text()
-    w.locator("[data-param=gpus]").fill("2")
-    w.locator("[data-param=gpus]").press("Enter")
+    enter(w, "gpus", "2")
     w.locator("[data-readout=busbw]", has_text=algbw).wait_for()  # factor 1
     assert w.locator("[data-readout=algbw]").inner_text() == algbw
     w.locator("[data-param=collective]").select_option("allgather")
@@ -56,21 +53,18 @@ def test_busbw_changes_with_gpus_while_algbw_stays(page, server):
 
 
 def test_pasted_line_is_read_checked_and_bad_lines_are_refused(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=nccl_line]")
+    w = open_widget(page, server, SLUG, "nccl_line")
     box = w.locator("[data-param=line]")
     box.fill(
         "[0]   33554432   8388608   float   sum   195.40  171.72  300.51  N/A"
         "   195.40  171.73  300.52  N/A"
     )
-    w.locator("[data-param=gpus]").fill("8")  # blur the text box: its change event fires
-    w.locator("[data-param=gpus]").press("Enter")
+    enter(w, "gpus", "8")  # blur the text box: its change event fires
     w.locator("[data-readout=col_root]", has_text="no root column").wait_for()
     # the line's answer may come before the GPU count's: wait for the count's too
     w.locator("[data-readout=oop_check]", has_text=re.compile(r"^agrees")).wait_for()
     assert w.locator("[data-readout=oop_wrong]").inner_text().startswith("N/A")
-    w.locator("[data-param=gpus]").fill("4")
-    w.locator("[data-param=gpus]").press("Enter")
+    enter(w, "gpus", "4")
     w.locator("[data-readout=oop_check]", has_text="busbw does not").wait_for()
     box.fill("hello world")
     box.press("Tab")

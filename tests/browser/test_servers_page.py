@@ -1,11 +1,15 @@
 """Stage 6 in Chromium: stepping to the exact sum, live method changes, counts and the chart."""
 
-from pathlib import Path
-
 from allreduce_explainer.widgets import servers
-from helpers import expect_counter, open_page, step_to_end
-
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import (
+    computed_not_typed,
+    enter,
+    expect_counter,
+    open_page,
+    open_widget,
+    refused,
+    step_to_end,
+)
 
 
 def test_default_stepper_reaches_exact_match_without_python(page, server):
@@ -24,8 +28,7 @@ def test_default_stepper_reaches_exact_match_without_python(page, server):
 
 
 def test_switching_to_the_flat_ring_recomputes_counts_and_still_matches(page, server):
-    open_page(page, server, "across-servers", live=True)
-    w = page.locator("[data-widget=servers_stepper]")
+    w = open_widget(page, server, "across-servers", "servers_stepper")
     before = w.locator("[data-readout=per_card]").inner_text()
     w.locator("[data-param=method]").select_option("ring")
     expect_counter(w, "Step 0 of 14")
@@ -35,8 +38,7 @@ def test_switching_to_the_flat_ring_recomputes_counts_and_still_matches(page, se
     assert "exact match" in w.locator("[data-role=verdict]").inner_text().lower()
     w.locator("[data-param=method]").select_option("multi-ring")
     expect_counter(w, "Step 0 of 14")
-    w.locator("[data-param=servers]").fill("3")
-    w.locator("[data-param=servers]").press("Enter")
+    enter(w, "servers", "3")
     expect_counter(w, "Step 0 of 22")
     step_to_end(w)
     assert "exact match" in w.locator("[data-role=verdict]").inner_text().lower()
@@ -44,8 +46,7 @@ def test_switching_to_the_flat_ring_recomputes_counts_and_still_matches(page, se
 
 
 def test_compare_table_counts_and_chart_follow_the_servers(page, server):
-    open_page(page, server, "across-servers", live=True)
-    w = page.locator("[data-widget=servers_compare]")
+    w = open_widget(page, server, "across-servers", "servers_compare")
     assert w.locator("[data-readout=hierarchical_total]").inner_text() == "196 GB"
     assert "one ring per card" in w.locator("[data-readout=verdict]").inner_text()
     marker = "() => document.querySelector('[data-widget=servers_compare] .chart').data.at(-1).x[0]"
@@ -55,8 +56,7 @@ def test_compare_table_counts_and_chart_follow_the_servers(page, server):
     assert w.locator("[data-readout=hierarchical_total]").inner_text() == "168 GB"  # 2*6*14
     # a tiny message with NCCL's latencies: the hierarchical method wins
     for key, value in (("gradient_gb", "0.001"), ("intra_latency", "3.4"), ("inter_latency", "14")):
-        w.locator(f"[data-param={key}]").fill(value)
-        w.locator(f"[data-param={key}]").press("Enter")
+        enter(w, key, value)
         # one change at a time: a change made while another is computing can be lost (widget.js)
         page.wait_for_selector("[data-widget=servers_compare]:not([aria-busy])", state="attached")
     page.wait_for_function(
@@ -67,24 +67,17 @@ def test_compare_table_counts_and_chart_follow_the_servers(page, server):
 
 
 def test_bad_server_count_is_shown_next_to_its_control(page, server):
-    open_page(page, server, "across-servers", live=True)
-    w = page.locator("[data-widget=servers_compare]")
-    w.locator("[data-param=servers]").fill("65")
-    w.locator("[data-param=servers]").press("Enter")
-    err = w.locator("[data-error-for=servers]")
-    err.wait_for(state="visible")
-    assert "between 1 and 64" in err.inner_text()
+    w = open_widget(page, server, "across-servers", "servers_compare")
+    assert "between 1 and 64" in refused(w, "servers", "65")
     page.watch.assert_clean()
 
 
 def test_stage6_numbers_are_computed_not_typed(page, server):
-    source = (ROOT / "content" / "06-across-servers.md").read_text()
-    for typed in ("196 GB", "220 GB", "0.069", "3.45 GB"):
-        assert typed not in source
-    open_page(page, server, "across-servers")
-    text = page.locator("article").inner_text()
-    for shown in ("196 GB", "220 GB", "0.069 s", "3.45 GB"):
-        assert shown in text
+    typed, shown = (
+        ("196 GB", "220 GB", "0.069", "3.45 GB"),
+        ("196 GB", "220 GB", "0.069 s", "3.45 GB"),
+    )
+    text = computed_not_typed(page, server, "across-servers", typed, shown)
     # the small message is timed by NCCL's model only, not by lock-step figures retracted later
     f = servers.facts()
     assert f"picks {f['srv_nccl_small_pick']} and takes {f['srv_nccl_small']}" in text
@@ -95,8 +88,7 @@ def test_stage6_numbers_are_computed_not_typed(page, server):
 def test_nudge_buttons_stop_at_the_limits_of_their_box(page, server):
     """At 1 server the − button is disabled (the spec's minimum), and + is live; one step up
     turns − back on. The limits are the spec's, read from the rendered box."""
-    open_page(page, server, "across-servers", live=True)
-    w = page.locator("[data-widget=servers_compare]")
+    w = open_widget(page, server, "across-servers", "servers_compare")
     lowest = servers.COMPARE["servers"].lo
     minus, plus = (
         w.locator("[data-param-step='servers:-1']"),
@@ -105,8 +97,7 @@ def test_nudge_buttons_stop_at_the_limits_of_their_box(page, server):
     assert not minus.is_disabled() and not plus.is_disabled()
     box = w.locator("[data-param=servers]")
     assert box.get_attribute("min") == str(lowest)
-    box.fill(str(lowest))
-    box.press("Enter")
+    enter(w, "servers", str(lowest))
     minus_js = (
         "document.querySelector(\"[data-widget=servers_compare] [data-param-step='servers:-1']\")"
     )

@@ -4,7 +4,15 @@ Python, the chart draws every strategy and the GPU's memory; axe clean, no scrol
 from __future__ import annotations
 
 from allreduce_explainer.widgets import shards
-from helpers import axe_clean, expect_counter, no_scroll_at_360, open_page, step_to_end
+from helpers import (
+    axe_clean,
+    enter,
+    expect_counter,
+    no_scroll_at_360,
+    open_page,
+    open_widget,
+    step_to_end,
+)
 
 SLUG = "sharded-data-parallel"
 
@@ -31,8 +39,7 @@ def test_stepper_steps_to_ddps_parameters_without_python(page, server):
 
 
 def test_adam_in_bf16_recomputes_through_python_and_still_matches(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=shard_stepper]")
+    w = open_widget(page, server, SLUG, "shard_stepper")
     w.locator("[data-param=dtype]").select_option("bf16")
     page.wait_for_selector("[data-widget=shard_stepper]:not([aria-busy])", state="attached")
     w.locator("[data-param=optimizer]").select_option("adam")
@@ -47,15 +54,13 @@ def test_adam_in_bf16_recomputes_through_python_and_still_matches(page, server):
     )
     step_to_end(w)
     assert "bit for bit" in w.locator("[data-role=verdict]").inner_text()
-    w.locator("[data-param=gpus]").fill("6")
-    w.locator("[data-param=gpus]").press("Enter")
+    enter(w, "gpus", "6")
     expect_counter(w, "Step 0 of 11")
     page.watch.assert_clean()
 
 
 def test_chart_draws_every_strategy_and_recomputes(page, server):
-    open_page(page, server, SLUG, live=True)
-    w = page.locator("[data-widget=shard_memory]")
+    w = open_widget(page, server, SLUG, "shard_memory")
     names = (
         "() => document.querySelector('[data-widget=shard_memory] .chart').data.map(t => t.name)"
     )

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from helpers import PY_READY, expect_counter, open_page, skip_prediction, step_to_end
+from helpers import (
+    PY_READY,
+    computed_not_typed,
+    enter,
+    expect_counter,
+    open_page,
+    open_widget,
+    refused,
+    skip_prediction,
+    step_to_end,
+)
 from screenshots import pages
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_page_loads_clean_and_python_gets_ready(page, server, site):
@@ -87,11 +93,9 @@ def test_keyboard_steps_with_arrows_and_space(page, server):
 def test_seven_gpus_ten_numbers_recompute_and_match(page, server, slug, name):
     open_page(page, server, slug, live=True)
     w = page.locator(f"[data-widget={name}]")
-    w.locator("[data-param=gpus]").fill("7")
-    w.locator("[data-param=gpus]").press("Enter")
+    enter(w, "gpus", "7")
     expect_counter(w, "Step 0 of 6")
-    w.locator("[data-param=length]").fill("10")
-    w.locator("[data-param=length]").press("Enter")
+    enter(w, "length", "10")
     # the GPU change alone already gives 7 column groups: wait for the length's (10 over 7)
     page.wait_for_function(
         f"() => [...document.querySelectorAll('[data-widget={name}] thead th[colspan]')]"
@@ -113,18 +117,12 @@ def test_seven_gpus_ten_numbers_recompute_and_match(page, server, slug, name):
 
 
 def test_bad_value_is_shown_next_to_its_control_and_recovers(page, server):
-    open_page(page, server, "ring-reduce-scatter", live=True)
-    w = page.locator("[data-widget=ring_reduce_scatter]")
-    w.locator("[data-param=gpus]").fill("40")
-    w.locator("[data-param=gpus]").press("Enter")
-    err = w.locator("[data-error-for=gpus]")
-    err.wait_for(state="visible")
-    assert "between 2 and 16" in err.inner_text()
+    w = open_widget(page, server, "ring-reduce-scatter", "ring_reduce_scatter")
+    assert "between 2 and 16" in refused(w, "gpus", "40")
     assert w.locator("tbody tr[data-gpu]").count() == 4  # the last good state stays
-    w.locator("[data-param=gpus]").fill("5")
-    w.locator("[data-param=gpus]").press("Enter")
+    enter(w, "gpus", "5")
     expect_counter(w, "Step 0 of 4")
-    assert err.inner_text() == ""
+    assert w.locator("[data-error-for=gpus]").inner_text() == ""
     page.watch.assert_clean()
 
 
@@ -144,18 +142,12 @@ def test_editing_a_cell_recomputes(page, server):
 
 
 def test_stage1_numbers_are_computed_not_typed(page, server):
-    source = (ROOT / "content" / "01-why-allreduce.md").read_text()
-    for typed in ("0.44", "31.8", "0.55"):
-        assert typed not in source, f"{typed} is typed into the prose"
-    open_page(page, server, "why-allreduce")
-    text = page.locator("main").inner_text()
-    for shown in ("0.44 s", "31.8 s", "0.55 s"):
-        assert shown in text
+    typed, shown = ("0.44", "31.8", "0.55"), ("0.44 s", "31.8 s", "0.55 s")
+    computed_not_typed(page, server, "why-allreduce", typed, shown, where="main")
 
 
 def test_stage1_chart_changes_when_gpus_are_added(page, server):
-    open_page(page, server, "why-allreduce", live=True)
-    w = page.locator("[data-widget=scaling]")
+    w = open_widget(page, server, "why-allreduce", "scaling")
     marker = "() => document.querySelector('[data-widget=scaling] .chart').data[2].x[0]"
     assert page.evaluate(marker) == 64
     before = w.locator("[data-readout=naive]").inner_text()
@@ -178,12 +170,9 @@ def test_every_control_has_a_visible_label(page, server, site):
 
 def test_quick_successive_changes_all_count(page, server):
     """A change made while the previous one is still computing keeps the previous one."""
-    open_page(page, server, "ring-reduce-scatter", live=True)
-    w = page.locator("[data-widget=ring_reduce_scatter]")
-    w.locator("[data-param=gpus]").fill("7")
-    w.locator("[data-param=gpus]").press("Enter")
-    w.locator("[data-param=length]").fill("10")
-    w.locator("[data-param=length]").press("Enter")
+    w = open_widget(page, server, "ring-reduce-scatter", "ring_reduce_scatter")
+    enter(w, "gpus", "7")
+    enter(w, "length", "10")
     w.locator("[data-param=dtype]").select_option("bf16")
     page.wait_for_function(
         "() => document.querySelectorAll("

@@ -15,7 +15,7 @@ import pytest
 
 from allreduce_explainer import widgets
 from allreduce_explainer.widgets import views
-from helpers import PY_READY, ROOT, skip_prediction
+from helpers import PY_READY, ROOT, skip_prediction, step_to_end
 
 PLACED = re.compile(r'\{\{\s*widget\("(\w+)"\)\s*\}\}')
 
@@ -54,6 +54,14 @@ def desktop(browser):
     ctx.close()
 
 
+def stepper_on(page, server, slug: str, name: str):
+    """Stepper `name` on `slug`'s page, its prediction (if it asks one) skipped."""
+    page.goto(f"{server}/{slug}/")
+    w = page.locator(f"[data-widget={name}]")
+    skip_prediction(w)
+    return w
+
+
 @pytest.fixture(scope="module")
 def phone(browser):
     ctx = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
@@ -64,9 +72,7 @@ def phone(browser):
 @pytest.mark.parametrize(("slug", "name"), STEPPERS)
 def test_diagram_grid_narration_and_next_in_one_viewport(desktop, server, slug, name):
     page = desktop
-    page.goto(f"{server}/{slug}/")
-    w = page.locator(f"[data-widget={name}]")
-    skip_prediction(w)
+    w = stepper_on(page, server, slug, name)
     for _ in range(2):
         w.locator("[data-action=next]").click()
     w.evaluate("e => e.scrollIntoView({block: 'start'})")
@@ -87,12 +93,8 @@ def test_diagram_grid_narration_and_next_in_one_viewport(desktop, server, slug, 
 @pytest.mark.parametrize(("slug", "name"), STEPPERS)
 def test_no_sideways_page_scroll_at_360px(phone, server, slug, name):
     page = phone
-    page.goto(f"{server}/{slug}/")
-    w = page.locator(f"[data-widget={name}]")
-    skip_prediction(w)
-    nxt = w.locator("[data-action=next]")
-    while nxt.is_enabled():  # the widest frame is the last
-        nxt.click()
+    w = stepper_on(page, server, slug, name)
+    step_to_end(w)  # the widest frame is the last
     assert page.evaluate("document.documentElement.scrollWidth") <= 360, name
     d = w.locator(".diagram-scroll").bounding_box()
     g = w.locator("[data-role=grid]").bounding_box()

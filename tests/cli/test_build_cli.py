@@ -11,25 +11,26 @@ from sitebuild.embeds import SITE_URL_ENV
 
 @pytest.fixture
 def built(monkeypatch):
-    """The address each build was given, instead of building."""
-    urls = []
+    """What each build was given, (address, whether SCORM packages keep their solutions),
+    instead of building."""
+    given = []
 
     class Recorder:
         def __init__(self, out, url, scorm_solutions=False):
-            urls.append(url)
+            given.append((url, scorm_solutions))
 
         def build(self):
             pass
 
     monkeypatch.setattr(build, "Builder", Recorder)
     monkeypatch.delenv(SITE_URL_ENV, raising=False)
-    return urls
+    return given
 
 
 def test_without_an_address_the_build_says_so_once(built, tmp_path, capsys):
     build.main(["--out", str(tmp_path)])
     err = capsys.readouterr().err
-    assert built == [""]
+    assert built == [("", False)]
     assert err.count("\n") == 1 and "--url" in err and SITE_URL_ENV in err and "oEmbed" in err
 
 
@@ -38,7 +39,8 @@ def test_the_flag_or_the_environment_gives_the_address(built, tmp_path, monkeypa
     monkeypatch.setenv(SITE_URL_ENV, "https://host.example/course/")
     build.main(["--out", str(tmp_path)])
     build.main(["--out", str(tmp_path), "--url", "http://127.0.0.1:8000/"])  # the flag wins
-    assert built == ["https://ex.org/ae/", "https://host.example/course/", "http://127.0.0.1:8000/"]
+    urls = [url for url, _ in built]
+    assert urls == ["https://ex.org/ae/", "https://host.example/course/", "http://127.0.0.1:8000/"]
     assert capsys.readouterr().err == ""
 
 
@@ -51,17 +53,7 @@ def test_a_bad_address_exits_2_naming_the_flag(built, tmp_path, url, capsys):
     assert "argument --url" in err and "Traceback" not in err
 
 
-def test_the_scorm_packages_keep_their_solutions_only_when_asked(tmp_path, monkeypatch):
-    asked = []
-
-    class Recorder:
-        def __init__(self, out, url, scorm_solutions=False):
-            asked.append(scorm_solutions)
-
-        def build(self):
-            pass
-
-    monkeypatch.setattr(build, "Builder", Recorder)
+def test_the_scorm_packages_keep_their_solutions_only_when_asked(built, tmp_path):
     build.main(["--out", str(tmp_path)])
     build.main(["--out", str(tmp_path), "--scorm-solutions"])
-    assert asked == [False, True]
+    assert [solutions for _, solutions in built] == [False, True]

@@ -63,36 +63,15 @@ def test_simulate_json_keys_and_exact_sum(algorithm):
 
 
 def test_simulate_values_from_stdin_with_trace():
-    values = [[1, 2, 3], [10, 20, 30], [100, 200, 300]]
-    p = cli(
-        "simulate",
-        "ring",
-        "--gpus",
-        "3",
-        "--values",
-        "-",
-        "--trace",
-        "--json",
-        stdin=json.dumps(values),
-    )
-    out = json.loads(p.stdout)
+    values = json.dumps([[1, 2, 3], [10, 20, 30], [100, 200, 300]])
+    ring = ("simulate", "ring", "--gpus", "3", "--values", "-", "--json")
+    out = json.loads(cli(*ring, "--trace", stdin=values).stdout)
     assert out["target"] == [111, 222, 333]
     assert len(out["trace"]) == out["steps"] == 4
     assert out["trace"][-1]["buffers"] == [[111, 222, 333]] * 3
     # bf16 elements are 2 bytes: 2(n-1) chunks of one element each
-    p = cli(
-        "simulate",
-        "ring",
-        "--gpus",
-        "3",
-        "--values",
-        "-",
-        "--dtype",
-        "bf16",
-        "--json",
-        stdin=json.dumps(values),
-    )
-    assert sum(json.loads(p.stdout)["bytes_sent_per_gpu"]) == 2 * 2 * 3 * 2
+    out = json.loads(cli(*ring, "--dtype", "bf16", stdin=values).stdout)
+    assert sum(out["bytes_sent_per_gpu"]) == 2 * 2 * 3 * 2
 
 
 def test_cost_json_headline_and_scientific_notation():
@@ -210,31 +189,6 @@ def test_ddp_json_keys_and_sweep():
     assert out["bucket_cap_bytes"] == out["first_bucket_bytes"] == 10 << 20
 
 
-@pytest.mark.parametrize(
-    ("args", "names"),
-    [
-        (["buckets", "--param-bytes", "1,x"], "--param-bytes"),
-        (["buckets", "--param-bytes", "1,-2"], "--param-bytes"),
-        (["buckets", "--param-bytes", ""], "--param-bytes"),
-        (["buckets", "--param-bytes", "1", "--bucket-cap-mb", "-1"], "--bucket-cap-mb"),
-        (["buckets", "--param-bytes", "1", "--first-bucket-mb", "nan"], "--first-bucket-mb"),
-        (["buckets"], "--param-bytes"),
-        (["ddp", "--model", "gpt3", "--gpus", "8"], "--model"),
-        (["ddp", "--model", "gpt2", "--gpus", "0"], "--gpus"),
-        (["ddp", "--model", "gpt2", "--gpus", "12", "--gpus-per-node", "8"], "--gpus"),
-        (["ddp", "--model", "gpt2", "--gpus", "8", "--mfu", "2"], "--mfu"),
-        (["ddp", "--model", "gpt2", "--gpus", "8", "--batch", "0"], "--batch"),
-        (["ddp", "--model", "gpt2", "--gpus", "8", "--peak-tflops", "-1"], "--peak-tflops"),
-        (["ddp", "--model", "gpt2", "--gpus", "8", "--inter-latency", "-1"], "--inter-latency"),
-    ],
-)
-def test_buckets_and_ddp_bad_arguments_exit_2_with_one_line(args, names):
-    p = cli(*args)
-    assert p.returncode == 2, p.stdout
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1 and names in lines[0] and "Traceback" not in p.stderr
-
-
 def test_buckets_help_says_param_bytes_are_bytes():
     p = cli("buckets", "--help")
     assert "BYTES" in p.stdout and "MiB" in p.stdout
@@ -282,24 +236,6 @@ def test_calc_reproduces_stage_one_and_accepts_any_spelling():
         ).stdout  # fmt: skip
     )
     assert auto["algorithm"] == "multi-ring" and auto["gradient_bytes"] == 4 * 1_557_611_200
-
-
-@pytest.mark.parametrize(
-    "args,flag",
-    [
-        (["--model", "llama3", "--gpus", "8"], "--model"),
-        (["--params", "7e9", "--gpus", "60"], "--gpus"),
-        (["--params", "7e9", "--gpus", "8", "--gpu", "v100"], "--gpu"),
-        (["--params", "7e9", "--gpus", "8", "--mfu", "2"], "--mfu"),
-        (["--params", "7e9", "--gpus", "8", "--nic-gbps", "0"], "--nic-gbps"),
-        (["--params", "1", "--gpus", "8"], "--params"),
-        (["--model", "gpt2", "--params", "7e9", "--gpus", "8"], "--params"),
-    ],
-)
-def test_calc_bad_input_exits_2_with_one_line(args, flag):
-    p = cli("calc", *args, "--json")
-    assert p.returncode == 2 and p.stdout == ""
-    assert p.stderr.count("\n") == 1 and flag in p.stderr and "Traceback" not in p.stderr
 
 
 def test_presets_list_models_gpus_and_networks_with_sources():

@@ -3,8 +3,6 @@
 import json
 from xml.etree import ElementTree as ET
 
-import pytest
-
 from allreduce_explainer.cli import main
 from allreduce_explainer.exercises import problem
 from allreduce_explainer.exercises.units import unit
@@ -30,25 +28,6 @@ def test_writes_a_moodle_bank_with_places(tmp_path, capsys):
     ring = items[3].find("answer")
     p = problem("ring_time", 5)
     assert float(ring.findtext("text")) == p.answer / unit(p.unit).scale
-
-
-@pytest.mark.parametrize(
-    "args, flag",
-    [
-        (["--format", "pdf", "--kinds", "faster"], "--format"),
-        (["--format", "gift", "--kinds", "nope"], "--kinds"),
-        (["--format", "gift", "--kinds", "faster", "--count", "0"], "--count"),
-        (["--format", "gift", "--kinds", "faster", "--seed", "-3"], "--seed"),
-        (["--format", "gift", "--kinds", "faster", "--seed", "1.5"], "--seed"),
-        (["--format", "gift", "--kinds", "faster", "--places", "/no/such.json"], "--places"),
-    ],
-)
-def test_bad_input_exits_2_naming_the_flag(args, flag, capsys, tmp_path):
-    with pytest.raises(SystemExit) as e:
-        main(["exercises", "export", *args, "--out", str(tmp_path / "x")])
-    assert e.value.code == 2
-    err = capsys.readouterr().err
-    assert f"argument {flag}" in err and err.count("\n") == 1
 
 
 def test_a_bank_to_stdout_is_the_file_alone(capsysbinary):

@@ -69,30 +69,6 @@ def test_widget_params_are_read_as_json_or_text():
     assert widget_params(["--values", "[[1,2],[3,4]]"]) == {"values": [[1, 2], [3, 4]]}
 
 
-@pytest.mark.parametrize(
-    ("args", "names"),
-    [
-        (["nope", "--out", "x.svg"], "argument WIDGET: unknown widget"),
-        (["ring_reduce_scatter", "--out", "x.svg"], "draws no chart"),
-        (["scaling", "--out", "x.pdf"], "argument --out"),
-        (["scaling", "--gpus", "7x", "--out", "x.svg"], "argument --gpus"),
-        (["scaling", "--colour", "red", "--out", "x.svg"], "argument --colour"),
-        (["scaling", "stray", "--out", "x.svg"], "argument WIDGET: unexpected 'stray'"),
-        (["ddp_buckets", "--figure", "nope", "--out", "x.svg"], "argument --figure"),
-        (["scaling", "--theme", "blue", "--out", "x.svg"], "argument --theme"),
-        (["scaling"], "--out"),
-    ],
-)
-def test_bad_arguments_exit_2_with_one_line(args, names, capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(SystemExit) as e:
-        main(["figure", *args])
-    assert e.value.code == 2
-    err = capsys.readouterr().err
-    assert names in err and err.count("\n") == 1, err
-    assert not list(tmp_path.iterdir())
-
-
 @pytest.mark.chromium
 def test_svg_is_valid_xml_with_the_title_and_every_point(tmp_path):
     _chromium()

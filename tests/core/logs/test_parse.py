@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import bandwidths, times
+from strategies import counts, sizes, two_halves, wrongs
 
 from allreduce_explainer.logs import parse as nccltests
 from allreduce_explainer.logs.parse import Row, Skip, parse_line, parse_text
@@ -173,18 +173,15 @@ def _printed(size, count, dtype, op, root, halves, wrong) -> str:
     return text
 
 
-bws = bandwidths
-
-
 @settings(max_examples=examples(200), deadline=None)
 @given(
-    st.integers(0, 2**40),
-    st.integers(0, 2**38),
+    sizes,
+    counts,
     st.sampled_from(["float", "half", "bfloat16", "int8", "double"]),
     st.sampled_from(["sum", "prod", "max", "avg", "none"]),
     st.integers(-1, 1023),
-    st.lists(st.tuples(times, bws, bws), min_size=2, max_size=2),
-    st.one_of(st.none(), st.integers(0, 10**6)),
+    two_halves,
+    wrongs,
     st.sampled_from(["", "[0]", "[1,7]<stdout>:"]),
 )
 def test_rows_printed_as_nccl_tests_prints_them_read_back(

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import bandwidths, times
+from strategies import bandwidths, counts, sizes, times, two_halves, wrongs
 
 import helpers
 from allreduce_explainer import api
@@ -296,16 +296,13 @@ def _oldest(size, count, dtype, halves) -> str:
     return text
 
 
-bws = bandwidths
-
-
 @settings(max_examples=examples(150), deadline=None)
 @given(
-    st.integers(0, 2**40),
-    st.integers(0, 2**38),
+    sizes,
+    counts,
     st.sampled_from(["float", "half", "bfloat16", "int8"]),
-    st.lists(st.tuples(times, bws, bws), min_size=2, max_size=2),
-    st.one_of(st.none(), st.integers(0, 10**6)),
+    two_halves,
+    wrongs,
 )
 def test_rows_of_2_19_and_of_the_oldest_format_read_back(size, count, dtype, halves, wrong):
     new = f"{size:12d}  {count:12d}  {dtype:>8}  {'sum':>6}  {-1:6d}"
@@ -325,7 +322,7 @@ def test_rows_of_2_19_and_of_the_oldest_format_read_back(size, count, dtype, hal
 @settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(
-        st.tuples(st.integers(0, 2**40), times, bws, bws, st.one_of(st.none(), st.integers(0, 99))),
+        st.tuples(sizes, times, bandwidths, bandwidths, st.one_of(st.none(), st.integers(0, 99))),
         min_size=1,
         max_size=6,
     )

@@ -12,7 +12,7 @@ import nccl_source
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nccl_source import excerpt, groups, numbers
+from nccl_source import bandwidth_tables_from, excerpt, groups, numbers
 
 import helpers
 from allreduce_explainer import nccl
@@ -82,16 +82,7 @@ def test_hw_latencies(link, first):
     assert dict(zip(K.ALGORITHMS, rows, strict=True)) == K.HW_LATENCY_US[link]
 
 
-@pytest.mark.parametrize(
-    "table,first",
-    [
-        (K.LL_MAX_BW_GBPS, 179),
-        (K.PER_CH_MAX_RING_LL128_BW_GBPS, 186),
-        (K.PER_CH_MAX_TREE_LL128_BW_GBPS, 193),
-        (K.PER_CH_MAX_TREE_BW_GBPS, 200),
-        (K.PER_CH_MAX_NVLS_TREE_BW_GBPS, 207),
-    ],
-)
+@pytest.mark.parametrize("table,first", bandwidth_tables_from(179))
 def test_bandwidth_tables(table, first):
     assert tuple(groups(T(n))[0] for n in range(first, first + 4)) == table
 

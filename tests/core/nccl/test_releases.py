@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from nccl_source import excerpt, groups, numbers
+from nccl_source import bandwidth_tables_from, excerpt, groups, numbers
 
 import helpers
 from allreduce_explainer import api, nccl
@@ -70,16 +70,7 @@ def test_hw_latencies_unchanged(link, first):
     assert dict(zip(K.ALGORITHMS, rows, strict=True)) == K.HW_LATENCY_US[link]
 
 
-@pytest.mark.parametrize(
-    "table,first",
-    [
-        (K.LL_MAX_BW_GBPS, 187),
-        (K.PER_CH_MAX_RING_LL128_BW_GBPS, 194),
-        (K.PER_CH_MAX_TREE_LL128_BW_GBPS, 201),
-        (K.PER_CH_MAX_TREE_BW_GBPS, 208),
-        (K.PER_CH_MAX_NVLS_TREE_BW_GBPS, 215),
-    ],
-)
+@pytest.mark.parametrize("table,first", bandwidth_tables_from(187))
 def test_bandwidth_tables_unchanged(table, first):
     c = src("cost_model.cc")
     assert tuple(groups(c[n])[0] for n in range(first, first + 4)) == table

@@ -39,6 +39,20 @@ def _layout(
     return servers * g, g, params_b, params_b * 1e9 * 2
 
 
+def _how_long(time_s: float, layout: tuple[int, int, float], task: str, **about) -> Problem:
+    """Ask how long `task` (what the GPUs of `layout`, (GPUs, per server, gradient bytes), do)
+    takes, in the unit that suits its time: both time questions of the page ask it so."""
+    n, g, s = layout
+    u = time_unit(time_s)
+    return quantity(
+        time_s,
+        u,
+        prompt=f"{gpus_text(n, g)} {task} {LINKS} How long does it take, in {u}?",
+        given={"gpus": n, "gpus_per_node": g, "bytes": s},
+        **about,
+    )
+
+
 @titled("The naive all-reduce's time")
 def naive_time(rng: random.Random) -> Problem:
     # across servers, where taking in NVLink and the card at once would give another time
@@ -57,18 +71,16 @@ def naive_time(rng: random.Random) -> Problem:
         f"Sending the sum back costs the same again: 2 × {show(gather, u)} = "
         f"{show(r['time_s'], u)}.",
     ]
-    return quantity(
+    return _how_long(
         r["time_s"],
-        u,
-        prompt=f"{gpus_text(n, g)} train a model of {params_b:g} billion parameters and all-reduce "
-        f"its BF16 gradient the naive way: every GPU sends its whole gradient to GPU 0, which "
-        f"receives them one after another (one gradient at a time, never two at once), adds "
-        f"them up and sends the sum back to each GPU in turn. {LINKS} How long does it take, "
-        f"in {u}?",
+        (n, g, s),
+        f"train a model of {params_b:g} billion parameters and all-reduce its BF16 gradient the "
+        f"naive way: every GPU sends its whole gradient to GPU 0, which receives them one after "
+        f"another (one gradient at a time, never two at once), adds them up and sends the sum "
+        f"back to each GPU in turn.",
         hint="GPU 0's links do all the work: count the gradients it receives, then sends, and "
         "divide each by the rate of the link it uses.",
         steps=steps,
-        given={"gpus": n, "gpus_per_node": g, "bytes": s},
         mistakes=(
             (
                 2 * max((g - 1) * per_nv, (n - g) * per_nic),
@@ -98,15 +110,12 @@ def ring_time(rng: random.Random) -> Problem:
         f"{rate:g} GB/s = {show(step, time_unit(step))}.",
         f"{r['steps']} × {show(step, time_unit(step))} = {show(r['time_s'], u)}.",
     ]
-    return quantity(
+    return _how_long(
         r["time_s"],
-        u,
-        prompt=f"{gpus_text(n, g)} all-reduce the BF16 gradient of a model of {params_b:g} billion "
-        f"parameters with "
-        f"one ring over all {n} GPUs (servers contiguous in the ring). {LINKS} How long does "
-        f"it take, in {u}?",
+        (n, g, s),
+        f"all-reduce the BF16 gradient of a model of {params_b:g} billion parameters with one "
+        f"ring over all {n} GPUs (servers contiguous in the ring).",
         hint="The ring has 2(n − 1) steps, each moving a chunk of S/n; the slowest link in the "
         "ring sets the pace of every step.",
         steps=steps,
-        given={"gpus": n, "gpus_per_node": g, "bytes": s},
     )

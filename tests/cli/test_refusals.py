@@ -1,0 +1,102 @@
+"""Every command refuses a bad command line the same way: exit 2, nothing on stdout, one line on
+stderr naming the flag (or what is wrong), no traceback and no file written. One table per
+command: its bad flags and what the refusal must say."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import refusal
+
+BUCKETS_AND_DDP = [
+    (["buckets", "--param-bytes", "1,x"], "--param-bytes"),
+    (["buckets", "--param-bytes", "1,-2"], "--param-bytes"),
+    (["buckets", "--param-bytes", ""], "--param-bytes"),
+    (["buckets", "--param-bytes", "1", "--bucket-cap-mb", "-1"], "--bucket-cap-mb"),
+    (["buckets", "--param-bytes", "1", "--first-bucket-mb", "nan"], "--first-bucket-mb"),
+    (["buckets"], "--param-bytes"),
+    (["ddp", "--model", "gpt3", "--gpus", "8"], "--model"),
+    (["ddp", "--model", "gpt2", "--gpus", "0"], "--gpus"),
+    (["ddp", "--model", "gpt2", "--gpus", "12", "--gpus-per-node", "8"], "--gpus"),
+    (["ddp", "--model", "gpt2", "--gpus", "8", "--mfu", "2"], "--mfu"),
+    (["ddp", "--model", "gpt2", "--gpus", "8", "--batch", "0"], "--batch"),
+    (["ddp", "--model", "gpt2", "--gpus", "8", "--peak-tflops", "-1"], "--peak-tflops"),
+    (["ddp", "--model", "gpt2", "--gpus", "8", "--inter-latency", "-1"], "--inter-latency"),
+]
+
+CALC = [
+    (["--model", "llama3", "--gpus", "8"], "--model"),
+    (["--params", "7e9", "--gpus", "60"], "--gpus"),
+    (["--params", "7e9", "--gpus", "8", "--gpu", "v100"], "--gpu"),
+    (["--params", "7e9", "--gpus", "8", "--mfu", "2"], "--mfu"),
+    (["--params", "7e9", "--gpus", "8", "--nic-gbps", "0"], "--nic-gbps"),
+    (["--params", "1", "--gpus", "8"], "--params"),
+    (["--model", "gpt2", "--params", "7e9", "--gpus", "8"], "--params"),
+]
+
+NCCL = [
+    (["--gpus", "8", "--gpu", "A100", "--bytes", "8G", "--algorithm", "NVLS"], "--algorithm"),
+    (["--gpus", "8", "--bytes", "8G", "--protocol", "LL256"], "--protocol"),
+    (["--gpus", "8", "--bytes", "1X"], "--bytes"),
+    (["--gpus", "8", "--sizes", "1K:8"], "--sizes"),
+    (["--gpus", "8", "--gpu", "MI300X", "--bytes", "8"], "--gpu"),
+    (["--gpus", "12", "--gpus-per-node", "8", "--bytes", "8"], "--gpus"),
+    (["--gpus", "8", "--bytes", "8", "--sizes", "8:16"], "--sizes"),
+    (["--gpus", "16", "--bytes", "8", "--cpu", "arm"], "--cpu"),
+]
+
+SHARD = [
+    (["--model", "gpt2", "--gpus", "0"], "--gpus"),
+    (["--model", "gpt2", "--gpus", "12"], "--gpus"),
+    (["--model", "nope", "--gpus", "8"], "--model"),
+    (["--model", "resnet50", "--gpus", "8"], "--model"),
+    (["--model", "gpt2", "--gpus", "8", "--nic-gbps", "fast"], "--nic-gbps"),
+    (["--model", "gpt2", "--gpus", "8", "--nic-gbps", "0"], "--nic-gbps"),
+    (["--model", "gpt2", "--gpus", "8", "--gpu", "tpu"], "--gpu"),
+    (["--model", "gpt2", "--gpus", "8", "--gpus-per-node", "0"], "--gpus-per-node"),
+    (["--model", "gpt2", "--gpus", "8", "--mfu", "2"], "--mfu"),
+    (["--gpus", "8"], "--model"),
+]
+
+FIGURE = [
+    (["nope", "--out", "x.svg"], "argument WIDGET: unknown widget"),
+    (["ring_reduce_scatter", "--out", "x.svg"], "draws no chart"),
+    (["scaling", "--out", "x.pdf"], "argument --out"),
+    (["scaling", "--gpus", "7x", "--out", "x.svg"], "argument --gpus"),
+    (["scaling", "--colour", "red", "--out", "x.svg"], "argument --colour"),
+    (["scaling", "stray", "--out", "x.svg"], "argument WIDGET: unexpected 'stray'"),
+    (["ddp_buckets", "--figure", "nope", "--out", "x.svg"], "argument --figure"),
+    (["scaling", "--theme", "blue", "--out", "x.svg"], "argument --theme"),
+    (["scaling"], "--out"),
+]
+
+EXPORT = [
+    (["--format", "pdf", "--kinds", "faster"], "argument --format"),
+    (["--format", "gift", "--kinds", "nope"], "argument --kinds"),
+    (["--format", "gift", "--kinds", "faster", "--count", "0"], "argument --count"),
+    (["--format", "gift", "--kinds", "faster", "--seed", "-3"], "argument --seed"),
+    (["--format", "gift", "--kinds", "faster", "--seed", "1.5"], "argument --seed"),
+    (["--format", "gift", "--kinds", "faster", "--places", "/no/such.json"], "argument --places"),
+]
+
+
+def command_lines(command: list[str], table: list, tail: tuple[str, ...] = ()) -> list:
+    """Each row of a command's table as (the whole command line, what its refusal says)."""
+    return [([*command, *args, *tail], said) for args, said in table]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    command_lines([], BUCKETS_AND_DDP)
+    + command_lines(["calc"], CALC, ("--json",))
+    + command_lines(["nccl"], NCCL)
+    + command_lines(["shard"], SHARD, ("--json",))
+    + command_lines(["figure"], FIGURE)
+    + command_lines(["exercises", "export"], EXPORT, ("--out", "x")),
+)
+def test_a_bad_command_line_exits_2_with_one_line_naming_it(
+    argv, said, capsys, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    assert said in refusal(capsys, argv)
+    assert not list(tmp_path.iterdir())
