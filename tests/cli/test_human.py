@@ -14,12 +14,14 @@ import pytest
 import readme_examples as ex
 
 import allreduce_explainer
-from allreduce_explainer.cli import main
+from allreduce_explainer.cli import COMMANDS, main
 
 EXPONENT = re.compile(r"\b\d+(\.\d+)?e[+-]?\d+\b", re.I)
 # a Python dict, list, None or bool as repr prints them; "[N items]"; not "[collnet_off]" or a
 # log line's "[1,0]" (a finding's code, verbatim evidence)
 REPRS = re.compile(r"\{'|\['|\[[^\]\n]*, [^\]\n]*\]|\bNone\b|\bTrue\b|\bFalse\b|\d items\]")
+# a figure at a line's end whose unit starts the next: "448\n  GB/s"
+TORN = re.compile(r"\d\n *(?:[KMGT]i?B|[KMGT]B/s|Gb/s|TFLOP/s|B|s|ms|µs|us|ns|%|ulp)(?![\w/])")
 EXAMPLES = [line for line in ex.lines() if " --help" not in line]
 
 
@@ -45,10 +47,12 @@ def snake_keys(result: dict) -> set[str]:
 
 
 def reads_well(out: str) -> None:
-    """No float in exponent form, no Python repr, nothing wider than 80 columns."""
+    """No float in exponent form, no Python repr, no figure torn from its unit, nothing wider
+    than 80 columns."""
     assert out.strip()
     assert not EXPONENT.search(out), EXPONENT.search(out).group()
     assert not REPRS.search(out), REPRS.search(out).group()
+    assert not TORN.search(out), TORN.search(out).group()
     assert max(len(s) for s in out.splitlines()) <= 80, out
 
 
@@ -86,6 +90,33 @@ def test_other_cases_read_as_prose_and_tables(argv, capsys):
     code, out, err = run(argv, capsys)
     assert code == 0 and err == "", err
     reads_well(out)
+
+
+@pytest.mark.parametrize("algorithm", ["naive", "ring", "multi-ring", "tree", "hierarchical"])
+def test_a_formula_wraps_between_its_terms(algorithm, capsys):
+    """cost's formula, wrapped at 80 columns, is the JSON's formula, each line but the last
+    ending a term or an argument: never "S/(g N" above "B_inter)"."""
+    argv = ["cost", algorithm, "--gpus", "64", "--gpus-per-node", "8", "--bytes", "14e9"]
+    _, text, _ = run([*argv, "--json"], capsys)
+    _, out, _ = run(argv, capsys)
+    lines = out.split("formula", 1)[1].splitlines()
+    lines = [line.strip() for line in lines[:1] + [x for x in lines[1:] if x.startswith("   ")]]
+    assert " ".join(lines) == json.loads(text)["formula"]
+    assert all(line.endswith(("+", ",", ";")) for line in lines[:-1]), lines
+
+
+HELPS = [[], *(c.name.split() for c in COMMANDS)]
+
+
+@pytest.mark.parametrize("argv", HELPS, ids=lambda a: " ".join(a) or "main")
+def test_every_help_fits_80_columns(argv, capsys, monkeypatch):
+    """argparse wraps the prose at the terminal's width, but not a usage line's "{a,b,...}" nor
+    a word longer than a line: those are the CLI's to keep short."""
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80, out
 
 
 @pytest.mark.parametrize(
