@@ -459,7 +459,7 @@ def presets(r: dict) -> str:
     )  # fmt: skip
     lines += ["", "network cards"]
     lines += table(
-        ["name", "rate (GB/s)"], ([n["name"], number(n["GBps"])] for n in r["networks"]), align="<"
+        ["name", "rate\n(GB/s)"], ([n["name"], number(n["GBps"])] for n in r["networks"]), align="<"
     )
     lines += ["", "sources"]
     for group in ("models", "gpus", "networks"):
