@@ -14,6 +14,7 @@ import pytest
 import readme_examples as ex
 
 import allreduce_explainer
+from allreduce_explainer import api
 from allreduce_explainer.cli import COMMANDS, main
 
 EXPONENT = re.compile(r"\b\d+(\.\d+)?e[+-]?\d+\b", re.I)
@@ -21,6 +22,9 @@ EXPONENT = re.compile(r"\b\d+(\.\d+)?e[+-]?\d+\b", re.I)
 # log line's "[1,0]" (a finding's code, verbatim evidence)
 REPRS = re.compile(r"\{'|\['|\[[^\]\n]*, [^\]\n]*\]|\bNone\b|\bTrue\b|\bFalse\b|\d items\]")
 # a figure at a line's end whose unit starts the next: "448\n  GB/s"
+# a GPU's or a model's name torn at a line's end ("H100\nSXM"), each way it could be torn
+NAMES = [n["name"] for group in ("gpus", "models") for n in api.presets()[group]]
+TORN_NAMES = {n[:i] + "\n" + n[i + 1 :] for n in NAMES for i, c in enumerate(n) if c == " "}
 TORN = re.compile(r"\d\n *(?:[KMGT]i?B|[KMGT]B/s|Gb/s|TFLOP/s|B|s|ms|µs|us|ns|%|ulp)(?![\w/])")
 EXAMPLES = [line for line in ex.lines() if " --help" not in line]
 
@@ -47,12 +51,14 @@ def snake_keys(result: dict) -> set[str]:
 
 
 def reads_well(out: str) -> None:
-    """No float in exponent form, no Python repr, no figure torn from its unit, nothing wider
-    than 80 columns."""
+    """No float in exponent form, no Python repr, no figure torn from its unit nor a name from
+    its second word, nothing wider than 80 columns."""
     assert out.strip()
     assert not EXPONENT.search(out), EXPONENT.search(out).group()
     assert not REPRS.search(out), REPRS.search(out).group()
     assert not TORN.search(out), TORN.search(out).group()
+    flat = re.sub(r"\n +", "\n", out)
+    assert not [n for n in TORN_NAMES if n in flat]
     assert max(len(s) for s in out.splitlines()) <= 80, out
 
 

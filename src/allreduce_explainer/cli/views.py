@@ -142,9 +142,14 @@ def servers(gpus: int, per: int) -> str:
     return f"{gpus:,} GPUs in one server" if n == 1 else f"{gpus:,} GPUs ({n:,} servers of {per})"
 
 
+def unbroken(text: str) -> str:
+    """A name kept on one line when wrapped ("H100 SXM")."""
+    return text.replace(" ", NBSP)
+
+
 def model(key: str) -> str:
     """A model by its name, as calc and presets show it ("GPT-2 small" for gpt2)."""
-    return key if key == "custom" else calculator.model_label(key)
+    return key if key == "custom" else unbroken(calculator.model_label(key))
 
 
 def labels(widget: str) -> dict[str, str]:
@@ -283,8 +288,8 @@ def ddp(r: dict) -> str:
     lines = [
         title(
             f"{model(r['model'])} ({r['params']:,} parameters) under DDP on "
-            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; {r['batch']:,} samples "
-            f"per GPU ({r['sample']})"
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {unbroken(r['gpu'])}; "
+            f"{r['batch']:,} samples per GPU ({r['sample']})"
         ),
         *pairs(
             [
@@ -365,8 +370,8 @@ def calc(r: dict) -> str:
     mem = r["memory"]
     lines = [
         title(
-            f"{r['model_label']} ({r['params']:,} parameters) on "
-            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; {r['grad_dtype']} "
+            f"{unbroken(r['model_label'])} ({r['params']:,} parameters) on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {unbroken(r['gpu'])}; {r['grad_dtype']} "
             "gradient"
         ),
         *pairs(
@@ -476,8 +481,8 @@ def nccl(result: dict) -> str:
     s = result["system"]
     lines = [
         title(f"NCCL {result['nccl_version']} model, {result['collective']} on "
-              f"{servers(s['gpus'], s['gpus_per_node'])}, {s['gpu']}; {s['nics_per_node']} x "
-              f"{s['nic_Gbps']:g} Gb/s cards per server, {s['cpu']} hosts"),
+              f"{servers(s['gpus'], s['gpus_per_node'])}, {unbroken(s['gpu'])}; "
+              f"{s['nics_per_node']} x {s['nic_Gbps']:g} Gb/s cards per server, {s['cpu']} hosts"),
         *table(
             ["size\n(B)", "algorithm", "proto", "time\n(us)", "busbw\n(GB/s)",
              "NCCL\ntime\n(us)", "NCCL\nbusbw\n(GB/s)", "band"],
@@ -598,7 +603,7 @@ def shard(result: dict) -> str:
     lines = [
         title(
             f"{model(r['model'])} ({r['params']:,} parameters) on "
-            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; collectives timed by "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {unbroken(r['gpu'])}; collectives timed by "
             f"{_comm(r['comm_model'])}"
         ),
         *table(
