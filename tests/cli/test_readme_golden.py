@@ -92,6 +92,13 @@ def arguments(entry: dict, tmp_path) -> list[str]:
     return argv
 
 
+def answers(name: str, tmp_path, capsys) -> tuple[dict, dict]:
+    """The example's JSON as 2b99ef5 printed it, and as the CLI prints it now."""
+    entry = INDEX[name]
+    old = json.loads((GOLDEN / entry["golden"]).read_text(encoding="utf-8"))
+    return old, json.loads(run(arguments(entry, tmp_path), capsys))
+
+
 def test_every_readme_example_with_an_answer_is_recorded():
     """Each README example but `figure` (a drawing) and --help has its golden file."""
     held = {e["line"] for e in INDEX.values()}
@@ -101,18 +108,14 @@ def test_every_readme_example_with_an_answer_is_recorded():
 
 @pytest.mark.parametrize("name", [n for n, e in INDEX.items() if e["golden"].endswith(".json")])
 def test_a_readme_example_answers_as_before(name, tmp_path, capsys):
-    entry = INDEX[name]
-    old = json.loads((GOLDEN / entry["golden"]).read_text(encoding="utf-8"))
-    new = json.loads(run(arguments(entry, tmp_path), capsys))
+    old, new = answers(name, tmp_path, capsys)
     assert set(differences(old, new)) == set(CHANGED.get(name, {}))
 
 
 @pytest.mark.parametrize(("name", "path"), [("calc", "nccl_band"), ("nccl", "rows[].band")])
 def test_a_band_keeps_its_class_worst_beside_the_wider_worst(name, path, tmp_path, capsys):
     """The band's changed worst: the old figure is now class_worst, the new one no smaller."""
-    entry = INDEX[name]
-    old = json.loads((GOLDEN / entry["golden"]).read_text(encoding="utf-8"))
-    new = json.loads(run(arguments(entry, tmp_path), capsys))
+    old, new = answers(name, tmp_path, capsys)
     if path.startswith("rows[]"):
         pairs = [(a["band"], b["band"]) for a, b in zip(old["rows"], new["rows"], strict=True)]
     else:
