@@ -1,6 +1,7 @@
 """What a reader at a terminal sees: every README example's human view reads as prose and tables
-(no float in exponent form, no Python repr, no bare JSON key, 80 columns), its --json keeps every
-key main printed; an error under --json is one JSON object; --version; a closed pipe is quiet."""
+(no float in exponent form, no Python repr, no bare JSON key, 80 columns; its --json is held by
+test_readme_golden.py); an error under --json is one JSON object; --version; a closed pipe is
+quiet."""
 
 from __future__ import annotations
 
@@ -13,13 +14,18 @@ import pytest
 import readme_examples as ex
 
 import allreduce_explainer
-from allreduce_explainer.cli import main
+from allreduce_explainer import api
+from allreduce_explainer.cli import COMMANDS, main
 
 EXPONENT = re.compile(r"\b\d+(\.\d+)?e[+-]?\d+\b", re.I)
 # a Python dict, list, None or bool as repr prints them; "[N items]"; not "[collnet_off]" or a
 # log line's "[1,0]" (a finding's code, verbatim evidence)
 REPRS = re.compile(r"\{'|\['|\[[^\]\n]*, [^\]\n]*\]|\bNone\b|\bTrue\b|\bFalse\b|\d items\]")
-KEYS = json.loads((ex.ROOT / "tests" / "cli" / "readme_json_keys.json").read_text())
+# a figure at a line's end whose unit starts the next: "448\n  GB/s"
+# a GPU's or a model's name torn at a line's end ("H100\nSXM"), each way it could be torn
+NAMES = [n["name"] for group in ("gpus", "models") for n in api.presets()[group]]
+TORN_NAMES = {n[:i] + "\n" + n[i + 1 :] for n in NAMES for i, c in enumerate(n) if c == " "}
+TORN = re.compile(r"\d\n *(?:[KMGT]i?B|[KMGT]B/s|Gb/s|TFLOP/s|B|s|ms|µs|us|ns|%|ulp)(?![\w/])")
 EXAMPLES = [line for line in ex.lines() if " --help" not in line]
 
 
@@ -45,10 +51,14 @@ def snake_keys(result: dict) -> set[str]:
 
 
 def reads_well(out: str) -> None:
-    """No float in exponent form, no Python repr, nothing wider than 80 columns."""
+    """No float in exponent form, no Python repr, no figure torn from its unit nor a name from
+    its second word, nothing wider than 80 columns."""
     assert out.strip()
     assert not EXPONENT.search(out), EXPONENT.search(out).group()
     assert not REPRS.search(out), REPRS.search(out).group()
+    assert not TORN.search(out), TORN.search(out).group()
+    flat = re.sub(r"\n +", "\n", out)
+    assert not [n for n in TORN_NAMES if n in flat]
     assert max(len(s) for s in out.splitlines()) <= 80, out
 
 
@@ -88,18 +98,31 @@ def test_other_cases_read_as_prose_and_tables(argv, capsys):
     reads_well(out)
 
 
-@pytest.mark.parametrize("line", [line for line in EXAMPLES if line in KEYS])
-def test_a_readme_example_keeps_every_json_key(line, tmp_path, capsys):
-    """Against the key paths main printed before the CLI became a registry (readme_json_keys):
-    a key may be added, none may go."""
-    code, out, _ = run(ex.argv(line, tmp_path), capsys)
-    assert code == 0
-    missing = set(KEYS[line]) - set(ex.key_paths(json.loads(out)))
-    assert not missing, sorted(missing)
+@pytest.mark.parametrize("algorithm", ["naive", "ring", "multi-ring", "tree", "hierarchical"])
+def test_a_formula_wraps_between_its_terms(algorithm, capsys):
+    """cost's formula, wrapped at 80 columns, is the JSON's formula, each line but the last
+    ending a term or an argument: never "S/(g N" above "B_inter)"."""
+    argv = ["cost", algorithm, "--gpus", "64", "--gpus-per-node", "8", "--bytes", "14e9"]
+    _, text, _ = run([*argv, "--json"], capsys)
+    _, out, _ = run(argv, capsys)
+    lines = out.split("formula", 1)[1].splitlines()
+    lines = [line.strip() for line in lines[:1] + [x for x in lines[1:] if x.startswith("   ")]]
+    assert " ".join(lines) == json.loads(text)["formula"]
+    assert all(line.endswith(("+", ",", ";")) for line in lines[:-1]), lines
 
 
-def test_every_readme_json_example_is_held():
-    assert {line for line in EXAMPLES if "--json" in line.split()} == set(KEYS)
+HELPS = [[], *(c.name.split() for c in COMMANDS)]
+
+
+@pytest.mark.parametrize("argv", HELPS, ids=lambda a: " ".join(a) or "main")
+def test_every_help_fits_80_columns(argv, capsys, monkeypatch):
+    """argparse wraps the prose at the terminal's width, but not a usage line's "{a,b,...}" nor
+    a word longer than a line: those are the CLI's to keep short."""
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80, out
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from ..params import REQUIRED, Param
 from .registry import BY_NAME, COMMANDS, GROUPS, Command
 
 PROG = "allreduce-explainer"
+LONG = 24  # characters of a choice's values past which --help names it by a metavar
 EXIT_STATUS = (
     "exit status: 0 done; 2 a flag, file or log refused (one line on stderr naming the flag: "
     'with --json, one JSON object {"error": {"flag": ..., "message": ...}}) or a figure that '
@@ -79,12 +80,22 @@ def _type(p: Param):
 
 
 def _help(p: Param, required: bool = False) -> str:
-    """The label, then the unit (unless the label says it) and the default: "GPUs (default 4)"."""
-    notes = [p.unit] if p.unit not in p.label else []
+    """The label, then the unit (unless the label says it) and the default: "GPUs (default 4)";
+    a long choice's values too, which the usage line names only by its metavar."""
+    notes = [f"one of {', '.join(map(str, p.values()))}"] if _long(p) else []
+    notes += [p.unit] if p.unit not in p.label else []
     if not required and all(p.default is not v for v in (None, REQUIRED, False, "")):
         notes.append(f"default {_text(p.default)}")
     text = p.label + (f" ({'; '.join(notes)})" if notes else "")
     return text.replace("%", "%%")
+
+
+def _long(p: Param) -> bool:
+    """A flag's choice whose "{a,b,...}" would stretch the usage line past a terminal's 80
+    columns (a positional argument keeps its choices: a refusal names it by its metavar)."""
+    if not p.choices or p.metavar or not p.cli_flag.startswith("-"):
+        return False
+    return len(",".join(map(str, p.values()))) > LONG
 
 
 def _text(value) -> str:
@@ -104,8 +115,8 @@ def _add(parser, p: Param, required: bool = False, grouped: bool = False) -> Non
     kw |= {"type": _type(p)}
     if p.choices:
         kw["choices"] = p.values()
-    if p.metavar:
-        kw["metavar"] = p.metavar
+    if p.metavar or _long(p):
+        kw["metavar"] = p.metavar or p.name.upper()
     if not p.cli_flag.startswith("-"):  # positional: named by the Param, shown by its metavar
         parser.add_argument(p.name, **kw)
         return
@@ -137,7 +148,7 @@ def parser() -> argparse.ArgumentParser:
         epilog=EXIT_STATUS,
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {version()}")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
     groups: dict[str, argparse._SubParsersAction] = {}
     for c in COMMANDS:
         *group, _ = c.name.split()

@@ -5,29 +5,58 @@ right-aligned. The JSON (--json) keeps every figure at full precision; these vie
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterable, Sequence
 
 from .. import fmt
 from ..catalog import hardware
 from ..performance import bands
+from ..training import calculator
 from ..widgets import REGISTRY
 
 WIDTH = 80  # a terminal's columns: prose wraps there; tables are kept narrower
 VECTOR_WIDTH = 44  # characters of a vector's values before "... (N values)"
+NBSP = "\u00a0"  # a space textwrap never breaks at
+# the space between a number and its unit ("448 GB/s", "8.9 µs", "4.2 %")
+UNIT = re.compile(
+    r"(?<=\d) (?=(?:[KMGTP]i?B|[KMGTP]B/s|[KMGT]b/s|[TP]FLOP/s|B|s|ms|µs|us|ns|%|ulp)(?![\w/]))"
+)
 
 
 # ---- the pieces ---------------------------------------------------------------------------------
 
 
+def wrap(text: str, width: int = WIDTH, indent: str = "") -> list[str]:
+    """textwrap's lines, but a number keeps its unit ("448\nGB/s" reads as two figures), and a
+    no-break space in `text` holds too."""
+    lines = textwrap.wrap(
+        UNIT.sub(NBSP, text), width, subsequent_indent=indent, break_on_hyphens=False
+    )
+    return [line.replace(NBSP, " ") for line in lines]
+
+
 def title(text: str) -> str:
     """A sentence wrapped at the terminal's width."""
-    return textwrap.fill(text, WIDTH, break_on_hyphens=False)
+    return "\n".join(wrap(text))
 
 
 def prose(text: str, indent: str = "") -> list[str]:
     """A note under a table, wrapped, its following lines indented."""
-    return textwrap.wrap(text, WIDTH, subsequent_indent=indent + "  ", break_on_hyphens=False)
+    return wrap(text, indent=indent + "  ")
+
+
+def formula(text: str) -> str:
+    """A formula that wraps only between its outermost arguments or terms: after the "," or ";"
+    nearest the top, else the "+" nearest the top, never inside "S/(g N B_inter)"."""
+    depth, spots = 0, []
+    for i, c in enumerate(text):
+        depth += (c in "([") - (c in ")]")
+        if c == " " and text[i - 1 : i] in ("+", ",", ";"):
+            spots.append((depth, text[i - 1] == "+", i))
+    best = min(spots, default=(0, False, -1))[:2]
+    keep = {i for d, plus, i in spots if (d, plus) == best}
+    return "".join(NBSP if c == " " and i not in keep else c for i, c in enumerate(text))
 
 
 def pairs(rows: Iterable[tuple[str, str]], indent: str = "  ") -> list[str]:
@@ -37,7 +66,7 @@ def pairs(rows: Iterable[tuple[str, str]], indent: str = "  ") -> list[str]:
     room = max(24, WIDTH - len(indent) - width - 2)
     out = []
     for k, v in rows:
-        first, *rest = textwrap.wrap(v, room, break_on_hyphens=False) or [""]
+        first, *rest = wrap(v, room) or [""]
         out.append(f"{indent}{k:<{width}}  {first}")
         out += [f"{indent}{'':<{width}}  {line}" for line in rest]
     return out
@@ -111,6 +140,16 @@ def servers(gpus: int, per: int) -> str:
     """ "8 GPUs (2 servers of 4)", or "4 GPUs in one server"."""
     n = gpus // per if per else 1
     return f"{gpus:,} GPUs in one server" if n == 1 else f"{gpus:,} GPUs ({n:,} servers of {per})"
+
+
+def unbroken(text: str) -> str:
+    """A name kept on one line when wrapped ("H100 SXM")."""
+    return text.replace(" ", NBSP)
+
+
+def model(key: str) -> str:
+    """A model by its name, as calc and presets show it ("GPT-2 small" for gpt2)."""
+    return key if key == "custom" else unbroken(calculator.model_label(key))
 
 
 def labels(widget: str) -> dict[str, str]:
@@ -190,7 +229,7 @@ def cost(r: dict) -> str:
                     f"{fmt.nbytes(r['bytes_inter_node'])} in all; "
                     f"{fmt.nbytes(r['bytes_per_nic_max'])} through the busiest card",
                 ),  # fmt: skip
-                ("formula", r["formula"]),
+                ("formula", formula(r["formula"])),
             ]
         ),
     ]
@@ -248,9 +287,9 @@ def ddp(r: dict) -> str:
     by = "NCCL's model" if r["timing"] == "nccl" else "the lock-step teaching model"
     lines = [
         title(
-            f"{r['model']} ({r['params']:,} parameters) under DDP on "
-            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; {r['batch']:,} samples "
-            f"per GPU ({r['sample']})"
+            f"{model(r['model'])} ({r['params']:,} parameters) under DDP on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {unbroken(r['gpu'])}; "
+            f"{r['batch']:,} samples per GPU ({r['sample']})"
         ),
         *pairs(
             [
@@ -331,8 +370,8 @@ def calc(r: dict) -> str:
     mem = r["memory"]
     lines = [
         title(
-            f"{r['model_label']} ({r['params']:,} parameters) on "
-            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; {r['grad_dtype']} "
+            f"{unbroken(r['model_label'])} ({r['params']:,} parameters) on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {unbroken(r['gpu'])}; {r['grad_dtype']} "
             "gradient"
         ),
         *pairs(
@@ -425,7 +464,7 @@ def presets(r: dict) -> str:
     )  # fmt: skip
     lines += ["", "network cards"]
     lines += table(
-        ["name", "rate (GB/s)"], ([n["name"], number(n["GBps"])] for n in r["networks"]), align="<"
+        ["name", "rate\n(GB/s)"], ([n["name"], number(n["GBps"])] for n in r["networks"]), align="<"
     )
     lines += ["", "sources"]
     for group in ("models", "gpus", "networks"):
@@ -441,9 +480,9 @@ def nccl(result: dict) -> str:
     """nccl-tests' columns for NCCL's pick at each size: the fitted time and NCCL's own."""
     s = result["system"]
     lines = [
-        title(f"NCCL {result['nccl_version']} model, {result['collective']} on {s['gpus']} x "
-              f"{s['gpu']} ({s['nodes']} server(s) of {s['gpus_per_node']}, {s['nics_per_node']} x "
-              f"{s['nic_Gbps']:g} Gb/s cards per server, {s['cpu']} hosts)"),
+        title(f"NCCL {result['nccl_version']} model, {result['collective']} on "
+              f"{servers(s['gpus'], s['gpus_per_node'])}, {unbroken(s['gpu'])}; "
+              f"{s['nics_per_node']} x {s['nic_Gbps']:g} Gb/s cards per server, {s['cpu']} hosts"),
         *table(
             ["size\n(B)", "algorithm", "proto", "time\n(us)", "busbw\n(GB/s)",
              "NCCL\ntime\n(us)", "NCCL\nbusbw\n(GB/s)", "band"],
@@ -563,8 +602,8 @@ def shard(result: dict) -> str:
     r = result
     lines = [
         title(
-            f"{r['model']} ({r['params']:,} parameters) on "
-            f"{servers(r['gpus'], r['gpus_per_node'])}, {r['gpu']}; collectives timed by "
+            f"{model(r['model'])} ({r['params']:,} parameters) on "
+            f"{servers(r['gpus'], r['gpus_per_node'])}, {unbroken(r['gpu'])}; collectives timed by "
             f"{_comm(r['comm_model'])}"
         ),
         *table(

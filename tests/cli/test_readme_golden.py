@@ -1,0 +1,134 @@
+"""The README's examples answer as they did before the command line became a package of command
+records (commit 2b99ef5): each --json output equal to the one that code printed
+(tests/cli/readme_json, recorded by record_golden.py), the exercises' bank byte for byte. Where
+the answer differs on purpose, a later change said so: CHANGED names each difference by its key
+path and why; every other value, and its type, is the old one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import readme_examples as ex
+
+from allreduce_explainer.cli import main
+
+GOLDEN = ex.ROOT / "tests" / "cli" / "readme_json"
+INDEX = json.loads((GOLDEN / "index.json").read_text(encoding="utf-8"))
+
+# example -> {(key path, "added" | "changed"): why}; a list's items are "[]"
+BAND = "the band's worst is now the worst of every class at that size, its class's own kept"
+GPG = "the calculator's settings carry the run's -g as gpus_per_process"
+CHANGED = {
+    "simulate-ring": {
+        ("chunks", "added"): "the ring's chunks, which the steppers read instead of recomputing",
+        ("owners", "added"): "each chunk's owner, which the steppers read instead of recomputing",
+    },
+    "calc": {
+        ("nccl_band.class_worst", "added"): BAND,
+        ("nccl_band.worst", "changed"): BAND,
+    },
+    "nccl": {
+        ("rows[].band.class_worst", "added"): BAND,
+        ("rows[].band.worst", "changed"): BAND,
+    },
+    "nccl-tests": {
+        ("encoding", "added"): "a log is read as UTF-8 or UTF-16, and says which",
+        ("nccl_fit.calculator_settings.gpus_per_process", "added"): GPG,
+        ("nccl_fit.calculator_settings.calc_kwargs.gpus_per_process", "added"): GPG,
+        ("runs[].nccl_fit.calculator_settings.gpus_per_process", "added"): GPG,
+        ("runs[].nccl_fit.calculator_settings.calc_kwargs.gpus_per_process", "added"): GPG,
+    },
+    "nccl-debug": {("calculator.gpus_per_process", "added"): GPG},
+}
+
+
+def differences(old, new, path: str = "") -> Iterator[tuple[str, str]]:
+    """(key path, "added" | "removed" | "changed") wherever `new` is not `old`, a value of
+    another type (1 for 1.0) changed too; a list of another length is changed as a whole."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in old.keys() | new.keys():
+            here = f"{path}.{key}" if path else key
+            if key not in old:
+                yield here, "added"
+            elif key not in new:
+                yield here, "removed"
+            else:
+                yield from differences(old[key], new[key], here)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for a, b in zip(old, new, strict=True):
+            yield from differences(a, b, f"{path}[]")
+    elif type(old) is not type(new) or old != new:
+        yield path, "changed"
+
+
+def test_differences_finds_each_kind():
+    """The oracle for the comparison below, on values whose differences are known."""
+    old = {"a": 1.0, "b": [{"c": 1}, {"c": 2}], "d": [1], "e": None}
+    new = {"a": 1, "b": [{"c": 1}, {"c": 3, "f": 0}], "d": [1, 2], "g": None}
+    assert set(differences(old, new)) == {
+        ("a", "changed"),
+        ("b[].c", "changed"),
+        ("b[].f", "added"),
+        ("d", "changed"),
+        ("e", "removed"),
+        ("g", "added"),
+    }
+    assert not set(differences(old, old))
+
+
+def run(argv: list[str], capsys) -> str:
+    assert main(argv) == 0
+    return capsys.readouterr().out
+
+
+def arguments(entry: dict, tmp_path) -> list[str]:
+    """The example's arguments as the README gives them today, held to those recorded."""
+    argv = ex.argv(entry["line"], tmp_path)
+    recorded = [a.format(tmp=tmp_path, root=ex.ROOT) for a in entry["argv"]]
+    assert argv == recorded
+    return argv
+
+
+def answers(name: str, tmp_path, capsys) -> tuple[dict, dict]:
+    """The example's JSON as 2b99ef5 printed it, and as the CLI prints it now."""
+    entry = INDEX[name]
+    old = json.loads((GOLDEN / entry["golden"]).read_text(encoding="utf-8"))
+    return old, json.loads(run(arguments(entry, tmp_path), capsys))
+
+
+def test_every_readme_example_with_an_answer_is_recorded():
+    """Each README example but `figure` (a drawing) and --help has its golden file."""
+    held = {e["line"] for e in INDEX.values()}
+    assert held == {line for line in ex.lines() if " figure " not in line and "--help" not in line}
+    assert set(CHANGED) <= set(INDEX)
+
+
+@pytest.mark.parametrize("name", [n for n, e in INDEX.items() if e["golden"].endswith(".json")])
+def test_a_readme_example_answers_as_before(name, tmp_path, capsys):
+    old, new = answers(name, tmp_path, capsys)
+    assert set(differences(old, new)) == set(CHANGED.get(name, {}))
+
+
+@pytest.mark.parametrize(("name", "path"), [("calc", "nccl_band"), ("nccl", "rows[].band")])
+def test_a_band_keeps_its_class_worst_beside_the_wider_worst(name, path, tmp_path, capsys):
+    """The band's changed worst: the old figure is now class_worst, the new one no smaller."""
+    old, new = answers(name, tmp_path, capsys)
+    if path.startswith("rows[]"):
+        pairs = [(a["band"], b["band"]) for a, b in zip(old["rows"], new["rows"], strict=True)]
+    else:
+        pairs = [(old[path], new[path])]
+    assert pairs
+    for was, now in pairs:
+        assert now["class_worst"] == was["worst"]
+        assert was["worst"] is None or now["worst"] >= now["class_worst"]
+
+
+def test_the_exercises_bank_is_byte_for_byte_the_old(tmp_path, capsys):
+    entry = INDEX["exercises-export"]
+    argv = arguments(entry, tmp_path)
+    run(argv, capsys)
+    written = Path(argv[argv.index("--out") + 1]).read_bytes()
+    assert written == (GOLDEN / entry["golden"]).read_bytes()
