@@ -100,6 +100,26 @@ def test_a_bad_value_is_named_next_to_its_box(lab):
     chart.locator('[data-error-for="gpus"]', has_text="must be between").wait_for(timeout=WAIT_MS)
 
 
+def test_readouts_lay_out_as_on_the_site_despite_jupyterlabs_list_styles(lab):
+    """JupyterLab floats an output's dt and dd side by side (outputarea's base.css); the widget's
+    headline stays the site's row of figures, each label above its value (site.css, .readouts)."""
+    chart = lab.locator('.ae-notebook [data-widget^="latency-"]')
+    headline = chart.locator(".readouts.headline").first
+    headline.wait_for(timeout=WAIT_MS)
+    got = headline.evaluate(
+        """dl => [...dl.children].map(div => {
+             const [dt, dd] = [div.querySelector('dt'), div.querySelector('dd')];
+             const [a, b] = [dt.getBoundingClientRect(), dd.getBoundingClientRect()];
+             return {display: getComputedStyle(dl).display, float: getComputedStyle(dt).float,
+                     above: a.bottom <= b.top + 0.5, top: div.getBoundingClientRect().top};
+           })"""
+    )
+    assert len(got) >= 2
+    assert {g["display"] for g in got} == {"flex"} and {g["float"] for g in got} == {"none"}
+    assert all(g["above"] for g in got), got  # each label above its figure
+    assert len({round(g["top"]) for g in got}) == 1, got  # the figures side by side, in one row
+
+
 def test_the_packages_server_extension_sets_nodelay_on_the_kernels_websocket(lab, folder):
     """The package's Jupyter server extension, turned on by the config file the install puts in
     the environment (etc/jupyter/jupyter_server_config.d), has set TCP_NODELAY on the notebook's
