@@ -118,6 +118,13 @@ def test_readouts_lay_out_as_on_the_site_despite_jupyterlabs_list_styles(lab):
     assert {g["display"] for g in got} == {"flex"} and {g["float"] for g in got} == {"none"}
     assert all(g["above"] for g in got), got  # each label above its figure
     assert len({round(g["top"]) for g in got}) == 1, got  # the figures side by side, in one row
+    # the site's button rule (.widget button: the box's own background) reaches the − and +,
+    # whose figure is the box's first child (so no element stands between them and the box)
+    colours = chart.evaluate(
+        """w => [w.closest('.ae-notebook'), w.querySelector('.spin > button')]
+             .map(e => getComputedStyle(e).backgroundColor)"""
+    )
+    assert colours[0] == colours[1], colours
 
 
 def test_the_packages_server_extension_sets_nodelay_on_the_kernels_websocket(lab, folder):

@@ -43,8 +43,10 @@ def module() -> str:
 # the site's `.readouts { display: flex }` (0,1,0) and breaks every readout row; it also wraps
 # every pre anywhere (`.jp-OutputArea-output pre`). Every selector of
 # the site's sheet is given an id's weight (`:not(#\#)`, which no element fails), the same for
-# each, so the site's rules keep their order among themselves and win over the notebook's.
-WEIGHT = ":not(#\\#) "
+# each, so the site's rules keep their order among themselves and win over the notebook's. It is
+# added to the selector's last element, before any pseudo-element: not as an ancestor, which
+# @scope's implied `:scope` prefix would then require to stand between the box and the element.
+WEIGHT = ":not(#\\#)"
 # The browser's defaults where JupyterLab's output area changes them and the site's sheet does
 # not speak (the rules quoted above WEIGHT): weighted too, and first, so that any rule of the
 # site's for the same elements comes later and wins
@@ -58,7 +60,7 @@ KEEP_AS_IS = ("@keyframes", "@font-face", "@property", "@page")  # their prelude
 
 
 def weighted(css: str) -> str:
-    """`css` without its comments, WEIGHT before every selector of its style rules (at the top
+    """`css` without its comments, WEIGHT on every selector of its style rules (at the top
     level or inside @media and @supports); at-rules' preludes and KEEP_AS_IS bodies unchanged."""
     css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
     out, depth, keep_depth, i = [], 0, None, 0
@@ -70,7 +72,7 @@ def weighted(css: str) -> str:
                 keep_depth = depth
             elif keep_depth is None and not prelude.startswith("@"):
                 lead = chunk[: len(chunk) - len(chunk.lstrip())]
-                chunk = lead + ", ".join(WEIGHT + sel.strip() for sel in split_selectors(prelude))
+                chunk = lead + ", ".join(heavier(sel.strip()) for sel in split_selectors(prelude))
                 chunk += " "
             depth += 1
         else:
@@ -80,6 +82,12 @@ def weighted(css: str) -> str:
         out.append(chunk + m.group())
         i = m.end()
     return "".join(out) + css[i:]
+
+
+def heavier(selector: str) -> str:
+    """`selector` with WEIGHT on its last element, before a pseudo-element if it has one."""
+    at = selector.find("::")
+    return selector + WEIGHT if at < 0 else selector[:at] + WEIGHT + selector[at:]
 
 
 def split_selectors(prelude: str) -> list[str]:
