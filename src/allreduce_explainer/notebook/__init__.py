@@ -18,7 +18,7 @@ def __getattr__(name: str) -> Any:
     (server.py) is loaded by every Jupyter server of an environment that has the package, with
     or without anywidget, and must not need it."""
     if name in __all__:
-        from . import widget
+        from . import widget  # anywidget: here, not at import (the docstring says why)
 
         return getattr(widget, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,6 +29,7 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     setting for it, so its handler's `open` is wrapped, once, and only where it is the
     coroutine jupyter_server 2 defines; otherwise the server is left as it is, and says so."""
     try:
+        # here: a server loads the extension; importing the module needs no jupyter_server
         from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
     except ImportError:  # a jupyter_server without the handler: nothing to change
         serverapp.log.info("allreduce_explainer: no kernel websocket handler to set TCP_NODELAY on")

@@ -124,7 +124,7 @@ class Widget(anywidget.AnyWidget):
         `figures` named `which`."""
         if self.view != views.CHART:
             raise ValueError(f"name: {self.name} is a {self.view}, not a chart: it has no figure")
-        import plotly.graph_objects as go
+        import plotly.graph_objects as go  # the figures extra: only figure() needs it
 
         if which is None:
             return go.Figure(self.state["figure"])
