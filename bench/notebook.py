@@ -108,7 +108,7 @@ def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
 # JupyterLab with the package installed (its server extension, notebook/server.py, sets
 # TCP_NODELAY on the kernel's websocket), and the same JupyterLab with that extension turned off:
 # measured one after the other in one run, as is the site itself in the same browser
-OFF = '--ServerApp.jpserver_extensions={"allreduce_explainer.notebook.server": false}'
+OFF = "--ServerApp.jpserver_extensions=allreduce_explainer.notebook.server=False"
 SERVERS = {
     "JupyterLab with the package installed (its server extension on)": (),
     "JupyterLab with the package's server extension off": (OFF,),
