@@ -304,7 +304,7 @@ def main() -> None:
         head = [
             "# The widgets in JupyterLab",
             "",
-            f"`python bench/notebook.py --write`, {when}, on {platform.machine()} "
+            f"`python bench/notebook.py {' '.join(sys.argv[1:])}`, {when}, on {platform.machine()} "
             f"({platform.processor() or 'cpu'}), Python {platform.python_version()}, "
             f"headless Chromium, one run; load average {load:.1f} at the start and "
             f"{os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores (the machine is "
