@@ -4,7 +4,6 @@ the real socket and the option read back from it: tests/notebook/test_jupyterlab
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import socket
@@ -34,6 +33,16 @@ class Handler:
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, int(value))
 
 
+def finished(coroutine):
+    """The coroutine run to its end on this thread: it awaits nothing that needs a loop (the
+    suite's browser tests may have left one running, where asyncio.run refuses)."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    raise AssertionError("the coroutine waited on something")
+
+
 def test_open_sets_nodelay_first_then_runs_jupyter_servers_open(monkeypatch):
     async def original(self, kernel_id):
         self.calls.append(("open", kernel_id))
@@ -46,7 +55,7 @@ def test_open_sets_nodelay_first_then_runs_jupyter_servers_open(monkeypatch):
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0  # Nagle on by default
         h = Handler(sock)
-        got = asyncio.run(websocket.KernelWebsocketHandler.open(h, "k1"))
+        got = finished(websocket.KernelWebsocketHandler.open(h, "k1"))
         assert got == "opened" and h.calls == [("nodelay", True), ("open", "k1")]
         assert server.nodelay(h) != 0
 
