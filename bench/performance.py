@@ -409,6 +409,10 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
+def _size_us(us: float) -> str:
+    return f"{us:.1f} µs"
+
+
 def _class_lines(table) -> list[str]:
     lines = [
         "| class of system | size band | median | nine in ten | worst | rows | runs | clusters "
@@ -457,6 +461,17 @@ def report(p: Parameters, all_sweeps, errors, table) -> str:
         "not see: each class's band recomputed without the cluster it is held against.",
         "",
         *_class_lines(table),
+        "",
+        "## The launch mode",
+        "",
+        "A class names its launch mode (all_reduce_perf -g 1, one process per GPU, or -g G,",
+        "one process for several). In NCCL 2.30.7's source the mode changes the host side",
+        "alone: one thread prepares and launches each GPU's kernel in turn (src/group.cc:",
+        "320-323, 356-376); the pick, the channels and the NVLink data path are the same",
+        "('P2P/direct pointer' in one process, 'P2P/CUMEM' or 'IPC' across processes:",
+        "src/transport/p2p.cc:414-430). So the layer's one term for it is the launch floor",
+        f"({_size_us(p.launch_us_per_gpu)} per GPU); layer.py's docstring gives the lines.",
+        "No A100 sweep with one process per GPU is fitted here: that class is not checked.",
         "",
         "## On runs the fit has not seen",
         "",
