@@ -383,3 +383,40 @@ def test_a_bigger_call_never_takes_less_time(s, a, b, per_thread):
             )
 
         assert t(lo) <= t(hi) * (1 + 1e-12)
+
+
+HELD = [s for s in SWEEPS if s["use"] == "holdout"]
+
+
+def payload_rows(sweep: dict) -> list[tuple[int, float]]:
+    """all_reduce_bench.py's markdown rows, read here: '|   64KiB |   2.93GBps | ...'."""
+    text = (DATA / "nccl-tests" / sweep["file"]).read_text()
+    unit = {"KiB": 1 << 10, "MiB": MiB, "GiB": GiB}
+    rows = re.findall(r"^\|\s*(\d+)(KiB|MiB|GiB)\s*\|\s*([\d.]+)GBps", text, re.M)
+    return [(int(n) * unit[u], float(b)) for n, u, b in rows]
+
+
+@pytest.mark.parametrize("sweep", HELD, ids=[s["key"] for s in HELD])
+def test_a_held_out_sweep_is_never_fitted_and_followed_from_64_mib(sweep):
+    """The PyTorch sweeps (stas00/ml-engineering: 8 x H200 and 8 x B200, one process per GPU,
+    NCCL 2.27.7) are in no fit; the H200 is followed within 3 % from 64 MiB to 4 GiB, the B200
+    within 7 % from 128 MiB (at 64 MiB it is 26 % over, the B200 mid-size miss the review
+    names); below, each call timed alone carries a launch all_reduce_perf hides, so they are
+    predicted faster, never slower, than measured; and the B200's step at 8 GiB (740.64 ->
+    839.07 GB/s) is a miss the report names."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import performance as bench  # bench/performance.py
+
+    assert sweep["key"] not in fitted.FITTED_ON and sweep["gpus_per_thread"] == 1
+    rows = payload_rows(sweep)
+    assert bench.sweeps("holdout")[sweep["key"]]["rows"] == rows
+    h200 = sweep["system"]["gpu"] == "H200 SXM"
+    within, start = (0.03, 64 * MiB) if h200 else (0.07, 128 * MiB)
+    for n, busbw in rows:
+        miss = predicted(sweep, n) / busbw - 1
+        if start <= n <= 4 * GiB:
+            assert abs(miss) <= within, (n, f"{miss:+.1%}")
+        elif 64 << 10 <= n < start:
+            assert miss > 0, (n, f"{miss:+.1%}")
+    report = (ROOT / "bench" / "PERFORMANCE.md").read_text()
+    assert f"| {sweep['key']} |" in report and "740.64 GB/s at 4 GiB to 839.07" in report
