@@ -386,7 +386,7 @@ def _literal(d: dict) -> str:
     return "{" + ", ".join(f"{k!r}: {v:.6g}" for k, v in d.items()) + "}"
 
 
-def fitted_source(p: Parameters, keys: list[str], table) -> str:
+def fitted_source(p: Parameters, keys: list[str], table, coverage: tuple[int, int]) -> str:
     rows = "\n".join(
         f"    ({klass!r}, {lo}, {'math.inf' if hi == math.inf else hi}, {med:.4f}, "
         f"{within:.4f}, {worst:.4f}, {n}, {runs}, {clusters}),"
@@ -419,6 +419,9 @@ PARAMETERS = Parameters(
 VALIDATION = (
 {rows}
 )
+
+# rows whose class's band, recomputed without their cluster, covers their error; rows judged
+COVERAGE = {coverage!r}
 '''
 
 
@@ -609,7 +612,9 @@ def main() -> None:
     print("\n".join(_target_lines(all_sweeps, errors)))
     print("\n".join(_holdout_lines(p, held)))
     if args.write:
-        FITTED.write_text(fitted_source(p, list(all_sweeps), table))
+        judged = held_out_bands(all_sweeps, errors)
+        coverage = (sum(e <= figure for *_, e, figure in judged), len(judged))
+        FITTED.write_text(fitted_source(p, list(all_sweeps), table, coverage))
         REPORT.write_text(report(p, all_sweeps, errors, table, held))
         print(f"wrote {FITTED.relative_to(ROOT)} and {REPORT.relative_to(ROOT)}")
 

@@ -207,6 +207,8 @@ def test_band_facts_are_the_layers_validation_and_nccls_own_miss():
     (mid,) = [v[3:] for v in fitted.VALIDATION if v[:3] == (klass, 4 << 20, 64 << 20)]
     assert f["band_mid_median"] == f"{100 * mid[0]:.0f} %"
     assert f["band_mid_within"] == f"{100 * mid[1]:.0f} %"
+    covered, judged = fitted.COVERAGE
+    assert 0 < covered < judged and f["band_coverage"] == f"{100 * covered / judged:.0f} %"
     misses = []
     for c in measured.CURVES:
         rows = explain.read_log((DATA / c.file).read_text())["rows"]

@@ -358,3 +358,6 @@ VALIDATION = (
         1,
     ),
 )
+
+# rows whose class's band, recomputed without their cluster, covers their error; rows judged
+COVERAGE = (108, 150)

@@ -496,6 +496,8 @@ def _band_facts() -> dict[str, str]:
         out[f"band_{name}_median"] = fmt.percent(b["median"]) if b["validated"] else bands.UNCHECKED
         within = fmt.percent(b["nine_in_ten"]) if b["validated"] else bands.UNCHECKED
         out[f"band_{name}_within"] = within
+    covered, judged = fitted.COVERAGE
+    out["band_coverage"] = fmt.percent(covered / judged)
     out["nccl_own_mid"] = fmt.percent(max(own_misses(*OWN_MID)))
     out["nccl_own_mid_range"] = f"{OWN_MID[0] >> 20}–{OWN_MID[1] >> 20} MiB"
     return out

@@ -295,6 +295,7 @@ def test_the_held_out_targets_are_reported_as_they_are():
             figure = others[math.ceil(0.9 * len(others) - 1e-9) - 1]
             stated += 1
             covered += abs(e) <= figure + 1e-9
+    assert (covered, stated) == fitted.COVERAGE
     got["the band without the row's cluster covers its error"] = (
         covered,
         stated,
