@@ -30,7 +30,9 @@ several GPUs on unregistered buffers (src/scheduler/symmetric_sched.cc:148, 161)
 every process by default (NCCL_SYM_NOWIN_ENABLE=0, lines 21, 163); the channel search and the
 tuning know no process; each rank has its own proxy thread in either mode. What differs is that
 one thread prepares and launches each of its GPUs' kernels in turn (src/group.cc:320-323,
-356-376): the floor. Published runs of one server launched both ways that differ more than that
+356-376): the floor. One 8 x H200 node launched both ways agrees within 1 % at 16 GiB
+(tests/data/nccl-tests/SWEEPS.json 'points'). Published runs of one server launched both ways
+that differ more than that
 (up to 1.39x at 0.25-64 MiB on A100s, per the project's correctness review) differ in something
 this source does not show (their NCCL versions, their settings); the sweeps fitted here
 (tests/data/nccl-tests/SWEEPS.json) have no A100 run with one process per GPU to say which, and a
