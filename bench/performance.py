@@ -455,6 +455,31 @@ def _holdout_lines(p: Parameters, held: dict[str, dict]) -> list[str]:
     return lines
 
 
+def points(about: str) -> list[dict]:
+    """SWEEPS.json's single published figures of this kind ('launch', 'gpu count')."""
+    return [
+        q for q in json.loads((DATA / "SWEEPS.json").read_text())["points"] if q["about"] == about
+    ]
+
+
+def _gpu_count_lines() -> list[str]:
+    """Each 'gpu count' point: the pick the page names and the layer's, measured busbw and the
+    layer's (NCCL's release nearest the run's; 2.30.7 where the run printed none)."""
+    lines = [
+        "| system | GPUs | NVLS | picked | layer's pick | measured | layer | error |",
+        "|---|---:|---|---|---|---:|---:|---:|",
+    ]
+    for q in points("gpu count"):
+        s = nccl.System(**q["system"], nccl_version=nccl.nearest(q["nccl_version"]).version)
+        c = nccl.choose("AllReduce", q["size_bytes"], s, algorithm=q["algorithm"])
+        lines.append(
+            f"| {s.gpu} | {s.gpus} | {'on' if q['nvls'] else 'off'} | {q['picked']} "
+            f"| {c.algorithm} | {q['busbw_GBps']:.1f} | {c.busbw_GBps:.1f} "
+            f"| {c.busbw_GBps / q['busbw_GBps'] - 1:+.1%} |"
+        )
+    return lines
+
+
 def _size_us(us: float) -> str:
     return f"{us:.1f} µs"
 
@@ -590,7 +615,22 @@ def report(p: Parameters, all_sweeps, errors, table, held) -> str:
             for k, sw in held.items()
         ),
     ]
-    lines += ["", "## Not fitted on", "", "| key | system | -g | why |", "|---|---|---:|---|"]
+    lines += [
+        "",
+        "## Part of a server: NCCL's pick by GPU count",
+        "",
+        "8 GiB on 4 to 8 GPUs of one 8 x H200 node and one 8 x B200 node (AWS p6, whose tuner",
+        "plugin chose), NVLS on and, with NCCL_NVLS_ENABLE=0, off (SWEEPS.json 'points', 'gpu",
+        "count'; nccl-tests, never fitted). Where the page's pick and the layer's differ, the",
+        "port's NVLS graph for a part of a server (nccl/topology.py) is the place to look:",
+        "",
+        *_gpu_count_lines(),
+        "",
+        "## Not fitted on",
+        "",
+        "| key | system | -g | why |",
+        "|---|---|---:|---|",
+    ]
     for k, sw in sweeps("platform").items():
         s, g = sw["System"], sw["gpus_per_thread"]
         lines.append(f"| {k} | {s.nodes} × {s.gpus_per_node} {s.gpu} | {g} | {sw['why']} |")

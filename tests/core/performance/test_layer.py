@@ -421,3 +421,27 @@ def test_a_held_out_sweep_is_never_fitted_and_followed_from_64_mib(sweep):
             assert miss > 0, (n, f"{miss:+.1%}")
     report = (ROOT / "bench" / "PERFORMANCE.md").read_text()
     assert f"| {sweep['key']} |" in report and "740.64 GB/s at 4 GiB to 839.07" in report
+
+
+def test_the_gpu_count_points_are_the_pages_and_the_report_prints_each():
+    """stas00/ml-engineering's 8 GiB figures on 4 to 8 GPUs of one H200 and one B200 node:
+    each figure is in the verbatim excerpt, on its GPU count's row of its GPU's table (busbw,
+    then busbw with NVLS off); NVLS off is the Ring in the port too; bench/PERFORMANCE.md
+    prints every point with the layer's busbw, recomputed here."""
+    points = json.loads((DATA / "nccl-tests" / "SWEEPS.json").read_text())["points"]
+    count = [p for p in points if p["about"] == "gpu count"]
+    assert len(count) == 20
+    text = (DATA / "nccl-tests" / count[0]["file"]).read_text()
+    tables = dict(zip(("H200 SXM", "B200"), text.split("| GPUs |")[1:], strict=True))
+    report = (ROOT / "bench" / "PERFORMANCE.md").read_text()
+    for p in count:
+        n = p["system"]["gpus"]
+        cells = r" \|\s+(\w+)\s+\|\s+([\d.]+)GBps \|\s+([\d.]+)GBps"
+        row = re.search(rf"^\|\s+{n}{cells}", tables[p["system"]["gpu"]], re.M)
+        assert row and float(row.group(2 if p["nvls"] else 3)) == p["busbw_GBps"]
+        assert p["picked"] == (row.group(1) if p["nvls"] else "Ring")
+        s = nccl.System(**p["system"], nccl_version=nccl.nearest(p["nccl_version"]).version)
+        c = nccl.choose("AllReduce", p["size_bytes"], s, algorithm=p["algorithm"])
+        assert p["nvls"] or c.algorithm == "Ring"
+        miss = c.busbw_GBps / p["busbw_GBps"] - 1
+        assert f"| {p['busbw_GBps']:.1f} | {c.busbw_GBps:.1f} | {miss:+.1%} |" in report
