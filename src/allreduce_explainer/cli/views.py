@@ -435,12 +435,7 @@ def _nccl_estimate(r: dict) -> str:
 def _band(b: dict | None) -> str:
     if not b:
         return ""
-    if not b["validated"]:
-        return bands.UNCHECKED
-    return (
-        f"{bands.short(b)}: median of {b['runs']} published runs, {b['class']} (worst: of any "
-        f"kind of system at this size)"
-    )
+    return bands.sentence(b)
 
 
 def _memory(need: float, have: float, fits: bool) -> str:
@@ -499,9 +494,9 @@ def nccl(result: dict) -> str:
     )
     lines += prose(
         f"band: how far published runs of this class ({klass}) come from the time at that "
-        f"size, median (and the worst of any kind of system at that size), each cluster "
-        f"predicted by a fit on the others; unchecked: "
-        f"{bands.UNCHECKED}."
+        f"size, each cluster predicted by a fit on the others: the figure nine rows in ten "
+        f"come within, and their median; unchecked: {bands.UNCHECKED} (with one cluster of "
+        f"its kind, what that cluster did)."
     )
     return "\n".join(lines)
 

@@ -21,6 +21,24 @@ from that in four ways, each a factor here, fitted by bench/performance.py on wh
 and a launch floor: one thread driving G GPUs (all_reduce_perf -g G) cannot finish a call in
 less than about G x a few microseconds, however small the message.
 
+The launch mode enters here alone because NCCL 2.30.7's source changes only the host side with
+it (tests/data/nccl/ excerpts; tests/core/performance/test_launch.py holds them): peers in one
+process are wired "P2P/direct pointer", in two "P2P/CUMEM" or "P2P/IPC", over the same NVLink
+loads and stores (src/transport/p2p.cc:414-430); a collective's work is "direct" only for
+CollNetDirect (src/enqueue.cc:2301-2306); the symmetric LL kernels refused to one thread with
+several GPUs on unregistered buffers (src/scheduler/symmetric_sched.cc:148, 161) are refused to
+every process by default (NCCL_SYM_NOWIN_ENABLE=0, lines 21, 163); the channel search and the
+tuning know no process; each rank has its own proxy thread in either mode. What differs is that
+one thread prepares and launches each of its GPUs' kernels in turn (src/group.cc:320-323,
+356-376): the floor. One 8 x H200 node launched both ways agrees within 1 % at 16 GiB
+(tests/data/nccl-tests/SWEEPS.json 'points'). Published runs of one server launched both ways
+that differ more than that
+(up to 1.39x at 0.25-64 MiB on A100s, per the project's correctness review) differ in something
+this source does not show (their NCCL versions, their settings); the sweeps fitted here
+(tests/data/nccl-tests/SWEEPS.json) have no A100 run with one process per GPU to say which, and a
+latency factor shared by the -g 8 runs, fitted beside the floor, comes out 0.88: no further
+penalty for -g 8 in these runs.
+
 Where nothing was measured (a generation or group with no cited sweep) a factor is 1: NCCL's own
 figure, with the ramp measured on the other generations.
 

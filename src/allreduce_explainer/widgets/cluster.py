@@ -486,7 +486,7 @@ def _band_facts() -> dict[str, str]:
     """The performance layer's validation for the class of the calculator's default cluster
     (each cluster of its runs predicted by the fit on the others), per size band, and how far
     NCCL's own figures are from the runs at mid sizes. A band its class has not earned reads
-    bands.UNCHECKED in place of a percentage."""
+    bands.UNCHECKED in place of a percentage; its "within" is its class's own nine-in-ten figure."""
     r = calculator.calc()
     klass = nccl.band_class(nccl.System(r["gpu"], r["gpus"], r["gpus_per_node"]))
     out = {"band_systems": str(len(fitted.FITTED_ON)), "band_class": klass}
@@ -494,7 +494,10 @@ def _band_facts() -> dict[str, str]:
         b = bands.band(klass, lo)
         out[f"band_{name}_range"] = bands.range_text(lo, hi)
         out[f"band_{name}_median"] = fmt.percent(b["median"]) if b["validated"] else bands.UNCHECKED
-        out[f"band_{name}_worst"] = fmt.percent(b["worst"]) if b["validated"] else bands.UNCHECKED
+        within = fmt.percent(b["nine_in_ten"]) if b["validated"] else bands.UNCHECKED
+        out[f"band_{name}_within"] = within
+    covered, judged = fitted.COVERAGE
+    out["band_coverage"] = fmt.percent(covered / judged)
     out["nccl_own_mid"] = fmt.percent(max(own_misses(*OWN_MID)))
     out["nccl_own_mid_range"] = f"{OWN_MID[0] >> 20}–{OWN_MID[1] >> 20} MiB"
     return out
