@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from ... import api, fmt
-from .common import Problem, article, count, gpus_text, quantity, show, titled
+from .common import EXACT, Problem, article, count, gpus_text, named, quantity, show, titled
 
 DESCRIBE = {
     "ring": "one ring over all GPUs in rank order (servers contiguous, so the ring crosses "
@@ -20,7 +20,7 @@ DESCRIBE = {
 
 
 def _servers(rng: random.Random, algorithms: tuple[str, ...]) -> tuple:
-    nodes, g = rng.choice([2, 4, 8, 16]), rng.choice([4, 8])
+    nodes, g = rng.randrange(2, 17), rng.choice([4, 8])
     s = rng.choice([1, 2, 4, 14]) * 1e9
     algorithm = rng.choice(algorithms)
     return nodes, g, s, algorithm, api.estimate(algorithm, nodes * g, s, g)
@@ -100,7 +100,8 @@ def nic_bytes(rng: random.Random) -> Problem:
 
 @titled("The steps that wait for the network")
 def network_steps(rng: random.Random) -> Problem:
-    nodes, g, s, algorithm, r = _servers(rng, ("ring", "hierarchical"))
+    # hierarchical first: seed 0 (the page's) then shows the third method
+    nodes, g, s, algorithm, r = _servers(rng, ("hierarchical", "ring"))
     n = nodes * g
     if algorithm == "ring":
         why = f"Every one of the ring's 2(n − 1) = {r['steps']} steps crosses a server boundary."
@@ -116,4 +117,28 @@ def network_steps(rng: random.Random) -> Problem:
         hint="Which phases have a GPU sending to a GPU in another server?",
         steps=[why],
         given={"servers": nodes, "gpus_per_node": g, "algorithm": algorithm},
+        mistakes=named(r["network_steps"], EXACT, *_steps_mistakes(algorithm, nodes, n)),
+        factor_hints=False,
+    )
+
+
+def _steps_mistakes(algorithm: str, nodes: int, n: int) -> tuple[tuple[int, str], ...]:
+    """The other method's count, and one phase's."""
+    if algorithm == "ring":
+        return (
+            (
+                2 * (nodes - 1),
+                f"That counts a ring of the {nodes} servers, the hierarchical method's middle "
+                "phase. A flat ring lays the GPUs in a row, and every one of its steps has a "
+                "GPU sending across a server boundary.",
+            ),
+            (n - 1, "That is one phase; the all-gather's steps cross the network too."),
+        )
+    return (
+        (
+            2 * (n - 1),
+            f"That is every step of a flat ring over all {n} GPUs. Here only the middle phase, "
+            "a ring of the servers, crosses the network.",
+        ),
+        (nodes - 1, "That is the middle ring's reduce-scatter; its all-gather crosses too."),
     )

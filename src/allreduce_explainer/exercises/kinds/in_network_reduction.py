@@ -21,7 +21,7 @@ def nvls_link_bytes(rng: random.Random) -> Problem:
     # 4 to 8 GPUs: on 3 the ring's 2(n - 1)/n · S is NVLS's (n + 1)/n · S, so the ring's count
     # would pass, and 2 is among the small counts where NCCL picks the ring (page 9)
     n = rng.randrange(4, 9)
-    s = rng.choice([1, 2, 4, 8, 10, 16]) * 1e9
+    s = rng.choice([1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 32]) * 1e9
     nvls = innetwork.nvls_bytes(n, s)
     want = nvls["sent_per_gpu"]
     ring = innetwork.ring_bytes(n, s)

@@ -6,7 +6,18 @@ from __future__ import annotations
 import random
 
 from ... import api, fmt
-from .common import TOLERANCE, Problem, count, follow, int_text, small_ring, table, titled
+from .common import (
+    EXACT,
+    TOLERANCE,
+    Problem,
+    count,
+    follow,
+    int_text,
+    named,
+    small_ring,
+    table,
+    titled,
+)
 
 
 @titled("A cell after all-gather step k")
@@ -61,7 +72,7 @@ def ag_cell(rng: random.Random) -> Problem:
 
 @titled("The ring's steps")
 def ring_steps(rng: random.Random) -> Problem:
-    n = rng.choice([2, 3, 4, 5, 6, 8, 12, 16, 32, 64, 128, 256, 512, 1024])
+    n = rng.randrange(2, 65) if rng.randrange(4) else 2 ** rng.randrange(7, 11)
     r = api.estimate("ring", n, 1e9, n)
     steps = [
         f"The reduce-scatter takes n − 1 = {n - 1} steps; the all-gather another {n - 1}.",
@@ -73,6 +84,17 @@ def ring_steps(rng: random.Random) -> Problem:
         hint="Each phase moves every chunk once around the ring, less one hop.",
         steps=steps,
         given={"gpus": n},
+        mistakes=named(
+            r["steps"],
+            EXACT,
+            (n - 1, f"That is one phase, the reduce-scatter; the all-gather takes {n - 1} more."),
+            (
+                2 * n,
+                f"Each phase takes n − 1 = {n - 1} steps, not n: a chunk that starts on one GPU "
+                f"needs {n - 1} hops to reach the other {n - 1}.",
+            ),
+        ),
+        factor_hints=False,
     )
 
 
@@ -150,8 +172,8 @@ def order_ring_value(rng: random.Random) -> Problem:
 
 @titled("How many ulps a BF16 ring can be off")
 def order_bf16_bound(rng: random.Random) -> Problem:
-    n = rng.choice([8, 16, 32, 64])
-    mant = rng.choice([1.25, 1.5, 1.75])
+    n = rng.randrange(4, 129)  # from 4, γ's denominator moves the bound by more than 1 %
+    mant = rng.choice([1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875])
     u = 2.0**-8
     gamma = (n - 1) * u / (1 - (n - 1) * u)
     want = gamma * mant * 2**7  # |error| <= gamma * s, in ulps of s = mant * 2**k (2**(k-7))

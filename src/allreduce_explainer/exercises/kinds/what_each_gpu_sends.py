@@ -8,7 +8,7 @@ import random
 from ... import api, fmt
 from ...collectives import ALLREDUCE
 from ...logs import parse as nccltests
-from .common import Problem, article, quantity, show, titled
+from .common import TOLERANCE, Problem, article, named, quantity, show, titled
 
 HEADER = (
     "#       size         count      type   redop    root     time   algbw   busbw #wrong"
@@ -84,10 +84,20 @@ def line_busbw(rng: random.Random) -> Problem:
     return _line_problem(rng, "busbw")
 
 
+SIZES_GB = (1, 2, 3, 4, 6, 14, 16, 26, 140)  # BF16 gradients of 0.5 to 70 billion parameters
+# n/(n − 1) above 1 + TOLERANCE: 2S for the ring's 2(n − 1)/n · S, or n · S for the root's
+# (n − 1) · S, would pass within the tolerance on more GPUs
+MAX_NAMED_GPUS = 64
+
+
+def _gpus_and_size(rng: random.Random, lo: int) -> tuple[int, float]:
+    n = rng.randrange(lo, MAX_NAMED_GPUS + 1)
+    return n, rng.choice(SIZES_GB) * 1e9
+
+
 @titled("The bytes GPU 0 sends in the naive method")
 def naive_root_bytes(rng: random.Random) -> Problem:
-    n = rng.choice([4, 8, 16, 32, 64])
-    s = rng.choice([1, 2, 4, 14]) * 1e9
+    n, s = _gpus_and_size(rng, 3)
     r = api.estimate("naive", n, s, n)
     ring = api.estimate("ring", n, s, n)["bytes_sent_per_gpu_max"]
     sent = r["bytes_sent_per_gpu_max"]
@@ -105,13 +115,22 @@ def naive_root_bytes(rng: random.Random) -> Problem:
         hint="GPU 0 sends a whole gradient to every other GPU.",
         steps=steps,
         given={"gpus": n, "bytes": s},
+        mistakes=named(
+            sent,
+            TOLERANCE,
+            (n * s, f"That sends a gradient to all {n} GPUs; GPU 0 keeps its own sum."),
+            (
+                2 * sent,
+                "That counts what GPU 0 receives too; the question asks what it sends.",
+            ),
+            (ring, "That is what a GPU sends in a ring, 2(n − 1)/n × S; here one GPU does it all."),
+        ),
     )
 
 
 @titled("The bytes each GPU sends in a ring")
 def ring_bytes_per_gpu(rng: random.Random) -> Problem:
-    n = rng.choice([2, 3, 4, 8, 16, 32, 64, 128, 1024])
-    s = rng.choice([1, 2, 4, 14]) * 1e9
+    n, s = _gpus_and_size(rng, 2)
     r = api.estimate("ring", n, s, n)
     sent = r["bytes_sent_per_gpu_max"]
     steps = [
@@ -126,4 +145,18 @@ def ring_bytes_per_gpu(rng: random.Random) -> Problem:
         hint="Count the steps of both phases and the size of one chunk.",
         steps=steps,
         given={"gpus": n, "bytes": s},
+        mistakes=named(
+            sent,
+            TOLERANCE,
+            (
+                2 * s,
+                f"That is 2S, two whole gradients. Each phase sends n − 1 = {n - 1} chunks of "
+                f"S/n, not n: 2(n − 1)/n × S, which never reaches 2S however many GPUs join.",
+            ),
+            (
+                sent / 2,
+                "That is one phase, the reduce-scatter; the all-gather sends as much again.",
+            ),
+            ((n - 1) * s, "That is the naive root's (n − 1) × S; in a ring each GPU sends chunks."),
+        ),
     )
