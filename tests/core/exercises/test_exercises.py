@@ -401,12 +401,39 @@ def test_malformed_answers_are_explained(answer):
     fb = state("ring_time", 0, answer)["feedback"]
     assert fb["correct"] is False
     assert fb["message"] and "Traceback" not in fb["message"]
+    # no number was read from any of them ("[1, 2]" is two): none is an answer to count
+    assert fb["counts"] is False, fb
 
 
 def test_non_text_answers_are_explained():
     for answer in (5, [1], {"a": 1}, True):
         fb = state("ring_time", 0, answer)["feedback"]
-        assert fb == {"correct": False, "message": "Type an answer as text."}
+        assert fb == {"correct": False, "message": "Type an answer as text.", "counts": False}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_an_empty_box_or_a_decimal_comma_is_no_answer_and_counts_nothing(kind):
+    """A graded page (SCORM) counts the first answer: what Python reads no answer from gets a
+    message and `counts` false, never "right in ms" or "check the sign"; any number read is an
+    answer (no `counts` key), right or wrong."""
+    for seed in range(20):
+        p = problem(kind, seed)
+        # in a vector a comma separates the numbers: "0,975" is two
+        commas = ("0,975", f"0,975 {p.unit}".strip(), "1,5e3")
+        for text in ("", "   ", "[1, x]", *(commas if p.dimension != "vector" else ())):
+            fb = state(kind, seed, text)["feedback"]
+            assert fb["counts"] is False and not fb["correct"], (seed, text, fb)
+            assert "right in" not in fb["message"] and "sign" not in fb["message"], fb
+        if p.dimension == "choice":
+            assert "counts" not in state(kind, seed, p.choices[0])["feedback"]
+        elif p.dimension != "vector":
+            for text in (p.answer_text(), f"0.975 {p.unit}".strip(), "1,048,576"):
+                assert "counts" not in state(kind, seed, text)["feedback"], (seed, text)
+
+
+def test_a_decimal_comma_is_told_with_the_number_written_right():
+    fb = state("ring_time", 0, "0,975 s")["feedback"]
+    assert "0.975" in fb["message"] and "point" in fb["message"], fb
 
 
 @pytest.mark.parametrize(
