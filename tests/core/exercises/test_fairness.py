@@ -141,9 +141,52 @@ def misconceptions(kind, g, answer):
         if g["algorithm"] == "ring":
             return [(2 * (nodes - 1), "ring of the"), (n - 1, "one phase")]
         return [(2 * (n - 1), "flat ring"), (nodes - 1, "reduce-scatter")]
+    if kind in JUDGED:  # the other choice is the misconception the page names
+        return judged_misconceptions(kind, g, answer)
     if kind == "calc_time":  # D12: both slips named, and both at once where they coincide
         return [(time, phrase) for time, phrase in calc_slips(g) if not same_time(time, answer)]
     return []
+
+
+JUDGED = (
+    "send_less", "network_adds", "busbw_judge", "tree_role", "fastest_method", "same_as_ddp",
+    "bucket_exposed",
+)  # fmt: skip
+
+
+def judged_misconceptions(kind, g, answer):
+    """The judgement kinds' misconception: the other word, with a phrase of its message."""
+    if kind == "send_less":
+        return (
+            [("possible", "below the floor")]
+            if answer == "impossible"
+            else [("impossible", "not a ceiling")]
+        )
+    if kind == "network_adds":
+        return (
+            [("impossible", "assumes the GPUs do")]
+            if answer == "possible"
+            else [("possible", "lifts the ring's bound")]
+        )
+    if kind == "busbw_judge":  # named where algbw ranks the runs the wrong way round
+        algbw, other = g["algbw_GBps"], {"first": "second", "second": "first"}[answer]
+        by_algbw = "first" if algbw[0] > algbw[1] else "second"
+        return [(other, "compares algbw")] if by_algbw == other else []
+    if kind == "tree_role":  # NCCL's btree (trees.cc): rank g > 0 is a leaf iff g is odd
+        in_a = "leaf" if g["gpu"] % 2 else "inner"
+        return [(in_a, "role in tree A")]
+    if kind == "fastest_method":
+        other = {"multi-ring": "hierarchical", "hierarchical": "multi-ring"}[answer]
+        return [(other, "start-up costs decide" if other == "multi-ring" else "bytes decide")]
+    if kind == "same_as_ddp":
+        if g["reference"] == "ring":
+            return [("not guaranteed", "the order is the same")]
+        return [("guaranteed", "another order")]
+    if kind == "bucket_exposed":
+        if answer == "larger":
+            return [("smaller", "cost more than they hide")]
+        return [("larger", "cannot start until")]
+    raise AssertionError(kind)
 
 
 def calc_slips(g):
@@ -170,7 +213,7 @@ NAMED = [
     "naive_time", "order_ring_value", "line_algbw", "line_busbw", "nvls_link_bytes",
     "nvls_wire_rate", "zero_memory", "nic_bytes", "debug_ring_next", "order_bf16_bound",
     "faster", "judge_busbw", "rs_message_bytes", "rs_owner", "ring_bytes_per_gpu",
-    "naive_root_bytes", "ring_steps", "network_steps", "calc_time",
+    "naive_root_bytes", "ring_steps", "network_steps", "calc_time", *JUDGED,
 ]  # fmt: skip
 
 

@@ -10,10 +10,13 @@ from .common import (
     EXACT,
     TOLERANCE,
     Problem,
+    article,
+    choice,
     count,
     follow,
     int_text,
     named,
+    show,
     small_ring,
     table,
     titled,
@@ -196,4 +199,59 @@ def order_bf16_bound(rng: random.Random) -> Problem:
         mistakes=(
             ((n - 1) * u * mant * 128, "Close: that leaves out γ's denominator 1 − (n − 1)u."),
         ),
+    )
+
+
+POSSIBLE = ("possible", "impossible")
+
+
+@titled("Can an all-reduce send less than the ring?")
+def send_less(rng: random.Random) -> Problem:
+    """A claimed bytes-per-GPU figure, judged against the bound the ring meets (Patarasuk and
+    Yuan): with the GPUs doing the additions, each sends at least 2(n − 1)/n · S. The verdict is
+    drawn first, half each; a figure below is what a misreading gives (one phase, one gradient,
+    half a gradient), one above is two gradients, the naive root's or half as much again."""
+    n = rng.randrange(3, 65)
+    s = rng.choice([1, 2, 4, 8, 14, 16]) * 1e9
+    bound = api.estimate("ring", n, s, n)["bytes_sent_per_gpu_max"]
+    want = rng.choice(POSSIBLE)
+    if want == "impossible":
+        claimed = rng.choice([(n - 1) / n * s, s, s / 2])
+    else:
+        # never the ring's own figure: rounded to 3 figures it could read as just below it
+        claimed = rng.choice([2 * s, (n - 1) * s, 1.5 * bound])
+    floor = show(bound, "GB")
+    steps = [
+        f"All but a GPU's own 1/n of the inputs to its sum live on the other GPUs: about "
+        f"(n − 1)/n · S must come in while the sums are made, and the finished sums must go out "
+        f"again, another (n − 1)/n · S: at least 2(n − 1)/n · S = {floor} per GPU, which the "
+        "ring meets.",
+        f"The claim, {show(claimed, 'GB')} per GPU, is "
+        + ("at or above that floor: possible." if want == "possible" else "below it: impossible."),
+    ]
+    if want == "impossible":
+        wrong = (
+            "possible",
+            f"That is below the floor: with the GPUs doing the additions each must send at least "
+            f"2(n − 1)/n · S = {floor}. No method on the GPUs sends fewer bytes than the ring.",
+        )
+    else:
+        wrong = (
+            "impossible",
+            f"The floor, 2(n − 1)/n · S = {floor}, is the least a GPU can send, and the ring "
+            "meets it; sending more is always possible (the naive root does). A floor is not a "
+            "ceiling.",
+        )
+    return choice(
+        want,
+        POSSIBLE,
+        prompt=f"{n} GPUs all-reduce {article(fmt.nbytes(s))} gradient; the GPUs do all the "
+        f"additions themselves, over their own links. A colleague proposes a method in which "
+        f"every GPU sends {show(claimed, 'GB')} in all. Is that possible or impossible? Type "
+        "possible or impossible.",
+        hint="What must come into each GPU for it to hold the sum, and what must go out for the "
+        "others to hold it? Compare with what the ring sends, 2(n − 1)/n · S.",
+        steps=steps,
+        given={"gpus": n, "bytes": s, "claimed_bytes": claimed},
+        mistakes=(wrong,),
     )
