@@ -119,8 +119,10 @@ class Question:
     def units(self) -> list[tuple[str, float]]:
         """Moodle's units: the asked one first (multiplier 1), then the others of its kind the
         page's checker reads, each with the multiplier that turns the answer into it. Moodle
-        matches a unit by its exact text (one row per unit in question_numerical_units), so
-        microseconds are listed as the site reads them: µs (the micro sign), μs (Greek mu), us."""
+        knows a unit by its exact text (qtype_numerical_answer_processor::is_known_unit,
+        array_key_exists on the question's units, in question/type/numerical/questiontype.php)
+        and divides the typed number by its multiplier, so microseconds are listed as the site
+        reads them: µs (the micro sign), μs (Greek mu) and us."""
         asked = self.problem.unit
         scale = unit(asked).scale
         names = [
