@@ -114,7 +114,14 @@ def topology(text: str, servers: int = 1) -> dict:
     if not 1 <= servers <= MAX_SERVERS:
         raise ParamError("servers", f"must be between 1 and {MAX_SERVERS}")
     s = load(text, servers)
-    ring, tree, nvls = graphs(s)
+    try:
+        ring, tree, nvls = graphs(s)
+    except RecursionError:  # NCCL recurses once per GPU per channel (search.cc:663-769)
+        raise ParamError(
+            "topology",
+            f"{len(s.gpus)} GPUs in one server: the search goes deeper than Python's "
+            "stack allows here",
+        ) from None
     ngpus = len(s.gpus)
     cc_min = s.comp_cap()[0]
     chans = connect.channels(ring, tree, ngpus, servers, cc_min)

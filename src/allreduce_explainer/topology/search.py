@@ -21,6 +21,7 @@ prefers, topo.cc:2066-2069).
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field, replace
 
 from . import paths as P
@@ -123,14 +124,15 @@ class Graph:
         self.__dict__.update(other.copy().__dict__)
 
 
-def _round(x: float) -> float:
-    """roundf: half away from zero."""
-    return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+_PACK, _UNPACK = struct.Struct("f").pack, struct.Struct("f").unpack
 
 
 def sub_round(a: float, b: float) -> float:
-    """SUB_ROUND (search.cc:78): a - b kept to three decimals, in float."""
-    return f32(_round(f32(f32(a - b) * 1000)) / 1000)
+    """SUB_ROUND (search.cc:78): a - b kept to three decimals, in float (roundf rounds half
+    away from zero); f32 inlined, this runs a million times in a search."""
+    x = _UNPACK(_PACK(_UNPACK(_PACK(a - b))[0] * 1000))[0]
+    r = math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+    return _UNPACK(_PACK(r / 1000))[0]
 
 
 def _rev_link(n1: Node, n2: Node, type_: int):
@@ -142,34 +144,34 @@ def follow(path: Path, start: Node, max_steps: int, bw: float) -> int:
     """followPath (search.cc:80-128): book bw on the path's first max_steps links; the step at
     which a link has too little left, or max_steps. Through an Intel CPU a GPU's P2P costs 6/5
     of its bandwidth on PCI links (topo.h:39)."""
-    pci_bw = bw
-    for link in path.links:
-        node = link.rem
-        if (
-            node.type == CPU
-            and path.type == PATH_PHB
-            and start.type == GPU
-            and node.arch == ARCH_X86
-            and node.vendor == VENDOR_INTEL
-        ):
-            pci_bw = f32(f32(bw * 6) / 5)
-    node = start
+    if path.intel is None:  # the path and its CPUs do not change during a search
+        path.intel = path.type == PATH_PHB and any(
+            lk.rem.type == CPU and lk.rem.arch == ARCH_X86 and lk.rem.vendor == VENDOR_INTEL
+            for lk in path.links
+        )
+    pci_bw = f32(f32(bw * 6) / 5) if path.intel and start.type == GPU else bw
+    node, from_gpu, links = start, start.type == GPU, path.links
     for step in range(max_steps):
-        link = path.links[step]
+        link = links[step]
+        rem = link.rem
         fw = pci_bw if link.type == LINK_PCI else bw
         rev, rev_bw = None, 0.0
-        if link.rem.type == DEV and link.rem.sm < 80 and start.type != GPU:
-            rev = _rev_link(node, link.rem, link.type)
+        if rem.type == DEV and rem.sm < 80 and not from_gpu:
+            rev = _rev_link(node, rem, link.type)
             rev_bw += f32(fw / 8)
-        if link.rem.type == CPU and link.rem.arch == ARCH_POWER and link.type == LINK_NVL:
-            rev = _rev_link(node, link.rem, link.type)
+        if rem.type == CPU and rem.arch == ARCH_POWER and link.type == LINK_NVL:
+            rev = _rev_link(node, rem, link.type)
             rev_bw += fw
         if link.bw < fw or (rev_bw and rev.bw < rev_bw):
             return step
-        link.bw = sub_round(link.bw, fw)
+        # SUB_ROUND, inlined: this line runs a million times in a long search
+        x = _UNPACK(_PACK(_UNPACK(_PACK(link.bw - fw))[0] * 1000))[0]
+        link.bw = _UNPACK(_PACK((math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)) / 1000))[
+            0
+        ]
         if rev_bw:
             rev.bw = sub_round(rev.bw, rev_bw)
-        node = link.rem
+        node = rem
     return max_steps
 
 
@@ -186,6 +188,8 @@ class Search:
     def __init__(self, s: System):
         self.s = s
         self.ngpus = len(s.gpus)
+        self.where = {id(gpu): k for k, gpu in enumerate(s.gpus)}
+        self.static: dict[tuple, list[tuple]] = {}
 
     # -- moving along paths ------------------------------------------------------------
     def follow_path(self, g: Graph, t1: int, i1: int, t2: int, i2: int, mult: float):
@@ -206,11 +210,12 @@ class Search:
         if mult == 1 and g.pattern in TREES and rev_path.type > type_:
             return None
         bw = f32(bw * mult)
-        step = follow(path, node1, path.count, bw)
-        if step < path.count:
+        count = len(path.links)
+        step = follow(path, node1, count, bw)
+        if step < count:
             follow(path, node1, step, -bw)
             return None
-        g.n_hops = int(g.n_hops + mult * path.count)
+        g.n_hops = int(g.n_hops + mult * count)
         return node2
 
     # -- which GPU next ----------------------------------------------------------------
@@ -230,21 +235,16 @@ class Search:
         on an NVSwitch only the neighbours in index order."""
         flag = 1 << g.n_channels
         gpus = self.s.gpus
-        paths = gpu.paths[GPU]
-        net_paths = None
-        if sort_net:
-            n = self.net_index(g.inter[g.n_channels * 2])
-            net_paths = self.s.nets[n].paths[GPU]
-        start = gpus.index(gpu)
-        scores = []
-        for i in range(1, self.ngpus):
-            k = (start + i) % self.ngpus
-            if paths[k].count == 0 or gpus[k].used & flag:
-                continue
-            inter = (0, 0, 0)
-            if net_paths is not None:
-                inter = (int(net_paths[k].bw), self.gpu_pci_bw(gpus[k]), net_paths[k].count)
-            scores.append((k, i, paths[k].count, int(paths[k].bw), *inter))
+        start = self.where[id(gpu)]
+        n = self.net_index(g.inter[g.n_channels * 2]) if sort_net else None
+        static = self.static.get((start, n))
+        if static is None:
+            static = self.static[start, n] = self._static_scores(start, n)
+        scores = [
+            (k, i, hops, bw, inter_bw, self.gpu_pci_bw(gpus[k]) if n is not None else 0, inter)
+            for k, i, hops, bw, inter_bw, inter in static
+            if not gpus[k].used & flag
+        ]
         # cmpScore (search.cc:202-212)
         scores.sort(key=lambda x: (-x[4], -x[5], x[6], -x[3], x[2], x[1]))
         same_intra = all((x[3], x[2]) == (scores[0][3], scores[0][2]) for x in scores)
@@ -271,6 +271,20 @@ class Search:
                 nxt.insert(0, f)
                 real += 1
         return nxt[:real]
+
+    def _static_scores(self, start: int, n: int | None) -> list[tuple]:
+        """What ncclGpuScore holds that the search does not change: index, start distance,
+        hops and bandwidth to the GPU and from the NET (search.cc:260-276)."""
+        paths = self.s.gpus[start].paths[GPU]
+        net_paths = self.s.nets[n].paths[GPU] if n is not None else None
+        out = []
+        for i in range(1, self.ngpus):
+            k = (start + i) % self.ngpus
+            if not paths[k].links:
+                continue
+            inter = (int(net_paths[k].bw), len(net_paths[k].links)) if net_paths else (0, 0)
+            out.append((k, i, len(paths[k].links), int(paths[k].bw), *inter))
+        return out
 
     def net_index(self, net_id: int) -> int:
         return next(i for i, n in enumerate(self.s.nets) if n.id == net_id)
@@ -408,7 +422,7 @@ class Search:
             g.n_channels -= 1
             return
         g.intra[g.n_channels * n + step] = gpu.rank
-        k = self.s.gpus.index(gpu)
+        k = self.where[id(gpu)]
         if step == back_net:
             if self.s.inter:
                 start = self.s.nets[self.net_index(g.inter[g.n_channels * 2])]
