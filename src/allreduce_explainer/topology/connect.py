@@ -3,14 +3,14 @@ rings.cc and trees.cc, and the order in which init.cc runs them.
 
 init.cc:1173-1216 searches the ring graph, then the tree graph with as many channels as the ring
 (BALANCED_TREE, which becomes TREE on Hopper and newer when that is all it finds), then NVLS;
-init.cc:1459 keeps min(ring, tree) channels. ncclTopoPreset (connect.cc:20-90) gives each rank
+init.cc:1459 keeps min(ring, tree) channels. ncclTopoPreset (connect.cc:20-93) gives each rank
 its place in each channel's ring and chain inside the server; ncclTopoPostset
-(connect.cc:360-520) joins the servers: each ring enters a server at its first GPU and leaves at
-its last (connect.cc:92-110), each tree's chain hangs from a double binary tree of the servers
-(trees.cc:74-112, connect.cc:134-178), the second half of the channels taking the mirrored tree.
-Then the channels are doubled (connect.cc:416), doubled again on Hopper+ across servers when a
-channel is faster than 45 GB/s (connect.cc:440-442), and each ring is read from rank 0
-(rings.cc:33-60), as NCCL prints it.
+(connect.cc:380-536) joins the servers: each ring enters a server at its first GPU and leaves at
+its last (connect.cc:95-113), each tree's chain hangs from a double binary tree of the servers
+(trees.cc:68-112, connect.cc:138-176), the second half of the channels taking the mirrored tree.
+Then the channels are doubled (connect.cc:459-460), doubled again on Hopper+ across servers when a
+channel is faster than 45 GB/s (connect.cc:480-483), and each ring is read from rank 0
+(rings.cc:29-74), as NCCL prints it.
 
 Every server is the same file here, its ranks numbered server by server.
 """
@@ -46,7 +46,7 @@ def btree(nranks: int, rank: int) -> tuple[int, int, int, int]:
 
 
 def dtree(nranks: int, rank: int) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
-    """ncclGetDtree (trees.cc:74-112): the btree, and a mirrored (even) or shifted (odd) one."""
+    """ncclGetDtree (trees.cc:68-112): the btree, and a mirrored (even) or shifted (odd) one."""
     t0 = btree(nranks, rank)
     if nranks % 2 == 1:
         u, d0, d1, ct = btree(nranks, (rank - 1 + nranks) % nranks)
@@ -69,7 +69,7 @@ class Channel:
         return Channel(dict(self.next), dict(self.up), {r: list(d) for r, d in self.down.items()})
 
     def ring(self) -> list[int]:
-        """ncclBuildRings (rings.cc:33-60): the ring from rank 0."""
+        """ncclBuildRings (rings.cc:29-74): the ring from rank 0."""
         out, cur = [], 0
         for _ in self.next:
             out.append(cur)
@@ -86,7 +86,7 @@ class Channel:
 
 
 def channels(ring: Graph, tree: Graph, ngpus: int, nodes: int, cc_min: int) -> list[Channel]:
-    """ncclTopoPreset and ncclTopoPostset (connect.cc:20-90, 360-520) for `nodes` copies of one
+    """ncclTopoPreset and ncclTopoPostset (connect.cc:20-93, 360-520) for `nodes` copies of one
     server whose graphs are `ring` and `tree`; both hold min(ring, tree) channels."""
     n = min(ring.n_channels, tree.n_channels)
     nranks = ngpus * nodes
@@ -100,7 +100,7 @@ def channels(ring: Graph, tree: Graph, ngpus: int, nodes: int, cc_min: int) -> l
         t_intra = tree.intra[c * ngpus : (c + 1) * ngpus]
         ch = Channel({}, {}, {})
         for node in range(nodes):
-            # ring inside the server, then to the next server's first GPU (connect.cc:92-110)
+            # ring inside the server, then to the next server's first GPU (connect.cc:95-113)
             for i, r in enumerate(r_intra):
                 if i < ngpus - 1:
                     ch.next[rank(node, r)] = rank(node, r_intra[i + 1])
@@ -109,7 +109,7 @@ def channels(ring: Graph, tree: Graph, ngpus: int, nodes: int, cc_min: int) -> l
                 ch.up[rank(node, r)] = -1 if i == 0 else rank(node, t_intra[i - 1])
                 ch.down[rank(node, r)] = [-1 if i == ngpus - 1 else rank(node, t_intra[i + 1])]
         base.append(ch)
-    # alternate rings on odd servers when the ring crossed NICs (connect.cc:381-395)
+    # alternate rings on odd servers when the ring crossed NICs (connect.cc:401-413)
     if ring.cross_nic == 2 and n % 2 == 0 and nodes > 1:
         for c in range(0, n, 2):
             _swap_odd_nodes(base[c], base[c + 1], ngpus, nodes, ring, c)
@@ -131,13 +131,13 @@ def channels(ring: Graph, tree: Graph, ngpus: int, nodes: int, cc_min: int) -> l
                     _connect_tree(ch, ttp, ttc, node, u, d0, d1, ct)
     chans = (out0 + out1)[:MAXCHANNELS]
     if cc_min >= 90 and nodes > 1 and ring.bw_intra > 45.0 and len(chans) < 16:
-        chans = chans + [ch.copy() for ch in chans]  # copyChannels (connect.cc:440-442)
+        chans = chans + [ch.copy() for ch in chans]  # copyChannels (connect.cc:480-483)
     assert all(len(ch.next) == nranks for ch in chans)
     return chans
 
 
 def _connect_tree(ch: Channel, ttp, ttc, node: int, u: int, d0: int, d1: int, ct: int) -> None:
-    """connectTrees for one server (connect.cc:134-178): its parent GPU points up to the child
+    """connectTrees for one server (connect.cc:138-176): its parent GPU points up to the child
     GPU of the server above; its child GPUs point down to the parent GPUs of the servers below."""
     if u != -1:
         ch.up[ttp[node]] = ttc[ct][u]
@@ -153,7 +153,7 @@ def _connect_tree(ch: Channel, ttp, ttc, node: int, u: int, d0: int, d1: int, ct
 
 
 def _swap_odd_nodes(a: Channel, b: Channel, ngpus: int, nodes: int, ring: Graph, c: int) -> None:
-    """connect.cc:384-394: on odd servers channels c and c+1 trade their rings, so a ring that
+    """connect.cc:401-413: on odd servers channels c and c+1 trade their rings, so a ring that
     leaves by one rail enters the next server by the same rail."""
     first = [ring.intra[k * ngpus] for k in (c, c + 1)]
     last = [ring.intra[k * ngpus + ngpus - 1] for k in (c, c + 1)]

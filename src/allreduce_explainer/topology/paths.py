@@ -1,13 +1,13 @@
 """Paths between GPUs, NICs, CPUs and the NVSwitch: ncclTopoComputePaths (src/graph/paths.cc).
 
-For every node of a base type NCCL runs a breadth-first search from it (paths.cc:38-122) and
+For every node of a base type NCCL runs a breadth-first search from it (paths.cc:38-130) and
 keeps, at each node, the best path to it: the lowest type first (LOC, NVL, NVB, C2C, PIX, PXB,
 P2C, PXN, PHB, SYS), then the highest bandwidth (the narrowest link on the way), then the fewest
 hops. A path's type is the worst of its links': PXB through more than one PCI switch, PHB through
 a CPU, NVB through one intermediate GPU's NVLinks. Then it reroutes what cannot go direct: GPU
-pairs without P2P go through their CPU (paths.cc:768-778), a GPU reaches a NIC through an
-NVLink peer next to it (PXN, paths.cc:816-840), and a GPU without GPUDirect RDMA to a NIC goes
-through its CPU (paths.cc:841-852).
+pairs without P2P go through their CPU (paths.cc:762-777), a GPU reaches a NIC through an
+NVLink peer next to it (PXN, paths.cc:815-840), and a GPU without GPUDirect RDMA to a NIC goes
+through its CPU (paths.cc:841-854).
 
 This runs with NCCL's defaults (P2P level PXB, PXN on, NET_GDR_LEVEL P2C, GDR read on from
 Ampere) and takes NVML's P2P status as good: a dump file does not record it.
@@ -53,7 +53,7 @@ def _paths(node: Node, type_: int, count: int) -> list[Path]:
 
 
 def set_paths(base: Node, s: System) -> None:
-    """ncclTopoSetPaths (paths.cc:38-122): every node's best path to `base`."""
+    """ncclTopoSetPaths (paths.cc:38-130): every node's best path to `base`."""
     t = base.type
     count = len(s.nodes[t])
     bi = s.nodes[t].index(base)
@@ -71,7 +71,7 @@ def set_paths(base: Node, s: System) -> None:
                 rem = link.rem
                 rem_path = _paths(rem, t, count)[bi]
                 bw = min(path.bw, link.bw)
-                # paths.cc:77-84: only go through a DEV to its GPU, or over NVLink to another
+                # paths.cc:73-82: only go through a DEV to its GPU, or over NVLink to another
                 # DEV when the path is short enough for NVB
                 if (
                     node is not base_dev
@@ -116,13 +116,13 @@ def set_paths(base: Node, s: System) -> None:
 
 
 def merge_type(a: int, b: int) -> int:
-    """mergePathType (paths.cc:184-189): through a CPU from C2C is P2C."""
+    """mergePathType (paths.cc:203-208): through a CPU from C2C is P2C."""
     hi, lo = max(a, b), min(a, b)
     return PATH_P2C if hi == PATH_PHB and lo == PATH_C2C else hi
 
 
 def add_inter_step(s: System, tx: int, ix: int, t1: int, i1: int, t2: int, i2: int) -> None:
-    """addInterStep (paths.cc:191-209): node1 -> t2/i2 rerouted through tx/ix."""
+    """addInterStep (paths.cc:210-228): node1 -> t2/i2 rerouted through tx/ix."""
     mid = s.nodes[tx][ix]
     src = s.nodes[t1][i1]
     first, second = src.paths[tx][ix], mid.paths[t2][i2]
@@ -157,7 +157,7 @@ def _get_local(s: System, type_: int, index: int, result: int) -> tuple[list[int
 
 
 def local_cpu(s: System, g: int) -> int:
-    """ncclGetLocalCpu (paths.cc:167-182): of the nearest CPUs, the fewest hops."""
+    """ncclGetLocalCpu (paths.cc:188-201): of the nearest CPUs, the fewest hops."""
     cpus, _ = get_local(s, GPU, g, CPU)
     if not cpus:
         return -1
@@ -174,7 +174,7 @@ def _is_pow2(v: int) -> bool:
 
 
 def _mirror_bits(v: int, pow2: int) -> int:
-    """mirrorBits (topo.h:274-281)."""
+    """mirrorBits (topo.h:285-296)."""
     out, b, mb = 0, 1, pow2 >> 1
     while b < pow2:
         if v & b:
@@ -211,7 +211,7 @@ def _local_net(s: System, rank: int, channel: int) -> int:
 
 
 def local_gpu(s: System, n: int) -> int:
-    """ncclTopoGetLocalGpu (topo.cc:2110-2139): the first nearest GPU whose channels use NET n."""
+    """ncclTopoGetLocalGpu (topo.cc:2110-2135): the first nearest GPU whose channels use NET n."""
     gpus, _ = get_local(s, NET, n, GPU)
     for c in range(MAXCHANNELS):
         for g in gpus:
@@ -221,7 +221,7 @@ def local_gpu(s: System, n: int) -> int:
 
 
 def intermediate_rank(s: System, rank: int, n: int) -> int:
-    """ncclTopoGetIntermediateRank (paths.cc:621-652): the GPU a PXN path relays through."""
+    """ncclTopoGetIntermediateRank (paths.cc:633-666): the GPU a PXN path relays through."""
     g = s.rank_index(rank)
     path = s.gpus[g].paths[NET][n]
     if path.type != PATH_PXN:
@@ -238,7 +238,7 @@ def intermediate_rank(s: System, rank: int, n: int) -> int:
 
 
 def check_gdr(s: System, rank: int, n: int, read: bool) -> bool:
-    """ncclTopoCheckGdr (paths.cc:460-528) with the defaults: both ends support it, reads off
+    """ncclTopoCheckGdr (paths.cc:468-549) with the defaults: both ends support it, reads off
     before Ampere unless the GPU has an NVLink peer, the path no longer than P2C."""
     net = s.nets[n]
     g = s.rank_index(rank)
@@ -259,7 +259,7 @@ def check_gdr(s: System, rank: int, n: int, read: bool) -> bool:
 
 
 def p2p_level(s: System) -> int:
-    """ncclTopoCheckP2p's level (paths.cc:364-372): PXB, SYS for pairs of GPUs on AMD."""
+    """ncclTopoCheckP2p's level (paths.cc:356-365): PXB, SYS for pairs of GPUs on AMD."""
     arch, vendor, _ = s.cpu_type()
     if arch == ARCH_X86 and vendor == VENDOR_AMD and len(s.nodes[DEV]) <= 2:
         return PATH_SYS
@@ -267,7 +267,7 @@ def p2p_level(s: System) -> int:
 
 
 def compute(s: System) -> None:
-    """ncclTopoComputePaths (paths.cc:726-868)."""
+    """ncclTopoComputePaths (paths.cc:721-865)."""
     s.memo = None
     for nodes in s.nodes:
         for n in nodes:
@@ -280,7 +280,7 @@ def compute(s: System) -> None:
         for p in range(len(s.gpus)):
             if s.gpus[p].paths[GPU][g].type > level:
                 add_inter_step(s, CPU, local_cpu(s, g), GPU, p, GPU, g)
-    # paths.cc:798-813: C2C + PHB to the nearest NICs is P2C
+    # paths.cc:794-812: C2C + PHB to the nearest NICs is P2C
     for g, gpu in enumerate(s.gpus):
         c = local_cpu(s, g)
         if c == -1:
@@ -316,7 +316,7 @@ def compute(s: System) -> None:
 
 
 def gpu_min_path(s: System, t: int) -> int:
-    """ncclTopoGetGpuMinPath (paths.cc:1023-1035)."""
+    """ncclTopoGetGpuMinPath (paths.cc:1029-1041)."""
     out = PATH_SYS
     for i, g in enumerate(s.gpus):
         for j, p in enumerate(g.paths.get(t, [])):
@@ -326,7 +326,7 @@ def gpu_min_path(s: System, t: int) -> int:
 
 
 def gpu_max_path(s: System, t: int) -> int:
-    """ncclTopoGetGpuMaxPath (paths.cc:1037-1049)."""
+    """ncclTopoGetGpuMaxPath (paths.cc:1043-1055)."""
     out = PATH_LOC
     for i, g in enumerate(s.gpus):
         for j, p in enumerate(g.paths.get(t, [])):
@@ -336,7 +336,7 @@ def gpu_max_path(s: System, t: int) -> int:
 
 
 def split_nvlink(s: System) -> bool:
-    """ncclTopoSplitNvLink (paths.cc:1069-1101): two NVLink domains joined by something slower."""
+    """ncclTopoSplitNvLink (paths.cc:1076-1107): two NVLink domains joined by something slower."""
     n = len(s.gpus)
     domain = list(range(n))
     for g in range(n):

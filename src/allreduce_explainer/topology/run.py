@@ -116,7 +116,7 @@ def topology(text: str, servers: int = 1) -> dict:
     s = load(text, servers)
     try:
         ring, tree, nvls = graphs(s)
-    except RecursionError:  # NCCL recurses once per GPU per channel (search.cc:663-769)
+    except RecursionError:  # NCCL recurses once per GPU per channel (search.cc:621-722)
         raise ParamError(
             "topology",
             f"{len(s.gpus)} GPUs in one server: the search goes deeper than Python's "
@@ -148,7 +148,7 @@ def topology(text: str, servers: int = 1) -> dict:
 
 
 def _heads(nvls: Graph, ngpus: int) -> list[int]:
-    """ncclTopoPreset's NVLS heads (connect.cc:70-86): each channel's first GPU, once."""
+    """ncclTopoPreset's NVLS heads (connect.cc:75-90): each channel's first GPU, once."""
     out: list[int] = []
     for c in range(nvls.n_channels):
         if nvls.intra[c * ngpus] not in out:
@@ -158,7 +158,7 @@ def _heads(nvls: Graph, ngpus: int) -> list[int]:
 
 def _system_json(s: System) -> dict:
     """The nodes as NCCL prints them (topo.cc:285-343) and the GPU-to-GPU and GPU-to-NET path
-    types and bandwidths (paths.cc:124-165)."""
+    types and bandwidths (paths.cc:132-186)."""
     gpus = s.gpus
     return {
         "maxBw": round(s.max_bw, 3),

@@ -3,19 +3,19 @@
 A graph is a pattern (ring, balanced/split/plain tree, NVLS) and a set of channels; each channel
 lists the server's GPUs in the order the pattern visits them and, across servers, the NET it
 enters by and the NET it leaves by. The search books a bandwidth on every link a channel uses
-(search.cc:84-138) and adds channels until the links are full or it has `maxChannels`; it starts
+(search.cc:81-172) and adds channels until the links are full or it has `maxChannels`; it starts
 at the highest speed of a per-architecture array that the system's best path and total NVLink
-bandwidth allow (search.cc:1057-1074, 1165-1169), first asking every channel to be the same
+bandwidth allow (search.cc:1051-1067, 1164-1174), first asking every channel to be the same
 (sameChannels), then allowing different ones, wider path types, NIC crossing, and lower speeds
-(search.cc:1199-1251); with a solution it doubles the channels when each is fast
-(ncclTopoDupChannels, search.cc:1037-1051) and tries higher speeds again (search.cc:1253-1282).
+(search.cc:1200-1252); with a solution it doubles the channels when each is fast
+(ncclTopoDupChannels, search.cc:1036-1049) and tries higher speeds again (search.cc:1254-1287).
 
 What decides the answer: the search has no random element and no clock. Its time limits are
 step counts (NCCL_SEARCH_TIMEOUT 2^14 recursion steps per try, 2^8 with sameChannels, 2^19 in
-all, search.cc:370-374), so the same topology gives the same channels every run. It depends on
+all, search.cc:332-335), so the same topology gives the same channels every run. It depends on
 more than the shape of the server in one way: the order of the GPUs and NICs in the file (PCI
-order, which the first try follows, search.cc:776-781) and each GPU's device number (which card it
-prefers, topo.cc:2066-2069).
+order, which the first try follows, search.cc:782-787, 862-865) and each GPU's device number
+(which card it prefers, topo.cc:2066-2073).
 """
 
 from __future__ import annotations
@@ -65,14 +65,14 @@ TREES = (BALANCED_TREE, TREE, SPLIT_TREE)
 CROSS_NIC = 2  # NCCL_CROSS_NIC's default (search.cc:16)
 MAX_NVLS_ARITY = 32  # src/include/device.h:213
 
-# Search budgets in recursion steps, not time (search.cc:370-374)
+# Search budgets in recursion steps, not time (search.cc:332-335)
 GLOBAL_TIMEOUT = 1 << 19
 TIMEOUT = 1 << 14
 TIMEOUT_TREE = 1 << 14
 TIMEOUT_SAMECHANNELS = 1 << 8
 FORCED_ORDER_PCI, FORCED_ORDER_REPLAY = 1, 2
 
-# Speeds the search tries, GB/s per channel (search.cc:1053-1068), as C floats
+# Speeds the search tries, GB/s per channel (search.cc:1051-1067), as C floats
 SPEED_INTRA = [f32(x) for x in (40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0,
                                 4.0, 3.0)]  # fmt: skip
 SPEED_INTER = [f32(x) for x in (48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0,
@@ -89,7 +89,7 @@ SM100_SPEED_INTER = [f32(x) for x in (96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 
 
 
 def speed_array(cc: int, inter: bool) -> list[float]:
-    """search.cc:1150-1156."""
+    """search.cc:1153-1161."""
     if inter:
         return SM100_SPEED_INTER if cc >= 100 else SM90_SPEED_INTER if cc >= 90 else SPEED_INTER
     return SM100_SPEED_INTRA if cc >= 100 else SM90_SPEED_INTRA if cc >= 90 else SPEED_INTRA
@@ -97,7 +97,7 @@ def speed_array(cc: int, inter: bool) -> list[float]:
 
 @dataclass
 class Graph:
-    """ncclTopoGraph (src/include/graph.h:171-195): intra holds each channel's GPU ranks,
+    """ncclTopoGraph (src/include/graph.h:170-189): intra holds each channel's GPU ranks,
     inter each channel's NET ids in and out."""
 
     id: int
@@ -128,7 +128,7 @@ _PACK, _UNPACK = struct.Struct("f").pack, struct.Struct("f").unpack
 
 
 def sub_round(a: float, b: float) -> float:
-    """SUB_ROUND (search.cc:78): a - b kept to three decimals, in float (roundf rounds half
+    """SUB_ROUND (search.cc:79): a - b kept to three decimals, in float (roundf rounds half
     away from zero); f32 inlined, this runs a million times in a search."""
     x = _UNPACK(_PACK(_UNPACK(_PACK(a - b))[0] * 1000))[0]
     r = math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
@@ -136,12 +136,12 @@ def sub_round(a: float, b: float) -> float:
 
 
 def _rev_link(n1: Node, n2: Node, type_: int):
-    """findRevLink (search.cc:65-75)."""
+    """findRevLink (search.cc:65-76)."""
     return next(lk for lk in n2.links if lk.rem is n1 and lk.type == type_)
 
 
 def follow(path: Path, start: Node, max_steps: int, bw: float) -> int:
-    """followPath (search.cc:80-128): book bw on the path's first max_steps links; the step at
+    """followPath (search.cc:81-123): book bw on the path's first max_steps links; the step at
     which a link has too little left, or max_steps. Through an Intel CPU a GPU's P2P costs 6/5
     of its bandwidth on PCI links (topo.h:39)."""
     if path.intel is None:  # the path and its CPUs do not change during a search
@@ -183,7 +183,7 @@ class Timer:
 
 
 class Search:
-    """One system's search state: the recursion of search.cc:174-921."""
+    """One system's search state: the recursion of search.cc:253-881."""
 
     def __init__(self, s: System):
         self.s = s
@@ -193,7 +193,7 @@ class Search:
 
     # -- moving along paths ------------------------------------------------------------
     def follow_path(self, g: Graph, t1: int, i1: int, t2: int, i2: int, mult: float):
-        """ncclTopoFollowPath (search.cc:130-174): the node reached, or None."""
+        """ncclTopoFollowPath (search.cc:127-172): the node reached, or None."""
         node2 = self.s.nodes[t2][i2]
         if t1 == -1:
             return node2
@@ -220,7 +220,7 @@ class Search:
 
     # -- which GPU next ----------------------------------------------------------------
     def gpu_pci_bw(self, gpu: Node) -> int:
-        """gpuPciBw (search.cc:176-189)."""
+        """gpuPciBw (search.cc:174-187)."""
         dev = gpu.parent
         for lk in dev.links:
             if lk.type != LINK_PCI:
@@ -231,7 +231,7 @@ class Search:
         return -1
 
     def next_gpus(self, g: Graph, gpu: Node, sort_net: int) -> list[int]:
-        """ncclTopoSearchNextGpuSort (search.cc:250-335): the GPUs to try next, best first;
+        """ncclTopoSearchNextGpuSort (search.cc:253-326): the GPUs to try next, best first;
         on an NVSwitch only the neighbours in index order."""
         flag = 1 << g.n_channels
         gpus = self.s.gpus
@@ -245,7 +245,7 @@ class Search:
             for k, i, hops, bw, inter_bw, inter in static
             if not gpus[k].used & flag
         ]
-        # cmpScore (search.cc:202-212)
+        # cmpScore (search.cc:201-211)
         scores.sort(key=lambda x: (-x[4], -x[5], x[6], -x[3], x[2], x[1]))
         same_intra = all((x[3], x[2]) == (scores[0][3], scores[0][2]) for x in scores)
         if sort_net == -1 and same_intra:
@@ -274,7 +274,7 @@ class Search:
 
     def _static_scores(self, start: int, n: int | None) -> list[tuple]:
         """What ncclGpuScore holds that the search does not change: index, start distance,
-        hops and bandwidth to the GPU and from the NET (search.cc:260-276)."""
+        hops and bandwidth to the GPU and from the NET (search.cc:262-277)."""
         paths = self.s.gpus[start].paths[GPU]
         net_paths = self.s.nets[n].paths[GPU] if n is not None else None
         out = []
@@ -293,13 +293,13 @@ class Search:
         return self.s.rank_index(rank)
 
     def replay_gpu(self, g: Graph, step: int) -> int:
-        """ncclTopoReplayGetGpu (search.cc:379-390): the GPU after `step` in the last channel."""
+        """ncclTopoReplayGetGpu (search.cc:340-352): the GPU after `step` in the last channel."""
         rank = g.intra[(g.n_channels - 1) * self.ngpus + step + 1]
         return self.gpu_index(rank)
 
     # -- the recursion -----------------------------------------------------------------
     def try_gpu(self, g, save, step, back_net, back_first, forced, time, t, i, k) -> None:
-        """ncclTopoSearchTryGpu (search.cc:396-409)."""
+        """ncclTopoSearchTryGpu (search.cc:358-371)."""
         flag = 1 << g.n_channels
         gpu = self.follow_path(g, t, i, GPU, k, 1)
         if gpu is not None:
@@ -309,7 +309,7 @@ class Search:
             self.follow_path(g, t, i, GPU, k, -1)
 
     def try_nvls(self, g: Graph, save: Graph, k: int, time: Timer) -> None:
-        """ncclTopoSearchTryNvls (search.cc:446-480): room for every GPU to and from the switch,
+        """ncclTopoSearchTryNvls (search.cc:410-443): room for every GPU to and from the switch,
         twice for the head."""
         n = self.ngpus
         d0 = 0
@@ -339,7 +339,7 @@ class Search:
             self.follow_path(g, NVS, 0, GPU, d0, -2 if d0 == k else -1)
 
     def better(self, g: Graph, ref: Graph) -> bool:
-        """ncclTopoCompareGraphs (search.cc:482-507)."""
+        """ncclTopoCompareGraphs (search.cc:445-468)."""
         if g.n_channels < g.min_channels:
             return False
         if g.pattern == NVLS:
@@ -352,7 +352,7 @@ class Search:
         return g.pattern == ref.pattern and g.cross_nic == ref.cross_nic and g.n_hops < ref.n_hops
 
     def pref_nets(self, gpu: int) -> list[int]:
-        """ncclTopoPrefNetsChannelFirst (search.cc:544-568): each GPU's cards in channel order."""
+        """ncclTopoPrefNetsChannelFirst (search.cc:507-529): each GPU's cards in channel order."""
         out: list[int] = []
         for k, node in enumerate(self.s.gpus):
             if gpu not in (-1, k):
@@ -367,7 +367,7 @@ class Search:
         return out
 
     def select_nets(self, type_inter: int, gpu: int) -> list[int]:
-        """ncclTopoSelectNets (search.cc:579-628), NETDEVS_POLICY AUTO: the preferred cards, then
+        """ncclTopoSelectNets (search.cc:541-589), NETDEVS_POLICY AUTO: the preferred cards, then
         every other card within type_inter, nearest first."""
         key = ("select", type_inter, gpu)
         if key not in self.s.memo:
@@ -386,7 +386,7 @@ class Search:
         return nets
 
     def check_net(self, g: Graph, start: Node, n: int, step: int) -> bool:
-        """ncclTopoSearchCheckNet (search.cc:632-661)."""
+        """ncclTopoSearchCheckNet (search.cc:593-619)."""
         net = self.s.nets[n]
         if net.plane != -1 and start.plane != -1 and net.plane != start.plane:
             return False
@@ -406,7 +406,7 @@ class Search:
         )
 
     def rec_gpu(self, g, save, gpu, step, back_net, back_first, forced, time) -> None:
-        """ncclTopoSearchRecGpu (search.cc:663-769)."""
+        """ncclTopoSearchRecGpu (search.cc:621-722)."""
         if time.left <= 0:
             return
         time.left -= 1
@@ -466,7 +466,7 @@ class Search:
             self.rec_gpu(g, save, gpu, n, -1, -1, forced, time)
 
     def rec_net(self, g: Graph, save: Graph, back_net: int, back_first: int, time: Timer):
-        """ncclTopoSearchRecNet (search.cc:771-870)."""
+        """ncclTopoSearchRecNet (search.cc:724-816)."""
         bw = int(g.bw_inter)
         nets = self.select_nets(g.type_inter, -1)
         found = False
@@ -518,7 +518,7 @@ class Search:
                 x.bw = f32(x.bw + bw)
 
     def params(self, pattern: int) -> tuple[int, int]:
-        """ncclTopoSearchParams (search.cc:889-903): the step that goes back to the network and
+        """ncclTopoSearchParams (search.cc:835-847): the step that goes back to the network and
         the one that closes the ring."""
         if self.s.inter:
             back_net = self.ngpus - 1 if pattern == RING else 1 if pattern == SPLIT_TREE else 0
@@ -526,7 +526,7 @@ class Search:
         return -1, (self.ngpus - 1 if pattern == RING else -1)
 
     def rec(self, g: Graph, save: Graph, time: Timer) -> None:
-        """ncclTopoSearchRec (search.cc:905-936)."""
+        """ncclTopoSearchRec (search.cc:849-881)."""
         back_net, back_first = self.params(g.pattern)
         if self.s.inter:
             self.rec_net(g, save, back_net, back_first, time)
@@ -545,7 +545,7 @@ class Search:
 
 
 def dup_channels(g: Graph, cc_min: int, ngpus: int) -> None:
-    """ncclTopoDupChannels (search.cc:1037-1051): fast channels are doubled, each at half."""
+    """ncclTopoDupChannels (search.cc:1036-1049): fast channels are doubled, each at half."""
     if g.n_channels == 0 or g.pattern == NVLS or g.bw_intra < 25.0:
         return
     if cc_min > 80 and g.bw_intra < 50.0 and g.n_channels > 4:
@@ -561,7 +561,7 @@ def dup_channels(g: Graph, cc_min: int, ngpus: int) -> None:
 
 
 def search_init(s: System) -> None:
-    """ncclTopoSearchInit (search.cc:39-55): the best single path (to a NET across servers, to
+    """ncclTopoSearchInit (search.cc:39-54): the best single path (to a NET across servers, to
     another GPU inside one) and the most NVLink or PCI bandwidth of a GPU."""
     s.max_bw = s.total_bw = 0.0
     if s.inter == 0 and len(s.gpus) == 1:
@@ -581,7 +581,7 @@ def search_init(s: System) -> None:
 
 
 def compute(s: System, g: Graph) -> Graph:
-    """ncclTopoCompute (search.cc:1074-1317): the best graph of g's pattern, in place."""
+    """ncclTopoCompute (search.cc:1074-1313): the best graph of g's pattern, in place."""
     search = Search(s)
     cc_min = s.comp_cap()[0]
     ngpus, ndevs = len(s.gpus), len(s.nodes[DEV])
@@ -630,7 +630,7 @@ def compute(s: System, g: Graph) -> Graph:
     tmp.bw_intra = tmp.bw_inter = speeds[si]
     global_timeout = GLOBAL_TIMEOUT
 
-    while True:  # the `search:` label (search.cc:1176)
+    while True:  # the `search:` label (search.cc:1177)
         budget = (
             TIMEOUT_SAMECHANNELS if tmp.same_channels else
             TIMEOUT_TREE if tmp.pattern == TREE else
@@ -642,7 +642,7 @@ def compute(s: System, g: Graph) -> Graph:
         search.rec(tmp, g, time)
         done = time.left == -1 or f32(g.n_channels * g.bw_inter) >= s.total_bw
         if pass_ == 1 and not done:
-            # search.cc:1199-1251: loosen one constraint at a time
+            # search.cc:1200-1252: loosen one constraint at a time
             if tmp.same_channels == 1 and not (
                 arch == ARCH_X86 and vendor == VENDOR_AMD and tmp.type_intra == PATH_SYS
             ):
@@ -686,7 +686,7 @@ def compute(s: System, g: Graph) -> Graph:
                 while speeds[si] > max_bw and si < last:
                     si += 1
                 tmp.bw_intra = tmp.bw_inter = speeds[si]
-        # done: (search.cc:1253-1282)
+        # done: (search.cc:1254-1287)
         if pass_ == 1:
             time.left = -1
             dup_channels(g, cc_min, ngpus)
@@ -719,7 +719,7 @@ def compute(s: System, g: Graph) -> Graph:
 
 
 def _fallback(search: Search, g: Graph) -> None:
-    """search.cc:1284-1306: no graph found, the GPUs in index order at 0.1 GB/s."""
+    """search.cc:1289-1311: no graph found, the GPUs in index order at 0.1 GB/s."""
     s = search.s
     for i, gpu in enumerate(s.gpus):
         g.intra[i] = gpu.rank

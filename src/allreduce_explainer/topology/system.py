@@ -1,11 +1,11 @@
 """NCCL's system model built from a topology file: ncclTopoGetSystemFromXml (src/graph/topo.cc).
 
-The nodes are NCCL's ten types (src/graph/topo.h:43-53): GPUs, PCI switches, the NVSwitch, CPUs
+The nodes are NCCL's ten types (src/graph/topo.h:42-51): GPUs, PCI switches, the NVSwitch, CPUs
 (NUMA domains), NICs and their NET ports, and since 2.28 a DEV node per physical GPU between the
 GPU and the PCI tree (topo.cc:590-635) that carries the NVLinks. A link has a type and a
 bandwidth in GB/s: NVLink count x the per-link figure of the GPU's generation
-(topo.h:215-224), PCIe width x speed (topo.cc:651-659), the CPUs' interconnect by vendor and
-model (topo.cc:60-84), a NET port's speed / 8000 (topo.cc:420-422). Bandwidths are C floats; they
+(topo.h:274-283), PCIe width x speed (topo.cc:651-659), the CPUs' interconnect by vendor and
+model (topo.cc:60-83), a NET port's speed / 8000 (topo.cc:418). Bandwidths are C floats; they
 are rounded to float32 where NCCL stores them, so the search compares what NCCL compares.
 """
 
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 from .xml import XmlNode, bad, bus_id, c_int
 
-# Node types (topo.h:43-53)
+# Node types (topo.h:42-51)
 GPU, PCI, NVS, CPU, NIC, NET, GIN, RMA, DEV, CXB = range(10)
 NODE_TYPE = ("GPU", "PCI", "NVS", "CPU", "NIC", "NET", "GIN", "RMA", "DEV", "CXB")  # topo.cc:31
 
-# Link types (topo.h:56-66) and path types (src/include/graph.h:117-154)
+# Link types (topo.h:55-65) and path types (src/include/graph.h:117-154)
 LINK_LOC, LINK_NVL, LINK_C2C, LINK_PCI, LINK_SYS, LINK_NET = 0, 1, 3, 4, 9, 10
 PATH_LOC, PATH_NVL, PATH_NVB, PATH_C2C, PATH_PIX, PATH_PXB = 0, 1, 2, 3, 4, 5
 PATH_P2C, PATH_PXN, PATH_PHB, PATH_SYS, PATH_NET, PATH_DIS = 6, 7, 8, 9, 10, 11
@@ -40,7 +40,7 @@ MODEL_BDW, MODEL_SKL, MODEL_SRP, MODEL_ERP = 1, 2, 3, 4
 MODEL_YONGFENG = 1
 
 UNDEF = -1
-LOCAL_ID_MASK = 0x00FFFFFFFFFFFFFF  # topo.h:81
+LOCAL_ID_MASK = 0x00FFFFFFFFFFFFFF  # topo.h:89
 MAXCHANNELS = 64  # src/include/device.h:91
 
 
@@ -53,12 +53,12 @@ def f32(x: float) -> float:
 
 
 def topo_id(system_id: int, local_id: int) -> int:
-    """NCCL_TOPO_ID (topo.h:86)."""
+    """NCCL_TOPO_ID (topo.h:93)."""
     return (system_id << 56) + (local_id & LOCAL_ID_MASK)
 
 
 def nvlink_bw(sm: int) -> float:
-    """ncclTopoNVLinkBw (topo.h:259-267): one NVLink's GB/s by compute capability."""
+    """ncclTopoNVLinkBw (topo.h:274-283): one NVLink's GB/s by compute capability."""
     return (
         40.1 if sm >= 100 else
         20.6 if sm >= 90 else
@@ -72,7 +72,7 @@ def nvlink_bw(sm: int) -> float:
 
 @dataclass(eq=False)
 class Link:
-    """ncclTopoLink (topo.h:70-74); bw changes while the search books bandwidth."""
+    """ncclTopoLink (topo.h:71-75); bw changes while the search books bandwidth."""
 
     type: int
     bw: float
@@ -81,7 +81,7 @@ class Link:
 
 @dataclass(eq=False)
 class Path:
-    """ncclTopoLinkList (topo.h:79-84): the links from a node to another, its type and its
+    """ncclTopoLinkList (topo.h:80-85): the links from a node to another, its type and its
     bandwidth (the narrowest link)."""
 
     links: list[Link] = field(default_factory=list)
@@ -96,7 +96,7 @@ class Path:
 
 @dataclass(eq=False)
 class Node:
-    """ncclTopoNode (topo.h:94-152); the union's fields are plain attributes here."""
+    """ncclTopoNode (topo.h:103-152); the union's fields are plain attributes here."""
 
     type: int
     id: int
@@ -136,7 +136,7 @@ class Node:
 
 @dataclass(eq=False)
 class System:
-    """ncclTopoSystem (topo.h:158-166)."""
+    """ncclTopoSystem (topo.h:159-167)."""
 
     nodes: list[list[Node]] = field(default_factory=lambda: [[] for _ in NODE_TYPE])
     host_hashes: list[int] = field(default_factory=list)
@@ -168,7 +168,7 @@ class System:
         return self.nodes[NET]
 
     def rank_index(self, rank: int) -> int:
-        """ncclTopoRankToIndex (topo.h:208-218)."""
+        """ncclTopoRankToIndex (topo.h:233-243)."""
         for i, g in enumerate(self.gpus):
             if g.rank == rank:
                 return i
@@ -215,7 +215,7 @@ def find_local_cpu(node: Node, came_from: Node | None = None) -> Node | None:
 
 
 def inter_cpu_bw(cpu: Node) -> float:
-    """ncclTopoGetInterCpuBw (topo.cc:60-84)."""
+    """ncclTopoGetInterCpuBw (topo.cc:60-83)."""
     if cpu.arch == ARCH_POWER:
         return P9_BW
     if cpu.arch == ARCH_ARM:
@@ -260,7 +260,7 @@ def pci_device(x: XmlNode) -> int:
 
 
 class _Builder:
-    """ncclTopoGetSystemFromXml and its helpers (topo.cc:401-992) on one parsed file."""
+    """ncclTopoGetSystemFromXml and its helpers (topo.cc:401-990) on one parsed file."""
 
     def __init__(self, top: XmlNode):
         self.s = System()
@@ -332,7 +332,7 @@ class _Builder:
         dev.ngpus += 1
 
     def add_pci(self, x: XmlNode, parent: Node, sid: int, numa: int) -> None:
-        """ncclTopoAddPci (topo.cc:637-711)."""
+        """ncclTopoAddPci (topo.cc:637-702)."""
         type_ = kv(x.text("class"), PCI_CLASS, PCI)
         busid = bus_id(x.text("busid"))
         width = x.int("link_width")
@@ -340,7 +340,7 @@ class _Builder:
         bw = f32((width or 16) * speed / 80.0)
         for g in (s for s in x.subs if s.name == "gpu"):
             if g.get("rank") is None:
-                return  # topo.cc:666: a GPU outside the communicator
+                return  # topo.cc:665: a GPU outside the communicator
             self.add_gpu(x, g, parent, sid, busid, bw)
         node = None
         xnic = x.sub("nic")
@@ -406,7 +406,7 @@ class _Builder:
             self.walk(sub, leaf, visit, x.get("busid") or busid, sid)
 
     def gpu_dev(self, xgpu: XmlNode, busid: str | None, sid: int) -> Node:
-        """ncclTopoGetGpuDevNode (topo.cc:778-791), for the first GPU of its <pci> only
+        """ncclTopoGetGpuDevNode (topo.cc:778-790), for the first GPU of its <pci> only
         (ncclTopoXmlIsPrimaryGpuForDev, topo.cc:793-809)."""
         dev = self.s.node(DEV, topo_id(sid, bus_id(busid or "")))
         if dev is None:
@@ -458,7 +458,7 @@ class _Builder:
             connect(pci, remote, LINK_LOC, LOC_BW)
 
     def build(self) -> System:
-        """ncclTopoGetSystemFromXml (topo.cc:958-992)."""
+        """ncclTopoGetSystemFromXml (topo.cc:958-990)."""
         for sub in self.top.subs:
             if sub.name == "cpu":
                 self.add_cpu(sub)
@@ -537,7 +537,7 @@ def connect_cpus(s: System) -> None:
 
 
 def _sort(node: Node, up: Node | None) -> None:
-    """ncclTopoSort (topo.cc:345-370): NVLinks, then PCI down, then the PCI link up, then SYS.
+    """ncclTopoSort (topo.cc:345-375): NVLinks, then PCI down, then the PCI link up, then SYS.
     The up link moves to the end of the links (the C loop stops at the first empty slot)."""
     if up is not None:
         i = next(i for i, lk in enumerate(node.links) if lk.rem is up)
@@ -548,5 +548,5 @@ def _sort(node: Node, up: Node | None) -> None:
 
 
 def from_xml(top: XmlNode) -> System:
-    """A parsed topology file as NCCL's system (topo.cc:958-992)."""
+    """A parsed topology file as NCCL's system (topo.cc:958-990)."""
     return _Builder(top).build()

@@ -1,7 +1,7 @@
 """A topology file as NCCL writes it (NCCL_TOPO_DUMP_FILE), read into NCCL's XML tree.
 
-NCCL 2.30.7 reads its own hand-written parser (src/graph/xml.cc:41-290) into `ncclXmlNode`s:
-a name, attributes as strings, children in file order and a parent (src/graph/xml.h:29-42).
+NCCL 2.30.7 reads its own hand-written parser (src/graph/xml.cc:38-260) into `ncclXmlNode`s:
+a name, attributes as strings, children in file order and a parent (src/graph/xml.h:31-42).
 This module reads the same file with the standard library's parser into the same shape, so
 the system builder (system.py) can follow topo.cc line for line. The root is `<system
 version="1">`: 2.30.7 writes and accepts version 1 only (xml.h:50, xml.cc:391-395), as every
@@ -25,7 +25,7 @@ FIELD = "topology"
 
 @dataclass(eq=False)
 class XmlNode:
-    """One element: ncclXmlNode (xml.h:29-42) with its attributes as strings."""
+    """One element: ncclXmlNode (xml.h:31-42) with its attributes as strings."""
 
     name: str
     attrs: dict[str, str]
@@ -57,7 +57,7 @@ class XmlNode:
         return value
 
     def int(self, key: str, default: int | None = None) -> int:
-        """xmlGetAttrInt / xmlGetAttrIntDefault (xml.h:112-130): strtol(str, NULL, 0)."""
+        """xmlGetAttrInt / xmlGetAttrIntDefault (xml.h:112-124): strtol(str, NULL, 0)."""
         value = self.attrs.get(key)
         if value is None:
             if default is None:
@@ -73,7 +73,7 @@ class XmlNode:
             raise bad(f'{self.where()} attribute {key}="{value}" is not a number') from None
 
     def sub(self, name: str) -> XmlNode | None:
-        """xmlGetSub (xml.h:153-163): the first child of that name."""
+        """xmlGetSub (xml.h:318-327): the first child of that name."""
         return next((s for s in self.subs if s.name == name), None)
 
 

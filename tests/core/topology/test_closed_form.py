@@ -39,9 +39,9 @@ def test_search_and_closed_form(preset, gpu, servers):
     for key, (ours, theirs) in both(preset, gpu, servers).items():
         if (preset, servers, key) == ("dgx-b200", 1, "tree"):
             # The closed form lets 16 tree channels of 50 GB/s share 18 x 40.1 = 721.8 GB/s
-            # per GPU (totalBw x 8/7, search.cc:1163); the search keeps pass 1's
+            # per GPU (totalBw x 8/7, search.cc:1167-1168); the search keeps pass 1's
             # sameChannels, so every channel's chain sends from the same seven GPUs and
-            # 16 x 50 = 800 does not fit: it stays at 45 (search.cc:1253-1282).
+            # 16 x 50 = 800 does not fit: it stays at 45 (search.cc:1254-1287).
             assert (ours, theirs) == ((16, 45.0, 45.0), (16, 50.0, 50.0))
             continue
         assert ours == theirs, key

@@ -44,8 +44,8 @@ def one():
 
 
 def test_path_types(one):
-    """PIX through one switch, SYS across the CPUs (paths.cc:86-93); the card: PIX from the
-    GPUs beside it, SYS from the others (no NVLink peer for PXN, paths.cc:816-840)."""
+    """PIX through one switch, SYS across the CPUs (paths.cc:87-90); the card: PIX from the
+    GPUs beside it, SYS from the others (no NVLink peer for PXN, paths.cc:815-840)."""
     pix, sys_ = ["LOC", "PIX", "SYS", "SYS"], ["SYS", "SYS", "LOC", "PIX"]
     assert one["system"]["gpu_paths"] == [
         pix,
@@ -58,13 +58,13 @@ def test_path_types(one):
 
 def test_path_bandwidths(one):
     """Gen3 x16: 16 lanes x 60 (x100 Mb/s) / 80 = 12 GB/s (topo.cc:651-659); across the CPUs
-    the Skylake QPI's 10 GB/s (topo.h:30)."""
+    the Skylake QPI's 10 GB/s (topo.h:28)."""
     assert one["system"]["gpu_path_bw"][0] == [5000.0, 12.0, 10.0, 10.0]
 
 
 def test_single_channel_in_pci_order(one):
-    """The search tries the PCI order first (search.cc:925-928); 10 GB/s < 25 is not doubled
-    in the search (search.cc:1040), only by the postset's copy (connect.cc:416)."""
+    """The search tries the PCI order first (search.cc:862-865); 10 GB/s < 25 is not doubled
+    in the search (search.cc:1039), only by the postset's copy (connect.cc:459-460)."""
     ring = one["graphs"]["ring"]
     assert (ring["nChannels"], ring["bwIntra"], ring["typeIntra"]) == (1, 10.0, "SYS")
     assert [c["ring"] for c in one["channels"]] == [[0, 1, 2, 3]] * 2

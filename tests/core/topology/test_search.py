@@ -33,7 +33,7 @@ def test_a100_channels_as_nccl_printed_them():
     r = topology(preset_text("dgx-a100"))
     assert graph(r, "ring") == ("RING", 12, 20.0, 20.0)
     assert r["coll_channels"] == 24
-    assert r["graphs"]["nvls"] is None  # NVLS needs sm90 (search.cc:1126)
+    assert r["graphs"]["nvls"] is None  # NVLS needs sm90 (search.cc:1124)
 
 
 def test_h100_paths(h100):
@@ -43,7 +43,7 @@ def test_h100_paths(h100):
     g0 = s.gpus[0]
     assert g0.paths[S.GPU][1].bw == pytest.approx(18 * 20.6, rel=1e-6)
     # its own card under the same switch: PIX at PCIe Gen5 x16; another GPU's card through an
-    # NVLink peer: PXN (paths.cc:816-840), not PHB through the CPU
+    # NVLink peer: PXN (paths.cc:815-840), not PHB through the CPU
     net_types = [S.PATH_TYPE[p.type] for p in g0.paths[S.NET]]
     assert net_types == ["PIX"] + ["PXN"] * 7
     assert g0.paths[S.NET][0].bw == 48.0
@@ -70,7 +70,7 @@ def test_rings_and_trees_are_well_formed(name):
 
 
 def test_links_booked_back_to_full():
-    """Every search rewinds what it booked (search.cc:166-170): after the searches each link has
+    """Every search rewinds what it booked (search.cc:168-171): after the searches each link has
     its bandwidth again, to SUB_ROUND's thousandth."""
     s = R.load(preset_text("dgx-h100"))
     before = [lk.bw for nodes in s.nodes for n in nodes for lk in n.links]
@@ -80,11 +80,11 @@ def test_links_booked_back_to_full():
 
 
 def test_search_is_deterministic(h100):
-    """No clock, no random number: budgets are step counts (search.cc:370-374)."""
+    """No clock, no random number: budgets are step counts (search.cc:332-335)."""
     assert topology(preset_text("dgx-h100")) == h100
 
 
-# trees.cc:13-29's picture of the binary tree on 14 ranks
+# trees.cc:10-24's picture of the binary tree on 14 ranks
 BTREE_14 = {8: 0, 4: 8, 12: 8, 2: 4, 6: 4, 10: 12, 13: 12, 1: 2, 3: 2, 5: 6, 7: 6, 9: 10, 11: 10}
 
 
@@ -96,7 +96,7 @@ def test_btree_is_the_picture_in_trees_cc():
 
 
 def test_dtree_second_tree_mirrors_on_even_counts():
-    """trees.cc:68-80: the second tree is the first mirrored (rank r -> n-1-r) when n is even."""
+    """trees.cc:68-112: the second tree is the first mirrored (rank r -> n-1-r) when n is even."""
     n = 12
     for rank in range(n):
         _, (u1, *_rest) = dtree(n, rank)
@@ -107,8 +107,10 @@ def test_dtree_second_tree_mirrors_on_even_counts():
 def test_two_servers_ring_crosses_once_per_server():
     r = topology(preset_text("dgx-h100"), 2)
     assert graph(r, "ring") == ("RING", 8, 48.0, 48.0)
-    assert graph(r, "tree")[0] == "TREE"  # Hopper falls back from BALANCED_TREE (search.cc:1220)
-    # doubled once (connect.cc:416) to 16; connect.cc:440 doubles again only below 16
+    assert (
+        graph(r, "tree")[0] == "TREE"
+    )  # Hopper falls back from BALANCED_TREE (search.cc:1215-1219)
+    # doubled once (connect.cc:459-460) to 16; connect.cc:480-483 doubles again only below 16
     assert r["coll_channels"] == 16
     for c in r["channels"]:
         crossings = sum(

@@ -22,14 +22,14 @@ def test_presets_read(name):
     s = build(preset_text(name))
     assert len(s.gpus) == len(s.nodes[S.DEV]) == 8
     assert len(s.nets) == 8
-    assert len(s.nodes[S.NVS]) == 1  # every NVSwitch chip is one NVS node (topo.cc:849-856)
+    assert len(s.nodes[S.NVS]) == 1  # every NVSwitch chip is one NVS node (topo.cc:849-853)
     assert len(s.nodes[S.CPU]) == 2
     assert sorted(g.rank for g in s.gpus) == list(range(8))
 
 
 @pytest.mark.parametrize(
     ("name", "links", "per_link"),
-    # topo.h:20-27: A100 12 x 20, H100/H200 18 x 20.6, B200 18 x 40.1 GB/s
+    # topo.h:19-24: A100 12 x 20, H100/H200 18 x 20.6, B200 18 x 40.1 GB/s
     [
         ("dgx-a100", 12, 20.0),
         ("dgx-h100", 18, 20.6),
@@ -48,11 +48,11 @@ def test_h100_pci_net_and_cpu_bandwidths():
     dev = s.nodes[S.DEV][0]
     pci = [lk for lk in dev.links if lk.type == S.LINK_PCI]
     assert [lk.bw for lk in pci] == [16 * 240 / 80]  # Gen5 x16 (topo.cc:651-659): 48 GB/s
-    assert {n.bw for n in s.nets} == {400000 / 8000}  # topo.cc:420-422
+    assert {n.bw for n in s.nets} == {400000 / 8000}  # topo.cc:418
     cpu = s.nodes[S.CPU][0]
     sys_links = [lk for lk in cpu.links if lk.type == S.LINK_SYS]
-    assert [lk.bw for lk in sys_links] == [22.0]  # Sapphire Rapids: SRP_QPI_BW (topo.h:31)
-    # ncclTopoSort: the PCI link up is each switch's last link (topo.cc:345-370)
+    assert [lk.bw for lk in sys_links] == [22.0]  # Sapphire Rapids: SRP_QPI_BW (topo.h:29)
+    # ncclTopoSort: the PCI link up is each switch's last link (topo.cc:345-375)
     for sw in s.nodes[S.PCI]:
         assert sw.links[-1].rem.type == S.CPU
 
@@ -107,7 +107,7 @@ def test_bad_files_name_the_element(text, says):
 
 
 def test_gpu_without_rank_is_left_out():
-    """topo.cc:666: a <pci> whose <gpu> has no rank is a GPU outside the communicator."""
+    """topo.cc:665: a <pci> whose <gpu> has no rank is a GPU outside the communicator."""
     two = GOOD_GPU + GOOD_GPU.replace("07:00", "08:00").replace(' rank="0"', "").replace(
         'dev="0"', 'dev="1"'
     )
