@@ -2,6 +2,8 @@
 the presets' servers, and against oracles written here (a ring holds every rank once, a tree's
 parents and children agree, the channels' booked bandwidth fits every link)."""
 
+import re
+
 import pytest
 
 from allreduce_explainer.topology import preset_text, topology
@@ -118,3 +120,16 @@ def test_two_servers_ring_crosses_once_per_server():
         )
         assert crossings == 2
         assert c["nics"]["send"]["pxn_via"] in (None, *range(8))
+
+
+def test_file_order_moves_rings_not_counts():
+    """What the search decides from the server alone: the channel counts and bandwidths. Which
+    GPU a channel starts from follows the GPUs' order in the file (search.cc:253-326 tries
+    neighbours by index on an NVSwitch), so listing the second CPU first changes the rings."""
+    text = preset_text("dgx-h100")
+    cpus = re.findall(r"  <cpu .*?</cpu>\n", text, re.S)
+    swapped = text.replace(cpus[0] + cpus[1], cpus[1] + cpus[0])
+    a, b = topology(text, 2), topology(swapped, 2)
+    for key in ("ring", "tree", "nvls"):
+        assert graph(a, key) == graph(b, key)
+    assert [c["ring"] for c in a["channels"]] != [c["ring"] for c in b["channels"]]
