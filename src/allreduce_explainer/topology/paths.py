@@ -347,6 +347,3 @@ def split_nvlink(s: System) -> bool:
     for g in range(n):
         sizes[domain[g]] += 1
     return sum(1 for c in sizes if c > 1) == 2
-
-
-__all__ = ["PATH_C2C", "PATH_NVB", "compute", "local_net", "local_gpu"]

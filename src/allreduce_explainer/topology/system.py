@@ -423,13 +423,14 @@ class _Builder:
         count = x.int("count")
         target_type = kv(x.text("tclass"), PCI_CLASS, PCI)
         bw = nvlink_bw(dev.sm)
-        if target_type == GPU:
+        if target_type == GPU:  # one direction: the other GPU's <nvlink> adds the way back
             rem = self.s.node(DEV, topo_id(sid, bus_id(x.text("target"))))
             if rem is not None:
-                connect(dev, rem, LINK_NVL, f32(f32(count * bw)))
+                connect(dev, rem, LINK_NVL, f32(count * bw))
             return
-        remote = find_local_cpu(dev) if target_type == CPU else None
-        if target_type != CPU:
+        if target_type == CPU:  # an IBM POWER CPU's NVLink
+            remote = find_local_cpu(dev)
+        else:  # every NVSwitch is the one NVS node (topo.cc:849-853)
             remote = self.s.nodes[NVS][0] if self.s.nodes[NVS] else self.s.create(NVS, 0)
         if remote is not None:
             connect(dev, remote, LINK_NVL, f32(count * bw))
