@@ -54,3 +54,10 @@ def test_bad_file_names_the_element(tmp_path):
     assert out.returncode != 0
     assert '<cpu> has no "numaid" attribute' in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_human_view_names_each_channels_cards():
+    out = run("topology", "dgx-h100", "--servers", "2")
+    assert out.returncode == 0, out.stderr
+    assert "in by mlx5_0 at rank 0, out by mlx5_1 at rank 1" in out.stdout
+    assert max(len(line) for line in out.stdout.splitlines()) <= 80

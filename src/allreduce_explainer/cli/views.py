@@ -574,6 +574,13 @@ def topology(r: dict) -> str:
             ring = ring[:56].rsplit(" ", 1)[0] + " ..."
         lines.append(f"channel {c['channel']:>2}: ring {ring}")
         lines.append(f"            tree roots {', '.join(map(str, c['tree']['roots']))}")
+        if c.get("nics"):
+            recv, send = c["nics"]["recv"], c["nics"]["send"]
+            via = f" via GPU {send['pxn_via']} (PXN)" if send["pxn_via"] is not None else ""
+            lines.append(
+                f"            in by {recv['name'] or recv['net']} at rank {recv['rank']}, out by "
+                f"{send['name'] or send['net']} at rank {send['rank']}{via}"
+            )
     if len(r["channels"]) > 4:
         lines.append(f"... {len(r['channels']) - 4} more channels (--json has them all)")
     return "\n".join(lines)
