@@ -680,8 +680,9 @@ def nccl_debug(p: dict) -> dict:
 TOPOLOGY = spec(
     Param("topology", REQUIRED, "text", "a topology file as NCCL_TOPO_DUMP_FILE writes it",
           flag="FILE"),
-    Param("servers", 1, "int", "servers of this kind in the job (the file is one of them)", 1,
-          topology_engine.MAX_SERVERS, metavar="N"),
+    # named apart from the pages' `servers` (their own ranges, tests/widgets/test_narrowed.py)
+    Param("topology_servers", 1, "int", "servers of this kind in the job (the file is one of "
+          "them)", 1, topology_engine.MAX_SERVERS, flag="--servers", metavar="N"),
 )  # fmt: skip
 
 
@@ -690,7 +691,7 @@ def nccl_topology(p: dict) -> dict:
     """NCCL 2.30.7's topology search on a server's topology file: the ring, tree and NVLS graphs
     (pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels) and every
     channel's ring and tree after NCCL's duplication, across `servers` such servers."""
-    return topology_engine.topology(p["topology"], p["servers"])
+    return topology_engine.topology(p["topology"], p["topology_servers"])
 
 
 MAX_ORDER_GPUS = 512
