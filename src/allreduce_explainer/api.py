@@ -27,6 +27,7 @@ from .simulation import innetwork as innetwork_engine
 from .simulation import orders as orders_engine
 from .simulation import shard as shard_engine
 from .simulation import simulate as sim
+from .topology import run as topology_engine
 from .training import calculator, memory, shardcost
 from .training import ddp as ddp_engine
 from .validate import count, permutation
@@ -674,6 +675,23 @@ def nccl_debug(p: dict) -> dict:
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
     return explain.read_debug(p["log"], p["gpus"], explain.Network(gpu, nic))
+
+
+TOPOLOGY = spec(
+    Param("topology", REQUIRED, "text", "a topology file as NCCL_TOPO_DUMP_FILE writes it",
+          flag="FILE"),
+    # named apart from the pages' `servers` (their own ranges, tests/widgets/test_narrowed.py)
+    Param("topology_servers", 1, "int", "servers of this kind in the job (the file is one of "
+          "them)", 1, topology_engine.MAX_SERVERS, flag="--servers", metavar="N"),
+)  # fmt: skip
+
+
+@takes(TOPOLOGY)
+def nccl_topology(p: dict) -> dict:
+    """NCCL 2.30.7's topology search on a server's topology file: the ring, tree and NVLS graphs
+    (pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels) and every
+    channel's ring and tree after NCCL's duplication, across `servers` such servers."""
+    return topology_engine.topology(p["topology"], p["topology_servers"])
 
 
 MAX_ORDER_GPUS = 512

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import api
 from ..params import Param
+from ..topology import PRESETS
 from ..training import memory
 from . import files, views
 
@@ -97,6 +98,15 @@ COMMANDS = (
             "collnet, channels [{channel, ring, tree}], calls [{collective, bytes, algorithm, "
             "protocol}], findings [{code, message, evidence}] and, with rows, each row's "
             "algorithm and protocol."),
+    Command("topology", "NCCL's topology search on a server's topology file: its channels, "
+            "rings and trees", api.nccl_topology, views.topology,
+            files={"topology": (files.TOPOLOGY_FLAG, files.read_topology)},
+            description="Runs NCCL 2.30.7's search (src/graph/search.cc, ported) on a file "
+            "NCCL_TOPO_DUMP_FILE wrote, or on a preset (" + ", ".join(PRESETS) + "), for a "
+            "job on --servers such servers: graphs {ring, tree, nvls} each with pattern, "
+            "nChannels, bwIntra, bwInter (GB/s per channel), typeIntra, typeInter, "
+            "sameChannels and its channels; channels [{channel, ring, tree}] as nccl-debug "
+            "gives them, one per channel NCCL runs after its duplication."),
     Command("shard", "memory and communication per GPU of DDP, ZeRO-1, ZeRO-2, ZeRO-3/FSDP "
             "and HSDP", api.shard, views.shard, skip=("intra_latency_us", "inter_latency_us"),
             description=f"Mixed-precision Adam: {ADAM_TEXT} bytes per parameter (ZeRO paper). "

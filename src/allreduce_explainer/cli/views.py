@@ -543,6 +543,44 @@ def _rms(x: float | None) -> str:
     return "none (too few rows)" if x is None else f"{x:.1%}"
 
 
+def topology(r: dict) -> str:
+    """The system, each graph's search result, then the first channels' rings and trees."""
+    sy = r["system"]
+    lines = [
+        f"{r['servers']} server{'s' if r['servers'] > 1 else ''} of {r['gpus_per_server']} GPUs: "
+        f"{sy['cpus']} CPUs, {sy['pci_switches']} PCI switches, {len(sy['nets'])} network "
+        f"devices, NVSwitch {yes(sy['nvswitch'])}",
+        f"{r['coll_channels']} channels after NCCL's duplication",
+        "",
+    ]
+    graphs = [(name, g) for name, g in r["graphs"].items() if g]
+    lines += table(
+        ["graph", "pattern", "channels", "bw intra\n(GB/s)", "bw inter\n(GB/s)", "type",
+         "same\nchannels"],
+        ([name, g["pattern"], str(g["nChannels"]), f"{g['bwIntra']:g}", f"{g['bwInter']:g}",
+          f"{g['typeIntra']}/{g['typeInter']}", yes(bool(g["sameChannels"]))]
+         for name, g in graphs),
+        align="<<>>><<",
+    )  # fmt: skip
+    lines.append("")
+    for c in r["channels"][:4]:
+        ring = " ".join(map(str, c["ring"]))
+        if len(ring) > 60:
+            ring = ring[:56].rsplit(" ", 1)[0] + " ..."
+        lines.append(f"channel {c['channel']:>2}: ring {ring}")
+        lines.append(f"            tree roots {', '.join(map(str, c['tree']['roots']))}")
+        if c.get("nics"):
+            recv, send = c["nics"]["recv"], c["nics"]["send"]
+            via = f" via GPU {send['pxn_via']} (PXN)" if send["pxn_via"] is not None else ""
+            lines.append(
+                f"            in by {recv['name'] or recv['net']} at rank {recv['rank']}, out by "
+                f"{send['name'] or send['net']} at rank {send['rank']}{via}"
+            )
+    if len(r["channels"]) > 4:
+        lines.append(f"... {len(r['channels']) - 4} more channels (--json has them all)")
+    return "\n".join(lines)
+
+
 def nccl_debug(result: dict) -> str:
     """The topology, a few rings and trees, each row's algorithm, then the findings."""
     r, net = result, result["network"]
