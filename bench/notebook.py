@@ -105,13 +105,13 @@ def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
     return code, scenarios, steppers
 
 
-# JupyterLab with the package installed (its server extension, notebook/server.py, sets
-# TCP_NODELAY on the kernel's websocket), and the same JupyterLab with that extension turned off:
+# JupyterLab with the package's optional server extension turned on (notebook/server.py sets
+# TCP_NODELAY on the kernel's websocket), and the same JupyterLab with it off, as installed:
 # measured one after the other in one run, as is the site itself in the same browser
-OFF = "--ServerApp.jpserver_extensions=allreduce_explainer.notebook.server=False"
+EXTENSION = "--ServerApp.jpserver_extensions=allreduce_explainer.notebook.server="
 SERVERS = {
-    "JupyterLab with the package installed (its server extension on)": (),
-    "JupyterLab with the package's server extension off": (OFF,),
+    "JupyterLab with the package's server extension turned on": (EXTENSION + "True",),
+    "JupyterLab with the package's server extension off (as installed)": (EXTENSION + "False",),
 }
 
 

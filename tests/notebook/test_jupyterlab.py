@@ -15,6 +15,8 @@ from nbservers import jupyterlab
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook]
 WAIT_MS = 120_000  # a kernel's start and JupyterLab's first load on two busy cores
+# the package's server extension, off unless asked for (README), asked for here: its test below
+ON = "--ServerApp.jpserver_extensions=allreduce_explainer.notebook.server=True"
 
 CELLS = [
     "from allreduce_explainer.notebook import show\ns = show('ring-reduce-scatter', gpus=4)\ns",
@@ -51,7 +53,7 @@ def folder(tmp_path_factory):
 @pytest.fixture(scope="module")
 def lab(browser, folder):
     name = write_notebook(folder, CELLS)
-    with jupyterlab(folder) as url:
+    with jupyterlab(folder, options=(ON,)) as url:
         ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
         page = ctx.new_page()
         run_all(page, url.format(path=name))
@@ -128,9 +130,9 @@ def test_readouts_lay_out_as_on_the_site_despite_jupyterlabs_list_styles(lab):
 
 
 def test_the_packages_server_extension_sets_nodelay_on_the_kernels_websocket(lab, folder):
-    """The package's Jupyter server extension, turned on by the config file the install puts in
-    the environment (etc/jupyter/jupyter_server_config.d), has set TCP_NODELAY on the notebook's
-    kernel websocket: the server's log has the option as read back from the socket itself."""
+    """The package's Jupyter server extension, turned on for this server (ON), has set
+    TCP_NODELAY on the notebook's kernel websocket: the server's log has the option as read back
+    from the socket itself. Off by default: test_from_wheel.py."""
     lab.locator('.ae-notebook [data-widget^="latency-"]').wait_for(timeout=WAIT_MS)
     log = (folder.parent / f"{folder.name}-server.log").read_text()
     assert "allreduce_explainer: kernel websockets send with TCP_NODELAY" in log
