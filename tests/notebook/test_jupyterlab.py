@@ -21,6 +21,10 @@ ON = "--ServerApp.jpserver_extensions=allreduce_explainer.notebook.server=True"
 CELLS = [
     "from allreduce_explainer.notebook import show\ns = show('ring-reduce-scatter', gpus=4)\ns",
     "c = show('latency', gpus=64)\nc",
+    # two widgets' GPUs linked in the browser: one's control moves the other, whose kernel answers
+    "import ipywidgets\nfrom allreduce_explainer.notebook import Sends, Steps\n"
+    "a, b = Sends(gpus=64), Steps(gpus=64)\nipywidgets.jslink((a, 'gpus'), (b, 'gpus'))\n"
+    "display(a, b)",
 ]
 
 
@@ -88,7 +92,7 @@ def test_chart_renders_and_a_change_reaches_the_kernel(lab):
     lab.evaluate(
         "jupyterapp.commands.execute('notebook:insert-cell-below')"
         ".then(() => jupyterapp.commands.execute('notebook:replace-selection',"
-        ' {text: \'print("gpus:", c.params["gpus"])\'}))'
+        " {text: 'print(\"gpus:\", c.gpus)'}))"
         ".then(() => jupyterapp.commands.execute('notebook:run-cell'))"
     )
     lab.locator("text=gpus: 512").wait_for(timeout=WAIT_MS)
@@ -127,6 +131,31 @@ def test_readouts_lay_out_as_on_the_site_despite_jupyterlabs_list_styles(lab):
              .map(e => getComputedStyle(e).backgroundColor)"""
     )
     assert colours[0] == colours[1], colours
+
+
+def test_jslink_moves_a_linked_widget_whose_kernel_recomputes_it(lab):
+    """`ipywidgets.jslink((a, "gpus"), (b, "gpus"))`: a's GPUs changed in a's box reach b in the
+    browser, b's kernel computes b's new state, and b's view draws it (its box and figures)."""
+    a = lab.locator('.ae-notebook [data-widget^="sends-"]')
+    b = lab.locator('.ae-notebook [data-widget^="steps-"]')
+    b.locator("[data-readout]").first.wait_for(timeout=WAIT_MS)
+    before = b.locator("[data-readout]").first.text_content()
+    box = a.locator('input[data-param="gpus"]')
+    box.fill("256")
+    box.dispatch_event("change")
+    lab.wait_for_function(
+        "([el, t]) => el.textContent !== t",
+        arg=[b.locator("[data-readout]").first.element_handle(), before],
+        timeout=WAIT_MS,
+    )
+    assert b.locator('input[data-param="gpus"]').input_value() == "256"
+    lab.evaluate(
+        "jupyterapp.commands.execute('notebook:insert-cell-below')"
+        ".then(() => jupyterapp.commands.execute('notebook:replace-selection',"
+        ' {text: \'print("linked:", a.gpus, b.gpus, b.state["params"]["gpus"])\'}))'
+        ".then(() => jupyterapp.commands.execute('notebook:run-cell'))"
+    )
+    lab.locator("text=linked: 256 256 256").wait_for(timeout=WAIT_MS)
 
 
 def test_the_packages_server_extension_sets_nodelay_on_the_kernels_websocket(lab, folder):

@@ -1,6 +1,6 @@
 """The widgets in marimo (`marimo run`, a real server) opened in Chromium: a stepper and a chart
 render, the stepper steps, and a control change is recomputed by the kernel, redrawn, and reaches
-marimo's reactive value (a cell that reads `c.value["params"]` runs again).
+marimo's reactive value (a cell that reads `c.value["gpus"]` runs again).
 
 Marked `browser` (Chromium) and `notebook` (a marimo server).
 """
@@ -39,7 +39,7 @@ def _(mo, show):
 
 @app.cell
 def _(c, mo):
-    mo.md(f"kernel gpus: {c.value['params']['gpus']}")
+    mo.md(f"kernel gpus: {c.value['gpus']}")
     return
 
 

@@ -62,14 +62,22 @@ function build(model, box, state) {
   const root = box.querySelector("[data-widget]");
   if (state) root.querySelector('script[data-role="state"]').textContent = JSON.stringify(state);
   const widget = new AE.Widget(root);
-  // The front end's copy of the parameters too (marimo's reactive value follows it), saved once
-  // the view has drawn the answer: your cluster's megabyte log is not serialised on the change's
-  // path. A next call saves it first, so the kernel never gets an older copy after a newer call.
+  // The front end's copy of the parameters too, one trait each (marimo's reactive value and a
+  // jslink follow them), saved once the view has drawn the answer, and only those that changed:
+  // your cluster's megabyte log is not serialised on the change's path. A next call saves first,
+  // so the kernel never gets an older copy after a newer call.
   let unsaved = null;
   const save = () => {
     if (!unsaved) return;
-    model.set("params", unsaved);
-    model.save_changes();
+    const traits = model.get("_param_traits");
+    let changed = false;
+    for (const [param, value] of Object.entries(unsaved)) {
+      const trait = traits[param];
+      if (trait === undefined || JSON.stringify(model.get(trait)) === JSON.stringify(value)) continue;
+      model.set(trait, value);
+      changed = true;
+    }
+    if (changed) model.save_changes();
     unsaved = null;
   };
   widget.python = {
@@ -104,7 +112,7 @@ async function render({ model, el }) {
       waiting.get(message.id)(message);
       waiting.delete(message.id);
     } else if (message && message.type === "state" && widget) {
-      // a state the kernel computed on its own (`w.params = ...` in a cell)
+      // a state the kernel computed on its own (`w.gpus = 16` in a cell, or a linked widget's)
       widget.state = message.state;
       widget.render();
     }
