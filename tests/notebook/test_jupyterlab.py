@@ -11,6 +11,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
+from helpers import ROOT
 from nbservers import jupyterlab
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook]
@@ -26,6 +27,13 @@ CELLS = [
     "a, b = Sends(gpus=64), Steps(gpus=64)\nipywidgets.jslink((a, 'gpus'), (b, 'gpus'))\n"
     "display(a, b)",
 ]
+
+
+# every widget's box, in its shadow root
+BOXES = (
+    "[...document.querySelectorAll('.ae-notebook-host')]"
+    ".map(h => h.shadowRoot.querySelector('.ae-notebook'))"
+)
 
 
 def write_notebook(folder, cells: list[str], name: str = "lab.ipynb") -> str:
@@ -133,6 +141,33 @@ def test_readouts_lay_out_as_on_the_site_despite_jupyterlabs_list_styles(lab):
     assert colours[0] == colours[1], colours
 
 
+def test_the_widget_has_the_sites_sheet_in_its_shadow_root_and_the_page_none_of_it(lab):
+    """Each widget's shadow root holds the site's stylesheet as the site serves it, rule for
+    rule; the notebook's page has none of the site's rules (a site rule such as `body { margin:
+    0 }` would restyle JupyterLab), and its own rules do not reach the widget (the readouts'
+    layout, above)."""
+    chart = lab.locator('.ae-notebook [data-widget^="latency-"]')
+    chart.wait_for(timeout=WAIT_MS)
+    site = (ROOT / "client" / "css" / "site.css").read_text()
+    got = lab.evaluate(
+        """site => {
+          const h = document.querySelector('.ae-notebook-host');
+          const mine = new CSSStyleSheet();
+          mine.replaceSync(site);
+          const text = (s) => [...s.cssRules].map((r) => r.cssText);
+          const shadow = h.shadowRoot.adoptedStyleSheets.map(text);
+          const page = [...document.styleSheets].flatMap((s) => {
+            try { return text(s); } catch (e) { return []; }
+          });
+          return {same: shadow.some((rules) => JSON.stringify(rules) ===
+                                      JSON.stringify(text(mine))),
+                  leaked: page.filter((r) => r.startsWith('.readouts') || r.includes('--wide'))};
+        }""",
+        site,
+    )
+    assert got == {"same": True, "leaked": []}, got
+
+
 def test_jslink_moves_a_linked_widget_whose_kernel_recomputes_it(lab):
     """`ipywidgets.jslink((a, "gpus"), (b, "gpus"))`: a's GPUs changed in a's box reach b in the
     browser, b's kernel computes b's new state, and b's view draws it (its box and figures)."""
@@ -171,8 +206,7 @@ def test_the_packages_server_extension_sets_nodelay_on_the_kernels_websocket(lab
 def test_the_widgets_follow_jupyterlabs_dark_theme(lab):
     """The site's dark background (site.css: --bg light-dark(#ffffff, #16171b)) once JupyterLab
     turns dark; run last, as it leaves the page dark."""
-    bg = "[...document.querySelectorAll('.ae-notebook')].map(b => getComputedStyle(b)"
-    bg += ".backgroundColor)"
+    bg = f"{BOXES}.map(b => getComputedStyle(b).backgroundColor)"
     assert set(lab.evaluate(bg)) == {"rgb(255, 255, 255)"}
     lab.evaluate("jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
     lab.wait_for_function(f"new Set({bg}).size === 1 && {bg}[0] === 'rgb(22, 23, 27)'")

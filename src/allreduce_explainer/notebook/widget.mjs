@@ -97,10 +97,47 @@ function build(model, box, state) {
   return widget;
 }
 
+// The styles of a widget's shadow root, made once per page: the site's sheet as it is; its :root
+// rules (the variables and the colour scheme), which match nothing in a shadow tree, as the
+// shadow host's, read back from the browser's own parse of the sheet; the box's own rules
+// (esm.BOX); and Plotly's, which Plotly puts in the page's head, out of a shadow root's reach.
+const sheets = new Map();  // text -> CSSStyleSheet
+function sheet(text) {
+  if (!sheets.has(text)) {
+    const s = new CSSStyleSheet();
+    s.replaceSync(text);
+    sheets.set(text, s);
+  }
+  return sheets.get(text);
+}
+function hostRules(rules) {
+  let out = "";
+  for (const r of rules) {
+    if (r.selectorText === ":root") out += `:host { ${r.style.cssText} }\n`;
+    else if (r.media && r.cssRules) {
+      const inner = hostRules(r.cssRules);
+      if (inner) out += `@media ${r.media.mediaText} { ${inner} }\n`;
+    }
+  }
+  return out;
+}
+function plotlyRules() {
+  const global = document.getElementById("plotly.js-style-global");
+  return global && global.sheet ? [...global.sheet.cssRules].map((r) => r.cssText).join("\n") : "";
+}
+function styles(model) {
+  const site = sheet(model.get("_site_css"));
+  return [site, sheet(model.get("_box_css")), sheet(hostRules(site.cssRules)), sheet(plotlyRules())];
+}
+
 async function render({ model, el }) {
+  const host = document.createElement("div");
+  host.className = "ae-notebook-host";
+  el.appendChild(host);
+  const shadow = host.attachShadow({ mode: "open" });
   const box = document.createElement("div");
   box.className = "ae-notebook";
-  el.appendChild(box);
+  shadow.appendChild(box);
   let widget = null;
   // An answer's payload comes as bytes beside the message (the kernel's JSON as the bridge wrote
   // it; Plotly's script): a DataView in Jupyter, an ArrayBuffer or DataView in marimo.
@@ -119,6 +156,7 @@ async function render({ model, el }) {
   };
   model.on("msg:custom", onMessage);  // before the first request: Plotly's answer comes by it
   if (model.get("view") === "chart") await plotlyReady(model);
+  shadow.adoptedStyleSheets = styles(model);  // after Plotly, whose rules are made as it loads
   widget = build(model, box);
   // The notebook's theme changed: the widget is drawn again, its charts in the new colours.
   let shown = notebookTheme();

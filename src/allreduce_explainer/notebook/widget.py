@@ -62,7 +62,9 @@ class Widget(anywidget.AnyWidget):
     traits_of: dict[str, str]  # its spec's parameter -> the trait that holds it
 
     _esm = traitlets.Unicode(esm.module()).tag(sync=True)
-    _css = traitlets.Unicode(esm.styles()).tag(sync=True)
+    # not anywidget's _css, which it puts in the notebook's page: these go in the shadow root
+    _site_css = traitlets.Unicode(esm.site_sheet()).tag(sync=True)
+    _box_css = traitlets.Unicode(esm.BOX).tag(sync=True)
     name = traitlets.Unicode(read_only=True).tag(sync=True)
     view = traitlets.Unicode(read_only=True).tag(sync=True)
     html = traitlets.Unicode(read_only=True).tag(sync=True)
