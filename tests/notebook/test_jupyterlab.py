@@ -26,6 +26,7 @@ CELLS = [
     "import ipywidgets\nfrom allreduce_explainer.notebook import Sends, Steps\n"
     "a, b = Sends(gpus=64), Steps(gpus=64)\nipywidgets.jslink((a, 'gpus'), (b, 'gpus'))\n"
     "display(a, b)",
+    "k = show('cluster')\nk",
 ]
 
 
@@ -191,6 +192,69 @@ def test_jslink_moves_a_linked_widget_whose_kernel_recomputes_it(lab):
         ".then(() => jupyterapp.commands.execute('notebook:run-cell'))"
     )
     lab.locator("text=linked: 256 256 256").wait_for(timeout=WAIT_MS)
+
+
+# the site's widget controller (AE.Widget) of the widget whose element is `el`
+WIDGET = "AE.widgets.find((w) => w.el === el.closest('[data-widget]'))"
+
+
+def _until(widget, condition: str, arg=None) -> None:
+    """Wait until `condition` (JavaScript, of `w` the widget's controller and `arg`) holds."""
+    widget.evaluate(
+        "(el, [condition, arg]) => new Promise((done) => {"
+        f" const w = {WIDGET}; const holds = new Function('w', 'arg', 'return ' + condition);"
+        " const check = () => holds(w, arg) ? done() : setTimeout(check, 100); check(); })",
+        [condition, arg],
+    )
+
+
+def _kernel_prints(lab, code: str, expect: str) -> None:
+    """A new cell below runs `code` in the kernel; its output has `expect`."""
+    lab.evaluate(
+        "([code]) => jupyterapp.commands.execute('notebook:insert-cell-below')"
+        ".then(() => jupyterapp.commands.execute('notebook:replace-selection', {text: code}))"
+        ".then(() => jupyterapp.commands.execute('notebook:run-cell'))",
+        [code],
+    )
+    lab.locator(f"text={expect}").first.wait_for(timeout=WAIT_MS)
+
+
+def test_the_clusters_log_panel_works_in_the_notebook(lab, tmp_path):
+    """The cluster's log panel (logpanel.js) among the notebook's views: an example's button
+    loads its log (the kernel's `example` follows, the examples give way to the log's charts,
+    the debug log's ring is drawn), "use the fitted figures" applies the fit, and a file opened
+    from disk reaches the kernel as `log_file`."""
+    k = lab.locator('.ae-notebook [data-widget^="cluster-"]')
+    examples = k.locator('[data-role="log-examples"]')
+    examples.wait_for(timeout=WAIT_MS)
+    k.locator('[data-example="debug-2nodes"]').click()
+    examples.wait_for(state="hidden", timeout=WAIT_MS)
+    k.locator('[data-role="debug-view"]').wait_for(timeout=WAIT_MS)  # shown for a debug log
+    drawn = k.locator('[data-role="debug-diagram"]').evaluate(
+        "svg => svg.querySelectorAll('*').length"
+    )
+    assert drawn > 16, drawn  # the ring's 16 GPUs and their links, beside the bare title
+    _kernel_prints(lab, "print('example:', k.example, bool(k.state['figures']['time']['figure']))",
+                   "example: debug-2nodes True")  # fmt: skip
+    fit = k.locator('[data-action="use-fit"]')
+    assert fit.is_enabled()
+    want = k.evaluate(f"el => {WIDGET}.state.fit_apply")
+    fit.click()
+    # the view has the kernel's answer (the kernel kept it as it answered), then the kernel says
+    _until(k, "Object.entries(arg).every(([p, v]) => w.state.params[p] === v)", want)
+    _kernel_prints(
+        lab,
+        f"print('fitted:', {{p: k.state['params'][p] for p in {sorted(want)!r}}} == {want!r})",
+        "fitted: True",
+    )
+    log = ROOT / "tests" / "data" / "allreduce_current.txt"
+    k.locator('[data-role="log-file"]').set_input_files(str(log))
+    _until(k, "w.state.params.log_file !== ''")
+    _kernel_prints(
+        lab,
+        f"print('file:', k.log_file == open({str(log)!r}).read(), repr(k.example))",
+        "file: True ''",
+    )
 
 
 def test_the_packages_server_extension_sets_nodelay_on_the_kernels_websocket(lab, folder):

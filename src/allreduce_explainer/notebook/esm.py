@@ -15,8 +15,9 @@ from .. import palette
 from . import assets
 
 # The site's views and the controller, in the order their `provides`/`uses` lines need: the
-# diagram before the stepper that draws with it, every view before widget.js
-VIEWS = ("diagram.js", "stepper.js", "chart.js", "exercise.js", "widget.js")
+# diagram before the stepper that draws with it, every view before widget.js; then the cluster's
+# log panel (its file, examples, fitted figures and rings), which the adapter wires to its widget
+VIEWS = ("diagram.js", "stepper.js", "chart.js", "exercise.js", "widget.js", "logpanel.js")
 ADAPTER = Path(__file__).with_name("widget.mjs")
 
 
@@ -28,9 +29,13 @@ def module() -> str:
     # stepper.js and diagram.js read the GPU colours' count from the page's root, as the site's
     # base template sets it (palette.GPU_COLOURS)
     colours = len(palette.GPU_COLOURS)
+    # a notebook has no page to start: the log panel's page hook runs never, and the adapter
+    # wires each of its widgets as it draws it
     return (
         "if (!(window.AE && window.AE.Widget)) {\n"
         f'  document.documentElement.dataset.gpuColours ||= "{colours}";\n'
+        "  window.AE = window.AE || {};\n"
+        "  window.AE.onPage = window.AE.onPage || function () {};\n"
         f"{views}\n}}\n" + ADAPTER.read_text(encoding="utf-8")
     )
 

@@ -12,6 +12,7 @@ AE.python = AE.python || { status: "ready" };
 // A notebook's lab asks its own question in its cells: its widgets ask no prediction first (as
 // the site with predict=0), so a stepper steps and a chart shows at once.
 AE.predict = AE.predict || (() => null);
+AE.widgets = AE.widgets || [];  // the widgets drawn on this page, as the log panel finds them
 const metas = (AE.notebookMeta = AE.notebookMeta || {});
 AE.meta = AE.meta || ((name) => metas[name] || "");
 
@@ -62,6 +63,8 @@ function build(model, box, state) {
   const root = box.querySelector("[data-widget]");
   if (state) root.querySelector('script[data-role="state"]').textContent = JSON.stringify(state);
   const widget = new AE.Widget(root);
+  AE.widgets.push(widget);
+  if (AE.logPanel && root.querySelector('[data-role="log-file"]')) AE.logPanel.attach(root);
   // The front end's copy of the parameters too, one trait each (marimo's reactive value and a
   // jslink follow them), saved once the view has drawn the answer, and only those that changed:
   // your cluster's megabyte log is not serialised on the change's path. A next call saves first,
@@ -160,15 +163,21 @@ async function render({ model, el }) {
   widget = build(model, box);
   // The notebook's theme changed: the widget is drawn again, its charts in the new colours.
   let shown = notebookTheme();
+  const forget = (w) => {
+    const i = AE.widgets.indexOf(w);
+    if (i >= 0) AE.widgets.splice(i, 1);
+  };
   const observer = new MutationObserver(() => {
     if (notebookTheme() === shown) return;
     shown = notebookTheme();
+    forget(widget);
     widget = build(model, box, widget.state);
   });
   for (const e of [document.body, document.documentElement]) {
     observer.observe(e, { attributes: true, attributeFilter: ["class", "data-jp-theme-light", "data-theme"] });
   }
   return () => {
+    forget(widget);
     observer.disconnect();
     model.off("msg:custom", onMessage);
   };
