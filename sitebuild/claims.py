@@ -65,10 +65,10 @@ SENTENCE_END = re.compile(
     r"(?<=[.!?])((?:[)\"”’*_\ue002]|\[\^[\w-]+\])*)\s+(?=[A-Z<“\"(\[{\u00a0\ue000]|$)"
 )
 BLOCK_START = re.compile(r"^\s*(?:[-*+] |\d+\. |#|\||</?(?:div|details|summary|p|ul|ol|li)\b|:\s)")
-# what is not words of a sentence: tags, quotations (a source's words), code, math, stashed
+# what is not words of a sentence: tags, quotations and a source's figures (its words), code, math, stashed
 # widgets, link targets; and "below" or "above" that point at a part of the page
 NOT_WORDS = re.compile(
-    r"<q\b.*?</q>|<code>.*?</code>|`[^`]*`|\$[^$]*\$|STASH\d+X|\]\([^)]*\)|\[\^[\w-]+\]|<[^>]+>"
+    r'<q\b.*?</q>|<span data-role="source">.*?</span>|<code>.*?</code>|`[^`]*`|\$[^$]*\$|STASH\d+X|\]\([^)]*\)|\[\^[\w-]+\]|<[^>]+>'
     r'|"[^"]*"|“[^”]*”|\((?:see )?(?:just )?(?:above|below)\)'
     r"|\b(?:chart|table|widget|box|stepper|list|figure|lab|panel|readouts?|questions?|line)s?"
     r"\s+(?:just\s+)?(?:below|above)\b",

@@ -262,3 +262,8 @@ MODELS = (
     "llama3-70b",
     "llama3-405b",
 )
+
+# The FSDP threshold J. Austin et al., "How to Scale Your Model" (2025, chapter "How to Parallelize
+# a Transformer for Training") give for their own chips: about 2,475 tokens per chip at peak
+# FLOP/s, about 990 at 40 % of peak. Page 8 quotes it beside its own threshold for an H100.
+SCALING_BOOK_FSDP_TOKENS = (2475, 990)
