@@ -43,7 +43,11 @@ UNITS = (
     r"|bytes?\b|tokens?\b|times\b|ulps?\b|α"
     r"|[×x](?=\s+(?:faster|slower|more|less|as|the|higher|lower|larger|smaller)\b|[).,;:!?])"
 )
-FIGURE = re.compile(rf"(?<![\w.,\-−])\d+(?:[.,]\d+)*{_SEP}(?:{UNITS})|(?<![\w.,\-−])\d+ B\b")
+NUMBER = r"\d+(?:[.,]\d+)*"
+# a number or a range (46–49 GB/s) with its unit
+FIGURE = re.compile(
+    rf"(?<![\w.,\-−–]){NUMBER}(?:–{NUMBER})?{_SEP}(?:{UNITS})|(?<![\w.,\-−–]){NUMBER} B\b"
+)
 
 # words that compare or qualify a figure: a sentence with a fact and one of these is a claim
 COMPARATIVE = re.compile(
@@ -65,11 +69,12 @@ SENTENCE_END = re.compile(
     r"(?<=[.!?])((?:[)\"”’*_\ue002]|\[\^[\w-]+\])*)\s+(?=[A-Z<“\"(\[{\u00a0\ue000]|$)"
 )
 BLOCK_START = re.compile(r"^\s*(?:[-*+] |\d+\. |#|\||</?(?:div|details|summary|p|ul|ol|li)\b|:\s)")
-# what is not words of a sentence: tags, quotations and a source's figures (its words), code, math, stashed
-# widgets, link targets; and "below" or "above" that point at a part of the page
+# what is not words of a sentence: tags, quotations and a source's figures (its words), code,
+# math, stashed widgets, link targets; and "below" or "above" that point at a part of the page
 NOT_WORDS = re.compile(
-    r'<q\b.*?</q>|<span data-role="source">.*?</span>|<code>.*?</code>|`[^`]*`|\$[^$]*\$|STASH\d+X|\]\([^)]*\)|\[\^[\w-]+\]|<[^>]+>'
-    r'|"[^"]*"|“[^”]*”|\((?:see )?(?:just )?(?:above|below)\)'
+    r'<q\b.*?</q>|<span data-role="source">.*?</span>|<code>.*?</code>|`[^`]*`|\$[^$]*\$'
+    r"|STASH\d+X|\]\([^)]*\)|\[\^[\w-]+\]|<[^>]+>"
+    r'|"[^"]*"|“[^”]*”|\b(?:above|below)\)'
     r"|\b(?:chart|table|widget|box|stepper|list|figure|lab|panel|readouts?|questions?|line)s?"
     r"\s+(?:just\s+)?(?:below|above)\b",
     re.S,
@@ -105,11 +110,11 @@ def cited_figures() -> set[str]:
     """Every number the catalog states beside its citations (catalog/*.py: the measured runs'
     rows and quotations, the datasheets' rates, the papers' figures), as they print it."""
     text = "".join(p.read_text() for p in Path(measured.__file__).parent.glob("*.py"))
-    return set(re.findall(r"\d+(?:[.,]\d+)*", text))
+    return set(re.findall(NUMBER, text))
 
 
-def _number(figure: str) -> str:
-    return re.match(r"\d+(?:[.,]\d+)*", figure).group()
+def _numbers(figure: str) -> list[str]:
+    return re.findall(NUMBER, figure)
 
 
 def refuse_typed_figures(path: Path, where: str, html: str) -> None:
@@ -133,7 +138,9 @@ def refuse_typed_figures(path: Path, where: str, html: str) -> None:
             )
     cited = cited_figures()
     for quoted in _role_spans(html, "source"):
-        stray = [f for f in FIGURE.findall(_plain(FACT.sub("", quoted))) if _number(f) not in cited]
+        stray = [
+            f for f in FIGURE.findall(_plain(FACT.sub("", quoted))) if not set(_numbers(f)) <= cited
+        ]
         if stray:
             problems.append(
                 f"a source's figure {stray} is not in the catalog's citations (catalog/measured.py"
