@@ -240,11 +240,14 @@ class Claims:
         """What a template calls: `claim` and `noclaim`."""
         return {"claim": self.claim, "noclaim": self.noclaim}
 
-    def check(self, text: str, where: str = "the prose", first_line: int = 1) -> str:
+    def check(
+        self, text: str, where: str = "the prose", first_line: int = 1, source: str = ""
+    ) -> str:
         """The rendered `text` without its markers, once every sentence in it is held to the
         rule: a sentence with a fact compares only inside a claim or a noclaim, and a claim's
-        condition reads a fact its sentence shows. `first_line` is the file's line of the
-        text's first line, for the message."""
+        condition reads a fact its sentence shows. A refusal names the sentence's line in the
+        file: found in the template `source` (which begins on the file's `first_line`), since a
+        loop in a template renders more lines than it has."""
         problems = []
         for line, sentence in sentences(text):
             shown = set(FACT_NAME.findall(sentence))
@@ -266,7 +269,8 @@ class Claims:
             raise SystemExit(
                 f"{self.path}: {where}: "
                 + "; ".join(
-                    f"line {first_line + line}: {why}: {_plain(_unmarked(s))!r}"
+                    f"line {first_line + _source_line(source, s, line)}: {why}: "
+                    f"{_plain(_unmarked(s))!r}"
                     for line, s, why in problems
                 )
                 + '. Write a comparison as {% call claim("condition on f") %}…{% endcall %}, or'
@@ -277,6 +281,20 @@ class Claims:
 
 
 FACT_NAME = re.compile(r'<data class="fact" data-fact="(\w+)"')
+
+
+def _source_line(source: str, sentence: str, rendered: int) -> int:
+    """The line (from 0) of the template `source` that a rendered sentence starts on: where
+    its longest run of literal text (no fact, tag or marker: those are rendered) is found, less
+    the lines before it in the sentence; `rendered`, its line in the rendered text, if not."""
+    sentence = sentence.lstrip()
+    runs = re.split(f"<[^>]*>|[{OPEN}{MID}{CLOSE}]|\\d+(?={MID})", sentence)
+    longest = max(runs, key=len).strip()
+    at = source.find(longest) if len(longest) > 12 else -1
+    if at < 0:
+        return rendered
+    before = sentence[: sentence.find(longest)].count("\n")
+    return source.count("\n", 0, at) - before
 
 
 def _unmarked(text: str) -> str:

@@ -114,7 +114,7 @@ def render_prose(
 
     claims = Claims(page.path, context.get("f"))
     text = template(page.source).render(widget=widget, **claims.globals(), **context)
-    text = claims.check(text, "the prose", first_line(page))
+    text = claims.check(text, "the prose", first_line(page), page.source)
     text = math_to_mathml(text, stash)
     body = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, output_format="html")
     refuse_retired_names(page.path, body)
@@ -152,7 +152,7 @@ def render_lessons(page: Page, context: dict) -> Page:
 
     def render(text: str, where: str) -> str:
         rendered = template(text).render(**claims.globals(), **context)
-        return markupsafe.Markup(claims.check(rendered, where))
+        return markupsafe.Markup(claims.check(rendered, where, 1, text))
 
     questions = enumerate(page.questions, 1)
     out = replace(

@@ -345,8 +345,8 @@ def steps(params=None) -> dict:
     logs = [2 * math.log2(x) for x in fig.GPU_SWEEP]
     data = [
         _steps_line("ring: 2(n−1)", ring, SERIES["ring"], "solid", "circle"),
-        _steps_line("tree: counted from its schedule", tr, SERIES["tree"], "dash", "square"),
-        _steps_line("2 log₂ n", logs, NEUTRAL, "dot", None),
+        _steps_line("tree: counted from its schedule", tr, SERIES["tree"], "solid", "square"),
+        _steps_line("2 log₂ n", logs, NEUTRAL, REFERENCE_DASH, None),
         fig.you_are_here(f"{n} GPUs", n, [ring_steps(n), tree.steps(n)]),
     ]
     return views.chart(
