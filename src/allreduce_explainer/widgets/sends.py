@@ -89,8 +89,10 @@ def sends(params=None) -> dict:
             "diamond",
             "naive, other GPUs",
         ),  # fmt: skip
-        {**_line("two gradients", fig.GPU_AXIS_ENDS, [2, 2], NEUTRAL, REFERENCE_DASH),
-         "showlegend": False},
+        {
+            **_line("two gradients", fig.GPU_AXIS_ENDS, [2, 2], NEUTRAL, REFERENCE_DASH),
+            "showlegend": False,
+        },
         _key("counted (simulation)", {"mode": "markers", "marker": {"color": NEUTRAL}}),
         _key(
             f"formula ({WHITEBOARD.legend})",
