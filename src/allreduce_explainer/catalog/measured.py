@@ -59,6 +59,12 @@ class Curve:
     source: str
     file: str  # its log in tests/data/nccl-tests/
 
+    @property
+    def cited(self) -> str:
+        """The run's citation, short: its repository and issue ("NVIDIA/nccl-tests#290"), so
+        a page that quotes its figure says which of the cited runs it means."""
+        return self.source.split(",")[0].split(" (")[0]
+
 
 CURVES = (
     Curve(

@@ -564,7 +564,7 @@ def busbw_curve(params=None) -> dict:
     big = next(c for n, c in zip(CURVE_SIZES, rows, strict=True) if n == CURVE_BIG)
     where = f"{sys_.nodes} server{'s' if sys_.nodes > 1 else ''} of {sys_.gpus_per_node} {p['gpu']}"
     got = (
-        f"; the published run ({run.label}) measured {fmt.sig(max(y for _, y in run.rows), 4)} "
+        f"; the published run ({run.label}; {run.cited}) measured {fmt.sig(max(y for _, y in run.rows), 4)} "
         f"GB/s at its largest"
         if run
         else "; no published run on this system is cited here"
@@ -606,7 +606,7 @@ def busbw_curve(params=None) -> dict:
             "nccl_own": f"{fmt.sig(big.nccl_busbw_GBps, 4)} GB/s",
             "half": fmt.nbytes(half),
             "measured": (
-                f"{fmt.sig(max(y for _, y in run.rows), 4)} GB/s ({run.label})"
+                f"{fmt.sig(max(y for _, y in run.rows), 4)} GB/s ({run.label}; {run.cited})"
                 if run
                 else "— (no published run on this system cited here)"
             ),
