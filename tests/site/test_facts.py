@@ -22,7 +22,8 @@ from sitebuild.pages import Builder
 from sitebuild.prose import render_lessons, render_prose
 
 # a number and a unit a reader would take for a measured or computed figure
-UNIT = r"(?:%|[kMGT]i?B(?:/s)?|[kMGT]b/s|TFLOP/s|[mµ]?s|bytes?|tokens?|times)"
+UNIT = r"(?:%|[kKMGT]i?B(?:/s)?|[kMGT]b/s|[kMGT]bit/s|[kMGTP]?FLOP(?:s|/s)?|[mµn]?s|bytes?"
+UNIT += r"|tokens?(?:/s)?|times|ulps?|α)"
 FIGURE = re.compile(rf"(?<![\w.,−-])\d[\d,]*(?:\.\d+)?\s?{UNIT}(?![\w/])")
 EXEMPT = ["data.fact", "q", "blockquote", "code", "pre", "math", "[data-role=example]"]
 EXEMPT += ["[data-role=source]", "[data-widget]", "nav", "footer", "details.answer"]
@@ -62,6 +63,8 @@ def test_the_checks_fail_on_counter_examples():
     assert not two_texts({"a": one, "b": one})
     prose = '<article><p>It takes 0.076 s, or <data class="fact">9 ms</data>.</p></article>'
     assert typed(BeautifulSoup(prose, "html.parser")) == ["0.076 s"]
+    units = "<article><p>64 KiB, 22 α, 3 ulps, 2 GFLOP, 12.5 Gbit/s, 900 tokens/s.</p></article>"
+    assert len(typed(BeautifulSoup(units, "html.parser"))) == 6
     quoted = "<article><p>A maintainer: <q>about 370GB/s</q>; $1$ GPU.</p></article>"
     assert typed(BeautifulSoup(quoted, "html.parser")) == []
 

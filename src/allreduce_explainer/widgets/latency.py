@@ -564,8 +564,8 @@ def busbw_curve(params=None) -> dict:
     big = next(c for n, c in zip(CURVE_SIZES, rows, strict=True) if n == CURVE_BIG)
     where = f"{sys_.nodes} server{'s' if sys_.nodes > 1 else ''} of {sys_.gpus_per_node} {p['gpu']}"
     got = (
-        f"; the published run ({run.label}; {run.cited}) measured {fmt.sig(max(y for _, y in run.rows), 4)} "
-        f"GB/s at its largest"
+        f"; the published run ({run.label}; {run.cited}) measured "
+        f"{fmt.sig(max(y for _, y in run.rows), 4)} GB/s at its largest"
         if run
         else "; no published run on this system is cited here"
     )
