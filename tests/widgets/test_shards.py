@@ -207,3 +207,28 @@ def test_shard_memory_bad_input():
 def test_facts_are_computed():
     g = shards.facts()
     assert g["shard_ratio"] == "1.5" and g["shard_big_fits"] == "ZeRO-3 / FSDP"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [None, {"tokens_per_gpu": 64}, {"gpus": 16, "tokens_per_gpu": 256}, {"tokens_per_gpu": 1}],
+)
+def test_the_time_summary_ranks_only_what_differs_at_its_precision(params):
+    """T12: ZeRO-1's 0.0864 s against DDP's 0.0866 s both print 2.1 s a step, so neither is "the
+    fastest" alone: the summary names every strategy whose step prints the fastest's text, and
+    calls none the fastest when every step prints the same."""
+    part = WIDGETS["shard_memory"](params)["figures"]["time"]
+    printed = {row[0]: row[3] for row in part["table"]["rows"]}
+    fast, slow = min(printed.values(), key=_seconds), max(printed.values(), key=_seconds)
+    summary = part["summary"]
+    if fast == slow:
+        assert "fastest" not in summary and f"every strategy takes {fast}" in summary
+        return
+    named = summary.split("; ", 1)[1].split(" the fastest at ")[0].removesuffix(" is")
+    named = set(named.removesuffix(" are").replace(" and ", ", ").split(", "))
+    assert named == {s for s, t in printed.items() if t == fast}, summary
+
+
+def _seconds(text: str) -> float:
+    number, unit = text.replace(",", "").split()
+    return float(number) * {"s": 1, "ms": 1e-3, "µs": 1e-6}[unit]

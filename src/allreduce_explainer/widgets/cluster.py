@@ -16,7 +16,7 @@ import math
 from .. import api, fmt, nccl
 from ..catalog import hardware, measured, models
 from ..errors import ParamError
-from ..logs import examples
+from ..logs import examples, ncclfit
 from ..palette import SERIES
 from ..params import Param, api_args, narrowed, spec, validated
 from ..performance import bands, fitted
@@ -378,6 +378,7 @@ def facts() -> dict[str, str]:
     l70 = calculator.calc(model="llama3-70b")
     one = calculator.calc(gpus=8)
     return {
+        "perf_first_size": fmt.binary_bytes(ncclfit.MIN_BYTES),  # the log panel's fit starts here
         "cluster_allreduce": fmt.seconds(r["allreduce_s"]),
         "cluster_estimate": fmt.seconds(r["nccl_time_s"]),
         "cluster_nccl_algorithm": r["nccl_algorithm"],
@@ -490,6 +491,7 @@ def _band_facts() -> dict[str, str]:
     r = calculator.calc()
     klass = nccl.band_class(nccl.System(r["gpu"], r["gpus"], r["gpus_per_node"]))
     out = {"band_systems": str(len(fitted.FITTED_ON)), "band_class": klass}
+    out["band_first_size"] = fmt.binary_bytes(bands.BANDS[0][0])  # nothing validated below
     for name, (lo, hi) in zip(BAND_NAMES, bands.BANDS, strict=True):
         b = bands.band(klass, lo)
         out[f"band_{name}_range"] = bands.range_text(lo, hi)

@@ -302,7 +302,7 @@ def _figure(times: dict, servers: int, g: int, at: dict, nccl_times: list, nccl_
     symbols = {"ring": "circle", "multi-ring": "diamond", "hierarchical": "square"}
     data = [
         fig.line(
-            LABELS[m],
+            f"{LABELS[m]}, {WHITEBOARD.legend}",
             SERVER_X,
             times[m],
             SERIES[m],

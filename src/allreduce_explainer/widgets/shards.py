@@ -15,6 +15,7 @@ from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
 from ..params import Param, narrowed, spec, validated
 from ..simulation.shard import OPTIMIZERS
+from ..sources import REFERENCE_DASH
 from ..training import calculator, memory, shardcost
 from . import Widget, diagram, views
 from . import figures as fig
@@ -270,7 +271,8 @@ def _labels() -> list[str]:
 
 def _memory_figure(rows: dict, have: float, gpu: str) -> dict:
     """One stacked bar per strategy (memory.py's bytes of each part, in GiB) and the GPU's
-    memory as a dashed line across them: a bar above the line does not fit."""
+    memory as a dash-dot line across them (a limit, no source of time): a bar above the line
+    does not fit."""
     gib, labels = hardware.GIB, _labels()
     data = [
         {
@@ -294,7 +296,7 @@ def _memory_figure(rows: dict, have: float, gpu: str) -> dict:
     # ran across the bars on a phone
     line = {
         "type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": have / gib, "y1": have / gib,
-        "line": {"dash": "dash", "width": 2, "color": NEUTRAL}, "showlegend": True,
+        "line": {"dash": REFERENCE_DASH, "width": 2, "color": NEUTRAL}, "showlegend": True,
         "name": f"{gpu}'s memory, {fmt.sig(have / gib, 3)} GiB (✗: does not fit)",
     }  # fmt: skip
     return {
@@ -330,8 +332,7 @@ def _time_part(rows: dict, compute_s: float) -> views.Part:
          "x": comm, "marker": {"color": COMM},
          "hovertemplate": hover + "communication<extra></extra>"},
     ]  # fmt: skip
-    fastest = min(range(len(steps)), key=steps.__getitem__)
-    slowest = max(range(len(steps)), key=steps.__getitem__)
+    shown = [fmt.seconds(t) for t in steps]
     return views.part(
         figure={
             "data": data,
@@ -345,9 +346,7 @@ def _time_part(rows: dict, compute_s: float) -> views.Part:
         summary=(
             f"Time per step with no overlap: compute {fmt.seconds(compute_s)} for every "
             f"strategy, plus communication from {fmt.seconds(min(comm))} to "
-            f"{fmt.seconds(max(comm))}; {labels[fastest]} is the fastest at "
-            f"{fmt.seconds(steps[fastest])}, {labels[slowest]} the slowest at "
-            f"{fmt.seconds(steps[slowest])}."
+            f"{fmt.seconds(max(comm))}; {_ranked(labels, steps, shown)}."
         ),
         table={
             "columns": ["strategy", "compute", "communication", "step, no overlap"],
@@ -535,3 +534,18 @@ RECORDS = (
         ),
     ),
 )
+
+
+def _ranked(labels: list[str], steps: list[float], shown: list[str]) -> str:
+    """The fastest and the slowest strategies, as printed: a summary ranks only what differs at
+    its precision, so strategies whose step prints the same are named together, and when every
+    step prints the same none is called faster."""
+    fast, slow = shown[steps.index(min(steps))], shown[steps.index(max(steps))]
+    if fast == slow:
+        return f"every strategy takes {fast} a step"
+
+    def named(text: str) -> str:
+        return fmt.in_words([label for label, s in zip(labels, shown, strict=True) if s == text])
+
+    verb = "is" if shown.count(fast) == 1 else "are"
+    return f"{named(fast)} {verb} the fastest at {fast}, {named(slow)} the slowest at {slow}"
