@@ -279,7 +279,6 @@ DDP = spec(
     *_links(NCCL_NVLINK_HOP_US, NCCL_NETWORK_HOP_US),
     Param("gpu", DEFAULT_GPU, "name"),  # without a label: the library's only, not the CLI's
     Param("timing", "nccl", "choice", choices=_choices(DDP_TIMINGS)),
-    Param("sweep_first_mb", None, "float", "", 0, MAX_BUCKET_MB, unit="MiB", optional=True),
 )  # fmt: skip
 
 
@@ -290,7 +289,9 @@ def ddp(p: dict) -> dict:
     timing "nccl" (the default) times each bucket's all-reduce by NCCL's model for `gpu`, with
     one network card of inter_bw GB/s per GPU; "lock-step" by the teaching model of pages 3-6,
     with the links' rates and latencies. peak_tflops defaults to the GPU's dense BF16 peak.
-    sweep_first_mb fixes the sweep's first bucket (1: PyTorch 2.3 and earlier).
+    The sweep varies the cap and keeps the run's first bucket: first_bucket_mb when given, else
+    1 MiB when the cap is unset (PyTorch's default), else the cap (PyTorch 2.4 and later). Its
+    best cap is the least exposed time over every cap (ddp.optimum), not a point of the sweep.
     """
     m = model_name(p["model"])
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
@@ -337,9 +338,14 @@ def ddp(p: dict) -> dict:
         "bucket_timeline": rows,
     }
     if p["sweep"]:
-        swept = ddp_engine.sweep(m, timed, b, flops, grad_bytes, first_mb=p["sweep_first_mb"])
-        best = ddp_engine.best(swept)
+        swept_first = ddp_engine.DEFAULT_FIRST_MB if cap is None and first is None else first
+        swept = ddp_engine.sweep(m, timed, b, flops, grad_bytes, first_mb=swept_first)
+        best = ddp_engine.optimum(m, timed, b, flops, grad_bytes, swept_first)
         out.update(best_bucket_mb=best["bucket_mb"], best_exposed_s=best["exposed_s"], sweep=swept)
+        # the sweep's first bucket in bytes; None: each cap's own (PyTorch 2.4 and later)
+        out["sweep_first_bucket_bytes"] = (
+            None if swept_first is None else int(swept_first * ddp_engine.MIB)
+        )
     return out
 
 

@@ -21,6 +21,10 @@ INDEX = json.loads((GOLDEN / "index.json").read_text(encoding="utf-8"))
 # example -> {(key path, "added" | "changed"): why}; a list's items are "[]"
 BAND = "the band's worst is now the worst of every class at that size, its class's own kept"
 GPG = "the calculator's settings carry the run's -g as gpus_per_process"
+SWEPT_FIRST = (
+    "the sweep keeps the run's first bucket (1 MiB with the cap unset, as page 7's default), "
+    "where it used the cap and called that the first bucket above (T2)"
+)
 CHANGED = {
     "simulate-ring": {
         ("chunks", "added"): "the ring's chunks, which the steppers read instead of recomputing",
@@ -42,6 +46,15 @@ CHANGED = {
         ("runs[].nccl_fit.calculator_settings.calc_kwargs.gpus_per_process", "added"): GPG,
     },
     "nccl-debug": {("calculator.gpus_per_process", "added"): GPG},
+    "ddp": {
+        ("best_bucket_mb", "changed"): "the best cap is the least exposed time over every cap, "
+        "the shortest decimal that gives its buckets, not a point of the 41-cap sweep (T1)",
+        ("sweep[].exposed_s", "changed"): SWEPT_FIRST,
+        ("sweep[].buckets", "changed"): SWEPT_FIRST,
+        ("sweep[].allreduce_total_s", "changed"): SWEPT_FIRST,
+        ("sweep_first_bucket_bytes", "added"): "the sweep's first bucket, which the human view "
+        "names (None: each cap's own)",
+    },
 }
 
 

@@ -328,7 +328,7 @@ def ddp(r: dict) -> str:
     if "sweep" in r:
         lines += [
             "",
-            "the bucket cap swept (first bucket as above)",
+            _swept_first(r),
             *table(
                 ["cap\n(MiB)", "buckets", "exposed\n(ms)", "all-reduces\n(ms)"],
                 (
@@ -346,12 +346,21 @@ def ddp(r: dict) -> str:
 
 
 def _best(r: dict) -> str:
+    """The least exposed time over every cap, the cap with every digit it holds (the shortest
+    decimal that gives its buckets: one digit fewer may give others)."""
     if "best_bucket_mb" not in r:
         return ""
     return (
-        f"{fmt.sig(r['best_bucket_mb'], 3)} MiB: {fmt.seconds(r['best_exposed_s'])} exposed "
-        "(the sweep below)"
+        f"{fmt.sig(r['best_bucket_mb'], 12)} MiB: {fmt.sig(r['best_exposed_s'] * 1e3, 3)} ms "
+        "exposed (the least of every cap, with the sweep's first bucket)"
     )
+
+
+def _swept_first(r: dict) -> str:
+    first = r["sweep_first_bucket_bytes"]
+    if first is None:
+        return "the bucket cap swept, the first bucket at each cap (PyTorch 2.4 and later)"
+    return f"the bucket cap swept, the first bucket {fmt.binary_bytes(first)}"
 
 
 def _ms(seconds: float) -> str:
