@@ -1,6 +1,10 @@
 """The sharded-data-parallel page's widgets against the core they wrap: the shard stepper's
 check through the widget, the memory chart against shardcost and NCCL's model."""
 
+import contextlib
+import io
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -207,3 +211,35 @@ def test_shard_memory_bad_input():
 def test_facts_are_computed():
     g = shards.facts()
     assert g["shard_ratio"] == "1.5" and g["shard_big_fits"] == "ZeRO-3 / FSDP"
+
+
+
+@pytest.mark.parametrize("params", [{}, {"gpus": 16}, {"model": "llama3-70b", "gpus": 256}])
+def test_overlap_thresholds_are_printed_where_the_collectives_hide(params):
+    """Page 8 and the CLI name the tokens from which FSDP's and HSDP's collectives hide: the
+    printed figure is past the formula's threshold (T ≥ (m-1)/m · F/B, from the hardest block's
+    F and B), and the figure one printed digit lower is not (a threshold rounded down names a
+    batch at which the GPUs still wait)."""
+    s = shards.shard_memory(params)
+    overlap = shards.strategies(s["params"])["overlap"]
+    for key, name in (("zero3_tokens", "zero3"), ("hsdp_tokens", "hsdp")):
+        o = overlap[name]
+        m = o["group_gpus"]
+        threshold = (m - 1) / m * o["flops_per_s"] / (o["bus_GBps"] * 1e9)
+        text = s["readouts"][key]
+        printed = float(text.split(" tokens")[0].replace(",", ""))
+        step = 10 ** (len(str(int(printed))) - 3)
+        assert printed >= threshold > printed - step, (key, text, threshold)
+        line = f"from {math.ceil(threshold):,} tokens per GPU"
+        assert line in " ".join(_cli_shard(s["params"]).split()), line
+
+
+def _cli_shard(p: dict) -> str:
+    from allreduce_explainer.cli import main
+
+    argv = ["shard", "--model", p["model"], "--gpus", str(p["gpus"]), "--gpus-per-node",
+            str(p["gpus_per_node"])]  # fmt: skip
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0
+    return out.getvalue()

@@ -5,6 +5,7 @@ right-aligned. The JSON (--json) keeps every figure at full precision; these vie
 
 from __future__ import annotations
 
+import math
 import re
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -638,7 +639,7 @@ def shard(result: dict) -> str:
     for name, o in r.get("overlap", {}).items():
         lines += prose(
             f"{r['strategies'][name]['label']}: the collectives hide behind compute from "
-            f"{number(round(o['critical_tokens_per_gpu']))} tokens per GPU per step"
+            f"{number(math.ceil(o['critical_tokens_per_gpu']))} tokens per GPU per step"
         )
     return "\n".join(lines)
 

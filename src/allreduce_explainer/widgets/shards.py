@@ -364,7 +364,7 @@ def _tokens_text(o: dict) -> str:
     if not o["bus_GBps"]:
         return "at once: nothing to send"
     return (
-        f"{fmt.sig(o['critical_tokens_per_gpu'], 3)} tokens per GPU "
+        f"{fmt.sig_up(o['critical_tokens_per_gpu'], 3)} tokens per GPU "
         f"(B = {fmt.sig(o['bus_GBps'], 3)} GB/s)"
     )
 
@@ -454,15 +454,17 @@ def _memory_facts(p: dict, out: dict, big_rows: dict) -> dict:
 
 
 def _overlap_facts(p: dict, out: dict) -> dict:
-    """T ≳ (n − 1)/n · F/B with the page's own F and B: the tokens are that formula's value."""
+    """T ≳ (n − 1)/n · F/B with the page's own F and B: the tokens are that formula's value,
+    rounded up at the digits printed."""
     z3, hs = out["overlap"]["zero3"], out["overlap"]["hsdp"]
     gpu = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
     system = nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"], p["gpus_per_node"], nic)
     ring = nccl.graphs(system)["Ring"]
     return {
-        "shard_tokens": fmt.sig(z3["critical_tokens_per_gpu"], 3),
-        "shard_hsdp_tokens": fmt.sig(hs["critical_tokens_per_gpu"], 3),
+        # thresholds rounded up: at the printed figure the collectives do hide
+        "shard_tokens": fmt.sig_up(z3["critical_tokens_per_gpu"], 3),
+        "shard_hsdp_tokens": fmt.sig_up(hs["critical_tokens_per_gpu"], 3),
         "shard_peak_tflops": fmt.sig(gpu.peak_bf16_tflops, 3),
         "shard_mfu_pct": fmt.sig(p["mfu"] * 100, 3),
         "shard_flops_tflops": fmt.sig(z3["flops_per_s"] / 1e12, 3),
