@@ -213,7 +213,6 @@ def test_facts_are_computed():
     assert g["shard_ratio"] == "1.5" and g["shard_big_fits"] == "ZeRO-3 / FSDP"
 
 
-
 @pytest.mark.parametrize("params", [{}, {"gpus": 16}, {"model": "llama3-70b", "gpus": 256}])
 def test_overlap_thresholds_are_printed_where_the_collectives_hide(params):
     """Page 8 and the CLI name the tokens from which FSDP's and HSDP's collectives hide: the
