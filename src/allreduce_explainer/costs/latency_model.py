@@ -6,15 +6,23 @@ src/graph/tuning.cc): 3.4 µs over NVLink, 14 µs over the network. NCCL's full 
 its protocols, tree corrections and choice, is the `nccl` package; the latency page draws both.
 
 The crossover is found on a fine grid of sizes and refined by bisection, so the number a page
-prints is where the two curves meet; NCCL's own ring and tree (its best protocol each) cross
-where `nccl_crossovers` says, found the same way.
+prints is where the two curves meet; NCCL's estimates for its ring and tree (its best protocol
+each) cross where `nccl_crossovers` says, found exactly from the pieces on which they are affine.
 """
 
 from __future__ import annotations
 
 import math
 
-from ..nccl import HW_LATENCY_US, PROTOCOLS, System, best_by_algorithm
+from ..nccl import (
+    HW_LATENCY_US,
+    PROTOCOLS,
+    System,
+    best_by_algorithm,
+    size_breakpoints,
+    tables,
+    terms,
+)
 from ..schedules.topology import Topology
 from . import cost
 
@@ -63,16 +71,50 @@ def crossings(gap, sizes=SIZES, d=None) -> list[float]:
     return out
 
 
-def nccl_crossovers(system: System, best=None, sizes=SIZES) -> list[float]:
-    """Every size at which NCCL's ring (best protocol) becomes no slower than its tree: more
-    than one where the tree's size correction (tuning.cc:623-641) steps across the ring. `best`,
-    if given, is nccl.best_by_algorithm at whole(sizes) already."""
-    if best is None:
-        best = best_by_algorithm(system, whole(sizes))
-    d = [r - t for r, t in zip(best.time_us["Ring"], best.time_us["Tree"], strict=True)]
+def nccl_crossovers(system: System, sizes=SIZES) -> list[float]:
+    """Every size in whole bytes, within `sizes`' span, at which NCCL's ring (best protocol)
+    becomes no slower than its tree: more than one where the tree's size correction
+    (tuning.cc:623-641) steps across the ring. Exact, not a grid's: between two of
+    nccl.size_breakpoints every protocol's time is affine in the size, so each algorithm's best
+    is affine between the sizes where two protocols' lines meet, and the gap ring - tree changes
+    sign only at those sizes or between two of them, where a bisection on whole bytes finds it.
+    (A grid of 8 sizes an octave missed the first of two crossings on 32 GPUs, 2 a server.)"""
+    lo, hi = whole([sizes[0]])[0], whole([sizes[-1]])[0]
+    points = sorted(_kinks(system, lo, hi))
+    best = best_by_algorithm(system, points).time_us
+    d = [r - t for r, t in zip(best["Ring"], best["Tree"], strict=True)]
 
-    def gap(x: float) -> float:
-        at = best_by_algorithm(system, whole([x])).time_us
+    def gap(n: int) -> float:
+        at = best_by_algorithm(system, [n]).time_us
         return at["Ring"][0] - at["Tree"][0]
 
-    return crossings(gap, sizes, d)
+    out = []
+    for i in range(1, len(points)):
+        if d[i - 1] > 0 >= d[i]:
+            a, b = points[i - 1], points[i]  # gap(a) > 0 >= gap(b), whole bytes
+            while b - a > 1:
+                mid = (a + b) // 2
+                a, b = (mid, b) if gap(mid) > 0 else (a, mid)
+            out.append(float(b))
+    return out
+
+
+def _kinks(system: System, lo: int, hi: int) -> set[int]:
+    """Sizes between which the ring's and the tree's best times are both affine: the ends, the
+    size breakpoints, and round each size where two of their protocols' lines meet."""
+    pairs = [(a, p) for (a, p) in tables(system, "AllReduce") if a in ("Ring", "Tree")]
+    edges = [lo, *(b for b in size_breakpoints(system) if lo < b <= hi), hi + 1]
+    out = {lo, hi}
+    for x, y in zip(edges, edges[1:]):  # a piece [x, y): every pair's terms are fixed
+        lines = []
+        for a, p in pairs:
+            lat, bw = terms(system, "AllReduce", a, p, tables(system, "AllReduce")[a, p], x)
+            lines.append((lat, 1 / (1000 * bw)))
+        out |= {x, y - 1}
+        for i, (a0, s0) in enumerate(lines):
+            for a1, s1 in lines[i + 1 :]:
+                if s0 != s1:
+                    n = (a1 - a0) / (s0 - s1)
+                    if x < n < y - 1:
+                        out |= {math.floor(n), math.ceil(n)}
+    return out

@@ -77,7 +77,7 @@ def _nccl_curves(s: nccl.System) -> tuple[nccl.Best, list[float]]:
     """NCCL's times at the page's sizes and its crossovers, once per cluster: the teaching
     model's α does not change them. Read only: they are shared."""
     best = nccl.best_by_algorithm(s, whole(SIZES))
-    return best, nccl_crossovers(s, best)
+    return best, nccl_crossovers(s)
 
 
 def latency(params=None) -> dict:

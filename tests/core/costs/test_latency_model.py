@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, bridge
+from allreduce_explainer import api, bridge, nccl
 from allreduce_explainer.costs import cost
 from allreduce_explainer.costs import latency_model as lm
 from allreduce_explainer.schedules import tree
@@ -116,6 +116,33 @@ def test_reported_crossover_is_where_the_curves_meet(n, alpha, gbps):
         board = s["figures"]["whiteboard"]["figure"]  # the whiteboard model's own chart
         marker = next(t for t in board["data"] if t["name"].startswith("teaching crossover"))
         assert marker["x"] == [x, x]
+
+
+def _nccl_gap(system, sizes: list[int]) -> list[float]:
+    t = nccl.best_by_algorithm(system, sizes).time_us
+    return [r - tr for r, tr in zip(t["Ring"], t["Tree"], strict=True)]
+
+
+CLUSTERS = [(32, 2, 50.0), (64, 8, 50.0), (16, 8, 50.0), (128, 8, 50.0), (96, 4, 25.0),
+            (8, 1, 12.5)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("gpus", "per", "card"), CLUSTERS)
+def test_nccl_crossovers_are_every_crossing_to_the_byte(gpus, per, card):
+    """Each crossover is a whole size at which the ring becomes no slower than the tree, one
+    byte below which it was slower; and a scan of 256 sizes an octave finds no crossing the
+    list lacks (32 GPUs, 2 a server: a crossing at 8.1 MB that 8 sizes an octave missed)."""
+    system = lat.nccl_system(gpus, per, card)
+    found = lm.nccl_crossovers(system)
+    for x in found:
+        below, at = _nccl_gap(system, [int(x) - 1, int(x)])
+        assert below > 0 >= at, x
+    sizes = lm.whole([8 * 2 ** (i / 256) for i in range(256 * 30 + 1)])
+    d = _nccl_gap(system, sizes)
+    scanned = [(sizes[i - 1], sizes[i]) for i in range(1, len(sizes)) if d[i - 1] > 0 >= d[i]]
+    assert len(scanned) <= len(found)
+    for a, b in scanned:
+        assert any(a < x <= b for x in found), (a, b, found)
 
 
 def test_more_latency_moves_the_teaching_crossover_to_larger_messages():
