@@ -286,9 +286,10 @@ DDP = spec(
 def ddp(p: dict) -> dict:
     """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep).
 
-    timing "nccl" (the default) times each bucket's all-reduce by NCCL's model for `gpu`, with
-    one network card of inter_bw GB/s per GPU; "lock-step" by the teaching model of pages 3-6,
-    with the links' rates and latencies. peak_tflops defaults to the GPU's dense BF16 peak.
+    timing "nccl" (the default) times each bucket's all-reduce by the fitted time of NCCL's
+    choice for `gpu`, with one network card of inter_bw GB/s per GPU; "lock-step" by the
+    whiteboard model of pages 3-6, with the links' rates and latencies. peak_tflops defaults
+    to the GPU's dense BF16 peak.
     The sweep varies the cap and keeps the run's first bucket: first_bucket_mb when given, else
     1 MiB when the cap is unset (PyTorch's default), else the cap (PyTorch 2.4 and later). Its
     best cap is the least exposed time over every cap (ddp.optimum), not a point of the sweep.
@@ -354,13 +355,13 @@ def _ddp_system(gpu: str, topo: Topology) -> nccl.System:
     if topo.gpus < 2:
         raise ParamError("gpus", "an all-reduce needs at least 2 GPUs")
     if topo.gpus_per_node > 8:
-        raise ParamError("gpus_per_node", "at most 8 (an HGX/DGX server) in NCCL's model")
+        raise ParamError("gpus_per_node", "at most 8 (an HGX/DGX server) for NCCL's choice")
     nic_Gbps = topo.inter.GBps * 8
     lo, hi = NCCL_NIC_GBPS
     if not lo <= nic_Gbps <= hi:
         raise ParamError(
             "inter_bw",
-            f"must be {lo / 8:g}-{hi / 8:g} GB/s (a {lo:g}-{hi:g} Gb/s card) for NCCL's model",
+            f"must be {lo / 8:g}-{hi / 8:g} GB/s (a {lo:g}-{hi:g} Gb/s card) for NCCL's choice",
         )
     g = topo.gpus_per_node
     return nccl.System(gpu, topo.gpus, g, g, nic_Gbps)
@@ -428,10 +429,10 @@ PRESET_MODEL = Param(
 )  # fmt: skip
 SHARD = spec(
     PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, NIC_GBPS, TOKENS_PER_GPU, MFU,
-    Param("comm_model", "nccl", "choice", f"how the collectives are timed: nccl: NCCL "
-          f"{NCCL_VERSION}'s cost model, the collective it would pick for each size and group, "
-          f"as on page 8 ({', '.join(nccl.GPU_SPECS)}); ring: a single flat ring, "
-          "the teaching model",
+    Param("comm_model", "nccl", "choice", f"how the collectives are timed: nccl: the fitted "
+          f"time of NCCL {NCCL_VERSION}'s choice, the collective it would pick for each size and "
+          f"group, as on page 8 ({', '.join(nccl.GPU_SPECS)}); ring: a single flat ring, "
+          "the whiteboard model",
           choices=_choices(("nccl", "ring"))),
     *LATENCIES_US,
 )  # fmt: skip
@@ -442,10 +443,11 @@ def shard(p: dict) -> dict:
     """Memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP for a model on a cluster.
 
     `strategies[name].memory_bytes_per_gpu` is {"params", "grads", "optimizer", "total"} in
-    bytes; `comm_bytes_per_gpu` the bytes each GPU sends per step; `comm_s` their time, by
-    NCCL's model unless comm_model="ring" (the latencies are the ring's only); `fits` whether
-    the model states fit the GPU's memory (GiB); `overlap[zero3|hsdp]` the tokens per GPU from
-    which the collectives hide, (m - 1)/m · F/B with its F and B, the figure page 8 prints.
+    bytes; `comm_bytes_per_gpu` the bytes each GPU sends per step; `comm_s` their time, the
+    fitted time of NCCL's choice unless comm_model="ring" (the latencies are the ring's only);
+    `fits` whether the model states fit the GPU's memory (GiB); `overlap[zero3|hsdp]` the tokens
+    per GPU from which the collectives hide, (m - 1)/m · F/B with its F and B, the figure page 8
+    prints.
     """
     p = dict(p)
     m = calculator.model_for(p.pop("model"), None)
@@ -453,7 +455,7 @@ def shard(p: dict) -> dict:
     timing = p.pop("comm_model")
     c = calculator.cluster_for(**p)
     if timing == "nccl" and c.gpu.name not in nccl.GPU_SPECS:
-        raise ParamError("gpu", f"NCCL's model knows {', '.join(nccl.GPU_SPECS)}")
+        raise ParamError("gpu", f"NCCL's tuning code knows {', '.join(nccl.GPU_SPECS)}")
     timer = shardcost.nccl_time(c.gpu.name, c.nic_GBps * 8) if timing == "nccl" else None
     out = shardcost.strategies(m, c, tokens, u, **({"comm_time": timer} if timer else {}))
     head = {
@@ -473,7 +475,7 @@ def shard(p: dict) -> dict:
     return head | out
 
 
-# ---- NCCL's own model: its pick and its time, size by size ---------------------------------
+# ---- NCCL's choice: its pick, its estimate and the fitted time, size by size ------------------
 
 MAX_SWEEP_SIZES = 64
 _SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -547,7 +549,8 @@ NCCL_SWEEP = spec(
 @takes(NCCL_SWEEP)
 def nccl_sweep(p: dict) -> dict:
     """NCCL's pick for each size (one `bytes`, or `sizes`): its algorithm and protocol, the
-    fitted time published runs measure, NCCL's own time, and every candidate it weighed."""
+    fitted time (what published runs of that size measure), NCCL's estimate (the time its
+    tuning code picks on), and every candidate it weighed."""
     if (p["bytes"] is None) == (p["sizes"] is None):
         raise ParamError("bytes", "give one size (bytes) or a range (sizes), one of the two")
     sizes = [size("bytes", p["bytes"])] if p["sizes"] is None else size_range(p["sizes"])
@@ -593,8 +596,8 @@ CALC = spec(
     GPU,
     NIC_GBPS,
     GPUS_PER_PROCESS,
-    Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "nccl: NCCL's own choice and "
-          "time; ring, multi-ring, tree, hierarchical, auto: the site's teaching models",
+    Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "nccl: NCCL's choice and its "
+          "fitted time; ring, multi-ring, tree, hierarchical, auto: the site's teaching models",
           choices=_choices(calculator.ALGORITHMS)),
     NCCL_RELEASE,
     Param("grad_dtype", "bf16", "choice", "the gradient's type",
@@ -648,8 +651,9 @@ NCCL_TESTS = spec(
 
 @takes(NCCL_TESTS)
 def nccl_tests(p: dict) -> dict:
-    """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's model
-    fitted (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every run."""
+    """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's
+    regimes fitted to it (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every
+    run."""
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     per = p["gpus_per_node"]
     nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])

@@ -21,6 +21,7 @@ INDEX = json.loads((GOLDEN / "index.json").read_text(encoding="utf-8"))
 # example -> {(key path, "added" | "changed"): why}; a list's items are "[]"
 BAND = "the band's worst is now the worst of every class at that size, its class's own kept"
 GPG = "the calculator's settings carry the run's -g as gpus_per_process"
+NAME = "one name per source of time: NCCL's choice, not 'NCCL's model's pick' (T3)"
 SWEPT_FIRST = (
     "the sweep keeps the run's first bucket (1 MiB with the cap unset, as page 7's default), "
     "where it used the cap and called that the first bucket above (T2)"
@@ -44,8 +45,14 @@ CHANGED = {
         ("nccl_fit.calculator_settings.calc_kwargs.gpus_per_process", "added"): GPG,
         ("runs[].nccl_fit.calculator_settings.gpus_per_process", "added"): GPG,
         ("runs[].nccl_fit.calculator_settings.calc_kwargs.gpus_per_process", "added"): GPG,
+        ("algorithm_basis", "changed"): NAME,
+        ("nccl_fit.calculator_settings.note", "changed"): NAME,
+        ("runs[].nccl_fit.calculator_settings.note", "changed"): NAME,
     },
-    "nccl-debug": {("calculator.gpus_per_process", "added"): GPG},
+    "nccl-debug": {
+        ("calculator.gpus_per_process", "added"): GPG,
+        ("algorithm_basis", "changed"): NAME,
+    },
     "ddp": {
         ("best_bucket_mb", "changed"): "the best cap is the least exposed time over every cap, "
         "the shortest decimal that gives its buckets, not a point of the 41-cap sweep (T1)",

@@ -4,6 +4,7 @@ check through the widget, the memory chart against shardcost and NCCL's model.""
 import contextlib
 import io
 import math
+import re
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from allreduce_explainer import api, nccl
 from allreduce_explainer.catalog import hardware
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.simulation import shard as shard_sim
 from allreduce_explainer.training import calculator, memory, shardcost
 from allreduce_explainer.widgets import WIDGETS, shards
 from helpers import examples, field_of
@@ -242,3 +244,27 @@ def _cli_shard(p: dict) -> str:
     with contextlib.redirect_stdout(out):
         assert main(argv) == 0
     return out.getvalue()
+
+
+def _narrated_owner(narration: str, p: int, n: int) -> int:
+    """The chunk the first frame's sentence gives GPU p, read as a reader reads it."""
+    m = re.search(r"GPU p will own chunk (p|\(p \+ (\d+)\) mod (\d+)) of the (\d+)", narration)
+    if m:
+        assert int(m[4]) == n
+        return p if m[1] == "p" else (p + int(m[2])) % int(m[3])
+    listed = dict(re.findall(r"(\d+) \(GPU (\d+)\)", narration))
+    return int({int(g): c for c, g in listed.items()}[p])
+
+
+@pytest.mark.parametrize("gpus", [2, 3, 4, 8])
+def test_shard_stepper_narrates_the_chunks_its_state_owns(gpus):
+    """Page 8's first frame says which chunk each GPU will own: the state's `owned`, not p + 1."""
+    s = WIDGETS["shard_stepper"]({"gpus": gpus})
+    text = s["frames"][0]["narration"][0]
+    assert [_narrated_owner(text, p, gpus) for p in range(gpus)] == s["owned"]
+
+
+@pytest.mark.parametrize("owned", [[1, 2, 3, 0], [0, 2, 1], [2, 0, 1]])
+def test_the_owners_sentence_follows_any_owner_list(owned):
+    text = shard_sim._owners(owned)
+    assert [_narrated_owner(text, p, len(owned)) for p in range(len(owned))] == owned

@@ -285,7 +285,7 @@ def buckets(r: dict) -> str:
 
 
 def ddp(r: dict) -> str:
-    by = "NCCL's model" if r["timing"] == "nccl" else "the lock-step teaching model"
+    by = "the fitted time of NCCL's choice" if r["timing"] == "nccl" else "the whiteboard model"
     lines = [
         title(
             f"{model(r['model'])} ({r['params']:,} parameters) under DDP on "
@@ -390,7 +390,7 @@ def calc(r: dict) -> str:
                 (w["share_no_overlap"], fmt.percent(r["share_no_overlap"], 1)),
                 (w["share_with_overlap"], fmt.percent(r["share_with_overlap"], 1)),
                 (w["algorithm"], _calc_algorithm(r)),
-                ("NCCL's own estimate", _nccl_estimate(r)),
+                ("NCCL's estimate", _nccl_estimate(r)),
                 (w["band"], _band(r.get("nccl_band"))),
                 ("algbw", rate(r["algbw_GBps"])),
                 (w["busbw"], rate(r["busbw_GBps"])),
@@ -505,7 +505,7 @@ def nccl(result: dict) -> str:
     klass = result["rows"][0]["band"]["class"]
     lines += prose(
         "busbw as nccl-tests defines it; time: the fitted time, as published runs of that size "
-        "measure it; NCCL time and busbw: NCCL's own estimate, which its tuning code picks on."
+        "measure it; NCCL time and busbw: NCCL's estimate, which its tuning code picks on."
     )
     lines += prose(
         f"band: how far published runs of this class ({klass}) come from the time at that "
@@ -645,7 +645,11 @@ def shard(result: dict) -> str:
 
 
 def _comm(model: str) -> str:
-    return "NCCL's model" if model == "nccl" else "a single flat ring (teaching model)"
+    return (
+        "the fitted time of NCCL's choice"
+        if model == "nccl"
+        else "a single flat ring (the whiteboard model)"
+    )
 
 
 def orders(r: dict) -> str:

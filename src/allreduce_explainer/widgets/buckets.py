@@ -439,8 +439,8 @@ def _sweep(grid: list[dict], best: dict, default: dict, current: dict, p: dict) 
 
 
 def facts() -> dict[str, str]:
-    """DDP buckets' figures, timed by NCCL's model: GPT-2 small on the widget's default layout
-    (64 servers of 8 H100s, "many") and on 8 H100s in one server ("one")."""
+    """DDP buckets' figures, timed by the fitted time of NCCL's choice: GPT-2 small on the
+    widget's default layout (64 servers of 8 H100s, "many") and on 8 H100s in one server ("one")."""
     out = {}
     m = models.get("gpt2")
     out["ddp_gpt2_params"] = f"{m.params:,}"

@@ -56,7 +56,7 @@ PROTO_SYMBOLS = {"LL": "circle", "LL128": "diamond", "Simple": "square"}
 
 LATENCY = spec(
     narrowed(api.NCCL_SWEEP["gpus"], label="GPUs", default=64, lo=2, hi=MAX_LATENCY_GPUS),
-    narrowed(api.NCCL_SWEEP["gpus_per_node"], label="GPUs per server (NCCL's model)", default=8,
+    narrowed(api.NCCL_SWEEP["gpus_per_node"], label="GPUs per server (NCCL's curves)", default=8,
              hi=8, optional=False),
     # the whiteboard model's network link, under the page's names
     narrowed(api.ESTIMATE["inter_latency"], "latency_us",

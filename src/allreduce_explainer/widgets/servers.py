@@ -257,9 +257,9 @@ def _nccl(n: int, g: int, nbytes: float, card_GBps: float) -> nccl.Candidate | N
 
 def _nccl_note(pick: nccl.Candidate | None, servers: int, g: int, card_GBps: float) -> str:
     if pick is None:
-        return "NCCL's model needs 2 or more GPUs and a card of 1-3200 Gb/s."
+        return "NCCL's choice needs 2 or more GPUs and a card of 1-3200 Gb/s."
     return (
-        f"NCCL's model picks {pick.algorithm} with {pick.protocol}, {FITTED.name} "
+        f"NCCL picks {pick.algorithm} with {pick.protocol}, {FITTED.name} "
         f"{fmt.seconds(pick.time_us * 1e-6)}, on H100 SXM servers with one "
         f"{fmt.sig(card_GBps * 8, 3)} Gb/s card per GPU, its own NVLink rate and latencies "
         "(the latency fields above feed only the closed forms). Its rings cross each server "
@@ -338,7 +338,7 @@ def _figure(times: dict, servers: int, g: int, at: dict, nccl_times: list, nccl_
 
 def facts() -> dict[str, str]:
     """Across servers: 8 servers of 8 H100s and 14 GB: bytes and steps counted, times by the closed
-    forms at line rate and by NCCL's model; NCCL's pick for a 1 MB message."""
+    forms at line rate and by the fitted time of NCCL's choice; NCCL's pick for a 1 MB message."""
     s, nodes, g = EXAMPLE_GRADIENT_BYTES, 8, 8
     c = {m: count_bytes(m, nodes, g, s) for m in METHODS}
     t = {m: api.estimate(m, nodes * g, s, g)["time_s"] for m in METHODS}

@@ -170,7 +170,7 @@ def _state_text(r: dict) -> str:
 NCCL_GPUS = [g for g in hardware.GPUS if g.name in nccl.GPU_SPECS]
 H100 = hardware.H100_SXM
 COMM_TEXT = {
-    "nccl": f"NCCL {nccl.NCCL_VERSION}'s cost model",
+    "nccl": f"the fitted time of NCCL {nccl.NCCL_VERSION}'s choice",
     "ring": "a single ring (page 4)",
 }
 # The chart's parameters narrow api.shard's (SHARD); the network select is the page's own.
@@ -196,7 +196,7 @@ def _resolve(p: dict) -> dict:
     out["model"] = calculator.resolve_model(p["model"], calculator.PRESET_MODELS)
     g = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     if g not in NCCL_GPUS:
-        raise ParamError("gpu", f"NCCL's model knows {', '.join(x.name for x in NCCL_GPUS)}")
+        raise ParamError("gpu", f"NCCL's tuning code knows {', '.join(x.name for x in NCCL_GPUS)}")
     out["gpu"] = g.name
     out["network"] = hardware.find(hardware.NETWORKS, p["network"], "network")["name"]
     if out["gpus"] % out["gpus_per_node"]:
