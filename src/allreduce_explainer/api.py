@@ -116,6 +116,7 @@ def simulate(p: dict) -> dict:
         p["gpus"], p["gpus_per_node"], *_link_values(p),
         max_gpus=MAX_TRACE_GPUS if trace else MAX_SIM_GPUS,
     )  # fmt: skip
+    _refuse_unused(p, SIMULATE, topo)
     dt = dtypes.get(p["dtype"])
     max_length = MAX_TRACE_LENGTH if trace else min(MAX_LENGTH, MAX_ELEMENTS // topo.gpus)
     if p["values"] is None and length is None:
@@ -146,6 +147,26 @@ def _link_values(p: dict) -> tuple[float, float, float, float]:
     return p["intra_bw"], p["inter_bw"], p["intra_latency"], p["inter_latency"]
 
 
+INTER = ("inter_latency", "inter_bw")  # the link parameters between servers
+
+
+def _refuse_unused(p: dict, s: dict[str, Param], topo: Topology, names=INTER) -> None:
+    """Refuses a link parameter set away from its default that this call cannot apply, naming
+    it, rather than ignore it: with every GPU in one server no message crosses the network, so
+    a latency or a rate between servers changes nothing (notebook 05 passed a 5 µs latency with
+    no servers given, and printed the opposite of page 5's lesson)."""
+    if topo.nodes > 1:
+        return
+    for name in names:
+        if p[name] != s[name].default:
+            raise ParamError(
+                name,
+                f"applies between servers, and all {topo.gpus} GPUs are in one server "
+                f"(GPUs per server {'unset' if p['gpus_per_node'] is None else topo.gpus_per_node}"
+                "): give the GPUs per server (1: every GPU its own server) to use it",
+            )
+
+
 ESTIMATE = spec(
     ALGORITHM,
     Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
@@ -162,6 +183,7 @@ ESTIMATE = spec(
 def estimate(p: dict) -> dict:
     """Closed-form time, steps and bytes of one all-reduce of `bytes` per GPU."""
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
+    _refuse_unused(p, ESTIMATE, topo)
     return cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
 
 
@@ -303,9 +325,11 @@ def ddp(p: dict) -> dict:
     peak = device.peak_bf16_tflops if p["peak_tflops"] is None else p["peak_tflops"]
     flops = peak * 1e12 * p["mfu"]
     if timing == "nccl":
+        _refuse_lockstep(p)
         system = _ddp_system(device.name, topo)
         timed = ddp_engine.nccl_time(system)
     else:
+        _refuse_unused(p, DDP, topo, ("inter_latency",))
         timed = ddp_engine.lockstep_time(topo)
     r = ddp_engine.run(m, timed, b, flops, grad_bytes, cap, first)
     rows = r["buckets"]
@@ -348,6 +372,18 @@ def ddp(p: dict) -> dict:
             None if swept_first is None else int(swept_first * ddp_engine.MIB)
         )
     return out
+
+
+def _refuse_lockstep(p: dict) -> None:
+    """NCCL's timing has its own latencies and NVLink rate: the whiteboard model's are refused
+    when set, as they would change nothing."""
+    for name in ("intra_latency", "inter_latency", "intra_bw"):
+        if p[name] != DDP[name].default:
+            raise ParamError(
+                name,
+                "is the whiteboard model's (timing lock-step); timing nccl takes NCCL's own "
+                "latencies and NVLink rate for the GPU",
+            )
 
 
 def _ddp_system(gpu: str, topo: Topology) -> nccl.System:

@@ -77,7 +77,10 @@ COMMANDS = (
             "that order and printed in the order they are all-reduced, as lists of parameter "
             "indices numbered in model order."),
     Command("ddp", "a real model under DDP: buckets, backward pass and exposed communication",
-            api.ddp, views.ddp, required=("model", "gpus")),
+            api.ddp, views.ddp, required=("model", "gpus"),
+            # timed by the fitted time of NCCL's choice, which has its own latencies and NVLink
+            # rate: the whiteboard model's (the library's timing="lock-step") are not offered
+            skip=("intra_bw", "intra_latency", "inter_latency")),
     Command("calc", "all-reduce time per step, bus bandwidth and share of a step for a model "
             "on a cluster", api.calc, views.calc, required=("gpus",), one_of=("model", "params"),
             description="Defaults: a BF16 gradient, H100 SXM servers of 8, one "

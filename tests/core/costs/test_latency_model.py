@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from allreduce_explainer import api, bridge, nccl
 from allreduce_explainer.costs import cost
 from allreduce_explainer.costs import latency_model as lm
+from allreduce_explainer.errors import ParamError
 from allreduce_explainer.schedules import tree
 from allreduce_explainer.schedules.topology import Topology
 from allreduce_explainer.widgets import latency as lat
@@ -212,3 +213,17 @@ def test_facts_quote_the_default_crossover():
     r = lat.latency()["readouts"]
     assert f["lat_cross"] == r["crossover"] and f["lat_nccl_cross"] == r["crossover_nccl"]
     assert f["steps_1024_tree"] == "20" and f["nccl_tree_8x8"] == "148.4 µs"
+
+
+def test_a_latency_between_servers_is_refused_without_servers():
+    """A latency between servers with every GPU in one server would change nothing: refused,
+    naming it (notebook 05 once printed the ring ahead for a small message that way). Given
+    one GPU per server, it applies: the ring pays 2(n - 1) of them in a row, the tree about
+    2·log2 n, so the tree wins at a small size, page 5's lesson."""
+    with pytest.raises(ParamError) as e:
+        api.estimate("ring", 64, 1e3, inter_latency=5)
+    assert e.value.field == "inter_latency" and "one server" in e.value.message
+    ring = api.estimate("ring", 64, 1e3, 1, inter_latency=5)["time_s"]
+    tree = api.estimate("tree", 64, 1e3, 1, inter_latency=5)["time_s"]
+    assert ring >= 2 * 63 * 5e-6 and tree < ring / 3
+    assert api.estimate("ring", 64, 1e3, inter_latency=0)["time_s"] > 0  # the default: allowed

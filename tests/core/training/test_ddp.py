@@ -325,11 +325,13 @@ def test_each_bucket_is_timed_by_nccls_choice(gpus, gpn, card):
         assert (row["algorithm"], row["protocol"]) == (pick.algorithm, pick.protocol)
 
 
-def test_nccl_timing_does_not_depend_on_the_lock_step_latencies():
-    # the lock-step artefact: NVLink latency 0 changes the lock-step figures, not NCCL's
-    a = api.ddp("gpt2", 16, 8, intra_latency=0.0)
-    b = api.ddp("gpt2", 16, 8)
-    assert a["exposed_s"] == b["exposed_s"]
+def test_nccl_timing_refuses_the_lock_step_latencies_it_cannot_apply():
+    """NVLink latency 0 changes the lock-step figures; NCCL's timing has its own latencies, so
+    it refuses the whiteboard model's, naming each, rather than ignore them (issue 46, item 2)."""
+    for name in ("intra_latency", "inter_latency", "intra_bw"):
+        with pytest.raises(ParamError) as e:
+            api.ddp("gpt2", 16, 8, **{name: 0.5})
+        assert e.value.field == name and "lock-step" in e.value.message
     c = api.ddp("gpt2", 16, 8, intra_latency=0.0, timing="lock-step")
     d = api.ddp("gpt2", 16, 8, timing="lock-step")
     assert c["exposed_s"] < d["exposed_s"]
