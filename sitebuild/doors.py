@@ -1,7 +1,7 @@
 """One name per source of time through every door, not only the pages: the command line's help
-(the top level and every command's), its human output for given command lines, and the
-notebooks' cells (source and any kept output). The pages' prose, lesson texts and widgets are
-checked where they are rendered (claims.refuse_retired_names); the build calls
+(the top level and every command's), its human output for given command lines, the notebooks'
+cells (source and any kept output) and the README. The pages' prose, lesson texts and widgets
+are checked where they are rendered (claims.refuse_retired_names); the build calls
 `refuse_retired_in_doors` once for the rest, and the tests run the command lines.
 """
 
@@ -69,5 +69,7 @@ def notebook_cells(folder: Path = NOTEBOOKS) -> Iterator[tuple[str, str]]:
 
 
 def refuse_retired_in_doors() -> None:
-    """The build's check of the doors beside the pages: the CLI's help and the notebooks."""
-    refuse_retired([*cli_help(), *notebook_cells()])
+    """The build's check of the doors beside the pages: the CLI's help, the notebooks and the
+    README (the library's and the command line's front page)."""
+    readme = ("README.md", (ROOT / "README.md").read_text(encoding="utf-8"))
+    refuse_retired([*cli_help(), *notebook_cells(), readme])
