@@ -62,7 +62,7 @@ REFERENCE_DASH = "dashdot"
 # "NCCL 2.30.7's own time model", "its own cost model", "NCCL's model's time" (the fitted
 # time, or the port's estimate: say which), and the older names kept from the first list.
 RETIRED = (
-    r"NCCL(?: \d[\w.]*)?'s (?:own )?(?:cost |time )?model",
+    r"NCCL(?: \d[\w.]*)? ?'s (?:own )?(?:cost |time )?model",  # "2.30.7 's": a fact's tags
     r"\bits own (?:cost |time )?model",
     r"NCCL's own (?:figure|estimate|time|choice and time)",
     r"as (?:published )?runs (?:of this size )?measure it",
