@@ -194,16 +194,22 @@ MAX_COUNTED_GPUS = 512
 SERVER_X = [1, 2, 4, 8, 16, 32, 64]
 
 
+def _estimate(method: str, servers: int, g: int, s: float, links: dict) -> dict:
+    """api.estimate on `servers` servers of g: the network's rate and latency only where there
+    is a network (api.estimate refuses what it cannot apply)."""
+    if servers == 1:
+        links = {k: v for k, v in links.items() if k not in api.INTER}
+    return api.estimate(method, servers * g, s, g, **links)
+
+
 def servers_compare(params=None) -> dict:
     """Across servers: network bytes and time of the three methods, as servers are added."""
     p = validated(params, COMPARE)
     servers, g, gb = p["servers"], p["gpus_per_node"], float(p["gradient_gb"])
     links = {k: float(v) for k, v in api_args(p, COMPARE).items() if k != "gpus_per_node"}
     s, n = gb * 1e9, servers * g
-    times = {
-        m: [api.estimate(m, x * g, s, g, **links)["time_s"] for x in SERVER_X] for m in METHODS
-    }
-    at = {m: api.estimate(m, n, s, g, **links) for m in METHODS}
+    times = {m: [_estimate(m, x, g, s, links)["time_s"] for x in SERVER_X] for m in METHODS}
+    at = {m: _estimate(m, servers, g, s, links) for m in METHODS}
     nccl_at = _nccl(n, g, s, links["inter_bw"])
     nccl_times = [_nccl(x * g, g, s, links["inter_bw"]) for x in SERVER_X]
     counted = n <= MAX_COUNTED_GPUS and servers > 1
