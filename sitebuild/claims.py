@@ -26,7 +26,7 @@ from pathlib import Path
 import jinja2
 
 from allreduce_explainer.catalog import measured
-from allreduce_explainer.sources import RETIRED, SOURCES
+from allreduce_explainer.sources import SOURCES, retired
 
 from .lessons import Attrs, text_runs
 
@@ -153,8 +153,7 @@ def refuse_typed_figures(path: Path, where: str, html: str) -> None:
 def refuse_retired_names(path: Path, html: str) -> None:
     """Fails the build when a page names a source of time by a name it no longer has: each
     source has one name (allreduce_explainer/sources.py), so a reader never meets two for it."""
-    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
-    found = [name for name in RETIRED if name in text]
+    found = retired(re.sub(r"<[^>]+>", " ", html))
     if found:
         names = ", ".join(repr(s.name) for s in SOURCES)
         raise SystemExit(f"{path}: names a source of time as {found}; its names are {names}")

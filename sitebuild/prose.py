@@ -110,7 +110,9 @@ def render_prose(
             raise SystemExit(f"{page.path}: unknown widget {name!r}")
         # a widget's build-time parameters (the sheet's question bank), never in its URL
         states.append((name, widgets.WIDGETS[name](context.get("widget_params", {}).get(name))))
-        return stash.put(widget_html(name, states[-1][1]))
+        html = widget_html(name, states[-1][1])
+        refuse_retired_names(page.path, html)  # its labels, readouts, tables and narration
+        return stash.put(html)
 
     claims = Claims(page.path, context.get("f"))
     text = template(page.source).render(widget=widget, **claims.globals(), **context)

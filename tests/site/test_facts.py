@@ -148,12 +148,27 @@ def test_facts_carry_their_value_in_base_units():
     assert params.value == 7e9  # "7B" alone would read as 7 bytes
 
 
-def test_a_retired_name_for_a_source_of_time_fails_the_build():
+@pytest.mark.parametrize(
+    "name",
+    ["NCCL's own figure", "NCCL's model", "NCCL's cost model", "NCCL {{ f.nccl_version }}'s own "
+     "cost model", "its own cost model", "NCCL's model's time"],
+)  # fmt: skip
+def test_a_retired_name_for_a_source_of_time_fails_the_build(name):
     builder = Builder(Path("unused"))
     page = stage("latency-ring-vs-tree")
-    old = replace(page, source=page.source + "\nThe dotted line is NCCL's own figure.\n")
-    with pytest.raises(SystemExit, match="05-latency.*NCCL's own figure.*fitted time"):
+    old = replace(page, source=page.source + f"\nThe dotted line is {name}.\n")
+    with pytest.raises(SystemExit, match="05-latency.*names a source of time.*fitted time"):
         render_prose(old, lambda name, state: "", context(builder))
+
+
+def test_a_retired_name_in_a_widget_fails_the_build():
+    """A widget's drawn HTML (its template's labels, its state's readouts and narration) is
+    held to the names as the prose is."""
+    builder = Builder(Path("unused"))
+    page = stage("ddp-buckets")
+    planted = "<p>All-reduces timed by NCCL&#39;s model.</p>"
+    with pytest.raises(SystemExit, match="07-ddp-buckets.*NCCL's model"):
+        render_prose(page, lambda name, state: planted, context(builder))
 
 
 def test_each_source_of_time_has_one_glossary_entry_from_its_one_home(built):

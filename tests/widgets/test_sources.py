@@ -45,7 +45,30 @@ def test_no_retired_name_in_a_widget_s_state(name):
     if widgets.REGISTRY[name].view == views.EXERCISE:
         pytest.skip("an exercise's state is its problem")
     text = json.dumps(widgets.WIDGETS[name](None), ensure_ascii=False)
-    assert [r for r in sources.RETIRED if r in text] == []
+    assert sources.retired(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("timed by NCCL's model", "NCCL's model"),
+        ("NCCL's cost model (page 5)", "NCCL's cost model"),
+        ("NCCL 2.30.7's own cost model", "NCCL 2.30.7's own cost model"),
+        ("NCCL 2.31.0a7's cost model", "NCCL 2.31.0a7's cost model"),
+        ("NCCL 2.30.7's own time model", "NCCL 2.30.7's own time model"),
+        ("NCCL's choice (its own cost model)", "its own cost model"),
+        ("NCCL&#39;s model&#39;s time is above", "NCCL's model"),
+        ("NCCL’s own\n estimate", "NCCL's own estimate"),
+        ("NCCL's own choice and time", "NCCL's own choice and time"),
+    ],
+)
+def test_each_retired_name_is_found(text, found):
+    assert sources.retired(text.replace("\\n", "\n")) == [found]
+
+
+def test_the_three_names_and_the_whiteboard_s_cost_model_are_not_retired():
+    text = " ".join(s.name for s in sources.SOURCES) + " the cost model T = α + m/B"
+    assert sources.retired(text + " NCCL's tuning code, NCCL's choice, NCCL picks") == []
 
 
 def test_the_fitted_time_is_solid_where_it_was_dotted_before():

@@ -30,7 +30,7 @@ from .logview import pct
 H100 = hardware.H100_SXM
 GRAD_BYTES = calculator.GRAD_BYTES
 ALGORITHM_TEXT = {
-    "nccl": "NCCL's choice (its own cost model)",
+    "nccl": "NCCL's choice (its fitted time)",
     "nccl-ring": "NCCL's Ring, forced (NCCL_ALGO=Ring)",
     "nccl-tree": "NCCL's Tree, forced (NCCL_ALGO=Tree)",
     "ring": "single ring at line rate (the first page's)",
@@ -141,8 +141,8 @@ def _choose(p: dict) -> dict:
 
 
 def _calc(p: dict) -> calculator.Calculation:
-    """The calculator on the page's parameters. NCCL's model covers NVIDIA GPUs only, so on the
-    MI300X or a custom GPU NCCL's choice falls back to the closed form fastest for the whole
+    """The calculator on the page's parameters. NCCL's tuning code covers NVIDIA GPUs only, so on
+    the MI300X or a custom GPU NCCL's choice falls back to the closed form fastest for the whole
     gradient (the readout says so; one algorithm, so the buckets are not timed four times); the
     CLI refuses instead."""
     per_process = min(p["gpus_per_process"], p["gpus_per_node"])
@@ -247,7 +247,7 @@ def _algorithm_text(r: dict, p: dict) -> str:
     if r["algorithm_asked"] != p["algorithm"]:
         return (
             f"{IDEAL_TEXT[r['algorithm']]} at line rate, the fastest closed form here: "
-            f"NCCL's model covers NVIDIA GPUs, not {r['gpu']}"
+            f"NCCL's tuning code covers NVIDIA GPUs, not {r['gpu']}"
         )
     if "nccl_algorithm" not in r:
         return text
@@ -356,7 +356,7 @@ RECORDS = (
             # the pasted log's (logview.readouts), under its controls
             "log": (
                 ("log_status", "read"),
-                ("log_fit", "fits: alpha-beta and NCCL's model"),
+                ("log_fit", "fits: alpha-beta and NCCL's regimes"),
                 ("log_line_rate", "line rate of the links"),
                 ("log_apply", "the NCCL fit, as calculator figures"),
                 ("log_debug", "what NCCL_DEBUG=INFO says"),
@@ -368,7 +368,7 @@ RECORDS = (
 
 
 def facts() -> dict[str, str]:
-    """Your cluster's quoted figures: the defaults (why-allreduce's case, NCCL's model), that
+    """Your cluster's quoted figures: the defaults (why-allreduce's case, NCCL's choice), that
     page's single ring, and a few presets."""
     r = calculator.calc()
     ring = calculator.calc(algorithm="ring")

@@ -56,7 +56,7 @@ PROTO_SYMBOLS = {"LL": "circle", "LL128": "diamond", "Simple": "square"}
 
 LATENCY = spec(
     narrowed(api.NCCL_SWEEP["gpus"], label="GPUs", default=64, lo=2, hi=MAX_LATENCY_GPUS),
-    narrowed(api.NCCL_SWEEP["gpus_per_node"], label="GPUs per server (NCCL's model)", default=8,
+    narrowed(api.NCCL_SWEEP["gpus_per_node"], label="GPUs per server (NCCL's curves)", default=8,
              hi=8, optional=False),
     # the whiteboard model's network link, under the page's names
     narrowed(api.ESTIMATE["inter_latency"], "latency_us",
@@ -77,7 +77,7 @@ def _nccl_curves(s: nccl.System) -> tuple[nccl.Best, list[float]]:
     """NCCL's times at the page's sizes and its crossovers, once per cluster: the teaching
     model's α does not change them. Read only: they are shared."""
     best = nccl.best_by_algorithm(s, whole(SIZES))
-    return best, nccl_crossovers(s, best)
+    return best, nccl_crossovers(s)
 
 
 def latency(params=None) -> dict:

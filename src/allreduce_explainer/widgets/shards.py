@@ -171,7 +171,7 @@ def _state_text(r: dict) -> str:
 NCCL_GPUS = [g for g in hardware.GPUS if g.name in nccl.GPU_SPECS]
 H100 = hardware.H100_SXM
 COMM_TEXT = {
-    "nccl": f"NCCL {nccl.NCCL_VERSION}'s cost model",
+    "nccl": f"the fitted time of NCCL {nccl.NCCL_VERSION}'s choice",
     "ring": "a single ring (page 4)",
 }
 # The chart's parameters narrow api.shard's (SHARD); the network select is the page's own.
@@ -197,7 +197,7 @@ def _resolve(p: dict) -> dict:
     out["model"] = calculator.resolve_model(p["model"], calculator.PRESET_MODELS)
     g = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     if g not in NCCL_GPUS:
-        raise ParamError("gpu", f"NCCL's model knows {', '.join(x.name for x in NCCL_GPUS)}")
+        raise ParamError("gpu", f"NCCL's tuning code knows {', '.join(x.name for x in NCCL_GPUS)}")
     out["gpu"] = g.name
     out["network"] = hardware.find(hardware.NETWORKS, p["network"], "network")["name"]
     if out["gpus"] % out["gpus_per_node"]:
@@ -363,7 +363,7 @@ def _tokens_text(o: dict) -> str:
     if not o["bus_GBps"]:
         return "at once: nothing to send"
     return (
-        f"{fmt.sig(o['critical_tokens_per_gpu'], 3)} tokens per GPU "
+        f"{fmt.sig_up(o['critical_tokens_per_gpu'], 3)} tokens per GPU "
         f"(B = {fmt.sig(o['bus_GBps'], 3)} GB/s)"
     )
 
@@ -453,15 +453,17 @@ def _memory_facts(p: dict, out: dict, big_rows: dict) -> dict:
 
 
 def _overlap_facts(p: dict, out: dict) -> dict:
-    """T ≳ (n − 1)/n · F/B with the page's own F and B: the tokens are that formula's value."""
+    """T ≳ (n − 1)/n · F/B with the page's own F and B: the tokens are that formula's value,
+    rounded up at the digits printed."""
     z3, hs = out["overlap"]["zero3"], out["overlap"]["hsdp"]
     gpu = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
     system = nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"], p["gpus_per_node"], nic)
     ring = nccl.graphs(system)["Ring"]
     return {
-        "shard_tokens": fmt.sig(z3["critical_tokens_per_gpu"], 3),
-        "shard_hsdp_tokens": fmt.sig(hs["critical_tokens_per_gpu"], 3),
+        # thresholds rounded up: at the printed figure the collectives do hide
+        "shard_tokens": fmt.sig_up(z3["critical_tokens_per_gpu"], 3),
+        "shard_hsdp_tokens": fmt.sig_up(hs["critical_tokens_per_gpu"], 3),
         "shard_peak_tflops": fmt.sig(gpu.peak_bf16_tflops, 3),
         "shard_mfu_pct": fmt.sig(p["mfu"] * 100, 3),
         "shard_flops_tflops": fmt.sig(z3["flops_per_s"] / 1e12, 3),
