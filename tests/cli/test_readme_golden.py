@@ -41,7 +41,15 @@ CHANGED = {
         ("runs[].nccl_fit.calculator_settings.gpus_per_process", "added"): GPG,
         ("runs[].nccl_fit.calculator_settings.calc_kwargs.gpus_per_process", "added"): GPG,
     },
-    "nccl-debug": {("calculator.gpus_per_process", "added"): GPG},
+    "nccl-debug": {
+        ("calculator.gpus_per_process", "added"): GPG,
+        ("communicators", "added"): "a log of several communicators is read as several (empty "
+        "for a log of one)",
+        ("collnet.enable", "added"): "CollNet's state comes from NCCL_COLLNET_ENABLE as NCCL "
+        "echoes it, not from the channel count",
+        ("collnet.channels_are_collnet", "added"): "from 2.21 the collnet channel count NCCL "
+        "prints is its coll channel count",
+    },
 }
 
 

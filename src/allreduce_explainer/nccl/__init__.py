@@ -31,7 +31,7 @@ from .model import (
 from .releases import DEFAULT, RELEASES, VERSIONS, nearest, release
 from .topology import GPU_SPECS, NIC_GBPS, System, graphs, tree_pattern
 from .tuning import COLLECTIVES, algo_time_us, comm_channels, log2i, tables, terms
-from .versions import ALGORITHM_INDEX, PROTOCOL_INDEX, available
+from .versions import ALGORITHM_INDEX, PROTOCOL_INDEX, available, parse_version
 
 NCCL_VERSION = DEFAULT.version
 NCCL_COMMIT = DEFAULT.commit
@@ -71,6 +71,7 @@ __all__ = [
     "graphs",
     "log2i",
     "nearest",
+    "parse_version",
     "performance_call",
     "predict",
     "release",
