@@ -390,7 +390,7 @@ NIC_GBPS = Param(
 )  # fmt: skip
 NCCL_RELEASE = Param(
     "nccl_version", nccl.NCCL_VERSION, "choice",
-    "the NCCL release whose tuning model picks (2.31.0a7 is the dev branch's pre-release)",
+    nccl.release_help(),
     choices=tuple((v, v) for v in nccl.VERSIONS),
 )  # fmt: skip
 GPUS_PER_PROCESS = Param(

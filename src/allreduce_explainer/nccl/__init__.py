@@ -29,6 +29,8 @@ from .model import (
     sweep,
 )
 from .releases import DEFAULT, RELEASES, VERSIONS, nearest, release
+from .releases import help_text as release_help
+from .releases import status as release_status
 from .topology import GPU_SPECS, NIC_GBPS, System, graphs, tree_pattern
 from .tuning import COLLECTIVES, algo_time_us, comm_channels, log2i, tables, terms
 from .versions import ALGORITHM_INDEX, PROTOCOL_INDEX, available, parse_version
@@ -75,6 +77,8 @@ __all__ = [
     "performance_call",
     "predict",
     "release",
+    "release_help",
+    "release_status",
     "sweep",
     "tables",
     "terms",
