@@ -674,7 +674,7 @@ def _result(s: _State) -> dict:
     if ranks is None and s.rank_hosts and sorted(s.rank_hosts) == list(range(len(s.rank_hosts))):
         ranks = len(s.rank_hosts)
     layout = _layout(s, c, ranks)
-    counts_line = (c.counts if c else None) or s.counts
+    counts_line = c.counts if c else s.counts  # the communicator's own, never another's
     counts = counts_line[2] if counts_line else None
     available = nccl.available(s.version)
     comms = [x for x in s.comms.values() if x.ranks]

@@ -222,7 +222,9 @@ def test_d_two_communicators_are_read_as_two():
                                                 15, 8]  # fmt: skip
     assert comms[24]["rows"] == [] and comms[24]["nodes"] == 3
     assert comms[24]["channels"][0]["ring"][:3] == [0, 7, 6]
-    assert r["coll_channels"] != 16 or comms[24]["coll_channels"] == 16  # not the 16-rank one's
+    # the 24-rank job's channels from its own ring lines, not the 16-rank job's count line
+    assert "coll channels" not in r["evidence"]["channels"]
+    assert r["evidence"]["channels"].startswith("[0] h100clust-worker-1:227602:227667 [0]")
     f = next(f for f in r["findings"] if f["code"] == "communicators")
     assert "2 communicators" in f["message"]
 
