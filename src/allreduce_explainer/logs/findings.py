@@ -131,19 +131,19 @@ def _shape(d: dict) -> list[dict]:
     cut = d.get("rings_cut")
     if cut:
         ring = next(c for c in d["channels"] if c["ring_truncated"] and c["ring"])
+        version = d["nccl_version"] or "(version not printed)"
+        said = (
+            f"stop at {cut['max_ranks']} of the {cut['ranks']} ranks: their tails are missing"
+            if cut["ranks"]
+            else f"stop at exactly {cut['max_ranks']} ranks, where such a release cuts: their "
+            "tails may be missing, so the rank count is not taken from them"
+        )
         out.append(
             _f(
                 "rings_cut",
-                f"NCCL {d['nccl_version'] or '(version not printed)'} prints at most "
-                f"{cut['max_ranks']} ranks of a ring, with no mark (src/graph/rings.cc before "
-                f"2.23): {cut['channels']} ring line(s) stop at {cut['max_ranks']} ranks, so "
-                "their tails are missing"
-                + (
-                    f" ({cut['ranks']} ranks in all)"
-                    if cut["ranks"]
-                    else "; the rank count is not taken from them"
-                )
-                + ". Only a rank's 'comm ... nRanks' line or the '#  Rank' lines give it.",
+                f"NCCL {version} prints at most {cut['max_ranks']} ranks of a ring, with no mark "
+                f"(src/graph/rings.cc before 2.23): {cut['channels']} ring line(s) {said}. Only "
+                "a rank's 'comm ... nRanks' line or the '#  Rank' lines give the count.",
                 f"channel {ring['channel']}: {' '.join(map(str, ring['ring']))}",
             )
         )
