@@ -38,7 +38,7 @@ class Figure:
     page: Callable[[dict], str]
     json: Callable[[dict], float | None]
     quantity: str
-    human: str | None = None
+    human: str | Callable[[str], str] | None = None
     index: int = 0
     human_index: int = 0
 
@@ -54,6 +54,11 @@ class Door:
     # the values a random state draws from, per parameter, where the spec's range is too wide
     # for a fast test (a 4,096-GPU DDP sweep) or a choice's values are not what the CLI has
     draws: Mapping[str, Callable[[random.Random], object]] = field(default_factory=dict)
+    id: str = ""  # the door's name where a widget has two (its widget's name by default)
+
+    @property
+    def name(self) -> str:
+        return self.id or self.widget
 
 
 def widget_state(name: str, params: dict) -> dict | None:
@@ -71,12 +76,27 @@ def cli(argv: list[str]) -> str:
     return out.getvalue()
 
 
-def human_figure(text: str, label: str, quantity: str, index: int = 0) -> Reading:
+def human_figure(text: str, label, quantity: str, index: int = 0) -> Reading:
     """The figure a human view prints beside `label`: the `index`-th of its quantity after the
-    label, on the label's line."""
+    label, on the label's line (or in the text `label` finds, a table's cell)."""
+    if callable(label):
+        return read(label(text), quantity, index)
     m = re.search(label, text)
     assert m, f"the human view prints no {label!r}:\n{text}"
     return read(text[m.end() :].split("\n")[0], quantity, index)
+
+
+def table_cell(row: str, column: int, unit: str = "") -> Callable[[str], str]:
+    """A human table's cell: the `column`-th value (0 the first after the row's label) of the
+    line that starts with `row` (a regular expression), with the unit its header names."""
+
+    def text(out: str) -> str:
+        m = re.search(rf"^ *{row} ", out, re.M)
+        assert m, f"the human view has no row {row!r}:\n{out}"
+        cells = out[m.end() :].split("\n")[0].split()
+        return f"{cells[column]} {unit}"
+
+    return text
 
 
 def disagreements(door: Door, params: dict) -> list[str] | None:

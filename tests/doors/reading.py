@@ -36,6 +36,7 @@ UNITS = {
     "MB/s": (1e6, "rate"),
     "TB/s": (1e12, "rate"),
     "Gb/s": (1e9 / 8, "rate"),
+    "tokens": (1.0, "tokens"),
     "%": (1e-2, "share"),
     "×": (1.0, "ratio"),
     "x": (1.0, "ratio"),

@@ -9,8 +9,9 @@ line cannot express is held at one value by `draws`, with a comment saying so.
 from __future__ import annotations
 
 import random
+import re
 
-from .doors import Door, Figure
+from .doors import Door, Figure, table_cell
 
 GB, MIB = 1e9, 2.0**20
 
@@ -154,8 +155,6 @@ CLUSTER = Door(
 )  # fmt: skip
 
 
-DOORS = {d.widget: d for d in (BUSBW, CLUSTER)}
-
 # Widgets with no command of their own, and why
 NO_COMMAND = {
     "exercise": "an exercise's own check; `exercises export` writes the same problems as a bank",
@@ -166,3 +165,234 @@ NO_COMMAND = {
 def rng_for(name: str) -> random.Random:
     """Each widget's draws from its own fixed seed: a failure is the same state on every run."""
     return random.Random(f"doors:{name}")
+
+
+# ---- ddp_buckets: DDP's buckets (page 7) and `ddp` -----------------------------------------------
+
+
+def ddp_argv(p: dict) -> list[str]:
+    first = 1 if p["first_bucket"] == "1mib" else p["bucket_cap_mb"]
+    return [
+        "ddp",
+        *flag("--model", p["model"]),
+        *flag("--gpus", p["gpus"]),
+        *flag("--gpus-per-node", p["gpus_per_node"]),
+        *flag("--bucket-cap-mb", repr(float(p["bucket_cap_mb"]))),
+        *flag("--first-bucket-mb", repr(float(first))),
+        *flag("--batch", p["batch"]),
+        *flag("--mfu", repr(float(p["mfu"]))),
+        *flag("--grad-bytes", {"fp32": 4, "bf16": 2}[p["grad_dtype"]]),
+        *flag("--inter-bw", repr(float(p["inter_bw"]))),
+    ]
+
+
+def cell(column: str, row: int = 0, unit: str = "", figure: str = ""):
+    """A cell of a chart's data table (of `figure`, else the main one), with the unit its
+    column's header names ("end (ms)")."""
+
+    def text(state: dict) -> str:
+        table = state["figures"][figure]["table"] if figure else state["table"]
+        return f"{table['rows'][row][table['columns'].index(column)]} {unit}"
+
+    return text
+
+
+def timeline(key: str, row: int = 0):
+    return lambda j: j["bucket_timeline"][row][key]
+
+
+DDP_DRAWS = {
+    # the page's GPU menu has no flag on `ddp`, which times H100 SXM servers only: page only
+    "gpu": one("H100 SXM"),
+    "model": lambda rng: rng.choice(["gpt2", "bert-base", "resnet50", "gpt2-xl"]),
+    "gpus": lambda rng: rng.choice([2, 8, 16, 64, 512, 1024]),
+}
+DDP = Door(
+    "ddp_buckets",
+    ddp_argv,
+    (
+        Figure("gradient", readout("gradient"), lambda j: j["gradient_bytes"], "bytes", "gradient"),
+        Figure(
+            "first bucket",
+            readout("first"),
+            lambda j: j["first_bucket_bytes"],
+            "bytes",
+            "bucket caps",
+        ),
+        Figure("buckets", readout("buckets"), lambda j: len(j["buckets"]), "count", "bucket caps"),
+        Figure(
+            "backward pass", readout("backward"), lambda j: j["backward_s"], "time", "backward pass"
+        ),
+        Figure(
+            "all-reduces",
+            readout("allreduce"),
+            lambda j: j["allreduce_total_s"],
+            "time",
+            "all-reduces, in all",
+        ),
+        Figure(
+            "exposed",
+            readout("exposed"),
+            lambda j: j["exposed_s"],
+            "time",
+            r"exposed \(not overlapped\)",
+        ),
+        Figure(
+            "communication ends",
+            lambda s: after("end at")(s["summary"]),
+            lambda j: j["comm_end_s"],
+            "time",
+            "communication ends",
+        ),
+        Figure("first bucket's size", cell("size"), timeline("bytes"), "bytes", r"\n +1 +\d+ "),
+        Figure("first bucket's end", cell("end (ms)", unit="ms"), timeline("end_s"), "time"),
+        Figure("first bucket's start", cell("start (ms)", unit="ms"), timeline("start_s"), "time"),
+    ),
+    draws=DDP_DRAWS,
+)
+
+
+def ddp_sweep_argv(p: dict) -> list[str]:
+    return [*ddp_argv(p), "--sweep"]
+
+
+# The best cap the page names and the one `ddp --sweep` names (the review's T1 and T2)
+DDP_SWEEP = Door(
+    "ddp_buckets",
+    ddp_sweep_argv,
+    (
+        Figure(
+            "best cap",
+            readout("best"),
+            lambda j: j["best_bucket_mb"] * MIB,
+            "bytes",
+            "best bucket cap",
+        ),
+        Figure(
+            "exposed at the best cap",
+            readout("best_exposed"),
+            lambda j: j["best_exposed_s"],
+            "time",
+            "best bucket cap",
+        ),
+    ),
+    draws=DDP_DRAWS,
+    id="ddp_buckets/sweep",
+)
+
+
+# ---- shard_memory: sharding (page 8) and `shard` -------------------------------------------------
+
+
+def shard_argv(p: dict) -> list[str]:
+    return [
+        "shard",
+        *flag("--model", p["model"]),
+        *flag("--gpus", p["gpus"]),
+        *flag("--gpus-per-node", p["gpus_per_node"]),
+        *flag("--gpu", p["gpu"]),
+        *flag("--nic-gbps", repr(float(p["network"].split()[0]))),  # "400 Gb/s"
+        *flag("--comm-model", p["comm_model"]),
+        *flag("--tokens-per-gpu", repr(float(p["tokens_per_gpu"]))),
+        *flag("--mfu", repr(float(p["mfu"]))),
+    ]
+
+
+# the strategies: their --json key, their row in the page's table and the CLI's
+STRATEGIES = {
+    "ddp": "DDP",
+    "zero1": "ZeRO-1",
+    "zero2": "ZeRO-2",
+    "zero3": "ZeRO-3 / FSDP",
+    "hsdp": "HSDP",
+}
+
+
+def strategy(key: str, field: str, part: str | None = None):
+    def value(j: dict) -> float:
+        v = j["strategies"][key][field]
+        return v[part] if part else v
+
+    return value
+
+
+def shard_figures(i: int, key: str, label: str) -> tuple[Figure, ...]:
+    row = re.escape(label)
+    return (
+        Figure(
+            f"{label} memory",
+            cell("total (GiB)", i, "GiB"),
+            strategy(key, "memory_bytes_per_gpu", "total"),
+            "bytes",
+            table_cell(row, 0, "GiB"),
+        ),
+        Figure(
+            f"{label} sent",
+            cell("sent per GPU", i),
+            strategy(key, "comm_bytes_per_gpu"),
+            "bytes",
+            table_cell(row, 1, "GB"),
+        ),
+        Figure(
+            f"{label} communication",
+            cell("communication", i),
+            strategy(key, "comm_s"),
+            "time",
+            table_cell(row, 2, "s"),
+        ),
+    )
+
+
+def tokens(key: str):
+    """The tokens from which a strategy's collectives hide; None where it sends nothing."""
+    return lambda j: (
+        j["overlap"][key]["critical_tokens_per_gpu"] if j["overlap"][key]["bus_GBps"] else None
+    )
+
+
+def bus(key: str):
+    return lambda j: j["overlap"][key]["bus_GBps"] * GB if j["overlap"][key]["bus_GBps"] else None
+
+
+def comm_bytes(key: str):
+    return lambda j: j["strategies"][key]["comm_bytes_per_gpu"]
+
+
+SHARD = Door(
+    "shard_memory",
+    shard_argv,
+    (
+        Figure("DDP's communication", readout("ddp_comm"), strategy("ddp", "comm_s"), "time"),
+        Figure(
+            "ZeRO-3's communication", readout("zero3_comm"), strategy("zero3", "comm_s"), "time"
+        ),
+        Figure("compute", readout("compute"), lambda j: j["compute_s"], "time"),
+        Figure(
+            "ZeRO-3 bytes over DDP's",
+            readout("ratio"),
+            lambda j: comm_bytes("zero3")(j) / comm_bytes("ddp")(j),
+            "count",
+        ),
+        Figure(
+            "FSDP hides from",
+            readout("zero3_tokens"),
+            tokens("zero3"),
+            "tokens",
+            r"ZeRO-3 / FSDP: the collectives hide behind compute from",
+        ),
+        Figure(
+            "HSDP hides from",
+            readout("hsdp_tokens"),
+            tokens("hsdp"),
+            "tokens",
+            r"HSDP: the collectives hide behind compute from",
+        ),
+        Figure("FSDP's bus", readout("zero3_tokens"), bus("zero3"), "rate"),
+        Figure("HSDP's bus", readout("hsdp_tokens"), bus("hsdp"), "rate"),
+        *(f for i, (k, label) in enumerate(STRATEGIES.items()) for f in shard_figures(i, k, label)),
+    ),
+    draws={"gpus": lambda rng: rng.choice([2, 8, 16, 64, 256, 1024])},
+)
+
+
+DOORS = {d.name: d for d in (BUSBW, CLUSTER, DDP, DDP_SWEEP, SHARD)}
