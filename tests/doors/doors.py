@@ -41,6 +41,7 @@ class Figure:
     human: str | Callable[[str], str] | None = None
     index: int = 0
     human_index: int = 0
+    command: str = ""  # which of the door's command lines prints it, where it has several
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class Door:
     parameters (as its state echoes them, every one given) to that command line."""
 
     widget: str
-    argv: Callable[[dict], list[str]]
+    argv: Callable[[dict], list[str] | dict[str, list[str]]]  # one command line, or several
     figures: tuple[Figure, ...]
     # the values a random state draws from, per parameter, where the spec's range is too wide
     # for a fast test (a 4,096-GPU DDP sweep) or a choice's values are not what the CLI has
@@ -106,16 +107,18 @@ def disagreements(door: Door, params: dict) -> list[str] | None:
     state = widget_state(door.widget, params)
     if state is None:
         return None
-    argv = door.argv(state["params"])
-    data = json.loads(cli([*argv, "--json"]))
-    text = cli(argv)
+    lines = door.argv(state["params"])
+    lines = lines if isinstance(lines, dict) else {"": lines}
+    data = {k: json.loads(cli([*argv, "--json"])) for k, argv in lines.items()}
+    texts = {k: cli(argv) for k, argv in lines.items()}
     out = []
     for f in door.figures:
-        exact = f.json(data)
+        exact = f.json(data[f.command])
         if exact is None:  # a figure of some states only (NCCL's estimate, for NCCL's choice)
             continue
         shown = read(f.page(state), f.quantity, f.index)
-        where = f"{door.widget} {f.name} at {state['params']} ({' '.join(argv)})"
+        text = texts[f.command]
+        where = f"{door.widget} {f.name} at {state['params']} ({' '.join(lines[f.command])})"
         if not shown.holds(exact):
             out.append(f"page {shown.text!r} but --json {exact:.6g}: {where}")
         if f.human is not None:

@@ -395,4 +395,111 @@ SHARD = Door(
 )
 
 
-DOORS = {d.name: d for d in (BUSBW, CLUSTER, DDP, DDP_SWEEP, SHARD)}
+# ---- latency: ring against tree (page 5) and `nccl`, `cost` ---------------------------------------
+
+GIB8, MIB1 = 2**33, 2**20
+
+
+def nccl_argv(p: dict, nbytes: int, algorithm: str | None = None) -> list[str]:
+    """`nccl` on the latency page's cluster: H100 servers, one card of B GB/s per GPU."""
+    g = p["gpus_per_node"]
+    return [
+        "nccl",
+        *flag("--gpus", p["gpus"]),
+        *flag("--gpus-per-node", g),
+        *flag("--nics-per-node", g),
+        *flag("--nic-gbps", repr(float(p["bandwidth_gbps"]) * 8)),
+        *flag("--bytes", nbytes),
+        *(flag("--algorithm", algorithm) if algorithm else []),
+    ]
+
+
+def whiteboard_argv(p: dict, algorithm: str, nbytes: int) -> list[str]:
+    """`cost` as the whiteboard model: every GPU its own server, α and B the page's."""
+    return [
+        "cost",
+        algorithm,
+        *flag("--gpus", p["gpus"]),
+        *flag("--gpus-per-node", 1),
+        *flag("--bytes", nbytes),
+        *flag("--inter-latency", repr(float(p["latency_us"]))),
+        *flag("--inter-bw", repr(float(p["bandwidth_gbps"]))),
+    ]
+
+
+def latency_argv(p: dict) -> dict[str, list[str]]:
+    return {
+        "ring": nccl_argv(p, GIB8, "Ring"),
+        "tree": nccl_argv(p, GIB8, "Tree"),
+        "pick": nccl_argv(p, GIB8),
+        "ring 1 MiB": nccl_argv(p, MIB1, "Ring"),
+        "board ring": whiteboard_argv(p, "ring", MIB1),
+        "board tree": whiteboard_argv(p, "tree", MIB1),
+    }
+
+
+def nccl_row(key: str, scale: float = 1.0):
+    return lambda j: j["rows"][0][key] * scale
+
+
+ROW_1MIB = 17  # the page's tables show every eighth size, 8 B * 2**i: 1 MiB is row 17
+LATENCY = Door(
+    "latency",
+    latency_argv,
+    (
+        Figure(
+            "ring at 8 GiB",
+            readout("nccl_8gib", after("ring")),
+            nccl_row("nccl_time_us", 1e-6),
+            "time",
+            table_cell(str(GIB8), 4, "us"),
+            command="ring",
+        ),
+        Figure(
+            "tree at 8 GiB",
+            readout("nccl_8gib", after("tree")),
+            nccl_row("nccl_time_us", 1e-6),
+            "time",
+            table_cell(str(GIB8), 4, "us"),
+            command="tree",
+        ),
+        Figure(
+            "NCCL's pick at 8 GiB",
+            readout("nccl_pick_8gib"),
+            nccl_row("nccl_time_us", 1e-6),
+            "time",
+            table_cell(str(GIB8), 4, "us"),
+            command="pick",
+        ),
+        Figure(
+            "ring at 1 MiB",
+            cell("NCCL ring", ROW_1MIB),
+            nccl_row("nccl_time_us", 1e-6),
+            "time",
+            command="ring 1 MiB",
+        ),
+        Figure(
+            "whiteboard ring at 1 MiB",
+            cell("whiteboard ring", ROW_1MIB, figure="whiteboard"),
+            lambda j: j["time_s"],
+            "time",
+            "time",
+            command="board ring",
+        ),
+        Figure(
+            "whiteboard tree at 1 MiB",
+            cell("whiteboard tree", ROW_1MIB, figure="whiteboard"),
+            lambda j: j["time_s"],
+            "time",
+            "time",
+            command="board tree",
+        ),
+    ),
+    draws={
+        "gpus": lambda rng: rng.choice([8, 16, 64, 256, 1024]),
+        "gpus_per_node": lambda rng: rng.choice([1, 2, 4, 8]),
+    },
+)
+
+
+DOORS = {d.name: d for d in (BUSBW, CLUSTER, DDP, DDP_SWEEP, SHARD, LATENCY)}
