@@ -395,7 +395,7 @@ SHARD = Door(
 )
 
 
-# ---- latency: ring against tree (page 5) and `nccl`, `cost` ---------------------------------------
+# ---- latency: ring against tree (page 5) and `nccl`, `cost` -------------------------------------
 
 GIB8, MIB1 = 2**33, 2**20
 
@@ -502,4 +502,214 @@ LATENCY = Door(
 )
 
 
-DOORS = {d.name: d for d in (BUSBW, CLUSTER, DDP, DDP_SWEEP, SHARD, LATENCY)}
+def curve_argv(p: dict) -> list[str]:
+    g = p["gpus_per_node"]
+    algorithm = [] if p["algorithm"] == "nccl" else flag("--algorithm", p["algorithm"])
+    return [
+        "nccl",
+        *flag("--gpus", g * p["servers"]),
+        *flag("--gpus-per-node", g),
+        *flag("--nics-per-node", g),
+        *flag("--gpu", p["gpu"]),
+        *flag("--nic-gbps", repr(float(p["nic_gbps"]))),
+        *flag("--bytes", GIB8),
+        *algorithm,
+    ]
+
+
+BUSBW_CURVE = Door(
+    "busbw_curve",
+    curve_argv,
+    (
+        Figure(
+            "fitted busbw at 8 GiB",
+            readout("model"),
+            nccl_row("busbw_GBps", GB),
+            "rate",
+            table_cell(str(GIB8), 3, "GB/s"),
+        ),
+        Figure(
+            "NCCL's estimate at 8 GiB",
+            readout("nccl_own"),
+            nccl_row("nccl_busbw_GBps", GB),
+            "rate",
+            table_cell(str(GIB8), 5, "GB/s"),
+        ),
+    ),
+    draws={"servers": lambda rng: rng.choice([1, 2, 4, 64, 512])},
+)
+
+
+# ---- servers_compare: across servers (page 6) and `cost`, `nccl` --------------------------------
+
+
+def servers_argv(p: dict) -> dict[str, list[str]]:
+    g, n = p["gpus_per_node"], p["gpus_per_node"] * p["servers"]
+    common = [
+        *flag("--gpus", n),
+        *flag("--gpus-per-node", g),
+        *flag("--bytes", repr(float(p["gradient_gb"]) * GB)),
+        *flag("--intra-bw", repr(float(p["intra_bw"]))),
+        *flag("--inter-bw", repr(float(p["inter_bw"]))),
+        *flag("--intra-latency", repr(float(p["intra_latency"]))),
+        *flag("--inter-latency", repr(float(p["inter_latency"]))),
+    ]
+    # NCCL's choice: H100 SXM servers, one card of the page's rate per GPU (its note says so)
+    nccl = [
+        "nccl",
+        *flag("--gpus", n),
+        *flag("--gpus-per-node", g),
+        *flag("--nics-per-node", g),
+        *flag("--nic-gbps", repr(float(p["inter_bw"]) * 8)),
+        *flag("--bytes", repr(float(p["gradient_gb"]) * GB)),
+    ]
+    return {m: ["cost", m, *common] for m in SERVER_METHODS} | {"nccl": nccl}
+
+
+SERVER_METHODS = {"ring": "ring", "multi-ring": "multi_ring", "hierarchical": "hierarchical"}
+
+
+def server_figures(method: str, key: str) -> tuple[Figure, ...]:
+    return (
+        Figure(
+            f"{method} time",
+            readout(f"{key}_time"),
+            lambda j: j["time_s"],
+            "time",
+            "time",
+            command=method,
+        ),
+        Figure(
+            f"{method} across servers",
+            readout(f"{key}_total"),
+            lambda j: j["bytes_inter_node"],
+            "bytes",
+            r"\n +across servers ",
+            command=method,
+        ),
+        Figure(
+            f"{method} busiest card",
+            readout(f"{key}_card"),
+            lambda j: j["bytes_per_nic_max"],
+            "bytes",
+            r"\n +across servers ",
+            human_index=1,
+            command=method,
+        ),
+        Figure(
+            f"{method} network steps",
+            readout(f"{key}_steps"),
+            lambda j: j["network_steps"],
+            "count",
+            "steps",
+            human_index=1,
+            command=method,
+        ),
+    )
+
+
+SERVERS = Door(
+    "servers_compare",
+    servers_argv,
+    (
+        *(f for m, k in SERVER_METHODS.items() for f in server_figures(m, k)),
+        Figure(
+            "NCCL's choice", readout("nccl_time"), nccl_row("time_us", 1e-6), "time", command="nccl"
+        ),
+    ),
+    draws={
+        "servers": lambda rng: rng.choice([1, 2, 4, 8, 64]),
+        # NCCL's model takes cards of 1 to 3,200 Gb/s: past that the page leaves its figure out
+        # and `nccl` refuses, so the draws stay inside
+        "inter_bw": lambda rng: rng.uniform(0.125, 400),
+    },
+)
+
+
+# ---- the first pages: scaling and sends (page 1), steps (page 5), and `cost` ---------------------
+
+
+def scaling_argv(p: dict) -> dict[str, list[str]]:
+    n, nbytes = p["gpus"], float(p["params_b"]) * 1e9 * 2  # a BF16 gradient
+    line = [*flag("--gpus", n), *flag("--gpus-per-node", min(n, 8)), *flag("--bytes", repr(nbytes))]
+    return {m: ["cost", m, *line] for m in ("naive", "ring")}
+
+
+SCALING = Door(
+    "scaling",
+    scaling_argv,
+    (
+        Figure("naive", readout("naive"), lambda j: j["time_s"], "time", "time", command="naive"),
+        Figure("ring", readout("ring"), lambda j: j["time_s"], "time", "time", command="ring"),
+        Figure("gradient", readout("gradient"), lambda j: j["bytes"], "bytes", command="ring"),
+    ),
+    draws={"gpus": lambda rng: rng.choice([1, 2, 4, 8, 16, 64, 512, 1024])},
+)
+
+
+def sends_argv(p: dict) -> dict[str, list[str]]:
+    line = [*flag("--gpus", p["gpus"]), *flag("--bytes", repr(float(p["gradient_gb"]) * GB))]
+    return {m: ["cost", m, *line] for m in ("naive", "ring")}
+
+
+SENDS = Door(
+    "sends",
+    sends_argv,
+    (
+        Figure(
+            "ring sends",
+            readout("ring"),
+            lambda j: j["bytes_sent_per_gpu_max"],
+            "bytes",
+            "sent per GPU, most",
+            command="ring",
+        ),
+        Figure(
+            "naive root sends",
+            readout("root"),
+            lambda j: j["bytes_sent_per_gpu_max"],
+            "bytes",
+            "sent per GPU, most",
+            command="naive",
+        ),
+    ),
+    draws={"gpus": lambda rng: rng.randint(2, 4096)},
+)
+
+
+def steps_argv(p: dict) -> dict[str, list[str]]:
+    return {
+        m: ["cost", m, *flag("--gpus", p["gpus"]), *flag("--bytes", 8)] for m in ("ring", "tree")
+    }
+
+
+STEPS = Door(
+    "steps",
+    steps_argv,
+    (
+        Figure(
+            "ring steps", readout("ring"), lambda j: j["steps"], "count", "steps", command="ring"
+        ),
+        Figure(
+            "tree steps", readout("tree"), lambda j: j["steps"], "count", "steps", command="tree"
+        ),
+    ),
+)
+
+
+DOORS = {
+    d.name: d
+    for d in (
+        BUSBW,
+        CLUSTER,
+        DDP,
+        DDP_SWEEP,
+        SHARD,
+        LATENCY,
+        BUSBW_CURVE,
+        SERVERS,
+        SCALING,
+        SENDS,
+        STEPS,
+    )
+}
