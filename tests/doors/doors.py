@@ -23,6 +23,8 @@ from allreduce_explainer.widgets import REGISTRY
 
 from .reading import Reading, read
 
+VALUES = "values"  # a Figure's quantity for a vector of numbers (a stepper's inputs), not a text
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -116,9 +118,13 @@ def disagreements(door: Door, params: dict) -> list[str] | None:
         exact = f.json(data[f.command])
         if exact is None:  # a figure of some states only (NCCL's estimate, for NCCL's choice)
             continue
-        shown = read(f.page(state), f.quantity, f.index)
         text = texts[f.command]
         where = f"{door.widget} {f.name} at {state['params']} ({' '.join(lines[f.command])})"
+        if f.quantity == VALUES:  # the numbers themselves: the same list, element for element
+            if f.page(state) != exact:
+                out.append(f"page {f.page(state)} but --json {exact}: {where}")
+            continue
+        shown = read(f.page(state), f.quantity, f.index)
         if not shown.holds(exact):
             out.append(f"page {shown.text!r} but --json {exact:.6g}: {where}")
         if f.human is not None:

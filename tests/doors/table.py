@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 
-from .doors import Door, Figure, table_cell
+from .doors import VALUES, Door, Figure, table_cell
 
 GB, MIB = 1e9, 2.0**20
 
@@ -153,18 +153,6 @@ CLUSTER = Door(
         "gpus": lambda rng: rng.choice([8, 16, 32, 64, 128, 512]),
     },
 )  # fmt: skip
-
-
-# Widgets with no command of their own, and why
-NO_COMMAND = {
-    "exercise": "an exercise's own check; `exercises export` writes the same problems as a bank",
-    "exercise_sheet": "the teacher's sheet; `exercises export` writes its banks",
-}
-
-
-def rng_for(name: str) -> random.Random:
-    """Each widget's draws from its own fixed seed: a failure is the same state on every run."""
-    return random.Random(f"doors:{name}")
 
 
 # ---- ddp_buckets: DDP's buckets (page 7) and `ddp` -----------------------------------------------
@@ -697,19 +685,113 @@ STEPS = Door(
 )
 
 
-DOORS = {
-    d.name: d
-    for d in (
-        BUSBW,
-        CLUSTER,
-        DDP,
-        DDP_SWEEP,
-        SHARD,
-        LATENCY,
-        BUSBW_CURVE,
-        SERVERS,
-        SCALING,
-        SENDS,
-        STEPS,
-    )
+# ---- the steppers (pages 2, 3, 5, 6) and `simulate` ----------------------------------------------
+
+
+def simulate_argv(algorithm: str, *extra: str):
+    def argv(p: dict) -> list[str]:
+        gpus = p["gpus"] if "gpus" in p else p["servers"] * p["gpus_per_node"]
+        return [
+            "simulate",
+            algorithm,
+            *flag("--gpus", gpus),
+            *flag("--length", p["length"]),
+            *flag("--seed", p["seed"]),
+            *flag("--dtype", p.get("dtype", "int")),
+            *[x for name in extra for x in flag(f"--{name.replace('_', '-')}", p[name])],
+        ]
+
+    return argv
+
+
+def sent(gpu: int, share: float = 1.0):
+    """The bytes GPU `gpu` sends in the whole all-reduce (a share of it: a ring's reduce-scatter
+    and its all-gather each send half, n - 1 of its 2(n - 1) steps)."""
+    return lambda j: j["bytes_sent_per_gpu"][gpu] * share
+
+
+def sent_cell(gpu: int):
+    """The view's per-GPU table: what GPU `gpu` sends, in bytes."""
+    return table_cell(str(gpu), 0, "B")
+
+
+SAME_NUMBERS = (
+    Figure("inputs", lambda s: s["inputs"], lambda j: j["inputs"], VALUES),
+    Figure("exact sum", lambda s: s["target"], lambda j: j["target"], VALUES),
+)
+SMALL = {
+    "gpus": lambda rng: rng.randint(2, 8),
+    "length": lambda rng: rng.choice([4, 8, 16, 7]),
+    "seed": lambda rng: rng.randint(0, 1000),
 }
+
+
+def even(value):
+    """A ring stepper's bytes are half the all-reduce's when the chunks are equal; with unequal
+    chunks a GPU sends different chunks in the two halves, so the half is no oracle there."""
+    return lambda j: value(j) if j["length"] % j["gpus"] == 0 else None
+
+
+def ring_door(name: str) -> Door:
+    """A ring stepper: half of `simulate ring`'s all-reduce, its steps and its bytes."""
+    return Door(
+        name,
+        simulate_argv("ring"),
+        (
+            *SAME_NUMBERS,
+            Figure("steps", readout("steps"), lambda j: j["steps"] / 2, "count"),
+            Figure("sent", readout("sent"), even(sent(0, 0.5)), "bytes"),
+        ),
+        draws=SMALL,
+    )
+
+
+NAIVE = Door(
+    "naive",
+    simulate_argv("naive"),
+    (
+        *SAME_NUMBERS,
+        Figure("GPU 0 sends", readout("root_sent"), sent(0), "bytes", sent_cell(0)),
+        Figure("every other GPU sends", readout("other_sent"), sent(1), "bytes", sent_cell(1)),
+    ),
+    draws={"seed": SMALL["seed"]},
+)
+TREE = Door(
+    "tree_allreduce",
+    simulate_argv("tree", "chunks"),
+    (*SAME_NUMBERS, Figure("steps", readout("steps"), lambda j: j["steps"], "count", "steps")),
+    draws={"seed": SMALL["seed"], "length": lambda rng: rng.randint(8, 32)},
+)
+SERVER_STEPPER = Door(
+    "servers_stepper",
+    lambda p: simulate_argv(p["method"], "gpus_per_node")(p),
+    (
+        *SAME_NUMBERS,
+        Figure("over the network", readout("total"), lambda j: j["bytes_inter_node"], "bytes",
+               r"\n +across servers "),
+        Figure("per card", readout("per_card"), lambda j: j["bytes_per_nic_max"], "bytes",
+               r"\n +across servers ", human_index=1),
+        Figure("network steps", readout("network_steps"), lambda j: j["network_steps"], "count",
+               r"\n +steps ", human_index=1),
+        Figure("steps", readout("network_steps", after("of")), lambda j: j["steps"], "count",
+               r"\n +steps "),
+    ),
+    draws={"seed": SMALL["seed"]},
+)  # fmt: skip
+
+
+DOORS = {d.name: d for d in (
+    BUSBW, CLUSTER, DDP, DDP_SWEEP, SHARD, LATENCY, BUSBW_CURVE, SERVERS, SCALING, SENDS, STEPS,
+    ring_door("ring_reduce_scatter"), ring_door("ring_all_gather"), NAIVE, TREE, SERVER_STEPPER,
+)}  # fmt: skip
+
+# Widgets with no command of their own, and why
+NO_COMMAND = {
+    "exercise": "an exercise's own check; `exercises export` writes the same problems as a bank",
+    "exercise_sheet": "the teacher's sheet; `exercises export` writes its banks",
+}
+
+
+def rng_for(name: str) -> random.Random:
+    """Each widget's draws from its own fixed seed: a failure is the same state on every run."""
+    return random.Random(f"doors:{name}")
