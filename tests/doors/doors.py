@@ -21,8 +21,9 @@ from allreduce_explainer import bridge
 from allreduce_explainer.cli import main
 from allreduce_explainer.widgets import REGISTRY
 
-from .reading import Reading, read
+from .reading import Reading, read, read_all
 
+NONE = "—"  # what a page prints for a figure with nothing to show (no bytes cross a network)
 VALUES = "values"  # a Figure's quantity for a vector of numbers (a stepper's inputs), not a text
 
 
@@ -121,8 +122,20 @@ def disagreements(door: Door, params: dict) -> list[str] | None:
         text = texts[f.command]
         where = f"{door.widget} {f.name} at {state['params']} ({' '.join(lines[f.command])})"
         if f.quantity == VALUES:  # the numbers themselves: the same list, element for element
-            if f.page(state) != exact:
-                out.append(f"page {f.page(state)} but --json {exact}: {where}")
+            shown = f.page(state)
+            if isinstance(shown, str):  # printed: each at the precision it is printed with
+                readings = read_all(shown)
+                same = len(readings) == len(exact) and all(
+                    r.holds(x) for r, x in zip(readings, exact, strict=True)
+                )
+            else:
+                same = shown == exact
+            if not same:
+                out.append(f"page {shown} but --json {exact}: {where}")
+            continue
+        if f.page(state).strip() == NONE:  # the page prints none of it: the CLI has nothing
+            if exact:
+                out.append(f"page {NONE} but --json {exact:.6g}: {where}")
             continue
         shown = read(f.page(state), f.quantity, f.index)
         if not shown.holds(exact):

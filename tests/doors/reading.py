@@ -77,18 +77,18 @@ def read_all(text: str) -> list[Reading]:
         unit = m["unit"] or ""
         factor, quantity = UNITS[unit]
         value = float(digits) * factor
-        last = step(digits, exact=quantity == "count")
-        out.append(Reading(m.group(0), value, 0.5 * last * factor, quantity))
+        out.append(Reading(m.group(0), value, 0.5 * step(digits) * factor, quantity))
     return out
 
 
-def step(digits: str, exact: bool = False) -> float:
+def step(digits: str) -> float:
     """The value of one unit of a number's last significant digit ("0.076": 0.001, "5.2e-09":
-    1e-10). A whole number's trailing zeros are not significant ("1,050 GiB" is three figures,
-    1,045 to 1,055) unless the number is `exact` (a count)."""
+    1e-10). A whole number's trailing zeros are not taken as significant: the site prints to
+    significant figures, so "1,050 GiB" may be 1,045 to 1,055 and "1,647,000" 1,646,500 to
+    1,647,500 (a count printed in full loses nothing but a wrong multiple of ten)."""
     mantissa, _, exponent = digits.partition("e")
     places = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    if not places and not exact and mantissa.strip("-0"):
+    if not places and mantissa.strip("-0"):
         places = -(len(mantissa) - len(mantissa.rstrip("0")))
     return 10.0 ** (int(exponent or 0) - places)
 

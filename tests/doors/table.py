@@ -780,15 +780,93 @@ SERVER_STEPPER = Door(
 )  # fmt: skip
 
 
+# ---- orders: the order of the additions (page 9) and `orders` -----------------------------------
+
+ORDER_LENGTH = 8  # the elements the page shows, one table row each
+ORDER_METHODS = {"serial": "serial", "ring": "ring", "tree": "tree", "nvls": "nvls"}
+
+
+def orders_argv(p: dict) -> dict[str, list[str]]:
+    bucket = int(p["bucket_mb"]) * MIB
+    size = {"fp32": 4, "bf16": 2, "fp16": 2}[p["dtype"]]
+    line = [
+        "orders",
+        *flag("--gpus", p["gpus"]),
+        *flag("--dtype", p["dtype"]),
+        *flag("--kind", p["kind"]),
+        *flag("--seed", p["seed"]),
+        *flag("--length", ORDER_LENGTH),
+    ]
+    # inside the bucket: the gradient's first element in its middle
+    middle = (int(bucket) // size - ORDER_LENGTH) // 2
+    return {
+        "alone": line,
+        "inside": [*line, *flag("--bytes", int(bucket)), *flag("--offset", middle)],
+    }
+
+
+def method_figures(method: str) -> tuple[Figure, ...]:
+    key = f"values_{method}"
+    return (
+        Figure(
+            f"{method}'s results",
+            readout(key, lambda t: t.split(" (")[0]),
+            lambda j: j["methods"][method]["result"],
+            VALUES,
+            command="alone",
+        ),
+        Figure(
+            f"{method}'s worst ulps",
+            readout(key, after("max")),
+            lambda j: j["methods"][method]["max_ulp"],
+            "count",
+            table_cell(method, 1),
+            command="alone",
+        ),
+        Figure(
+            f"{method}'s mean ulps",
+            readout(key, after("mean")),
+            lambda j: j["methods"][method]["mean_ulp"],
+            "count",
+            table_cell(method, 2),
+            command="alone",
+        ),
+    )
+
+
+ORDERS = Door(
+    "orders",
+    orders_argv,
+    (
+        Figure("exact sum", lambda s: ", ".join(r[1] for r in s["table"]["rows"]),
+               lambda j: j["exact"], VALUES, command="alone"),
+        *(f for m in ORDER_METHODS for f in method_figures(m)),
+        Figure("NCCL's pick in the bucket, its time", readout("cost"),
+               lambda j: j["nccl"]["time_us"] * 1e-6, "time", "NCCL's pick", command="inside"),
+        Figure("its channels", readout("bucket", after("in ")), lambda j: j["nccl"]["ring"][
+            "channels"] if j["nccl"]["algorithm"] == "Ring" else None, "count",
+            command="inside"),
+    ),
+    draws={"gpus": lambda rng: rng.choice([2, 3, 4, 8, 16, 64]),
+           "seed": lambda rng: rng.randint(0, 1000)},
+)  # fmt: skip
+
+
 DOORS = {d.name: d for d in (
     BUSBW, CLUSTER, DDP, DDP_SWEEP, SHARD, LATENCY, BUSBW_CURVE, SERVERS, SCALING, SENDS, STEPS,
     ring_door("ring_reduce_scatter"), ring_door("ring_all_gather"), NAIVE, TREE, SERVER_STEPPER,
+    ORDERS,
 )}  # fmt: skip
 
 # Widgets with no command of their own, and why
 NO_COMMAND = {
-    "exercise": "an exercise's own check; `exercises export` writes the same problems as a bank",
+    "exercise": "an exercise's own check; `exercises export` writes the same problems as a bank "
+    "(tests/core/exercises hold the bank to the page's answers)",
     "exercise_sheet": "the teacher's sheet; `exercises export` writes its banks",
+    "innetwork_stepper": "the switch's reduction (NVLS) message by message: `simulate` has no "
+    "NVLS method",
+    "shard_stepper": "ZeRO's reduce-scatter, update and all-gather on real vectors: `simulate` "
+    "runs all-reduces only, and `shard` gives the costs, not the steps",
 }
 
 
