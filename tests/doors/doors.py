@@ -72,11 +72,14 @@ def widget_state(name: str, params: dict) -> dict | None:
     return answer["state"] if answer["ok"] else None
 
 
-def cli(argv: list[str]) -> str:
+def cli(argv: list[str]) -> str | None:
     """What `allreduce-explainer ARGV` prints, run in this process."""
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(argv) == 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            assert main(argv) == 0
+    except SystemExit:  # refused, naming the flag (what the page says "not available" to)
+        return None
     return out.getvalue()
 
 
@@ -112,10 +115,15 @@ def disagreements(door: Door, params: dict) -> list[str] | None:
         return None
     lines = door.argv(state["params"])
     lines = lines if isinstance(lines, dict) else {"": lines}
-    data = {k: json.loads(cli([*argv, "--json"])) for k, argv in lines.items()}
     texts = {k: cli(argv) for k, argv in lines.items()}
+    data = {k: texts[k] and json.loads(cli([*argv, "--json"])) for k, argv in lines.items()}
     out = []
     for f in door.figures:
+        if data[f.command] is None:  # the command refuses the question: so must the page
+            shown = f.page(state)
+            if read_all(shown) if isinstance(shown, str) else shown:
+                out.append(f"page {shown!r} but the command refuses: {' '.join(lines[f.command])}")
+            continue
         exact = f.json(data[f.command])
         if exact is None:  # a figure of some states only (NCCL's estimate, for NCCL's choice)
             continue

@@ -852,10 +852,72 @@ ORDERS = Door(
 )  # fmt: skip
 
 
+# ---- innetwork_bandwidth: in-network reduction (page 9) and `nccl` ------------------------------
+
+ACROSS = ("Ring", "NVLSTree", "CollNetDirect", "NVLS")
+NCCL_ROW = r"\d+(?= +(?:Ring|Tree|NVLS|NVLSTree|CollNetDirect|CollNetChain|PAT) )"  # a size's row
+
+
+def innetwork_argv(p: dict) -> dict[str, list[str]]:
+    nbytes, g = int(p["size_mb"] * MIB), p["gpus"]
+    card = [*flag("--nic-gbps", 400), *flag("--gpu", p["gpu"]), *flag("--bytes", nbytes)]
+    one = ["nccl", *flag("--gpus", g), *flag("--gpus-per-node", g), *flag("--nics-per-node", g)]
+    many = [
+        "nccl",
+        *flag("--gpus", 8 * p["servers"]),
+        *flag("--gpus-per-node", 8),
+        *flag("--nics-per-node", 8),
+        "--in-network-reduction",
+    ]
+    return {
+        "Ring": [*one, *card, *flag("--algorithm", "Ring")],
+        "NVLS": [*one, *card, *flag("--algorithm", "NVLS")],
+    } | {f"across {a}": [*many, *card, *flag("--algorithm", a)] for a in ACROSS}  # fmt: skip
+
+
+def fitted(key: str, scale: float):
+    return lambda j: j["rows"][0][key] * scale
+
+
+def innetwork_figures(a: str, key: str, command: str) -> tuple[Figure, ...]:
+    time = readout(key, after("busbw, ")) if command in ("Ring", "NVLS") else readout(key)
+    busbw = readout(key) if command in ("Ring", "NVLS") else readout(key, after("("))
+    return (
+        Figure(
+            f"{command}: time",
+            time,
+            fitted("time_us", 1e-6),
+            "time",
+            table_cell(NCCL_ROW, 2, "us"),
+            command=command,
+        ),
+        Figure(
+            f"{command}: busbw",
+            busbw,
+            fitted("busbw_GBps", GB),
+            "rate",
+            table_cell(NCCL_ROW, 3, "GB/s"),
+            command=command,
+        ),
+    )
+
+
+INNETWORK = Door(
+    "innetwork_bandwidth",
+    innetwork_argv,
+    (
+        *innetwork_figures("Ring", "ring_nccl", "Ring"),
+        *innetwork_figures("NVLS", "nvls_nccl", "NVLS"),
+        *(f for a in ACROSS for f in innetwork_figures(a, f"across_{a.lower()}", f"across {a}")),
+    ),
+    draws={"servers": lambda rng: rng.choice([2, 4, 8, 64, 512])},
+)  # fmt: skip
+
+
 DOORS = {d.name: d for d in (
     BUSBW, CLUSTER, DDP, DDP_SWEEP, SHARD, LATENCY, BUSBW_CURVE, SERVERS, SCALING, SENDS, STEPS,
     ring_door("ring_reduce_scatter"), ring_door("ring_all_gather"), NAIVE, TREE, SERVER_STEPPER,
-    ORDERS,
+    ORDERS, INNETWORK,
 )}  # fmt: skip
 
 # Widgets with no command of their own, and why
