@@ -59,6 +59,7 @@ class Door:
     # for a fast test (a 4,096-GPU DDP sweep) or a choice's values are not what the CLI has
     draws: Mapping[str, Callable[[random.Random], object]] = field(default_factory=dict)
     id: str = ""  # the door's name where a widget has two (its widget's name by default)
+    vary: tuple[str, ...] = ()  # draw only these parameters (the rest at their defaults)
 
     @property
     def name(self) -> str:
@@ -119,6 +120,8 @@ def disagreements(door: Door, params: dict) -> list[str] | None:
     data = {k: texts[k] and json.loads(cli([*argv, "--json"])) for k, argv in lines.items()}
     out = []
     for f in door.figures:
+        if f.command not in data:  # a command asked for some states only
+            continue
         if data[f.command] is None:  # the command refuses the question: so must the page
             shown = f.page(state)
             if read_all(shown) if isinstance(shown, str) else shown:
@@ -160,6 +163,8 @@ def draw(door: Door, rng: random.Random) -> dict:
     from its spec's range or choices (log-uniform over a wide range), or from `door.draws`."""
     params = {}
     for p in REGISTRY[door.widget].spec.values():
+        if door.vary and p.name not in door.vary:
+            continue
         if p.name in door.draws:
             params[p.name] = door.draws[p.name](rng)
         elif not p.label:

@@ -8,8 +8,11 @@ line cannot express is held at one value by `draws`, with a comment saying so.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
+import tempfile
+from pathlib import Path
 
 from .doors import VALUES, Door, Figure, table_cell
 
@@ -914,10 +917,145 @@ INNETWORK = Door(
 )  # fmt: skip
 
 
+# ---- the log panel of your cluster (page 10) and `nccl-tests`, `nccl-debug` ----------------------
+
+_LOGS = Path(tempfile.mkdtemp(prefix="doors-"))  # the logs the page holds, as files for the CLI
+
+
+def log_file(text: str) -> str:
+    """A file holding the page's log (the CLI reads a file), one per text."""
+    path = _LOGS / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.log"
+    if not path.exists():
+        path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def logs_argv(p: dict) -> dict[str, list[str]]:
+    log = log_file(p["log"])
+    card = [*flag("--gpu", p["gpu"]), *flag("--nic-gbps", repr(float(p["nic_gbps"])))]
+    return {"tests": ["nccl-tests", log, *card], "debug": ["nccl-debug", log, *card]}
+
+
+def fit(key: str, scale: float = 1.0, part: str = "fit"):
+    """A fit's figure; None where the log has no rows to fit (the page says "—")."""
+    return lambda j: j[part][key] * scale if j.get(part) else None
+
+
+def log_text(key: str, label: str, stop: str | None = None):
+    """The log panel's readout `key` from `label` on (up to `stop`)."""
+
+    def text(state: dict) -> str:
+        s = state["readouts"][key]
+        if label not in s:  # no log, or no such lines in it: the page's sentence says so
+            return s
+        s = after(label)(s)
+        return s.split(stop)[0] if stop else s
+
+    return text
+
+
+def row(i: int, key: str, scale: float, part: str = ""):
+    """Row i of the log's rows (or of its `part`, the prediction's); None with no rows."""
+    return lambda j: (j[part] if part else j)["rows"][i][key] * scale if j["rows"] else None
+
+
+def debug(key: str):
+    return lambda j: j[key] if j.get("nccl_version") else None
+
+
+FIT_LINE = "Alpha-beta line fitted to"
+NCCL_FIT = "NCCL's model fitted to"
+LOGS = Door(
+    "cluster",
+    logs_argv,
+    (
+        Figure("alpha-beta latency", log_text("log_fit", "latency", NCCL_FIT),
+               fit("latency_us", 1e-6), "time", command="tests"),
+        Figure("alpha-beta algbw", log_text("log_fit", "algbw", NCCL_FIT), fit("algbw_GBps", GB),
+               "rate", command="tests"),
+        Figure("alpha-beta busbw", log_text("log_fit", "busbw", NCCL_FIT), fit("busbw_GBps", GB),
+               "rate", command="tests"),
+        Figure("alpha-beta rms", log_text("log_fit", "rms relative error", NCCL_FIT),
+               fit("rms_rel_error"), "share", "alpha-beta fit: rms", command="tests"),
+        Figure("NCCL fit rms", log_text("log_fit", NCCL_FIT), fit("rms_rel_error", part="nccl_fit"),
+               "share", "NCCL model fit: rms", command="tests"),
+        Figure("NCCL fit busbw", log_text("log_fit", "likely regimes"),
+               fit("busbw_GBps", GB, "nccl_fit"), "rate", "fitted busbw", command="tests"),
+        Figure("NCCL fit latency", log_text("log_fit", "at the largest size"),
+               fit("latency_us", 1e-6, "nccl_fit"), "time", "fitted busbw", human_index=0,
+               command="tests"),
+        Figure("measured busbw, first row", cell("measured busbw", 0, "GB/s", "busbw"),
+               row(0, "busbw_GBps", GB), "rate", command="tests"),
+        Figure("measured busbw, last row shown", cell("measured busbw", 5, "GB/s", "busbw"),
+               row(5, "busbw_GBps", GB), "rate", command="tests"),
+        Figure("NCCL predicts, row 6", cell("NCCL predicts", 5, "GB/s", "busbw"),
+               row(5, "busbw_GBps", GB, "prediction"), "rate",
+               command="tests"),
+        Figure("ranks", log_text("log_debug", ";"), debug("ranks"), "count", command="debug"),
+        Figure("servers", log_text("log_debug", " on "), debug("nodes"), "count",
+               command="debug"),
+        Figure("channels", log_text("log_debug", " of "), debug("coll_channels"), "count",
+               index=1, command="debug"),
+    ),
+    draws={"example": lambda rng: rng.choice(["nvls-1node", "ib-2nodes", "ring-1node",
+                                               "debug-2nodes"])},
+    id="cluster/log",
+    vary=("example",),
+)  # fmt: skip
+
+
+# ---- nccl_line: one all_reduce_perf line (page 4) and `busbw`, `nccl-tests` ----------------------
+
+
+def line_argv(p: dict) -> dict[str, list[str]]:
+    """The line's size and out-of-place time (its 1st and 6th columns, as nccl-tests prints
+    them) to `busbw`; the line itself, as a log, to `nccl-tests`."""
+    cells = p["line"].split()
+    return {
+        "busbw": ["busbw", *flag("--gpus", p["gpus"]), *flag("--bytes", cells[0]),
+                  *flag("--time-us", cells[5]), *flag("--collective", p["collective"])],
+    } | ({  # nccl-tests reads all_reduce_perf's lines: another test's line is not its question
+        "tests": ["nccl-tests", log_file(p["line"] + "\n"), *flag("--gpus", p["gpus"])],
+    } if p["collective"] == "allreduce" else {})  # fmt: skip
+
+
+def first_row(key: str, scale: float, part: str = ""):
+    return lambda j: (j["rows"][0][part] if part else j["rows"][0])[key] * scale
+
+
+NCCL_LINE = Door(
+    "nccl_line",
+    line_argv,
+    (
+        Figure("algbw = S / t", readout("algbw"), lambda j: j["algbw_GBps"] * GB, "rate",
+               "algbw", command="busbw"),
+        Figure("busbw", readout("busbw"), lambda j: j["busbw_GBps"] * GB, "rate", "busbw",
+               command="busbw"),
+        Figure("out-of-place time", readout("oop_time"), first_row("time_us", 1e-6), "time",
+               command="tests"),
+        Figure("out-of-place algbw", readout("oop_algbw"), first_row("algbw_GBps", GB), "rate",
+               command="tests"),
+        Figure("out-of-place busbw, the line's column", readout("oop_busbw"),
+               first_row("busbw_GBps", GB), "rate", command="tests"),
+        # nccl-tests' view prints the busbw of the GPUs given (--gpus), as the page's readout
+        Figure("busbw for the GPUs given", readout("busbw"),
+               lambda j: j["nccl_fit"]["rows"][0]["measured_busbw_GBps"] * GB, "rate",
+               table_cell(r"\d+", 0, "GB/s"), command="tests"),
+        Figure("in-place time", readout("ip_time"), first_row("time_us", 1e-6, "in_place"),
+               "time", command="tests"),
+        Figure("in-place busbw", readout("ip_busbw"), first_row("busbw_GBps", GB, "in_place"),
+               "rate", command="tests"),
+    ),
+    vary=("gpus", "collective", "link_gbps"),
+    draws={"gpus": lambda rng: rng.randint(1, 4096),
+           "collective": lambda rng: rng.choice(["allreduce", "allreduce", "allgather", "reduce"])},
+)  # fmt: skip
+
+
 DOORS = {d.name: d for d in (
     BUSBW, CLUSTER, DDP, DDP_SWEEP, SHARD, LATENCY, BUSBW_CURVE, SERVERS, SCALING, SENDS, STEPS,
     ring_door("ring_reduce_scatter"), ring_door("ring_all_gather"), NAIVE, TREE, SERVER_STEPPER,
-    ORDERS, INNETWORK,
+    ORDERS, INNETWORK, LOGS, NCCL_LINE,
 )}  # fmt: skip
 
 # Widgets with no command of their own, and why

@@ -85,13 +85,14 @@ def notebook_agrees(name: str, params: dict) -> bool:
 # ---- a planted disagreement in any one door is seen ---------------------------------------------
 
 
-def planted_page(monkeypatch, name: str, key: str) -> None:
-    """The page's door with readout `key` off by one unit of its last printed digit."""
+def planted_page(monkeypatch, name: str, key: str, index: int = 0) -> None:
+    """The page's door with readout `key`'s `index`-th figure off by one unit of its last
+    printed digit."""
     honest = bridge.CALLS[name]
 
     def page(params):
         state = honest(params)
-        state["readouts"][key] = bumped(state["readouts"][key])
+        state["readouts"][key] = bumped(state["readouts"][key], index)
         return state
 
     monkeypatch.setitem(bridge.CALLS, name, page)
@@ -131,22 +132,26 @@ PLANTS = {
     "the view's labelled value": lambda mp: planted_view(mp, "calc", "all-reduce per step"),
     "the view's table cell": lambda mp: planted_view(mp, "shard", r"\nDDP ", 2),
     "the library's answer": lambda mp: planted_json(mp, "calc", "allreduce_s", 0.001),
+    "the log panel's fit": lambda mp: planted_page(mp, "cluster", "log_fit", 2),
+    "the log reader's view": lambda mp: planted_view(mp, "nccl-tests", "fitted busbw"),
 }
-PLANTED_DOOR = {
-    "the page's readout": "cluster",
-    "another page's readout": "busbw",
-    "the view's labelled value": "cluster",
-    "the view's table cell": "shard_memory",
-    "the library's answer": "cluster",
+PLANTED_DOOR = {  # the door each plant is in, and the state it is seen at
+    "the page's readout": ("cluster", {}),
+    "another page's readout": ("busbw", {}),
+    "the view's labelled value": ("cluster", {}),
+    "the view's table cell": ("shard_memory", {}),
+    "the library's answer": ("cluster", {}),
+    "the log panel's fit": ("cluster/log", {"example": "ib-2nodes"}),
+    "the log reader's view": ("cluster/log", {"example": "ib-2nodes"}),
 }
 
 
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_disagreement_planted_in_one_door_is_reported(plant, monkeypatch):
-    name = PLANTED_DOOR[plant]
-    assert disagreements(DOORS[name], {}) == []
+    name, params = PLANTED_DOOR[plant]
+    assert disagreements(DOORS[name], params) == []
     PLANTS[plant](monkeypatch)
-    found = disagreements(DOORS[name], {})
+    found = disagreements(DOORS[name], params)
     assert found, f"{plant}: planted off by one digit, yet every door agrees"
 
 
