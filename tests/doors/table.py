@@ -735,18 +735,63 @@ def even(value):
     return lambda j: value(j) if j["length"] % j["gpus"] == 0 else None
 
 
-def ring_door(name: str) -> Door:
-    """A ring stepper: half of `simulate ring`'s all-reduce, its steps and its bytes."""
+SENDS_LINE = re.compile(r"GPU (\d+) sends chunk \d+ \((.*?)\) to GPU (\d+), which now holds (.*)\.")
+
+
+def narrated_sends(state: dict) -> str:
+    """Every message the narration tells, step by step: "GPU a sends chunk c (values) to GPU b,
+    which now holds (values)", as its numbers (sender, values, receiver, what it holds)."""
+    lines = (line for frame in state["frames"] for line in frame["narration"])
+    return " ; ".join(" ".join(m.groups()) for m in map(SENDS_LINE.fullmatch, lines) if m)
+
+
+def traced_sends(half: int):
+    """The same from `simulate --trace`: the reduce-scatter's steps (half 0) or the
+    all-gather's (half 1) of the ring, each message's sender, values, receiver and what the
+    receiver's buffer holds in those places after the step."""
+
+    def numbers(j: dict) -> list:
+        steps = j["trace"][1:] if j["trace"] and not j["trace"][0]["messages"] else j["trace"]
+        n = j["gpus"] - 1
+        out = []
+        for step in steps[half * n : (half + 1) * n]:
+            for m in sorted(step["messages"], key=lambda m: m["src"]):
+                held = step["buffers"][m["dst"]][m["start"] : m["stop"]]
+                out += [m["src"], *m["values"], m["dst"], *held]
+        return out
+
+    return numbers
+
+
+def ring_door(name: str, half: int) -> Door:
+    """A ring stepper: half of `simulate ring`'s all-reduce, its steps, bytes and messages."""
     return Door(
         name,
-        simulate_argv("ring"),
+        lambda p: {"": simulate_argv("ring")(p), "trace": [*simulate_argv("ring")(p), "--trace"]},
         (
             *SAME_NUMBERS,
             Figure("steps", readout("steps"), lambda j: j["steps"] / 2, "count"),
             Figure("sent", readout("sent"), even(sent(0, 0.5)), "bytes"),
+            Figure("the narration's messages", narrated_sends, traced_sends(half), VALUES,
+                   command="trace"),
         ),
         draws=SMALL,
-    )
+    )  # fmt: skip
+
+
+NETWORK_LINE = re.compile(r"(\d+) messages, (\d+) of them between servers")
+
+
+def narrated_network(state: dict) -> str:
+    lines = (frame["narration"][0] for frame in state["frames"])
+    return " ".join(" ".join(m.groups()) for m in map(NETWORK_LINE.search, lines) if m)
+
+
+def traced_network(j: dict) -> list[int]:
+    """Each step's messages and those between servers, from `simulate --trace`."""
+    steps = [s for s in j["trace"] if s["messages"]]
+    return [x for s in steps for x in (len(s["messages"]),
+            sum(m["link"] == "inter" for m in s["messages"]))]  # fmt: skip
 
 
 NAIVE = Door(
@@ -767,9 +812,12 @@ TREE = Door(
 )
 SERVER_STEPPER = Door(
     "servers_stepper",
-    lambda p: simulate_argv(p["method"], "gpus_per_node")(p),
+    lambda p: {"": simulate_argv(p["method"], "gpus_per_node")(p),
+               "trace": [*simulate_argv(p["method"], "gpus_per_node")(p), "--trace"]},
     (
         *SAME_NUMBERS,
+        Figure("the narration's messages", narrated_network, traced_network, VALUES,
+               command="trace"),
         Figure("over the network", readout("total"), lambda j: j["bytes_inter_node"], "bytes",
                r"\n +across servers "),
         Figure("per card", readout("per_card"), lambda j: j["bytes_per_nic_max"], "bytes",
@@ -1054,8 +1102,8 @@ NCCL_LINE = Door(
 
 DOORS = {d.name: d for d in (
     BUSBW, CLUSTER, DDP, DDP_SWEEP, SHARD, LATENCY, BUSBW_CURVE, SERVERS, SCALING, SENDS, STEPS,
-    ring_door("ring_reduce_scatter"), ring_door("ring_all_gather"), NAIVE, TREE, SERVER_STEPPER,
-    ORDERS, INNETWORK, LOGS, NCCL_LINE,
+    ring_door("ring_reduce_scatter", 0), ring_door("ring_all_gather", 1), NAIVE, TREE,
+    SERVER_STEPPER, ORDERS, INNETWORK, LOGS, NCCL_LINE,
 )}  # fmt: skip
 
 # Widgets with no command of their own, and why
