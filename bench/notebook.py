@@ -46,7 +46,8 @@ from sitebuild.pages import Builder  # noqa: E402
 WAIT_MS = 180_000
 
 CHANGE_JS = """async ({ prefix, sel, values, n }) => {
-  const w = document.querySelector('.ae-notebook [data-widget^="' + prefix + '"]');
+  const w = [...document.querySelectorAll(".ae-notebook-host")]
+    .map((h) => h.shadowRoot.querySelector('[data-widget^="' + prefix + '"]')).find(Boolean);
   const c = w.querySelector(sel);
   const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
   const out = [];
@@ -65,7 +66,8 @@ CHANGE_JS = """async ({ prefix, sel, values, n }) => {
 }"""
 
 STEP_JS = """async ({ prefix, n }) => {
-  const w = document.querySelector('.ae-notebook [data-widget^="' + prefix + '"]');
+  const w = [...document.querySelectorAll(".ae-notebook-host")]
+    .map((h) => h.shadowRoot.querySelector('[data-widget^="' + prefix + '"]')).find(Boolean);
   const next = w.querySelector('[data-action="next"]');
   const prev = w.querySelector('[data-action="prev"]');
   const out = [];
@@ -105,13 +107,13 @@ def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
     return code, scenarios, steppers
 
 
-# JupyterLab with the package installed (its server extension, notebook/server.py, sets
-# TCP_NODELAY on the kernel's websocket), and the same JupyterLab with that extension turned off:
+# JupyterLab with the package's optional server extension turned on (notebook/server.py sets
+# TCP_NODELAY on the kernel's websocket), and the same JupyterLab with it off, as installed:
 # measured one after the other in one run, as is the site itself in the same browser
-OFF = "--ServerApp.jpserver_extensions=allreduce_explainer.notebook.server=False"
+EXTENSION = "--ServerApp.jpserver_extensions=allreduce_explainer.notebook.server="
 SERVERS = {
-    "JupyterLab with the package installed (its server extension on)": (),
-    "JupyterLab with the package's server extension off": (OFF,),
+    "JupyterLab with the package's server extension turned on": (EXTENSION + "True",),
+    "JupyterLab with the package's server extension off (as installed)": (EXTENSION + "False",),
 }
 
 
@@ -138,7 +140,8 @@ def measure(changes: int, steps: int, options: tuple[str, ...]) -> dict:
         )
         page.evaluate("jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function(
-            f"document.querySelectorAll('.ae-notebook [data-widget]').length === {len(code) - 1}"
+            "[...document.querySelectorAll('.ae-notebook-host')]"
+            f".filter(h => h.shadowRoot.querySelector('[data-widget]')).length === {len(code) - 1}"
         )
         for sc in scenarios:
             sel = f'[data-param="{sc.param}"]'

@@ -21,6 +21,7 @@ from allreduce_explainer.widgets.exercises import question_bank, sheet_kinds
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .banks import bank_facts, write_banks
 from .compress import compress_site
+from .doors import refuse_retired_in_doors
 from .embeds import (
     PAGE_SIZE,
     SIZES,
@@ -326,6 +327,7 @@ class Builder:
         """The HTML pages alone, with the license they link to (the tests of the prose use this
         without the browser's assets)."""
         self.site.mkdir(parents=True, exist_ok=True)
+        refuse_retired_in_doors()  # the CLI's help and the notebooks name sources as pages do
         pages = list(self.pages)
         stages = [p for p in pages if p.number is not None]
         docs = widget_docs(pages, {"exercise_sheet": {"kinds": sheet_kinds(stages)}})

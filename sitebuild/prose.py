@@ -110,9 +110,13 @@ def render_prose(
             raise SystemExit(f"{page.path}: unknown widget {name!r}")
         # a widget's build-time parameters (the sheet's question bank), never in its URL
         states.append((name, widgets.WIDGETS[name](context.get("widget_params", {}).get(name))))
-        return stash.put(widget_html(name, states[-1][1]))
+        html = widget_html(name, states[-1][1])
+        refuse_retired_names(page.path, html)  # its labels, readouts, tables and narration
+        return stash.put(html)
 
-    text = template(page.source).render(widget=widget, claim=Claims(page.path), **context)
+    claims = Claims(page.path, context.get("f"))
+    text = template(page.source).render(widget=widget, **claims.globals(), **context)
+    text = claims.check(text, "the prose", first_line(page), page.source)
     text = math_to_mathml(text, stash)
     body = markdown.markdown(text, extensions=MARKDOWN_EXTENSIONS, output_format="html")
     refuse_retired_names(page.path, body)
@@ -122,6 +126,17 @@ def render_prose(
     body = body.replace("<table>", '<div class="table-scroll" tabindex="0"><table>')
     body = body.replace("</table>", "</table></div>").replace("<pre>", '<pre tabindex="0">')
     return stash.restore(TABLE.sub(lambda t: list_breaks(t.group()), body)), states
+
+
+def first_line(page: Page) -> int:
+    """The line of the page's file on which its Markdown (after the front matter) begins, so a
+    refusal names the line an author edits."""
+    try:
+        whole = page.path.read_text()
+    except OSError:
+        return 1
+    at = whole.find(page.source[:200])
+    return whole.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
 def template(source: str) -> jinja2.Template:
@@ -135,16 +150,21 @@ def render_lessons(page: Page, context: dict) -> Page:
     through the same facts and claims as its prose, as HTML. The objectives and takeaways obey
     the prose's rule for typed figures; a question states its inputs, so its answer is a
     worked example."""
-    claim = Claims(page.path)
+    claims = Claims(page.path, context.get("f"))
 
-    def render(text: str) -> str:
-        return markupsafe.Markup(template(text).render(claim=claim, **context))
+    def render(text: str, where: str) -> str:
+        rendered = template(text).render(**claims.globals(), **context)
+        return markupsafe.Markup(claims.check(rendered, where, 1, text))
 
+    questions = enumerate(page.questions, 1)
     out = replace(
         page,
-        objectives=tuple(render(t) for t in page.objectives),
-        takeaways=tuple(render(t) for t in page.takeaways),
-        questions=tuple(Question(render(q.q), render(q.a)) for q in page.questions),
+        objectives=tuple(render(t, "an objective") for t in page.objectives),
+        takeaways=tuple(render(t, "a takeaway") for t in page.takeaways),
+        questions=tuple(
+            Question(render(q.q, f"Check yourself Q{i}"), render(q.a, f"Check yourself A{i}"))
+            for i, q in questions
+        ),
     )
     for text in (*out.objectives, *out.takeaways, *(t for q in out.questions for t in (q.q, q.a))):
         refuse_retired_names(page.path, text)

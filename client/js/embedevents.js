@@ -60,6 +60,7 @@
   var right = {}, answered = {};
   document.addEventListener("ae:answered", function (e) {
     var d = e.detail, w = widgetNamed(d.widget);
+    if (d.counts === false) return;  // Python read no answer (an empty box, 0,975): nothing to count
     answered[d.widget] = true;
     if (d.correct) right[d.widget] = true;
     post("answered", w, { success: d.correct, response: String(d.answer) });

@@ -120,7 +120,8 @@
             told = verdict;
             root.dispatchEvent(new CustomEvent("ae:answered", { bubbles: true, detail: {
               widget: widget.name, kind: s.exercise, seed: s.seed, answer: s.params.answer,
-              correct: s.feedback.correct, params: s.params } }));
+              correct: s.feedback.correct, counts: s.feedback.counts !== false,
+              params: s.params } }));
           }
         } else {
           feedback.textContent = "";

@@ -1,4 +1,4 @@
-// bundle: page  needs: AE.onPage  uses: AE.widgets AE.diagram
+// bundle: page  provides: AE.logPanel  needs: AE.onPage  uses: AE.widgets AE.diagram AE.python
 // Your cluster's log panel, no computation: (1) a log opened from disk is read here, in the
 // browser (never uploaded), and handed to Python as the log_file parameter (a hidden input, kept
 // in storage, never drawn: a text box of millions of lines freezes Chromium); only the first data-max-bytes
@@ -6,7 +6,8 @@
 // fitted figures" button applies the parameters Python fitted to that log (state.fit_apply).
 // The examples menu is an ordinary control: Python puts the chosen log in the text box; an opened
 // file sets the menu back to none. (3) Until a log is drawn, the examples, as buttons, stand where
-// its charts will be.
+// its charts will be. A page wires each of its panels; a notebook's widget (notebook/widget.mjs),
+// drawn later and in a shadow root, wires its own with AE.logPanel.attach.
 (function () {
   "use strict";
   function widgetOf(el) {
@@ -47,18 +48,17 @@
 
   function sync(fig) {
     var w = widgetOf(fig), b = fig.querySelector('[data-action="use-fit"]');
-    var ready = document.documentElement.getAttribute("data-python") === "ready";
+    var ready = !!(window.AE.python && window.AE.python.status === "ready");
     var t = fig.querySelector('[data-action="use-topology"]');
     if (t) t.disabled = !(w && w.state && w.state.topology_apply && ready);
     drawDebug(fig, w);
-    if (b) b.disabled = !(w && w.state && w.state.fit_apply && document.documentElement.getAttribute("data-python") === "ready");
+    if (b) b.disabled = !(w && w.state && w.state.fit_apply && ready);
     var examples = fig.querySelector('[data-role="log-examples"]');
     if (examples && w) examples.hidden = drawnLog(w);
   }
 
-  window.AE.onPage(function () {
-  document.querySelectorAll('[data-widget] [data-role="log-file"]').forEach(function (input) {
-    var fig = input.closest("[data-widget]");
+  function attach(fig) {
+    var input = fig.querySelector('[data-role="log-file"]');
     input.addEventListener("change", function () {
       var file = input.files && input.files[0];
       if (!file) return;
@@ -93,6 +93,12 @@
     fig.addEventListener("ae:settled", function () { sync(fig); });
     document.addEventListener("ae:python", function () { sync(fig); });
     sync(fig);
-  });
+  }
+
+  window.AE.logPanel = { attach: attach };
+  window.AE.onPage(function () {
+    document.querySelectorAll('[data-widget] [data-role="log-file"]').forEach(function (input) {
+      attach(input.closest("[data-widget]"));
+    });
   });
 })();

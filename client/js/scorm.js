@@ -13,7 +13,8 @@
 // - Each checked answer, and each prediction a widget posts (`ae:predicted`: {widget, id,
 //   answer, correct}, correct null for a skip), is also a cmi.interactions.n entry; predictions
 //   do not count to the score. cmi.core.session_time and cmi.core.exit are written at the end.
-// The verdicts are Python's (exercise.js's ae:answered event); this file only counts them.
+// The verdicts are Python's (exercise.js's ae:answered event); this file only counts them, and
+// not one Python marks as no answer (`counts` false: an empty box, a decimal comma).
 // Without an API it does nothing: the page behaves as the site does.
 (function () {
   "use strict";
@@ -131,7 +132,8 @@
     note.innerHTML = "<strong>Graded in your course.</strong> These " + total + " problems are " +
       "drawn for you alone. Only the <em>first</em> answer you check to each problem counts: " +
       "your score is 100 × (problems whose first answer was right) ÷ " + total + ". Later " +
-      "answers still get feedback but do not change your score. If you leave, your answers " +
+      "answers still get feedback but do not change your score. An empty box or text that is " +
+      "not an answer gets a message and counts nothing. If you leave, your answers " +
       "and score are kept for when you come back.";
     first.parentNode.insertBefore(note, first);
   }
@@ -195,6 +197,7 @@
   document.addEventListener("ae:answered", function (e) {
     var d = e.detail;
     if (!live() || session.seeds[d.widget] !== d.seed) return;  // not this learner's problem
+    if (d.counts === false) return;  // Python read no answer (an empty box, 0,975): it has its message
     if (session.replay[d.widget] === d.answer) { delete session.replay[d.widget]; return; }
     var p = session.saved.p;
     if (d.widget in p) p[d.widget][2] = d.answer;  // the first answer's verdict stays

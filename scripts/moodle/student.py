@@ -21,12 +21,30 @@ NOSNIFF = "x-content-type-options"
 TIMEOUT_MS = 180_000  # php -S serves the package's files one PHP process each: a slow first start
 
 
+# Moodle's own test of a page that has finished drawing itself: its JavaScript's pending list
+# empty and the document complete (lib/behat/behat_base.php, PAGE_READY_JS). A load event comes
+# before the page's modules have run, and after a click on "Log in" the old page's load state is
+# already reached: waiting for that alone races the redirect and the new page's redraw.
+PAGE_READY_JS = (
+    '() => typeof M !== "undefined" && M.util && M.util.pending_js'
+    ' && !M.util.pending_js.length && document.readyState === "complete"'
+)
+
+
+def ready(page) -> None:
+    """Wait until the page Moodle is showing has drawn itself."""
+    page.wait_for_function(PAGE_READY_JS, timeout=TIMEOUT_MS)
+
+
 def log_in(page, url: str, user: str, password: str) -> None:
     page.goto(f"{url}/login/index.php")
+    ready(page)
     page.fill("#username", user)
     page.fill("#password", password)
-    page.click("#loginbtn")
-    page.wait_for_load_state()
+    with page.expect_navigation(timeout=TIMEOUT_MS):
+        page.click("#loginbtn")
+    page.wait_for_url(lambda u: "/login/" not in u, timeout=TIMEOUT_MS)  # not refused
+    ready(page)
 
 
 def sco(page):
@@ -69,6 +87,7 @@ def main(url: str, made_path: str, out: str) -> None:
         page = ctx.new_page()
         log_in(page, url, "student", "Student-pass-1")
         page.goto(f"{url}/mod/scorm/view.php?id={made['cmid']}")
+        ready(page)
         frame = sco(page)
         frame.wait_for_selector("html[data-python=ready]", state="attached", timeout=TIMEOUT_MS)
         answers = answer_all(frame)
@@ -81,11 +100,13 @@ def main(url: str, made_path: str, out: str) -> None:
             name: (typ, sniff, moodle_type(name, ctx.request.get(u).body()[:8192]))
             for name, (u, typ, sniff) in seen.items()
         }
-        page.get_by_text("Exit activity").first.click()  # LMSFinish, then back to the course
-        page.wait_for_load_state()
+        with page.expect_navigation(timeout=TIMEOUT_MS):  # LMSFinish, then back to the course
+            page.get_by_text("Exit activity").first.click()
+        ready(page)
         page.context.clear_cookies()
         log_in(page, url, "admin", "Admin-pass-1")
         page.goto(f"{url}/grade/report/grader/index.php?id={made['course']}")
+        ready(page)
         page.screenshot(path=str(shots / "gradebook.png"), full_page=True)
         row = " ".join(page.locator("tr", has_text="Sam Student").first.inner_text().split())
         browser.close()

@@ -27,6 +27,7 @@ from .simulation import innetwork as innetwork_engine
 from .simulation import orders as orders_engine
 from .simulation import shard as shard_engine
 from .simulation import simulate as sim
+from .topology import run as topology_engine
 from .training import calculator, memory, shardcost
 from .training import ddp as ddp_engine
 from .validate import count, permutation
@@ -116,6 +117,7 @@ def simulate(p: dict) -> dict:
         p["gpus"], p["gpus_per_node"], *_link_values(p),
         max_gpus=MAX_TRACE_GPUS if trace else MAX_SIM_GPUS,
     )  # fmt: skip
+    _refuse_unused(p, SIMULATE, topo)
     dt = dtypes.get(p["dtype"])
     max_length = MAX_TRACE_LENGTH if trace else min(MAX_LENGTH, MAX_ELEMENTS // topo.gpus)
     if p["values"] is None and length is None:
@@ -146,6 +148,26 @@ def _link_values(p: dict) -> tuple[float, float, float, float]:
     return p["intra_bw"], p["inter_bw"], p["intra_latency"], p["inter_latency"]
 
 
+INTER = ("inter_latency", "inter_bw")  # the link parameters between servers
+
+
+def _refuse_unused(p: dict, s: dict[str, Param], topo: Topology, names=INTER) -> None:
+    """Refuses a link parameter set away from its default that this call cannot apply, naming
+    it, rather than ignore it: with every GPU in one server no message crosses the network, so
+    a latency or a rate between servers changes nothing (notebook 05 passed a 5 µs latency with
+    no servers given, and printed the opposite of page 5's lesson)."""
+    if topo.nodes > 1:
+        return
+    for name in names:
+        if p[name] != s[name].default:
+            raise ParamError(
+                name,
+                f"applies between servers, and all {topo.gpus} GPUs are in one server "
+                f"(GPUs per server {'unset' if p['gpus_per_node'] is None else topo.gpus_per_node}"
+                "): give the GPUs per server (1: every GPU its own server) to use it",
+            )
+
+
 ESTIMATE = spec(
     ALGORITHM,
     Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
@@ -162,6 +184,7 @@ ESTIMATE = spec(
 def estimate(p: dict) -> dict:
     """Closed-form time, steps and bytes of one all-reduce of `bytes` per GPU."""
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
+    _refuse_unused(p, ESTIMATE, topo)
     return cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
 
 
@@ -279,7 +302,6 @@ DDP = spec(
     *_links(NCCL_NVLINK_HOP_US, NCCL_NETWORK_HOP_US),
     Param("gpu", DEFAULT_GPU, "name"),  # without a label: the library's only, not the CLI's
     Param("timing", "nccl", "choice", choices=_choices(DDP_TIMINGS)),
-    Param("sweep_first_mb", None, "float", "", 0, MAX_BUCKET_MB, unit="MiB", optional=True),
 )  # fmt: skip
 
 
@@ -287,10 +309,13 @@ DDP = spec(
 def ddp(p: dict) -> dict:
     """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep).
 
-    timing "nccl" (the default) times each bucket's all-reduce by NCCL's model for `gpu`, with
-    one network card of inter_bw GB/s per GPU; "lock-step" by the teaching model of pages 3-6,
-    with the links' rates and latencies. peak_tflops defaults to the GPU's dense BF16 peak.
-    sweep_first_mb fixes the sweep's first bucket (1: PyTorch 2.3 and earlier).
+    timing "nccl" (the default) times each bucket's all-reduce by the fitted time of NCCL's
+    choice for `gpu`, with one network card of inter_bw GB/s per GPU; "lock-step" by the
+    whiteboard model of pages 3-6, with the links' rates and latencies. peak_tflops defaults
+    to the GPU's dense BF16 peak.
+    The sweep varies the cap and keeps the run's first bucket: first_bucket_mb when given, else
+    1 MiB when the cap is unset (PyTorch's default), else the cap (PyTorch 2.4 and later). Its
+    best cap is the least exposed time over every cap (ddp.optimum), not a point of the sweep.
     """
     m = model_name(p["model"])
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
@@ -301,9 +326,11 @@ def ddp(p: dict) -> dict:
     peak = device.peak_bf16_tflops if p["peak_tflops"] is None else p["peak_tflops"]
     flops = peak * 1e12 * p["mfu"]
     if timing == "nccl":
+        _refuse_lockstep(p)
         system = _ddp_system(device.name, topo)
         timed = ddp_engine.nccl_time(system)
     else:
+        _refuse_unused(p, DDP, topo, ("inter_latency",))
         timed = ddp_engine.lockstep_time(topo)
     r = ddp_engine.run(m, timed, b, flops, grad_bytes, cap, first)
     rows = r["buckets"]
@@ -337,10 +364,27 @@ def ddp(p: dict) -> dict:
         "bucket_timeline": rows,
     }
     if p["sweep"]:
-        swept = ddp_engine.sweep(m, timed, b, flops, grad_bytes, first_mb=p["sweep_first_mb"])
-        best = ddp_engine.best(swept)
+        swept_first = ddp_engine.DEFAULT_FIRST_MB if cap is None and first is None else first
+        swept = ddp_engine.sweep(m, timed, b, flops, grad_bytes, first_mb=swept_first)
+        best = ddp_engine.optimum(m, timed, b, flops, grad_bytes, swept_first)
         out.update(best_bucket_mb=best["bucket_mb"], best_exposed_s=best["exposed_s"], sweep=swept)
+        # the sweep's first bucket in bytes; None: each cap's own (PyTorch 2.4 and later)
+        out["sweep_first_bucket_bytes"] = (
+            None if swept_first is None else int(swept_first * ddp_engine.MIB)
+        )
     return out
+
+
+def _refuse_lockstep(p: dict) -> None:
+    """NCCL's timing has its own latencies and NVLink rate: the whiteboard model's are refused
+    when set, as they would change nothing."""
+    for name in ("intra_latency", "inter_latency", "intra_bw"):
+        if p[name] != DDP[name].default:
+            raise ParamError(
+                name,
+                "is the whiteboard model's (timing lock-step); timing nccl takes NCCL's own "
+                "latencies and NVLink rate for the GPU",
+            )
 
 
 def _ddp_system(gpu: str, topo: Topology) -> nccl.System:
@@ -348,13 +392,13 @@ def _ddp_system(gpu: str, topo: Topology) -> nccl.System:
     if topo.gpus < 2:
         raise ParamError("gpus", "an all-reduce needs at least 2 GPUs")
     if topo.gpus_per_node > 8:
-        raise ParamError("gpus_per_node", "at most 8 (an HGX/DGX server) in NCCL's model")
+        raise ParamError("gpus_per_node", "at most 8 (an HGX/DGX server) for NCCL's choice")
     nic_Gbps = topo.inter.GBps * 8
     lo, hi = NCCL_NIC_GBPS
     if not lo <= nic_Gbps <= hi:
         raise ParamError(
             "inter_bw",
-            f"must be {lo / 8:g}-{hi / 8:g} GB/s (a {lo:g}-{hi:g} Gb/s card) for NCCL's model",
+            f"must be {lo / 8:g}-{hi / 8:g} GB/s (a {lo:g}-{hi:g} Gb/s card) for NCCL's choice",
         )
     g = topo.gpus_per_node
     return nccl.System(gpu, topo.gpus, g, g, nic_Gbps)
@@ -422,10 +466,10 @@ PRESET_MODEL = Param(
 )  # fmt: skip
 SHARD = spec(
     PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, NIC_GBPS, TOKENS_PER_GPU, MFU,
-    Param("comm_model", "nccl", "choice", f"how the collectives are timed: nccl: NCCL "
-          f"{NCCL_VERSION}'s cost model, the collective it would pick for each size and group, "
-          f"as on page 8 ({', '.join(nccl.GPU_SPECS)}); ring: a single flat ring, "
-          "the teaching model",
+    Param("comm_model", "nccl", "choice", f"how the collectives are timed: nccl: the fitted "
+          f"time of NCCL {NCCL_VERSION}'s choice, the collective it would pick for each size and "
+          f"group, as on page 8 ({', '.join(nccl.GPU_SPECS)}); ring: a single flat ring, "
+          "the whiteboard model",
           choices=_choices(("nccl", "ring"))),
     *LATENCIES_US,
 )  # fmt: skip
@@ -436,10 +480,11 @@ def shard(p: dict) -> dict:
     """Memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP for a model on a cluster.
 
     `strategies[name].memory_bytes_per_gpu` is {"params", "grads", "optimizer", "total"} in
-    bytes; `comm_bytes_per_gpu` the bytes each GPU sends per step; `comm_s` their time, by
-    NCCL's model unless comm_model="ring" (the latencies are the ring's only); `fits` whether
-    the model states fit the GPU's memory (GiB); `overlap[zero3|hsdp]` the tokens per GPU from
-    which the collectives hide, (m - 1)/m · F/B with its F and B, the figure page 8 prints.
+    bytes; `comm_bytes_per_gpu` the bytes each GPU sends per step; `comm_s` their time, the
+    fitted time of NCCL's choice unless comm_model="ring" (the latencies are the ring's only);
+    `fits` whether the model states fit the GPU's memory (GiB); `overlap[zero3|hsdp]` the tokens
+    per GPU from which the collectives hide, (m - 1)/m · F/B with its F and B, the figure page 8
+    prints.
     """
     p = dict(p)
     m = calculator.model_for(p.pop("model"), None)
@@ -447,7 +492,7 @@ def shard(p: dict) -> dict:
     timing = p.pop("comm_model")
     c = calculator.cluster_for(**p)
     if timing == "nccl" and c.gpu.name not in nccl.GPU_SPECS:
-        raise ParamError("gpu", f"NCCL's model knows {', '.join(nccl.GPU_SPECS)}")
+        raise ParamError("gpu", f"NCCL's tuning code knows {', '.join(nccl.GPU_SPECS)}")
     timer = shardcost.nccl_time(c.gpu.name, c.nic_GBps * 8) if timing == "nccl" else None
     out = shardcost.strategies(m, c, tokens, u, **({"comm_time": timer} if timer else {}))
     head = {
@@ -467,7 +512,7 @@ def shard(p: dict) -> dict:
     return head | out
 
 
-# ---- NCCL's own model: its pick and its time, size by size ---------------------------------
+# ---- NCCL's choice: its pick, its estimate and the fitted time, size by size ------------------
 
 MAX_SWEEP_SIZES = 64
 _SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -541,7 +586,8 @@ NCCL_SWEEP = spec(
 @takes(NCCL_SWEEP)
 def nccl_sweep(p: dict) -> dict:
     """NCCL's pick for each size (one `bytes`, or `sizes`): its algorithm and protocol, the
-    fitted time published runs measure, NCCL's own time, and every candidate it weighed."""
+    fitted time (what published runs of that size measure), NCCL's estimate (the time its
+    tuning code picks on), and every candidate it weighed."""
     if (p["bytes"] is None) == (p["sizes"] is None):
         raise ParamError("bytes", "give one size (bytes) or a range (sizes), one of the two")
     sizes = [size("bytes", p["bytes"])] if p["sizes"] is None else size_range(p["sizes"])
@@ -587,8 +633,8 @@ CALC = spec(
     GPU,
     NIC_GBPS,
     GPUS_PER_PROCESS,
-    Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "nccl: NCCL's own choice and "
-          "time; ring, multi-ring, tree, hierarchical, auto: the site's teaching models",
+    Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "nccl: NCCL's choice and its "
+          "fitted time; ring, multi-ring, tree, hierarchical, auto: the site's teaching models",
           choices=_choices(calculator.ALGORITHMS)),
     NCCL_RELEASE,
     Param("grad_dtype", "bf16", "choice", "the gradient's type",
@@ -642,8 +688,9 @@ NCCL_TESTS = spec(
 
 @takes(NCCL_TESTS)
 def nccl_tests(p: dict) -> dict:
-    """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's model
-    fitted (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every run."""
+    """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's
+    regimes fitted to it (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every
+    run."""
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     per = p["gpus_per_node"]
     nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
@@ -674,6 +721,23 @@ def nccl_debug(p: dict) -> dict:
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
     return explain.read_debug(p["log"], p["gpus"], explain.Network(gpu, nic))
+
+
+TOPOLOGY = spec(
+    Param("topology", REQUIRED, "text", "a topology file as NCCL_TOPO_DUMP_FILE writes it",
+          flag="FILE"),
+    # named apart from the pages' `servers` (their own ranges, tests/widgets/test_narrowed.py)
+    Param("topology_servers", 1, "int", "servers of this kind in the job (the file is one of "
+          "them)", 1, topology_engine.MAX_SERVERS, flag="--servers", metavar="N"),
+)  # fmt: skip
+
+
+@takes(TOPOLOGY)
+def nccl_topology(p: dict) -> dict:
+    """NCCL 2.30.7's topology search on a server's topology file: the ring, tree and NVLS graphs
+    (pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels) and every
+    channel's ring and tree after NCCL's duplication, across `servers` such servers."""
+    return topology_engine.topology(p["topology"], p["topology_servers"])
 
 
 MAX_ORDER_GPUS = 512

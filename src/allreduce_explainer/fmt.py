@@ -17,6 +17,15 @@ def sig(x: float, digits: int = 2) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def sig_up(x: float, digits: int = 2) -> str:
+    """x rounded up to `digits` significant digits (sig's form): a threshold printed so that
+    the value it names is past it (a 1,424-token threshold reads 1,430, not 1,420)."""
+    if x <= 0 or not math.isfinite(x):
+        return sig(x, digits)
+    unit = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return sig(math.ceil(round(x / unit, 9)) * unit, digits + 1)
+
+
 def percent(share: float, decimals: int = 0) -> str:
     """A share as the pages write a percentage, with a space before the sign: 0.82 -> "82 %"."""
     return f"{100 * share:.{decimals}f} %"

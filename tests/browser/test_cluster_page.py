@@ -67,8 +67,9 @@ def test_pasting_a_log_draws_the_fit_and_the_button_applies_it(page, server):
     w.locator("[data-readout=log_fit]", has_text="latency 30 µs").wait_for()
     page.wait_for_function(f"() => ({TRACES})().includes('alpha-beta fit')")
     names = set(page.evaluate(TRACES))
-    assert {"measured (out-of-place)", "alpha-beta fit", "NCCL's model, fitted"} <= names
-    assert "calculator (NCCL's choice (its own cost model))" in names
+    fitted = "NCCL's regimes, fitted to the run"
+    assert {"measured (out-of-place)", "alpha-beta fit", fitted} <= names
+    assert "calculator (NCCL's choice (its fitted time))" in names
     # a two-server log: applying NCCL's fit sets the card rate that reproduces its busbw
     box.fill(LOG_309.read_text())
     box.press("Tab")

@@ -1,6 +1,6 @@
 """Page 10 in Chromium with a NCCL_DEBUG=INFO log pasted: the topology read, the
 findings with their evidence, channel 0's ring drawn on the servers (and its tree on request),
-each table row naming NCCL's model's pick, bands on the busbw chart, the topology applied to
+each table row naming NCCL's choice, bands on the busbw chart, the topology applied to
 the calculator; no serious axe violation and no sideways scroll at 360 px."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def test_a_debug_log_is_read_drawn_and_applied(page, server):
         '.includes("tree")'
     )
     assert svg.locator(".arrow").count() == 15
-    # each row of the table names NCCL's model's pick; bands behind the busbw chart
+    # each row of the table names NCCL's choice; bands behind the busbw chart
     rows = page.evaluate(
         "() => [...document.querySelectorAll('.cluster table')].map(t => t.textContent)"
     )

@@ -244,6 +244,33 @@ def test_a_resumed_attempt_keeps_its_problems_and_its_score(browser, lms):
     c.leave()
 
 
+def test_an_empty_box_or_a_decimal_comma_gets_a_message_and_spends_nothing(browser, lms):
+    """Python reads no answer in them (`counts` false): no interaction, no score, no first
+    answer spent; the right answer after them is the first and counts."""
+    student = "learner-c"
+    a = Attempt(browser, lms, preload(student))
+    a.seeds(student)
+    kind = next(k for k in KINDS if problem(k, 0).dimension == "time")
+    sel = f"[data-widget=exercise-{kind}]"
+    right = a.frame.evaluate(
+        "s => AE.widgets.find(w => w.el.matches(s)).state.solution_answer", sel
+    )
+    comma = right.replace(".", ",", 1) if "." in right else "0,975 s"
+    for text in ("", comma):
+        assert check_answer(a.frame, kind, text, TIMEOUT_MS) is False
+        message = a.frame.locator(f"{sel} [data-role=feedback]").inner_text()
+        assert ("type an answer" in message) if not text else ("with a point" in message)
+        assert "right in" not in message  # not a unit slip: no number was read
+    assert not any(k.startswith("cmi.interactions.") for k, _, _ in a.sets())
+    assert a.cmi("cmi.core.score.raw") == "0"
+    assert a.answer(kind, right=True)
+    assert a.cmi("cmi.core.score.raw") == score(1)  # the first answer, right
+    responses = [v for k, v, _ in a.sets() if k.endswith(".student_response")]
+    assert responses == [right]
+    saved = json.loads(a.leave()["suspend"])["p"]
+    assert saved[f"exercise-{kind}"][1] == 1
+
+
 def test_without_an_api_the_page_is_the_site(page, server):
     page.goto(f"{server}/{STAGE.slug}/")
     page.wait_for_selector(PY_READY, state="attached")

@@ -17,7 +17,8 @@ def test_page_reads_before_python_with_counted_and_formula_series(page, server):
     names = page.evaluate(
         "() => document.querySelector('[data-widget=sends] .chart').data.map(t => t.name)"
     )
-    assert {"ring", "ring, counted", "counted (simulation)", "formula (cost model)"} <= set(names)
+    keys = {"ring", "ring, counted", "counted (simulation)", "formula (whiteboard model)"}
+    assert keys <= set(names)
     w = page.locator("[data-widget=busbw]")
     assert w.locator("[data-readout=busbw]").inner_text() == "370 GB/s"
     assert page.locator("[data-widget=busbw_curve]").count() == 0  # page 5's now

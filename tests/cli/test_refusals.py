@@ -21,8 +21,15 @@ BUCKETS_AND_DDP = [
     (["ddp", "--model", "gpt2", "--gpus", "8", "--mfu", "2"], "--mfu"),
     (["ddp", "--model", "gpt2", "--gpus", "8", "--batch", "0"], "--batch"),
     (["ddp", "--model", "gpt2", "--gpus", "8", "--peak-tflops", "-1"], "--peak-tflops"),
-    (["ddp", "--model", "gpt2", "--gpus", "8", "--inter-latency", "-1"], "--inter-latency"),
-]
+    # a parameter the call cannot apply is refused, never ignored (issue 46, item 2): NCCL's
+    # timing has its own latencies, so ddp offers none
+    (["ddp", "--model", "gpt2", "--gpus", "16", "--gpus-per-node", "8", "--intra-latency", "1"],
+     "unrecognized arguments: --intra-latency"),
+    (["cost", "ring", "--gpus", "64", "--bytes", "1e3", "--inter-latency", "5"],
+     "argument --inter-latency: applies between servers, and all 64 GPUs are in one server"),
+    (["cost", "tree", "--gpus", "8", "--bytes", "1e3", "--inter-bw", "10"], "argument --inter-bw"),
+    (["simulate", "ring", "--inter-latency", "5"], "argument --inter-latency"),
+]  # fmt: skip
 
 CALC = [
     (["--model", "llama3", "--gpus", "8"], "--model"),

@@ -30,6 +30,7 @@ BASE = {  # the least valid command line of each subcommand
     "figure": ["latency", "--out", "never-written.svg"],
     "exercises export": ["--format", "csv", "--kinds", "ring_time", "--out", "-"],
     "presets": [],
+    "topology": ["dgx-a100"],
 }
 
 

@@ -10,6 +10,8 @@ Marked `build` (it builds the wheel), `browser` and `notebook`.
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -55,6 +57,53 @@ def venv(tmp_path_factory) -> Path:
     ).stdout.strip()  # fmt: skip
     (Path(site) / "dev-venv.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return venv
+
+
+EXTENSION = "allreduce_explainer.notebook.server"
+
+
+def _jupyter(venv: Path, config: Path, *args: str) -> str:
+    """`jupyter server ...` (`python -m jupyter_server ...`: the venv has no scripts of the
+    dev venv's) as the venv's user runs it (its own sys.prefix, an empty user config
+    folder), the output of both streams: `extension list` writes to stderr."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHONPATH"))}
+    env["JUPYTER_CONFIG_DIR"] = str(config)
+    r = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "jupyter_server", *args],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert r.returncode == 0, f"jupyter server {args} exited {r.returncode}:\n{r.stderr}"
+    return r.stdout + r.stderr
+
+
+def _listed(listing: str) -> list[str]:
+    """This package's states in `jupyter server extension list`, its colours taken off."""
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", listing)
+    return re.findall(rf"^\s*{re.escape(EXTENSION)} (enabled|disabled)\s*$", plain, re.M)
+
+
+def test_installing_the_wheel_turns_no_server_extension_on_until_the_documented_line(
+    venv, tmp_path
+):
+    """After `pip install` of the wheel, nothing of this package is enabled in the venv's Jupyter
+    server (its extension is listed, off); the README's one line turns it on, `disable` off."""
+    config = tmp_path / "user-config"
+    config.mkdir()
+    listing = _jupyter(venv, config, "extension", "list")
+    assert f"Config dir: {venv / 'etc' / 'jupyter'}" in listing, listing  # the venv's, read
+    assert _listed(listing) == ["disabled"], listing
+    readme = (ROOT / "README.md").read_text()
+    assert f"jupyter server extension enable {EXTENSION}" in readme
+    try:
+        _jupyter(venv, config, "extension", "enable", EXTENSION)
+        on = _jupyter(venv, config, "extension", "list")
+        assert _listed(on) == ["enabled"], on
+    finally:
+        _jupyter(venv, config, "extension", "disable", EXTENSION)
+    off = _jupyter(venv, config, "extension", "list")
+    assert _listed(off) == ["disabled"], off
+    # (jupyter_core may leave its `migrated` mark there; no config file)
+    assert list(config.rglob("*.json")) == [], "the line wrote to the user's config, not the venv's"
 
 
 def _where(text: str, venv: Path) -> None:
@@ -104,6 +153,8 @@ def test_jupyterlab_draws_the_widgets_from_the_wheel(venv, browser, tmp_path):
         _where(page.locator(".jp-OutputArea-output", has_text="package: ").inner_text(), venv)
         _drawn(page)
         ctx.close()
+    log = (tmp_path.parent / f"{tmp_path.name}-server.log").read_text()
+    assert "TCP_NODELAY" not in log, "the server ran the extension nobody turned on"
 
 
 APP = f"""import marimo

@@ -1,6 +1,7 @@
 """The widgets in marimo (`marimo run`, a real server) opened in Chromium: a stepper and a chart
 render, the stepper steps, and a control change is recomputed by the kernel, redrawn, and reaches
-marimo's reactive value (a cell that reads `c.value["params"]` runs again).
+marimo's reactive value (a cell that reads `c.value["gpus"]` runs again); the cluster's log panel
+loads an example.
 
 Marked `browser` (Chromium) and `notebook` (a marimo server).
 """
@@ -39,7 +40,22 @@ def _(mo, show):
 
 @app.cell
 def _(c, mo):
-    mo.md(f"kernel gpus: {c.value['params']['gpus']}")
+    mo.md(f"kernel gpus: {c.value['gpus']}")
+    return
+
+
+@app.cell
+def _(mo):
+    from allreduce_explainer.notebook import Cluster
+
+    k = mo.ui.anywidget(Cluster())
+    k
+    return (k,)
+
+
+@app.cell
+def _(k, mo):
+    mo.md(f"kernel example: {k.value['example'] or 'none'}")
     return
 
 
@@ -75,3 +91,13 @@ def test_chart_change_recomputes_and_reaches_marimo(app):
     box.fill("256")
     box.dispatch_event("change")
     app.locator("text=kernel gpus: 256").wait_for(timeout=WAIT_MS)
+
+
+def test_the_clusters_example_button_loads_its_log_and_reaches_marimo(app):
+    """The log panel's example buttons (logpanel.js) work in marimo too: the example's log is
+    drawn in place of the examples, and marimo's value of the trait follows."""
+    k = app.locator('.ae-notebook [data-widget^="cluster-"]')
+    app.locator("text=kernel example: none").wait_for(timeout=WAIT_MS)
+    k.locator('[data-example="nvls-1node"]').click()
+    k.locator('[data-role="log-examples"]').wait_for(state="hidden", timeout=WAIT_MS)
+    app.locator("text=kernel example: nvls-1node").wait_for(timeout=WAIT_MS)

@@ -60,9 +60,28 @@ def test_open_sets_nodelay_first_then_runs_jupyter_servers_open(monkeypatch):
         assert server.nodelay(h) != 0
 
 
-def test_the_install_turns_the_extension_on():
-    """The config file the wheel puts in etc/jupyter/jupyter_server_config.d names this module."""
-    config = ROOT / "jupyter-config" / "jupyter_server_config.d" / "allreduce_explainer.json"
-    extensions = json.loads(config.read_text())["ServerApp"]["jpserver_extensions"]
-    assert extensions == {server.__name__: True}
+def test_an_open_that_is_not_a_coroutine_is_left_as_it_is(monkeypatch, caplog):
+    """The docstring's promise: a jupyter_server whose `open` is not the coroutine jupyter_server
+    2 defines keeps its own, unwrapped, and the server's log says so."""
+
+    def plain(self, kernel_id):
+        return "opened"
+
+    monkeypatch.setattr(websocket.KernelWebsocketHandler, "open", plain)
+    monkeypatch.delattr(websocket.KernelWebsocketHandler, server._PATCHED, raising=False)
+    with caplog.at_level(logging.WARNING, logger="test-server"):
+        server._load_jupyter_server_extension(App())
+    assert websocket.KernelWebsocketHandler.open is plain
+    assert not getattr(websocket.KernelWebsocketHandler, server._PATCHED, False)
+    assert "TCP_NODELAY left off" in caplog.text
+
+
+def test_the_packages_config_file_lists_the_extension_off():
+    """The one config file the wheel puts in etc/jupyter/jupyter_server_config.d lists this module
+    OFF (`jupyter server extension enable` refuses a module no config file lists); nothing turns
+    it on but the user. A real install: test_from_wheel.py."""
+    folder = ROOT / "jupyter-config" / "jupyter_server_config.d"
+    assert [p.name for p in folder.iterdir()] == [f"{server.__name__}.json"]
+    config = json.loads((folder / f"{server.__name__}.json").read_text())
+    assert config == {"ServerApp": {"jpserver_extensions": {server.__name__: False}}}
     assert server._jupyter_server_extension_points() == [{"module": server.__name__}]

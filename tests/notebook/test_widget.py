@@ -9,7 +9,7 @@ import re
 import pytest
 import traitlets
 
-from allreduce_explainer.notebook import NAMES, Widget, show
+from allreduce_explainer.notebook import NAMES, RingReduceScatter, Widget, show
 from allreduce_explainer.notebook.esm import VIEWS, module
 from allreduce_explainer.widgets import REGISTRY
 from helpers import ROOT
@@ -27,7 +27,7 @@ def answered(w: Widget, params: dict) -> dict:
 
 def test_show_takes_the_url_spelling_and_the_parameters():
     w = show("ring-reduce-scatter", gpus=8)
-    assert w.name == "ring_reduce_scatter" and w.params["gpus"] == 8
+    assert isinstance(w, RingReduceScatter) and w.name == "ring_reduce_scatter" and w.gpus == 8
     assert len(w.state["inputs"]) == 8  # one gradient per GPU
     assert len(w.state["frames"]) == 8  # step 0, then n - 1 = 7 steps of the reduce-scatter
 
@@ -35,30 +35,48 @@ def test_show_takes_the_url_spelling_and_the_parameters():
 def test_an_unknown_name_lists_the_choices():
     with pytest.raises(ValueError, match=r"name: no widget named 'ring'.*ring_reduce_scatter"):
         show("ring")
+    with pytest.raises(traitlets.TraitError, match=r"^gpu: is not a parameter of latency"):
+        show("latency", gpu=8)
 
 
-def test_params_set_in_a_cell_recompute_and_bad_ones_name_the_field():
+def test_a_trait_set_in_a_cell_recomputes_and_bad_ones_name_the_field():
     w = show("latency", gpus=64)
-    w.params = {**w.params, "gpus": 128}
-    assert w.state["params"]["gpus"] == 128
-    with pytest.raises(traitlets.TraitError, match=r"^gpus: must be between 2 and"):
-        w.params = {**w.params, "gpus": 1}
-    assert w.params["gpus"] == 128 and w.state["params"]["gpus"] == 128
+    seen = []
+    w.observe(lambda change: seen.append(change["new"]), "gpus")
+    w.gpus = 128
+    assert w.state["params"]["gpus"] == 128 and seen == [128]
+    with pytest.raises(traitlets.TraitError, match=r"'gpus' trait .* not be less than 2"):
+        w.gpus = 1  # the spec's range, held by the trait itself
+    with pytest.raises(traitlets.TraitError, match=r"^gpus: 60 GPUs do not fill servers of 8"):
+        w.gpus = 60  # the widget's own check, tying two parameters together
+    with pytest.raises(traitlets.TraitError, match=r"Latency\b.*'gpus'|'gpus'.*Latency"):
+        w.gpus = "many"
+    assert w.gpus == 128 and w.state["params"]["gpus"] == 128 and seen == [128]
+
+
+def test_traits_changed_together_are_computed_together():
+    """Two changes under hold_trait_notifications are checked together: 20 GPUs, refused on
+    servers of 8, pass with servers of 4 set beside them, and the state has both."""
+    w = show("latency", gpus=64, gpus_per_node=8)
+    with w.hold_trait_notifications():
+        w.gpus_per_node = 4
+        w.gpus = 20
+    assert (w.state["params"]["gpus"], w.state["params"]["gpus_per_node"]) == (20, 4)
 
 
 def test_a_views_call_answers_like_the_worker_and_syncs_params():
     w = show("latency")
-    good = answered(w, {**w.params, "gpus": 256})
-    assert good["ok"] and w.params["gpus"] == 256 and w.state == good["state"]
-    bad = answered(w, {**w.params, "gpus": 0})
+    good = answered(w, {**w.parameters(), "gpus": 256})
+    assert good["ok"] and w.gpus == 256 and w.state == good["state"]
+    bad = answered(w, {**w.parameters(), "gpus": 0})
     assert bad == {"ok": False, "error": {"field": "gpus", "message": bad["error"]["message"]}}
-    assert w.params["gpus"] == 256
+    assert w.gpus == 256
 
 
 def test_the_exercise_checks_an_answer_in_the_kernel():
     w = show("exercise", kind="ring_time", seed=3)
-    right = answered(w, {**w.params, "answer": w.state["solution_answer"]})
-    wrong = answered(w, {**w.params, "answer": "1e9 s"})
+    right = answered(w, {**w.parameters(), "answer": w.state["solution_answer"]})
+    wrong = answered(w, {**w.parameters(), "answer": "1e9 s"})
     assert right["state"]["feedback"]["correct"] is True
     assert wrong["state"]["feedback"]["correct"] is False
 
@@ -76,7 +94,7 @@ def test_a_chart_gives_its_plotly_figure_and_a_stepper_refuses():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_widget_draws_its_partial(name):
     params = {"kind": "ring_time"} if name == "exercise" else {}
-    w = Widget(name, **params)
+    w = show(name, **params)
     kind = re.search(r'data-widget="([^"]+)" data-kind="([^"]+)"', w.html)
     assert kind and kind[1].startswith(f"{name}-nb") and kind[2] == REGISTRY[name].view
 
@@ -98,11 +116,22 @@ def test_a_views_change_is_one_message_back_and_its_save_no_echo():
     w = show("latency")
     sent = []
     w._send = lambda message, buffers=None: sent.append(message)
-    params = {**w.params, "gpus": 256}
+    params = {**w.parameters(), "gpus": 256}
     w._message(w, {"type": "call", "id": 3, "params": params}, [])
     assert [m["method"] for m in sent] == ["custom"] and sent[0]["content"]["id"] == 3
-    assert w.params["gpus"] == 256
+    assert w.gpus == 256
     sent.clear()
-    saved = {**params, **w.state["params"]}
-    w.set_state({"params": saved})  # the view's save, as ipywidgets applies a front end's update
-    assert sent == [] and w.params == saved
+    w.set_state({"gpus": 256})  # the view's save, as ipywidgets applies a front end's update
+    assert sent == [] and w.gpus == 256
+
+
+def test_a_linked_views_change_recomputes_and_is_sent_as_a_state():
+    """A trait set from the front end (a jslink from another widget's view) is a change the
+    kernel has not computed: its new state goes to the views."""
+    w = show("latency")
+    sent = []
+    w._send = lambda message, buffers=None: sent.append(message)
+    w.set_state({"gpus": 512})
+    assert w.state["params"]["gpus"] == 512
+    states = [m["content"] for m in sent if m["content"].get("type") == "state"]
+    assert len(states) == 1 and states[0]["state"]["params"]["gpus"] == 512

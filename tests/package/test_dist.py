@@ -72,12 +72,13 @@ def test_wheel_holds_the_core_typed_and_nothing_else(dist):
     assert core <= names, sorted(core - names)
     assert f"{PACKAGE}/py.typed" in names
     tops = {n.split("/")[0] for n in names}
-    data = f"{PACKAGE}-{_version()}.data"  # the notebook's Jupyter server extension, turned on
+    data = f"{PACKAGE}-{_version()}.data"  # the notebook's Jupyter server extension, listed off
     assert tops == {PACKAGE, f"{PACKAGE}-{_version()}.dist-info", data}, tops
-    config = f"{data}/data/etc/jupyter/jupyter_server_config.d/allreduce_explainer.json"
+    extension = f"{PACKAGE}.notebook.server"
+    config = f"{data}/data/etc/jupyter/jupyter_server_config.d/{extension}.json"
     assert [n for n in names if n.startswith(data)] == [config]
     assert json.loads(_read(dist["wheel"], config)) == {
-        "ServerApp": {"jpserver_extensions": {f"{PACKAGE}.notebook.server": True}}
+        "ServerApp": {"jpserver_extensions": {extension: False}}
     }
     assert not [n for n in names if "/tests/" in n or "/site/" in n or "__pycache__" in n]
 
@@ -162,12 +163,11 @@ def test_wheel_runs_in_a_clean_venv_without_network(dist, tmp_path):
     assert Path(got["file"]).is_relative_to(venv), got["file"]
     assert got["views"]
     _check_reduce_scatter(got["r"])
-    # the server extension is on in the venv's Jupyter config, and loads without anywidget
-    config = venv / "etc/jupyter/jupyter_server_config.d/allreduce_explainer.json"
-    assert (
-        f"{PACKAGE}.notebook.server"
-        in json.loads(config.read_text())["ServerApp"]["jpserver_extensions"]
-    )
+    # the server extension is listed off in the venv's Jupyter config (the user turns it on),
+    # and loads without anywidget
+    config = venv / f"etc/jupyter/jupyter_server_config.d/{PACKAGE}.notebook.server.json"
+    extensions = json.loads(config.read_text())["ServerApp"]["jpserver_extensions"]
+    assert extensions == {f"{PACKAGE}.notebook.server": False}
     probe = "from allreduce_explainer.notebook import server; print(server.__name__)"
     loaded = _run([*offline, str(bin_ / "python"), "-I", "-c", probe], **run).stdout
     assert loaded.strip() == f"{PACKAGE}.notebook.server"

@@ -22,7 +22,8 @@ from sitebuild.pages import Builder
 from sitebuild.prose import render_lessons, render_prose
 
 # a number and a unit a reader would take for a measured or computed figure
-UNIT = r"(?:%|[kMGT]i?B(?:/s)?|[kMGT]b/s|TFLOP/s|[mµ]?s|bytes?|tokens?|times)"
+UNIT = r"(?:%|[kKMGT]i?B(?:/s)?|[kMGT]b/s|[kMGT]bit/s|[kMGTP]?FLOP(?:s|/s)?|[mµn]?s|bytes?"
+UNIT += r"|tokens?(?:/s)?|times|ulps?|α)"
 FIGURE = re.compile(rf"(?<![\w.,−-])\d[\d,]*(?:\.\d+)?\s?{UNIT}(?![\w/])")
 EXEMPT = ["data.fact", "q", "blockquote", "code", "pre", "math", "[data-role=example]"]
 EXEMPT += ["[data-role=source]", "[data-widget]", "nav", "footer", "details.answer"]
@@ -62,6 +63,8 @@ def test_the_checks_fail_on_counter_examples():
     assert not two_texts({"a": one, "b": one})
     prose = '<article><p>It takes 0.076 s, or <data class="fact">9 ms</data>.</p></article>'
     assert typed(BeautifulSoup(prose, "html.parser")) == ["0.076 s"]
+    units = "<article><p>64 KiB, 22 α, 3 ulps, 2 GFLOP, 12.5 Gbit/s, 900 tokens/s.</p></article>"
+    assert len(typed(BeautifulSoup(units, "html.parser"))) == 6
     quoted = "<article><p>A maintainer: <q>about 370GB/s</q>; $1$ GPU.</p></article>"
     assert typed(BeautifulSoup(quoted, "html.parser")) == []
 
@@ -108,12 +111,12 @@ def test_a_false_claim_fails_the_build_naming_page_and_sentence():
     bad = replace(
         page,
         source=page.source
-        + "\n{% call claim(f.ddp_many_exposed.value < f.ddp_many_best_exposed.value) %}"
+        + '\n{% call claim("f.ddp_many_exposed.value < f.ddp_many_best_exposed.value") %}'
         + "PyTorch's default is as good as the best cap.{% endcall %}\n",
     )
     with pytest.raises(SystemExit, match=r"07-ddp-buckets\.md.*false.*PyTorch's default is as"):
         render_prose(bad, lambda name, state: "", context(builder))
-    takeaway = replace(page, takeaways=("{% call claim(1 > 2) %}Most of it hides.{% endcall %}",))
+    takeaway = replace(page, takeaways=('{% call claim("1 > 2") %}Most of it hides.{% endcall %}',))
     with pytest.raises(SystemExit, match="Most of it hides"):
         render_lessons(takeaway, context(builder))
 
@@ -125,8 +128,8 @@ def test_a_figure_typed_into_prose_fails_the_build_unless_quoted_or_worked():
     with pytest.raises(SystemExit, match=r"01-why-allreduce\.md.*'0\.55 s'"):
         render_prose(typed_in, lambda name, state: "", context(builder))
     allowed = (
-        '\nA maintainer: <q>about 370GB/s</q>. <span data-role="example">A 1 GB all-reduce in '
-        "5 ms has an algbw of 200 GB/s.</span> The rate is {{ f.nic }}.\n"
+        '\nA maintainer: <q>about 370GB/s</q>. <span data-role="example">A {{ f.gradient }} '
+        "all-reduce in 5 ms has an algbw of 2,800 GB/s.</span> The rate is {{ f.nic }}.\n"
     )
     render_prose(replace(page, source=page.source + allowed), lambda n, s: "", context(builder))
     objective = replace(page, objectives=("Explain why 16 bytes per parameter is a lot.",))
@@ -145,12 +148,27 @@ def test_facts_carry_their_value_in_base_units():
     assert params.value == 7e9  # "7B" alone would read as 7 bytes
 
 
-def test_a_retired_name_for_a_source_of_time_fails_the_build():
+@pytest.mark.parametrize(
+    "name",
+    ["NCCL's own figure", "NCCL's model", "NCCL's cost model", "NCCL {{ f.nccl_version }}'s own "
+     "cost model", "its own cost model", "NCCL's model's time"],
+)  # fmt: skip
+def test_a_retired_name_for_a_source_of_time_fails_the_build(name):
     builder = Builder(Path("unused"))
     page = stage("latency-ring-vs-tree")
-    old = replace(page, source=page.source + "\nThe dotted line is NCCL's own figure.\n")
-    with pytest.raises(SystemExit, match="05-latency.*NCCL's own figure.*fitted time"):
+    old = replace(page, source=page.source + f"\nThe dotted line is {name}.\n")
+    with pytest.raises(SystemExit, match="05-latency.*names a source of time.*fitted time"):
         render_prose(old, lambda name, state: "", context(builder))
+
+
+def test_a_retired_name_in_a_widget_fails_the_build():
+    """A widget's drawn HTML (its template's labels, its state's readouts and narration) is
+    held to the names as the prose is."""
+    builder = Builder(Path("unused"))
+    page = stage("ddp-buckets")
+    planted = "<p>All-reduces timed by NCCL&#39;s model.</p>"
+    with pytest.raises(SystemExit, match="07-ddp-buckets.*NCCL's model"):
+        render_prose(page, lambda name, state: planted, context(builder))
 
 
 def test_each_source_of_time_has_one_glossary_entry_from_its_one_home(built):

@@ -122,7 +122,7 @@ def test_latency_page_with_nccl_s_curves_cached_equals_working_them_out():
     assert cached == lat.latency({"gpus": 96, "latency_us": 40.0})
     system = lat.nccl_system(96, 8, 50.0)
     times = nccl.best_by_algorithm(system, latency_model.whole(latency_model.SIZES))
-    assert lat._nccl_curves(system) == (times, latency_model.nccl_crossovers(system, times))
+    assert lat._nccl_curves(system) == (times, latency_model.nccl_crossovers(system))
 
 
 def test_headline_is_where_nccls_choice_changes_algorithm_on_the_default_cluster():

@@ -50,7 +50,7 @@ def test_chart_draws_counted_and_formula_values_that_agree():
                 assert c["y"][c["x"].index(x)] == pytest.approx(y, rel=1e-12)
     assert series["ring"]["x"][-1] == 4096
     assert max(series["ring"]["y"]) < 2  # approaches two, never reaches it
-    assert {"counted (simulation)", "formula (cost model)"} <= set(series)  # the legend says
+    assert {"counted (simulation)", "formula (whiteboard model)"} <= set(series)  # the legend says
     marker = s["figure"]["data"][-1]
     assert marker["x"] == [64, 64] and marker["y"] == pytest.approx([126 / 64, 63])
     assert s["readouts"]["ring"].startswith("27.6 GB")

@@ -1,6 +1,11 @@
 """The sharded-data-parallel page's widgets against the core they wrap: the shard stepper's
 check through the widget, the memory chart against shardcost and NCCL's model."""
 
+import contextlib
+import io
+import math
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,6 +14,7 @@ from hypothesis import strategies as st
 from allreduce_explainer import api, nccl
 from allreduce_explainer.catalog import hardware
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.simulation import shard as shard_sim
 from allreduce_explainer.training import calculator, memory, shardcost
 from allreduce_explainer.widgets import WIDGETS, shards
 from helpers import examples, field_of
@@ -207,3 +213,83 @@ def test_shard_memory_bad_input():
 def test_facts_are_computed():
     g = shards.facts()
     assert g["shard_ratio"] == "1.5" and g["shard_big_fits"] == "ZeRO-3 / FSDP"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [None, {"tokens_per_gpu": 64}, {"gpus": 16, "tokens_per_gpu": 256}, {"tokens_per_gpu": 1}],
+)
+def test_the_time_summary_ranks_only_what_differs_at_its_precision(params):
+    """T12: ZeRO-1's 0.0864 s against DDP's 0.0866 s both print 2.1 s a step, so neither is "the
+    fastest" alone: the summary names every strategy whose step prints the fastest's text, and
+    calls none the fastest when every step prints the same."""
+    part = WIDGETS["shard_memory"](params)["figures"]["time"]
+    printed = {row[0]: row[3] for row in part["table"]["rows"]}
+    fast, slow = min(printed.values(), key=_seconds), max(printed.values(), key=_seconds)
+    summary = part["summary"]
+    if fast == slow:
+        assert "fastest" not in summary and f"every strategy takes {fast}" in summary
+        return
+    named = summary.split("; ", 1)[1].split(" the fastest at ")[0].removesuffix(" is")
+    named = set(named.removesuffix(" are").replace(" and ", ", ").split(", "))
+    assert named == {s for s, t in printed.items() if t == fast}, summary
+
+
+def _seconds(text: str) -> float:
+    number, unit = text.replace(",", "").split()
+    return float(number) * {"s": 1, "ms": 1e-3, "µs": 1e-6}[unit]
+
+
+@pytest.mark.parametrize("params", [{}, {"gpus": 16}, {"model": "llama3-70b", "gpus": 256}])
+def test_overlap_thresholds_are_printed_where_the_collectives_hide(params):
+    """Page 8 and the CLI name the tokens from which FSDP's and HSDP's collectives hide: the
+    printed figure is past the formula's threshold (T ≥ (m-1)/m · F/B, from the hardest block's
+    F and B), and the figure one printed digit lower is not (a threshold rounded down names a
+    batch at which the GPUs still wait)."""
+    s = shards.shard_memory(params)
+    overlap = shards.strategies(s["params"])["overlap"]
+    for key, name in (("zero3_tokens", "zero3"), ("hsdp_tokens", "hsdp")):
+        o = overlap[name]
+        m = o["group_gpus"]
+        threshold = (m - 1) / m * o["flops_per_s"] / (o["bus_GBps"] * 1e9)
+        text = s["readouts"][key]
+        printed = float(text.split(" tokens")[0].replace(",", ""))
+        step = 10 ** (len(str(int(printed))) - 3)
+        assert printed >= threshold > printed - step, (key, text, threshold)
+        line = f"from {math.ceil(threshold):,} tokens per GPU"
+        assert line in " ".join(_cli_shard(s["params"]).split()), line
+
+
+def _cli_shard(p: dict) -> str:
+    from allreduce_explainer.cli import main
+
+    argv = ["shard", "--model", p["model"], "--gpus", str(p["gpus"]), "--gpus-per-node",
+            str(p["gpus_per_node"])]  # fmt: skip
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0
+    return out.getvalue()
+
+
+def _narrated_owner(narration: str, p: int, n: int) -> int:
+    """The chunk the first frame's sentence gives GPU p, read as a reader reads it."""
+    m = re.search(r"GPU p will own chunk (p|\(p \+ (\d+)\) mod (\d+)) of the (\d+)", narration)
+    if m:
+        assert int(m[4]) == n
+        return p if m[1] == "p" else (p + int(m[2])) % int(m[3])
+    listed = dict(re.findall(r"(\d+) \(GPU (\d+)\)", narration))
+    return int({int(g): c for c, g in listed.items()}[p])
+
+
+@pytest.mark.parametrize("gpus", [2, 3, 4, 8])
+def test_shard_stepper_narrates_the_chunks_its_state_owns(gpus):
+    """Page 8's first frame says which chunk each GPU will own: the state's `owned`, not p + 1."""
+    s = WIDGETS["shard_stepper"]({"gpus": gpus})
+    text = s["frames"][0]["narration"][0]
+    assert [_narrated_owner(text, p, gpus) for p in range(gpus)] == s["owned"]
+
+
+@pytest.mark.parametrize("owned", [[1, 2, 3, 0], [0, 2, 1], [2, 0, 1]])
+def test_the_owners_sentence_follows_any_owner_list(owned):
+    text = shard_sim._owners(owned)
+    assert [_narrated_owner(text, p, len(owned)) for p in range(len(owned))] == owned

@@ -19,6 +19,13 @@ H100_RING_BUSBW = 370.0
 # of 50 GB/s, nccl-tests #267 and #290); below it, something in the cluster is wrong. Page 10's
 # rule (its cluster_rule_* facts) and the judge_busbw exercise both use it.
 HEALTHY_SHARE = 0.8
+# The two-server cluster of NVIDIA/nccl-tests#309 (CURVES' "h100-2x8") run on 4 servers, 32 H100:
+# busbw 365.84 GB/s at 16 GiB (tests/data/nccl-tests/nccl-tests-309-32xh100-4nodes-ib-ndr.txt), as
+# page 4 quotes it.
+H100_4X8_BUSBW_GBPS = 365.84
+# An A100's twelve NVLinks as a maintainer counts them for NCCL, 240 GB/s, of which other limits on
+# the GPU leave about 230 (NVIDIA/nccl-tests#149, sjeaugey), as page 5 quotes it.
+A100_NVLINK_NCCL_GBPS = 240.0
 
 
 def card_yardstick_GBps(gpus_per_node: int, nic_GBps: float) -> float:
@@ -51,6 +58,12 @@ class Curve:
     label: str
     source: str
     file: str  # its log in tests/data/nccl-tests/
+
+    @property
+    def cited(self) -> str:
+        """The run's citation, short: its repository and issue ("NVIDIA/nccl-tests#290"), so
+        a page that quotes its figure says which of the cited runs it means."""
+        return self.source.split(",")[0].split(" (")[0]
 
 
 CURVES = (

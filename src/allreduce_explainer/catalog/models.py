@@ -262,3 +262,12 @@ MODELS = (
     "llama3-70b",
     "llama3-405b",
 )
+
+# The FSDP threshold J. Austin et al., "How to Scale Your Model" (2025, chapter "How to Parallelize
+# a Transformer for Training") give for their own chips: about 2,475 tokens per chip at peak
+# FLOP/s, about 990 at 40 % of peak. Page 8 quotes it beside its own threshold for an H100.
+SCALING_BOOK_FSDP_TOKENS = (2475, 990)
+
+# The BF16 MFU Llama 3 405B's pre-training reached on 8,192 to 16,384 H100s: 38–43 % (Dubey et al.,
+# "The Llama 3 Herd of Models", 2024, Table 4). Page 10 quotes it beside its own MFU default.
+LLAMA3_405B_MFU = (0.38, 0.43)

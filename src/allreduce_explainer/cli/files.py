@@ -12,6 +12,8 @@ from ..errors import ParamError
 from ..exercises import export
 from ..logs import explain
 from ..params import REQUIRED, Param, spec, takes
+from ..topology import PRESETS, preset_text
+from ..topology.xml import MAX_TOPO_BYTES
 
 
 class Unavailable(Exception):
@@ -55,6 +57,29 @@ def values_flag(what: str, then: str = "") -> Param:
     """--values FILE|-: the per-GPU values, read from a file or stdin."""
     return Param("values", None, "text", f"JSON array of N arrays, the per-GPU {what} (- reads "
                  f"stdin){then}", optional=True, metavar="FILE|-")  # fmt: skip
+
+
+def read_topology(source: str) -> str:
+    """A topology file (NCCL_TOPO_DUMP_FILE's), stdin for -, or a preset's name (dgx-h100)."""
+    if source in PRESETS:
+        return preset_text(source)
+    try:
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_TOPO_BYTES + 1)
+        else:
+            with open(source, "rb") as f:
+                data = f.read(MAX_TOPO_BYTES + 1)
+    except OSError as e:
+        raise ParamError("topology", f"cannot read {source}: {e.strerror}") from None
+    return data.decode("utf-8", "replace")
+
+
+TOPOLOGY_FLAG = Param(
+    "topology", REQUIRED, "text",
+    f"a topology file as NCCL_TOPO_DUMP_FILE writes it (- reads stdin), or a preset: "
+    f"{', '.join(PRESETS)}",
+    flag="topology", metavar="FILE|PRESET",
+)  # fmt: skip
 
 
 LOG_FLAG = Param(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import api
 from ..params import Param
+from ..topology import PRESETS
 from ..training import memory
 from . import files, views
 
@@ -77,7 +78,10 @@ COMMANDS = (
             "that order and printed in the order they are all-reduced, as lists of parameter "
             "indices numbered in model order."),
     Command("ddp", "a real model under DDP: buckets, backward pass and exposed communication",
-            api.ddp, views.ddp, required=("model", "gpus")),
+            api.ddp, views.ddp, required=("model", "gpus"),
+            # timed by the fitted time of NCCL's choice, which has its own latencies and NVLink
+            # rate: the whiteboard model's (the library's timing="lock-step") are not offered
+            skip=("intra_bw", "intra_latency", "inter_latency")),
     Command("calc", "all-reduce time per step, bus bandwidth and share of a step for a model "
             "on a cluster", api.calc, views.calc, required=("gpus",), one_of=("model", "params"),
             description="Defaults: a BF16 gradient, H100 SXM servers of 8, one "
@@ -97,14 +101,24 @@ COMMANDS = (
             "collnet, channels [{channel, ring, tree}], calls [{collective, bytes, algorithm, "
             "protocol}], findings [{code, message, evidence}] and, with rows, each row's "
             "algorithm and protocol."),
+    Command("topology", "NCCL's topology search on a server's topology file: its channels, "
+            "rings and trees", api.nccl_topology, views.topology,
+            files={"topology": (files.TOPOLOGY_FLAG, files.read_topology)},
+            description="Runs NCCL 2.30.7's search (src/graph/search.cc, ported) on a file "
+            "NCCL_TOPO_DUMP_FILE wrote, or on a preset (" + ", ".join(PRESETS) + "), for a "
+            "job on --servers such servers: graphs {ring, tree, nvls} each with pattern, "
+            "nChannels, bwIntra, bwInter (GB/s per channel), typeIntra, typeInter, "
+            "sameChannels and its channels; channels [{channel, ring, tree}] as nccl-debug "
+            "gives them, one per channel NCCL runs after its duplication."),
     Command("shard", "memory and communication per GPU of DDP, ZeRO-1, ZeRO-2, ZeRO-3/FSDP "
             "and HSDP", api.shard, views.shard, skip=("intra_latency_us", "inter_latency_us"),
             description=f"Mixed-precision Adam: {ADAM_TEXT} bytes per parameter (ZeRO paper). "
             "memory_bytes_per_gpu is an object {params, grads, optimizer, total} in bytes; "
-            "comm_bytes_per_gpu the bytes each GPU sends per step; comm_s NCCL's model's time "
-            "(--comm-model ring: a single flat ring); overlap.zero3/hsdp.critical_tokens_per_gpu "
-            "the tokens per GPU from which the collectives hide behind compute; fits compares "
-            "the model states (no activations) with the GPU's memory in GiB."),
+            "comm_bytes_per_gpu the bytes each GPU sends per step; comm_s the fitted time of "
+            "NCCL's choice (--comm-model ring: a single flat ring); "
+            "overlap.zero3/hsdp.critical_tokens_per_gpu the tokens per GPU from which the "
+            "collectives hide behind compute; fits compares the model states (no activations) "
+            "with the GPU's memory in GiB."),
     Command("orders", "the same sum in each method's order: serial, NCCL's ring and trees, "
             "NVLS", api.orders, views.orders,
             files={"values": (files.values_flag("values", "; else drawn from --seed"),
@@ -116,11 +130,12 @@ COMMANDS = (
             json=False, widget_params=True,
             description="Any other --name value is the widget's parameter (e.g. --gpus 64); "
             "values are read as JSON when they can be (numbers, true, lists), else as text."),
-    Command("nccl", f"NCCL {api.NCCL_VERSION}'s own time model: its algorithm and protocol, and "
-            "the time", api.nccl_sweep, views.nccl, one_of=("bytes", "sizes"),
+    Command("nccl", f"NCCL {api.NCCL_VERSION}'s choice of algorithm and protocol, its estimate "
+            "and the fitted time", api.nccl_sweep, views.nccl, one_of=("bytes", "sizes"),
             description="Every (algorithm, protocol) NCCL weighs for a call, the one it picks, "
-            "NCCL's own time and the time published all_reduce_perf runs measure (the "
-            "performance layer)."),
+            "NCCL's estimate (the time its tuning code computes and picks on) and the fitted "
+            "time (what published all_reduce_perf runs of that size measure: the performance "
+            "layer)."),
     Command("exercises export", "a question bank: Moodle XML, QTI (a .zip Canvas imports), "
             "GIFT or CSV", files.export_bank, views.export, json=False,
             description="COUNT problems of each kind, seeds SEED, SEED+1, ...; each with its "

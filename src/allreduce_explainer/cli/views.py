@@ -5,6 +5,7 @@ right-aligned. The JSON (--json) keeps every figure at full precision; these vie
 
 from __future__ import annotations
 
+import math
 import re
 import textwrap
 from collections.abc import Iterable, Sequence
@@ -283,7 +284,7 @@ def buckets(r: dict) -> str:
 
 
 def ddp(r: dict) -> str:
-    by = "NCCL's model" if r["timing"] == "nccl" else "the lock-step teaching model"
+    by = "the fitted time of NCCL's choice" if r["timing"] == "nccl" else "the whiteboard model"
     lines = [
         title(
             f"{model(r['model'])} ({r['params']:,} parameters) under DDP on "
@@ -327,7 +328,7 @@ def ddp(r: dict) -> str:
     if "sweep" in r:
         lines += [
             "",
-            "the bucket cap swept (first bucket as above)",
+            _swept_first(r),
             *table(
                 ["cap\n(MiB)", "buckets", "exposed\n(ms)", "all-reduces\n(ms)"],
                 (
@@ -345,12 +346,21 @@ def ddp(r: dict) -> str:
 
 
 def _best(r: dict) -> str:
+    """The least exposed time over every cap, the cap with every digit it holds (the shortest
+    decimal that gives its buckets: one digit fewer may give others)."""
     if "best_bucket_mb" not in r:
         return ""
     return (
-        f"{fmt.sig(r['best_bucket_mb'], 3)} MiB: {fmt.seconds(r['best_exposed_s'])} exposed "
-        "(the sweep below)"
+        f"{fmt.sig(r['best_bucket_mb'], 12)} MiB: {fmt.sig(r['best_exposed_s'] * 1e3, 3)} ms "
+        "exposed (the least of every cap, with the sweep's first bucket)"
     )
+
+
+def _swept_first(r: dict) -> str:
+    first = r["sweep_first_bucket_bytes"]
+    if first is None:
+        return "the bucket cap swept, the first bucket at each cap (PyTorch 2.4 and later)"
+    return f"the bucket cap swept, the first bucket {fmt.binary_bytes(first)}"
 
 
 def _ms(seconds: float) -> str:
@@ -379,7 +389,7 @@ def calc(r: dict) -> str:
                 (w["share_no_overlap"], fmt.percent(r["share_no_overlap"], 1)),
                 (w["share_with_overlap"], fmt.percent(r["share_with_overlap"], 1)),
                 (w["algorithm"], _calc_algorithm(r)),
-                ("NCCL's own estimate", _nccl_estimate(r)),
+                ("NCCL's estimate", _nccl_estimate(r)),
                 (w["band"], _band(r.get("nccl_band"))),
                 ("algbw", rate(r["algbw_GBps"])),
                 (w["busbw"], rate(r["busbw_GBps"])),
@@ -489,7 +499,7 @@ def nccl(result: dict) -> str:
     klass = result["rows"][0]["band"]["class"]
     lines += prose(
         "busbw as nccl-tests defines it; time: the fitted time, as published runs of that size "
-        "measure it; NCCL time and busbw: NCCL's own estimate, which its tuning code picks on."
+        "measure it; NCCL time and busbw: NCCL's estimate, which its tuning code picks on."
     )
     lines += prose(
         f"band: how far published runs of this class ({klass}) come from the time at that "
@@ -540,6 +550,44 @@ def nccl_tests(result: dict) -> str:
 def _rms(x: float | None) -> str:
     """A fit's rms error; none when too few rows to fit."""
     return "none (too few rows)" if x is None else f"{x:.1%}"
+
+
+def topology(r: dict) -> str:
+    """The system, each graph's search result, then the first channels' rings and trees."""
+    sy = r["system"]
+    lines = [
+        f"{r['servers']} server{'s' if r['servers'] > 1 else ''} of {r['gpus_per_server']} GPUs: "
+        f"{sy['cpus']} CPUs, {sy['pci_switches']} PCI switches, {len(sy['nets'])} network "
+        f"devices, NVSwitch {yes(sy['nvswitch'])}",
+        f"{r['coll_channels']} channels after NCCL's duplication",
+        "",
+    ]
+    graphs = [(name, g) for name, g in r["graphs"].items() if g]
+    lines += table(
+        ["graph", "pattern", "channels", "bw intra\n(GB/s)", "bw inter\n(GB/s)", "type",
+         "same\nchannels"],
+        ([name, g["pattern"], str(g["nChannels"]), f"{g['bwIntra']:g}", f"{g['bwInter']:g}",
+          f"{g['typeIntra']}/{g['typeInter']}", yes(bool(g["sameChannels"]))]
+         for name, g in graphs),
+        align="<<>>><<",
+    )  # fmt: skip
+    lines.append("")
+    for c in r["channels"][:4]:
+        ring = " ".join(map(str, c["ring"]))
+        if len(ring) > 60:
+            ring = ring[:56].rsplit(" ", 1)[0] + " ..."
+        lines.append(f"channel {c['channel']:>2}: ring {ring}")
+        lines.append(f"            tree roots {', '.join(map(str, c['tree']['roots']))}")
+        if c.get("nics"):
+            recv, send = c["nics"]["recv"], c["nics"]["send"]
+            via = f" via GPU {send['pxn_via']} (PXN)" if send["pxn_via"] is not None else ""
+            lines.append(
+                f"            in by {recv['name'] or recv['net']} at rank {recv['rank']}, out by "
+                f"{send['name'] or send['net']} at rank {send['rank']}{via}"
+            )
+    if len(r["channels"]) > 4:
+        lines.append(f"... {len(r['channels']) - 4} more channels (--json has them all)")
+    return "\n".join(lines)
 
 
 def nccl_debug(result: dict) -> str:
@@ -623,13 +671,17 @@ def shard(result: dict) -> str:
     for name, o in r.get("overlap", {}).items():
         lines += prose(
             f"{r['strategies'][name]['label']}: the collectives hide behind compute from "
-            f"{number(round(o['critical_tokens_per_gpu']))} tokens per GPU per step"
+            f"{number(math.ceil(o['critical_tokens_per_gpu']))} tokens per GPU per step"
         )
     return "\n".join(lines)
 
 
 def _comm(model: str) -> str:
-    return "NCCL's model" if model == "nccl" else "a single flat ring (teaching model)"
+    return (
+        "the fitted time of NCCL's choice"
+        if model == "nccl"
+        else "a single flat ring (the whiteboard model)"
+    )
 
 
 def orders(r: dict) -> str:

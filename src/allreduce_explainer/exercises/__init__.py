@@ -17,7 +17,7 @@ import random
 from .. import fmt
 from ..errors import ParamError
 from ..params import Param, spec, validated
-from .check import check_choice, check_quantity, check_vector
+from .check import check_choice, check_quantity, check_vector, not_an_answer
 from .kinds import KINDS, SHEET_KINDS, TITLES
 from .kinds.common import CHOICE, VECTOR, Problem
 
@@ -49,11 +49,12 @@ def problem(kind, seed) -> Problem:
 
 
 def feedback(p: Problem, answer) -> dict:
-    """The verdict on a typed answer: {correct, message}; never an exception."""
+    """The verdict on a typed answer: {correct, message}, and `counts` false when the text is
+    no answer (empty, unreadable: nothing a graded page should count); never an exception."""
     if not isinstance(answer, str):
-        return {"correct": False, "message": "Type an answer as text."}
+        return not_an_answer("Type an answer as text.")
     if len(answer) > MAX_ANSWER:
-        return {"correct": False, "message": "That answer is too long: a number and a unit."}
+        return not_an_answer("That answer is too long: a number and a unit.")
     if p.dimension == VECTOR:
         return check_vector(answer, p.answer, p.tolerance)
     if p.dimension == CHOICE:

@@ -43,6 +43,13 @@ def verdict(correct: bool, message: str) -> dict:
     return {"correct": correct, "message": message}
 
 
+def not_an_answer(message: str) -> dict:
+    """The verdict on text that is no answer (an empty box, a decimal comma, a word where a
+    number goes): a message, and `counts` false, so a graded page spends nothing on it (the
+    SCORM package counts only the first answer to each problem)."""
+    return {"correct": False, "message": message, "counts": False}
+
+
 Mistakes = tuple[tuple[float | str, str], ...]  # (a wrong answer, the message that names it)
 
 
@@ -63,8 +70,12 @@ def check_quantity(
     `factor_hints` allows "twice" and "half"; `otherwise` is the message when nothing names
     the slip (a prediction has no hint to try)."""
     try:
-        q = _read(text, dimension, asked)
+        q = _parse(text)
     except AnswerError as e:
+        return not_an_answer(str(e))
+    try:
+        q = _of_dimension(q, dimension, asked)
+    except AnswerError as e:  # an answer, in a unit of another kind: a wrong one
         return verdict(False, str(e))
     asked_unit = _asked(asked)
     got = q.base(asked_unit)
@@ -97,10 +108,17 @@ def _asked(asked: str) -> Unit:
 
 def _read(text, dimension: str, asked: str) -> Quantity:
     """The typed quantity, or AnswerError saying why it is not one of `dimension`."""
+    return _of_dimension(_parse(text), dimension, asked)
+
+
+def _parse(text) -> Quantity:
     try:
-        q = parse(text)
+        return parse(text)
     except AnswerError as e:
         raise AnswerError(f"I could not read that: {e}.") from None
+
+
+def _of_dimension(q: Quantity, dimension: str, asked: str) -> Quantity:
     if q.unit is None or q.unit.dimension == dimension:
         return q
     if dimension == COUNT:
@@ -155,7 +173,7 @@ def check_vector(text, want: list, tolerance: float = 0.0) -> dict:
     try:
         got = parse_vector(text)
     except AnswerError as e:
-        return verdict(False, f"I could not read that: {e}.")
+        return not_an_answer(f"I could not read that: {e}.")
     if len(got) != len(want):
         return verdict(False, f"Give {len(want)} numbers, one per element; you gave {len(got)}.")
     wrong = [i for i, (g, w) in enumerate(zip(got, want)) if not close(g, w, tolerance)]
@@ -169,11 +187,11 @@ def check_choice(text, want: str, choices: tuple[str, ...], mistakes: Mistakes =
     """One word of `choices`, a unique prefix accepted; a wrong word named in `mistakes` gets
     its message."""
     if not isinstance(text, str) or not text.strip():
-        return verdict(False, f"Type one of: {', '.join(choices)}.")
+        return not_an_answer(f"Type one of: {', '.join(choices)}.")
     t = text.strip().lower()
     hits = [c for c in choices if c.startswith(t) or t.startswith(c)]
     if len(hits) != 1:
-        return verdict(False, f"I could not read that: type one of {', '.join(choices)}.")
+        return not_an_answer(f"I could not read that: type one of {', '.join(choices)}.")
     if hits[0] == want:
         return verdict(True, "Correct.")
     named = [message for wrong, message in mistakes if wrong == hits[0] and wrong != want]

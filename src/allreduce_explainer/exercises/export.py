@@ -37,6 +37,8 @@ FORMATS = ("moodle", "qti", "gift", "csv")
 SUFFIX = {"moodle": "xml", "qti": "zip", "gift": "txt", "csv": "csv"}
 MAX_COUNT = 50  # problems per kind in one bank
 COUNT = Param("count", 1, "int", lo=1, hi=MAX_COUNT)
+SHOWN_DIGITS = 3  # the significant figures of the site's worked answer (kinds.common.show)
+SPELLINGS = {"us": ("µs", "μs", "us")}  # a unit the site reads in more than one spelling
 NUMERIC, SHORT = "numerical", "shortanswer"  # with CHOICE: the three shapes of question
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # a zip's entries carry this date: the same bank, the same bytes
 # The course's banks (the teacher's sheet offers them): BANK_COUNT problems of each kind from
@@ -88,22 +90,45 @@ class Question:
         return CHOICE if d == CHOICE else SHORT if d == VECTOR else NUMERIC
 
     @property
-    def value(self) -> float:
-        """A numerical answer in the unit the question asks for."""
+    def exact(self) -> float:
+        """The core's answer in the unit the question asks for."""
         p = self.problem
         return p.answer / unit(p.unit).scale if p.unit else float(p.answer)
 
     @property
+    def value(self) -> float:
+        """The answer a platform shows as the correct one, as the site shows it: to the worked
+        answer's significant figures where the checker allows a tolerance, else exact. (Moodle
+        shows the answer's text as it is stored: question/type/numerical/renderer.php,
+        correct_response.)"""
+        if self.problem.tolerance == EXACT:
+            return self.exact
+        return float(f"{self.exact:.{SHOWN_DIGITS}g}")
+
+    @property
     def margin(self) -> float:
-        """The absolute margin a platform checks: the core's relative tolerance of the value."""
-        return self.problem.tolerance * abs(self.value)
+        """The absolute margin a platform checks around `value`: all the page's checker accepts
+        (the tolerance of the exact answer, widened by the rounding), short of every
+        misconception the question names, which a platform must never take for the answer."""
+        if self.problem.tolerance == EXACT:
+            return 0.0
+        wide = self.problem.tolerance * abs(self.exact) + abs(self.value - self.exact)
+        wrong = [abs(bad - self.value) for bad, _, _ in self.mistakes()]
+        return min([wide, *(w * (1 - 1e-9) for w in wrong)])
 
     def units(self) -> list[tuple[str, float]]:
         """Moodle's units: the asked one first (multiplier 1), then the others of its kind the
-        page's checker reads, each with the multiplier that turns the answer into it."""
+        page's checker reads, each with the multiplier that turns the answer into it. Moodle
+        knows a unit by its exact text (qtype_numerical_answer_processor::is_known_unit,
+        array_key_exists on the question's units, in question/type/numerical/questiontype.php)
+        and divides the typed number by its multiplier, so microseconds are listed as the site
+        reads them: µs (the micro sign), μs (Greek mu) and us."""
         asked = self.problem.unit
         scale = unit(asked).scale
-        others = [u for u in UNITS_OF.get(self.problem.dimension, ()) if u != asked]
+        names = [
+            s for u in UNITS_OF.get(self.problem.dimension, ()) for s in SPELLINGS.get(u, (u,))
+        ]
+        others = [u for u in dict.fromkeys(names) if u != asked]
         return [(asked, 1.0)] + [(u, scale / unit(u).scale) for u in others]
 
     def answers(self) -> list[str]:

@@ -115,7 +115,8 @@ _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _POWER = re.compile(rf"^({_NUMBER})\s*(?:\^|\*\*)\s*([+-]?\d+)")
 _SCI = re.compile(rf"^({_NUMBER})\s*[x*]\s*10\s*(?:\^|\*\*)\s*([+-]?\d+)")
 _PLAIN = re.compile(rf"^{_NUMBER}")
-_GROUPED = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
+# thousands grouped by commas; a leading 0 ("0,975") is a decimal comma, never a group
+_GROUPED = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
 
 
 def tidy(text: str) -> str:
@@ -153,8 +154,12 @@ def number_prefix(text: str) -> tuple[float, str]:
     if not m:
         raise AnswerError("start with a number, such as 0.55 s, 14 GB or 1.2e6")
     rest = text[m.end() :]
-    if re.match(r",\d", rest):
-        raise AnswerError("write decimals with a point (0.55) and thousands as 1,048,576")
+    comma = re.match(r",(\d+)", rest)
+    if comma:
+        raise AnswerError(
+            f"write decimals with a point, {m.group(0)}.{comma.group(1)}, not "
+            f"{m.group(0)},{comma.group(1)} (thousands as 1,048,576)"
+        )
     return float(m.group(0)), rest
 
 

@@ -155,8 +155,8 @@ def _algorithm_basis(topo: dict | None) -> str:
     head += f"; {' '.join(said)} in the log" if said else ""
     model = nearest(version).version
     return (
-        f"each row's algorithm and protocol: NCCL's model's pick (NCCL {model}'s "
-        f"tuning) among {', '.join(algos)} x {', '.join(protos)} ({head})"
+        f"each row's algorithm and protocol: NCCL's choice (NCCL {model}'s "
+        f"tuning code) among {', '.join(algos)} x {', '.join(protos)} ({head})"
     )
 
 
@@ -508,6 +508,6 @@ def _check(target: float, model: float) -> dict:
         "reproduces": ok,
         "note": None
         if ok
-        else "NCCL's model on this hardware picks a regime this run did not reach (a forced "
+        else "NCCL's choice on this hardware is a regime this run did not reach (a forced "
         "NCCL_ALGO, NVLS off, or another fabric): the calculator's NCCL figure differs",
     }

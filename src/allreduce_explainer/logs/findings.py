@@ -118,7 +118,7 @@ def _forced(env: dict) -> list[dict]:
         _f(
             "tuning_forced",
             f"The environment restricts NCCL ({said or 'its algorithm matrix'}): an all-reduce "
-            f"may use only {' and '.join(left)}, so each row names NCCL's model's pick among "
+            f"may use only {' and '.join(left)}, so each row names NCCL's choice among "
             "those, not its free choice.",
             env["evidence"][0] if env["evidence"] else None,
         )

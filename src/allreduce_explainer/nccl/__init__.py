@@ -30,7 +30,15 @@ from .model import (
 )
 from .releases import DEFAULT, RELEASES, VERSIONS, nearest, release
 from .topology import GPU_SPECS, NIC_GBPS, System, graphs, tree_pattern
-from .tuning import COLLECTIVES, algo_time_us, comm_channels, log2i, tables, terms
+from .tuning import (
+    COLLECTIVES,
+    algo_time_us,
+    comm_channels,
+    log2i,
+    size_breakpoints,
+    tables,
+    terms,
+)
 from .versions import ALGORITHM_INDEX, PROTOCOL_INDEX, available
 
 NCCL_VERSION = DEFAULT.version
@@ -74,6 +82,7 @@ __all__ = [
     "performance_call",
     "predict",
     "release",
+    "size_breakpoints",
     "sweep",
     "tables",
     "terms",

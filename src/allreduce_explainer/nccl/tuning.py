@@ -265,6 +265,16 @@ def terms(s: System, coll: str, a: str, p: str, e: Entry, nbytes: int) -> tuple[
     return lat, bw
 
 
+def size_breakpoints(s: System) -> list[int]:
+    """The sizes in bytes at which terms() may change for an all-reduce, every other size
+    giving the same (latency, bandwidth) as the one below it: each step of the tree's size
+    correction (log2i(nbytes >> 6), tuning.cc:640-643) and the ring's plateau (tuning.cc:648).
+    Between two of them every pair's time is affine in the size, so a crossing of two curves
+    can be found exactly."""
+    top = max(K.TREE_CORRECTION_SIZES, K.NVLS_TREE_CORRECTION_SIZES)
+    return sorted({64 << k for k in range(top + 1)} | {_plateau_bytes(s)})
+
+
 def algo_time_us(s: System, coll: str, a: str, p: str, nbytes: int) -> float | None:
     """NCCL's predicted time in us; None when NCCL has the pair disabled (it returns -1)."""
     e = tables(s, coll).get((a, p))

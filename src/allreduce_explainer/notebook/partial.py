@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from functools import cache
 
+import jinja2
+
 from .. import palette
 from ..logs import explain
 from ..widgets import Widget, views
@@ -22,8 +24,6 @@ def stage(slug: str, *_words: str) -> str:
 @cache
 def environment():
     """The partials' Jinja2 environment, with the build's options and the globals they read."""
-    import jinja2
-
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(assets.path("templates")),
         autoescape=jinja2.select_autoescape(["html"]),

@@ -1,19 +1,28 @@
-"""A Jupyter server extension, installed and turned on with the package: the kernel's websocket
-writes each message as it is made (TCP_NODELAY), so a widget's answer reaches the page without
-waiting on the browser's delayed acknowledgement.
+"""A Jupyter server extension, off unless you turn it on: the kernel's websocket writes each
+message as it is made (TCP_NODELAY), so a widget's answer reaches the page without waiting on the
+browser's delayed acknowledgement. Installing the package changes no Jupyter server: the wheel's
+one config file (jupyter-config/) lists the extension off, as `jupyter server extension enable`
+needs it listed. One line turns it on for the servers of the environment it is run in (its
+`sys.prefix`), one turns it off:
+
+    jupyter server extension enable allreduce_explainer.notebook.server
+    jupyter server extension disable allreduce_explainer.notebook.server
+
+Once on, it applies to every kernel websocket that server opens, whatever the kernel's language:
+jupyter_server has no per-kernel setting for it.
 
 Why: Tornado leaves Nagle's algorithm on for a websocket and says to turn it off where small
 messages must not wait (tornado/websocket.py, `WebSocketHandler.set_nodelay`: "By default, small
 messages may be delayed ... call self.set_nodelay(True) once the websocket connection is
-established"); jupyter_server does not. A kernel answers every request with its "busy" status
-first, so the answer itself is held until the browser acknowledges that status, which Linux
-delays by 40 ms on loopback. bench/notebook.py measures JupyterLab with this extension and
-without it in one run (bench/NOTEBOOK.md). Turning it off:
-`jupyter server extension disable allreduce_explainer.notebook.server`.
+established"), though not by default (tornado#755); jupyter_server does not. A kernel answers
+every request with its "busy" status first, so the answer itself is held until the browser
+acknowledges that status, which Linux delays by 40 ms on loopback. bench/notebook.py measures
+JupyterLab with this extension and without it in one run (bench/NOTEBOOK.md).
 """
 
 from __future__ import annotations
 
+import inspect
 import socket
 from typing import Any
 
@@ -32,11 +41,17 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
         # here: a server loads the extension; importing the module needs no jupyter_server
         from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
     except ImportError:  # a jupyter_server without the handler: nothing to change
-        serverapp.log.info("allreduce_explainer: no kernel websocket handler to set TCP_NODELAY on")
+        serverapp.log.warning("allreduce_explainer: no kernel websocket handler; nothing changed")
         return
     if getattr(KernelWebsocketHandler, _PATCHED, False):
         return
     opened = KernelWebsocketHandler.open
+    if not inspect.iscoroutinefunction(opened):
+        serverapp.log.warning(
+            "allreduce_explainer: KernelWebsocketHandler.open is not the coroutine jupyter_server"
+            " 2 defines; TCP_NODELAY left off, nothing changed"
+        )
+        return
 
     async def open_nodelay(self, *args: Any, **kwargs: Any) -> Any:
         self.set_nodelay(True)

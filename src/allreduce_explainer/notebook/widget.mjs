@@ -12,6 +12,7 @@ AE.python = AE.python || { status: "ready" };
 // A notebook's lab asks its own question in its cells: its widgets ask no prediction first (as
 // the site with predict=0), so a stepper steps and a chart shows at once.
 AE.predict = AE.predict || (() => null);
+AE.widgets = AE.widgets || [];  // the widgets drawn on this page, as the log panel finds them
 const metas = (AE.notebookMeta = AE.notebookMeta || {});
 AE.meta = AE.meta || ((name) => metas[name] || "");
 
@@ -62,14 +63,24 @@ function build(model, box, state) {
   const root = box.querySelector("[data-widget]");
   if (state) root.querySelector('script[data-role="state"]').textContent = JSON.stringify(state);
   const widget = new AE.Widget(root);
-  // The front end's copy of the parameters too (marimo's reactive value follows it), saved once
-  // the view has drawn the answer: your cluster's megabyte log is not serialised on the change's
-  // path. A next call saves it first, so the kernel never gets an older copy after a newer call.
+  AE.widgets.push(widget);
+  if (AE.logPanel && root.querySelector('[data-role="log-file"]')) AE.logPanel.attach(root);
+  // The front end's copy of the parameters too, one trait each (marimo's reactive value and a
+  // jslink follow them), saved once the view has drawn the answer, and only those that changed:
+  // your cluster's megabyte log is not serialised on the change's path. A next call saves first,
+  // so the kernel never gets an older copy after a newer call.
   let unsaved = null;
   const save = () => {
     if (!unsaved) return;
-    model.set("params", unsaved);
-    model.save_changes();
+    const traits = model.get("_param_traits");
+    let changed = false;
+    for (const [param, value] of Object.entries(unsaved)) {
+      const trait = traits[param];
+      if (trait === undefined || JSON.stringify(model.get(trait)) === JSON.stringify(value)) continue;
+      model.set(trait, value);
+      changed = true;
+    }
+    if (changed) model.save_changes();
     unsaved = null;
   };
   widget.python = {
@@ -89,10 +100,47 @@ function build(model, box, state) {
   return widget;
 }
 
+// The styles of a widget's shadow root, made once per page: the site's sheet as it is; its :root
+// rules (the variables and the colour scheme), which match nothing in a shadow tree, as the
+// shadow host's, read back from the browser's own parse of the sheet; the box's own rules
+// (esm.BOX); and Plotly's, which Plotly puts in the page's head, out of a shadow root's reach.
+const sheets = new Map();  // text -> CSSStyleSheet
+function sheet(text) {
+  if (!sheets.has(text)) {
+    const s = new CSSStyleSheet();
+    s.replaceSync(text);
+    sheets.set(text, s);
+  }
+  return sheets.get(text);
+}
+function hostRules(rules) {
+  let out = "";
+  for (const r of rules) {
+    if (r.selectorText === ":root") out += `:host { ${r.style.cssText} }\n`;
+    else if (r.media && r.cssRules) {
+      const inner = hostRules(r.cssRules);
+      if (inner) out += `@media ${r.media.mediaText} { ${inner} }\n`;
+    }
+  }
+  return out;
+}
+function plotlyRules() {
+  const global = document.getElementById("plotly.js-style-global");
+  return global && global.sheet ? [...global.sheet.cssRules].map((r) => r.cssText).join("\n") : "";
+}
+function styles(model) {
+  const site = sheet(model.get("_site_css"));
+  return [site, sheet(model.get("_box_css")), sheet(hostRules(site.cssRules)), sheet(plotlyRules())];
+}
+
 async function render({ model, el }) {
+  const host = document.createElement("div");
+  host.className = "ae-notebook-host";
+  el.appendChild(host);
+  const shadow = host.attachShadow({ mode: "open" });
   const box = document.createElement("div");
   box.className = "ae-notebook";
-  el.appendChild(box);
+  shadow.appendChild(box);
   let widget = null;
   // An answer's payload comes as bytes beside the message (the kernel's JSON as the bridge wrote
   // it; Plotly's script): a DataView in Jupyter, an ArrayBuffer or DataView in marimo.
@@ -104,25 +152,32 @@ async function render({ model, el }) {
       waiting.get(message.id)(message);
       waiting.delete(message.id);
     } else if (message && message.type === "state" && widget) {
-      // a state the kernel computed on its own (`w.params = ...` in a cell)
+      // a state the kernel computed on its own (`w.gpus = 16` in a cell, or a linked widget's)
       widget.state = message.state;
       widget.render();
     }
   };
   model.on("msg:custom", onMessage);  // before the first request: Plotly's answer comes by it
   if (model.get("view") === "chart") await plotlyReady(model);
+  shadow.adoptedStyleSheets = styles(model);  // after Plotly, whose rules are made as it loads
   widget = build(model, box);
   // The notebook's theme changed: the widget is drawn again, its charts in the new colours.
   let shown = notebookTheme();
+  const forget = (w) => {
+    const i = AE.widgets.indexOf(w);
+    if (i >= 0) AE.widgets.splice(i, 1);
+  };
   const observer = new MutationObserver(() => {
     if (notebookTheme() === shown) return;
     shown = notebookTheme();
+    forget(widget);
     widget = build(model, box, widget.state);
   });
   for (const e of [document.body, document.documentElement]) {
     observer.observe(e, { attributes: true, attributeFilter: ["class", "data-jp-theme-light", "data-theme"] });
   }
   return () => {
+    forget(widget);
     observer.disconnect();
     model.off("msg:custom", onMessage);
   };

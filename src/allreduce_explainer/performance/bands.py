@@ -114,14 +114,14 @@ def sentence(b: dict) -> str:
 
 
 def short(b: dict) -> str:
-    """A band in a table's cell: '≤21 % (median 7 %)', 'unchecked (1 cluster: ≤9 %)' or
-    'unchecked'."""
+    """A band in a table's cell, short enough for an 80-column row: '≤21 %, median 7 %',
+    'unchecked: ≤9 %' (one cluster's figure) or 'unchecked'."""
     if not b["rows"]:
         return "unchecked"
     figure = f"≤{fmt.percent(b['nine_in_ten'])}"
     if not b["validated"]:
-        return f"unchecked ({_clusters(b['clusters'])}: {figure})"
-    return f"{figure} (median {fmt.percent(b['median'])})"
+        return f"unchecked: {figure}"
+    return f"{figure}, median {fmt.percent(b['median'])}"
 
 
 def range_text(lo: int, hi: float) -> str:

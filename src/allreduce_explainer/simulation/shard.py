@@ -273,7 +273,7 @@ def _frames(rs, ag, grads, params, after_update, chunks, owned, states, dt) -> l
             "moves": [],
             "narration": [
                 f"Each of the {n} GPUs holds its own gradient and the same parameters; "
-                f"GPU p will own chunk p + 1 of {n}."
+                f"{_owners(owned)}."
             ],
         }
     ]
@@ -331,6 +331,18 @@ def _frames(rs, ag, grads, params, after_update, chunks, owned, states, dt) -> l
             }
         )
     return frames
+
+
+def _owners(owned: list[int]) -> str:
+    """Which chunk each GPU will own after the reduce-scatter, read from the run's `owned` (GPU
+    p's chunk, numbered from 0 as the stepper's columns are): one rule when one holds, else
+    GPU by GPU."""
+    n = len(owned)
+    shift = owned[0] % n
+    if all(c == (p + shift) % n for p, c in enumerate(owned)):
+        rule = "p" if shift == 0 else f"(p + {shift}) mod {n}"
+        return f"GPU p will own chunk {rule} of the {n}, numbered from 0"
+    return "the GPUs will own chunks " + ", ".join(f"{c} (GPU {p})" for p, c in enumerate(owned))
 
 
 def _chunk(chunks: list[tuple[int, int]], start: int) -> int:

@@ -228,7 +228,7 @@ def _nccl(c: Cluster, nbytes: float, n: int, algorithm: str = "nccl") -> dict:
     if c.gpu.name not in nccl.GPU_SPECS:
         raise ParamError(
             "gpu",
-            f"NCCL's model covers NVIDIA GPUs, not {c.gpu.name}: choose another algorithm "
+            f"NCCL's tuning code covers NVIDIA GPUs, not {c.gpu.name}: choose another algorithm "
             f"({', '.join(CANDIDATES)})",
         )
     system = nccl.System(c.gpu.name, n, per, per, c.nic_GBps * 8, nccl_version=c.nccl_version)

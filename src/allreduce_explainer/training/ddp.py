@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
 
@@ -339,6 +340,86 @@ def _swept_buckets(
     return base["backward_s"], tuple(caps)
 
 
-def best(rows: list[dict]) -> dict:
+def _key(row: dict) -> tuple[float, float]:
     """The least exposed time; among equals, the least total all-reduce time (fewest launches)."""
-    return min(rows, key=lambda r: (round(r["exposed_s"], 12), r["allreduce_total_s"]))
+    return round(row["exposed_s"], 12), row["allreduce_total_s"]
+
+
+@lru_cache(maxsize=32)  # no network changes them: a change of GPUs only times them again
+def bucketings(
+    model: Model, batch: int, flops_per_s: float, grad_bytes: int, first_mb: float | None
+) -> tuple[float, tuple[tuple[int, int | None, tuple], ...]]:
+    """The backward pass's length and every distinct bucketing any cap gives, in order of the cap:
+    (lowest limit in bytes, the limit from which the next one starts or None, readiness()'s
+    "buckets"). The buckets, and so the exposed time, change only where a limit in bytes passes
+    the size of a bucket that closed on it: a bucket [i, j) under limit L holds the same tensors
+    for every limit up to total[j] - total[i], so the next bucketing starts one byte above the
+    least such size over the buckets the cap closes (the first bucket too when it follows the
+    cap; never the last, which ends with the model). Walking these breakpoints from a limit of
+    0 bytes visits every cap a reader can enter, which a grid of caps cannot (the exposed time
+    is a jagged step function of the cap: a 41-point sweep missed its least value)."""
+    sizes, layer_of, back, order = _inputs(model, batch, flops_per_s, grad_bytes)
+    base = readiness(back, layer_of, sizes, ())
+    total = [0, *accumulate(sizes[i] for i in order)]
+    ready_at = [base["layer_done_s"][layer_of[i]] for i in order]
+    n, fixed = len(total) - 1, None if first_mb is None else int(first_mb * MIB)
+    out, limit = [], 0
+    while True:
+        spans = _spans(total, (limit if fixed is None else fixed, limit))
+        buckets = tuple((total[j] - total[i], j - i, max(ready_at[i:j])) for i, j in spans)
+        closing = [
+            total[j] - total[i] + 1
+            for k, (i, j) in enumerate(spans)
+            if j < n and (k > 0 or fixed is None)
+        ]
+        nxt = min(closing) if closing else None
+        out.append((limit, nxt, buckets))
+        if nxt is None:
+            return base["backward_s"], tuple(out)
+        limit = nxt
+
+
+@lru_cache(maxsize=16)
+def optimum(
+    model: Model,
+    allreduce_s: Callable[[int], float],
+    batch: int,
+    flops_per_s: float,
+    grad_bytes: int,
+    first_mb: float | None = None,
+) -> dict:
+    """The cap that leaves the least exposed time of all caps (bucketings() walks every one),
+    as the shortest decimal in MiB that gives its buckets: what a page prints is what a reader
+    who types it gets. `low_mb` and `high_mb` bound the caps that give the same buckets."""
+    backward_s, every = bucketings(model, batch, flops_per_s, grad_bytes, first_mb)
+    rows = []
+    for low, high, buckets in every:
+        end, busy = comm_end({"buckets": buckets}, allreduce_s)
+        exposed = max(0.0, end - backward_s)
+        rows.append({"low": low, "high": high, "buckets": len(buckets), "exposed_s": exposed,
+                     "allreduce_total_s": busy})  # fmt: skip
+    best = min(rows, key=_key)
+    return {
+        "bucket_mb": shortest_cap(best["low"], best["high"]),
+        "low_mb": best["low"] / MIB,
+        "high_mb": None if best["high"] is None else best["high"] / MIB,
+        "buckets": best["buckets"],
+        "exposed_s": best["exposed_s"],
+        "allreduce_total_s": best["allreduce_total_s"],
+    }
+
+
+def shortest_cap(low: int, high: int | None) -> float:
+    """The decimal cap in MiB with the fewest significant digits whose limit in bytes,
+    int(cap × 2^20) as PyTorch computes it, lies in [low, high) (high None: no end). Found on
+    exact fractions, and checked as PyTorch computes it on the float."""
+    lo = Fraction(max(low, 1), MIB)  # a limit of 0 bytes only from a cap below 2^-20 MiB
+    top = math.inf if high is None else Fraction(high, MIB)
+    for e in range(math.floor(math.log10(lo if high is None else top)), -12, -1):
+        unit = Fraction(10) ** e
+        c = math.ceil(lo / unit) * unit
+        while c < top and int(float(c) * MIB) < low:  # the float a hair below the fraction
+            c += unit
+        if c < top and (high is None or int(float(c) * MIB) < high):
+            return float(c)
+    return low / MIB

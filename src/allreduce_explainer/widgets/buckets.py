@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 
 from .. import api, fmt, nccl, performance
@@ -69,14 +68,13 @@ def ddp_buckets(params=None) -> dict:
     """DDP buckets: one steady-state backward pass under DDP, and the sweep over bucket sizes."""
     p = _params(params)
     args, first = _args(p)
-    r = api.ddp(**args, bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=first)
-    swept = _swept(first, **args)
-    rows, best = swept["sweep"], ddp.best(swept["sweep"])
+    r = api.ddp(**args, bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=first, sweep=True)
+    default, best = api.ddp(**args), _best(r, args, first)
     m = models.get(p["model"])
     return views.chart(
         params=p,
         main=_timeline(r, p["rows"] == "all"),
-        figures={"sweep": _sweep(rows, best, swept, r, p)},
+        figures={"sweep": _sweep(r["sweep"], best, default, r, p)},
         readouts={
             "model": f"{m.label}: {m.params:,} parameters in {len(m.tensors())} tensors",
             "gradient": fmt.nbytes(r["gradient_bytes"]),
@@ -85,10 +83,10 @@ def ddp_buckets(params=None) -> dict:
             "allreduce": ms(r["allreduce_total_s"]),
             "exposed": ms(r["exposed_s"]),
             "buckets": str(len(r["buckets"])),
-            "best": f"{fmt.sig(best['bucket_mb'], 2)} MiB",
+            "best": cap_text(best["bucket_mb"]),
             "best_exposed": ms(best["exposed_s"]),
-            "default_exposed": ms(swept["exposed_s"]),
-            "advice": advice(swept, best),
+            "default_exposed": ms(default["exposed_s"]),
+            "advice": advice(default, best, r["sweep"][-1]),
             "algorithm": f"NCCL's choice: {r['algorithm']}",
             "first": f"{fmt.sig(r['first_bucket_bytes'] / ddp.MIB, 3)} MiB",
         },
@@ -110,20 +108,21 @@ PREDICTION_ID = "buckets-best-cap"
 
 def predict_buckets(params, answer) -> dict:
     """The reader's best cap, right when it leaves at most NEAR_BEST times the exposed time of
-    the sweep's best cap (the rule by which `advice` calls a cap as good as the best), with
-    both exposed times."""
+    the best cap (the rule by which `advice` calls a cap as good as the best), with both
+    exposed times."""
     p = _params(params)
     args, first = _args(p)
     cap = read_answer(answer, BYTES, "MiB") / ddp.MIB
     lo, hi = SPEC["bucket_cap_mb"].lo, SPEC["bucket_cap_mb"].hi
     if not lo <= cap <= hi:
         raise ParamError("answer", f"A bucket cap is between {lo:g} and {hi:,.0f} MiB.")
-    mine = api.ddp(**args, bucket_cap_mb=cap, first_bucket_mb=first)["exposed_s"]
-    best = ddp.best(_swept(first, **args)["sweep"])
+    mine = api.ddp(**args, bucket_cap_mb=cap, first_bucket_mb=first, sweep=True)
+    best = _best(mine, args, first)
     text = (
-        f"your {fmt.sig(cap, 3)} MiB leaves {ms(mine)} exposed; the sweep's best cap, "
-        f"{fmt.sig(best['bucket_mb'], 2)} MiB, leaves {ms(best['exposed_s'])}."
+        f"your {cap_text(cap)} leaves {ms(mine['exposed_s'])} exposed; the best cap, "
+        f"{cap_text(best['bucket_mb'])}, leaves {ms(best['exposed_s'])}."
     )
+    mine = mine["exposed_s"]
     if mine <= NEAR_BEST * best["exposed_s"]:
         return judged(True, f"Right: {text}")
     if close(cap, ddp.DEFAULT_CAP_MB, 0.01):
@@ -131,12 +130,26 @@ def predict_buckets(params, answer) -> dict:
     return judged(False, f"Not quite: {text}")
 
 
-@functools.lru_cache(maxsize=1)
-def _swept(first: float | None, **args) -> dict:
-    """The sweep over bucket caps at PyTorch's defaults, which no cap the reader sets changes:
-    moving the cap (the widget's usual change) asks for the same sweep again. Kept once, as
-    api.ddp is a pure function of these arguments; the caller does not change the result."""
-    return api.ddp(**args, sweep=True, sweep_first_mb=first)
+def _best(r: dict, args: dict, first: float | None) -> dict:
+    """api.ddp's best cap (the least exposed time over every cap, with the run's first
+    bucket) as a row of its sweep: the run at that cap."""
+    at = api.ddp(**args, bucket_cap_mb=r["best_bucket_mb"], first_bucket_mb=first)
+    return {
+        "bucket_mb": r["best_bucket_mb"],
+        "buckets": len(at["buckets"]),
+        "exposed_s": at["exposed_s"],
+        "allreduce_total_s": at["allreduce_total_s"],
+    }
+
+
+def _cap(row: dict) -> float:
+    return row["bucket_mb"]
+
+
+def cap_text(mb: float) -> str:
+    """A cap in MiB with every digit it holds: the best cap is the shortest decimal that gives
+    its buckets (ddp.shortest_cap), and a digit fewer may give others (63.091, not 63)."""
+    return f"{fmt.sig(mb, 12)} MiB"
 
 
 HEADLINE = (
@@ -168,13 +181,12 @@ READOUTS = {
 NEAR_BEST = 1.1
 
 
-def advice(swept: dict, best: dict) -> str:
+def advice(default: dict, best: dict, whole: dict) -> str:
     """What the sweep says to do, from the numbers on the screen: keep PyTorch's default when it
     is as good as the best cap, else try the best cap (and say when even one bucket of
-    everything beats the default, which the page's lesson turns on)."""
-    default, least = swept["exposed_s"], best["exposed_s"]
-    whole = swept["sweep"][-1]["exposed_s"]
-    cap = f"bucket_cap_mb={fmt.sig(best['bucket_mb'], 2)}"
+    everything, the sweep's last row, beats the default, which the page's lesson turns on)."""
+    default, least, whole = default["exposed_s"], best["exposed_s"], whole["exposed_s"]
+    cap = f"bucket_cap_mb={fmt.sig(best['bucket_mb'], 12)}"
     if default <= NEAR_BEST * least:
         return "PyTorch's default is as good as the best cap here: keep it."
     text = f"PyTorch's default leaves {fmt.sig(default / least, 2)} × the best cap's: try {cap}."
@@ -360,7 +372,10 @@ def _off_chart(xs: list[float], ys: list[float], best: float, top: float) -> str
     )
 
 
-def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) -> views.Part:
+def _sweep(grid: list[dict], best: dict, default: dict, current: dict, p: dict) -> views.Part:
+    """The sweep's caps with the best cap among them (the curve is jagged: a grid of caps
+    passes beside its least point), drawn and tabled."""
+    rows = sorted([*grid, best], key=_cap)
     xs = [row["bucket_mb"] for row in rows]
     ys = [_ms(row["exposed_s"]) for row in rows]
     marked = [_ms(x["exposed_s"]) for x in (best, default, current)]
@@ -370,7 +385,7 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
     data = [
         {**exposed, "hovertemplate": "%{x:.3g} MiB: %{y:.3g} ms<extra></extra>"},
         fig.dots(
-            f"best: {fmt.sig(best['bucket_mb'], 2)} MiB",
+            f"best: {cap_text(best['bucket_mb'])}",
             [best["bucket_mb"]],
             [_ms(best["exposed_s"])],
             SERIES["tree"],
@@ -404,7 +419,7 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
         },
         summary=(
             f"Exposed communication against bucket cap, from {fmt.sig(xs[0], 2)} MiB to the whole "
-            f"model ({fmt.sig(xs[-1], 3)} MiB): least at {fmt.sig(best['bucket_mb'], 2)} MiB "
+            f"model ({fmt.sig(xs[-1], 3)} MiB): least at {cap_text(best['bucket_mb'])} "
             f"({ms(best['exposed_s'])}); PyTorch's default leaves "
             f"{ms(default['exposed_s'])}.{_off_chart(xs, ys, best['bucket_mb'], top * 1.1)}"
         ),
@@ -424,8 +439,8 @@ def _sweep(rows: list[dict], best: dict, default: dict, current: dict, p: dict) 
 
 
 def facts() -> dict[str, str]:
-    """DDP buckets' figures, timed by NCCL's model: GPT-2 small on the widget's default layout
-    (64 servers of 8 H100s, "many") and on 8 H100s in one server ("one")."""
+    """DDP buckets' figures, timed by the fitted time of NCCL's choice: GPT-2 small on the
+    widget's default layout (64 servers of 8 H100s, "many") and on 8 H100s in one server ("one")."""
     out = {}
     m = models.get("gpt2")
     out["ddp_gpt2_params"] = f"{m.params:,}"
@@ -436,15 +451,15 @@ def facts() -> dict[str, str]:
     layouts = {"one": 8, "many": DEFAULT_GPUS}
     for key, gpus in layouts.items():
         # PyTorch's default (cap unset), and the sweep with the widget's default first bucket
-        r = api.ddp("gpt2", gpus, 8, sweep=True, sweep_first_mb=ddp.DEFAULT_FIRST_MB)
-        best = ddp.best(r["sweep"])
+        r = api.ddp("gpt2", gpus, 8, sweep=True)
+        best = _best(r, {"model": "gpt2", "gpus": gpus, "gpus_per_node": 8}, ddp.DEFAULT_FIRST_MB)
         out[f"ddp_{key}_gpus"] = str(gpus)
         out[f"ddp_{key}_servers"] = str(gpus // 8)
         out[f"ddp_{key}_backward"] = ms(r["backward_s"])
         out[f"ddp_{key}_allreduce"] = ms(r["allreduce_total_s"])
         out[f"ddp_{key}_exposed"] = ms(r["exposed_s"])
         out[f"ddp_{key}_buckets"] = str(len(r["buckets"]))
-        out[f"ddp_{key}_best"] = f"{fmt.sig(best['bucket_mb'], 2)} MiB"
+        out[f"ddp_{key}_best"] = cap_text(best["bucket_mb"])
         out[f"ddp_{key}_best_exposed"] = ms(best["exposed_s"])
         out[f"ddp_{key}_default_over_best"] = fmt.sig(r["exposed_s"] / best["exposed_s"], 2)
         out[f"ddp_{key}_hidden"] = fmt.percent(1 - r["exposed_s"] / r["allreduce_total_s"])

@@ -16,7 +16,7 @@ import math
 from .. import api, fmt, nccl
 from ..catalog import hardware, measured, models
 from ..errors import ParamError
-from ..logs import examples
+from ..logs import examples, ncclfit
 from ..palette import SERIES
 from ..params import Param, api_args, narrowed, spec, validated
 from ..performance import bands, fitted
@@ -30,7 +30,7 @@ from .logview import pct
 H100 = hardware.H100_SXM
 GRAD_BYTES = calculator.GRAD_BYTES
 ALGORITHM_TEXT = {
-    "nccl": "NCCL's choice (its own cost model)",
+    "nccl": "NCCL's choice (its fitted time)",
     "nccl-ring": "NCCL's Ring, forced (NCCL_ALGO=Ring)",
     "nccl-tree": "NCCL's Tree, forced (NCCL_ALGO=Tree)",
     "ring": "single ring at line rate (the first page's)",
@@ -141,8 +141,8 @@ def _choose(p: dict) -> dict:
 
 
 def _calc(p: dict) -> calculator.Calculation:
-    """The calculator on the page's parameters. NCCL's model covers NVIDIA GPUs only, so on the
-    MI300X or a custom GPU NCCL's choice falls back to the closed form fastest for the whole
+    """The calculator on the page's parameters. NCCL's tuning code covers NVIDIA GPUs only, so on
+    the MI300X or a custom GPU NCCL's choice falls back to the closed form fastest for the whole
     gradient (the readout says so; one algorithm, so the buckets are not timed four times); the
     CLI refuses instead."""
     per_process = min(p["gpus_per_process"], p["gpus_per_node"])
@@ -247,7 +247,7 @@ def _algorithm_text(r: dict, p: dict) -> str:
     if r["algorithm_asked"] != p["algorithm"]:
         return (
             f"{IDEAL_TEXT[r['algorithm']]} at line rate, the fastest closed form here: "
-            f"NCCL's model covers NVIDIA GPUs, not {r['gpu']}"
+            f"NCCL's tuning code covers NVIDIA GPUs, not {r['gpu']}"
         )
     if "nccl_algorithm" not in r:
         return text
@@ -356,7 +356,7 @@ RECORDS = (
             # the pasted log's (logview.readouts), under its controls
             "log": (
                 ("log_status", "read"),
-                ("log_fit", "fits: alpha-beta and NCCL's model"),
+                ("log_fit", "fits: alpha-beta and NCCL's regimes"),
                 ("log_line_rate", "line rate of the links"),
                 ("log_apply", "the NCCL fit, as calculator figures"),
                 ("log_debug", "what NCCL_DEBUG=INFO says"),
@@ -368,7 +368,7 @@ RECORDS = (
 
 
 def facts() -> dict[str, str]:
-    """Your cluster's quoted figures: the defaults (why-allreduce's case, NCCL's model), that
+    """Your cluster's quoted figures: the defaults (why-allreduce's case, NCCL's choice), that
     page's single ring, and a few presets."""
     r = calculator.calc()
     ring = calculator.calc(algorithm="ring")
@@ -378,6 +378,7 @@ def facts() -> dict[str, str]:
     l70 = calculator.calc(model="llama3-70b")
     one = calculator.calc(gpus=8)
     return {
+        "perf_first_size": fmt.binary_bytes(ncclfit.MIN_BYTES),  # the log panel's fit starts here
         "cluster_allreduce": fmt.seconds(r["allreduce_s"]),
         "cluster_estimate": fmt.seconds(r["nccl_time_s"]),
         "cluster_nccl_algorithm": r["nccl_algorithm"],
@@ -490,6 +491,7 @@ def _band_facts() -> dict[str, str]:
     r = calculator.calc()
     klass = nccl.band_class(nccl.System(r["gpu"], r["gpus"], r["gpus_per_node"]))
     out = {"band_systems": str(len(fitted.FITTED_ON)), "band_class": klass}
+    out["band_first_size"] = fmt.binary_bytes(bands.BANDS[0][0])  # nothing validated below
     for name, (lo, hi) in zip(BAND_NAMES, bands.BANDS, strict=True):
         b = bands.band(klass, lo)
         out[f"band_{name}_range"] = bands.range_text(lo, hi)

@@ -142,7 +142,7 @@ def _frame(f: dict, r: dict) -> views.Frame:
 BANDWIDTH = spec(
     narrowed(api.NCCL_SWEEP["gpus"], label="GPUs in the server", default=8, lo=2, hi=8),
     Param("size_mb", 8192, "float", "Buffer S (MiB)", 1, 1 << 20, unit="MiB"),
-    narrowed(api.NCCL_SWEEP["gpu"], label="GPU (NCCL's model)", kind="choice",
+    narrowed(api.NCCL_SWEEP["gpu"], label="GPU (NCCL's choice)", kind="choice",
              choices=tuple((g, g) for g in NVLS_GPUS)),
     Param("servers", 4, "int", "Servers (across)", 2, 512),
 )  # fmt: skip

@@ -56,7 +56,7 @@ PROTO_SYMBOLS = {"LL": "circle", "LL128": "diamond", "Simple": "square"}
 
 LATENCY = spec(
     narrowed(api.NCCL_SWEEP["gpus"], label="GPUs", default=64, lo=2, hi=MAX_LATENCY_GPUS),
-    narrowed(api.NCCL_SWEEP["gpus_per_node"], label="GPUs per server (NCCL's model)", default=8,
+    narrowed(api.NCCL_SWEEP["gpus_per_node"], label="GPUs per server (NCCL's curves)", default=8,
              hi=8, optional=False),
     # the whiteboard model's network link, under the page's names
     narrowed(api.ESTIMATE["inter_latency"], "latency_us",
@@ -77,7 +77,7 @@ def _nccl_curves(s: nccl.System) -> tuple[nccl.Best, list[float]]:
     """NCCL's times at the page's sizes and its crossovers, once per cluster: the teaching
     model's α does not change them. Read only: they are shared."""
     best = nccl.best_by_algorithm(s, whole(SIZES))
-    return best, nccl_crossovers(s, best)
+    return best, nccl_crossovers(s)
 
 
 def latency(params=None) -> dict:
@@ -345,8 +345,8 @@ def steps(params=None) -> dict:
     logs = [2 * math.log2(x) for x in fig.GPU_SWEEP]
     data = [
         _steps_line("ring: 2(n−1)", ring, SERIES["ring"], "solid", "circle"),
-        _steps_line("tree: counted from its schedule", tr, SERIES["tree"], "dash", "square"),
-        _steps_line("2 log₂ n", logs, NEUTRAL, "dot", None),
+        _steps_line("tree: counted from its schedule", tr, SERIES["tree"], "solid", "square"),
+        _steps_line("2 log₂ n", logs, NEUTRAL, REFERENCE_DASH, None),
         fig.you_are_here(f"{n} GPUs", n, [ring_steps(n), tree.steps(n)]),
     ]
     return views.chart(
@@ -564,8 +564,8 @@ def busbw_curve(params=None) -> dict:
     big = next(c for n, c in zip(CURVE_SIZES, rows, strict=True) if n == CURVE_BIG)
     where = f"{sys_.nodes} server{'s' if sys_.nodes > 1 else ''} of {sys_.gpus_per_node} {p['gpu']}"
     got = (
-        f"; the published run ({run.label}) measured {fmt.sig(max(y for _, y in run.rows), 4)} "
-        f"GB/s at its largest"
+        f"; the published run ({run.label}; {run.cited}) measured "
+        f"{fmt.sig(max(y for _, y in run.rows), 4)} GB/s at its largest"
         if run
         else "; no published run on this system is cited here"
     )
@@ -606,7 +606,7 @@ def busbw_curve(params=None) -> dict:
             "nccl_own": f"{fmt.sig(big.nccl_busbw_GBps, 4)} GB/s",
             "half": fmt.nbytes(half),
             "measured": (
-                f"{fmt.sig(max(y for _, y in run.rows), 4)} GB/s ({run.label})"
+                f"{fmt.sig(max(y for _, y in run.rows), 4)} GB/s ({run.label}; {run.cited})"
                 if run
                 else "— (no published run on this system cited here)"
             ),

@@ -1,6 +1,6 @@
 """The log view of "your cluster": a pasted or opened `all_reduce_perf` log read by logs.explain,
 drawn against the calculator's cluster (widgets/cluster.py, one widget with it): the measured
-points, the alpha-beta line, NCCL's model fitted, and the calculator's algorithm on the measured
+points, the alpha-beta line, NCCL's regimes fitted, and the calculator's algorithm on the measured
 cluster.
 
 This module keeps the page's caches (parsing, and NCCL's fit of one run) and the drawing; the
@@ -31,6 +31,10 @@ MAX_LISTED = 50  # unreadable lines listed one by one; the rest are counted by r
 def _parsed(text: str) -> nccltests.Log:
     """Parsing is the slow part (tens of µs a line): a calculator change should not redo it."""
     return nccltests.parse_runs(text)
+
+
+# the fitted time's regimes (NCCL's algorithm and protocol by size), each scaled to the run
+NCCL_FIT = "NCCL's regimes, fitted to the run"
 
 
 def _log_text(p: dict) -> tuple[str, str]:
@@ -207,8 +211,8 @@ def figures(log: dict | None, r: dict, calculator_text: str) -> dict:
         colour = SERIES["tree"]
         t_nccl = [x["fitted_time_us"] for x in nf["rows"]]
         b_nccl = [x["fitted_busbw_GBps"] for x in nf["rows"]]
-        time_fig["data"].insert(2, _line("NCCL's model, fitted", xs, t_nccl, colour, "solid"))
-        bus_fig["data"].insert(1, _line("NCCL's model, fitted", xs, b_nccl, colour, "solid"))
+        time_fig["data"].insert(2, _line(NCCL_FIT, xs, t_nccl, colour, "solid"))
+        bus_fig["data"].insert(1, _line(NCCL_FIT, xs, b_nccl, colour, "solid"))
         rate = nf["line_rate"]["GBps"]
         if rate:
             ends = [xs[0], xs[-1]]
@@ -233,7 +237,7 @@ def _log_table(log: dict, rows: list, fitted_t: list, assumed: list) -> dict:
     pred = {x["bytes"]: x for x in (log.get("prediction") or {"rows": []})["rows"]}
     cards = log.get("servers", 1) > 1
     columns = ["size", "measured µs", "alpha-beta µs", "NCCL fit µs", "likely regime"]
-    columns += ["NCCL's model picks"]
+    columns += ["NCCL picks"]
     columns += ["measured busbw", "NCCL predicts", "measured / predicted"]
     columns += ["per card GB/s"] * cards + ["calculator busbw"]
     out = []
@@ -340,7 +344,7 @@ def _fit_text(log: dict) -> str:
     )
     ab = nf["alpha_beta_rms_rel_error"]
     return (
-        f"{text} NCCL's model fitted to the {nf['points']} sizes from "
+        f"{text} NCCL's regimes fitted to the {nf['points']} sizes from "
         f"{fmt.nbytes(nf['min_bytes'])}: rms relative error {pct(nf['rms_rel_error'])}"
         + ("" if ab is None else f" (the alpha-beta line on the same sizes: {pct(ab)})")
         + f"; likely regimes {regimes}; busbw {fmt.sig(nf['busbw_GBps'], 4)} GB/s at the "
@@ -456,7 +460,7 @@ def _apply_text(log: dict) -> str:
     g = st["gpus_per_process"]
     card += f", {g} GPUs per process (the run's -g {g})" if g > 1 else ""
     text = (
-        f"algorithm NCCL's choice on {st['gpu']}{card}: NCCL's model then gives "
+        f"algorithm NCCL's choice on {st['gpu']}{card}: its fitted time then gives "
         f"{fmt.sig(st['model_busbw_GBps'], 4)} GB/s busbw at the largest size, against "
         f"{fmt.sig(st['fitted_busbw_GBps'], 4)} GB/s fitted"
     )

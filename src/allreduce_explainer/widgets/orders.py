@@ -247,11 +247,11 @@ def _sweep_part(sweep: dict) -> views.Part:
         fig.line("BF16 ring, mean", xs, [r["bf16"]["mean"] for r in rows], SERIES["ring"],
                  marker={"size": 6}),
         fig.line("BF16 ring, max", xs, [r["bf16"]["max"] for r in rows], SERIES["ring"],
-                 dash="dot", marker={"size": 6}),
+                 width=1, marker={"size": 7, "symbol": "circle-open"}),
         fig.line("FP32 ring, then BF16, mean", xs, [r["fp32"]["mean"] for r in rows],
                  GPU_COLOURS[5], marker={"size": 6}),
         fig.line("FP32 ring, then BF16, max", xs, [r["fp32"]["max"] for r in rows],
-                 GPU_COLOURS[5], dash="dot", marker={"size": 6}),
+                 GPU_COLOURS[5], width=1, marker={"size": 7, "symbol": "circle-open"}),
     ]  # fmt: skip
     last = rows[-1]
     summary = (

@@ -20,6 +20,7 @@ from ..logs import parse as nccltests
 from ..palette import NEUTRAL, SERIES
 from ..params import Param, defaults, narrowed, spec, validated
 from ..schedules.topology import H100_NVLINK_GBps, Topology
+from ..sources import REFERENCE_DASH, WHITEBOARD
 from . import Widget, views
 from . import figures as fig
 
@@ -73,13 +74,13 @@ def sends(params=None) -> dict:
     ring_n, root_n, _ = formula(n, s)
     xs = [r[0] for r in rows]
     data = [
-        _line("ring", fx, [f[x][0] for x in fx], SERIES["ring"], "dash"),
+        _line("ring", fx, [f[x][0] for x in fx], SERIES["ring"], WHITEBOARD.dash),
         _dots("ring, counted", xs, [r[1] for r in rows], SERIES["ring"], "circle", "ring"),
-        _line("naive root", fx, [f[x][1] for x in fx], SERIES["naive"], "dash"),
+        _line("naive root", fx, [f[x][1] for x in fx], SERIES["naive"], WHITEBOARD.dash),
         _dots(
             "naive root, counted", xs, [r[3] for r in rows], SERIES["naive"], "square", "naive root"
         ),  # fmt: skip
-        _line("naive, other GPUs", fx, [1.0] * len(fx), NEUTRAL, "dash"),
+        _line("naive, other GPUs", fx, [1.0] * len(fx), NEUTRAL, WHITEBOARD.dash),
         _dots(
             "naive, other GPUs, counted",
             xs,
@@ -88,9 +89,15 @@ def sends(params=None) -> dict:
             "diamond",
             "naive, other GPUs",
         ),  # fmt: skip
-        {**_line("two gradients", fig.GPU_AXIS_ENDS, [2, 2], NEUTRAL, "dot"), "showlegend": False},
+        {
+            **_line("two gradients", fig.GPU_AXIS_ENDS, [2, 2], NEUTRAL, REFERENCE_DASH),
+            "showlegend": False,
+        },
         _key("counted (simulation)", {"mode": "markers", "marker": {"color": NEUTRAL}}),
-        _key("formula (cost model)", {"mode": "lines", "line": {"color": NEUTRAL, "dash": "dash"}}),
+        _key(
+            f"formula ({WHITEBOARD.legend})",
+            {"mode": "lines", "line": {"color": NEUTRAL, "dash": WHITEBOARD.dash}},
+        ),
         fig.you_are_here(f"{n} GPUs", n, [ring_n / s, root_n / s]),
     ]
     counted_at = {r[0]: r for r in rows}

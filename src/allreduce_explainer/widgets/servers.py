@@ -194,16 +194,22 @@ MAX_COUNTED_GPUS = 512
 SERVER_X = [1, 2, 4, 8, 16, 32, 64]
 
 
+def _estimate(method: str, servers: int, g: int, s: float, links: dict) -> dict:
+    """api.estimate on `servers` servers of g: the network's rate and latency only where there
+    is a network (api.estimate refuses what it cannot apply)."""
+    if servers == 1:
+        links = {k: v for k, v in links.items() if k not in api.INTER}
+    return api.estimate(method, servers * g, s, g, **links)
+
+
 def servers_compare(params=None) -> dict:
     """Across servers: network bytes and time of the three methods, as servers are added."""
     p = validated(params, COMPARE)
     servers, g, gb = p["servers"], p["gpus_per_node"], float(p["gradient_gb"])
     links = {k: float(v) for k, v in api_args(p, COMPARE).items() if k != "gpus_per_node"}
     s, n = gb * 1e9, servers * g
-    times = {
-        m: [api.estimate(m, x * g, s, g, **links)["time_s"] for x in SERVER_X] for m in METHODS
-    }
-    at = {m: api.estimate(m, n, s, g, **links) for m in METHODS}
+    times = {m: [_estimate(m, x, g, s, links)["time_s"] for x in SERVER_X] for m in METHODS}
+    at = {m: _estimate(m, servers, g, s, links) for m in METHODS}
     nccl_at = _nccl(n, g, s, links["inter_bw"])
     nccl_times = [_nccl(x * g, g, s, links["inter_bw"]) for x in SERVER_X]
     counted = n <= MAX_COUNTED_GPUS and servers > 1
@@ -257,9 +263,9 @@ def _nccl(n: int, g: int, nbytes: float, card_GBps: float) -> nccl.Candidate | N
 
 def _nccl_note(pick: nccl.Candidate | None, servers: int, g: int, card_GBps: float) -> str:
     if pick is None:
-        return "NCCL's model needs 2 or more GPUs and a card of 1-3200 Gb/s."
+        return "NCCL's choice needs 2 or more GPUs and a card of 1-3200 Gb/s."
     return (
-        f"NCCL's model picks {pick.algorithm} with {pick.protocol}, {FITTED.name} "
+        f"NCCL picks {pick.algorithm} with {pick.protocol}, {FITTED.name} "
         f"{fmt.seconds(pick.time_us * 1e-6)}, on H100 SXM servers with one "
         f"{fmt.sig(card_GBps * 8, 3)} Gb/s card per GPU, its own NVLink rate and latencies "
         "(the latency fields above feed only the closed forms). Its rings cross each server "
@@ -302,7 +308,7 @@ def _figure(times: dict, servers: int, g: int, at: dict, nccl_times: list, nccl_
     symbols = {"ring": "circle", "multi-ring": "diamond", "hierarchical": "square"}
     data = [
         fig.line(
-            LABELS[m],
+            f"{LABELS[m]}, {WHITEBOARD.legend}",
             SERVER_X,
             times[m],
             SERIES[m],
@@ -338,7 +344,7 @@ def _figure(times: dict, servers: int, g: int, at: dict, nccl_times: list, nccl_
 
 def facts() -> dict[str, str]:
     """Across servers: 8 servers of 8 H100s and 14 GB: bytes and steps counted, times by the closed
-    forms at line rate and by NCCL's model; NCCL's pick for a 1 MB message."""
+    forms at line rate and by the fitted time of NCCL's choice; NCCL's pick for a 1 MB message."""
     s, nodes, g = EXAMPLE_GRADIENT_BYTES, 8, 8
     c = {m: count_bytes(m, nodes, g, s) for m in METHODS}
     t = {m: api.estimate(m, nodes * g, s, g)["time_s"] for m in METHODS}

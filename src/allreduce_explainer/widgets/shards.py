@@ -15,6 +15,7 @@ from ..errors import ParamError
 from ..palette import GPU_COLOURS, NEUTRAL
 from ..params import Param, narrowed, spec, validated
 from ..simulation.shard import OPTIMIZERS
+from ..sources import REFERENCE_DASH
 from ..training import calculator, memory, shardcost
 from . import Widget, diagram, views
 from . import figures as fig
@@ -170,7 +171,7 @@ def _state_text(r: dict) -> str:
 NCCL_GPUS = [g for g in hardware.GPUS if g.name in nccl.GPU_SPECS]
 H100 = hardware.H100_SXM
 COMM_TEXT = {
-    "nccl": f"NCCL {nccl.NCCL_VERSION}'s cost model",
+    "nccl": f"the fitted time of NCCL {nccl.NCCL_VERSION}'s choice",
     "ring": "a single ring (page 4)",
 }
 # The chart's parameters narrow api.shard's (SHARD); the network select is the page's own.
@@ -196,7 +197,7 @@ def _resolve(p: dict) -> dict:
     out["model"] = calculator.resolve_model(p["model"], calculator.PRESET_MODELS)
     g = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     if g not in NCCL_GPUS:
-        raise ParamError("gpu", f"NCCL's model knows {', '.join(x.name for x in NCCL_GPUS)}")
+        raise ParamError("gpu", f"NCCL's tuning code knows {', '.join(x.name for x in NCCL_GPUS)}")
     out["gpu"] = g.name
     out["network"] = hardware.find(hardware.NETWORKS, p["network"], "network")["name"]
     if out["gpus"] % out["gpus_per_node"]:
@@ -270,7 +271,8 @@ def _labels() -> list[str]:
 
 def _memory_figure(rows: dict, have: float, gpu: str) -> dict:
     """One stacked bar per strategy (memory.py's bytes of each part, in GiB) and the GPU's
-    memory as a dashed line across them: a bar above the line does not fit."""
+    memory as a dash-dot line across them (a limit, no source of time): a bar above the line
+    does not fit."""
     gib, labels = hardware.GIB, _labels()
     data = [
         {
@@ -294,7 +296,7 @@ def _memory_figure(rows: dict, have: float, gpu: str) -> dict:
     # ran across the bars on a phone
     line = {
         "type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": have / gib, "y1": have / gib,
-        "line": {"dash": "dash", "width": 2, "color": NEUTRAL}, "showlegend": True,
+        "line": {"dash": REFERENCE_DASH, "width": 2, "color": NEUTRAL}, "showlegend": True,
         "name": f"{gpu}'s memory, {fmt.sig(have / gib, 3)} GiB (✗: does not fit)",
     }  # fmt: skip
     return {
@@ -330,8 +332,7 @@ def _time_part(rows: dict, compute_s: float) -> views.Part:
          "x": comm, "marker": {"color": COMM},
          "hovertemplate": hover + "communication<extra></extra>"},
     ]  # fmt: skip
-    fastest = min(range(len(steps)), key=steps.__getitem__)
-    slowest = max(range(len(steps)), key=steps.__getitem__)
+    shown = [fmt.seconds(t) for t in steps]
     return views.part(
         figure={
             "data": data,
@@ -345,9 +346,7 @@ def _time_part(rows: dict, compute_s: float) -> views.Part:
         summary=(
             f"Time per step with no overlap: compute {fmt.seconds(compute_s)} for every "
             f"strategy, plus communication from {fmt.seconds(min(comm))} to "
-            f"{fmt.seconds(max(comm))}; {labels[fastest]} is the fastest at "
-            f"{fmt.seconds(steps[fastest])}, {labels[slowest]} the slowest at "
-            f"{fmt.seconds(steps[slowest])}."
+            f"{fmt.seconds(max(comm))}; {_ranked(labels, steps, shown)}."
         ),
         table={
             "columns": ["strategy", "compute", "communication", "step, no overlap"],
@@ -364,7 +363,7 @@ def _tokens_text(o: dict) -> str:
     if not o["bus_GBps"]:
         return "at once: nothing to send"
     return (
-        f"{fmt.sig(o['critical_tokens_per_gpu'], 3)} tokens per GPU "
+        f"{fmt.sig_up(o['critical_tokens_per_gpu'], 3)} tokens per GPU "
         f"(B = {fmt.sig(o['bus_GBps'], 3)} GB/s)"
     )
 
@@ -454,15 +453,17 @@ def _memory_facts(p: dict, out: dict, big_rows: dict) -> dict:
 
 
 def _overlap_facts(p: dict, out: dict) -> dict:
-    """T ≳ (n − 1)/n · F/B with the page's own F and B: the tokens are that formula's value."""
+    """T ≳ (n − 1)/n · F/B with the page's own F and B: the tokens are that formula's value,
+    rounded up at the digits printed."""
     z3, hs = out["overlap"]["zero3"], out["overlap"]["hsdp"]
     gpu = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     nic = hardware.find(hardware.NETWORKS, p["network"], "network")["GBps"] * 8
     system = nccl.System(p["gpu"], p["gpus"], p["gpus_per_node"], p["gpus_per_node"], nic)
     ring = nccl.graphs(system)["Ring"]
     return {
-        "shard_tokens": fmt.sig(z3["critical_tokens_per_gpu"], 3),
-        "shard_hsdp_tokens": fmt.sig(hs["critical_tokens_per_gpu"], 3),
+        # thresholds rounded up: at the printed figure the collectives do hide
+        "shard_tokens": fmt.sig_up(z3["critical_tokens_per_gpu"], 3),
+        "shard_hsdp_tokens": fmt.sig_up(hs["critical_tokens_per_gpu"], 3),
         "shard_peak_tflops": fmt.sig(gpu.peak_bf16_tflops, 3),
         "shard_mfu_pct": fmt.sig(p["mfu"] * 100, 3),
         "shard_flops_tflops": fmt.sig(z3["flops_per_s"] / 1e12, 3),
@@ -535,3 +536,18 @@ RECORDS = (
         ),
     ),
 )
+
+
+def _ranked(labels: list[str], steps: list[float], shown: list[str]) -> str:
+    """The fastest and the slowest strategies, as printed: a summary ranks only what differs at
+    its precision, so strategies whose step prints the same are named together, and when every
+    step prints the same none is called faster."""
+    fast, slow = shown[steps.index(min(steps))], shown[steps.index(max(steps))]
+    if fast == slow:
+        return f"every strategy takes {fast} a step"
+
+    def named(text: str) -> str:
+        return fmt.in_words([label for label, s in zip(labels, shown, strict=True) if s == text])
+
+    verb = "is" if shown.count(fast) == 1 else "are"
+    return f"{named(fast)} {verb} the fastest at {fast}, {named(slow)} the slowest at {slow}"

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from allreduce_explainer import api, bridge
+from allreduce_explainer import api, bridge, nccl
 from allreduce_explainer.costs import cost
 from allreduce_explainer.costs import latency_model as lm
+from allreduce_explainer.errors import ParamError
 from allreduce_explainer.schedules import tree
 from allreduce_explainer.schedules.topology import Topology
 from allreduce_explainer.widgets import latency as lat
@@ -92,12 +93,8 @@ def test_ring_seconds_is_the_ring_s_time_in_the_cost_model(n, g, s, alpha, intra
 
 
 def _straddles(topo, x, tree_fn):
-    """x lies between two neighbouring grid points where ring - tree goes from > 0 to <= 0."""
-    sizes = lm.SIZES
-    i = next(i for i, s in enumerate(sizes) if s >= x)
-    gap = [lm.ring_time(topo, s) - tree_fn(topo, s) for s in sizes]
-    assert i > 0 and gap[i - 1] > 0 >= gap[i]
-    assert all(g > 0 for g in gap[:i])  # the first crossing
+    """x is where ring - tree goes from > 0 to <= 0 (that it is the first such size is
+    test_whiteboard_crossover_is_the_first_of_every_piece's)."""
     assert (
         lm.ring_time(topo, x) - tree_fn(topo, x)
         <= 0
@@ -116,6 +113,33 @@ def test_reported_crossover_is_where_the_curves_meet(n, alpha, gbps):
         board = s["figures"]["whiteboard"]["figure"]  # the whiteboard model's own chart
         marker = next(t for t in board["data"] if t["name"].startswith("teaching crossover"))
         assert marker["x"] == [x, x]
+
+
+def _nccl_gap(system, sizes: list[int]) -> list[float]:
+    t = nccl.best_by_algorithm(system, sizes).time_us
+    return [r - tr for r, tr in zip(t["Ring"], t["Tree"], strict=True)]
+
+
+CLUSTERS = [(32, 2, 50.0), (64, 8, 50.0), (16, 8, 50.0), (128, 8, 50.0), (96, 4, 25.0),
+            (8, 1, 12.5)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("gpus", "per", "card"), CLUSTERS)
+def test_nccl_crossovers_are_every_crossing_to_the_byte(gpus, per, card):
+    """Each crossover is a whole size at which the ring becomes no slower than the tree, one
+    byte below which it was slower; and a scan of 256 sizes an octave finds no crossing the
+    list lacks (32 GPUs, 2 a server: a crossing at 8.1 MB that 8 sizes an octave missed)."""
+    system = lat.nccl_system(gpus, per, card)
+    found = lm.nccl_crossovers(system)
+    for x in found:
+        below, at = _nccl_gap(system, [int(x) - 1, int(x)])
+        assert below > 0 >= at, x
+    sizes = lm.whole([8 * 2 ** (i / 256) for i in range(256 * 30 + 1)])
+    d = _nccl_gap(system, sizes)
+    scanned = [(sizes[i - 1], sizes[i]) for i in range(1, len(sizes)) if d[i - 1] > 0 >= d[i]]
+    assert len(scanned) <= len(found)
+    for a, b in scanned:
+        assert any(a < x <= b for x in found), (a, b, found)
 
 
 def test_more_latency_moves_the_teaching_crossover_to_larger_messages():
@@ -185,3 +209,53 @@ def test_facts_quote_the_default_crossover():
     r = lat.latency()["readouts"]
     assert f["lat_cross"] == r["crossover"] and f["lat_nccl_cross"] == r["crossover_nccl"]
     assert f["steps_1024_tree"] == "20" and f["nccl_tree_8x8"] == "148.4 µs"
+
+
+def test_a_latency_between_servers_is_refused_without_servers():
+    """A latency between servers with every GPU in one server would change nothing: refused,
+    naming it (notebook 05 once printed the ring ahead for a small message that way). Given
+    one GPU per server, it applies: the ring pays 2(n - 1) of them in a row, the tree about
+    2·log2 n, so the tree wins at a small size, page 5's lesson."""
+    with pytest.raises(ParamError) as e:
+        api.estimate("ring", 64, 1e3, inter_latency=5)
+    assert e.value.field == "inter_latency" and "one server" in e.value.message
+    ring = api.estimate("ring", 64, 1e3, 1, inter_latency=5)["time_s"]
+    tree = api.estimate("tree", 64, 1e3, 1, inter_latency=5)["time_s"]
+    assert ring >= 2 * 63 * 5e-6 and tree < ring / 3
+    assert api.estimate("ring", 64, 1e3, inter_latency=0)["time_s"] > 0  # the default: allowed
+
+
+def _first_crossing_walked(topo: Topology) -> float | None:
+    """The oracle: every piece of sizes with one count of tree chunks (1 MiB each), from 8 B
+    to 8 GiB, its two ends timed by cost.ring_seconds and cost.tree_time_fast themselves (the
+    gap is affine between them), the crossing inside a piece found by bisection."""
+    gap = lambda s: cost.ring_seconds(topo, s) - cost.tree_time_fast(topo, s)  # noqa: E731
+    piece, lo, hi = 2 * tree.COST_CHUNK_BYTES, 8.0, 8.0 * 2**30
+    a, k, positive = lo, 1, gap(lo) > 0
+    while a < hi:
+        b = min(piece * k, hi)
+        start = a if k == 1 else math.nextafter(a, math.inf)
+        g0, g1 = gap(start), gap(b)
+        if positive and g0 <= 0:
+            return a
+        if g0 > 0 >= g1:
+            x, y = start, b
+            for _ in range(200):
+                x, y = ((x + y) / 2, y) if gap((x + y) / 2) > 0 else (x, (x + y) / 2)
+            return y
+        a, k, positive = b, k + 1, g1 > 0
+    return None
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 8, 32, 96, 128, 256, 1024])
+@pytest.mark.parametrize(("alpha", "gbps"), [(0.5, 400.0), (2.0, 50.0), (5.0, 12.5), (14.0, 50.0),
+                                             (50.0, 1.0), (200.0, 12.5)])  # fmt: skip
+def test_whiteboard_crossover_is_the_first_of_every_piece(n, alpha, gbps):
+    """The page's whiteboard crossover is the first size at which the ring stops being slower,
+    found exactly (8 sizes an octave missed the first crossing at 3.0 MB on 32 GPUs at 0.5 µs
+    and 400 GB/s, and at 12.4 MB on 128 GPUs at 5 µs and 12.5 GB/s)."""
+    topo = lm.flat(n, gbps, alpha)
+    want, got = _first_crossing_walked(topo), lm.crossover(topo)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert got == pytest.approx(want, rel=1e-9, abs=1.0)

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import SEEDS
 
+from allreduce_explainer import api
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.exercises import KINDS, exercise, problem, sheet
 from allreduce_explainer.exercises.kinds import PAGE_OF as KINDS_PAGE
@@ -137,8 +138,8 @@ def oracle(kind, g):
         return int(ring_buffers(g["values"], n - 1 + g["step"])[g["gpu"], g["chunk"]])
     if kind == "rs_message_bytes":
         return g["bytes"] / g["gpus"]
-    if kind == "rs_owner":  # all_reduce.h:60: the reduce-scatter finishes chunk ringIx
-        return g["gpu"]
+    if kind == "rs_owner":  # all_reduce.h:60: the reduce-scatter finishes chunk ringIx, the
+        return g["order"].index(g["gpu"])  # GPU's position on the ring, not its rank
     if kind == "ring_steps":
         return 2 * (g["gpus"] - 1)
     if kind == "ring_bytes_per_gpu":
@@ -205,7 +206,42 @@ def oracle(kind, g):
     if kind == "order_bf16_bound":  # Higham's gamma_{n-1} x s over the ulp 2**(k - 7)
         k = (g["gpus"] - 1) / 256
         return k / (1 - k) * g["mantissa"] * 128
+    judged = judgement(kind, g)
+    if judged is not None:
+        return judged
     raise AssertionError(f"no oracle for {kind}")
+
+
+def judgement(kind, g):
+    """The choice kinds that test a judgement (issue 50), each from its rule written here."""
+    if kind == "send_less":  # Patarasuk & Yuan: at least 2(n - 1)/n S when the GPUs add
+        n, s = g["gpus"], g["bytes"]
+        return "possible" if g["claimed_bytes"] >= 2 * (n - 1) / n * s else "impossible"
+    if kind == "network_adds":  # the bound is lifted, but each GPU's (server's) S leaves once
+        least = g["bytes"] / (g["gpus_per_node"] if g["network"] == "sharp" else 1)
+        return "possible" if g["claimed_bytes"] >= least else "impossible"
+    if kind == "busbw_judge":  # busbw = algbw x 2(n - 1)/n against the same link rate
+        busbw = [a * 2 * (k - 1) / k for k, a in zip(g["gpus"], g["algbw_GBps"], strict=True)]
+        return "first" if busbw[0] > busbw[1] else "second"
+    if kind == "tree_role":  # trees.cc: btree rank r > 0 has children iff r is even; tree B
+        r = g["gpus"] - 1 - g["gpu"]  # mirrors it on an even n: GPU g plays btree rank n-1-g
+        return "leaf" if r % 2 else "inner"
+    if kind == "fastest_method":  # page 6's lock-step models, alpha in us, NVLink 1 us
+        nodes, per, s, a = g["servers"], g["gpus_per_node"], g["bytes"], g["latency_us"] * 1e-6
+        n, ai, bi, be = nodes * per, 1e-6, NVLINK_GBPS * 1e9, NIC_GBPS * 1e9
+        c = s / (per * n)
+        multi = 2 * (n - 1) * max((per - 1) * (ai + c / bi), a + c / be)
+        hier = 2 * (per - 1) * (ai + s / per / bi) + 2 * (nodes - 1) * (a + s / (per * nodes) / be)
+        return "multi-ring" if multi < hier else "hierarchical"
+    if kind == "same_as_ddp":  # the reduce-scatter is the ring's first half; a tree's order is not
+        return "guaranteed" if g["reference"] == "ring" else "not guaranteed"
+    if kind == "bucket_exposed":  # no closed form: NCCL's model through the library's other door
+        runs = [
+            api.ddp(model=g["model"], gpus=8 * g["servers"], gpus_per_node=8, bucket_cap_mb=c)
+            for c in g["caps_mb"]
+        ]
+        return "smaller" if runs[0]["exposed_s"] < runs[1]["exposed_s"] else "larger"
+    return None
 
 
 def yardstick(g):
@@ -401,12 +437,39 @@ def test_malformed_answers_are_explained(answer):
     fb = state("ring_time", 0, answer)["feedback"]
     assert fb["correct"] is False
     assert fb["message"] and "Traceback" not in fb["message"]
+    # no number was read from any of them ("[1, 2]" is two): none is an answer to count
+    assert fb["counts"] is False, fb
 
 
 def test_non_text_answers_are_explained():
     for answer in (5, [1], {"a": 1}, True):
         fb = state("ring_time", 0, answer)["feedback"]
-        assert fb == {"correct": False, "message": "Type an answer as text."}
+        assert fb == {"correct": False, "message": "Type an answer as text.", "counts": False}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_an_empty_box_or_a_decimal_comma_is_no_answer_and_counts_nothing(kind):
+    """A graded page (SCORM) counts the first answer: what Python reads no answer from gets a
+    message and `counts` false, never "right in ms" or "check the sign"; any number read is an
+    answer (no `counts` key), right or wrong."""
+    for seed in range(20):
+        p = problem(kind, seed)
+        # in a vector a comma separates the numbers: "0,975" is two
+        commas = ("0,975", f"0,975 {p.unit}".strip(), "1,5e3")
+        for text in ("", "   ", "[1, x]", *(commas if p.dimension != "vector" else ())):
+            fb = state(kind, seed, text)["feedback"]
+            assert fb["counts"] is False and not fb["correct"], (seed, text, fb)
+            assert "right in" not in fb["message"] and "sign" not in fb["message"], fb
+        if p.dimension == "choice":
+            assert "counts" not in state(kind, seed, p.choices[0])["feedback"]
+        elif p.dimension != "vector":
+            for text in (p.answer_text(), f"0.975 {p.unit}".strip(), "1,048,576"):
+                assert "counts" not in state(kind, seed, text)["feedback"], (seed, text)
+
+
+def test_a_decimal_comma_is_told_with_the_number_written_right():
+    fb = state("ring_time", 0, "0,975 s")["feedback"]
+    assert "0.975" in fb["message"] and "point" in fb["message"], fb
 
 
 @pytest.mark.parametrize(
@@ -430,8 +493,9 @@ def test_a_seed_names_the_same_problem_everywhere():
     """random.Random(seed) with randrange and choice: pinned, so a teacher's link keeps working
     (the same draws in Pyodide, whose random module is CPython's)."""
     s = state("ring_time", 1)
-    assert s["given"] == {"gpus": 16, "gpus_per_node": 8, "bytes": 16e9}
-    assert s["solution_answer"] == "0.6 s"
+    # re-pinned when page 1's models became eleven sizes (issue 50: 50 problems in 300 seeds)
+    assert s["given"] == {"gpus": 16, "gpus_per_node": 8, "bytes": 68e9}
+    assert s["solution_answer"] == "2.55 s"  # 2 × 15 × 68 GB / 16 / 50 GB/s
     assert state("allreduce_sum", 1)["given"]["values"] == [[-1, -6], [6, 5], [6, 3]]
 
 
@@ -601,10 +665,14 @@ def test_the_other_chunk_numbering_is_named():
         assert not fb["correct"] and f"had GPU {g['chunk']} sent it first" in fb["message"], fb
     for seed in range(30):
         g = state("rs_owner", seed)["given"]
-        fb = state("rs_owner", seed, str((g["gpu"] + 1) % g["gpus"]))["feedback"]
-        assert not fb["correct"] and "chunk i first" in fb["message"], fb
-        fb = state("rs_owner", seed, str((g["gpu"] - 1) % g["gpus"]))["feedback"]
-        assert not fb["correct"] and "sends first" in fb["message"], fb
+        n, i, p = g["gpus"], g["gpu"], g["order"].index(g["gpu"])
+        said = {}  # the first misconception of each value names it
+        for value, phrase in ((i, "own number"), ((p - 1) % n, "sends first")):
+            said.setdefault(value, phrase)
+        said.setdefault((p + 1) % n, "chunk p first")
+        for value, phrase in said.items():
+            fb = state("rs_owner", seed, str(value))["feedback"]
+            assert not fb["correct"] and phrase in fb["message"], (seed, value, fb)
 
 
 def _by_prompt(g, count=None):

@@ -116,7 +116,92 @@ def misconceptions(kind, g, answer):
     if kind == "judge_busbw":
         wrong = {"healthy": "low", "low": "healthy"}[answer]
         return [(wrong, f"{yardstick(g):g} GB/s")]
+    if kind == "rs_message_bytes":  # D9: the whole gradient, never "right in bits" on 8 GPUs
+        n, s = g["gpus"], g["bytes"]
+        return [(s, "the whole gradient"), (s / (n - 1), "n − 1")]
+    if kind == "rs_owner":  # D10: the rank, the chunk sent first, the chunk-p-first rule
+        n, p = g["gpus"], g["order"].index(g["gpu"])
+        return [(g["gpu"], "own number"), ((p - 1) % n, "sends first"), ((p + 1) % n, "p first")]
+    if kind == "ring_bytes_per_gpu":  # D11: 2S, never within the tolerance
+        n, s = g["gpus"], g["bytes"]
+        out = [(2 * s, "That is 2S"), ((n - 1) / n * s, "one phase")]
+        return out + ([((n - 1) * s, "naive root")] if n > 2 else [])
+    if kind == "naive_root_bytes":
+        n, s = g["gpus"], g["bytes"]
+        return [
+            (n * s, "keeps its own"),
+            (2 * (n - 1) * s, "receives too"),
+            (2 * answer / n, "ring"),
+        ]
+    if kind == "ring_steps":
+        n = g["gpus"]
+        return [(n - 1, "one phase"), (2 * n, "not n")] if n > 2 else [(1, "one phase")]
+    if kind == "network_steps":
+        nodes, n = g["servers"], g["servers"] * g["gpus_per_node"]
+        if g["algorithm"] == "ring":
+            return [(2 * (nodes - 1), "ring of the"), (n - 1, "one phase")]
+        return [(2 * (n - 1), "flat ring"), (nodes - 1, "reduce-scatter")]
+    if kind in JUDGED:  # the other choice is the misconception the page names
+        return judged_misconceptions(kind, g, answer)
+    if kind == "calc_time":  # D12: both slips named, and both at once where they coincide
+        return [(time, phrase) for time, phrase in calc_slips(g) if not same_time(time, answer)]
     return []
+
+
+JUDGED = (
+    "send_less", "network_adds", "busbw_judge", "tree_role", "fastest_method", "same_as_ddp",
+    "bucket_exposed",
+)  # fmt: skip
+
+
+def judged_misconceptions(kind, g, answer):
+    """The judgement kinds' misconception: the other word, with a phrase of its message."""
+    if kind == "send_less":
+        return (
+            [("possible", "below the floor")]
+            if answer == "impossible"
+            else [("impossible", "not a ceiling")]
+        )
+    if kind == "network_adds":
+        return (
+            [("impossible", "assumes the GPUs do")]
+            if answer == "possible"
+            else [("possible", "lifts the ring's bound")]
+        )
+    if kind == "busbw_judge":  # named where algbw ranks the runs the wrong way round
+        algbw, other = g["algbw_GBps"], {"first": "second", "second": "first"}[answer]
+        by_algbw = "first" if algbw[0] > algbw[1] else "second"
+        return [(other, "compares algbw")] if by_algbw == other else []
+    if kind == "tree_role":  # NCCL's btree (trees.cc): rank g > 0 is a leaf iff g is odd
+        in_a = "leaf" if g["gpu"] % 2 else "inner"
+        return [(in_a, "role in tree A")]
+    if kind == "fastest_method":
+        other = {"multi-ring": "hierarchical", "hierarchical": "multi-ring"}[answer]
+        return [(other, "start-up costs decide" if other == "multi-ring" else "bytes decide")]
+    if kind == "same_as_ddp":
+        if g["reference"] == "ring":
+            return [("not guaranteed", "the order is the same")]
+        return [("guaranteed", "another order")]
+    if kind == "bucket_exposed":
+        if answer == "larger":
+            return [("smaller", "cost more than they hide")]
+        return [("larger", "cannot start until")]
+    raise AssertionError(kind)
+
+
+def calc_slips(g):
+    """One ring per card (each of the 8 carries chunks of c = S/(8n); a step sends 7 over NVLink
+    and one through the card, at once: page 6's model) and the card's Gb/s read as GB/s on the
+    single ring's 2(n − 1)/n · S, for a BF16 gradient."""
+    n, s, link, card = g["gpus"], 2 * g["params"], g["link_GBps"], g["nic_Gbps"] / 8
+    c = s / (8 * n)
+    per_card = 2 * (n - 1) * max(7 * c / link, c / card) / 1e9
+    bits = 2 * (n - 1) / n * s / min(link, g["nic_Gbps"]) / 1e9
+    return [(per_card, "one ring per card"), (bits, "Gb/s read as")]
+
+
+def same_time(a, b):
+    return abs(a - b) <= 0.01 * abs(b) * (1 + 1e-9)
 
 
 def yardstick(g):
@@ -127,7 +212,8 @@ def yardstick(g):
 NAMED = [
     "naive_time", "order_ring_value", "line_algbw", "line_busbw", "nvls_link_bytes",
     "nvls_wire_rate", "zero_memory", "nic_bytes", "debug_ring_next", "order_bf16_bound",
-    "faster", "judge_busbw",
+    "faster", "judge_busbw", "rs_message_bytes", "rs_owner", "ring_bytes_per_gpu",
+    "naive_root_bytes", "ring_steps", "network_steps", "calc_time", *JUDGED,
 ]  # fmt: skip
 
 
@@ -152,6 +238,26 @@ def test_no_seed_lets_a_misconception_pass_and_each_gets_its_message(kind):
         for _, f in misconceptions(kind, drawn(kind, seed).given, drawn(kind, seed).answer)
     }
     assert set(reached) == phrases, (reached, phrases)  # each message shows on some seed
+
+
+def test_where_the_bits_slip_gives_one_ring_per_cards_time_the_message_names_both():
+    """D12: with 8 cards no faster than NVLink/8, one ring per card and the card's Gb/s read as
+    GB/s give the same time; the number cannot tell which, so the message names both. Elsewhere
+    each gets its own."""
+    both = 0
+    for seed in SEEDS:
+        p = drawn("calc_time", seed)
+        (rings, _), (bits, _) = calc_slips(p.given)
+        for value in (rings, bits):
+            message = feedback(p, typed(p, value))["message"]
+            assert not feedback(p, typed(p, value))["correct"]
+            named = ("one ring per card" in message, "Gb/s read as" in message)
+            if same_time(rings, bits):
+                assert all(named), (seed, message)
+            else:
+                assert named == (value is rings, value is bits), (seed, message)
+        both += same_time(rings, bits)
+    assert 0 < both < len(SEEDS)
 
 
 @pytest.mark.parametrize("kind", sorted(set(KINDS) - set(CELL_KINDS)))

@@ -155,7 +155,7 @@ def test_widget_reads_a_log_fits_it_and_offers_the_fit():
     assert "latency 30 µs" in s["readouts"]["log_fit"]
     names = [t["name"] for t in s["figures"]["time"]["figure"]["data"]]
     assert names[:2] == ["measured (out-of-place)", "measured (in-place)"]
-    assert {"NCCL's model, fitted", "alpha-beta fit"} <= set(names)
+    assert {"NCCL's regimes, fitted to the run", "alpha-beta fit"} <= set(names)
     # NCCL's fit, applied to the model it was fitted with (one server: the GPU alone)
     apply = s["fit_apply"]
     # the model the fit was made with: 2.30.7 for a log that prints no NCCL version

@@ -232,7 +232,7 @@ def test_a_logs_printed_version_picks_the_model_of_its_rows(printed, model):
     assert "NCCL version 2.26.2+cuda12.8" in text
     out = api.nccl_tests(text.replace("NCCL version 2.26.2", f"NCCL version {printed}"))
     assert out["nccl_fit"]["calculator_settings"]["nccl_version"] == model
-    assert f"(NCCL {model}'s tuning)" in out["algorithm_basis"]
+    assert f"(NCCL {model}'s tuning code)" in out["algorithm_basis"]
     s = System("H100 SXM", 16, 8, 8, 400.0, nccl_version=model)
     for row in out["rows"]:
         assert (row["algorithm"], row["protocol"]) == _pick(row["size_bytes"], s), row

@@ -6,7 +6,19 @@ from __future__ import annotations
 import random
 
 from ... import api, fmt
-from .common import Problem, article, count, gpus_text, quantity, show, titled
+from .common import (
+    EXACT,
+    Problem,
+    article,
+    choice,
+    count,
+    gpus_text,
+    named,
+    quantity,
+    show,
+    time_unit,
+    titled,
+)
 
 DESCRIBE = {
     "ring": "one ring over all GPUs in rank order (servers contiguous, so the ring crosses "
@@ -20,7 +32,7 @@ DESCRIBE = {
 
 
 def _servers(rng: random.Random, algorithms: tuple[str, ...]) -> tuple:
-    nodes, g = rng.choice([2, 4, 8, 16]), rng.choice([4, 8])
+    nodes, g = rng.randrange(2, 17), rng.choice([4, 8])
     s = rng.choice([1, 2, 4, 14]) * 1e9
     algorithm = rng.choice(algorithms)
     return nodes, g, s, algorithm, api.estimate(algorithm, nodes * g, s, g)
@@ -100,7 +112,8 @@ def nic_bytes(rng: random.Random) -> Problem:
 
 @titled("The steps that wait for the network")
 def network_steps(rng: random.Random) -> Problem:
-    nodes, g, s, algorithm, r = _servers(rng, ("ring", "hierarchical"))
+    # hierarchical first: seed 0 (the page's) then shows the third method
+    nodes, g, s, algorithm, r = _servers(rng, ("hierarchical", "ring"))
     n = nodes * g
     if algorithm == "ring":
         why = f"Every one of the ring's 2(n − 1) = {r['steps']} steps crosses a server boundary."
@@ -116,4 +129,97 @@ def network_steps(rng: random.Random) -> Problem:
         hint="Which phases have a GPU sending to a GPU in another server?",
         steps=[why],
         given={"servers": nodes, "gpus_per_node": g, "algorithm": algorithm},
+        mistakes=named(r["network_steps"], EXACT, *_steps_mistakes(algorithm, nodes, n)),
+        factor_hints=False,
+    )
+
+
+def _steps_mistakes(algorithm: str, nodes: int, n: int) -> tuple[tuple[int, str], ...]:
+    """The other method's count, and one phase's."""
+    if algorithm == "ring":
+        return (
+            (
+                2 * (nodes - 1),
+                f"That counts a ring of the {nodes} servers, the hierarchical method's middle "
+                "phase. A flat ring lays the GPUs in a row, and every one of its steps has a "
+                "GPU sending across a server boundary.",
+            ),
+            (n - 1, "That is one phase; the all-gather's steps cross the network too."),
+        )
+    return (
+        (
+            2 * (n - 1),
+            f"That is every step of a flat ring over all {n} GPUs. Here only the middle phase, "
+            "a ring of the servers, crosses the network.",
+        ),
+        (nodes - 1, "That is the middle ring's reduce-scatter; its all-gather crosses too."),
+    )
+
+
+FASTEST = ("multi-ring", "hierarchical")
+INTRA_LATENCY_US = 1  # NVLink's start-up cost, against the network's drawn one
+CLEAR_WIN = 1.2  # the winner at least this much faster: never a close call
+
+
+def _fastest_case(rng: random.Random, winner: str) -> tuple:
+    """Servers, latency and size at which `winner` beats the other by CLEAR_WIN (drawn first,
+    half each: the hierarchical method wins most draws, small messages and high latencies)."""
+    while True:
+        nodes, g = rng.randrange(2, 17), rng.choice([4, 8])
+        alpha = rng.choice([2, 5, 10, 20, 50])
+        s = 2 ** rng.randrange(14, 34)
+        times = {
+            a: api.estimate(a, nodes * g, s, g, intra_latency=INTRA_LATENCY_US, inter_latency=alpha)
+            for a in FASTEST
+        }
+        loser = FASTEST[1 - FASTEST.index(winner)]
+        if times[loser]["time_s"] >= CLEAR_WIN * times[winner]["time_s"]:
+            return nodes, g, alpha, s, times
+
+
+@titled("Which method is fastest across servers?")
+def fastest_method(rng: random.Random) -> Problem:
+    want = rng.choice(FASTEST)
+    nodes, g, alpha, s, times = _fastest_case(rng, want)
+    n = nodes * g
+    t = {a: times[a]["time_s"] for a in FASTEST}
+    steps = [
+        f"One ring per card: 2(n − 1) = {2 * (n - 1)} steps, each paying the network's "
+        f"α = {alpha} µs, with chunks of S/(g n) = {fmt.nbytes(s / (g * n))}; NVLink and the "
+        f"cards work at once: {show(t['multi-ring'], time_unit(t['multi-ring']))}.",
+        f"Hierarchical: 2(g − 1) = {2 * (g - 1)} steps over NVLink, then 2(N − 1) = "
+        f"{2 * (nodes - 1)} across servers, one after the other: "
+        f"{show(t['hierarchical'], time_unit(t['hierarchical']))}.",
+        f"The {want} method is faster here: "
+        + ("start-up costs dominate." if want == "hierarchical" else "the bytes dominate."),
+    ]
+    if want == "hierarchical":
+        wrong = (
+            "multi-ring",
+            f"One ring per card spreads the bytes best, but it pays the network's α = {alpha} µs "
+            f"{2 * (n - 1)} times in a row, the hierarchical method {2 * (nodes - 1)} times "
+            f"(and NVLink's {INTRA_LATENCY_US} µs {2 * (g - 1)} times): at "
+            f"{fmt.nbytes(s)} the start-up costs decide.",
+        )
+    else:
+        wrong = (
+            "hierarchical",
+            "The hierarchical method pays fewer start-up costs, but its NVLink phases come "
+            "before and after the network's, one after the other, while one ring per card keeps "
+            f"NVLink and the cards busy at once: at {fmt.nbytes(s)} the bytes decide.",
+        )
+    return choice(
+        want,
+        FASTEST,
+        prompt=f"{gpus_text(n, g)}, each GPU with its own network card, all-reduce "
+        f"{article(fmt.nbytes(s))} ({s:,} bytes) gradient. A message costs α + size/B: over "
+        f"NVLink α = {INTRA_LATENCY_US} µs and B = {api.H100_NVLINK_GBps:g} GB/s, through a card "
+        f"α = {alpha} µs and B = {api.NIC_400G_GBps:g} GB/s. Use this page's lock-step models. "
+        f"multi-ring: {DESCRIBE['multi-ring']}. hierarchical: {DESCRIBE['hierarchical']}. "
+        "Which is faster? Type multi-ring or hierarchical.",
+        hint="Count each method's steps in a row and what each step carries. Which matters "
+        "more at this size: the start-up costs or the bytes?",
+        steps=steps,
+        given={"servers": nodes, "gpus_per_node": g, "bytes": s, "latency_us": alpha},
+        mistakes=(wrong,),
     )

@@ -99,6 +99,26 @@ def choice(answer: str, choices: tuple[str, ...], **about: Unpack[About]) -> Pro
     )
 
 
+def named(
+    answer: float | str, tolerance: float, *mistakes: tuple[float | str, str]
+) -> tuple[tuple[float | str, str], ...]:
+    """The misconceptions that give a wrong answer no earlier one gives: where two wrong methods
+    land on the same number (within `tolerance`), the first, the likelier, names it, so each
+    listed message is the one a student who typed its value gets; one that lands on the right
+    answer is dropped (it would pass unnoticed, and a kind draws around it where it matters)."""
+    out: list[tuple[float | str, str]] = []
+    for value, message in mistakes:
+        if not any(_near(value, v, tolerance) for v in [answer, *(w for w, _ in out)]):
+            out.append((value, message))
+    return tuple(out)
+
+
+def _near(a: float | str, b: float | str, tolerance: float) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return abs(a - b) <= tolerance * max(abs(a), abs(b)) * (1 + 1e-9)
+
+
 def titled(title: str) -> Callable[[Callable], Callable]:
     """Give a kind the title a reader sees above its problem and on the teacher's sheet."""
 

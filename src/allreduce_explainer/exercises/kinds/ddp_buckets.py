@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 
 from ... import api
-from .common import MIB, Problem, count, plural, quantity, show, titled
+from ...training import calculator
+from .common import MIB, Problem, choice, count, plural, quantity, show, time_unit, titled
 
 
 def _params(rng: random.Random) -> tuple[list[float], float | None]:
@@ -65,4 +66,75 @@ def first_bucket(rng: random.Random) -> Problem:
         "its limit.",
         steps=[*_bucket_steps(sizes, r)[:1], f"The first bucket holds {show(want, 'MiB')}."],
         given={"sizes_mib": sizes, "bucket_cap_mb": cap},
+    )
+
+
+SMALLER_LARGER = ("smaller", "larger")
+EXPOSED_MODELS = ("gpt2", "bert-base", "gpt2-xl", "mistral-7b")
+CLEAR = 1.2  # the better cap leaves at most 1/CLEAR of the other's exposed time
+
+
+def _exposed_case(rng: random.Random, winner: str) -> tuple:
+    """A model, a number of servers and two caps at which the `winner` (drawn first, half
+    each) leaves clearly less communication exposed, by NCCL's model as page 7 times it."""
+    while True:
+        key = rng.choice(EXPOSED_MODELS)
+        servers = rng.choice([1, 2, 4, 8, 16, 32, 64])
+        caps = (rng.choice([1, 2, 5]), rng.choice([100, 250]))
+        runs = [
+            api.ddp(model=key, gpus=8 * servers, gpus_per_node=8, bucket_cap_mb=c) for c in caps
+        ]
+        small, large = (r["exposed_s"] for r in runs)
+        if len(runs[0]["buckets"]) == len(runs[1]["buckets"]):
+            continue
+        if (small * CLEAR <= large) if winner == "smaller" else (large * CLEAR <= small):
+            return key, servers, caps, runs
+
+
+@titled("Smaller or larger buckets: which hides more?")
+def bucket_exposed(rng: random.Random) -> Problem:
+    want = rng.choice(SMALLER_LARGER)
+    key, servers, caps, runs = _exposed_case(rng, want)
+    (c_small, c_large), (r_small, r_large) = caps, runs
+    k_small, k_large = len(r_small["buckets"]), len(r_large["buckets"])
+    ms = {c: show(r["exposed_s"], time_unit(r["exposed_s"])) for c, r in zip(caps, runs)}
+    where = "one server" if servers == 1 else f"{servers} servers"
+    steps = [
+        f"bucket_cap_mb = {c_small}: {k_small} buckets, each all-reduce starting as soon as its "
+        f"gradients are ready, each paying the all-reduce's fixed cost; {ms[c_small]} exposed.",
+        f"bucket_cap_mb = {c_large}: {k_large} buckets, fewer fixed costs, but each waits for "
+        f"more of the backward pass; {ms[c_large]} exposed.",
+        (
+            f"On {where} the fixed cost of an all-reduce is small: the early start wins."
+            if want == "smaller"
+            else f"Across {where} every all-reduce's fixed cost is large: fewer buckets win."
+        ),
+    ]
+    if want == "larger":
+        wrong = (
+            "smaller",
+            f"Small buckets start early, but each all-reduce pays a fixed cost that grows with "
+            f"the servers it spans: across {where}, {k_small} of them cost more than they hide.",
+        )
+    else:
+        wrong = (
+            "larger",
+            f"Fewer buckets pay fewer fixed costs, but a large bucket cannot start until all its "
+            f"gradients are ready: on {where} the fixed cost is small, and what runs after the "
+            "backward pass ends is what is exposed.",
+        )
+    return choice(
+        want,
+        SMALLER_LARGER,
+        prompt=f"{calculator.model_label(key)} trains with PyTorch DDP on {where} of 8 H100 "
+        f"GPUs, one 400 Gb/s network card per GPU, each bucket's all-reduce timed by NCCL's "
+        f"model as on this page. Which cap leaves less communication exposed (still running "
+        f"when the backward pass ends): the smaller, bucket_cap_mb = {c_small}, or the larger, "
+        f"bucket_cap_mb = {c_large}? Type smaller or larger.",
+        hint="A bucket's all-reduce can only start once all its gradients are ready; each "
+        "all-reduce pays a fixed cost that grows with the servers it spans. Which matters more "
+        "here?",
+        steps=steps,
+        given={"model": key, "servers": servers, "caps_mb": list(caps)},
+        mistakes=(wrong,),
     )

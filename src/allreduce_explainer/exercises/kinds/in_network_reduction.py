@@ -7,7 +7,7 @@ import random
 
 from ... import fmt
 from ...simulation import innetwork
-from .common import Problem, quantity, show, titled
+from .common import Problem, article, choice, quantity, show, titled
 
 NVLS_TEXT = (
     "NCCL's NVLink SHARP (NVLS) all-reduce: the buffer is split into one chunk per GPU; for its "
@@ -21,7 +21,7 @@ def nvls_link_bytes(rng: random.Random) -> Problem:
     # 4 to 8 GPUs: on 3 the ring's 2(n - 1)/n · S is NVLS's (n + 1)/n · S, so the ring's count
     # would pass, and 2 is among the small counts where NCCL picks the ring (page 9)
     n = rng.randrange(4, 9)
-    s = rng.choice([1, 2, 4, 8, 10, 16]) * 1e9
+    s = rng.choice([1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 32]) * 1e9
     nvls = innetwork.nvls_bytes(n, s)
     want = nvls["sent_per_gpu"]
     ring = innetwork.ring_bytes(n, s)
@@ -88,4 +88,93 @@ def nvls_wire_rate(rng: random.Random) -> Problem:
                 "more than the buffer: (n + 1)/n of it.",
             ),
         ),
+    )
+
+
+POSSIBLE = ("possible", "impossible")
+
+
+def _claim_nvls(rng: random.Random, want: str) -> dict:
+    """One server of n GPUs with NVLS: per GPU, the switch's (n + 1)/n · S against the ring's
+    floor, or a figure under S, which no GPU can send: the switch must read all of its data."""
+    n = rng.randrange(4, 9)
+    s = rng.choice([1, 2, 4, 8, 16]) * 1e9
+    nvls, ring = innetwork.nvls_bytes(n, s)["sent_per_gpu"], innetwork.ring_bytes(n, s)
+    claimed = nvls if want == "possible" else rng.choice([s / 2, (n - 1) / n * s])
+    return {
+        "where": f"One server of {n} H100 GPUs on an NVSwitch all-reduces "
+        f"{article(fmt.nbytes(s))} gradient with NVLS, the switch adding the chunks as it reads "
+        "them",
+        "what": "every GPU sends",
+        "claimed": claimed,
+        "floor_text": f"the ring's 2(n − 1)/n · S = {show(ring, 'GB')}",
+        "least": f"the switch must read all of each GPU's S = {fmt.nbytes(s)} to add it",
+        "network": f"NVLS's (n + 1)/n · S = {show(nvls, 'GB')}",
+        "given": {"gpus": n, "bytes": s, "claimed_bytes": claimed, "network": "nvls"},
+    }
+
+
+def _claim_sharp(rng: random.Random, want: str) -> dict:
+    """N servers of g GPUs with InfiniBand SHARP after NVLS inside each server: per network card,
+    SHARP's S/g against the ring's 2(N − 1)/N · S/g, or half of S/g, which no card can send: the
+    server's partial sum must leave it once."""
+    nodes, g = rng.randrange(3, 33), 8
+    s = rng.choice([1, 2, 4, 8, 16]) * 1e9
+    cards = innetwork.across_servers(nodes, g, s)
+    sharp, ring = cards["sharp_bytes_per_card"], cards["ring_bytes_per_card"]
+    claimed = sharp if want == "possible" else sharp / 2
+    return {
+        "where": f"{nodes} servers of {g} GPUs, one network card per GPU, all-reduce "
+        f"{article(fmt.nbytes(s))} gradient: NVLS sums inside each server, then the InfiniBand "
+        "switches add the servers' partial sums (SHARP) and send the total back",
+        "what": "every network card sends",
+        "claimed": claimed,
+        "floor_text": f"a ring's 2(N − 1)/N · S/g = {show(ring, 'GB')} per card",
+        "least": f"each server's partial sum, S = {fmt.nbytes(s)}, must leave it once through "
+        f"its {g} cards",
+        "network": f"SHARP's S/g = {show(sharp, 'GB')}, N/(2(N − 1)) of a ring's",
+        "given": {"servers": nodes, "gpus_per_node": g, "bytes": s, "claimed_bytes": claimed,
+                  "network": "sharp"},
+    }  # fmt: skip
+
+
+@titled("Can the network beat the ring's bytes?")
+def network_adds(rng: random.Random) -> Problem:
+    """A claim below the ring's lower bound, where a switch adds: possible at the switch's own
+    figure (the bound assumes the GPUs add), impossible below what must leave each GPU or
+    server once. The verdict is drawn first, half each, and the place: NVLS or SHARP."""
+    want = rng.choice(POSSIBLE)
+    c = (_claim_nvls if rng.randrange(2) else _claim_sharp)(rng, want)
+    steps = [
+        f"The lower bound, {c['floor_text']}, holds when the GPUs do the additions. Here the "
+        "switch adds, so it does not apply.",
+        f"What cannot be avoided: {c['least']}.",
+        f"The claim, {show(c['claimed'], 'GB')}, is "
+        + (
+            f"{c['network']}: possible."
+            if want == "possible"
+            else "less than that: impossible, whoever adds."
+        ),
+    ]
+    if want == "possible":
+        wrong = (
+            "impossible",
+            f"Below {c['floor_text']}, yes: but that bound assumes the GPUs do the additions. "
+            f"Here the switch adds, and {c['network']} is what it needs.",
+        )
+    else:
+        wrong = (
+            "possible",
+            f"The switch adding lifts the ring's bound, not this one: {c['least']}.",
+        )
+    return choice(
+        want,
+        POSSIBLE,
+        prompt=f"{c['where']}. A vendor says {c['what']} {show(c['claimed'], 'GB')} per "
+        "all-reduce. Is that possible or impossible? Type possible or impossible.",
+        hint="Which assumption does the ring's lower bound make? And what must leave each GPU "
+        "(or each server) at least once, whoever does the additions?",
+        steps=steps,
+        given=c["given"],
+        mistakes=(wrong,),
     )

@@ -205,3 +205,60 @@ def speedup(rng: random.Random) -> Problem:
         given={**p.f, "bytes": p.s},
         mistakes=((hi / lo, _miscount_message(p)),),
     )
+
+
+ROLES = ("leaf", "inner")
+
+
+def _role(parents: list[int], gpu: int) -> str:
+    """A leaf has no child: no GPU names it as its parent."""
+    return "inner" if gpu in parents else "leaf"
+
+
+@titled("Why two trees: a GPU's role in each")
+def tree_role(rng: random.Random) -> Problem:
+    """NCCL's double binary tree (schedules/tree.py, from NCCL's trees.cc): tree B is tree A's
+    mirror on an even number of GPUs, so every leaf of A is an inner node of B and the reverse;
+    the role asked about is drawn first, half each. (On an odd number tree B is A shifted by
+    one, and GPU 0 keeps its role: not asked.)"""
+    n = 2 * rng.randrange(2, 9)
+    a, b = tree.dtree_parents(n)
+    role_a = rng.choice(ROLES)  # the role in tree A, drawn first: the answer is the other
+    g = rng.choice([r for r in range(n) if _role(a, r) == role_a])
+    want = _role(b, g)
+    parents = ", ".join(f"{r}→{p}" for r, p in enumerate(a) if p >= 0)
+    children = [r for r, p in enumerate(a) if p == g]
+    in_a = (
+        f"In tree A, GPU {g} is a parent of GPU{'s' if len(children) > 1 else ''} "
+        f"{', '.join(map(str, children))}: an inner node, adding its children's values in."
+        if role_a == "inner"
+        else f"In tree A no GPU has GPU {g} as its parent: a leaf, which only sends its values up."
+    )
+    steps = [
+        in_a,
+        "A single tree wastes bandwidth: its leaves only send and its root only receives. Tree "
+        "B is built (the mirror of A) so that every leaf of A is an inner node of B and the "
+        "reverse, each tree carrying half the vector: every GPU sends and receives in both.",
+        f"So in tree B GPU {g} is {'a leaf' if want == 'leaf' else 'an inner node'}.",
+    ]
+    return choice(
+        want,
+        ROLES,
+        prompt=f"NCCL all-reduces over {n} GPUs with its double binary tree. Tree A, as child→"
+        f"parent: {parents} (GPU 0 is its root). Tree B is built from tree A as NCCL builds "
+        f"it, and each tree carries half of the vector. In tree B, is GPU {g} a leaf (only "
+        "sending its values up) or an inner node (adding its children's values)? Type leaf "
+        "or inner.",
+        hint="Why does NCCL use two trees at all? What do a single tree's leaves and root leave "
+        "unused, and how would a second tree put it to work?",
+        steps=steps,
+        given={"gpus": n, "gpu": g, "tree_a": a, "tree_b": b},
+        mistakes=(
+            (
+                role_a,
+                f"That is GPU {g}'s role in tree A. Tree B is not a copy: a copy would leave "
+                "the same links idle twice. NCCL builds it so that a leaf of one tree is an "
+                "inner node of the other, and every GPU sends and receives in both.",
+            ),
+        ),
+    )

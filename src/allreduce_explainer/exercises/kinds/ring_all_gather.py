@@ -6,7 +6,21 @@ from __future__ import annotations
 import random
 
 from ... import api, fmt
-from .common import TOLERANCE, Problem, count, follow, int_text, small_ring, table, titled
+from .common import (
+    EXACT,
+    TOLERANCE,
+    Problem,
+    article,
+    choice,
+    count,
+    follow,
+    int_text,
+    named,
+    show,
+    small_ring,
+    table,
+    titled,
+)
 
 
 @titled("A cell after all-gather step k")
@@ -61,7 +75,7 @@ def ag_cell(rng: random.Random) -> Problem:
 
 @titled("The ring's steps")
 def ring_steps(rng: random.Random) -> Problem:
-    n = rng.choice([2, 3, 4, 5, 6, 8, 12, 16, 32, 64, 128, 256, 512, 1024])
+    n = rng.randrange(2, 65) if rng.randrange(4) else 2 ** rng.randrange(7, 11)
     r = api.estimate("ring", n, 1e9, n)
     steps = [
         f"The reduce-scatter takes n − 1 = {n - 1} steps; the all-gather another {n - 1}.",
@@ -73,6 +87,17 @@ def ring_steps(rng: random.Random) -> Problem:
         hint="Each phase moves every chunk once around the ring, less one hop.",
         steps=steps,
         given={"gpus": n},
+        mistakes=named(
+            r["steps"],
+            EXACT,
+            (n - 1, f"That is one phase, the reduce-scatter; the all-gather takes {n - 1} more."),
+            (
+                2 * n,
+                f"Each phase takes n − 1 = {n - 1} steps, not n: a chunk that starts on one GPU "
+                f"needs {n - 1} hops to reach the other {n - 1}.",
+            ),
+        ),
+        factor_hints=False,
     )
 
 
@@ -150,8 +175,8 @@ def order_ring_value(rng: random.Random) -> Problem:
 
 @titled("How many ulps a BF16 ring can be off")
 def order_bf16_bound(rng: random.Random) -> Problem:
-    n = rng.choice([8, 16, 32, 64])
-    mant = rng.choice([1.25, 1.5, 1.75])
+    n = rng.randrange(4, 129)  # from 4, γ's denominator moves the bound by more than 1 %
+    mant = rng.choice([1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875])
     u = 2.0**-8
     gamma = (n - 1) * u / (1 - (n - 1) * u)
     want = gamma * mant * 2**7  # |error| <= gamma * s, in ulps of s = mant * 2**k (2**(k-7))
@@ -174,4 +199,59 @@ def order_bf16_bound(rng: random.Random) -> Problem:
         mistakes=(
             ((n - 1) * u * mant * 128, "Close: that leaves out γ's denominator 1 − (n − 1)u."),
         ),
+    )
+
+
+POSSIBLE = ("possible", "impossible")
+
+
+@titled("Can an all-reduce send less than the ring?")
+def send_less(rng: random.Random) -> Problem:
+    """A claimed bytes-per-GPU figure, judged against the bound the ring meets (Patarasuk and
+    Yuan): with the GPUs doing the additions, each sends at least 2(n − 1)/n · S. The verdict is
+    drawn first, half each; a figure below is what a misreading gives (one phase, one gradient,
+    half a gradient), one above is two gradients, the naive root's or half as much again."""
+    n = rng.randrange(3, 65)
+    s = rng.choice([1, 2, 4, 8, 14, 16]) * 1e9
+    bound = api.estimate("ring", n, s, n)["bytes_sent_per_gpu_max"]
+    want = rng.choice(POSSIBLE)
+    if want == "impossible":
+        claimed = rng.choice([(n - 1) / n * s, s, s / 2])
+    else:
+        # never the ring's own figure: rounded to 3 figures it could read as just below it
+        claimed = rng.choice([2 * s, (n - 1) * s, 1.5 * bound])
+    floor = show(bound, "GB")
+    steps = [
+        f"All but a GPU's own 1/n of the inputs to its sum live on the other GPUs: about "
+        f"(n − 1)/n · S must come in while the sums are made, and the finished sums must go out "
+        f"again, another (n − 1)/n · S: at least 2(n − 1)/n · S = {floor} per GPU, which the "
+        "ring meets.",
+        f"The claim, {show(claimed, 'GB')} per GPU, is "
+        + ("at or above that floor: possible." if want == "possible" else "below it: impossible."),
+    ]
+    if want == "impossible":
+        wrong = (
+            "possible",
+            f"That is below the floor: with the GPUs doing the additions each must send at least "
+            f"2(n − 1)/n · S = {floor}. No method on the GPUs sends fewer bytes than the ring.",
+        )
+    else:
+        wrong = (
+            "impossible",
+            f"The floor, 2(n − 1)/n · S = {floor}, is the least a GPU can send, and the ring "
+            "meets it; sending more is always possible (the naive root does). A floor is not a "
+            "ceiling.",
+        )
+    return choice(
+        want,
+        POSSIBLE,
+        prompt=f"{n} GPUs all-reduce {article(fmt.nbytes(s))} gradient; the GPUs do all the "
+        f"additions themselves, over their own links. A colleague proposes a method in which "
+        f"every GPU sends {show(claimed, 'GB')} in all. Is that possible or impossible? Type "
+        "possible or impossible.",
+        hint="What must come into each GPU for it to hold the sum, and what must go out for the "
+        "others to hold it? Compare with what the ring sends, 2(n − 1)/n · S.",
+        steps=steps,
+        given={"gpus": n, "bytes": s, "claimed_bytes": claimed},
+        mistakes=(wrong,),
     )

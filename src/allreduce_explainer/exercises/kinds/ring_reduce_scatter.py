@@ -6,7 +6,19 @@ from __future__ import annotations
 import random
 
 from ... import api, fmt
-from .common import Problem, article, count, follow, quantity, show, small_ring, table, titled
+from .common import (
+    EXACT,
+    Problem,
+    article,
+    count,
+    follow,
+    named,
+    quantity,
+    show,
+    small_ring,
+    table,
+    titled,
+)
 
 
 def _held(values: list, first: int, s: int, i: int, c: int) -> int:
@@ -56,7 +68,9 @@ def rs_cell(rng: random.Random) -> Problem:
         "next GPU and picks up that GPU's value.",
         steps=steps,
         given={"values": values, "step": s, "gpu": i, "chunk": c},
-        mistakes=_first_of_each_value(
+        mistakes=named(
+            want,
+            EXACT,
             (
                 total,
                 f"That is chunk {c}'s finished sum, which only one GPU holds, after step "
@@ -71,17 +85,6 @@ def rs_cell(rng: random.Random) -> Problem:
         ),
         factor_hints=False,
     )
-
-
-def _first_of_each_value(*mistakes: tuple[float, str]) -> tuple[tuple[float, str], ...]:
-    """The misconceptions whose values no earlier one has: where two wrong methods land on the
-    same number, the first (the likelier) names it, so each listed message is the one a student
-    who typed its value gets."""
-    out: list[tuple[float, str]] = []
-    for value, message in mistakes:
-        if all(value != v for v, _ in out):
-            out.append((value, message))
-    return tuple(out)
 
 
 @titled("The size of one ring message")
@@ -103,44 +106,82 @@ def rs_message_bytes(rng: random.Random) -> Problem:
         "message carries one chunk.",
         steps=steps,
         given={"gpus": n, "bytes": s},
+        # checked before the unit slips: on 8 GPUs the whole gradient is 8 times a chunk, as a
+        # number in bits would be, and the whole gradient is the likelier thought
+        mistakes=(
+            (
+                s,
+                f"That is the whole gradient. The ring cuts it into {n} chunks, one per GPU, and "
+                "each message carries one chunk.",
+            ),
+            (
+                s / (n - 1),
+                f"That cuts the gradient into n − 1 = {n - 1} pieces, one per step; the ring cuts "
+                f"it into n = {n} chunks, one per GPU.",
+            ),
+        ),
     )
+
+
+def _ring(rng: random.Random, n: int) -> list[int]:
+    """A ring over n GPUs from GPU 0 in which some GPU is not at its own position: in rank
+    order position and GPU number agree, and the chunk a GPU owns would be its own number."""
+    while True:
+        rest = list(range(1, n))
+        order = [0] + [rest.pop(rng.randrange(len(rest))) for _ in range(n - 1)]
+        if order != sorted(order):
+            return order
 
 
 @titled("Which chunk a GPU owns")
 def rs_owner(rng: random.Random) -> Problem:
-    n = rng.randrange(3, 9)
-    i = rng.randrange(n)
-    trace = api.simulate("ring", gpus=n, length=n, trace=True)["trace"]
-    counts = trace[n - 2]["contributors"][i]
-    want = counts.index(n)
-    first = (i - 1) % n
+    n = rng.randrange(4, 9)
+    order = _ring(rng, n)
+    i = rng.choice([g for p, g in enumerate(order) if p != g])
+    trace = api.simulate("ring", gpus=n, length=n, trace=True, order=order)["trace"]
+    want = trace[n - 2]["contributors"][i].index(n)  # the chunk with every GPU's part
+    p = order.index(i)
+    ring = ", ".join(map(str, order))
     steps = [
-        "Chunk c starts on GPU c + 1 and moves one GPU per step, adding one GPU's part each time.",
-        f"After the n − 1 = {n - 1} steps it has all {n} parts and sits on GPU c + 1 + {n - 1} "
-        f"= c + {n}, that is GPU c itself (mod {n}).",
-        f"So GPU {i} holds the complete chunk {want}; chunk {first}, which GPU {i} sent first, "
-        f"ends on GPU {first}.",
+        f"On the ring {ring}, GPU {i} sits at position {p} (counting from 0).",
+        "Chunk c starts at position c + 1 and moves one position per step, adding one GPU's "
+        f"part each time; after the n − 1 = {n - 1} steps it has all {n} parts and sits at "
+        f"position c + {n - 1} + 1 = c (mod {n}).",
+        f"So the GPU at position {p}, GPU {i}, holds the complete chunk {want}.",
     ]
     return count(
         want,
-        prompt=f"{n} GPUs run a ring reduce-scatter: GPU i sends to GPU i + 1, and at step 1 it "
-        f"sends chunk i − 1 (GPU 0 sends chunk {n - 1}); at each later step every GPU passes on "
-        f"the chunk it has just received, adding its own part. When it ends, which chunk's "
-        f"complete sum does GPU {i} hold?",
-        hint="Follow one chunk: where does it start, and how many GPUs has it visited after "
-        "the last step?",
+        prompt=f"{n} GPUs run a ring reduce-scatter on the ring {ring}: each GPU sends to the "
+        f"next in this list, and GPU {order[-1]} back to GPU {order[0]}. The chunks are numbered "
+        f"by position on the ring, counting from 0: at step 1 the GPU at position p sends chunk "
+        f"p − 1 (GPU {order[0]}, at position 0, sends chunk {n - 1}); at each later step every "
+        f"GPU passes on the chunk it has just received, adding its own part. When it ends, "
+        f"which chunk's complete sum does GPU {i} hold?",
+        hint="Find GPU "
+        f"{i}'s position on the ring, then follow one chunk: where does it start, and how many "
+        "positions has it moved after the last step?",
         steps=steps,
-        given={"gpus": n, "gpu": i},
-        mistakes=(
+        given={"gpus": n, "gpu": i, "order": order},
+        mistakes=named(
+            want,
+            EXACT,
             (
-                first,
-                f"That is the chunk GPU {i} sends first. It travels {n - 1} GPUs on and ends, "
-                f"complete, on the GPU just before GPU {i}.",
+                i,
+                f"That is GPU {i}'s own number: in rank order a GPU owns the chunk of its own "
+                f"number, because position and GPU number agree. On this ring GPU {i} sits at "
+                f"position {p}.",
             ),
             (
-                (i + 1) % n,
-                "That is the rule for chunks numbered from the GPU that starts them (chunk i "
-                "first). Here GPU i starts chunk i − 1: where does that chunk end?",
+                (p - 1) % n,
+                f"That is the chunk GPU {i} sends first. It travels {n - 1} GPUs on and ends, "
+                "complete, on the GPU just before GPU "
+                f"{i} on the ring.",
+            ),
+            (
+                (p + 1) % n,
+                "That is the rule for chunks numbered from the GPU that starts them (position p "
+                "sends chunk p first). Here position p starts chunk p − 1: where does that "
+                "chunk end?",
             ),
         ),
         factor_hints=False,

@@ -7,7 +7,16 @@ import random
 
 from ... import api, fmt
 from ...training import calculator, memory, shardcost
-from .common import GPUS_PER_SERVER, Problem, draw_model, gpus_text, quantity, show, titled
+from .common import (
+    GPUS_PER_SERVER,
+    Problem,
+    choice,
+    draw_model,
+    gpus_text,
+    quantity,
+    show,
+    titled,
+)
 
 SHARDS = {  # what each strategy splits, and over how many GPUs
     "ddp": f"nothing: every GPU keeps all {memory.ADAM_BYTES_PER_PARAM} bytes per parameter",
@@ -120,5 +129,90 @@ def shard_bytes(rng: random.Random) -> Problem:
         "backward pass, and the gradient reduce-scattered.",
         steps=steps,
         given={"params": params, "gpus": n, "strategy": strategy},
+        mistakes=(wrong,),
+    )
+
+
+GUARANTEED = ("guaranteed", "not guaranteed")
+DDP_ALLREDUCE = {
+    "ring": "NCCL's ring (a reduce-scatter, then an all-gather)",
+    "tree": "NCCL's double binary tree",
+}
+# (number type, optimizer): those in which a tree's other order shows in the parameters on some
+# gradients (BF16 Adam rounds the FP32 master weights back to BF16, which hides it on most)
+PRECISIONS = (("fp32", "sgd"), ("bf16", "sgd"), ("fp32", "adam"))
+
+
+@titled("Does ZeRO give DDP's parameters, bit for bit?")
+def same_as_ddp(rng: random.Random) -> Problem:
+    """Guaranteed when DDP's all-reduce is the ring whose reduce-scatter the sharded step runs
+    (the same additions in the same order), not when it is a tree: the core's sharded step on
+    drawn gradients shows a case that differs (searched for), or checks that the ring's agree."""
+    key, _ = draw_model(rng)
+    n = rng.randrange(3, 9)
+    dtype, optimizer = rng.choice(PRECISIONS)
+    reference = rng.choice(tuple(DDP_ALLREDUCE))
+    want = "guaranteed" if reference == "ring" else "not guaranteed"
+    seed = rng.randrange(1, 10**6)
+    while True:
+        r = api.shard_step(
+            gpus=n, length=8, dtype=dtype, optimizer=optimizer, seed=seed, reference=reference
+        )
+        if r["check"]["all_equal"] == (reference == "ring"):
+            break
+        seed += 1  # only a tree's draw can agree by chance: try the next gradients
+    ulps = r["check"]["max_ulp_vs_ddp"]
+    steps = [
+        "The sharded step's reduce-scatter is the first half of a ring all-reduce, step for "
+        "step: each chunk's sum is made by the same additions in the same order as the ring's.",
+        "The update is element by element, so applying it to one chunk on its owner or to the "
+        "whole vector everywhere does the same operations on the same values.",
+    ]
+    if reference == "ring":
+        steps.append(
+            f"DDP's ring adds in that order too: the same bits, whatever the gradients (on "
+            f"drawn {dtype.upper()} gradients, seed {seed}, all {n} GPUs agree with DDP)."
+        )
+    else:
+        steps.append(
+            f"DDP's tree adds in another order, and {dtype.upper()} sums depend on it: not "
+            f"guaranteed (on drawn gradients, seed {seed}, the parameters differ from DDP's by up "
+            f"to {fmt.sig(ulps, 3)} ulp)."
+        )
+    wrong = (
+        (
+            "not guaranteed",
+            "The sharded step's reduce-scatter is DDP's ring's first half: the same additions in "
+            "the same order, and the update is element by element. Floating point depends on "
+            "the order, but here the order is the same.",
+        )
+        if reference == "ring"
+        else (
+            "guaranteed",
+            "Only when DDP adds in the ring's order. A tree sums each element in another order, "
+            f"and {dtype.upper()} addition depends on the order: the last bits can differ.",
+        )
+    )
+    return choice(
+        want,
+        GUARANTEED,
+        prompt=f"{calculator.model_label(key)} trains on {n} GPUs in {dtype.upper()} with "
+        f"{optimizer.upper() if optimizer == 'sgd' else 'Adam'}. DDP would all-reduce the "
+        f"gradients with {DDP_ALLREDUCE[reference]} and update every parameter on every GPU. "
+        "A sharded optimizer (ZeRO) instead reduce-scatters the gradients with NCCL's ring, "
+        "updates each GPU's own chunk of the parameters, and all-gathers them. Is every GPU "
+        "guaranteed to end the step with DDP's parameters bit for bit, whatever the gradients? "
+        "Type guaranteed or not guaranteed.",
+        hint="Which additions, in which order, make each chunk's sum in the reduce-scatter, and "
+        "in DDP's all-reduce? Does floating-point addition care about the order?",
+        steps=steps,
+        given={
+            "gpus": n,
+            "dtype": dtype,
+            "optimizer": optimizer,
+            "reference": reference,
+            "seed": seed,
+            "max_ulp": ulps,
+        },
         mistakes=(wrong,),
     )

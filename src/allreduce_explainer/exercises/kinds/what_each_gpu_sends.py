@@ -8,7 +8,7 @@ import random
 from ... import api, fmt
 from ...collectives import ALLREDUCE
 from ...logs import parse as nccltests
-from .common import Problem, article, quantity, show, titled
+from .common import TOLERANCE, Problem, article, choice, named, quantity, show, titled
 
 HEADER = (
     "#       size         count      type   redop    root     time   algbw   busbw #wrong"
@@ -84,10 +84,20 @@ def line_busbw(rng: random.Random) -> Problem:
     return _line_problem(rng, "busbw")
 
 
+SIZES_GB = (1, 2, 3, 4, 6, 14, 16, 26, 140)  # BF16 gradients of 0.5 to 70 billion parameters
+# n/(n − 1) above 1 + TOLERANCE: 2S for the ring's 2(n − 1)/n · S, or n · S for the root's
+# (n − 1) · S, would pass within the tolerance on more GPUs
+MAX_NAMED_GPUS = 64
+
+
+def _gpus_and_size(rng: random.Random, lo: int) -> tuple[int, float]:
+    n = rng.randrange(lo, MAX_NAMED_GPUS + 1)
+    return n, rng.choice(SIZES_GB) * 1e9
+
+
 @titled("The bytes GPU 0 sends in the naive method")
 def naive_root_bytes(rng: random.Random) -> Problem:
-    n = rng.choice([4, 8, 16, 32, 64])
-    s = rng.choice([1, 2, 4, 14]) * 1e9
+    n, s = _gpus_and_size(rng, 3)
     r = api.estimate("naive", n, s, n)
     ring = api.estimate("ring", n, s, n)["bytes_sent_per_gpu_max"]
     sent = r["bytes_sent_per_gpu_max"]
@@ -105,13 +115,22 @@ def naive_root_bytes(rng: random.Random) -> Problem:
         hint="GPU 0 sends a whole gradient to every other GPU.",
         steps=steps,
         given={"gpus": n, "bytes": s},
+        mistakes=named(
+            sent,
+            TOLERANCE,
+            (n * s, f"That sends a gradient to all {n} GPUs; GPU 0 keeps its own sum."),
+            (
+                2 * sent,
+                "That counts what GPU 0 receives too; the question asks what it sends.",
+            ),
+            (ring, "That is what a GPU sends in a ring, 2(n − 1)/n × S; here one GPU does it all."),
+        ),
     )
 
 
 @titled("The bytes each GPU sends in a ring")
 def ring_bytes_per_gpu(rng: random.Random) -> Problem:
-    n = rng.choice([2, 3, 4, 8, 16, 32, 64, 128, 1024])
-    s = rng.choice([1, 2, 4, 14]) * 1e9
+    n, s = _gpus_and_size(rng, 2)
     r = api.estimate("ring", n, s, n)
     sent = r["bytes_sent_per_gpu_max"]
     steps = [
@@ -126,4 +145,90 @@ def ring_bytes_per_gpu(rng: random.Random) -> Problem:
         hint="Count the steps of both phases and the size of one chunk.",
         steps=steps,
         given={"gpus": n, "bytes": s},
+        mistakes=named(
+            sent,
+            TOLERANCE,
+            (
+                2 * s,
+                f"That is 2S, two whole gradients. Each phase sends n − 1 = {n - 1} chunks of "
+                f"S/n, not n: 2(n − 1)/n × S, which never reaches 2S however many GPUs join.",
+            ),
+            (
+                sent / 2,
+                "That is one phase, the reduce-scatter; the all-gather sends as much again.",
+            ),
+            ((n - 1) * s, "That is the naive root's (n − 1) × S; in a ring each GPU sends chunks."),
+        ),
+    )
+
+
+RUNS = ("first", "second")
+
+
+def _busbw_runs(rng: random.Random, better: int, trap: bool) -> list[tuple[int, float]]:
+    """Two runs (GPUs, algbw as all_reduce_perf prints it) inside one server, run `better`
+    clearly closer to the link's rate by busbw (10 % or more). In a trap the better run has more
+    GPUs and the lower algbw, which ranks them the wrong way round; else fewer GPUs (a student
+    who always picks the run with more GPUs is wrong there)."""
+    link = api.H100_NVLINK_GBps
+    while True:
+        few, many = sorted((rng.randrange(2, 9), rng.randrange(2, 9)))
+        if few == many:
+            continue
+        shares = [rng.randrange(400, 960) / 1000 for _ in range(2)]
+        algbw = [
+            round(f * link / ALLREDUCE.busbw_factor(k), 2) for f, k in zip(shares, (few, many))
+        ]
+        busbw = [a * ALLREDUCE.busbw_factor(k) for a, k in zip(algbw, (few, many))]
+        good = 1 if trap else 0  # which of (few, many) is better
+        if busbw[good] < 1.1 * busbw[1 - good] or (trap and algbw[1] >= algbw[0]):
+            continue
+        runs = [(few, algbw[0]), (many, algbw[1])]
+        return runs if good == better else runs[::-1]
+
+
+@titled("Which run uses its links better?")
+def busbw_judge(rng: random.Random) -> Problem:
+    want = rng.choice(RUNS)
+    trap = rng.randrange(2) == 0
+    runs = _busbw_runs(rng, RUNS.index(want), trap)
+    link = api.H100_NVLINK_GBps
+    rows = [api.busbw(k, 2**30, 2**30 / (a * 1e3)) for k, a in runs]  # the core's busbw of each
+    busbw = [a * ALLREDUCE.busbw_factor(k) for k, a in runs]
+    steps = [
+        f"The {name} run: busbw = algbw × 2(n − 1)/n = {a:g} × {2 * (k - 1)}/{k} = "
+        f"{fmt.sig(b, 4)} GB/s, {fmt.percent(b / link)} of the link's {link:g} GB/s."
+        for name, (k, a), b in zip(RUNS, runs, busbw)
+    ]
+    steps.append(
+        f"The {want} run comes closer: busbw, not algbw, is what each link carries, whatever n."
+    )
+    other = RUNS[1 - RUNS.index(want)]
+    algbw_better = max(range(2), key=lambda i: runs[i][1])
+    mistakes = ()
+    if RUNS[algbw_better] == other:  # the trap: algbw ranks the runs the wrong way round
+        mistakes = (
+            (
+                other,
+                "That compares algbw, which falls as GPUs join even on perfect links: each link "
+                "carries busbw = algbw × 2(n − 1)/n. Hold busbw against the link's rate.",
+            ),
+        )
+    return choice(
+        want,
+        RUNS,
+        prompt=f"Two all_reduce_perf runs of 1 GiB inside one server of H100 GPUs (NVLink, "
+        f"{link:g} GB/s per direction): the first on {runs[0][0]} GPUs reports algbw "
+        f"{runs[0][1]:g} GB/s, the second on {runs[1][0]} GPUs algbw {runs[1][1]:g} GB/s. "
+        "Which run's links come closer to their rate? Type first or second.",
+        hint="algbw is the size over the time; what does each GPU's link carry, as a share of "
+        "it, on n GPUs?",
+        steps=steps,
+        given={
+            "gpus": [k for k, _ in runs],
+            "algbw_GBps": [a for _, a in runs],
+            "link_GBps": link,
+            "busbw_GBps": [r["busbw_GBps"] for r in rows],
+        },
+        mistakes=mistakes,
     )

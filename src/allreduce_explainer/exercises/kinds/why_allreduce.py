@@ -35,7 +35,7 @@ def _layout(
 ) -> tuple[int, int, float, float]:
     servers = rng.choice(servers)
     g = 8 if servers > 1 else rng.choice([4, 8])
-    params_b = rng.choice([1, 2, 3, 7, 8, 13])
+    params_b = rng.choice([0.5, 1, 1.5, 2, 3, 7, 8, 13, 14, 34, 70])
     return servers * g, g, params_b, params_b * 1e9 * 2
 
 
@@ -56,7 +56,7 @@ def _how_long(time_s: float, layout: tuple[int, int, float], task: str, **about)
 @titled("The naive all-reduce's time")
 def naive_time(rng: random.Random) -> Problem:
     # across servers, where taking in NVLink and the card at once would give another time
-    n, g, params_b, s = _layout(rng, (2, 4, 8))
+    n, g, params_b, s = _layout(rng, (2, 3, 4, 6, 8))
     topo = api.topology(n, g)
     r = api.estimate("naive", n, s, g)
     u = time_unit(r["time_s"])

@@ -9,14 +9,17 @@ import random
 from ... import api, fmt
 from ...catalog import hardware, measured
 from ...training import calculator
+from ..check import close
 from .common import (
     GPUS_PER_SERVER,
+    TOLERANCE,
     Problem,
     article,
     capital,
     choice,
     count,
     draw_model,
+    named,
     quantity,
     show,
     time_unit,
@@ -28,22 +31,27 @@ from .common import (
 def gradient_size(rng: random.Random) -> Problem:
     key, params = draw_model(rng)
     dtype = rng.choice(["bf16", "fp32"])
+    # asked in a decimal or a binary unit: the page's models are seven published counts, and
+    # the unit, whose prefixes a student must tell apart, makes the problem varied
+    u = rng.choice(["GB", "GiB", "MB", "MiB"])
     r = api.calc(model=key, grad_dtype=dtype, gpus=8, overlap_too=False)
     want = r["gradient_bytes"]
     per = calculator.GRAD_BYTES[dtype]
+    power = {"GB": "1e9", "MB": "1e6", "GiB": "2^30", "MiB": "2^20"}[u]
     steps = [
         f"{calculator.model_label(key)} has {params:,} parameters, one gradient each.",
-        f"{dtype.upper()} takes {per} bytes: {params:,} × {per} = {want:,.0f} bytes = "
-        f"{show(want, 'GB')} (or {show(want, 'GiB')}).",
+        f"{dtype.upper()} takes {per} bytes: {params:,} × {per} = {want:,.0f} bytes.",
+        f"1 {u} is {power} bytes: {want:,.0f} B = {show(want, u)}.",
     ]
     return quantity(
         want,
-        "GB",
+        u,
         prompt=f"{calculator.model_label(key)} has {params:,} parameters. How big is its "
-        f"{dtype.upper()} gradient, in GB?",
-        hint="One gradient value per parameter; BF16 takes 2 bytes, FP32 4. GB is 1e9 bytes.",
+        f"{dtype.upper()} gradient, in {u}?",
+        hint="One gradient value per parameter; BF16 takes 2 bytes, FP32 4. GB is 1e9 bytes, "
+        "GiB 2^30; MB 1e6, MiB 2^20.",
         steps=steps,
-        given={"params": params, "grad_dtype": dtype},
+        given={"params": params, "grad_dtype": dtype, "unit": u},
     )
 
 
@@ -85,14 +93,32 @@ def calc_time(rng: random.Random) -> Problem:
         "bits: divide by 8.",
         steps=steps,
         given={**c, "params": params, "link_GBps": link},
-        mistakes=(
-            (
-                api.calc(model=key, algorithm="multi-ring", overlap_too=False, **c)["allreduce_s"],
-                f"That is one ring per card, each carrying S/{GPUS_PER_SERVER}, as NCCL runs it; "
-                "the question "
-                "asks for a single ring, whose every step waits for one card.",
-            ),
+        mistakes=_calc_mistakes(
+            r["allreduce_s"],
+            api.calc(model=key, algorithm="multi-ring", overlap_too=False, **c)["allreduce_s"],
+            2 * (n - 1) / n * s / (min(link, c["nic_Gbps"]) * 1e9),
+            c["nic_Gbps"],
         ),
+    )
+
+
+def _calc_mistakes(want: float, per_card: float, bits: float, gbps: int) -> tuple:
+    """One ring per card, and the card's Gb/s read as GB/s, each with its message; where the
+    two give the same time (a server of 8 cards is 8 times one card, as bytes are 8 bits), one
+    message names both, since the number alone cannot tell which the student did."""
+    rings = (
+        f"one ring per card, each carrying S/{GPUS_PER_SERVER}, as NCCL runs it; the question "
+        "asks for a single ring, whose every step waits for one card"
+    )
+    bytes_ = f"the card's {gbps} Gb/s read as {gbps} GB/s; a card's Gb/s are bits: divide by 8"
+    if close(per_card, bits, TOLERANCE):
+        both = f"That is {rings}. It is also what {bytes_}. Check both."
+        return named(want, TOLERANCE, (per_card, both))
+    return named(
+        want,
+        TOLERANCE,
+        (per_card, f"That is {rings}."),
+        (bits, f"That takes {bytes_}."),
     )
 
 
