@@ -45,6 +45,7 @@ class Figure:
     index: int = 0
     human_index: int = 0
     command: str = ""  # which of the door's command lines prints it, where it has several
+    up: bool = False  # a threshold, printed rounded up by every door (the least that suffices)
 
 
 @dataclass(frozen=True)
@@ -149,11 +150,11 @@ def disagreements(door: Door, params: dict) -> list[str] | None:
                 out.append(f"page {NONE} but --json {exact:.6g}: {where}")
             continue
         shown = read(f.page(state), f.quantity, f.index)
-        if not shown.holds(exact):
+        if not shown.holds(exact, up=f.up):
             out.append(f"page {shown.text!r} but --json {exact:.6g}: {where}")
         if f.human is not None:
             printed = human_figure(text, f.human, f.quantity, f.human_index)
-            if not printed.holds(exact):
+            if not printed.holds(exact, up=f.up):
                 out.append(f"human view {printed.text!r} but --json {exact:.6g}: {where}")
     return out
 

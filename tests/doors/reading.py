@@ -57,10 +57,14 @@ class Reading:
     half: float
     quantity: str
 
-    def holds(self, exact: float, *, rel: float = 1e-9) -> bool:
+    def holds(self, exact: float, *, rel: float = 1e-9, up: bool = False) -> bool:
         """Whether a value at full precision prints as this figure (half-step, and a hair more
-        for the binary float of a value on the step's edge)."""
-        return abs(exact - self.value) <= self.half * (1 + 1e-6) + rel * abs(exact)
+        for the binary float of a value on the step's edge). A threshold is rounded `up` (the
+        least printed value that suffices): then the value lies within one step below it."""
+        slack = self.half * 1e-6 + rel * abs(exact)
+        if up:
+            return self.value - 2 * self.half - slack < exact <= self.value + slack
+        return abs(exact - self.value) <= self.half + slack
 
     def agrees(self, other: Reading) -> bool:
         """Whether two printed figures can be one value rounded by two doors."""

@@ -134,7 +134,7 @@ CLUSTER = Door(
         Figure("lower bound", readout("bound"), lambda j: j["lower_bound_s"], "time",
                "lower bound"),
         Figure("NCCL's estimate", readout("algorithm", after("estimate")), _nccl_estimate,
-               "time", "NCCL's own estimate"),
+               "time", "NCCL's estimate"),
         Figure("model states", readout("memory"), lambda j: j["memory"]["bytes_per_gpu"],
                "bytes", "model states per GPU"),
         Figure("sharded", readout("memory", after("GPU")),
@@ -162,14 +162,16 @@ CLUSTER = Door(
 
 
 def ddp_argv(p: dict) -> list[str]:
-    first = 1 if p["first_bucket"] == "1mib" else p["bucket_cap_mb"]
+    # the first bucket "the cap" is the CLI's default: the cap, in the sweep each swept cap
+    # (--first-bucket-mb CAP would hold the sweep's first bucket at this one cap)
+    first = flag("--first-bucket-mb", 1.0) if p["first_bucket"] == "1mib" else []
     return [
         "ddp",
         *flag("--model", p["model"]),
         *flag("--gpus", p["gpus"]),
         *flag("--gpus-per-node", p["gpus_per_node"]),
         *flag("--bucket-cap-mb", repr(float(p["bucket_cap_mb"]))),
-        *flag("--first-bucket-mb", repr(float(first))),
+        *first,
         *flag("--batch", p["batch"]),
         *flag("--mfu", repr(float(p["mfu"]))),
         *flag("--grad-bytes", {"fp32": 4, "bf16": 2}[p["grad_dtype"]]),
@@ -370,6 +372,7 @@ SHARD = Door(
             tokens("zero3"),
             "tokens",
             r"ZeRO-3 / FSDP: the collectives hide behind compute from",
+            up=True,
         ),
         Figure(
             "HSDP hides from",
@@ -377,6 +380,7 @@ SHARD = Door(
             tokens("hsdp"),
             "tokens",
             r"HSDP: the collectives hide behind compute from",
+            up=True,
         ),
         Figure("FSDP's bus", readout("zero3_tokens"), bus("zero3"), "rate"),
         Figure("HSDP's bus", readout("hsdp_tokens"), bus("hsdp"), "rate"),
@@ -541,10 +545,11 @@ def servers_argv(p: dict) -> dict[str, list[str]]:
         *flag("--gpus-per-node", g),
         *flag("--bytes", repr(float(p["gradient_gb"]) * GB)),
         *flag("--intra-bw", repr(float(p["intra_bw"]))),
-        *flag("--inter-bw", repr(float(p["inter_bw"]))),
         *flag("--intra-latency", repr(float(p["intra_latency"]))),
-        *flag("--inter-latency", repr(float(p["inter_latency"]))),
     ]
+    if p["servers"] > 1:  # one server has no network: `cost` refuses its rate and latency
+        common += [*flag("--inter-bw", repr(float(p["inter_bw"]))),
+                   *flag("--inter-latency", repr(float(p["inter_latency"])))]  # fmt: skip
     # NCCL's choice: H100 SXM servers, one card of the page's rate per GPU (its note says so)
     nccl = [
         "nccl",
@@ -994,8 +999,8 @@ def log_text(key: str, label: str, stop: str | None = None):
 
     def text(state: dict) -> str:
         s = state["readouts"][key]
-        if label not in s:  # no log, or no such lines in it: the page's sentence says so
-            return s
+        if label not in s:  # no log, or no such lines in it: no figure to read
+            return ""
         s = after(label)(s)
         return s.split(stop)[0] if stop else s
 
@@ -1012,7 +1017,7 @@ def debug(key: str):
 
 
 FIT_LINE = "Alpha-beta line fitted to"
-NCCL_FIT = "NCCL's model fitted to"
+NCCL_FIT = "NCCL's regimes fitted to"
 LOGS = Door(
     "cluster",
     logs_argv,

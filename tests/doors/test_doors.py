@@ -20,13 +20,10 @@ from .table import DOORS, NO_COMMAND, rng_for
 
 STATES = 12  # random states per widget, besides the defaults: a few hundred in all
 
-# Disagreements the test found that are not small and local, each a known case to fix
-KNOWN = {
-    "ddp_buckets/sweep": "the page's best cap is the best point of a 41-point sweep with the "
-    "first bucket at 1 MiB (110 MiB, 3.25 ms at the defaults); `ddp --sweep` names the best "
-    "of its own sweep with the first bucket at the cap (87.3 MiB, 3.27 ms): issue 46 items 4 "
-    "and T1/T2, being changed in training/ddp.py and widgets/buckets.py",
-}
+# Disagreements the test found that are not small and local: door name -> the reason, each
+# marked xfail(strict) until fixed. None today: the best cap of page 7 against `ddp --sweep`
+# (T1, T2) agreed once main had h-best's optimum.
+KNOWN: dict[str, str] = {}
 
 
 def doors_marked():
