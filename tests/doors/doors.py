@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import random
 import re
 from collections.abc import Callable, Mapping
@@ -181,7 +182,5 @@ def draw(door: Door, rng: random.Random) -> dict:
 
 def log_uniform(rng: random.Random, lo: float, hi: float) -> float:
     """A float between lo and hi, as likely in each decade (0 stands for a small positive)."""
-    import math
-
     lo = max(lo, hi * 1e-9)
     return float(f"{math.exp(rng.uniform(math.log(lo), math.log(hi))):.4g}")
