@@ -66,7 +66,7 @@ BUSBW = Door(
         Figure("factor", readout("factor", after("= ")), lambda j: j["factor"], "count"),
     ),
     draws={"gpus": lambda rng: rng.randint(1, 4096)},
-)
+)  # fmt: skip
 
 
 # ---- cluster: your cluster (page 10) and `calc` --------------------------------------------------
@@ -205,44 +205,23 @@ DDP = Door(
     ddp_argv,
     (
         Figure("gradient", readout("gradient"), lambda j: j["gradient_bytes"], "bytes", "gradient"),
-        Figure(
-            "first bucket",
-            readout("first"),
-            lambda j: j["first_bucket_bytes"],
-            "bytes",
-            "bucket caps",
-        ),
+        Figure("first bucket", readout("first"), lambda j: j["first_bucket_bytes"], "bytes",
+               "bucket caps"),
         Figure("buckets", readout("buckets"), lambda j: len(j["buckets"]), "count", "bucket caps"),
-        Figure(
-            "backward pass", readout("backward"), lambda j: j["backward_s"], "time", "backward pass"
-        ),
-        Figure(
-            "all-reduces",
-            readout("allreduce"),
-            lambda j: j["allreduce_total_s"],
-            "time",
-            "all-reduces, in all",
-        ),
-        Figure(
-            "exposed",
-            readout("exposed"),
-            lambda j: j["exposed_s"],
-            "time",
-            r"exposed \(not overlapped\)",
-        ),
-        Figure(
-            "communication ends",
-            lambda s: after("end at")(s["summary"]),
-            lambda j: j["comm_end_s"],
-            "time",
-            "communication ends",
-        ),
+        Figure("backward pass", readout("backward"), lambda j: j["backward_s"], "time",
+               "backward pass"),
+        Figure("all-reduces", readout("allreduce"), lambda j: j["allreduce_total_s"], "time",
+               "all-reduces, in all"),
+        Figure("exposed", readout("exposed"), lambda j: j["exposed_s"], "time",
+               r"exposed \(not overlapped\)"),
+        Figure("communication ends", lambda s: after("end at")(s["summary"]),
+               lambda j: j["comm_end_s"], "time", "communication ends"),
         Figure("first bucket's size", cell("size"), timeline("bytes"), "bytes", r"\n +1 +\d+ "),
         Figure("first bucket's end", cell("end (ms)", unit="ms"), timeline("end_s"), "time"),
         Figure("first bucket's start", cell("start (ms)", unit="ms"), timeline("start_s"), "time"),
     ),
     draws=DDP_DRAWS,
-)
+)  # fmt: skip
 
 
 def ddp_sweep_argv(p: dict) -> list[str]:
@@ -254,24 +233,14 @@ DDP_SWEEP = Door(
     "ddp_buckets",
     ddp_sweep_argv,
     (
-        Figure(
-            "best cap",
-            readout("best"),
-            lambda j: j["best_bucket_mb"] * MIB,
-            "bytes",
-            "best bucket cap",
-        ),
-        Figure(
-            "exposed at the best cap",
-            readout("best_exposed"),
-            lambda j: j["best_exposed_s"],
-            "time",
-            "best bucket cap",
-        ),
+        Figure("best cap", readout("best"), lambda j: j["best_bucket_mb"] * MIB, "bytes",
+               "best bucket cap"),
+        Figure("exposed at the best cap", readout("best_exposed"), lambda j: j["best_exposed_s"],
+               "time", "best bucket cap"),
     ),
     draws=DDP_DRAWS,
     id="ddp_buckets/sweep",
-)
+)  # fmt: skip
 
 
 # ---- shard_memory: sharding (page 8) and `shard` -------------------------------------------------
@@ -312,28 +281,13 @@ def strategy(key: str, field: str, part: str | None = None):
 def shard_figures(i: int, key: str, label: str) -> tuple[Figure, ...]:
     row = re.escape(label)
     return (
-        Figure(
-            f"{label} memory",
-            cell("total (GiB)", i, "GiB"),
-            strategy(key, "memory_bytes_per_gpu", "total"),
-            "bytes",
-            table_cell(row, 0, "GiB"),
-        ),
-        Figure(
-            f"{label} sent",
-            cell("sent per GPU", i),
-            strategy(key, "comm_bytes_per_gpu"),
-            "bytes",
-            table_cell(row, 1, "GB"),
-        ),
-        Figure(
-            f"{label} communication",
-            cell("communication", i),
-            strategy(key, "comm_s"),
-            "time",
-            table_cell(row, 2, "s"),
-        ),
-    )
+        Figure(f"{label} memory", cell("total (GiB)", i, "GiB"),
+               strategy(key, "memory_bytes_per_gpu", "total"), "bytes", table_cell(row, 0, "GiB")),
+        Figure(f"{label} sent", cell("sent per GPU", i), strategy(key, "comm_bytes_per_gpu"),
+               "bytes", table_cell(row, 1, "GB")),
+        Figure(f"{label} communication", cell("communication", i), strategy(key, "comm_s"), "time",
+               table_cell(row, 2, "s")),
+    )  # fmt: skip
 
 
 def tokens(key: str):
@@ -356,38 +310,21 @@ SHARD = Door(
     shard_argv,
     (
         Figure("DDP's communication", readout("ddp_comm"), strategy("ddp", "comm_s"), "time"),
-        Figure(
-            "ZeRO-3's communication", readout("zero3_comm"), strategy("zero3", "comm_s"), "time"
-        ),
+        Figure("ZeRO-3's communication", readout("zero3_comm"), strategy("zero3", "comm_s"),
+               "time"),
         Figure("compute", readout("compute"), lambda j: j["compute_s"], "time"),
-        Figure(
-            "ZeRO-3 bytes over DDP's",
-            readout("ratio"),
-            lambda j: comm_bytes("zero3")(j) / comm_bytes("ddp")(j),
-            "count",
-        ),
-        Figure(
-            "FSDP hides from",
-            readout("zero3_tokens"),
-            tokens("zero3"),
-            "tokens",
-            r"ZeRO-3 / FSDP: the collectives hide behind compute from",
-            up=True,
-        ),
-        Figure(
-            "HSDP hides from",
-            readout("hsdp_tokens"),
-            tokens("hsdp"),
-            "tokens",
-            r"HSDP: the collectives hide behind compute from",
-            up=True,
-        ),
+        Figure("ZeRO-3 bytes over DDP's", readout("ratio"),
+               lambda j: comm_bytes("zero3")(j) / comm_bytes("ddp")(j), "count"),
+        Figure("FSDP hides from", readout("zero3_tokens"), tokens("zero3"), "tokens",
+               r"ZeRO-3 / FSDP: the collectives hide behind compute from", up=True),
+        Figure("HSDP hides from", readout("hsdp_tokens"), tokens("hsdp"), "tokens",
+               r"HSDP: the collectives hide behind compute from", up=True),
         Figure("FSDP's bus", readout("zero3_tokens"), bus("zero3"), "rate"),
         Figure("HSDP's bus", readout("hsdp_tokens"), bus("hsdp"), "rate"),
         *(f for i, (k, label) in enumerate(STRATEGIES.items()) for f in shard_figures(i, k, label)),
     ),
     draws={"gpus": lambda rng: rng.choice([2, 8, 16, 64, 256, 1024])},
-)
+)  # fmt: skip
 
 
 # ---- latency: ring against tree (page 5) and `nccl`, `cost` -------------------------------------
@@ -442,59 +379,24 @@ LATENCY = Door(
     "latency",
     latency_argv,
     (
-        Figure(
-            "ring at 8 GiB",
-            readout("nccl_8gib", after("ring")),
-            nccl_row("nccl_time_us", 1e-6),
-            "time",
-            table_cell(str(GIB8), 4, "us"),
-            command="ring",
-        ),
-        Figure(
-            "tree at 8 GiB",
-            readout("nccl_8gib", after("tree")),
-            nccl_row("nccl_time_us", 1e-6),
-            "time",
-            table_cell(str(GIB8), 4, "us"),
-            command="tree",
-        ),
-        Figure(
-            "NCCL's pick at 8 GiB",
-            readout("nccl_pick_8gib"),
-            nccl_row("nccl_time_us", 1e-6),
-            "time",
-            table_cell(str(GIB8), 4, "us"),
-            command="pick",
-        ),
-        Figure(
-            "ring at 1 MiB",
-            cell("NCCL ring", ROW_1MIB),
-            nccl_row("nccl_time_us", 1e-6),
-            "time",
-            command="ring 1 MiB",
-        ),
-        Figure(
-            "whiteboard ring at 1 MiB",
-            cell("whiteboard ring", ROW_1MIB, figure="whiteboard"),
-            lambda j: j["time_s"],
-            "time",
-            "time",
-            command="board ring",
-        ),
-        Figure(
-            "whiteboard tree at 1 MiB",
-            cell("whiteboard tree", ROW_1MIB, figure="whiteboard"),
-            lambda j: j["time_s"],
-            "time",
-            "time",
-            command="board tree",
-        ),
+        Figure("ring at 8 GiB", readout("nccl_8gib", after("ring")), nccl_row("nccl_time_us", 1e-6),
+               "time", table_cell(str(GIB8), 4, "us"), command="ring"),
+        Figure("tree at 8 GiB", readout("nccl_8gib", after("tree")), nccl_row("nccl_time_us", 1e-6),
+               "time", table_cell(str(GIB8), 4, "us"), command="tree"),
+        Figure("NCCL's pick at 8 GiB", readout("nccl_pick_8gib"), nccl_row("nccl_time_us", 1e-6),
+               "time", table_cell(str(GIB8), 4, "us"), command="pick"),
+        Figure("ring at 1 MiB", cell("NCCL ring", ROW_1MIB), nccl_row("nccl_time_us", 1e-6), "time",
+               command="ring 1 MiB"),
+        Figure("whiteboard ring at 1 MiB", cell("whiteboard ring", ROW_1MIB, figure="whiteboard"),
+               lambda j: j["time_s"], "time", "time", command="board ring"),
+        Figure("whiteboard tree at 1 MiB", cell("whiteboard tree", ROW_1MIB, figure="whiteboard"),
+               lambda j: j["time_s"], "time", "time", command="board tree"),
     ),
     draws={
         "gpus": lambda rng: rng.choice([8, 16, 64, 256, 1024]),
         "gpus_per_node": lambda rng: rng.choice([1, 2, 4, 8]),
     },
-)
+)  # fmt: skip
 
 
 def curve_argv(p: dict) -> list[str]:
@@ -516,23 +418,13 @@ BUSBW_CURVE = Door(
     "busbw_curve",
     curve_argv,
     (
-        Figure(
-            "fitted busbw at 8 GiB",
-            readout("model"),
-            nccl_row("busbw_GBps", GB),
-            "rate",
-            table_cell(str(GIB8), 3, "GB/s"),
-        ),
-        Figure(
-            "NCCL's estimate at 8 GiB",
-            readout("nccl_own"),
-            nccl_row("nccl_busbw_GBps", GB),
-            "rate",
-            table_cell(str(GIB8), 5, "GB/s"),
-        ),
+        Figure("fitted busbw at 8 GiB", readout("model"), nccl_row("busbw_GBps", GB), "rate",
+               table_cell(str(GIB8), 3, "GB/s")),
+        Figure("NCCL's estimate at 8 GiB", readout("nccl_own"), nccl_row("nccl_busbw_GBps", GB),
+               "rate", table_cell(str(GIB8), 5, "GB/s")),
     ),
     draws={"servers": lambda rng: rng.choice([1, 2, 4, 64, 512])},
-)
+)  # fmt: skip
 
 
 # ---- servers_compare: across servers (page 6) and `cost`, `nccl` --------------------------------
@@ -567,41 +459,15 @@ SERVER_METHODS = {"ring": "ring", "multi-ring": "multi_ring", "hierarchical": "h
 
 def server_figures(method: str, key: str) -> tuple[Figure, ...]:
     return (
-        Figure(
-            f"{method} time",
-            readout(f"{key}_time"),
-            lambda j: j["time_s"],
-            "time",
-            "time",
-            command=method,
-        ),
-        Figure(
-            f"{method} across servers",
-            readout(f"{key}_total"),
-            lambda j: j["bytes_inter_node"],
-            "bytes",
-            r"\n +across servers ",
-            command=method,
-        ),
-        Figure(
-            f"{method} busiest card",
-            readout(f"{key}_card"),
-            lambda j: j["bytes_per_nic_max"],
-            "bytes",
-            r"\n +across servers ",
-            human_index=1,
-            command=method,
-        ),
-        Figure(
-            f"{method} network steps",
-            readout(f"{key}_steps"),
-            lambda j: j["network_steps"],
-            "count",
-            "steps",
-            human_index=1,
-            command=method,
-        ),
-    )
+        Figure(f"{method} time", readout(f"{key}_time"), lambda j: j["time_s"], "time", "time",
+               command=method),
+        Figure(f"{method} across servers", readout(f"{key}_total"), lambda j: j["bytes_inter_node"],
+               "bytes", r"\n +across servers ", command=method),
+        Figure(f"{method} busiest card", readout(f"{key}_card"), lambda j: j["bytes_per_nic_max"],
+               "bytes", r"\n +across servers ", human_index=1, command=method),
+        Figure(f"{method} network steps", readout(f"{key}_steps"), lambda j: j["network_steps"],
+               "count", "steps", human_index=1, command=method),
+    )  # fmt: skip
 
 
 SERVERS = Door(
@@ -609,9 +475,8 @@ SERVERS = Door(
     servers_argv,
     (
         *(f for m, k in SERVER_METHODS.items() for f in server_figures(m, k)),
-        Figure(
-            "NCCL's choice", readout("nccl_time"), nccl_row("time_us", 1e-6), "time", command="nccl"
-        ),
+        Figure("NCCL's choice", readout("nccl_time"), nccl_row("time_us", 1e-6), "time",
+               command="nccl"),
     ),
     draws={
         "servers": lambda rng: rng.choice([1, 2, 4, 8, 64]),
@@ -619,7 +484,7 @@ SERVERS = Door(
         # and `nccl` refuses, so the draws stay inside
         "inter_bw": lambda rng: rng.uniform(0.125, 400),
     },
-)
+)  # fmt: skip
 
 
 # ---- the first pages: scaling and sends (page 1), steps (page 5), and `cost` ---------------------
@@ -640,7 +505,7 @@ SCALING = Door(
         Figure("gradient", readout("gradient"), lambda j: j["bytes"], "bytes", command="ring"),
     ),
     draws={"gpus": lambda rng: rng.choice([1, 2, 4, 8, 16, 64, 512, 1024])},
-)
+)  # fmt: skip
 
 
 def sends_argv(p: dict) -> dict[str, list[str]]:
@@ -652,25 +517,13 @@ SENDS = Door(
     "sends",
     sends_argv,
     (
-        Figure(
-            "ring sends",
-            readout("ring"),
-            lambda j: j["bytes_sent_per_gpu_max"],
-            "bytes",
-            "sent per GPU, most",
-            command="ring",
-        ),
-        Figure(
-            "naive root sends",
-            readout("root"),
-            lambda j: j["bytes_sent_per_gpu_max"],
-            "bytes",
-            "sent per GPU, most",
-            command="naive",
-        ),
+        Figure("ring sends", readout("ring"), lambda j: j["bytes_sent_per_gpu_max"], "bytes",
+               "sent per GPU, most", command="ring"),
+        Figure("naive root sends", readout("root"), lambda j: j["bytes_sent_per_gpu_max"], "bytes",
+               "sent per GPU, most", command="naive"),
     ),
     draws={"gpus": lambda rng: rng.randint(2, 4096)},
-)
+)  # fmt: skip
 
 
 def steps_argv(p: dict) -> dict[str, list[str]]:
@@ -683,14 +536,12 @@ STEPS = Door(
     "steps",
     steps_argv,
     (
-        Figure(
-            "ring steps", readout("ring"), lambda j: j["steps"], "count", "steps", command="ring"
-        ),
-        Figure(
-            "tree steps", readout("tree"), lambda j: j["steps"], "count", "steps", command="tree"
-        ),
+        Figure("ring steps", readout("ring"), lambda j: j["steps"], "count", "steps",
+               command="ring"),
+        Figure("tree steps", readout("tree"), lambda j: j["steps"], "count", "steps",
+               command="tree"),
     ),
-)
+)  # fmt: skip
 
 
 # ---- the steppers (pages 2, 3, 5, 6) and `simulate` ----------------------------------------------
@@ -808,13 +659,13 @@ NAIVE = Door(
         Figure("every other GPU sends", readout("other_sent"), sent(1), "bytes", sent_cell(1)),
     ),
     draws={"seed": SMALL["seed"]},
-)
+)  # fmt: skip
 TREE = Door(
     "tree_allreduce",
     simulate_argv("tree", "chunks"),
     (*SAME_NUMBERS, Figure("steps", readout("steps"), lambda j: j["steps"], "count", "steps")),
     draws={"seed": SMALL["seed"], "length": lambda rng: rng.randint(8, 32)},
-)
+)  # fmt: skip
 SERVER_STEPPER = Door(
     "servers_stepper",
     lambda p: {"": simulate_argv(p["method"], "gpus_per_node")(p),
@@ -864,30 +715,15 @@ def orders_argv(p: dict) -> dict[str, list[str]]:
 def method_figures(method: str) -> tuple[Figure, ...]:
     key = f"values_{method}"
     return (
-        Figure(
-            f"{method}'s results",
-            readout(key, lambda t: t.split(" (")[0]),
-            lambda j: j["methods"][method]["result"],
-            VALUES,
-            command="alone",
-        ),
-        Figure(
-            f"{method}'s worst ulps",
-            readout(key, after("max")),
-            lambda j: j["methods"][method]["max_ulp"],
-            "count",
-            table_cell(method, 1),
-            command="alone",
-        ),
-        Figure(
-            f"{method}'s mean ulps",
-            readout(key, after("mean")),
-            lambda j: j["methods"][method]["mean_ulp"],
-            "count",
-            table_cell(method, 2),
-            command="alone",
-        ),
-    )
+        Figure(f"{method}'s results", readout(key, lambda t: t.split(" (")[0]),
+               lambda j: j["methods"][method]["result"], VALUES, command="alone"),
+        Figure(f"{method}'s worst ulps", readout(key, after("max")),
+               lambda j: j["methods"][method]["max_ulp"], "count", table_cell(method, 1),
+               command="alone"),
+        Figure(f"{method}'s mean ulps", readout(key, after("mean")),
+               lambda j: j["methods"][method]["mean_ulp"], "count", table_cell(method, 2),
+               command="alone"),
+    )  # fmt: skip
 
 
 ORDERS = Door(
@@ -939,23 +775,11 @@ def innetwork_figures(a: str, key: str, command: str) -> tuple[Figure, ...]:
     time = readout(key, after("busbw, ")) if command in ("Ring", "NVLS") else readout(key)
     busbw = readout(key) if command in ("Ring", "NVLS") else readout(key, after("("))
     return (
-        Figure(
-            f"{command}: time",
-            time,
-            fitted("time_us", 1e-6),
-            "time",
-            table_cell(NCCL_ROW, 2, "us"),
-            command=command,
-        ),
-        Figure(
-            f"{command}: busbw",
-            busbw,
-            fitted("busbw_GBps", GB),
-            "rate",
-            table_cell(NCCL_ROW, 3, "GB/s"),
-            command=command,
-        ),
-    )
+        Figure(f"{command}: time", time, fitted("time_us", 1e-6), "time",
+               table_cell(NCCL_ROW, 2, "us"), command=command),
+        Figure(f"{command}: busbw", busbw, fitted("busbw_GBps", GB), "rate",
+               table_cell(NCCL_ROW, 3, "GB/s"), command=command),
+    )  # fmt: skip
 
 
 INNETWORK = Door(
