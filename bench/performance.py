@@ -600,7 +600,7 @@ def report(p: Parameters, all_sweeps, errors, table, held) -> str:
         "## Held out: measured another way",
         "",
         "Sweeps never fitted on ('use': 'holdout'), predicted by the fit on every fitted sweep.",
-        "They are PyTorch's all_reduce_bench.py under torchrun (one process per GPU), not",
+        "They are stas00/ml-engineering's network/benchmarks/all_reduce_bench.py under torchrun (one process per GPU), not",
         "all_reduce_perf: each call is timed alone after a barrier, so it carries a launch that",
         "all_reduce_perf's back-to-back iterations hide (about 15-25 µs on the H200 server, read",
         "off these rows: measured minus predicted time, 64 KiB to 32 MiB). They are kept out of",

@@ -434,7 +434,7 @@ NIC_GBPS = Param(
 )  # fmt: skip
 NCCL_RELEASE = Param(
     "nccl_version", nccl.NCCL_VERSION, "choice",
-    "the NCCL release whose tuning model picks (2.31.0a7 is the dev branch's pre-release)",
+    nccl.release_help(),
     choices=tuple((v, v) for v in nccl.VERSIONS),
 )  # fmt: skip
 GPUS_PER_PROCESS = Param(
@@ -766,9 +766,13 @@ ORDERS = spec(
     Param("gpu", DEFAULT_GPU, "name", "GPU (NCCL's channels and pick)"),
     VALUES,
     Param("rings", None, "data", "each channel's ring of GPUs, as NCCL_DEBUG=INFO prints them, "
-          "channels separated by ';' (0,1,3,2;0,2,3,1); channel c takes ring c modulo their "
-          "number, as NCCL duplicates its channels (default 0,1,...,N-1 on every channel)",
-          optional=True, metavar="R,R,...;..."),
+          "channels separated by ';' (0,1,3,2;0,2,3,1), from any GPU (NCCL numbers a ring from "
+          "GPU 0); channel c takes ring c modulo their number, as NCCL duplicates its channels "
+          "(default 0,1,...,N-1 on every channel)", optional=True, metavar="R,R,...;..."),
+    Param("chains", None, "data", "one server's tree: each channel's chain of GPUs from its "
+          "head down, as the log's Trees lines link them (rank r's 'c/-1/-1->r->u': u before r "
+          "before c), channels separated by ';' (0,3,2,1;1,2,3,0); channel c takes chain c "
+          "modulo their number (default 0,1,...,N-1)", optional=True, metavar="R,R,...;..."),
 )  # fmt: skip
 MAX_ORDER_RINGS = 64  # MAXCHANNELS (src/include/device.h:91)
 
@@ -798,10 +802,17 @@ def orders(p: dict) -> dict:
     plans = _order_plans(system, nbytes, dt)
     at = p["offset"]
     channel_rings = None if p["rings"] is None else _rings(p["rings"], n)
+    chains = None if p["chains"] is None else _rings(p["chains"], n, "chains")
+    if chains and system.gpus_per_node < n:
+        raise ParamError(
+            "chains",
+            f"are one server's: {n} GPUs are {n // system.gpus_per_node} "
+            "servers here, whose chains NCCL joins by trees the lab builds itself",
+        )
     ring = orders_engine.ring(inputs, dt, plans["ring"], at, channel_rings)
     tree_run = orders_engine.tree(
         inputs, dt, plans["tree"], plans["tree_channels"], at,
-        gpus_per_node=system.gpus_per_node, pattern=tree_pattern(system),
+        gpus_per_node=system.gpus_per_node, pattern=tree_pattern(system), chains=chains,
     )  # fmt: skip
     runs = {
         "serial": orders_engine.serial(inputs, dt)["buffers"],
@@ -836,20 +847,21 @@ def orders(p: dict) -> dict:
     }
 
 
-def _rings(value, n: int) -> list[list[int]]:
-    """Each channel's ring: text "0,1,3,2;0,2,3,1" (one ring per channel, as NCCL_DEBUG=INFO
-    prints them) or a list of rings; each a permutation of the n GPUs."""
+def _rings(value, n: int, field: str = "rings") -> list[list[int]]:
+    """Each channel's ring (or chain): text "0,1,3,2;0,2,3,1" (one per channel, as
+    NCCL_DEBUG=INFO prints them) or a list of them; each a permutation of the n GPUs."""
+    one = field[:-1]
     rings = [r for r in value.split(";") if r.strip()] if isinstance(value, str) else value
     if not isinstance(rings, (list, tuple)) or not rings:
-        raise ParamError("rings", "must list one ring per channel, such as 0,1,3,2;0,2,3,1")
+        raise ParamError(field, f"must list one {one} per channel, such as 0,1,3,2;0,2,3,1")
     if len(rings) > MAX_ORDER_RINGS:
-        raise ParamError("rings", f"lists {len(rings)} rings; NCCL has at most {MAX_ORDER_RINGS}")
+        raise ParamError(field, f"lists {len(rings)} {field}; NCCL has at most {MAX_ORDER_RINGS}")
     out = []
     for k, ring in enumerate(rings):
         try:
-            out.append(permutation("rings", ring, n))
+            out.append(permutation(field, ring, n))
         except ParamError as e:
-            raise ParamError("rings", f"ring {k + 1}: {e.message}") from None
+            raise ParamError(field, f"{one} {k + 1}: {e.message}") from None
     return out
 
 

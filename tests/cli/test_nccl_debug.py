@@ -141,3 +141,22 @@ def test_the_table_says_nvls_is_absent_before_its_release(capsys):
     assert code == 0
     flat = " ".join(out.out.split())  # the view wraps its prose at 80 columns
     assert "NCCL 2.8.3" in flat and "; NVLS absent;" in flat
+
+
+def test_a_log_of_two_communicators_reads_as_two(capsys, tmp_path):
+    """Two published jobs' lines in one file (nccl-tests#319's 16 ranks with its rows, nccl#1453's
+    24): the JSON's `communicators` lists both with their own ranks, channels and rows, the
+    human view names each, and a finding says so."""
+    log = tmp_path / "two.log"
+    log.write_text(
+        (DATA / "nccl-tests-319-2x8xh100-rdma-plugin-nccl-algo-ring.txt").read_text()
+        + (DATA / "nccl-1453-3x8xh100-ib-nvls-heads.txt").read_text()
+    )
+    code, out = run(capsys, str(log), "--json")
+    r = json.loads(out.out)
+    assert code == 0 and [c["ranks"] for c in r["communicators"]] == [16, 24]
+    assert [len(c["rows"]) for c in r["communicators"]] == [32, 0] and r["run"]["gpus"] == 16
+    assert "communicators" in [f["code"] for f in r["findings"]]
+    code, out = run(capsys, str(log))
+    assert "communicator of 16 ranks: 2 servers, 16 channels" in out.out
+    assert "communicator of 24 ranks: 3 servers" in out.out

@@ -81,3 +81,21 @@ def test_rings_from_a_debug_log_are_checked_per_ring(capsys):
     assert refused(["--gpus", "4", "--rings", "0 1 2 3;0 1 3"], capsys) == "--rings"
     r = run(["--gpus", "4", "--rings", "0 1 2 3;1 0 3 2", "--bytes", "1048576"], capsys)
     assert set(r["methods"]) == METHODS
+
+
+def test_the_same_ring_from_another_start_gives_the_same_sums(capsys):
+    """The review's case: --rings 0,1,2,3 and 1,2,3,0 are one ring (NCCL numbers it from GPU 0,
+    src/init.cc:797-802), so one answer."""
+    base = ["--gpus", "4", "--kind", "probe", "--length", "4"]
+    answers = [run([*base, "--rings", r], capsys) for r in ("0,1,2,3", "1,2,3,0", "3,0,1,2")]
+    assert all(a["methods"] == answers[0]["methods"] for a in answers)
+    assert all(a["ring_first"] == answers[0]["ring_first"] for a in answers)
+
+
+def test_chains_are_one_servers_and_checked_per_chain(capsys):
+    assert refused(["--gpus", "4", "--chains", "0,3,2,1;0,1,3"], capsys) == "--chains"
+    assert refused(["--gpus", "16", "--chains", ",".join(map(str, range(16)))], capsys) == (
+        "--chains"
+    )
+    r = run(["--gpus", "4", "--chains", "0,3,2,1;1,2,3,0", "--bytes", "1048576"], capsys)
+    assert set(r["methods"]) == METHODS and r["methods"]["tree"]["ranks_agree"]

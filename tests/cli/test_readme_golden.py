@@ -53,6 +53,12 @@ CHANGED = {
     "nccl-debug": {
         ("calculator.gpus_per_process", "added"): GPG,
         ("algorithm_basis", "changed"): NAME,
+        ("communicators", "added"): "a log of several communicators is read as several (empty "
+        "for a log of one)",
+        ("collnet.enable", "added"): "CollNet's state comes from NCCL_COLLNET_ENABLE as NCCL "
+        "echoes it, not from the channel count",
+        ("collnet.channels_are_collnet", "added"): "from 2.21 the collnet channel count NCCL "
+        "prints is its coll channel count",
     },
     "ddp": {
         ("best_bucket_mb", "changed"): "the best cap is the least exposed time over every cap, "

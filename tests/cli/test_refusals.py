@@ -107,3 +107,27 @@ def test_a_bad_command_line_exits_2_with_one_line_naming_it(
     monkeypatch.chdir(tmp_path)
     assert said in refusal(capsys, argv)
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("command", ["nccl-tests", "nccl-debug"])
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_a_log_without_what_the_command_reads_is_refused_naming_the_file(
+    command, json_flag, capsys, tmp_path
+):
+    """A file with no all_reduce_perf rows (nccl-tests) or no NCCL_DEBUG=INFO lines
+    (nccl-debug): exit 2 and a line that names the file, in either mode (nccl-tests used to end
+    in a traceback, or exit 0 under --json)."""
+    log = tmp_path / "notes.log"
+    log.write_text("# a header\nnothing NCCL printed\n")
+    err = refusal(capsys, [command, str(log), *json_flag])
+    assert str(log) in err
+    assert ("all_reduce_perf rows" if command == "nccl-tests" else "NCCL_DEBUG=INFO") in err
+
+
+def test_a_binary_file_under_the_limit_is_not_called_too_large(capsys, tmp_path):
+    """800,000 bytes that are not UTF-8: read (they decode to 800,000 U+FFFD, 2.4 MB as UTF-8),
+    then refused for what they lack, not for a size they do not have."""
+    log = tmp_path / "core.bin"
+    log.write_bytes(bytes(range(128, 256)) * 6250)
+    err = refusal(capsys, ["nccl-debug", str(log)])
+    assert "has no NCCL_DEBUG=INFO lines" in err and "bytes" not in err

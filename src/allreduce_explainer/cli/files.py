@@ -50,7 +50,8 @@ def read_log(source: str) -> str:
         raise ParamError("log", f"cannot read {source}: {e.strerror}") from None
     if len(data) >= limit:
         raise ParamError("log", f"is larger than {explain.MAX_LOG_TEXT}: keep the runs you need")
-    return data.decode("utf-8", "replace")
+    name = "stdin" if source == "-" else source
+    return explain.LogText(data.decode("utf-8", "replace"), len(data), name)
 
 
 def values_flag(what: str, then: str = "") -> Param:

@@ -603,8 +603,15 @@ def nccl_debug(result: dict) -> str:
             f"{known(r['coll_channels'])} channels"
         ),
     ]
+    for c in r.get("communicators") or []:  # a log of several: each one on its own
+        run = f", all_reduce_perf run {c['run']} ({len(c['rows'])} rows)" if c["run"] else ""
+        lines.append(
+            f"communicator of {known(c['ranks'])} ranks: {known(c['nodes'])} servers, "
+            f"{known(c['coll_channels'])} channels{run}"
+        )
     for c in r["channels"][:4]:
         ring = " ".join(map(str, c["ring"])) if c["ring"] else "(not printed)"
+        ring += " ... (cut)" if c["ring_truncated"] else ""
         roots = c["tree"]["roots"] if c["tree"] else None
         tree = f"; tree roots {', '.join(map(str, roots))}" if roots else ""
         lines.append(f"channel {c['channel']:>2}: ring {ring}{tree}")

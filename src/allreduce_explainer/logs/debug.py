@@ -47,6 +47,19 @@ from dataclasses import dataclass, field
 from .. import nccl
 from ..errors import ParamError
 
+MAXCHANNELS = 64  # src/include/device.h:91 (v2.30.7-1): no channel index or count reaches it
+# NCCL 2.4 to 2.22 print at most 20 ranks of a ring, with no marker (MAXWIDTH,
+# src/graph/rings.cc:9-19 in v2.5.6-1 to v2.22.3-1, src/init.cc:486-524 in v2.4.8-1); 2.23 ends
+# a cut ring with "..."
+OLD_RING_WIDTH = 20
+RING_ELLIPSIS_SINCE = (2, 23, 0)
+# NCCL_COLLNET_ENABLE: echoed at INFO whenever set, from 2.12 (src/init.cc:538 in v2.12.12-1,
+# :821-829 in v2.26.2-1, :2146-2157 in v2.30.7-1); CollNet is off unless it is 1
+COLLNET_ECHO_SINCE = (2, 12, 0)
+# the "N coll channels, M collnet channels" line: M is comm->collNetChannels in 2.20
+# (src/init.cc:1256 in v2.20.5-1), comm->nChannels from 2.21 (init.cc:1297 in v2.21.5-1, :1219 in
+# v2.26.2-1, :1646-1647 in v2.30.7-1), whatever CollNet's state
+COLLNET_COUNT_REAL = ((2, 20, 0), (2, 21, 0))
 MAX_LINE = 4000  # NCCL's longest, a Trees line of 64 channels, is about 2,000 characters
 MAX_CUT = 20  # long lines kept as evidence (all are counted)
 INFO = "NCCL INFO "
@@ -77,6 +90,10 @@ CONNECT = re.compile(
 )
 NET_VIA = re.compile(r"NET/(.+?)/(\d+)(?:\(\d+\))?((?:/[A-Za-z]+)*)")
 COLLNET_PLUGIN = re.compile(r"NET/Plugin ?: Loaded collnet plugin (\S+)")
+COLLNET_ENV = re.compile(
+    r"(?:NCCL_COLLNET_ENABLE set by environment to |Comm config collnetEnable reset to "
+    r"NCCL_COLLNET_ENABLE=)(-?\w+)"
+)
 COLLNET_MISSING = re.compile(
     r"NET/Plugin ?: (?:Failed to find|Could not find:?) (?:ncclCollNetPlugin|libnccl-net)"
 )
@@ -107,6 +124,7 @@ class _Comm:
     trees: dict[int, dict[int, tuple[int, int, int, int]]] = field(default_factory=dict)
     channels: int | None = None
     nodes_line: str | None = None
+    counts: tuple[int, str, tuple] | None = None
 
 
 @dataclass
@@ -128,6 +146,9 @@ class _State:
     transports: dict[str, tuple[int, str]] = field(default_factory=dict)
     collnet_plugin: tuple[int, str, str] | None = None
     collnet_missing: tuple[int, str] | None = None
+    collnet_env: tuple[int, str, str] | None = None
+    over_max: list[tuple[int, str]] = field(default_factory=list)  # channels past MAXCHANNELS
+    conn_ranks: set[int] = field(default_factory=set)  # the ranks whose connection lines show
     net_devices: set[int] = field(default_factory=set)
     calls: dict[tuple, dict] = field(default_factory=dict)
     device: str | None = None
@@ -284,7 +305,9 @@ def _ring(s: _State, i, key, msg, line) -> bool:
         return False
     c = _current(s, key)
     ch = int(m[1])
-    if ch not in c.rings:
+    if ch >= MAXCHANNELS or (m[2] and int(m[2]) > MAXCHANNELS):
+        _over_max(s, i, line)
+    elif ch not in c.rings:
         order = [int(x) for x in m[3].split()]
         c.rings[ch] = {"ring": order, "truncated": bool(m[4]), "line": (i, line.strip())}
         c.channels = int(m[2]) if m[2] else c.channels
@@ -302,8 +325,17 @@ def _trees(s: _State, i, key, msg, line) -> bool:
         places = [(int(ch), int(d0), int(d1), int(d2), int(r), int(up))
                   for ch, up, r, d0, d1, d2 in TREE_24.findall(m[1])]  # fmt: skip
     for ch, d0, d1, d2, rank, up in places:
+        if ch >= MAXCHANNELS:
+            _over_max(s, i, line)
+            break
         c.trees.setdefault(ch, {}).setdefault(rank, (d0, d1, d2, up))
     return True
+
+
+def _over_max(s: _State, i: int, line: str) -> None:
+    """A channel past NCCL's MAXCHANNELS: not NCCL's, so not read; kept for a finding."""
+    if len(s.over_max) < MAX_CUT:
+        s.over_max.append((i, line.strip()[:200]))
 
 
 def _nvls(s: _State, i, key, msg, line) -> bool:
@@ -314,10 +346,19 @@ def _nvls(s: _State, i, key, msg, line) -> bool:
 
 
 def _counts(s: _State, i, key, msg, line) -> bool:
+    """`N coll channels, ...`: each communicator prints its own; a count past MAXCHANNELS is not
+    NCCL's and is not read."""
     m = COUNTS.match(msg)
-    if m and s.counts is None:
-        s.counts = (i, line.strip(), tuple(None if x is None else int(x) for x in m.groups()))
-    return bool(m)
+    if not m:
+        return False
+    counts = tuple(None if x is None else int(x) for x in m.groups())
+    if max(x or 0 for x in counts[:3]) > MAXCHANNELS:
+        _over_max(s, i, line)
+        return True
+    c = _current(s, key)
+    c.counts = c.counts or (i, line.strip(), counts)
+    s.counts = s.counts or c.counts
+    return True
 
 
 def _network(s: _State, i, key, msg, line) -> bool:
@@ -355,6 +396,10 @@ def _network(s: _State, i, key, msg, line) -> bool:
     if m:
         s.collnet_plugin = s.collnet_plugin or (i, line.strip(), m[1])
         return True
+    m = COLLNET_ENV.match(msg)
+    if m:
+        s.collnet_env = s.collnet_env or (i, line.strip(), m[1])
+        return True
     if COLLNET_MISSING.match(msg):
         s.collnet_missing = s.collnet_missing or (i, line.strip())
         return True
@@ -369,6 +414,8 @@ def _connect(s: _State, i, key, msg, line) -> bool:
     if not m:
         return False
     net = NET_VIA.match(m[5])
+    if net and len(s.conn_ranks) < 100_000:  # the rank that prints the line: a send's source
+        s.conn_ranks.add(int(m[3] if m[4] == "receive" else m[2]))
     if net:
         name, flags = net[1], net[3].split("/")
         if len(s.transports) < 64:
@@ -453,6 +500,7 @@ def _main_comm(s: _State) -> _Comm | None:
             for rank, place in entries.items():
                 main.trees.setdefault(ch, {}).setdefault(rank, place)
         main.channels = main.channels or stray.channels
+        main.counts = main.counts or stray.counts
     return main
 
 
@@ -486,7 +534,25 @@ def _transport(name: str, s: _State) -> str:
     return name
 
 
-def _network_summary(s: _State) -> dict:
+def _cards(s: _State, local_ranks: int | None) -> int | None:
+    """The network devices NCCL uses per server: those its connection lines name when the lines
+    of every GPU of one server show, else the cards NET/IB lists (or the OFI plugin found: AWS
+    groups 4 EFA cards in one device) when it lists any, else None. A trimmed log that keeps
+    rank 0's connection lines names rank 0's card only: one card of a server's eight."""
+    listed = len(s.cards) or (s.ofi[3] if s.ofi and s.ofi[3] else 0)
+    seen = len(s.net_devices)
+    if seen and (local_ranks is None or _whole_server(s.conn_ranks, local_ranks)):
+        return seen
+    return max(seen, listed) if listed else None
+
+
+def _whole_server(ranks: set[int], local_ranks: int) -> bool:
+    """Whether the ranks include every GPU of one server (servers hold consecutive ranks)."""
+    per = Counter(r // local_ranks for r in ranks)
+    return bool(per) and max(per.values()) >= local_ranks
+
+
+def _network_summary(s: _State, local_ranks: int | None = None) -> dict:
     """The transport between servers, its cards and whether GPUDirect RDMA is used."""
     name = s.using[2] if s.using else next(iter(s.transports), None)
     if name:
@@ -495,9 +561,7 @@ def _network_summary(s: _State) -> dict:
         transport = _transport("IB", s)
     else:
         transport = "Socket" if s.socket_cards else None
-    # the network devices NCCL uses per server: those its connection lines name, else the
-    # cards NET/IB lists, else what the OFI plugin found (AWS groups 4 EFA cards in one device)
-    cards = len(s.net_devices) or len(s.cards) or (s.ofi[3] if s.ofi and s.ofi[3] else None)
+    cards = _cards(s, local_ranks)
     gdr = True if True in s.gdr else False if False in s.gdr else None
     used = sorted(s.transports)
     evidence = _evidence(s.using) or _evidence(s.cards_line) or _evidence(s.ofi)
@@ -537,34 +601,83 @@ def _layout(s: _State, c: _Comm | None, ranks: int | None) -> dict:
     }
 
 
+def _old_ring_cut(s: _State) -> bool:
+    """Whether this release cut ring lines after OLD_RING_WIDTH ranks without a marker (before
+    2.23, or no version printed)."""
+    v = nccl.parse_version(s.version)
+    return v is None or v < RING_ELLIPSIS_SINCE
+
+
+def _channels(s: _State, c: _Comm, ranks: int | None) -> list[dict]:
+    """A communicator's channels: each one's ring (cut: "..." from 2.23, fewer ranks than the
+    comm has, or a pre-2.23 line of exactly OLD_RING_WIDTH ranks of a larger or unknown comm)
+    and its tree."""
+    old = _old_ring_cut(s)
+    out = []
+    for ch in sorted(set(c.rings) | set(c.trees)):
+        ring = c.rings.get(ch)
+        cut = None
+        if ring:
+            n = len(ring["ring"])
+            cut = ring["truncated"] or bool(ranks and n < ranks)
+            cut = cut or (old and n == OLD_RING_WIDTH and (ranks is None or ranks > n))
+        out.append(
+            {
+                "channel": ch,
+                "ring": ring["ring"] if ring else None,
+                "ring_truncated": cut,
+                "tree": tree_of(c.trees[ch]) if ch in c.trees else None,
+            }
+        )
+    return out
+
+
+def _ring_ranks(s: _State, c: _Comm) -> int | None:
+    """The rank count the rings give: the longest whole ring, never one that may be cut."""
+    old = _old_ring_cut(s)
+    whole = [len(r["ring"]) for r in c.rings.values()
+             if not r["truncated"] and not (old and len(r["ring"]) == OLD_RING_WIDTH)]  # fmt: skip
+    return max(whole, default=None)
+
+
+def _cut_rings(s: _State, channels: list[dict], ranks: int | None) -> dict | None:
+    """The old releases' silent cut at OLD_RING_WIDTH ranks, where a ring line shows it."""
+    if not _old_ring_cut(s):
+        return None
+    cut = [ch for ch in channels if ch["ring"] and len(ch["ring"]) == OLD_RING_WIDTH
+           and ch["ring_truncated"]]  # fmt: skip
+    if not cut:
+        return None
+    return {"channels": len(cut), "max_ranks": OLD_RING_WIDTH, "ranks": ranks}
+
+
+def _communicator(s: _State, c: _Comm) -> dict:
+    """One communicator as its lines describe it: ranks, servers, channels and their rings and
+    trees."""
+    ranks = c.ranks or _ring_ranks(s, c)
+    channels = _channels(s, c, ranks)
+    return {
+        "comm": c.ptr,
+        "ranks": ranks,
+        "nodes": c.nodes,
+        "gpus_per_node": c.local_ranks,
+        "coll_channels": c.counts[2][0] if c.counts else c.channels,
+        "channels": channels,
+        "evidence": c.nodes_line or _evidence(c.counts),
+    }
+
+
 def _result(s: _State) -> dict:
     c = _main_comm(s)
-    ranks = c.ranks if c and c.ranks else None
-    channels = []
-    if c:
-        for ch in sorted(set(c.rings) | set(c.trees)):
-            ring = c.rings.get(ch)
-            channels.append(
-                {
-                    "channel": ch,
-                    "ring": ring["ring"] if ring else None,
-                    # "..." (2.30), or fewer ranks than the comm has (older releases cut silently)
-                    "ring_truncated": (
-                        ring["truncated"] or bool(ranks and len(ring["ring"]) < ranks)
-                    )
-                    if ring
-                    else None,
-                    "tree": tree_of(c.trees[ch]) if ch in c.trees else None,
-                }
-            )
-        full = [len(r["ring"]) for r in c.rings.values() if not r["truncated"]]
-        if ranks is None and full:
-            ranks = max(full)
+    ranks = (c.ranks or _ring_ranks(s, c)) if c else None
+    channels = _channels(s, c, ranks) if c else []
     if ranks is None and s.rank_hosts and sorted(s.rank_hosts) == list(range(len(s.rank_hosts))):
         ranks = len(s.rank_hosts)
     layout = _layout(s, c, ranks)
-    counts = s.counts[2] if s.counts else None
+    counts_line = c.counts if c else s.counts  # the communicator's own, never another's
+    counts = counts_line[2] if counts_line else None
     available = nccl.available(s.version)
+    comms = [x for x in s.comms.values() if x.ranks]
     return {
         "nccl_version": s.version,
         "version_evidence": _evidence(s.version_line),
@@ -574,13 +687,15 @@ def _result(s: _State) -> dict:
         "gpus_per_node": layout["gpus_per_node"],
         "nodes_evidence": layout["evidence"],
         "device": s.device,
-        "network": _network_summary(s),
-        "nvls": _nvls_summary(s, counts, "NVLS" in available["not_yet"]),
-        "collnet": _collnet(s, counts, "CollNetDirect" in available["not_yet"]),
+        "network": _network_summary(s, layout["gpus_per_node"]),
+        "nvls": _nvls_summary(s, counts_line, "NVLS" in available["not_yet"]),
+        "collnet": _collnet(s, counts_line, "CollNetDirect" in available["not_yet"]),
         "coll_channels": counts[0] if counts else (c.channels if c and c.channels else None),
-        "channels_evidence": _evidence(s.counts)
+        "channels_evidence": _evidence(counts_line)
         or (c.rings[min(c.rings)]["line"][1] if c and c.rings else None),
         "channels": channels,
+        "rings_cut": _cut_rings(s, channels, ranks),
+        "over_max_channels": [{"line": i, "text": t} for i, t in s.over_max],
         "calls": sorted(s.calls.values(), key=lambda r: (r["bytes"], r["line"])),
         "tuning_env": _tuning_env(s, available),
         "long_lines": {
@@ -590,7 +705,7 @@ def _result(s: _State) -> dict:
         },
         "encoding": s.encoding,
         "lines_read": s.matched,
-        "communicators": len([x for x in s.comms.values() if x.ranks]),
+        "communicators": [_communicator(s, x) for x in comms] if len(comms) > 1 else [],
     }
 
 
@@ -598,40 +713,54 @@ def _state(on: bool | None, absent: bool) -> str:
     return "absent" if absent else {True: "on", False: "off", None: "unknown"}[on]
 
 
-def _nvls_summary(s: _State, counts: tuple | None, absent: bool) -> dict:
-    """NVLS: on or off as the NVLS lines say; absent (so off) in a release before NVLS (2.17),
-    on the version line's evidence, whatever the GPUs."""
+def _nvls_summary(s: _State, counts_line: tuple | None, absent: bool) -> dict:
+    """NVLS: on or off as the NVLS lines say, else off where the channel-count line says
+    "0 nvls channels" (NCCL builds none without NVLS support); absent (so off) in a release
+    before NVLS (2.17), on the version line's evidence, whatever the GPUs."""
+    channels = counts_line[2][2] if counts_line else None
     if absent:
         on, ev = False, _evidence(s.version_line)
+    elif s.nvls[True] or s.nvls[False]:
+        on = bool(s.nvls[True])
+        ev = (s.nvls[True] or s.nvls[False])[0][1]
+    elif channels == 0:
+        on, ev = False, counts_line[1]
     else:
-        on = bool(s.nvls[True]) if (s.nvls[True] or s.nvls[False]) else None
-        ev = (s.nvls[True] or s.nvls[False] or [(0, None)])[0][1]
-    return {
-        "supported": on,
-        "channels": counts[2] if counts else None,
-        "evidence": ev,
-        "state": _state(on, absent),
-    }
+        on, ev = None, None
+    return {"supported": on, "channels": channels, "evidence": ev, "state": _state(on, absent)}
 
 
-def _collnet(s: _State, counts: tuple | None, absent: bool) -> dict:
-    """CollNet: usable where a CollNet plugin loaded (SHARP) and channels were built; off where
-    the plugin is missing or no CollNet channel was built (2.22 counts channels it will not use);
-    absent in a release before CollNet (2.6)."""
-    channels = counts[1] if counts else None
+def _collnet(s: _State, counts_line: tuple | None, absent: bool) -> dict:
+    """CollNet: on only where something enables it: NCCL_COLLNET_ENABLE=1 echoed (with no
+    missing plugin), or, in 2.20 alone, a non-zero collnet channel count with the plugin loaded.
+    Off where the echo says another value, the plugin is missing, "0 collnet channels" is
+    printed, or (from 2.12, which echoes the variable whenever it is set) a plugin loaded but
+    the variable is never echoed: CollNet's default is off. From 2.21 the count line prints the
+    coll channels for CollNet too, so it never says on. Absent before CollNet (2.6)."""
+    channels = counts_line[2][1] if counts_line else None
+    v = nccl.parse_version(s.version)
+    real_count = v is not None and COLLNET_COUNT_REAL[0] <= v < COLLNET_COUNT_REAL[1]
+    env = s.collnet_env
     if absent:
         on, ev = False, _evidence(s.version_line)
-    elif s.collnet_plugin and channels != 0:
-        on, ev = True, s.collnet_plugin[1]
-    elif s.collnet_missing or channels == 0:
-        on = False
-        ev = _evidence(s.counts) if channels == 0 else s.collnet_missing[1]
+    elif s.collnet_missing and not s.collnet_plugin:  # a v9 lookup fails, then v8 loads
+        on, ev = False, s.collnet_missing[1]
+    elif env:
+        on, ev = env[2] == "1", env[1]
+    elif channels == 0:
+        on, ev = False, counts_line[1]
+    elif s.collnet_plugin and real_count:
+        on, ev = True, counts_line[1]
+    elif s.collnet_plugin and v is not None and v >= COLLNET_ECHO_SINCE:
+        on, ev = False, s.collnet_plugin[1]
     else:
         on, ev = None, None
     return {
         "supported": on,
         "plugin": s.collnet_plugin[2] if s.collnet_plugin else None,
-        "channels": channels,
+        "channels": channels,  # as printed: from 2.21 the coll channels, not CollNet's
+        "channels_are_collnet": real_count or channels == 0 if channels is not None else None,
+        "enable": env[2] if env else None,
         "evidence": ev,
         "state": _state(on, absent),
     }

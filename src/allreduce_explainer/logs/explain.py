@@ -24,7 +24,7 @@ from ..schedules.ring import steps as ring_steps
 from ..training import calculator
 from . import debug, findings, parse
 from .alphabeta import fit, measured
-from .ncclfit import nccl_fit, prediction
+from .ncclfit import EVERY, Allowed, nccl_fit, prediction
 
 # Longer logs are refused. One nccl-tests run is a few kB, so this holds hundreds of runs; the page
 # parses it in the browser, and 5 MB took 0.9 s there (bench/RESULTS.md, "Every input, first
@@ -32,6 +32,10 @@ from .ncclfit import nccl_fit, prediction
 MAX_LOG_BYTES = 1_000_000
 MAX_LOG_TEXT = f"{MAX_LOG_BYTES / 1e6:g} MB ({MAX_LOG_BYTES:,} bytes)"
 SETTINGS_TOLERANCE = 0.10
+NO_ROWS = (
+    "has no all_reduce_perf rows (lines that start with a size in bytes, under the "
+    "'#  size  count  type ...' header): pass the output of nccl-tests' all_reduce_perf"
+)
 DEFAULT_GPU = hardware.H100_SXM.name
 # Device names all_reduce_perf prints (`#  Rank ... device 0 [..] NAME`) -> the model's GPU.
 # H20 and GH200 are Hopper parts the model has no entry for: the H100 SXM stands in.
@@ -62,9 +66,29 @@ class Network:
 # ---- the whole log and one run -----------------------------------------------------------------
 
 
+class LogText(str):
+    """A log's text that knows the file it came from and the byte length it was decoded from:
+    bytes that are not UTF-8 decode to U+FFFD, three bytes each when encoded again, so the text
+    alone overstates a binary file's size (800,000 random bytes encode back to about 1.45 MB)."""
+
+    raw_bytes: int
+    source: str
+
+    def __new__(cls, text: str, raw_bytes: int, source: str = "") -> LogText:
+        out = super().__new__(cls, text)
+        out.raw_bytes, out.source = raw_bytes, source
+        return out
+
+
+def named(text: str, message: str) -> str:
+    """A refusal's message, naming the file the text came from when it knows it."""
+    return f"{text.source}: {message}" if isinstance(text, LogText) and text.source else message
+
+
 def check_size(text: str, field: str = "log", advice: str = "") -> None:
-    """Refuse a log over MAX_LOG_BYTES with a message, before any parsing."""
-    size = len(text.encode("utf-8", "replace"))
+    """Refuse a log over MAX_LOG_BYTES with a message, before any parsing: its bytes as read
+    (LogText), else the text's UTF-8 length."""
+    size = text.raw_bytes if isinstance(text, LogText) else len(text.encode("utf-8", "replace"))
     if size > MAX_LOG_BYTES:
         raise ParamError(field, f"is {size:,} bytes: at most {MAX_LOG_TEXT} is read{advice}")
 
@@ -84,12 +108,15 @@ def read_log(
     """
     net = net or Network()
     check_size(text)
+    text0 = text
     text, encoding = debug.decoded(text)  # UTF-16 (PowerShell's >): its rows as the debug reader's
     device = device_name(text)
     log = parse.parse_runs(text)
     topo = topology(text)
     if topo and topo["gpus_per_node"] and net.gpus_per_node is None:
         gpus_per_node = min(topo["gpus_per_node"], 8)
+    if not log.runs:
+        raise ParamError("log", named(text0, NO_ROWS))
     runs = []
     for i, run in enumerate(log.runs, 1):
         r = explain_run(run, gpus, gpus_per_node, net, device, topo=topo)
@@ -166,7 +193,10 @@ def read_debug(text: str, gpus: int | None = None, net: Network | None = None) -
     lines' calls, the findings and, when the log has all_reduce_perf rows, each row's algorithm
     and protocol on that topology and the calculator settings the topology gives."""
     check_size(text)
-    topo = debug.read(text)
+    try:
+        topo = debug.read(text)
+    except ParamError as e:
+        raise ParamError(e.field, named(text, e.message)) from None
     text = debug.decoded(text)[0]  # UTF-16: the rows too
     net = net or Network()
     out = {k: topo[k] for k in ("nccl_version", "ranks", "nodes", "gpus_per_node")}
@@ -186,19 +216,40 @@ def read_debug(text: str, gpus: int | None = None, net: Network | None = None) -
     out["rows"], out["run"] = [], None
     log = parse.parse_runs(text)
     per_process = log.runs[0].gpus_per_thread if log.runs else None
+    if net.nics_per_node is None and net.nic_Gbps and topo["network"]["cards"]:
+        net = Network(net.gpu, net.nic_Gbps, topo["network"]["cards"], net.gpus_per_node)
     if log.runs:
-        n = gpus or topo["ranks"]
+        # the run's own '#  Rank' lines give its GPUs: with several communicators in the log the
+        # largest is not necessarily the run's
+        n = gpus or len(log.runs[0].ranks) or topo["ranks"]
         per = min(topo["gpus_per_node"] or 8, 8)
-        if net.nics_per_node is None and net.nic_Gbps and topo["network"]["cards"]:
-            net = Network(net.gpu, net.nic_Gbps, topo["network"]["cards"], net.gpus_per_node)
         run = explain_run(log.runs[0], n, per, net, device_name(text), strict=False, topo=topo)
         out["rows"] = run["rows"]
         out["run"] = {k: run.get(k) for k in ("gpus", "servers", "gpus_per_node", "fit")}
         out["run"]["nccl_fit_busbw_GBps"] = (run.get("nccl_fit") or {}).get("busbw_GBps")
         found += findings.from_run(run, text)
+    out["communicators"] = _communicators(topo, log, net, text)
     out["calculator"] = calculator_from(topo, net, gpus, per_process)
     out["algorithm_basis"] = _algorithm_basis(topo)
     out["findings"] = found
+    return out
+
+
+def _communicators(topo: dict, log: parse.Log, net: Network, text: str) -> list[dict]:
+    """Each communicator of a log that holds several, read on its own: its ranks, servers,
+    channels (rings and trees) and the rows of the all_reduce_perf run of as many ranks (the
+    first such run; none if no run's '#  Rank' lines match). Empty for a log of one."""
+    out, used = [], set()
+    for c in topo["communicators"]:
+        k = next((i for i, r in enumerate(log.runs)
+                  if i not in used and len(r.ranks) == c["ranks"]), None)  # fmt: skip
+        rows = []
+        if k is not None:
+            used.add(k)
+            per = min(c["gpus_per_node"] or topo["gpus_per_node"] or 8, 8)
+            run = explain_run(log.runs[k], c["ranks"], per, net, device_name(text), False, topo)
+            rows = run["rows"]
+        out.append(c | {"rows": rows, "run": None if k is None else k + 1})
     return out
 
 
@@ -397,9 +448,12 @@ def _nccl_explained(
         return out
     s = basis["system"]
     label_rows(run_rows, s, per_thread, topo)
-    nf = nccl_fit(sizes, times, s, per_thread)
+    only = allowed_regimes(topo)
+    nf = nccl_fit(sizes, times, s, per_thread, only)
     if nf is None:
-        return out | ({"prediction": prediction(sizes, times, s, per_thread)} if net.gpu else {})
+        return out | (
+            {"prediction": prediction(sizes, times, s, per_thread, only)} if net.gpu else {}
+        )
     rate = line_rate(servers, per, net)
     for row in nf["rows"]:
         row["above_line_rate"] = bool(rate["GBps"] and row["measured_busbw_GBps"] > rate["GBps"])
@@ -426,8 +480,20 @@ def _nccl_explained(
     nf["calculator_settings"] = nccl_settings(nf, s, per_thread)
     out["nccl_fit"] = nf
     if net.gpu is not None:
-        out["prediction"] = prediction(sizes, times, s, per_thread)
+        out["prediction"] = prediction(sizes, times, s, per_thread, only)
     return out
+
+
+def allowed_regimes(topo: dict | None) -> Allowed:
+    """`allowed(topo)` for the fit and the prediction: every pair when the log restricts
+    nothing (so a log without debug lines is fitted as before), else only those it allows."""
+    if topo is None:
+        return EVERY
+    algos, protos = allowed(topo)
+    every_a, every_p = allowed(None)
+    return Allowed(
+        None if algos == every_a else tuple(algos), None if protos == every_p else tuple(protos)
+    )
 
 
 def label_rows(rows: list[dict], s: System, per_thread: int, topo: dict | None) -> None:

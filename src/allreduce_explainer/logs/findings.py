@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .debug import MAX_LINE, is_hopper
+from .debug import MAX_LINE, MAXCHANNELS, is_hopper
 
 NGPUS = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)")
 
@@ -92,7 +92,7 @@ def from_debug(d: dict) -> list[dict]:
                 coll["evidence"],
             )
         )
-    out += _forced(d["tuning_env"]) + _unread(d)
+    out += _forced(d["tuning_env"]) + _unread(d) + _shape(d)
     missing = [a for a in d["available"]["not_yet"] if a != "PAT"]  # PAT: no all-reduce
     if d["nccl_version"] and missing:
         out.append(
@@ -123,6 +123,59 @@ def _forced(env: dict) -> list[dict]:
             env["evidence"][0] if env["evidence"] else None,
         )
     ]
+
+
+def _shape(d: dict) -> list[dict]:
+    """Rings cut by an old release, channels past NCCL's maximum, several communicators."""
+    out = []
+    cut = d.get("rings_cut")
+    if cut:
+        ring = next(c for c in d["channels"] if c["ring_truncated"] and c["ring"])
+        version = d["nccl_version"] or "(version not printed)"
+        said = (
+            f"stop at {cut['max_ranks']} of the {cut['ranks']} ranks: their tails are missing"
+            if cut["ranks"]
+            else f"stop at exactly {cut['max_ranks']} ranks, where such a release cuts: their "
+            "tails may be missing, so the rank count is not taken from them"
+        )
+        out.append(
+            _f(
+                "rings_cut",
+                f"NCCL {version} prints at most {cut['max_ranks']} ranks of a ring, with no mark "
+                f"(src/graph/rings.cc before 2.23): {cut['channels']} ring line(s) {said}. Only "
+                "a rank's 'comm ... nRanks' line or the '#  Rank' lines give the count.",
+                f"channel {ring['channel']}: {' '.join(map(str, ring['ring']))}",
+            )
+        )
+    over = d.get("over_max_channels") or []
+    if over:
+        out.append(
+            _f(
+                "channels_over_max",
+                f"{len(over)} line(s) name a channel past NCCL's maximum of {MAXCHANNELS} "
+                "(MAXCHANNELS, src/include/device.h): no NCCL release builds that many, so "
+                "they were not read; the log was edited or is not NCCL's.",
+                over[0]["text"],
+            )
+        )
+    comms = d.get("communicators") or []
+    if len(comms) > 1:
+        each = "; ".join(
+            f"{c['ranks']} ranks, {c['coll_channels'] or len(c['channels'])} channels"
+            for c in comms
+        )
+        out.append(
+            _f(
+                "communicators",
+                f"The log holds {len(comms)} communicators ({each}): a training job prints "
+                "one block per communicator (data- and tensor-parallel groups each have their "
+                f"own). The top-level figures are the one of {d['ranks']} ranks (the largest "
+                "that printed rings or trees); each is read on its own under communicators, "
+                "not mixed.",
+                "; ".join(c["evidence"] or c["comm"] for c in comms[:3]),
+            )
+        )
+    return out
 
 
 def _unread(d: dict) -> list[dict]:
@@ -163,20 +216,32 @@ def from_run(run: dict, text: str) -> list[dict]:
         rows = {r["bytes"]: r for r in nf["rows"]}
         top = rows[above[-1]]
         algo = top["algorithm"]  # the regime the fit names at that size
-        why = (
-            "NVLS, where the NVSwitch adds the data and each GPU sends about S"
-            if algo and algo.startswith("NVLS")
-            else "the tree across two servers, where each GPU sends about S over the network"
-            if algo == "Tree"
-            else "in-network reduction or a tree, which sends about S per GPU"
-        )
-        out.append(
-            _f(
-                "busbw_above_line_rate",
+        if algo == "Ring":  # the fit names only what the log allows (explain.allowed)
+            text = (
+                f"busbw passes the cards' rate ({rate['GBps']:g} GB/s, {rate['basis']}) at "
+                f"{len(above)} sizes, and the fit names Ring there, which sends what busbw "
+                "counts, 2(n-1)/n x S per GPU: a ring cannot beat its links, so the rate or "
+                "the cards given are below what the run used (pass the card's rate as sold "
+                "and the cards per server)."
+            )
+        else:
+            why = (
+                "NVLS, where the NVSwitch adds the data and each GPU sends about S"
+                if algo and algo.startswith("NVLS")
+                else "the tree across two servers, where each GPU sends about S over the network"
+                if algo == "Tree"
+                else "in-network reduction or a tree, which sends about S per GPU"
+            )
+            text = (
                 f"busbw passes the cards' rate ({rate['GBps']:g} GB/s, {rate['basis']}) at "
                 f"{len(above)} sizes. busbw assumes a ring, which sends 2(n-1)/n x S per GPU; "
                 f"the fit names {algo} here: {why}; so busbw can exceed the link rate "
-                "without any link going faster.",
+                "without any link going faster."
+            )
+        out.append(
+            _f(
+                "busbw_above_line_rate",
+                text,
                 f"{top['bytes']} B: busbw {top['measured_busbw_GBps']:.1f} GB/s",
             )
         )

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..nccl import System, busbw_factor, choose, performance_call, tables, terms
+from ..nccl import System, busbw_factor, choose, choose_among, performance_call, tables, terms
 from ..performance import layer
 from ..performance.fitted import PARAMETERS
 
@@ -54,12 +54,44 @@ SCALE_RANGE = (0.02, 50.0)
 # ---- the regimes and their fit -----------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Allowed:
+    """The algorithms and protocols a log lets NCCL use for an all-reduce (explain.allowed:
+    its release, NVLS or CollNet off, NCCL_ALGO / NCCL_PROTO); None: every one. Every regime
+    fitted and every prediction is NCCL's among these only: a ring-only run is never named or
+    timed as a tree."""
+
+    algorithms: tuple[str, ...] | None = None
+    protocols: tuple[str, ...] | None = None
+
+    def __contains__(self, regime: tuple[str, str]) -> bool:
+        a, p = regime
+        return (self.algorithms is None or a in self.algorithms) and (
+            self.protocols is None or p in self.protocols
+        )
+
+    def choose(self, s: System, n: int, per_thread: int = 1):
+        """NCCL's pick at n bytes among the allowed pairs (choose's loop); None if none."""
+        if self.algorithms is None and self.protocols is None:
+            return choose("AllReduce", n, s, gpus_per_thread=per_thread)
+        algos = self.algorithms
+        if algos is None:
+            algos = tuple(dict.fromkeys(a for a, _ in tables(s, "AllReduce")))
+        return choose_among("AllReduce", n, s, algos, self.protocols, per_thread)
+
+
+EVERY = Allowed()
+
+
 def _lines(
-    s: System, sizes: list[int], per_thread: int = 1
+    s: System, sizes: list[int], per_thread: int = 1, allowed: Allowed = EVERY
 ) -> dict[tuple[str, str], list[tuple[float, float]]]:
-    """Per regime, per size: (latency us, transfer us) as the performance layer times them."""
+    """Per allowed regime, per size: (latency us, transfer us) as the performance layer times
+    them."""
     out = {}
     for (a, p), e in tables(s, "AllReduce").items():
+        if (a, p) not in allowed:
+            continue
         row = []
         for n in sizes:
             lat, bw = terms(s, "AllReduce", a, p, e, n)
@@ -163,16 +195,23 @@ def _fitted(lines, seg: _Seg, i: int) -> float:
 
 
 def nccl_fit(
-    sizes: list[int], times_us: list[float], system: System, gpus_per_thread: int = 1
+    sizes: list[int],
+    times_us: list[float],
+    system: System,
+    gpus_per_thread: int = 1,
+    allowed: Allowed = EVERY,
 ) -> dict | None:
-    """Fit NCCL's regimes to measured (size, time) rows; None without a row from MIN_BYTES.
-    gpus_per_thread: the log's GPUs per thread (all_reduce_perf -g), which sets a launch floor."""
+    """Fit NCCL's regimes to measured (size, time) rows; None without a row from MIN_BYTES, or
+    when the log allows no regime on this system. gpus_per_thread: the log's GPUs per thread
+    (all_reduce_perf -g), which sets a launch floor; allowed: the regimes the log allows."""
     pts = sorted((n, t) for n, t in zip(sizes, times_us, strict=True) if n > 0 and t and t > 0)
     fit_rows = [i for i, (n, _) in enumerate(pts) if n >= MIN_BYTES]
     if not fit_rows:
         return None
     ns, ts = [n for n, _ in pts], [t for _, t in pts]
-    lines = _lines(system, ns, gpus_per_thread)
+    lines = _lines(system, ns, gpus_per_thread, allowed)
+    if not lines:
+        return None
     segs = _segments(lines, fit_rows, ts)
     seg_of = {}
     for seg in segs:
@@ -202,7 +241,10 @@ def nccl_fit(
     every = [r["rel_error"] for r in rows]
     top, first = segs[-1], segs[0]
     plateau = _plateau_busbw(system, top.regime, top.inv, ns[-1], factor)
-    model = choose("AllReduce", ns[-1], system, gpus_per_thread=gpus_per_thread).busbw_GBps
+    pick = allowed.choose(system, ns[-1], gpus_per_thread)
+    if pick is None:
+        return None
+    model = pick.busbw_GBps
     return {
         "rms_rel_error": _rms(used),
         "min_bytes": MIN_BYTES,
@@ -247,14 +289,21 @@ def _regime(s: System, seg: _Seg, lines, ns, fit_rows, factor) -> dict:
 
 
 def prediction(
-    sizes: list[int], times_us: list[float], system: System, gpus_per_thread: int = 1
+    sizes: list[int],
+    times_us: list[float],
+    system: System,
+    gpus_per_thread: int = 1,
+    allowed: Allowed = EVERY,
 ) -> dict:
-    """NCCL's pick and the layer's busbw per size, beside the measurement (busbw from the
-    measured time, as nccl-tests computes it, unrounded)."""
+    """NCCL's pick among the allowed pairs and the layer's busbw per size, beside the
+    measurement (busbw from the measured time, as nccl-tests computes it, unrounded); a size
+    where the log allows no pair is left out."""
     factor = busbw_factor("AllReduce", system.gpus)
     rows = []
     for n, t in zip(sizes, times_us, strict=True):
-        c = choose("AllReduce", n, system, gpus_per_thread=gpus_per_thread)
+        c = allowed.choose(system, n, gpus_per_thread)
+        if c is None:
+            continue
         b = n / (t * 1e3) * factor
         rows.append(
             {

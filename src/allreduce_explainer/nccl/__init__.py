@@ -29,6 +29,8 @@ from .model import (
     sweep,
 )
 from .releases import DEFAULT, RELEASES, VERSIONS, nearest, release
+from .releases import help_text as release_help
+from .releases import status as release_status
 from .topology import GPU_SPECS, NIC_GBPS, System, graphs, tree_pattern
 from .tuning import (
     COLLECTIVES,
@@ -39,7 +41,7 @@ from .tuning import (
     tables,
     terms,
 )
-from .versions import ALGORITHM_INDEX, PROTOCOL_INDEX, available
+from .versions import ALGORITHM_INDEX, PROTOCOL_INDEX, available, parse_version
 
 NCCL_VERSION = DEFAULT.version
 NCCL_COMMIT = DEFAULT.commit
@@ -79,10 +81,13 @@ __all__ = [
     "graphs",
     "log2i",
     "nearest",
+    "parse_version",
     "performance_call",
     "predict",
     "release",
     "size_breakpoints",
+    "release_help",
+    "release_status",
     "sweep",
     "tables",
     "terms",

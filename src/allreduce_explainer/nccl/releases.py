@@ -6,9 +6,16 @@ changed is how the refactored model (src/tuning/{ring,tree,collnet,tuning}.cc, c
 "Refactor NCCL tuning and algorithm selection") reads the graphs and picks; each such branch is
 one field of a `Release`, with the lines of both releases.
 
-The newest is 2.31.0a7: NVIDIA/nccl has no 2.31 release tag yet (the newest tag is v2.30.7-1);
+The newest ported is 2.31.0a7: NVIDIA/nccl has no 2.31 release tag (the newest tag is v2.30.7-1);
 its `dev` branch is at 2.31.0a7 (makefiles/version.mk: NCCL_MINOR 31, NCCL_PATCH 0, NCCL_SUFFIX
 a7), a pre-release, ported as such. Lines below are of the commit of each record.
+
+NCCL has released more than is ported: PUBLISHED lists every release the project knows of, where
+its source is and when it was read, and `status()` says so in one sentence, which the README, the
+site's quick reference and `--nccl-version`'s help print (tests/core/nccl/test_releases.py holds
+the README to it). NVIDIA/nccl was last fetched on FETCHED: its newest tag is v2.30.7-1 and `dev`
+is still at 2.31.0a7, so 2.31.2, 2.32.3 and 2.32.6, known from their release notes only, are not
+ported.
 """
 
 from __future__ import annotations
@@ -91,3 +98,75 @@ def nearest(printed: str | None) -> Release:
     read as one older than every port: a published run is a release's, and 2.31.0a7 is not one."""
     v = parse_version(printed) or (0, 0, 0)
     return next((r for r in RELEASES if r.key <= v), RELEASES[-1])
+
+
+# ---- every release known, ported or not ----------------------------------------------------------
+
+FETCHED = "2026-12-07"  # the last fetch of NVIDIA/nccl: its tags and its dev branch read
+NEWEST_TAG = "v2.30.7-1"
+
+
+@dataclass(frozen=True)
+class Published:
+    """One NCCL release: when NVIDIA published it, where its source is (None: not reachable), the
+    day that source was read, and what it brought, as its release notes say."""
+
+    version: str
+    published: str
+    source: str | None
+    read: str | None
+    notes: str
+
+    @property
+    def ported(self) -> bool:
+        return self.version in VERSIONS
+
+
+PUBLISHED = (  # newest first
+    Published("2.32.6", "November 2026", None, None, "a pipeline-based cost model for Ring, Tree, "
+              "NVLS and NVLSTree; the tuner plugin interface v7"),
+    Published("2.32.3", "September 2026", None, None, "PAT between servers with NVLS inside them, "
+              "for all-gather and reduce-scatter"),
+    Published("2.31.2", "August 2026", None, None, "per-collective algorithm selection "
+              "(ncclCollConfig_t)"),
+    Published("2.31.0a7", "June 2026 (pre-release)", "branch dev, commit db761c8", "2026-12-03",
+              "the refactored tuning (src/tuning/), ported as V2_31_0A7"),
+    Published("2.30.7", "June 2026", f"tag {NEWEST_TAG}", "2026-11-30",
+              "ported as V2_30_7, the default"),
+)  # fmt: skip
+
+
+def _names(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _ported(p: Published) -> str:
+    kind = "the pre-release " if "a" in p.version.split(".")[-1] else ""
+    default = "; the default" if p.version == DEFAULT.version else ""
+    return f"{kind}{p.version} ({p.source}, read {p.read}{default})"
+
+
+def status() -> str:
+    """Which NCCL releases exist and which are ported, with the day each source was read: one
+    sentence, the only place this is said (README, quick reference, --nccl-version's help)."""
+    oldest_first = PUBLISHED[::-1]
+    ported = [_ported(p) for p in oldest_first if p.ported]
+    out = f"Ported from NCCL's source: {_names(ported)}."
+    missing = [f"{p.version} ({p.published})" for p in oldest_first if not p.ported]
+    if missing:
+        out += (
+            f" Released since, but not ported: {_names(missing)}, known from their release "
+            f"notes only: NVIDIA/nccl as fetched on {FETCHED} holds none of their source (its "
+            f"newest tag is {NEWEST_TAG}, its dev branch at {NEWEST.version})."
+        )
+    return out
+
+
+def help_text() -> str:
+    """`--nccl-version`'s help: the choices, and what exists beyond them."""
+    missing = [p.version for p in PUBLISHED[::-1] if not p.ported]
+    return (
+        f"the NCCL release whose tuning model picks: {DEFAULT.version} (tag {NEWEST_TAG}) or "
+        f"{NEWEST.version} (the dev branch's pre-release); {_names(missing)} are released but "
+        f"their source was not reachable on {FETCHED}, so they are not ported"
+    )

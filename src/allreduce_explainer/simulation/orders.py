@@ -303,6 +303,14 @@ def rank_order(nranks: int) -> tuple[int, ...]:
     return tuple(range(nranks))
 
 
+def from_rank_zero(ring: Sequence[int]) -> list[int]:
+    """A ring as NCCL indexes it: a rank's ring index is its distance from rank 0 along the ring
+    (ring->index, src/init.cc:797-802 in v2.30.7-1), and NCCL prints every ring from rank 0
+    (src/graph/rings.cc:40-48), so the same cycle written from another start is the same ring."""
+    at = list(ring).index(0)
+    return [*ring[at:], *ring[:at]]
+
+
 def ring(
     inputs: list[list],
     dtype: DType,
@@ -313,11 +321,11 @@ def ring(
     """Every GPU's buffer after NCCL's ring, message by message: the reduce-scatter's partial
     sums round the channel's ring, then the all-gather's copies; and the rank that starts each
     element's chunk. `rings[c]` is channel c's ring (ranks in ring order, as NCCL_DEBUG=INFO's
-    "Channel c/..." lines print them; channels past the list reuse it cyclically); rank order
-    by default. The inputs sit at `offset` elements into the plan's buffer (a gradient inside a
-    bucket)."""
+    "Channel c/..." lines print them, from any start: from_rank_zero; channels past the list
+    reuse it cyclically); rank order by default. The inputs sit at `offset` elements into the
+    plan's buffer (a gradient inside a bucket)."""
     n, length = len(inputs), len(inputs[0])
-    rings = rings or [rank_order(n)]
+    rings = [from_rank_zero(r) for r in rings] if rings else [rank_order(n)]
     add = dtype.adder()
     buffers = [list(row) for row in inputs]
     first = []
@@ -345,28 +353,49 @@ def tree(
     offset: int = 0,
     gpus_per_node: int = 1,
     pattern: str = "TREE",
+    chains: Sequence[Sequence[int]] | None = None,
 ) -> dict:
     """Every GPU's buffer after NCCL's double binary tree: each GPU's partial sum (its own
     value, then each child's, in tree.down's order), then the broadcast's copies from the
     root down; and which tree each element took (channels [k, 2k) the second, k =
-    `tree_channels`, the search's channel count before connect.cc:460 doubles it)."""
+    `tree_channels`, the search's channel count before connect.cc:460 doubles it).
+
+    `chains[c]`: on one server, channel c's chain as a log's Trees lines link it, from its head
+    down (channels past the list reuse it cyclically); rank order by default. Inside a server
+    NCCL chains the GPUs in its tree search's order for the channel (treeIntra: up the GPU
+    before, down[0] the GPU after, src/graph/connect.cc:53-62), which is not always rank order."""
     n, length = len(inputs), len(inputs[0])
-    downs, roots = tree_children(n, gpus_per_node, pattern), tree_roots(n, gpus_per_node)
-    walks = [_preorder(downs[t], roots[t]) for t in (0, 1)]
+    if chains:
+        links = [_chain(c) for c in chains]
+    else:
+        downs, roots = tree_children(n, gpus_per_node, pattern), tree_roots(n, gpus_per_node)
+        links = [(downs[t], roots[t]) for t in (0, 1)]
+    walks = [_preorder(down, root) for down, root in links]
     add = dtype.adder()
     buffers = [list(row) for row in inputs]
     which = []
     k = max(1, tree_channels)
     for j in range(length):
-        t = (part_of(offset + j, plan.parts).channel // k) % 2
+        channel = part_of(offset + j, plan.parts).channel
+        t = (channel // k) % 2
         which.append(t)
-        for v in reversed(walks[t]):  # up: children before their parent
-            for c in downs[t][v]:
+        pick = channel % len(links) if chains else t
+        down, walk = links[pick][0], walks[pick]
+        for v in reversed(walk):  # up: children before their parent
+            for c in down[v]:
                 buffers[v][j] = add(buffers[v][j], buffers[c][j])
-        for v in walks[t]:  # down: the broadcast copies the parent's result
-            for c in downs[t][v]:
+        for v in walk:  # down: the broadcast copies the parent's result
+            for c in down[v]:
                 buffers[c][j] = buffers[v][j]
     return {"buffers": buffers, "tree": which}
+
+
+def _chain(chain: Sequence[int]) -> tuple[list[list[int]], int]:
+    """(tree.down of every rank, the head) of one server's chain, head first."""
+    down: list[list[int]] = [[] for _ in chain]
+    for up, child in zip(chain, chain[1:]):
+        down[up].append(child)
+    return down, chain[0]
 
 
 def _preorder(down: list[list[int]], root: int) -> list[int]:

@@ -241,3 +241,44 @@ def test_a_logs_printed_version_picks_the_model_of_its_rows(printed, model):
 def _pick(n: int, s: System) -> tuple[str, str]:
     c = choose("AllReduce", n, s)
     return c.algorithm, c.protocol
+
+
+# ---- the releases that exist, and which are ported (issue 47, item 4) ---------------------------
+
+
+def _words(text: str) -> str:
+    return " ".join(text.replace("**", "").split())
+
+
+def test_the_readme_says_what_releases_py_says():
+    """One place: the README's paragraph on NCCL's releases is releases.status(), word for word,
+    and nothing calls a release "the newest tagged release" any more (2.31.2 to 2.32.6 exist)."""
+    from allreduce_explainer.nccl import releases
+
+    readme = (helpers.ROOT / "README.md").read_text(encoding="utf-8")
+    assert _words(releases.status()) in _words(readme)
+    assert "newest tagged release" not in readme
+
+
+def test_every_known_release_is_ported_or_said_not_to_be():
+    from allreduce_explainer.nccl import releases
+
+    known = {p.version: p for p in releases.PUBLISHED}
+    assert {v for v, p in known.items() if p.ported} == set(nccl.VERSIONS)
+    for p in known.values():
+        # a ported release names its source and the day it was read; an unported one has none
+        assert bool(p.source and p.read) is p.ported
+        assert p.version in releases.status()
+    text = releases.status()
+    for v in ("2.31.2", "2.32.3", "2.32.6"):
+        assert v in text and v in releases.help_text() and v not in nccl.VERSIONS
+    assert releases.FETCHED in text and releases.FETCHED in releases.help_text()
+    assert f"newest tag is {releases.NEWEST_TAG}" in text
+
+
+def test_the_flag_and_the_quick_reference_say_it_too():
+    from allreduce_explainer import facts
+    from allreduce_explainer.nccl import releases
+
+    assert api.NCCL_RELEASE.label == releases.help_text()
+    assert str(facts.quick_reference()["qr_nccl_releases"]) == releases.status()

@@ -192,7 +192,9 @@ def test_ranks_agree_is_a_check_that_can_fail():
 @given(cases(max_gpus=8, max_length=48), st.data())
 def test_a_ring_per_channel(case, data):
     """A ring order per channel (NCCL_DEBUG=INFO's "Channel c/..: r0 r1 ..." lines): chunk c of
-    channel ch starts at ring position c + 1 of that channel's ring."""
+    channel ch starts at ring position c + 1 of that channel's ring, a position being the
+    distance from rank 0 along it (ring->index, src/init.cc:797-802 in v2.30.7-1), whatever
+    rank the list starts at."""
     name, inputs = case
     dt, n, length = dtypes.FLOATS[name], len(inputs), len(inputs[0])
     rings = [data.draw(st.permutations(range(n))) for _ in range(2)]
@@ -206,7 +208,8 @@ def test_a_ring_per_channel(case, data):
     for ch, (at, count) in enumerate(halves):
         for j, order in enumerate(small_ring_order(n, count, dt.itemsize)):
             col = [row[at + j] for row in inputs]
-            ring_ = rings[ch]
+            zero = rings[ch].index(0)
+            ring_ = rings[ch][zero:] + rings[ch][:zero]
             want = np_fold([col[ring_[p]] for p in order], name)
             assert got["first"][at + j] == ring_[order[0]]
             for buffer in got["buffers"]:

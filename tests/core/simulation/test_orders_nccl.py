@@ -307,7 +307,9 @@ def test_trees_across_servers_match_connect_cc(gpus, gpu):
 def test_a_debug_logs_rings_apply_per_channel():
     """Rings from a log ("Channel 00/24 : 0 2 1 3", ...), one per channel: channel c's element
     whose chunk starts at ring position s is added by rings[c mod len][s], [s + 1], ...; a log
-    listing the search's channels only repeats them, as connect.cc:448-456 duplicates them."""
+    listing the search's channels only repeats them, as connect.cc:448-456 duplicates them. A
+    ring position is the distance from rank 0 along the ring (init.cc:797-802), so a ring
+    written from another GPU is read from rank 0."""
     gpus, name = 4, "bf16"
     dt = dtypes.FLOATS[name]
     count = MIB // dt.itemsize
@@ -322,7 +324,8 @@ def test_a_debug_logs_rings_apply_per_channel():
         values = orders.draw("wide", gpus, width, dt, edge)
         r = api.orders(gpus=gpus, dtype=name, values=values, bytes=MIB, offset=at, rings=text)
         for j in range(width):
-            ring = rings[channel[at + j] % len(rings)]
+            listed = rings[channel[at + j] % len(rings)]
+            ring = listed[listed.index(0) :] + listed[: listed.index(0)]
             order = [ring[(start[at + j] + k) % gpus] for k in range(gpus)]
             assert r["ring_first"][j] == order[0]
             want = np_ring([row[j] for row in values], order, name)
@@ -348,3 +351,73 @@ def test_the_one_server_tree_is_the_chain_a_published_log_prints():
             assert int(up) == int(rank) - 1
             seen += 1
     assert seen == 32
+
+
+def test_a_ring_written_from_any_gpu_sums_as_the_same_ring():
+    """NCCL prints every ring from rank 0 (src/graph/rings.cc:40-48) and indexes a rank by its
+    distance from rank 0 (src/init.cc:797-802): the same cycle from another start is the same
+    ring, so every rotation of every channel's ring gives the same bits and the same first GPU
+    (the review's 48 cases gave 4,584 of 12,288 elements wrong before)."""
+    gpus, name = 4, "bf16"
+    rings = [[0, 2, 1, 3], [0, 3, 1, 2]]
+    values = orders.draw("wide", gpus, 64, dtypes.FLOATS[name], 7)
+    answers = set()
+    for a in range(gpus):
+        for b in range(gpus):
+            turned = [rings[0][a:] + rings[0][:a], rings[1][b:] + rings[1][:b]]
+            text = ";".join(",".join(map(str, r)) for r in turned)
+            r = api.orders(gpus=gpus, dtype=name, values=values, bytes=MIB, rings=text)
+            answers.add((tuple(r["methods"]["ring"]["result"]), tuple(r["ring_first"])))
+    assert len(answers) == 1
+
+
+# NVIDIA/nccl#671 ("Understand the tree topology", https://github.com/NVIDIA/nccl/issues/671), the
+# log in sjeaugey's comment of 2022-04-15: rank 0 of one server of 4 GPUs, NCCL 2.12
+ISSUE_671_RANK0 = (
+    "como:60725:60748 [0] NCCL INFO Trees [0] 3/-1/-1->0->-1 [1] -1/-1/-1->0->3 "
+    "[2] 3/-1/-1->0->-1 [3] -1/-1/-1->0->3 [4] 3/-1/-1->0->-1 [5] -1/-1/-1->0->3 "
+    "[6] 3/-1/-1->0->-1 [7] -1/-1/-1->0->3"
+)
+
+
+def test_a_published_one_server_chain_is_not_rank_order():
+    """Page 3's sentence: inside one server NCCL chains the GPUs in its tree search's order for
+    the channel, not always rank order. In #671's log GPU 0 heads channel 0's chain with GPU 3
+    after it, and ends channel 1's under GPU 3; rank order would put GPU 1 after GPU 0 and GPU
+    0 at the head of every channel."""
+    places = re.findall(r"\[(\d+)\] (-?\d+)/(-?\d+)/(-?\d+)->0->(-?\d+)", ISSUE_671_RANK0)
+    by_channel = {int(c): (int(d0), int(up)) for c, d0, _, _, up in places}
+    assert by_channel[0] == (3, -1) and by_channel[1] == (-1, 3)
+    rank_order = orders.tree_children(4, 4, "TREE")[0]
+    assert rank_order[0] == [1] != [by_channel[0][0]]
+
+
+def test_chains_from_a_log_set_each_channels_tree_sum():
+    """--chains: channel c's chain, head first, as the Trees lines link it (#671's channel 0
+    starts 0 -> 3, channel 1 ends 3 -> 0). Each element is summed up its channel's chain, each
+    GPU its own value then its child's partial sum (all_reduce.h:86-118); the oracle is numpy's
+    on the same chain, and the default is rank order's."""
+    gpus, name = 4, "bf16"
+    dt = dtypes.FLOATS[name]
+    chains = [[0, 3, 2, 1], [1, 2, 3, 0]]
+    system = api._order_system(gpus, api.DEFAULT_GPU)
+    best = api._order_plans(system, MIB, dt)
+    parts = best["tree"].parts
+    text = ";".join(",".join(map(str, c)) for c in chains)
+    width = 32
+    count = MIB // dt.itemsize
+    for at in (0, count // 3, count - width):
+        values = orders.draw("wide", gpus, width, dt, at)
+        r = api.orders(gpus=gpus, dtype=name, values=values, bytes=MIB, offset=at, chains=text)
+        plain = api.orders(gpus=gpus, dtype=name, values=values, bytes=MIB, offset=at)
+        for j in range(width):
+            ch = orders.part_of(at + j, parts).channel
+            chain = chains[ch % len(chains)]
+            down = {v: [] for v in range(gpus)} | {u: [c] for u, c in zip(chain, chain[1:])}
+            want = np_tree([row[j] for row in values], down, chain[0], name)
+            assert r["methods"]["tree"]["result"][j] == float(want)
+            line = {v: [v + 1] if v + 1 < gpus else [] for v in range(gpus)}
+            assert plain["methods"]["tree"]["result"][j] == float(
+                np_tree([row[j] for row in values], line, 0, name)
+            )
+        assert r["methods"]["tree"]["ranks_agree"]
