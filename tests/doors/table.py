@@ -185,6 +185,8 @@ def cell(column: str, row: int = 0, unit: str = "", figure: str = ""):
 
     def text(state: dict) -> str:
         table = state["figures"][figure]["table"] if figure else state["table"]
+        if not -len(table["rows"]) <= row < len(table["rows"]):
+            return ""  # no such row shown: no figure
         return f"{table['rows'][row][table['columns'].index(column)]} {unit}"
 
     return text
