@@ -16,6 +16,7 @@ import readme_examples as ex
 import allreduce_explainer
 from allreduce_explainer import api
 from allreduce_explainer.cli import COMMANDS, main
+from allreduce_explainer.cli.views import table
 
 EXPONENT = re.compile(r"\b\d+(\.\d+)?e[+-]?\d+\b", re.I)
 # a Python dict, list, None or bool as repr prints them; "[N items]"; not "[collnet_off]" or a
@@ -177,3 +178,8 @@ def test_a_closed_pipe_ends_quietly_with_status_0(json_flag):
     p.stdout.close()  # before the interpreter has started: its writes meet a closed pipe
     err = p.stderr.read().decode()
     assert p.wait(timeout=120) == 0 and err == ""
+
+
+def test_a_table_without_rows_is_its_header():
+    """A table of no rows prints its header at the header's widths (it raised ValueError)."""
+    assert table(["size\n(B)", "busbw\n(GB/s)"], []) == ["size   busbw", " (B)  (GB/s)"]

@@ -80,9 +80,8 @@ def table(head: Sequence[str], rows: Iterable[Sequence[str]], align: str = "", s
     heads = [h.split("\n") for h in head]
     depth = max(len(h) for h in heads)
     heads = [[""] * (depth - len(h)) + h for h in heads]  # units line up on the last line
-    widths = [max(len(x) for x in [*h, *col]) for h, col in zip(heads, zip(*rows), strict=True)]
-    if not rows:
-        widths = [max(map(len, h)) for h in heads]
+    cols = list(zip(*rows)) if rows else [()] * len(heads)  # no rows: the header's widths
+    widths = [max(len(x) for x in [*h, *col]) for h, col in zip(heads, cols, strict=True)]
     sides = (align + ">" * len(head))[: len(head)]
 
     def line(cells) -> str:
