@@ -145,9 +145,11 @@ def resolve(rev: str) -> str:
 def report(runs: list[Run], argv: str, loads: tuple[float, float], warm: bool) -> str:
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     caches = (
-        "the machine's pip and npm caches (warm: no downloads counted)"
+        "the machine's pip and npm caches (warm)"
         if warm
-        else "empty pip and npm caches, as on a new machine (downloads counted)"
+        else "empty pip and npm caches, as on a new machine: every package is fetched from the "
+        "indexes pip and npm are configured with (here partly a local mirror, so a new user's "
+        "network adds most to the row that fetches most)"
     )
     lines = [
         "# A fresh clone's `make serve`, before and after",
@@ -159,19 +161,22 @@ def report(runs: list[Run], argv: str, loads: tuple[float, float], warm: bool) -
         "answer (set-up: until make starts the build; the rest is the site's build, the same "
         "code in both), then the environment it left.",
         "",
-        "| | commit | first answer s | of which set-up s | .venv MB | distributions in .venv "
+        "| | commit | first answer s | set-up s | build s | .venv MB | distributions in .venv "
         "| node_modules MB |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in runs:
         lines.append(
             f"| {r.label} | {r.commit} | {r.answer_s:.0f} | {r.setup_s:.0f} | "
+            f"{r.answer_s - r.setup_s:.0f} | "
             f"{r.venv_bytes / MB:.0f} | {r.distributions} | {r.node_bytes / MB:.0f} |"
         )
     lines += [
         "",
         "Distributions count every `*.dist-info` in site-packages: the lock's packages, pip and "
-        "setuptools of the venv, and the project's own editable install.",
+        "setuptools of the venv, and the project's own editable install. node_modules holds "
+        "the build's tool cache too (`node_modules/.cache`). The build's seconds depend on how "
+        "busy the shared cores were; the set-up's and the sizes are this change's.",
     ]
     return "\n".join(lines) + "\n"
 
