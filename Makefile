@@ -1,13 +1,18 @@
 # The README's commands. Each target does every set-up step it needs, and does it only once.
+# Set-up comes in two layers: what building and serving the site needs (requirements-build.lock,
+# npm's dependencies: Pyodide and Plotly.js), then, on top of it and without reinstalling it, what
+# the tests, notebooks, benchmarks and packaging need (requirements-dev.lock, npm's devDependencies).
 PY := .venv/bin/python
 PORT ?= 8000
+PIP_COMPILE := /tmp/pip-tools-venv/bin/pip-compile --quiet --generate-hashes --strip-extras \
+  --no-emit-index-url --no-emit-find-links
 
-.PHONY: serve build test test-fast screenshots lint bench setup chromium java clean lock placeholders dist
+.PHONY: serve build test test-fast screenshots bench setup setup-build chromium java clean lock placeholders dist
 
-serve: setup  ## build the site and serve it on http://127.0.0.1:$(PORT)/
+serve: setup-build  ## build the site and serve it on http://127.0.0.1:$(PORT)/
 	$(PY) build.py --serve --port $(PORT)
 
-build: setup
+build: setup-build
 	$(PY) build.py
 
 test: java setup chromium  ## every test: core, CLI, Pyodide in Node, the site in Chromium; then lint
@@ -30,21 +35,34 @@ dist: setup  ## the wheel and the sdist -> dist/, checked (-I: the root's build.
 	$(PY) -I -m build --no-isolation --outdir dist .
 	.venv/bin/twine check --strict dist/*
 
-setup: .venv/.installed node_modules/.installed
+setup-build: .venv/.build-installed node_modules/.build-installed  ## what `make serve` needs
+setup: .venv/.installed node_modules/.installed  ## all of it
 
-.venv/.installed: pyproject.toml requirements-dev.lock
+# the build's own packages, and the package itself (editable: build.py imports it)
+.venv/.build-installed: pyproject.toml requirements-build.lock
 	test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.lock
+	$(PY) -m pip install --quiet --require-hashes -r requirements-build.lock
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
 
-lock:  ## re-pin the whole Python dependency tree, with hashes, after editing pyproject.toml
-	python3 -m venv /tmp/pip-tools-venv && /tmp/pip-tools-venv/bin/pip install --quiet pip-tools==7.6.2
-	/tmp/pip-tools-venv/bin/pip-compile --quiet --generate-hashes --extra dev --strip-extras \
-	  --no-emit-index-url --no-emit-find-links -o requirements-dev.lock pyproject.toml
+# the rest of the full lock: pip keeps what the build layer installed at the same pins
+.venv/.installed: .venv/.build-installed requirements-dev.lock
+	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.lock
+	touch $@
 
-node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+lock:  ## re-pin both locks, with hashes, after editing pyproject.toml (the build's pins are the full lock's)
+	python3 -m venv /tmp/pip-tools-venv && /tmp/pip-tools-venv/bin/pip install --quiet pip-tools==7.6.2
+	$(PIP_COMPILE) --extra build --extra dev -o requirements-dev.lock pyproject.toml
+	$(PIP_COMPILE) --extra build -c requirements-dev.lock -o requirements-build.lock pyproject.toml
+
+# npm ci empties node_modules, so only the first layer runs it; the second adds the
+# devDependencies at package-lock.json's versions and writes no file of ours
+node_modules/.build-installed: package.json package-lock.json
+	npm ci --omit=dev --no-audit --no-fund --loglevel=error
+	touch $@
+
+node_modules/.installed: node_modules/.build-installed
+	npm install --no-save --no-audit --no-fund --loglevel=error
 	touch $@
 
 chromium:  ## Debian's Chromium: Playwright cannot download its own browser here
