@@ -161,18 +161,22 @@ INTER = ("inter_latency", "inter_bw")  # the link parameters between servers
 
 
 def _refuse_unused(p: dict, s: dict[str, Param], topo: Topology, names=INTER) -> None:
+    _refuse_between_servers(p, s, names, topo.gpus, topo.nodes, topo.gpus_per_node)
+
+
+def _refuse_between_servers(p: dict, s: dict, names, gpus: int, servers: int, per: int) -> None:
     """Refuses a link parameter set away from its default that this call cannot apply, naming
     it, rather than ignore it: with every GPU in one server no message crosses the network, so
     a latency or a rate between servers changes nothing (notebook 05 passed a 5 µs latency with
     no servers given, and printed the opposite of page 5's lesson)."""
-    if topo.nodes > 1:
+    if servers > 1:
         return
     for name in names:
         if p[name] != s[name].default:
             raise ParamError(
                 name,
-                f"applies between servers, and all {topo.gpus} GPUs are in one server "
-                f"(GPUs per server {'unset' if p['gpus_per_node'] is None else topo.gpus_per_node}"
+                f"applies between servers, and all {gpus} GPUs are in one server "
+                f"(GPUs per server {'unset' if p['gpus_per_node'] is None else per}"
                 "): give the GPUs per server (1: every GPU its own server) to use it",
             )
 
@@ -660,13 +664,17 @@ CALC = spec(
 def calc(p: dict) -> dict:
     """The calculator: all-reduce time, bandwidths, lower bound, compute and shares of a step.
 
-    The keywords are CALC's; give a model or a parameter count.
+    The keywords are CALC's; give a model or a parameter count. A latency between servers
+    with every GPU in one server is refused, as it would change nothing.
     """
     if p["model"] is None and p["params"] is None:
         raise ParamError("model", "give a model name or a parameter count")
     if p["model"] is not None and p["params"] is not None:
         raise ParamError("params", "give a model name or a parameter count, not both")
     out = calculator.calculate(**p).figures
+    _refuse_between_servers(
+        p, CALC, ("inter_latency_us",), out["gpus"], out["servers"], out["gpus_per_node"]
+    )
     return {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
 
 

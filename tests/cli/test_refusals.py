@@ -41,6 +41,10 @@ CALC = [
     (["--params", "7e9", "--gpus", "8", "--gpu", "v100"], "--gpu"),
     (["--params", "7e9", "--gpus", "8", "--mfu", "2"], "--mfu"),
     (["--params", "7e9", "--gpus", "8", "--nic-gbps", "0"], "--nic-gbps"),
+    (
+        ["--params", "7e9", "--gpus", "8", "--inter-latency", "5"],
+        '"flag": "--inter-latency", "message": "applies between servers, and all 8 GPUs are in one',
+    ),
     (["--params", "1", "--gpus", "8"], "--params"),
     (["--model", "gpt2", "--params", "7e9", "--gpus", "8"], "--params"),
 ]

@@ -101,8 +101,10 @@ def calc_argv(p: dict) -> list[str]:
         *flag("--tokens-per-gpu", repr(float(p["tokens_per_gpu"]))),
         *flag("--mfu", repr(float(p["mfu"]))),
         *flag("--intra-latency", repr(float(p["intra_latency_us"]))),
-        *flag("--inter-latency", repr(float(p["inter_latency_us"]))),
-    ]
+        # one server has no network: calc refuses a latency between servers it cannot apply
+        *(flag("--inter-latency", repr(float(p["inter_latency_us"])))
+          if p["gpus"] > p["gpus_per_node"] else []),
+    ]  # fmt: skip
 
 
 def _nccl_estimate(j: dict) -> float | None:
