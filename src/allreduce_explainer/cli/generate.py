@@ -88,7 +88,12 @@ def _help(p: Param, required: bool = False) -> str:
     notes += [" ".join(filter(None, (p.range_text(), unit)))] if p.range_text() or unit else []
     if not required and all(p.default is not v for v in (None, REQUIRED, False, "")):
         notes.append(f"default {_text(p.default)}")
-    text = p.label + (f" ({'; '.join(notes)})" if notes else "")
+    if not notes:
+        text = p.label
+    elif p.label.endswith(")"):  # one parenthesis, not two: "(default: min(N, 8); 1 to 64)"
+        text = f"{p.label[:-1]}; {'; '.join(notes)})"
+    else:
+        text = f"{p.label} ({'; '.join(notes)})"
     return text.replace("%", "%%")
 
 
