@@ -56,15 +56,24 @@ GPUS_PER_NODE = Param(
 )  # fmt: skip
 
 
+# The network card on the command line: one flag, --nic-gbps, in Gb/s as cards are sold, on
+# every command; the library's inter_bw (simulate, estimate, ddp) is GB/s, the model's unit.
+NIC_LABEL = (
+    f"network card per GPU, on the wire; {hardware.NIC_400G_Gbps:g} Gb/s = "
+    f"{hardware.NIC_400G['GBps']:g} GB/s"
+)
+NIC_GONE = ("--inter-bw", "give the card's rate in Gb/s with --nic-gbps (8 × GB/s)")
+
+
 def _links(intra_latency: float = 0.0, inter_latency: float = 0.0) -> tuple[Param, ...]:
-    """The teaching model's two links: rates in GB/s per direction, latencies per message."""
+    """The teaching model's two links: rates in GB/s per direction, latencies per message; the
+    card's flag takes Gb/s, as NIC_GBPS's does."""
     return (
         Param("intra_bw", H100_NVLINK_GBps, "float",
               "link rate inside a server, per direction; the default is the H100 SXM's NVLink 4",
               POSITIVE, unit="GB/s", metavar="GBPS"),
-        Param("inter_bw", NIC_400G_GBps, "float",
-              "network card per GPU, per direction; the default is a 400 Gb/s card",
-              POSITIVE, unit="GB/s", metavar="GBPS"),
+        Param("inter_bw", NIC_400G_GBps, "float", NIC_LABEL, POSITIVE, unit="GB/s",
+              flag="--nic-gbps", metavar="R", flag_unit=("Gb/s", 8), gone=NIC_GONE),
         Param("intra_latency", intra_latency, "float",
               f"latency per message inside a server; NCCL {NCCL_VERSION}'s Simple ring charges "
               f"{NCCL_NVLINK_HOP_US:g} per NVLink hop", 0, unit="µs", metavar="US"),
@@ -152,18 +161,22 @@ INTER = ("inter_latency", "inter_bw")  # the link parameters between servers
 
 
 def _refuse_unused(p: dict, s: dict[str, Param], topo: Topology, names=INTER) -> None:
+    _refuse_between_servers(p, s, names, topo.gpus, topo.nodes, topo.gpus_per_node)
+
+
+def _refuse_between_servers(p: dict, s: dict, names, gpus: int, servers: int, per: int) -> None:
     """Refuses a link parameter set away from its default that this call cannot apply, naming
     it, rather than ignore it: with every GPU in one server no message crosses the network, so
     a latency or a rate between servers changes nothing (notebook 05 passed a 5 µs latency with
     no servers given, and printed the opposite of page 5's lesson)."""
-    if topo.nodes > 1:
+    if servers > 1:
         return
     for name in names:
         if p[name] != s[name].default:
             raise ParamError(
                 name,
-                f"applies between servers, and all {topo.gpus} GPUs are in one server "
-                f"(GPUs per server {'unset' if p['gpus_per_node'] is None else topo.gpus_per_node}"
+                f"applies between servers, and all {gpus} GPUs are in one server "
+                f"(GPUs per server {'unset' if p['gpus_per_node'] is None else per}"
                 "): give the GPUs per server (1: every GPU its own server) to use it",
             )
 
@@ -310,9 +323,9 @@ def ddp(p: dict) -> dict:
     """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep).
 
     timing "nccl" (the default) times each bucket's all-reduce by the fitted time of NCCL's
-    choice for `gpu`, with one network card of inter_bw GB/s per GPU; "lock-step" by the
-    whiteboard model of pages 3-6, with the links' rates and latencies. peak_tflops defaults
-    to the GPU's dense BF16 peak.
+    choice for `gpu`, with one network card of inter_bw GB/s per GPU (the CLI's --nic-gbps takes
+    8 × that, in Gb/s); "lock-step" by the whiteboard model of pages 3-6, with the links' rates
+    and latencies. peak_tflops defaults to the GPU's dense BF16 peak.
     The sweep varies the cap and keeps the run's first bucket: first_bucket_mb when given, else
     1 MiB when the cap is unset (PyTorch's default), else the cap (PyTorch 2.4 and later). Its
     best cap is the least exposed time over every cap (ddp.optimum), not a point of the sweep.
@@ -398,7 +411,7 @@ def _ddp_system(gpu: str, topo: Topology) -> nccl.System:
     if not lo <= nic_Gbps <= hi:
         raise ParamError(
             "inter_bw",
-            f"must be {lo / 8:g}-{hi / 8:g} GB/s (a {lo:g}-{hi:g} Gb/s card) for NCCL's choice",
+            f"must be a {lo:g}-{hi:g} Gb/s card ({lo / 8:g}-{hi / 8:g} GB/s) for NCCL's choice",
         )
     g = topo.gpus_per_node
     return nccl.System(gpu, topo.gpus, g, g, nic_Gbps)
@@ -427,10 +440,8 @@ CLUSTER_GPUS_PER_NODE = Param(
     1, calculator.MAX_GPUS_PER_NODE, optional=True, metavar="G",
 )  # fmt: skip
 NIC_GBPS = Param(
-    "nic_Gbps", hardware.NIC_400G_Gbps, "float",
-    f"network card per GPU, on the wire; {hardware.NIC_400G_Gbps:g} Gb/s = "
-    f"{hardware.NIC_400G['GBps']:g} GB/s", POSITIVE, 1e6, unit="Gb/s", flag="--nic-gbps",
-    metavar="R",
+    "nic_Gbps", hardware.NIC_400G_Gbps, "float", NIC_LABEL, POSITIVE, 1e6, unit="Gb/s",
+    flag="--nic-gbps", metavar="R", gone=NIC_GONE,
 )  # fmt: skip
 NCCL_RELEASE = Param(
     "nccl_version", nccl.NCCL_VERSION, "choice",
@@ -561,7 +572,7 @@ NCCL_SWEEP = spec(
     Param("gpu", DEFAULT_GPU, "name", f"one of {NCCL_GPUS} (any case, or a prefix: h100)",
           metavar="NAME"),
     Param("nic_Gbps", hardware.NIC_400G_Gbps, "float", "network card rate, as sold",
-          POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", flag="--nic-gbps", metavar="R"),
+          POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", flag="--nic-gbps", metavar="R", gone=NIC_GONE),
     Param("nics_per_node", None, "int", "cards per server (default: one per GPU)", 1, 64,
           optional=True, metavar="K"),
     Param("in_network_reduction", False, "bool",
@@ -653,13 +664,17 @@ CALC = spec(
 def calc(p: dict) -> dict:
     """The calculator: all-reduce time, bandwidths, lower bound, compute and shares of a step.
 
-    The keywords are CALC's; give a model or a parameter count.
+    The keywords are CALC's; give a model or a parameter count. A latency between servers
+    with every GPU in one server is refused, as it would change nothing.
     """
     if p["model"] is None and p["params"] is None:
         raise ParamError("model", "give a model name or a parameter count")
     if p["model"] is not None and p["params"] is not None:
         raise ParamError("params", "give a model name or a parameter count, not both")
     out = calculator.calculate(**p).figures
+    _refuse_between_servers(
+        p, CALC, ("inter_latency_us",), out["gpus"], out["servers"], out["gpus_per_node"]
+    )
     return {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
 
 
@@ -680,7 +695,7 @@ NCCL_TESTS = spec(
           optional=True, metavar="NAME"),
     Param("nic_Gbps", None, "float", "network card rate, as sold: the multi-server line rate; "
           "400 if not given, assumed", POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", optional=True,
-          flag="--nic-gbps", metavar="R"),
+          flag="--nic-gbps", metavar="R", gone=NIC_GONE),
     Param("nics_per_node", None, "int", "network cards per server (default: one per GPU)", 1, 64,
           optional=True, metavar="K"),
 )  # fmt: skip
@@ -709,7 +724,8 @@ NCCL_DEBUG = spec(
           "names)", optional=True, metavar="NAME"),
     Param("nic_Gbps", None, "float", "the rate of one network device NCCL uses, as sold (a log "
           "does not print it): the line rate busbw is held against", POSITIVE,
-          NCCL_NIC_GBPS[1], unit="Gb/s", optional=True, flag="--nic-gbps", metavar="R"),
+          NCCL_NIC_GBPS[1], unit="Gb/s", optional=True, flag="--nic-gbps", metavar="R",
+          gone=NIC_GONE),
 )  # fmt: skip
 
 

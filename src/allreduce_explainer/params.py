@@ -61,6 +61,11 @@ class Param:
     more: tuple[str, tuple] | None = None
     flag: str = ""  # the CLI's flag, if not "--" + name with "-" for "_"; no dash: positional
     metavar: str = ""  # the CLI's placeholder for the value in --help
+    # the flag's unit where it is not the library's: (unit, k), the flag's value is k × the
+    # keyword's (the card: Gb/s as sold on the command line, GB/s as the model computes)
+    flag_unit: tuple[str, float] | None = None
+    # a flag this parameter had, refused with how to give it now: (old flag, the sentence)
+    gone: tuple[str, str] | None = None
     # the api function's Param a widget's narrows (narrowed): its name is the api's keyword
     narrows: Param | None = field(default=None, compare=False, repr=False)
 
@@ -87,6 +92,41 @@ class Param:
     def cli_flag(self) -> str:
         """The CLI's flag that sets this parameter (a ParamError on it names this)."""
         return self.flag or "--" + self.name.replace("_", "-")
+
+    def on_flag(self) -> Param:
+        """This parameter as its CLI flag takes it: default, range and unit in the flag's unit."""
+        if self.flag_unit is None:
+            return self
+        unit, k = self.flag_unit
+
+        def scaled(x):  # POSITIVE stays "greater than 0"
+            number = isinstance(x, (int, float)) and not isinstance(x, bool)
+            return x * k if number and x != POSITIVE else x
+
+        return replace(
+            self, default=scaled(self.default), lo=scaled(self.lo), hi=scaled(self.hi),
+            unit=unit, flag_unit=None,
+        )  # fmt: skip
+
+    def from_flag(self, value):
+        """The flag's value in the library's unit."""
+        if self.flag_unit is None or value is None:
+            return value
+        return value / self.flag_unit[1]
+
+    def range_text(self) -> str:
+        """The values a number may take, as --help prints them: "1 to 4,096", "above 0",
+        "0 or more"; "" for a parameter without bounds or not a number."""
+        if self.kind not in ("int", "float") or (self.lo is None and self.hi is None):
+            return ""
+        hi = f"at most {_limit(self.hi)}" if self.hi is not None else ""
+        if self.lo is None:
+            return hi
+        if self.lo == POSITIVE:
+            return "above 0" + (f", {hi}" if hi else "")
+        if hi:
+            return f"{_text(self.lo)} to {_limit(self.hi)}"
+        return "0 or more" if self.lo == 0 else f"at least {_text(self.lo)}"
 
     def values(self) -> tuple:
         return tuple(v for v, _ in self.choices)
@@ -139,6 +179,15 @@ def _text(x: float) -> str:
     return f"{x:g}"
 
 
+def _limit(x: float) -> str:
+    """An upper limit as --help prints it: a power of two past ten digits as 2^63, not as
+    9.22337e+18."""
+    n = int(x) if float(x).is_integer() else 0
+    if n >= 1e10 and n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return _text(x)
+
+
 def narrowed(base: Param, name: str = "", **changes) -> Param:
     """A widget's parameter made from an api function's, so the two cannot drift apart: the
     same kind and unit, the api's default unless `changes` states one, a range inside the api's
@@ -146,7 +195,10 @@ def narrowed(base: Param, name: str = "", **changes) -> Param:
     the page's menu); the widget gives its own label (and nudge, menu texts).
     `name` is the widget's URL name where it differs from the api's keyword (a public
     contract); `api_args` maps it back, so the renaming is written here, once."""
-    p = replace(base, name=name or base.name, flag="", metavar="", narrows=base, **changes)
+    p = replace(
+        base, name=name or base.name, flag="", metavar="", flag_unit=None, gone=None,
+        narrows=base, **changes,
+    )  # fmt: skip
     wrong = narrowing_errors(p)
     if wrong:
         raise ValueError(f"{p.name} narrows {base.name}: {'; '.join(wrong)}")

@@ -183,3 +183,69 @@ def test_a_closed_pipe_ends_quietly_with_status_0(json_flag):
 def test_a_table_without_rows_is_its_header():
     """A table of no rows prints its header at the header's widths (it raised ValueError)."""
     assert table(["size\n(B)", "busbw\n(GB/s)"], []) == ["size   busbw", " (B)  (GB/s)"]
+
+
+NUM = r"\d[\d,.^e+]*\d|\d"  # 4,096 0.38 1e+13 2^63
+RANGE = re.compile(rf"(above 0|0 or more|at least ({NUM})|at most ({NUM})|({NUM}) to ({NUM}))")
+
+
+def _read(number: str) -> float:
+    """A limit as the help writes it: 4,096, 0.38, 1e+13, 2^63."""
+    base, _, power = number.replace(",", "").partition("^")
+    return float(base) ** int(power) if power else float(base)
+
+
+def _option_help(out: str, flag: str) -> str:
+    """One option's help in a rendered --help, its lines joined: from "  --flag" to the next
+    option (a word torn at a hyphen rejoined)."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith(flag + " "))
+    end = next((i for i in range(start + 1, len(lines)) if re.match(r"\s*-", lines[i])), len(lines))
+    text = " ".join(line.strip() for line in lines[start:end])
+    return text.replace("- ", "-")
+
+
+NUMBER_FLAGS = [
+    (c, p)
+    for c in COMMANDS
+    for p in c.flags()
+    if p.kind in ("int", "float") and p.cli_flag.startswith("-") and p.label
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "param"), NUMBER_FLAGS, ids=lambda x: getattr(x, "name", getattr(x, "cli_flag", ""))
+)
+def test_every_number_flag_shows_its_range_in_its_unit(command, param, capsys, monkeypatch):
+    """--help shows each number's range as its Param states it (issue 46, item 2), in the flag's
+    unit: the library's lo and hi, times the flag's factor where the flag takes another unit
+    (the card: Gb/s on the command line, GB/s in the library), within 80 columns."""
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main([*command.name.split(), "--help"])
+    out = capsys.readouterr().out
+    assert max(map(len, out.splitlines())) <= 80
+    text = _option_help(out, param.cli_flag)
+    base = command.spec[param.name]
+    unit, k = base.flag_unit or (base.unit, 1)
+    lo = None if base.lo is None else base.lo if base.lo <= 1e-300 else base.lo * k
+    hi = None if base.hi is None else base.hi * k
+    if lo is None and hi is None:
+        assert not RANGE.search(text.rsplit("(", 1)[-1]), text
+        return
+    found = RANGE.findall(text)
+    assert found, text
+    whole, at_least, at_most, a, b = found[-1]
+    if whole == "above 0":
+        assert 0 < lo <= 1e-300 and hi is None, text
+    elif whole == "0 or more":
+        assert lo == 0 and hi is None, text
+    elif at_least:
+        assert _read(at_least) == lo and hi is None, text
+    elif at_most:  # "above 0, at most H"
+        assert "above 0, at most" in text and 0 < lo <= 1e-300, text
+        assert _read(at_most) == pytest.approx(hi, rel=1e-12), text
+    else:
+        assert (_read(a), _read(b)) == pytest.approx((lo, hi), rel=1e-12), text
+    if unit and unit not in base.label:
+        assert re.search(rf"{re.escape(whole)}\S* {re.escape(unit)}", text), text

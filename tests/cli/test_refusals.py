@@ -4,8 +4,12 @@ command: its bad flags and what the refusal must say."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from allreduce_explainer import api
+from allreduce_explainer.cli import COMMANDS, main
 from helpers import refusal
 
 BUCKETS_AND_DDP = [
@@ -27,7 +31,7 @@ BUCKETS_AND_DDP = [
      "unrecognized arguments: --intra-latency"),
     (["cost", "ring", "--gpus", "64", "--bytes", "1e3", "--inter-latency", "5"],
      "argument --inter-latency: applies between servers, and all 64 GPUs are in one server"),
-    (["cost", "tree", "--gpus", "8", "--bytes", "1e3", "--inter-bw", "10"], "argument --inter-bw"),
+    (["cost", "tree", "--gpus", "8", "--bytes", "1e3", "--nic-gbps", "80"], "argument --nic-gbps"),
     (["simulate", "ring", "--inter-latency", "5"], "argument --inter-latency"),
 ]  # fmt: skip
 
@@ -37,6 +41,10 @@ CALC = [
     (["--params", "7e9", "--gpus", "8", "--gpu", "v100"], "--gpu"),
     (["--params", "7e9", "--gpus", "8", "--mfu", "2"], "--mfu"),
     (["--params", "7e9", "--gpus", "8", "--nic-gbps", "0"], "--nic-gbps"),
+    (
+        ["--params", "7e9", "--gpus", "8", "--inter-latency", "5"],
+        '"flag": "--inter-latency", "message": "applies between servers, and all 8 GPUs are in one',
+    ),
     (["--params", "1", "--gpus", "8"], "--params"),
     (["--model", "gpt2", "--params", "7e9", "--gpus", "8"], "--params"),
 ]
@@ -131,3 +139,58 @@ def test_a_binary_file_under_the_limit_is_not_called_too_large(capsys, tmp_path)
     log.write_bytes(bytes(range(128, 256)) * 6250)
     err = refusal(capsys, ["nccl-debug", str(log)])
     assert "has no NCCL_DEBUG=INFO lines" in err and "bytes" not in err
+
+
+GONE = "--inter-bw is gone: give the card's rate in Gb/s with --nic-gbps (8 × GB/s)"
+CARD_COMMANDS = [c for c in COMMANDS if any(p.cli_flag == "--nic-gbps" for p in c.flags())]
+
+
+def test_every_command_with_a_network_card_takes_it_as_nic_gbps_in_gbit():
+    """One flag and one unit for the card (issue 46, item 2): each command that offers it, the
+    three whose library keyword is inter_bw in GB/s among them, calls it --nic-gbps, in Gb/s."""
+    names = {c.name for c in CARD_COMMANDS}
+    assert {"simulate", "cost", "ddp", "calc", "shard", "nccl", "nccl-tests", "nccl-debug"} <= names
+    for c in CARD_COMMANDS:
+        (card,) = [p for p in c.flags() if p.cli_flag == "--nic-gbps"]
+        assert card.unit == "Gb/s", c.name
+        assert not [p for p in c.flags() if p.cli_flag == "--inter-bw"], c.name
+
+
+@pytest.mark.parametrize("command", CARD_COMMANDS, ids=lambda c: c.name)
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_the_old_card_flag_is_refused_naming_the_new_one(command, json_flag, capsys):
+    """--inter-bw (GB/s) is gone from every command: exit 2 and how to give the card now, even
+    where the rest of the line would be refused too."""
+    err = refusal(capsys, [*command.name.split(), "--inter-bw", "50", *json_flag])
+    if json_flag:
+        e = json.loads(err)["error"]
+        assert e["flag"] == "--inter-bw" and f"--inter-bw {e['message']}" == GONE
+    else:
+        assert err == f"allreduce-explainer: error: {GONE}\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "inter_bw"),
+    [
+        (["cost", "ring", "--gpus", "16", "--gpus-per-node", "8", "--bytes", "1e9"], 50.0),
+        (["cost", "ring", "--gpus", "16", "--gpus-per-node", "8", "--bytes", "1e9",
+          "--nic-gbps", "800"], 100.0),
+        (["cost", "ring", "--gpus", "16", "--gpus-per-node", "8", "--bytes", "1e9",
+          "--nic-gbps", "1"], 0.125),
+    ],
+)  # fmt: skip
+def test_the_card_in_gbit_is_the_librarys_inter_bw_in_gbyte(argv, inter_bw, capsys):
+    """--nic-gbps R runs the library with inter_bw = R / 8 GB/s: the CLI's --json is the
+    library's answer for that keyword."""
+    assert main([*argv, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    args = dict(zip(argv[2::2], argv[3::2]))
+    want = api.estimate(
+        "ring", int(args["--gpus"]), float(args["--bytes"]), int(args["--gpus-per-node"]),
+        inter_bw=inter_bw,
+    )  # fmt: skip
+    assert got == json.loads(json.dumps(want))
+    n = int(args["--gpus"])  # the ring across servers: 2(n-1) steps of S/n over the card
+    assert got["time_s"] == pytest.approx(
+        2 * (n - 1) * float(args["--bytes"]) / n / (inter_bw * 1e9)
+    )

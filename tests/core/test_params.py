@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from allreduce_explainer import api
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.params import REQUIRED, Param, spec, takes, validated
+from allreduce_explainer.params import REQUIRED, Param, narrowed, spec, takes, validated
 
 LOG = (Path(__file__).parents[1] / "data" / "allreduce_current.txt").read_text()
 
@@ -160,3 +160,22 @@ def test_a_menus_more_choices_are_its_last_ones():
     for bad in (("a",), ("c", "b"), ()):
         with pytest.raises(ValueError, match="last choices"):
             Param("x", "a", "choice", "X", choices=choices, more=("more", bad))
+
+
+def test_a_flag_in_another_unit_scales_its_default_and_range_and_back():
+    """The card: GB/s in the library (inter_bw), Gb/s on its flag (issue 46, item 2): the flag's
+    Param has the default and limits times 8 (but lo "above 0" stays above 0), and its value
+    comes back divided by 8; a widget narrowing it keeps the library's unit and no flag."""
+    gone = ("--inter-bw", "use --nic-gbps")
+    p = Param("inter_bw", 50.0, "float", "card", api.POSITIVE, 100.0, unit="GB/s",
+              flag="--nic-gbps", flag_unit=("Gb/s", 8), gone=gone)  # fmt: skip
+    f = p.on_flag()
+    want = (400.0, api.POSITIVE, 800.0, "Gb/s", "--nic-gbps", gone)
+    assert (f.default, f.lo, f.hi, f.unit, f.cli_flag, f.gone) == want
+    assert p.from_flag(800.0) == 100.0 and p.from_flag(None) is None
+    assert f.range_text() == "above 0, at most 800"
+    assert Param("x", 1, "int", "x", 1, 2).range_text() == "1 to 2"
+    card = api.ESTIMATE["inter_bw"]
+    assert (card.cli_flag, card.flag_unit, card.unit) == ("--nic-gbps", ("Gb/s", 8), "GB/s")
+    w = narrowed(card, label="Network card (GB/s)", lo=0.5)
+    assert (w.flag_unit, w.gone, w.unit, w.cli_flag) == (None, None, "GB/s", "--inter-bw")

@@ -101,8 +101,10 @@ def calc_argv(p: dict) -> list[str]:
         *flag("--tokens-per-gpu", repr(float(p["tokens_per_gpu"]))),
         *flag("--mfu", repr(float(p["mfu"]))),
         *flag("--intra-latency", repr(float(p["intra_latency_us"]))),
-        *flag("--inter-latency", repr(float(p["inter_latency_us"]))),
-    ]
+        # one server has no network: calc refuses a latency between servers it cannot apply
+        *(flag("--inter-latency", repr(float(p["inter_latency_us"])))
+          if p["gpus"] > p["gpus_per_node"] else []),
+    ]  # fmt: skip
 
 
 def _nccl_estimate(j: dict) -> float | None:
@@ -175,7 +177,7 @@ def ddp_argv(p: dict) -> list[str]:
         *flag("--batch", p["batch"]),
         *flag("--mfu", repr(float(p["mfu"]))),
         *flag("--grad-bytes", {"fp32": 4, "bf16": 2}[p["grad_dtype"]]),
-        *flag("--inter-bw", repr(float(p["inter_bw"]))),
+        *flag("--nic-gbps", repr(float(p["inter_bw"]) * 8)),
     ]
 
 
@@ -357,7 +359,7 @@ def whiteboard_argv(p: dict, algorithm: str, nbytes: int) -> list[str]:
         *flag("--gpus-per-node", 1),
         *flag("--bytes", nbytes),
         *flag("--inter-latency", repr(float(p["latency_us"]))),
-        *flag("--inter-bw", repr(float(p["bandwidth_gbps"]))),
+        *flag("--nic-gbps", repr(float(p["bandwidth_gbps"]) * 8)),
     ]
 
 
@@ -442,7 +444,7 @@ def servers_argv(p: dict) -> dict[str, list[str]]:
         *flag("--intra-latency", repr(float(p["intra_latency"]))),
     ]
     if p["servers"] > 1:  # one server has no network: `cost` refuses its rate and latency
-        common += [*flag("--inter-bw", repr(float(p["inter_bw"]))),
+        common += [*flag("--nic-gbps", repr(float(p["inter_bw"]) * 8)),
                    *flag("--inter-latency", repr(float(p["inter_latency"])))]  # fmt: skip
     # NCCL's choice: H100 SXM servers, one card of the page's rate per GPU (its note says so)
     nccl = [

@@ -80,13 +80,20 @@ def _type(p: Param):
 
 
 def _help(p: Param, required: bool = False) -> str:
-    """The label, then the unit (unless the label says it) and the default: "GPUs (default 4)";
-    a long choice's values too, which the usage line names only by its metavar."""
+    """The label, then the range, the unit (unless the label says it) and the default:
+    "GPUs (1 to 4,096; default 4)"; a long choice's values too, which the usage line names only
+    by its metavar."""
     notes = [f"one of {', '.join(map(str, p.values()))}"] if _long(p) else []
-    notes += [p.unit] if p.unit not in p.label else []
+    unit = p.unit if p.unit not in p.label else ""
+    notes += [" ".join(filter(None, (p.range_text(), unit)))] if p.range_text() or unit else []
     if not required and all(p.default is not v for v in (None, REQUIRED, False, "")):
         notes.append(f"default {_text(p.default)}")
-    text = p.label + (f" ({'; '.join(notes)})" if notes else "")
+    if not notes:
+        text = p.label
+    elif p.label.endswith(")"):  # one parenthesis, not two: "(default: min(N, 8); 1 to 64)"
+        text = f"{p.label[:-1]}; {'; '.join(notes)})"
+    else:
+        text = f"{p.label} ({'; '.join(notes)})"
     return text.replace("%", "%%")
 
 
@@ -105,8 +112,19 @@ def _text(value) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
+class _Gone(argparse.Action):
+    """A flag a Param no longer has: refused, saying how to give the value now."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        old, how = self.const
+        raise Refused(old, f"is gone: {how}", line=f"{old} is gone: {how}")
+
+
 def _add(parser, p: Param, required: bool = False, grouped: bool = False) -> None:
     """One flag (or positional argument) from its Param; the value lands under the Param's name."""
+    if p.gone:  # hidden from --help; given, it is refused before any value is read
+        parser.add_argument(p.gone[0], action=_Gone, const=p.gone, nargs="?",
+                            dest=argparse.SUPPRESS, help=argparse.SUPPRESS)  # fmt: skip
     kw: dict = {"help": _help(p, required or grouped)}
     if p.kind == "bool":  # a switch: off unless given
         assert p.default is False, p.name
@@ -169,5 +187,6 @@ def command_of(a: argparse.Namespace) -> Command:
 
 
 def given(a: argparse.Namespace, c: Command) -> dict:
-    """The function's arguments: the namespace's value of each of the command's flags."""
-    return {p.name: getattr(a, p.name) for p in c.flags()}
+    """The function's arguments: the namespace's value of each of the command's flags, in the
+    library's unit."""
+    return {p.name: c.spec.get(p.name, p).from_flag(getattr(a, p.name)) for p in c.flags()}

@@ -41,13 +41,13 @@ class Command:
 
     def flags(self) -> list[Param]:
         """The command line's parameters in the spec's order: each labelled Param but `skip`,
-        a file's flag in place of the value it reads."""
+        in its flag's unit, a file's flag in place of the value it reads."""
         out = []
         for p in self.spec.values():
             if p.name in self.files:
                 out.append(self.files[p.name][0])
             elif p.label and p.name not in self.skip:
-                out.append(p)
+                out.append(p.on_flag())
         return out
 
     def flag_of(self, name: str) -> str:
