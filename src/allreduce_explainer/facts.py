@@ -146,7 +146,7 @@ def quick_reference() -> dict[str, object]:
         "qr_example_ddp": f"{fmt.sig(ddp / hardware.GIB, 3)} GiB",
         "qr_cluster": f"{n} H100s, {per} to a server, one {card * 8:g} Gb/s card per GPU",
         "qr_nccl_version": nccl.NCCL_VERSION,
-        "qr_nccl_releases": nccl.release_status(),
+        "qr_nccl_releases": nccl.release_brief(),
         "qr_nccl_picks": "; ".join(f"{a} {q} from {fmt.nbytes(lo)}" for lo, _, a, q in runs),
         **{f"qr_busbw_{key}": c.factor_text for key, c in COLLECTIVES.items()},
     }

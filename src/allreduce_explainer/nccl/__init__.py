@@ -29,6 +29,7 @@ from .model import (
     sweep,
 )
 from .releases import DEFAULT, RELEASES, VERSIONS, nearest, release
+from .releases import brief as release_brief
 from .releases import help_text as release_help
 from .releases import status as release_status
 from .topology import GPU_SPECS, NIC_GBPS, System, graphs, tree_pattern
@@ -86,6 +87,7 @@ __all__ = [
     "predict",
     "release",
     "size_breakpoints",
+    "release_brief",
     "release_help",
     "release_status",
     "sweep",

@@ -162,6 +162,15 @@ def status() -> str:
     return out
 
 
+def brief() -> str:
+    """status() in one short clause, for the one-page quick reference: the releases that exist
+    beyond the ported ones, and the day their source was looked for."""
+    missing = [p.version for p in PUBLISHED[::-1] if not p.ported]
+    if not missing:
+        return ""
+    return f"NCCL {_names(missing)} are released but not ported (no source on {FETCHED})."
+
+
 def help_text() -> str:
     """`--nccl-version`'s help: the choices, and what exists beyond them."""
     missing = [p.version for p in PUBLISHED[::-1] if not p.ported]
