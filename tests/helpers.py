@@ -16,6 +16,8 @@ import pytest
 
 from allreduce_explainer.cli import main as cli_main
 from allreduce_explainer.errors import ParamError
+from allreduce_explainer.exercises.kinds.common import CHOICE
+from allreduce_explainer.exercises.units import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -51,6 +53,17 @@ def field_of(call, *args, **kwargs) -> str:
     with pytest.raises(ParamError) as e:
         call(*args, **kwargs)
     return e.value.field
+
+
+def typed(p, value) -> str:
+    """`value` (base units) as a student types it into problem `p`'s box: the word, the integer,
+    or 6 figures in `p`'s unit."""
+    if p.dimension == CHOICE:
+        return value
+    if p.tolerance == 0:
+        return str(int(value))
+    scale = parse(f"1 {p.unit}").base(None) if p.unit else 1.0
+    return f"{value / scale:.6g} {p.unit}".strip()
 
 
 def refusal(capsys, argv: list[str]) -> str:

@@ -38,10 +38,11 @@ print(json.dumps(got))
 """
 
 
-@pytest.mark.parametrize("blocked", ["anywidget", "jinja2"])
-def test_without_the_extra_show_names_the_extra_to_install(blocked):
+def _probed(blocked: str, probe: str = PROBE) -> dict:
+    """What `probe` prints (the two ways' errors) in a fresh Python that sees only this
+    checkout's src, with BLOCKED = `blocked`."""
     r = subprocess.run(
-        [sys.executable, "-c", f"BLOCKED = {blocked!r}\n{PROBE}"],
+        [sys.executable, "-c", f"BLOCKED = {blocked!r}\n{probe}"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -49,7 +50,12 @@ def test_without_the_extra_show_names_the_extra_to_install(blocked):
         env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
     )
     assert r.returncode == 0, r.stderr
-    got = json.loads(r.stdout)
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("blocked", ["anywidget", "jinja2"])
+def test_without_the_extra_show_names_the_extra_to_install(blocked):
+    got = _probed(blocked)
     assert set(got) == {"from_import", "attribute"}, got
     for kind, message in got.values():
         assert kind == "ModuleNotFoundError", message
@@ -60,19 +66,6 @@ def test_without_the_extra_show_names_the_extra_to_install(blocked):
 def test_an_unrelated_missing_module_is_not_blamed_on_the_extra():
     """Only the extra's modules get the extra's message: a missing module of anything else
     (here the core's own `bridge`) keeps its own error."""
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "BLOCKED = 'allreduce_explainer.bridge'\n"
-            + PROBE.replace('name.partition(".")[0] == BLOCKED', "name == BLOCKED"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
-    )
-    assert r.returncode == 0, r.stderr
-    for _kind, message in json.loads(r.stdout).values():
+    probe = PROBE.replace('name.partition(".")[0] == BLOCKED', "name == BLOCKED")
+    for _kind, message in _probed("allreduce_explainer.bridge", probe).values():
         assert "notebook` extra" not in message and "bridge" in message, message

@@ -18,7 +18,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from test_jupyterlab import WAIT_MS, run_all, write_notebook
+from test_jupyterlab import WAIT_MS, gpus_change_redraws, run_all, write_notebook
 
 from helpers import ROOT
 from nbservers import jupyterlab, marimo
@@ -126,15 +126,7 @@ def _drawn(page) -> None:
     stepper.locator("text=Step 1 of 3").wait_for()
     chart = page.locator('.ae-notebook [data-widget^="latency-"]')
     chart.locator(".main-svg").first.wait_for(timeout=WAIT_MS)
-    before = chart.locator("[data-readout]").first.text_content()
-    box = chart.locator('input[data-param="gpus"]')
-    box.fill("512")
-    box.dispatch_event("change")
-    page.wait_for_function(
-        "([el, t]) => el.textContent !== t",
-        arg=[chart.locator("[data-readout]").first.element_handle(), before],
-        timeout=WAIT_MS,
-    )
+    gpus_change_redraws(page, chart, chart, "512")
     assert chart.locator('[data-error-for="gpus"]').text_content() == ""
 
 

@@ -85,26 +85,27 @@ def test_stepper_renders_steps_and_recomputes_in_the_kernel(lab):
     assert stepper.locator("tbody tr", has_text="GPU 5").count() >= 1
 
 
+def gpus_change_redraws(page, typed_in, redrawn, gpus: str) -> None:
+    """`gpus` typed into the GPUs box of widget `typed_in` (a change event, as a user's Enter);
+    returns once widget `redrawn`'s first readout differs from before: the kernel answered."""
+    readout = redrawn.locator("[data-readout]").first
+    before = readout.text_content()
+    box = typed_in.locator('input[data-param="gpus"]')
+    box.fill(gpus)
+    box.dispatch_event("change")
+    page.wait_for_function(
+        "([el, t]) => el.textContent !== t",
+        arg=[readout.element_handle(), before],
+        timeout=WAIT_MS,
+    )
+
+
 def test_chart_renders_and_a_change_reaches_the_kernel(lab):
     chart = lab.locator('.ae-notebook [data-widget^="latency-"]')
     chart.locator(".main-svg").first.wait_for(timeout=WAIT_MS)  # Plotly, from the wheel's copy
-    before = chart.locator("[data-readout]").first.text_content()
-    box = chart.locator('input[data-param="gpus"]')
-    box.fill("512")
-    box.dispatch_event("change")
-    lab.wait_for_function(
-        "([el, t]) => el.textContent !== t",
-        arg=[chart.locator("[data-readout]").first.element_handle(), before],
-        timeout=WAIT_MS,
-    )
+    gpus_change_redraws(lab, chart, chart, "512")
     # the kernel's trait holds the browser's change: a cell prints it
-    lab.evaluate(
-        "jupyterapp.commands.execute('notebook:insert-cell-below')"
-        ".then(() => jupyterapp.commands.execute('notebook:replace-selection',"
-        " {text: 'print(\"gpus:\", c.gpus)'}))"
-        ".then(() => jupyterapp.commands.execute('notebook:run-cell'))"
-    )
-    lab.locator("text=gpus: 512").wait_for(timeout=WAIT_MS)
+    _kernel_prints(lab, 'print("gpus:", c.gpus)', "gpus: 512")
 
 
 def test_a_bad_value_is_named_next_to_its_box(lab):
@@ -175,23 +176,11 @@ def test_jslink_moves_a_linked_widget_whose_kernel_recomputes_it(lab):
     a = lab.locator('.ae-notebook [data-widget^="sends-"]')
     b = lab.locator('.ae-notebook [data-widget^="steps-"]')
     b.locator("[data-readout]").first.wait_for(timeout=WAIT_MS)
-    before = b.locator("[data-readout]").first.text_content()
-    box = a.locator('input[data-param="gpus"]')
-    box.fill("256")
-    box.dispatch_event("change")
-    lab.wait_for_function(
-        "([el, t]) => el.textContent !== t",
-        arg=[b.locator("[data-readout]").first.element_handle(), before],
-        timeout=WAIT_MS,
-    )
+    gpus_change_redraws(lab, a, b, "256")
     assert b.locator('input[data-param="gpus"]').input_value() == "256"
-    lab.evaluate(
-        "jupyterapp.commands.execute('notebook:insert-cell-below')"
-        ".then(() => jupyterapp.commands.execute('notebook:replace-selection',"
-        ' {text: \'print("linked:", a.gpus, b.gpus, b.state["params"]["gpus"])\'}))'
-        ".then(() => jupyterapp.commands.execute('notebook:run-cell'))"
+    _kernel_prints(
+        lab, 'print("linked:", a.gpus, b.gpus, b.state["params"]["gpus"])', "linked: 256 256 256"
     )
-    lab.locator("text=linked: 256 256 256").wait_for(timeout=WAIT_MS)
 
 
 # the site's widget controller (AE.Widget) of the widget whose element is `el`

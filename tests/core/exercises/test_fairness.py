@@ -14,8 +14,8 @@ import pytest
 
 from allreduce_explainer.exercises import KINDS, feedback, problem
 from allreduce_explainer.exercises.kinds.common import CHOICE, article
-from allreduce_explainer.exercises.units import parse
 from allreduce_explainer.widgets.cluster import facts
+from helpers import typed
 
 SEEDS = range(300)
 # The cell kinds ask what a GPU holds after step k; once the sum has reached the cell, the
@@ -29,16 +29,6 @@ SPLIT = {"ddp": "111", "zero1": "11n", "zero2": "1nn", "zero3": "nnn", "hsdp": "
 @cache
 def drawn(kind, seed):
     return problem(kind, seed)
-
-
-def typed(p, value) -> str:
-    """`value` (base units) as a student types it: the word, the integer, or 6 figures."""
-    if p.dimension == CHOICE:
-        return value
-    if p.tolerance == 0:
-        return str(int(value))
-    scale = parse(f"1 {p.unit}").base(None) if p.unit else 1.0
-    return f"{value / scale:.6g} {p.unit}".strip()
 
 
 def same(p, a, b) -> bool:

@@ -9,7 +9,7 @@ import pytest
 
 from allreduce_explainer.exercises import KINDS, feedback, problem
 from allreduce_explainer.exercises.kinds.common import CHOICE, VECTOR
-from allreduce_explainer.exercises.units import parse
+from helpers import typed
 
 SEEDS = range(300)
 MIN_DISTINCT = 50
@@ -55,16 +55,6 @@ def test_the_chunk_a_gpu_owns_is_never_its_own_number():
     for seed in SEEDS:
         g = drawn("rs_owner", seed).given
         assert drawn("rs_owner", seed).answer == g["order"].index(g["gpu"]) != g["gpu"]
-
-
-def typed(p, value) -> str:
-    """`value` (base units) as a student types it: the word, the integer, or 6 figures."""
-    if p.dimension == CHOICE:
-        return value
-    if p.tolerance == 0:
-        return str(int(value))
-    scale = parse(f"1 {p.unit}").base(None) if p.unit else 1.0
-    return f"{value / scale:.6g} {p.unit}".strip()
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

@@ -193,21 +193,19 @@ def fastest_method(rng: random.Random) -> Problem:
         f"The {want} method is faster here: "
         + ("start-up costs dominate." if want == "hierarchical" else "the bytes dominate."),
     ]
-    if want == "hierarchical":
-        wrong = (
-            "multi-ring",
+    why = {
+        "multi-ring": (
             f"One ring per card spreads the bytes best, but it pays the network's α = {alpha} µs "
             f"{2 * (n - 1)} times in a row, the hierarchical method {2 * (nodes - 1)} times "
             f"(and NVLink's {INTRA_LATENCY_US} µs {2 * (g - 1)} times): at "
-            f"{fmt.nbytes(s)} the start-up costs decide.",
-        )
-    else:
-        wrong = (
-            "hierarchical",
+            f"{fmt.nbytes(s)} the start-up costs decide."
+        ),
+        "hierarchical": (
             "The hierarchical method pays fewer start-up costs, but its NVLink phases come "
             "before and after the network's, one after the other, while one ring per card keeps "
-            f"NVLink and the cards busy at once: at {fmt.nbytes(s)} the bytes decide.",
-        )
+            f"NVLink and the cards busy at once: at {fmt.nbytes(s)} the bytes decide."
+        ),
+    }
     return choice(
         want,
         FASTEST,
@@ -221,5 +219,5 @@ def fastest_method(rng: random.Random) -> Problem:
         "more at this size: the start-up costs or the bytes?",
         steps=steps,
         given={"servers": nodes, "gpus_per_node": g, "bytes": s, "latency_us": alpha},
-        mistakes=(wrong,),
+        why=why,
     )

@@ -92,8 +92,16 @@ def vector(answer: list, **about: Unpack[About]) -> Problem:
     return Problem(answer=answer, dimension=VECTOR, unit="", tolerance=EXACT, **about)
 
 
-def choice(answer: str, choices: tuple[str, ...], **about: Unpack[About]) -> Problem:
-    """One word of `choices`."""
+def choice(
+    answer: str,
+    choices: tuple[str, ...],
+    why: dict[str, str] | None = None,
+    **about: Unpack[About],
+) -> Problem:
+    """One word of `choices`. `why`, if given, holds each word's message for a student who types
+    it when it is wrong: every word but `answer` becomes a mistake with its message."""
+    if why is not None:
+        about["mistakes"] = tuple((w, message) for w, message in why.items() if w != answer)
     return Problem(
         answer=answer, dimension=CHOICE, unit="", tolerance=EXACT, choices=choices, **about
     )

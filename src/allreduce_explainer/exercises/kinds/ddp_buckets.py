@@ -110,19 +110,17 @@ def bucket_exposed(rng: random.Random) -> Problem:
             else f"Across {where} every all-reduce's fixed cost is large: fewer buckets win."
         ),
     ]
-    if want == "larger":
-        wrong = (
-            "smaller",
+    why = {
+        "smaller": (
             f"Small buckets start early, but each all-reduce pays a fixed cost that grows with "
-            f"the servers it spans: across {where}, {k_small} of them cost more than they hide.",
-        )
-    else:
-        wrong = (
-            "larger",
+            f"the servers it spans: across {where}, {k_small} of them cost more than they hide."
+        ),
+        "larger": (
             f"Fewer buckets pay fewer fixed costs, but a large bucket cannot start until all its "
             f"gradients are ready: on {where} the fixed cost is small, and what runs after the "
-            "backward pass ends is what is exposed.",
-        )
+            "backward pass ends is what is exposed."
+        ),
+    }
     return choice(
         want,
         SMALLER_LARGER,
@@ -136,5 +134,5 @@ def bucket_exposed(rng: random.Random) -> Problem:
         "here?",
         steps=steps,
         given={"model": key, "servers": servers, "caps_mb": list(caps)},
-        mistakes=(wrong,),
+        why=why,
     )

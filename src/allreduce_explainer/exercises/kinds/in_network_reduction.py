@@ -156,17 +156,13 @@ def network_adds(rng: random.Random) -> Problem:
             else "less than that: impossible, whoever adds."
         ),
     ]
-    if want == "possible":
-        wrong = (
-            "impossible",
+    why = {
+        "impossible": (
             f"Below {c['floor_text']}, yes: but that bound assumes the GPUs do the additions. "
-            f"Here the switch adds, and {c['network']} is what it needs.",
-        )
-    else:
-        wrong = (
-            "possible",
-            f"The switch adding lifts the ring's bound, not this one: {c['least']}.",
-        )
+            f"Here the switch adds, and {c['network']} is what it needs."
+        ),
+        "possible": f"The switch adding lifts the ring's bound, not this one: {c['least']}.",
+    }
     return choice(
         want,
         POSSIBLE,
@@ -176,5 +172,5 @@ def network_adds(rng: random.Random) -> Problem:
         "(or each server) at least once, whoever does the additions?",
         steps=steps,
         given=c["given"],
-        mistakes=(wrong,),
+        why=why,
     )

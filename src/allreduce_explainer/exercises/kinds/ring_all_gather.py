@@ -229,19 +229,17 @@ def send_less(rng: random.Random) -> Problem:
         f"The claim, {show(claimed, 'GB')} per GPU, is "
         + ("at or above that floor: possible." if want == "possible" else "below it: impossible."),
     ]
-    if want == "impossible":
-        wrong = (
-            "possible",
+    why = {
+        "possible": (
             f"That is below the floor: with the GPUs doing the additions each must send at least "
-            f"2(n − 1)/n · S = {floor}. No method on the GPUs sends fewer bytes than the ring.",
-        )
-    else:
-        wrong = (
-            "impossible",
+            f"2(n − 1)/n · S = {floor}. No method on the GPUs sends fewer bytes than the ring."
+        ),
+        "impossible": (
             f"The floor, 2(n − 1)/n · S = {floor}, is the least a GPU can send, and the ring "
             "meets it; sending more is always possible (the naive root does). A floor is not a "
-            "ceiling.",
-        )
+            "ceiling."
+        ),
+    }
     return choice(
         want,
         POSSIBLE,
@@ -253,5 +251,5 @@ def send_less(rng: random.Random) -> Problem:
         "others to hold it? Compare with what the ring sends, 2(n − 1)/n · S.",
         steps=steps,
         given={"gpus": n, "bytes": s, "claimed_bytes": claimed},
-        mistakes=(wrong,),
+        why=why,
     )

@@ -205,11 +205,10 @@ def judge_busbw(rng: random.Random) -> Problem:
     ]
     if want == "low":
         steps += _checks(g)
-    wrong = (
-        ("healthy", f"{reading:g} GB/s is a large number, but is it near the yardstick, {rule}?")
-        if want == "low"
-        else ("low", f"How far is {reading:g} GB/s below the yardstick, {rule}?")
-    )
+    why = {
+        "healthy": f"{reading:g} GB/s is a large number, but is it near the yardstick, {rule}?",
+        "low": f"How far is {reading:g} GB/s below the yardstick, {rule}?",
+    }
     return choice(
         want,
         ("healthy", "low"),
@@ -228,7 +227,7 @@ def judge_busbw(rng: random.Random) -> Problem:
             "bytes": size,
             "busbw_GBps": reading,
         },
-        mistakes=(wrong,),
+        why=why,
     )
 
 
