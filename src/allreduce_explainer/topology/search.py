@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 
 from . import paths as P
 from .system import (
@@ -140,6 +141,7 @@ def _rev_link(n1: Node, n2: Node, type_: int):
     return next(lk for lk in n2.links if lk.rem is n1 and lk.type == type_)
 
 
+_BW = attrgetter("bw")
 _F32_MULT: dict[tuple[float, float], float] = {}  # f32(bw * mult) by (bw, mult)
 _SUB: dict[tuple[float, float], float] = {}  # sub_round's answers: a pure function of two floats
 
@@ -226,6 +228,10 @@ class Search:
         self.where = {id(gpu): k for k, gpu in enumerate(s.gpus)}
         self.static: dict[tuple, list[tuple]] = {}
         self.hops: dict[tuple, tuple] = {}
+        # every bandwidth the search books, read and restored as one state (see rec)
+        self.links = [lk for nodes in s.nodes for node in nodes for lk in node.links]
+        self.done: dict[tuple, tuple] = {}
+        self.version = 0
         self.ranks = {g.rank: k for k, g in reversed(list(enumerate(s.gpus)))}
 
     # -- moving along paths ------------------------------------------------------------
@@ -467,6 +473,8 @@ class Search:
             g.n_channels += 1
             if self.better(g, save):
                 save.load(g)
+                self.version += 1  # what rec remembered was measured against the old save
+                self.done.clear()
                 if g.n_channels == g.max_channels:
                     time.left = -1
             if g.n_channels < g.max_channels:
@@ -578,6 +586,52 @@ class Search:
         return -1, (self.ngpus - 1 if pattern == RING else -1)
 
     def rec(self, g: Graph, save: Graph, time: Timer) -> None:
+        """ncclTopoSearchRec, the search for channel g.n_channels given the ones before, with
+        its outcome remembered: the same state met again (bandwidths left, the previous
+        channel, which the next one replays, and the hop count) explores the same tree. A
+        search of that tree that ended before the budget and found nothing better than `save`
+        is not explored again: its steps are taken from the budget and its end state written
+        back, so the budget and every value read afterwards are what exploring it gives."""
+        c, n = g.n_channels, self.ngpus
+        if c == 0 or g.pattern == NVLS:
+            self._rec(g, save, time)
+            return
+        # the previous channel's GPUs are read only to replay them (rec, rec_net)
+        replays = not self.s.inter or g.same_channels == 1
+        key = (
+            c,
+            g.n_hops,
+            tuple(g.intra[(c - 1) * n : c * n]) if replays else None,
+            g.inter[2 * c - 2],
+            g.inter[2 * c - 1],
+            tuple(map(_BW, self.links)),
+            tuple(map(_BW, self.s.nets)),
+        )
+        seen = self.done.get(key)
+        if seen is not None and time.left >= seen[0]:
+            steps, links_bw, nets_bw, hops, latency, intra, inter = seen
+            time.left -= steps
+            for lk, bw in zip(self.links, links_bw):
+                lk.bw = bw
+            for x, bw in zip(self.s.nets, nets_bw):
+                x.bw = bw
+            g.n_hops, g.latency_inter = hops, latency
+            g.intra[c * n :], g.inter[2 * c :] = intra, inter
+            return
+        left, version = time.left, self.version
+        self._rec(g, save, time)
+        if time.left > 0 and self.version == version:
+            self.done[key] = (
+                left - time.left,
+                [lk.bw for lk in self.links],
+                [x.bw for x in self.s.nets],
+                g.n_hops,
+                g.latency_inter,
+                g.intra[c * n :],
+                g.inter[2 * c :],
+            )
+
+    def _rec(self, g: Graph, save: Graph, time: Timer) -> None:
         """ncclTopoSearchRec (search.cc:849-881)."""
         back_net, back_first = self.params(g.pattern)
         if self.s.inter:
@@ -691,6 +745,7 @@ def compute(s: System, g: Graph) -> Graph:
         time = Timer(budget)
         tmp.n_channels = 0
         global_timeout -= budget
+        search.done.clear()  # tmp's constraints and g (dup_channels) change between tries
         search.rec(tmp, g, time)
         done = time.left == -1 or f32(g.n_channels * g.bw_inter) >= s.total_bw
         if pass_ == 1 and not done:
