@@ -11,6 +11,7 @@ Usage, from the repo root: .venv/bin/python bench/topology.py [--repeats N] [--n
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -98,7 +99,10 @@ def main() -> None:
     head = (
         f"CPython {platform.python_version()}"
         + (f", Pyodide's Python {version.split()[0]}" if version else "")
-        + f"; medians of {args.repeats} run(s); x1 is one 8-GPU server, x4 four of them."
+        + f"; medians of {args.repeats} run(s); x1 is one 8-GPU server, x4 four of them. "
+        + "Wall times, on a machine whose load average was "
+        + ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        + f" on {os.cpu_count()} CPUs when the run ended: under load the ratio is noisy."
     )
     section = f"{head}\n\n{table(cpython, pyodide)}"
     print(section)
