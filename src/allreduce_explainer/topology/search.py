@@ -233,6 +233,13 @@ class Search:
         self.done: dict[tuple, tuple] = {}
         self.version = 0
         self.ranks = {g.rank: k for k, g in reversed(list(enumerate(s.gpus)))}
+        self.net_pos = {n.id: k for k, n in reversed(list(enumerate(s.nets)))}
+        self.nets = s.nets
+        self.nvs = bool(s.nodes[NVS])
+        # same_port per NET (rec_net): the cards on its ASIC and port
+        self.same_port = [
+            [x for x in s.nets if x.asic == n.asic and x.port == n.port] for n in s.nets
+        ]
 
     # -- moving along paths ------------------------------------------------------------
     def follow_path(self, g: Graph, t1: int, i1: int, t2: int, i2: int, mult: float):
@@ -286,9 +293,9 @@ class Search:
         """ncclTopoSearchNextGpuSort (search.cc:253-326): the GPUs to try next, best first;
         on an NVSwitch only the neighbours in index order."""
         flag = 1 << g.n_channels
-        gpus = self.s.gpus
+        gpus = self.s.nodes[GPU]
         start = self.where[id(gpu)]
-        if self.s.nodes[NVS]:
+        if self.nvs:
             return [k for k in self._nvs_next(g.pattern, start) if not gpus[k].used & flag]
         n = self.net_index(g.inter[g.n_channels * 2]) if sort_net else None
         static = self.static.get((start, n))
@@ -343,7 +350,8 @@ class Search:
         return out
 
     def net_index(self, net_id: int) -> int:
-        return next(i for i, n in enumerate(self.s.nets) if n.id == net_id)
+        """The first NET of this id (the nodes do not change during a search)."""
+        return self.net_pos[net_id]
 
     def gpu_index(self, rank: int) -> int:
         """ncclTopoRankToIndex (topo.h:233-243), looked up."""
@@ -445,7 +453,7 @@ class Search:
 
     def check_net(self, g: Graph, start: Node, n: int, step: int) -> bool:
         """ncclTopoSearchCheckNet (search.cc:593-619)."""
-        net = self.s.nets[n]
+        net = self.nets[n]
         if net.plane != -1 and start.plane != -1 and net.plane != start.plane:
             return False
         if g.pattern == TREE and net.id != start.id:
@@ -485,7 +493,7 @@ class Search:
         k = self.where[id(gpu)]
         if step == back_net:
             if self.s.inter:
-                start = self.s.nets[self.net_index(g.inter[g.n_channels * 2])]
+                start = self.nets[self.net_index(g.inter[g.n_channels * 2])]
                 for nn in self.select_nets(g.type_inter, k):
                     if not self.check_net(g, start, nn, step):
                         continue
@@ -534,7 +542,7 @@ class Search:
             if g.pattern == NVLS and found:
                 break
             n = nets[(g.n_channels + i) % len(nets)]
-            net = self.s.nets[n]
+            net = self.nets[n]
             if net.bw < bw:
                 continue
             if (
@@ -546,7 +554,7 @@ class Search:
                 continue
             g.inter[g.n_channels * 2] = net.id
             g.latency_inter = net.latency
-            same_port = [x for x in self.s.nets if x.asic == net.asic and x.port == net.port]
+            same_port = self.same_port[n]
             for x in same_port:
                 x.bw = f32(x.bw - bw)
             if g.pattern == NVLS:
@@ -605,7 +613,7 @@ class Search:
             g.inter[2 * c - 2],
             g.inter[2 * c - 1],
             tuple(map(_BW, self.links)),
-            tuple(map(_BW, self.s.nets)),
+            tuple(map(_BW, self.nets)),
         )
         seen = self.done.get(key)
         if seen is not None and time.left >= seen[0]:
@@ -613,7 +621,7 @@ class Search:
             time.left -= steps
             for lk, bw in zip(self.links, links_bw):
                 lk.bw = bw
-            for x, bw in zip(self.s.nets, nets_bw):
+            for x, bw in zip(self.nets, nets_bw):
                 x.bw = bw
             g.n_hops, g.latency_inter = hops, latency
             g.intra[c * n :], g.inter[2 * c :] = intra, inter
@@ -624,7 +632,7 @@ class Search:
             self.done[key] = (
                 left - time.left,
                 [lk.bw for lk in self.links],
-                [x.bw for x in self.s.nets],
+                [x.bw for x in self.nets],
                 g.n_hops,
                 g.latency_inter,
                 g.intra[c * n :],
