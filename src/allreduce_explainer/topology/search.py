@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 
 from . import paths as P
 from .system import (
@@ -140,17 +141,57 @@ def _rev_link(n1: Node, n2: Node, type_: int):
     return next(lk for lk in n2.links if lk.rem is n1 and lk.type == type_)
 
 
+_BW = attrgetter("bw")
+_F32_MULT: dict[tuple[float, float], float] = {}  # f32(bw * mult) by (bw, mult)
+_SUB: dict[tuple[float, float], float] = {}  # sub_round's answers: a pure function of two floats
+
+
+def _plan(path: Path, start: Node) -> tuple:
+    """What followPath reads of a path that the search never changes (its links, whether P2P
+    pays the Intel overhead, whether a link books bandwidth backwards too): found once per path,
+    since a path always starts at the same node."""
+    intel = path.type == PATH_PHB and any(
+        lk.rem.type == CPU and lk.rem.arch == ARCH_X86 and lk.rem.vendor == VENDOR_INTEL
+        for lk in path.links
+    )
+    from_gpu = start.type == GPU
+    backwards = any(
+        (lk.rem.type == DEV and lk.rem.sm < 80 and not from_gpu)
+        or (lk.rem.type == CPU and lk.rem.arch == ARCH_POWER and lk.type == LINK_NVL)
+        for lk in path.links
+    )
+    return intel and from_gpu, backwards, tuple(path.links)
+
+
 def follow(path: Path, start: Node, max_steps: int, bw: float) -> int:
     """followPath (search.cc:81-123): book bw on the path's first max_steps links; the step at
     which a link has too little left, or max_steps. Through an Intel CPU a GPU's P2P costs 6/5
     of its bandwidth on PCI links (topo.h:39)."""
-    if path.intel is None:  # the path and its CPUs do not change during a search
-        path.intel = path.type == PATH_PHB and any(
-            lk.rem.type == CPU and lk.rem.arch == ARCH_X86 and lk.rem.vendor == VENDOR_INTEL
-            for lk in path.links
-        )
-    pci_bw = f32(f32(bw * 6) / 5) if path.intel and start.type == GPU else bw
-    node, from_gpu, links = start, start.type == GPU, path.links
+    plan = path.plan
+    if plan is None:
+        plan = path.plan = _plan(path, start)
+    intel, backwards, links = plan
+    pci_bw = f32(f32(bw * 6) / 5) if intel else bw
+    if backwards:
+        return _follow_backwards(links, start, max_steps, bw, pci_bw)
+    sub = _SUB
+    for step in range(max_steps):
+        link = links[step]
+        fw = pci_bw if link.type == LINK_PCI else bw
+        left = link.bw
+        if left < fw:
+            return step
+        r = sub.get((left, fw))
+        if r is None:
+            r = sub[left, fw] = sub_round(left, fw)
+        link.bw = r
+    return max_steps
+
+
+def _follow_backwards(links, start: Node, max_steps: int, bw: float, pci_bw: float) -> int:
+    """followPath's loop where a link also books bandwidth on its reverse (a pre-Ampere GPU
+    reached from a non-GPU, a POWER CPU's NVLink; search.cc:95-110)."""
+    node, from_gpu = start, start.type == GPU
     for step in range(max_steps):
         link = links[step]
         rem = link.rem
@@ -164,11 +205,7 @@ def follow(path: Path, start: Node, max_steps: int, bw: float) -> int:
             rev_bw += fw
         if link.bw < fw or (rev_bw and rev.bw < rev_bw):
             return step
-        # SUB_ROUND, inlined: this line runs a million times in a long search
-        x = _UNPACK(_PACK(_UNPACK(_PACK(link.bw - fw))[0] * 1000))[0]
-        link.bw = _UNPACK(_PACK((math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)) / 1000))[
-            0
-        ]
+        link.bw = sub_round(link.bw, fw)
         if rev_bw:
             rev.bw = sub_round(rev.bw, rev_bw)
         node = rem
@@ -190,33 +227,55 @@ class Search:
         self.ngpus = len(s.gpus)
         self.where = {id(gpu): k for k, gpu in enumerate(s.gpus)}
         self.static: dict[tuple, list[tuple]] = {}
+        self.hops: dict[tuple, tuple] = {}
+        # every bandwidth the search books, read and restored as one state (see rec)
+        self.links = [lk for nodes in s.nodes for node in nodes for lk in node.links]
+        self.done: dict[tuple, tuple] = {}
+        self.version = 0
+        self.ranks = {g.rank: k for k, g in reversed(list(enumerate(s.gpus)))}
+        self.net_pos = {n.id: k for k, n in reversed(list(enumerate(s.nets)))}
+        self.nets = s.nets
+        self.nvs = bool(s.nodes[NVS])
+        # same_port per NET (rec_net): the cards on its ASIC and port
+        self.same_port = [
+            [x for x in s.nets if x.asic == n.asic and x.port == n.port] for n in s.nets
+        ]
 
     # -- moving along paths ------------------------------------------------------------
     def follow_path(self, g: Graph, t1: int, i1: int, t2: int, i2: int, mult: float):
         """ncclTopoFollowPath (search.cc:127-172): the node reached, or None."""
-        node2 = self.s.nodes[t2][i2]
         if t1 == -1:
-            return node2
-        node1 = self.s.nodes[t1][i1]
-        path = node1.paths[t2][i2]
-        rev_path = node2.paths[t1][i1]
-        intra = t1 in (GPU, NVS) and t2 in (GPU, NVS)
-        bw = g.bw_intra if intra else g.bw_inter
+            return self.s.nodes[t2][i2]
+        key = (t1, i1, t2, i2)
+        hop = self.hops.get(key)
+        if hop is None:
+            hop = self.hops[key] = self._hop(t1, i1, t2, i2)
+        node1, node2, path, rev_type, intra, count = hop
         type_ = g.type_intra if intra else g.type_inter
         if path.type >= PATH_DIS:
             return None
         if mult == 1 and path.type > type_:
             return None
-        if mult == 1 and g.pattern in TREES and rev_path.type > type_:
+        if mult == 1 and g.pattern in TREES and rev_type > type_:
             return None
-        bw = f32(bw * mult)
-        count = len(path.links)
-        step = follow(path, node1, count, bw)
+        bw = g.bw_intra if intra else g.bw_inter
+        scaled = _F32_MULT.get((bw, mult))
+        if scaled is None:
+            scaled = _F32_MULT[bw, mult] = f32(bw * mult)
+        step = follow(path, node1, count, scaled)
         if step < count:
-            follow(path, node1, step, -bw)
+            follow(path, node1, step, -scaled)
             return None
         g.n_hops = int(g.n_hops + mult * count)
         return node2
+
+    def _hop(self, t1: int, i1: int, t2: int, i2: int) -> tuple:
+        """What follow_path reads that the search never changes: both nodes, the path each
+        way, whether it is intra-server, its length."""
+        node1, node2 = self.s.nodes[t1][i1], self.s.nodes[t2][i2]
+        path = node1.paths[t2][i2]
+        intra = t1 in (GPU, NVS) and t2 in (GPU, NVS)
+        return node1, node2, path, node2.paths[t1][i1].type, intra, len(path.links)
 
     # -- which GPU next ----------------------------------------------------------------
     def gpu_pci_bw(self, gpu: Node) -> int:
@@ -234,8 +293,10 @@ class Search:
         """ncclTopoSearchNextGpuSort (search.cc:253-326): the GPUs to try next, best first;
         on an NVSwitch only the neighbours in index order."""
         flag = 1 << g.n_channels
-        gpus = self.s.gpus
+        gpus = self.s.nodes[GPU]
         start = self.where[id(gpu)]
+        if self.nvs:
+            return [k for k in self._nvs_next(g.pattern, start) if not gpus[k].used & flag]
         n = self.net_index(g.inter[g.n_channels * 2]) if sort_net else None
         static = self.static.get((start, n))
         if static is None:
@@ -252,25 +313,27 @@ class Search:
             nxt = [x[0] for x in reversed(scores)]
         else:
             nxt = [x[0] for x in scores]
-        if not self.s.nodes[NVS]:
-            return nxt
-        index = start
-        prev_gpu, next_gpu = (index - 1 + self.ngpus) % self.ngpus, (index + 1) % self.ngpus
-        if g.pattern == RING:
-            first = [next_gpu, prev_gpu]
-        elif g.pattern in (SPLIT_TREE, BALANCED_TREE):
-            first = [prev_gpu, next_gpu]
-        else:
-            first = [next_gpu]
-        if next_gpu == prev_gpu and len(first) == 2:
-            first = first[:1]
-        real = 0
-        for f in first:
-            if f in nxt:
-                nxt.remove(f)
-                nxt.insert(0, f)
-                real += 1
-        return nxt[:real]
+        return nxt
+
+    def _nvs_next(self, pattern: int, start: int) -> list[int]:
+        """On an NVSwitch only the ring neighbours, in the order search.cc:297-324 leaves them
+        (each one found is moved to the front), among the GPUs a path reaches; the scores
+        order only the others, which are dropped, so they are not computed here."""
+        key = ("nvs", pattern, start)
+        out = self.static.get(key)
+        if out is None:
+            prev_gpu, next_gpu = (start - 1 + self.ngpus) % self.ngpus, (start + 1) % self.ngpus
+            if pattern == RING:
+                first = [next_gpu, prev_gpu]
+            elif pattern in (SPLIT_TREE, BALANCED_TREE):
+                first = [prev_gpu, next_gpu]
+            else:
+                first = [next_gpu]
+            if next_gpu == prev_gpu and len(first) == 2:
+                first = first[:1]
+            reached = {k for k, *_ in self._static_scores(start, None)}
+            out = self.static[key] = [f for f in reversed(first) if f in reached]
+        return out
 
     def _static_scores(self, start: int, n: int | None) -> list[tuple]:
         """What ncclGpuScore holds that the search does not change: index, start distance,
@@ -287,10 +350,13 @@ class Search:
         return out
 
     def net_index(self, net_id: int) -> int:
-        return next(i for i, n in enumerate(self.s.nets) if n.id == net_id)
+        """The first NET of this id (the nodes do not change during a search)."""
+        return self.net_pos[net_id]
 
     def gpu_index(self, rank: int) -> int:
-        return self.s.rank_index(rank)
+        """ncclTopoRankToIndex (topo.h:233-243), looked up."""
+        k = self.ranks.get(rank)
+        return self.s.rank_index(rank) if k is None else k
 
     def replay_gpu(self, g: Graph, step: int) -> int:
         """ncclTopoReplayGetGpu (search.cc:340-352): the GPU after `step` in the last channel."""
@@ -387,7 +453,7 @@ class Search:
 
     def check_net(self, g: Graph, start: Node, n: int, step: int) -> bool:
         """ncclTopoSearchCheckNet (search.cc:593-619)."""
-        net = self.s.nets[n]
+        net = self.nets[n]
         if net.plane != -1 and start.plane != -1 and net.plane != start.plane:
             return False
         if g.pattern == TREE and net.id != start.id:
@@ -415,6 +481,8 @@ class Search:
             g.n_channels += 1
             if self.better(g, save):
                 save.load(g)
+                self.version += 1  # what rec remembered was measured against the old save
+                self.done.clear()
                 if g.n_channels == g.max_channels:
                     time.left = -1
             if g.n_channels < g.max_channels:
@@ -425,7 +493,7 @@ class Search:
         k = self.where[id(gpu)]
         if step == back_net:
             if self.s.inter:
-                start = self.s.nets[self.net_index(g.inter[g.n_channels * 2])]
+                start = self.nets[self.net_index(g.inter[g.n_channels * 2])]
                 for nn in self.select_nets(g.type_inter, k):
                     if not self.check_net(g, start, nn, step):
                         continue
@@ -474,7 +542,7 @@ class Search:
             if g.pattern == NVLS and found:
                 break
             n = nets[(g.n_channels + i) % len(nets)]
-            net = self.s.nets[n]
+            net = self.nets[n]
             if net.bw < bw:
                 continue
             if (
@@ -486,7 +554,7 @@ class Search:
                 continue
             g.inter[g.n_channels * 2] = net.id
             g.latency_inter = net.latency
-            same_port = [x for x in self.s.nets if x.asic == net.asic and x.port == net.port]
+            same_port = self.same_port[n]
             for x in same_port:
                 x.bw = f32(x.bw - bw)
             if g.pattern == NVLS:
@@ -526,6 +594,52 @@ class Search:
         return -1, (self.ngpus - 1 if pattern == RING else -1)
 
     def rec(self, g: Graph, save: Graph, time: Timer) -> None:
+        """ncclTopoSearchRec, the search for channel g.n_channels given the ones before, with
+        its outcome remembered: the same state met again (bandwidths left, the previous
+        channel, which the next one replays, and the hop count) explores the same tree. A
+        search of that tree that ended before the budget and found nothing better than `save`
+        is not explored again: its steps are taken from the budget and its end state written
+        back, so the budget and every value read afterwards are what exploring it gives."""
+        c, n = g.n_channels, self.ngpus
+        if c == 0 or g.pattern == NVLS:
+            self._rec(g, save, time)
+            return
+        # the previous channel's GPUs are read only to replay them (rec, rec_net)
+        replays = not self.s.inter or g.same_channels == 1
+        key = (
+            c,
+            g.n_hops,
+            tuple(g.intra[(c - 1) * n : c * n]) if replays else None,
+            g.inter[2 * c - 2],
+            g.inter[2 * c - 1],
+            tuple(map(_BW, self.links)),
+            tuple(map(_BW, self.nets)),
+        )
+        seen = self.done.get(key)
+        if seen is not None and time.left >= seen[0]:
+            steps, links_bw, nets_bw, hops, latency, intra, inter = seen
+            time.left -= steps
+            for lk, bw in zip(self.links, links_bw):
+                lk.bw = bw
+            for x, bw in zip(self.nets, nets_bw):
+                x.bw = bw
+            g.n_hops, g.latency_inter = hops, latency
+            g.intra[c * n :], g.inter[2 * c :] = intra, inter
+            return
+        left, version = time.left, self.version
+        self._rec(g, save, time)
+        if time.left > 0 and self.version == version:
+            self.done[key] = (
+                left - time.left,
+                [lk.bw for lk in self.links],
+                [x.bw for x in self.nets],
+                g.n_hops,
+                g.latency_inter,
+                g.intra[c * n :],
+                g.inter[2 * c :],
+            )
+
+    def _rec(self, g: Graph, save: Graph, time: Timer) -> None:
         """ncclTopoSearchRec (search.cc:849-881)."""
         back_net, back_first = self.params(g.pattern)
         if self.s.inter:
@@ -639,6 +753,7 @@ def compute(s: System, g: Graph) -> Graph:
         time = Timer(budget)
         tmp.n_channels = 0
         global_timeout -= budget
+        search.done.clear()  # tmp's constraints and g (dup_channels) change between tries
         search.rec(tmp, g, time)
         done = time.left == -1 or f32(g.n_channels * g.bw_inter) >= s.total_bw
         if pass_ == 1 and not done:

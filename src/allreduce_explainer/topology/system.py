@@ -87,7 +87,7 @@ class Path:
     links: list[Link] = field(default_factory=list)
     bw: float = 0.0
     type: int = PATH_DIS
-    intel: bool | None = None  # search.py: through an Intel CPU as PHB (P2P overhead)
+    plan: tuple | None = None  # search.py: what follow() reads of the links, computed once
 
     @property
     def count(self) -> int:
