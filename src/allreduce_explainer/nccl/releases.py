@@ -163,12 +163,12 @@ def status() -> str:
 
 
 def brief() -> str:
-    """status() in one short clause, for the one-page quick reference: the releases that exist
+    """status() in one short clause, for a sentence of the course page: the releases that exist
     beyond the ported ones, and the day their source was looked for."""
     missing = [p.version for p in PUBLISHED[::-1] if not p.ported]
     if not missing:
         return ""
-    return f"NCCL {_names(missing)} are released but not ported (no source on {FETCHED})."
+    return f"NCCL {_names(missing)} are released but not ported: no source on {FETCHED}"
 
 
 def help_text() -> str:
