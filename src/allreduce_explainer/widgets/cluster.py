@@ -81,7 +81,7 @@ SPEC = spec(
     narrowed(CALC["algorithm"], label="Algorithm",
              choices=tuple((a, ALGORITHM_TEXT[a]) for a in (*MENU, *MORE_MODELS)),
              more=("more models", MORE_MODELS)),
-    narrowed(CALC["nccl_version"], label="NCCL release (its model picks)"),
+    narrowed(CALC["nccl_version"], label="NCCL release (its tuning code picks)"),
     narrowed(CALC["tokens_per_gpu"], label="Tokens per GPU per step", lo=1),
     narrowed(CALC["mfu"], label="MFU (share of peak)", lo=0.01),
     narrowed(CALC["intra_latency_us"], label="Latency per message in a server (µs)",
