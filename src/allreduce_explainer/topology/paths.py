@@ -315,24 +315,24 @@ def compute(s: System) -> None:
     s.memo = {}
 
 
+def _gpu_path_types(s: System, t: int) -> list[int]:
+    """The types of every GPU's paths to nodes of type t, a GPU's path to itself left out."""
+    return [
+        p.type
+        for i, g in enumerate(s.gpus)
+        for j, p in enumerate(g.paths.get(t, []))
+        if not (t == GPU and i == j)
+    ]
+
+
 def gpu_min_path(s: System, t: int) -> int:
-    """ncclTopoGetGpuMinPath (paths.cc:1029-1041)."""
-    out = PATH_SYS
-    for i, g in enumerate(s.gpus):
-        for j, p in enumerate(g.paths.get(t, [])):
-            if not (t == GPU and i == j):
-                out = min(out, p.type)
-    return out
+    """ncclTopoGetGpuMinPath (paths.cc:1029-1041): the best of them, from PATH_SYS down."""
+    return min([PATH_SYS, *_gpu_path_types(s, t)])
 
 
 def gpu_max_path(s: System, t: int) -> int:
-    """ncclTopoGetGpuMaxPath (paths.cc:1043-1055)."""
-    out = PATH_LOC
-    for i, g in enumerate(s.gpus):
-        for j, p in enumerate(g.paths.get(t, [])):
-            if not (t == GPU and i == j):
-                out = max(out, p.type)
-    return out
+    """ncclTopoGetGpuMaxPath (paths.cc:1043-1055): the worst of them, from PATH_LOC up."""
+    return max([PATH_LOC, *_gpu_path_types(s, t)])
 
 
 def split_nvlink(s: System) -> bool:
