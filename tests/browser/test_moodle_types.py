@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from allreduce_explainer.exercises.learners import learner_seed
 from helpers import PY_READY, TIMEOUT_MS, Watch, course_platform, stages
 from sitebuild import serve
 from sitebuild.browser import answer_as_the_core
@@ -108,6 +109,16 @@ def test_python_starts_and_the_score_reaches_the_lms(browser, moodle):
     inner = next(f for f in page.frames if urlsplit(f.url).path.endswith(f"pkg/{href}"))
     status = inner.locator('[data-role="python-status"]').first.inner_text()
     assert inner.locator(PY_READY).count() == 1, status
+    # Python is ready before scorm.js has drawn the learner's own problems: wait for them, or
+    # the core would answer the page's default problem that the learner's is about to replace
+    student = page.evaluate("() => String(window.API.LMSGetValue('cmi.core.student_id'))")
+    want = {f"exercise-{k}": learner_seed(student, f"exercise-{k}") for k in KINDS}
+    inner.wait_for_function(
+        "want => Object.keys(want).every(n => { const w = AE.widgets.find(x => x.name === n);"
+        " return w && !w.busy && w.state.seed === want[n]; })",
+        arg=want,
+        timeout=TIMEOUT_MS,
+    )
     for kind in KINDS:
         assert answer_as_the_core(inner, kind, TIMEOUT_MS)["correct"], kind
     get = "k => String(window.API.LMSGetValue(k))"
