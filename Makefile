@@ -4,7 +4,7 @@
 # the tests, notebooks, benchmarks and packaging need (requirements-dev.lock, npm's devDependencies).
 PY := .venv/bin/python
 PORT ?= 8000
-PIP_COMPILE := /tmp/pip-tools-venv/bin/pip-compile --quiet --generate-hashes --strip-extras \
+PIP_COMPILE := /tmp/pip-tools-venv/bin/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
   --no-emit-index-url --no-emit-find-links
 
 .PHONY: serve build test test-fast screenshots bench setup setup-build chromium java clean lock placeholders dist
