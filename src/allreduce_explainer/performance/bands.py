@@ -39,6 +39,7 @@ BANDS = (
     (256 * MiB, GiB),
     (GiB, math.inf),
 )
+NEIGHBOURS = 1  # size bands either side whose rows a band's figure also takes (figure)
 MIN_CLUSTERS = 2  # clusters of a class a band needs: one cluster predicted by the others
 SHARE = 0.9  # the share of a class's held-out rows its band's figure holds
 UNCHECKED = "not checked against published runs for this kind of system"
@@ -58,12 +59,23 @@ def nine_in_ten(errors: list[float]) -> float:
     return es[math.ceil(SHARE * len(es) - 1e-9) - 1]
 
 
+def window(i: int) -> range:
+    """The indices of BANDS whose rows the figure of band i takes: i and NEIGHBOURS either side."""
+    return range(max(0, i - NEIGHBOURS), min(len(BANDS), i + NEIGHBOURS + 1))
+
+
+def figure(own: list[float], near: list[float]) -> float:
+    """A band's figure: nine in ten of the class's rows at its size band and its neighbours
+    (`near`, own included), never less than nine in ten of its own rows."""
+    return max(nine_in_ten(own), nine_in_ten(near))
+
+
 def band(klass: str, nbytes: int) -> dict:
     """The leave-one-cluster-out error of this class at this size: {"class", "validated" (two
     clusters or more), "from_bytes", "to_bytes" (None: no upper end or below every band),
-    "nine_in_ten", "median" and "worst" (relative; the class's own held-out rows', None where
-    the class has none at this size, shown though not validated), "rows", "runs", "clusters"
-    (what earned it; "systems", the older name of clusters)}."""
+    "nine_in_ten" (`figure`), "median" and "worst" (relative; the class's own held-out rows',
+    None where the class has none at this size, shown though not validated), "rows", "runs",
+    "clusters" (what earned it; "systems", the older name of clusters)}."""
     from .fitted import VALIDATION  # written by bench/performance.py, which imports BANDS
 
     lo, hi = next(((lo, hi) for lo, hi in BANDS if lo <= nbytes < hi), (None, None))

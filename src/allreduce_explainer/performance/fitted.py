@@ -2,9 +2,10 @@
 `bench/performance.py --write` from tests/data/nccl-tests/SWEEPS.json; do not edit by hand.
 
 VALIDATION: per class of system (bands.system_class) and size band (from, to bytes), each
-cluster of runs predicted by the fit on every other cluster: the median, the nine-in-ten figure
-(bands.nine_in_ten) and the worst |predicted / measured busbw - 1|, over how many rows, runs
-and clusters (bench/PERFORMANCE.md has the table per run).
+cluster of runs predicted by the fit on every other cluster: the median, the band's figure
+(bands.figure: nine in ten over the size band and its neighbours) and the worst
+|predicted / measured busbw - 1|, over how many rows, runs and clusters (bench/PERFORMANCE.md
+has the table per run).
 """
 
 import math
@@ -64,7 +65,7 @@ VALIDATION = (
         65536,
         1048576,
         0.1170,
-        0.1557,
+        0.5294,
         0.1557,
         4,
         1,
@@ -86,7 +87,7 @@ VALIDATION = (
         4194304,
         67108864,
         0.0926,
-        0.2342,
+        0.5183,
         0.2342,
         8,
         2,
@@ -97,7 +98,7 @@ VALIDATION = (
         67108864,
         268435456,
         0.0378,
-        0.0768,
+        0.2209,
         0.0768,
         4,
         2,
@@ -119,7 +120,7 @@ VALIDATION = (
         1073741824,
         math.inf,
         0.0402,
-        0.0578,
+        0.0669,
         0.0578,
         5,
         2,
@@ -141,7 +142,7 @@ VALIDATION = (
         1048576,
         4194304,
         0.0745,
-        0.1283,
+        0.1651,
         0.1283,
         2,
         1,
@@ -196,7 +197,7 @@ VALIDATION = (
         65536,
         1048576,
         0.1771,
-        0.2438,
+        0.2962,
         0.2438,
         8,
         2,
@@ -218,7 +219,7 @@ VALIDATION = (
         4194304,
         67108864,
         0.0948,
-        0.1684,
+        0.2835,
         0.2122,
         12,
         3,
@@ -240,7 +241,7 @@ VALIDATION = (
         268435456,
         1073741824,
         0.0373,
-        0.0926,
+        0.0939,
         0.0926,
         6,
         3,
@@ -251,7 +252,7 @@ VALIDATION = (
         1073741824,
         math.inf,
         0.0216,
-        0.0445,
+        0.0497,
         0.0497,
         14,
         4,
@@ -262,7 +263,7 @@ VALIDATION = (
         65536,
         1048576,
         0.1169,
-        0.2174,
+        0.2703,
         0.9988,
         12,
         3,
@@ -295,7 +296,7 @@ VALIDATION = (
         67108864,
         268435456,
         0.0326,
-        0.1286,
+        0.2202,
         0.1286,
         7,
         4,
@@ -317,13 +318,13 @@ VALIDATION = (
         1073741824,
         math.inf,
         0.0144,
-        0.0435,
+        0.0479,
         0.0479,
         15,
         4,
         3,
     ),
-    ("Hopper, one server, one process per GPU", 4194304, 67108864, 0.0537, 0.0537, 0.0537, 1, 1, 1),
+    ("Hopper, one server, one process per GPU", 4194304, 67108864, 0.0537, 0.0602, 0.0537, 1, 1, 1),
     (
         "Hopper, one server, one process per GPU",
         67108864,
@@ -340,7 +341,7 @@ VALIDATION = (
         268435456,
         1073741824,
         0.0164,
-        0.0313,
+        0.0602,
         0.0313,
         2,
         1,
@@ -351,7 +352,7 @@ VALIDATION = (
         1073741824,
         math.inf,
         0.0106,
-        0.0202,
+        0.0313,
         0.0202,
         4,
         1,
@@ -360,4 +361,4 @@ VALIDATION = (
 )
 
 # rows whose class's band, recomputed without their cluster, covers their error; rows judged
-COVERAGE = (108, 150)
+COVERAGE = (127, 150)
