@@ -464,6 +464,51 @@ def _holdout_lines(p: Parameters, held: dict[str, dict]) -> list[str]:
     return lines
 
 
+# NCCL 2.27.7 (the B200 run's release): what changes with the size in an NVLS all-reduce's launch
+# is its chunk, 64 KiB below 64 x (nvlsChannels x nHeads) x NCCL_NVLS_CHUNKSIZE bytes and
+# NCCL_NVLS_CHUNKSIZE (128 KiB, src/transport/nvls.cc:152) from there (src/enqueue.cc:2013-2017);
+# one server of B200s runs NVLS_NCHANNELS_SM100_NVL = 24 channels (nvls.cc:149, 183-198), one head
+# per GPU of the server; the channels are nvlsChannels at every size (enqueue.cc:1845-1847)
+NVLS_CHUNK_BYTES = 128 << 10
+NVLS_CHANNELS_B200_ONE_SERVER = 24
+
+
+def nvls_chunk_switch_bytes(channels: int, heads: int) -> int:
+    """The size from which NCCL 2.27.7's NVLS all-reduce takes its full chunk."""
+    return 64 * channels * heads * NVLS_CHUNK_BYTES
+
+
+def largest_step(rows: list[tuple[int, float]], from_bytes: int) -> tuple[int, int, float]:
+    """(size, next size, busbw ratio) of the largest rise in busbw between two rows from
+    from_bytes on."""
+    big = [(n, b) for n, b in rows if n >= from_bytes]
+    return max(
+        ((n, m, c / b) for (n, b), (m, c) in zip(big, big[1:], strict=False)),
+        key=lambda t: t[2],
+    )
+
+
+def _b200_step_lines(held: dict[str, dict]) -> list[str]:
+    """Where the B200 server's step is, and why the layer has none: NCCL's NVLS chunk grows at
+    another size."""
+    sw = held["stas00-8xb200-p6-torch"]
+    n, m, ratio = largest_step(sw["rows"], 1 << 30)
+    switch = nvls_chunk_switch_bytes(NVLS_CHANNELS_B200_ONE_SERVER, sw["System"].gpus_per_node)
+    return [
+        f"The B200 server's largest rise in busbw from 1 GiB is from {_size(n)} to {_size(m)} "
+        f"(×{ratio:.3f}); it is not in the layer, and its cause is not found in NCCL's source:",
+        "NCCL 2.27.7 (the run's release) launches an NVLS all-reduce on nvlsChannels at every",
+        "size (src/enqueue.cc:1845-1847); what changes with the size is its chunk (16, 32, 64",
+        "KiB, then NCCL_NVLS_CHUNKSIZE: src/enqueue.cc:2013-2017, src/transport/nvls.cc:152),",
+        f"whose last step comes at 64 × {NVLS_CHANNELS_B200_ONE_SERVER} channels (nvls.cc:149) × "
+        f"{sw['System'].gpus_per_node} heads × 128 KiB = {switch / (1 << 30):g} GiB, below the",
+        "step. The node is an AWS p6, where NCCL loads a tuner from the network plugin's library",
+        "when NCCL_TUNER_PLUGIN is unset (src/plugin/tuner.cc:53-56), and a tuner may set the",
+        "algorithm, protocol and channels per size (src/enqueue.cc:1877-1879); no factor is fitted",
+        "for it.",
+    ]
+
+
 def points(about: str) -> list[dict]:
     """SWEEPS.json's single published figures of this kind ('launch', 'gpu count')."""
     return [
@@ -620,8 +665,9 @@ def report(p: Parameters, all_sweeps, errors, table, held) -> str:
         "all_reduce_perf's back-to-back iterations hide (about 15-25 µs on the H200 server, read",
         "off these rows: measured minus predicted time, 64 KiB to 32 MiB). They are kept out of",
         "the class bands and the targets above, which describe all_reduce_perf runs; that choice",
-        "was made after seeing these errors. From 64 MiB the launch no longer counts; the B200",
-        "server's step from 740.64 GB/s at 4 GiB to 839.07 at 8 GiB is not in the layer.",
+        "was made after seeing these errors. From 64 MiB the launch no longer counts.",
+        "",
+        *_b200_step_lines(held),
         "",
         *_holdout_lines(p, held),
         "",
