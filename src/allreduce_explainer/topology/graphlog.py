@@ -63,7 +63,9 @@ NODE = re.compile(
     r"(?: \(([^)]*)\))?(?: \[MLOPart (-?\d+)\])?\s*$"
 )
 LINK = re.compile(r"^\+ ([A-Z2]+)\[([\d.]+)\] - (.*)$")
-RANK_BUSID = re.compile(r"\brank (\d+) nranks \d+ cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+)")
+RANK_BUSID = re.compile(
+    r"\brank (\d+) nranks \d+ cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-F]+)"
+)
 GDR = re.compile(r"GPU Direct RDMA (Enabled|Disabled) for (?:GPU ([0-9a-fA-F]+) / )?HCA (\d+)")
 PATTERN = re.compile(
     r"Pattern (\d+), crossNic (\d+), nChannels (\d+), (?:bw|speed) ([\d.]+)/([\d.]+), "
@@ -109,8 +111,11 @@ def find_block(text: str) -> Block:
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines) if HEADER.search(ln)), None)
     if start is None:
-        raise ParamError(FIELD, "has no `=== System : maxBw` line: run with NCCL_DEBUG=INFO "
-                         "NCCL_DEBUG_SUBSYS=GRAPH (or ALL) to have NCCL print the system")  # fmt: skip
+        raise ParamError(
+            FIELD,
+            "has no `=== System : maxBw` line: run with NCCL_DEBUG=INFO "
+            "NCCL_DEBUG_SUBSYS=GRAPH (or ALL) to have NCCL print the system",
+        )
     prefix, head = message(lines[start])
     m = HEADER.search(head)
     block = Block(prefix, (float(m.group(1)), float(m.group(2)) if m.group(2) else None), [])
@@ -127,7 +132,7 @@ def find_block(text: str) -> Block:
         raise ParamError(FIELD, f"line {start + 1}: the system block has no closing `=====` line")
     block.after = [(j + 1, m) for j in range(i, len(lines)) for p, m in [message(lines[j])]
                    if p == prefix]  # fmt: skip
-    for j, ln in enumerate(lines):
+    for ln in lines:
         if (v := re.search(r"NCCL version (\d+\.\d+\.\d+)", ln)) and block.version is None:
             block.version = v.group(1)
         if r := RANK_BUSID.search(ln):
