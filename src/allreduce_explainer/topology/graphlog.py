@@ -404,3 +404,114 @@ def printed_graphs(block: Block) -> list[PrintedGraph]:
         elif HEADER.search(msg):
             break
     return out
+
+
+# ---- a log's own search results held against the port's, field by field ----
+
+FIELDS = ("pattern", "crossNic", "nChannels", "bwIntra", "bwInter", "typeIntra", "typeInter",
+          "sameChannels")  # fmt: skip
+
+
+def _legacy(block: Block) -> bool:
+    """Before 2.21 ids print as one hex number and graphs name GPUs by rank (search.cc)."""
+    return not any(re.search(r"\b(?:CPU|GPU|DEV)/[0-9a-fA-F]+-", m) for _, m in block.lines)
+
+
+def _channel_line(s: System, g, c: int, ranks: dict[int, int], legacy: bool) -> list[str]:
+    """ncclTopoPrintGraph's channel line (search.cc:1318-1350; GPU/rank before 2.21)."""
+    ngpus = len(s.gpus)
+    out: list[str] = []
+    if s.inter:
+        out.append(
+            f"NET/{g.inter[2 * c] & LOCAL_ID_MASK:x}" if legacy else _name_id(NET, g.inter[2 * c])
+        )
+    for i in range(ngpus):
+        rank = g.intra[ngpus * c + i]
+        gpu = next(x for x in s.gpus if x.rank == rank)
+        out.append(f"GPU/{ranks[id(gpu)]}" if legacy else _name(gpu))
+        if g.id == 3:
+            break
+    if s.inter:
+        out.append(
+            f"NET/{g.inter[2 * c + 1] & LOCAL_ID_MASK:x}"
+            if legacy
+            else _name_id(NET, g.inter[2 * c + 1])
+        )
+    return out
+
+
+def _name_id(type_: int, node_id: int) -> str:
+    return f"{NODE_TYPE[type_]}/{node_id >> 56:x}-{node_id & LOCAL_ID_MASK:x}"
+
+
+def searched_channels(version: str | None) -> int:
+    """The ring search's channel bound, MAXCHANNELS/2 (init.cc:1177 in 2.30.7): MAXCHANNELS
+    (src/include/device.h) was 32 until 2.24 and is 64 from 2.25, so a log of an older
+    version searched for 16 channels at most."""
+    from . import run
+
+    if version and tuple(int(x) for x in version.split(".")[:2]) < (2, 25):
+        return 16
+    return run.MAX_CHANNELS_SEARCHED
+
+
+def held_against(text: str, servers: int | None = None) -> dict:
+    """The port's ring and tree searches (init.cc:1173-1190, before the two counts are made
+    equal) on the system a log printed, next to the graphs the same thread printed: each field
+    and each channel line, printed and computed. `servers` defaults to 2 when the printed
+    channels start at a NET (the job crossed servers), else 1."""
+    from . import run, search
+    from .system import PATH_TYPE
+
+    s, block = read(text)
+    printed = printed_graphs(block)
+    if servers is None:
+        servers = (
+            2 if any(ch and ch[0].startswith("NET/") for p in printed for ch in p.channels) else 1
+        )
+    ranks = {id(g): g.rank for g in s.gpus}
+    run.prepare(s, servers)
+    ring = search.compute(s, search.Graph(0, search.RING, 1, searched_channels(block.version)))
+    tree = search.compute(
+        s, search.Graph(1, search.BALANCED_TREE, ring.n_channels, ring.n_channels)
+    )
+    legacy = _legacy(block)
+    rows = []
+    for name, g, p in (("ring", ring, printed[0] if printed else None),
+                       ("tree", tree, printed[1] if len(printed) > 1 else None)):  # fmt: skip
+        mine = {
+            "pattern": g.pattern, "crossNic": g.cross_nic, "nChannels": g.n_channels,
+            "bwIntra": round(g.bw_intra, 6), "bwInter": round(g.bw_inter, 6),
+            "typeIntra": PATH_TYPE[g.type_intra], "typeInter": PATH_TYPE[g.type_inter],
+            "sameChannels": g.same_channels,
+            "channels": [_channel_line(s, g, c, ranks, legacy) for c in range(g.n_channels)],
+        }  # fmt: skip
+        theirs = None
+        if p is not None:
+            theirs = {
+                "pattern": p.pattern, "crossNic": p.cross_nic, "nChannels": p.n_channels,
+                "bwIntra": p.bw_intra, "bwInter": p.bw_inter, "typeIntra": p.type_intra,
+                "typeInter": p.type_inter, "sameChannels": p.same_channels,
+                "channels": p.channels, "line": p.line,
+            }  # fmt: skip
+        rows.append({"graph": name, "computed": mine, "printed": theirs})
+    return {"nccl_version": block.version, "servers": servers, "graphs": rows}
+
+
+def differences(result: dict) -> list[str]:
+    """`graph.field` (or `graph.channel N`) where the port and the log disagree."""
+    out = []
+    for row in result["graphs"]:
+        mine, theirs = row["computed"], row["printed"]
+        if theirs is None:
+            continue
+        for f in FIELDS:
+            a, b = mine[f], theirs[f]
+            if (abs(a - b) > 1e-4) if isinstance(a, float) else a != b:
+                out.append(f"{row['graph']}.{f}")
+        for c in range(max(len(mine["channels"]), len(theirs["channels"]))):
+            a = mine["channels"][c] if c < len(mine["channels"]) else None
+            b = theirs["channels"][c] if c < len(theirs["channels"]) else None
+            if a != b:
+                out.append(f"{row['graph']}.channel {c}")
+    return out
