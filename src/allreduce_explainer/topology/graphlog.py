@@ -223,6 +223,7 @@ class _Reader:
                 raise bad(no, msg, "not a link as NCCL prints one (+ TYPE[bw] - NODE)")
             ltype, bw, rest = LINK_TYPE.index(m.group(1)), f32(float(m.group(2))), m.group(3)
             if ltype == LINK_PCI:
+                bw = pci_bw(bw)
                 child = self.visit(no, rest)
                 parent.links.append(Link(ltype, bw, child))
                 ups.append((child, parent, bw))
@@ -232,6 +233,7 @@ class _Reader:
             rem, _ = self.node(no, rest)
             if rem.type == NET and ltype == LINK_NET:
                 self.read_net(no, rest, rem, bw)
+                bw = rem.bw  # the link is the port's speed (topo.cc:418), printed with %f
             parent.links.append(Link(ltype, bw, rem))
         for child, parent, bw in ups:  # the up link, last (ncclTopoSort, topo.cc:345-375)
             child.links.append(Link(LINK_PCI, bw, parent))
@@ -286,6 +288,18 @@ class _Reader:
         if any(g.rank < 0 for g in s.gpus):  # no rank printed: the bus id order
             for i, g in enumerate(by_bus):
                 g.rank = i
+
+
+# width x speed / 80 (topo.cc:651-659) for the widths and PCIe generations NCCL meets
+PCI_BWS = sorted({f32(w * g / 80.0) for w in (1, 2, 4, 8, 12, 16, 32)
+                  for g in (15, 30, 60, 120, 240, 480)})  # fmt: skip
+
+
+def pci_bw(printed: float) -> float:
+    """A PCI link's bandwidth from its `%2.1f` print: the one width x generation value that
+    prints so (x1 Gen1, 0.1875, prints 0.2), else the printed value."""
+    fits = {b for b in PCI_BWS if f"{b:2.1f}" == f"{printed:2.1f}"}
+    return fits.pop() if len(fits) == 1 else printed
 
 
 def bus_text(node_id: int) -> str:
@@ -412,31 +426,42 @@ FIELDS = ("pattern", "crossNic", "nChannels", "bwIntra", "bwInter", "typeIntra",
           "sameChannels")  # fmt: skip
 
 
-def _legacy(block: Block) -> bool:
-    """Before 2.21 ids print as one hex number and graphs name GPUs by rank (search.cc)."""
-    return not any(re.search(r"\b(?:CPU|GPU|DEV)/[0-9a-fA-F]+-", m) for _, m in block.lines)
+def _version(block: Block) -> tuple[int, int]:
+    """The log's NCCL version (major, minor); without a version line, guessed from the ids:
+    DEV nodes appear in 2.28, `sid-local` ids in 2.21."""
+    if block.version:
+        major, minor = block.version.split(".")[:2]
+        return int(major), int(minor)
+    if any(re.search(r"\bDEV/", m) for _, m in block.lines):
+        return (2, 28)
+    if any(re.search(r"\b(?:CPU|GPU)/[0-9a-fA-F]+-", m) for _, m in block.lines):
+        return (2, 21)
+    return (2, 20)
 
 
-def _channel_line(s: System, g, c: int, ranks: dict[int, int], legacy: bool) -> list[str]:
-    """ncclTopoPrintGraph's channel line (search.cc:1318-1350; GPU/rank before 2.21)."""
+def _channel_line(s: System, g, c: int, ranks: dict[int, int], version: tuple) -> list[str]:
+    """ncclTopoPrintGraph's channel line as the log's version printed it (search.cc): GPUs by
+    rank before 2.28 and by topology id since; NETs by their whole id (`%lx`) before 2.23 and
+    as `sid-local` since, 2.23 printing the first NET's id in both places (search.cc:1145 in
+    2.23.4 reads inter[2*c] where 2.24 reads inter[2*c+1])."""
     ngpus = len(s.gpus)
+
+    def net(node_id: int) -> str:
+        if version < (2, 23):
+            return f"NET/{node_id & LOCAL_ID_MASK:x}"
+        return _name_id(NET, node_id)
+
     out: list[str] = []
     if s.inter:
-        out.append(
-            f"NET/{g.inter[2 * c] & LOCAL_ID_MASK:x}" if legacy else _name_id(NET, g.inter[2 * c])
-        )
+        out.append(net(g.inter[2 * c]))
     for i in range(ngpus):
         rank = g.intra[ngpus * c + i]
         gpu = next(x for x in s.gpus if x.rank == rank)
-        out.append(f"GPU/{ranks[id(gpu)]}" if legacy else _name(gpu))
+        out.append(f"GPU/{ranks[id(gpu)]}" if version < (2, 28) else _name(gpu))
         if g.id == 3:
             break
     if s.inter:
-        out.append(
-            f"NET/{g.inter[2 * c + 1] & LOCAL_ID_MASK:x}"
-            if legacy
-            else _name_id(NET, g.inter[2 * c + 1])
-        )
+        out.append(net(g.inter[2 * c + (0 if version == (2, 23) else 1)]))
     return out
 
 
@@ -475,7 +500,7 @@ def held_against(text: str, servers: int | None = None) -> dict:
     tree = search.compute(
         s, search.Graph(1, search.BALANCED_TREE, ring.n_channels, ring.n_channels)
     )
-    legacy = _legacy(block)
+    version = _version(block)
     rows = []
     for name, g, p in (("ring", ring, printed[0] if printed else None),
                        ("tree", tree, printed[1] if len(printed) > 1 else None)):  # fmt: skip
@@ -484,7 +509,7 @@ def held_against(text: str, servers: int | None = None) -> dict:
             "bwIntra": round(g.bw_intra, 6), "bwInter": round(g.bw_inter, 6),
             "typeIntra": PATH_TYPE[g.type_intra], "typeInter": PATH_TYPE[g.type_inter],
             "sameChannels": g.same_channels,
-            "channels": [_channel_line(s, g, c, ranks, legacy) for c in range(g.n_channels)],
+            "channels": [_channel_line(s, g, c, ranks, version) for c in range(g.n_channels)],
         }  # fmt: skip
         theirs = None
         if p is not None:
@@ -515,3 +540,27 @@ def differences(result: dict) -> list[str]:
             if a != b:
                 out.append(f"{row['graph']}.channel {c}")
     return out
+
+
+def tally(result: dict) -> dict:
+    """How many of the printed fields and channel lines the port computes equally."""
+    diffs = set(differences(result))
+    fields = channels = fields_eq = channels_eq = 0
+    for row in result["graphs"]:
+        theirs = row["printed"]
+        if theirs is None:
+            continue
+        fields += len(FIELDS)
+        fields_eq += sum(f"{row['graph']}.{f}" not in diffs for f in FIELDS)
+        n = max(len(row["computed"]["channels"]), len(theirs["channels"]))
+        channels += n
+        channels_eq += sum(f"{row['graph']}.channel {c}" not in diffs for c in range(n))
+    return {"fields": fields, "fields_equal": fields_eq, "channels": channels,
+            "channels_equal": channels_eq, "differences": sorted(diffs)}  # fmt: skip
+
+
+def check(text: str) -> dict:
+    """A log's printed search held against the port's: the version, the servers the
+    comparison assumed, each graph's printed and computed fields and the tally."""
+    r = held_against(text)
+    return {**r, **tally(r)}

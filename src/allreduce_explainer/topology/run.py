@@ -36,9 +36,14 @@ def preset_text(name: str) -> str:
     return resources.files(__package__).joinpath("presets", f"{name}.xml").read_text()
 
 
+def _is_log(text: str) -> bool:
+    """A log (NCCL_DEBUG_SUBSYS=GRAPH lines), not a topology file (which starts with `<`)."""
+    return not text.lstrip().startswith("<") and graphlog.is_graph_log(text)
+
+
 def read_system(text: str) -> System:
     """A topology file, or a log whose GRAPH lines print the system (graphlog.py)."""
-    if not text.lstrip().startswith("<") and graphlog.is_graph_log(text):
+    if _is_log(text):
         return graphlog.read(text)[0]
     return system.from_xml(xml.parse(text))
 
@@ -142,7 +147,7 @@ def topology(text: str, servers: int = 1) -> dict:
         if servers > 1:
             entry["nics"] = _nics(s, ring, c)
         out_channels.append(entry)
-    return {
+    out = {
         "servers": servers,
         "gpus_per_server": ngpus,
         "ranks": ngpus * servers,
@@ -156,6 +161,9 @@ def topology(text: str, servers: int = 1) -> dict:
         "coll_channels": len(chans),
         "channels": out_channels,
     }
+    if _is_log(text):  # the log's own search, printed next to the system, held against ours
+        out["log"] = graphlog.check(text)
+    return out
 
 
 def _heads(nvls: Graph, ngpus: int) -> list[int]:
