@@ -132,9 +132,12 @@ def find_block(text: str) -> Block:
         raise ParamError(FIELD, f"line {start + 1}: the system block has no closing `=====` line")
     block.after = [(j + 1, m) for j in range(i, len(lines)) for p, m in [message(lines[j])]
                    if p == prefix]  # fmt: skip
+    host = prefix.split(":", 1)[0]
     for ln in lines:
         if (v := re.search(r"NCCL version (\d+\.\d+\.\d+)", ln)) and block.version is None:
             block.version = v.group(1)
+        if not ln.startswith(host):  # another server's ranks and cards
+            continue
         if r := RANK_BUSID.search(ln):
             block.rank_busids.setdefault(int(r.group(3), 16), int(r.group(1)))
         if (g := GDR.search(ln)) and g.group(2) is None:  # the card's own flag, not a pair's

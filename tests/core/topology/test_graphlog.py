@@ -192,3 +192,20 @@ def test_sm_from_nvlink_bandwidth():
     for preset, sm in (("dgx-a100", 80), ("dgx-h100", 90), ("dgx-b200", 100)):
         printed = graphlog.print_system(run.load(run.preset_text(preset)))
         assert graphlog.sm_from_nvlink(graphlog.read(as_log(printed))[0]) == sm
+
+
+def test_ranks_from_this_servers_init_lines():
+    """Since 2.28 a GPU's rank is not in the system print: it comes from the same server's
+    `Init START` lines (rank and busId), not from another server's."""
+    printed = graphlog.print_system(run.load(run.preset_text("dgx-h100")))
+    s0 = run.load(run.preset_text("dgx-h100"))
+    buses = [g.id & 0xFFFFFFFFFF for g in s0.gpus]
+    init = (
+        "{h}:1:2 [0] NCCL INFO comm 0x1 rank {r} nranks 16 cudaDev {d} nvmlDev {d} "
+        "busId {b:x} commId 0x2 - Init START"
+    )
+    other = [init.format(h="hB", r=8 + i, d=i, b=b) for i, b in enumerate(buses)]
+    mine = [init.format(h="hA", r=7 - i, d=i, b=b) for i, b in enumerate(buses)]
+    text = "\n".join(other + mine) + "\n" + as_log(printed, "hA:1:2 [0] NCCL INFO ")
+    s, _ = graphlog.read(text)
+    assert {g.id & 0xFFFFFFFFFF: g.rank for g in s.gpus} == {b: 7 - i for i, b in enumerate(buses)}
