@@ -740,8 +740,8 @@ def nccl_debug(p: dict) -> dict:
 
 
 TOPOLOGY = spec(
-    Param("topology", REQUIRED, "text", "a topology file as NCCL_TOPO_DUMP_FILE writes it",
-          flag="FILE"),
+    Param("topology", REQUIRED, "text", "a topology file as NCCL_TOPO_DUMP_FILE writes it, or "
+          "a log with the system NCCL_DEBUG_SUBSYS=GRAPH prints", flag="FILE"),
     # named apart from the pages' `servers` (their own ranges, tests/widgets/test_narrowed.py)
     Param("topology_servers", 1, "int", "servers of this kind in the job (the file is one of "
           "them)", 1, topology_engine.MAX_SERVERS, flag="--servers", metavar="N"),
@@ -752,7 +752,8 @@ TOPOLOGY = spec(
 def nccl_topology(p: dict) -> dict:
     """NCCL 2.30.7's topology search on a server's topology file: the ring, tree and NVLS graphs
     (pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels) and every
-    channel's ring and tree after NCCL's duplication, across `servers` such servers."""
+    channel's ring and tree after NCCL's duplication, across `servers` such servers. From a log,
+    `log` holds the log's own printed search next to the port's, field by field."""
     return topology_engine.topology(p["topology"], p["topology_servers"])
 
 

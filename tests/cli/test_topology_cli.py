@@ -61,3 +61,35 @@ def test_human_view_names_each_channels_cards():
     assert out.returncode == 0, out.stderr
     assert "in by mlx5_0 at rank 0, out by mlx5_1 at rank 1" in out.stdout
     assert max(len(line) for line in out.stdout.splitlines()) <= 80
+
+
+def test_a_log_with_graph_lines_is_a_topology():
+    """A log's `=== System` block is read as the topology, and the log's own search is held
+    against the port's (tests/data/topology/graph, nccl-tests#350)."""
+    from pathlib import Path
+
+    log = (
+        Path(__file__).parents[1]
+        / "data"
+        / "topology"
+        / "graph"
+        / "nccl-tests-350-a100-pcie-2x1.txt"
+    )
+    out = run("topology", str(log), "--servers", "2", "--json")
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout)
+    assert r["gpus_per_server"] == 1 and r["system"]["cpus"] == 2
+    assert r["log"]["nccl_version"] == "2.16.5"
+    assert (r["log"]["fields_equal"], r["log"]["fields"]) == (16, 16)
+    human = run("topology", str(log), "--servers", "2")
+    assert "the log's own search (NCCL 2.16.5, 2 servers): 16 of 16 fields" in human.stdout
+
+
+def test_a_bad_graph_line_is_named():
+    text = "h:1:2 [0] NCCL INFO === System : maxBw 24.0 totalBw 24.0 ===\n"
+    text += "h:1:2 [0] NCCL INFO CPU/0 (1/2/-1)\nh:1:2 [0] NCCL INFO + WAT[1.0] - GPU/1 (0)\n"
+    text += "h:1:2 [0] NCCL INFO ==========================================\n"
+    out = run("topology", "-", stdin=text)
+    assert out.returncode != 0
+    assert "line 3: not a link" in out.stderr
+    assert "Traceback" not in out.stderr

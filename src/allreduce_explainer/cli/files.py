@@ -61,7 +61,8 @@ def values_flag(what: str, then: str = "") -> Param:
 
 
 def read_topology(source: str) -> str:
-    """A topology file (NCCL_TOPO_DUMP_FILE's), stdin for -, or a preset's name (dgx-h100)."""
+    """A topology file (NCCL_TOPO_DUMP_FILE's) or a log with GRAPH lines, stdin for -, or a
+    preset's name (dgx-h100)."""
     if source in PRESETS:
         return preset_text(source)
     try:
@@ -77,7 +78,8 @@ def read_topology(source: str) -> str:
 
 TOPOLOGY_FLAG = Param(
     "topology", REQUIRED, "text",
-    f"a topology file as NCCL_TOPO_DUMP_FILE writes it (- reads stdin), or a preset: "
+    f"a topology file as NCCL_TOPO_DUMP_FILE writes it, or a log with the system "
+    f"NCCL_DEBUG_SUBSYS=GRAPH prints (- reads stdin), or a preset: "
     f"{', '.join(PRESETS)}",
     flag="topology", metavar="FILE|PRESET",
 )  # fmt: skip

@@ -105,7 +105,9 @@ COMMANDS = (
             "rings and trees", api.nccl_topology, views.topology,
             files={"topology": (files.TOPOLOGY_FLAG, files.read_topology)},
             description="Runs NCCL 2.30.7's search (src/graph/search.cc, ported) on a file "
-            "NCCL_TOPO_DUMP_FILE wrote, or on a preset (" + ", ".join(PRESETS) + "), for a "
+            "NCCL_TOPO_DUMP_FILE wrote, on the system a log's NCCL_DEBUG_SUBSYS=GRAPH lines "
+            "print (then `log` holds the log's own search next to the port's), or on a "
+            "preset (" + ", ".join(PRESETS) + "), for a "
             "job on --servers such servers: graphs {ring, tree, nvls} each with pattern, "
             "nChannels, bwIntra, bwInter (GB/s per channel), typeIntra, typeInter, "
             "sameChannels and its channels; channels [{channel, ring, tree}] as nccl-debug "

@@ -587,6 +587,15 @@ def topology(r: dict) -> str:
             )
     if len(r["channels"]) > 4:
         lines.append(f"... {len(r['channels']) - 4} more channels (--json has them all)")
+    if r.get("log"):
+        lg = r["log"]
+        lines += ["", *prose(
+            f"the log's own search (NCCL {lg['nccl_version'] or 'version not printed'}, "
+            f"{lg['servers']} server{'s' if lg['servers'] > 1 else ''}): "
+            f"{lg['fields_equal']} of {lg['fields']} fields and {lg['channels_equal']} of "
+            f"{lg['channels']} channel lines equal to the port's"
+            + (f"; differ: {', '.join(lg['differences'])}" if lg["differences"] else "")
+        )]  # fmt: skip
     return "\n".join(lines)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import resources
 
 from ..errors import ParamError
-from . import connect, paths, search, system, xml
+from . import connect, graphlog, paths, search, system, xml
 from .search import BALANCED_TREE, NVLS, PATTERN, RING, Graph
 from .system import GPU, NET, NVS, PATH_TYPE, System
 
@@ -36,10 +36,26 @@ def preset_text(name: str) -> str:
     return resources.files(__package__).joinpath("presets", f"{name}.xml").read_text()
 
 
+def _is_log(text: str) -> bool:
+    """A log (NCCL_DEBUG_SUBSYS=GRAPH lines), not a topology file (which starts with `<`)."""
+    return not text.lstrip().startswith("<") and graphlog.is_graph_log(text)
+
+
+def read_system(text: str) -> System:
+    """A topology file, or a log whose GRAPH lines print the system (graphlog.py)."""
+    if _is_log(text):
+        return graphlog.read(text)[0]
+    return system.from_xml(xml.parse(text))
+
+
 def load(text: str, servers: int = 1) -> System:
     """ncclTopoGetSystem, ComputePaths, TrimSystem and SearchInit (init.cc:1140-1150) for one
     server of a job on `servers` of them; GPU ranks renumbered 0..n-1 in the file's rank order."""
-    s = system.from_xml(xml.parse(text))
+    return prepare(read_system(text), servers)
+
+
+def prepare(s: System, servers: int = 1) -> System:
+    """Paths and the search's bandwidths of a built system, ranks renumbered 0..n-1."""
     ranks = sorted(g.rank for g in s.gpus)
     if len(set(ranks)) != len(ranks):
         raise ParamError("topology", f"two <gpu> elements have the same rank ({ranks})")
@@ -131,7 +147,7 @@ def topology(text: str, servers: int = 1) -> dict:
         if servers > 1:
             entry["nics"] = _nics(s, ring, c)
         out_channels.append(entry)
-    return {
+    out = {
         "servers": servers,
         "gpus_per_server": ngpus,
         "ranks": ngpus * servers,
@@ -145,6 +161,9 @@ def topology(text: str, servers: int = 1) -> dict:
         "coll_channels": len(chans),
         "channels": out_channels,
     }
+    if _is_log(text):  # the log's own search, printed next to the system, held against ours
+        out["log"] = graphlog.check(text)
+    return out
 
 
 def _heads(nvls: Graph, ngpus: int) -> list[int]:

@@ -1,0 +1,54 @@
+"""The published GRAPH-line pairs: the port's search on the system each log printed, held
+against the search the same log printed, field by field and channel line by channel line.
+
+A pair is a log that prints both the system NCCL detected (`=== System ...`, NCCL_DEBUG_SUBSYS
+=GRAPH) and the ring and tree search's results for it (`Pattern ...` and its channel lines);
+tests/data/topology/SOURCES.json (`graph_pairs`) lists them with their URLs, and
+tests/core/topology/test_graphlog.py holds every match and every listed difference.
+Usage, from the repo root: PYTHONPATH=src .venv/bin/python bench/graph_pairs.py [--json]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from allreduce_explainer.topology import graphlog
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "topology"
+
+
+def rows() -> list[dict]:
+    pairs = json.loads((DATA / "SOURCES.json").read_text())["graph_pairs"]
+    out = []
+    for p in pairs:
+        r = graphlog.check((DATA / p["file"]).read_text())
+        out.append({"file": p["file"], "kind": p["kind"], "nccl": r["nccl_version"],
+                    "servers": r["servers"], "fields": r["fields"],
+                    "fields_equal": r["fields_equal"], "channels": r["channels"],
+                    "channels_equal": r["channels_equal"],
+                    "differences": r["differences"], "url": p["url"]})  # fmt: skip
+    return out
+
+
+def main() -> None:
+    rs = rows()
+    if "--json" in sys.argv:
+        print(json.dumps(rs, indent=1))
+        return
+    print(f"{'pair':44} {'kind':8} {'NCCL':7} {'fields':>7} {'channel lines':>14}  differences")
+    for r in rs:
+        print(f"{Path(r['file']).name:44} {r['kind']:8} {r['nccl']:7} "
+              f"{r['fields_equal']:>3}/{r['fields']:<3} {r['channels_equal']:>6}/{r['channels']:<7}"
+              f"  {', '.join(r['differences']) or '-'}")  # fmt: skip
+    kinds = Counter(r["kind"] for r in rs)
+    print(f"\n{len(rs)} pairs ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}): "
+          f"{sum(r['fields_equal'] for r in rs)} of {sum(r['fields'] for r in rs)} fields and "
+          f"{sum(r['channels_equal'] for r in rs)} of {sum(r['channels'] for r in rs)} channel "
+          "lines equal")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
