@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import dtypes, nccl
+from . import dtypes, nccl, vocabulary
 from .catalog import hardware, models
 from .collectives import COLLECTIVES
 from .costs import cost as cost_model
@@ -31,16 +31,28 @@ from .topology import run as topology_engine
 from .training import calculator, memory, shardcost
 from .training import ddp as ddp_engine
 from .validate import count, permutation
+from .vocabulary import (
+    GPU,
+    GPUS,
+    GPUS_PER_NODE,
+    INTER_BW,
+    INTER_LATENCY,
+    INTRA_BW,
+    INTRA_LATENCY,
+    MFU,
+    MODEL,
+    NIC_GBPS,
+    TOKENS_PER_GPU,
+)  # fmt: skip
 
-DEFAULT_GPU = hardware.H100_SXM.name  # the pages' default GPU
-
+DEFAULT_GPU = vocabulary.DEFAULT_GPU  # the pages' default GPU
 ALGORITHMS = tuple(sim.ALGORITHMS)
 MAX_SIM_GPUS = 1024  # summary mode
 MAX_TRACE_GPUS = 64  # full traces keep every buffer after every step
 MAX_TRACE_LENGTH = 1024
 MAX_LENGTH = 1 << 16
 MAX_ELEMENTS = 1 << 22  # gpus x length held in memory
-MAX_COST_GPUS = 1 << 16
+MAX_COST_GPUS = GPUS.hi
 
 
 def _choices(values) -> tuple[tuple[object, str], ...]:
@@ -50,37 +62,17 @@ def _choices(values) -> tuple[tuple[object, str], ...]:
 ALGORITHM = Param(
     "algorithm", REQUIRED, "choice", "the schedule", choices=_choices(ALGORITHMS), flag="algorithm"
 )
-GPUS_PER_NODE = Param(
-    "gpus_per_node", None, "int", "GPUs per server (default: all GPUs in one server)",
-    1, MAX_COST_GPUS, optional=True, metavar="G",
-)  # fmt: skip
-
-
-# The network card on the command line: one flag, --nic-gbps, in Gb/s as cards are sold, on
-# every command; the library's inter_bw (simulate, estimate, ddp) is GB/s, the model's unit.
-NIC_LABEL = (
-    f"network card per GPU, on the wire; {hardware.NIC_400G_Gbps:g} Gb/s = "
-    f"{hardware.NIC_400G['GBps']:g} GB/s"
-)
-NIC_GONE = ("--inter-bw", "give the card's rate in Gb/s with --nic-gbps (8 × GB/s)")
 
 
 def _links(intra_latency: float = 0.0, inter_latency: float = 0.0) -> tuple[Param, ...]:
-    """The teaching model's two links: rates in GB/s per direction, latencies per message; the
-    card's flag takes Gb/s, as NIC_GBPS's does."""
+    """The teaching model's two links: rates in GB/s per direction, latencies per message (the
+    vocabulary's, with these latencies as defaults); the card's flag takes Gb/s."""
     return (
-        Param("intra_bw", H100_NVLINK_GBps, "float",
-              "link rate inside a server, per direction; the default is the H100 SXM's NVLink 4",
-              POSITIVE, unit="GB/s", metavar="GBPS"),
-        Param("inter_bw", NIC_400G_GBps, "float", NIC_LABEL, POSITIVE, unit="GB/s",
-              flag="--nic-gbps", metavar="R", flag_unit=("Gb/s", 8), gone=NIC_GONE),
-        Param("intra_latency", intra_latency, "float",
-              f"latency per message inside a server; NCCL {NCCL_VERSION}'s Simple ring charges "
-              f"{NCCL_NVLINK_HOP_US:g} per NVLink hop", 0, unit="µs", metavar="US"),
-        Param("inter_latency", inter_latency, "float",
-              f"latency per message between servers; NCCL charges {NCCL_NETWORK_HOP_US:g}",
-              0, unit="µs", metavar="US"),
-    )  # fmt: skip
+        INTRA_BW,
+        INTER_BW,
+        INTRA_LATENCY.narrow(default=intra_latency),
+        INTER_LATENCY.narrow(default=inter_latency),
+    )
 
 
 def topology(
@@ -99,7 +91,7 @@ def topology(
 
 SIMULATE = spec(
     ALGORITHM,
-    Param("gpus", 4, "int", "GPUs", 1, MAX_SIM_GPUS, metavar="N"),
+    GPUS.narrow(default=4, hi=MAX_SIM_GPUS),
     GPUS_PER_NODE,
     Param("length", None, "int", "elements per gradient (default 2N; taken from --values if "
           "given)", 1, MAX_LENGTH, optional=True, metavar="L"),
@@ -183,7 +175,7 @@ def _refuse_between_servers(p: dict, s: dict, names, gpus: int, servers: int, pe
 
 ESTIMATE = spec(
     ALGORITHM,
-    Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    GPUS,
     Param("bytes", REQUIRED, "float", "gradient size in bytes per GPU (14e9 = a 7B model in "
           "BF16)", POSITIVE, metavar="S"),
     GPUS_PER_NODE,
@@ -202,7 +194,7 @@ def estimate(p: dict) -> dict:
 
 
 BUSBW = spec(
-    Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    GPUS,
     Param("bytes", REQUIRED, "float", "size as nccl-tests counts it (the total for "
           "reduce-scatter, all-gather)", POSITIVE, metavar="S"),
     Param("time_us", REQUIRED, "float", "measured time", POSITIVE, unit="µs", metavar="T"),
@@ -244,12 +236,6 @@ BUCKET_CAP_MB = _bucket_mb(
 FIRST_BUCKET_MB = _bucket_mb(
     "first_bucket_mb", "cap of the first bucket in MiB: 1 without --bucket-cap-mb, else the cap",
     "Y",
-)  # fmt: skip
-MFU = Param(
-    "mfu", calculator.DEFAULT_MFU, "float",
-    "share of peak FLOP/s achieved, an assumption; Llama 3 reached 0.38-0.43", POSITIVE,
-    calculator.MAX_MFU,
-    metavar="U",
 )  # fmt: skip
 
 
@@ -297,9 +283,8 @@ def model_name(name) -> models.Model:
 
 
 DDP = spec(
-    Param("model", "gpt2", "name", f"one of {', '.join(models.MODELS)}; any case or spelling "
-          "(llama-3-8b), or an unambiguous prefix", metavar="NAME"),
-    Param("gpus", 8, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    MODEL.narrow(default="gpt2"),
+    GPUS.narrow(default=8),
     GPUS_PER_NODE,
     BUCKET_CAP_MB,
     FIRST_BUCKET_MB,
@@ -313,7 +298,7 @@ DDP = spec(
           choices=tuple(sorted((n, k.upper()) for k, n in calculator.GRAD_BYTES.items()))),
     Param("sweep", False, "bool", "also sweep the bucket cap from 0.1 MiB to the model"),
     *_links(NCCL_NVLINK_HOP_US, NCCL_NETWORK_HOP_US),
-    Param("gpu", DEFAULT_GPU, "name"),  # without a label: the library's only, not the CLI's
+    GPU.narrow(label=""),  # without a label: the library's only, not the CLI's
     Param("timing", "nccl", "choice", choices=_choices(DDP_TIMINGS)),
 )  # fmt: skip
 
@@ -432,17 +417,11 @@ def _ddp_algorithm(timing: str, topo: Topology, rows: list[dict]) -> str:
 # ---- Sharded data parallel and in-network reduction ---------------------------------------
 
 
-GPU = Param("gpu", DEFAULT_GPU, "name", "A100 SXM, H100 SXM, H200 SXM, B200 or MI300X (any case, "
-            "or a prefix: h100)", metavar="NAME")  # fmt: skip
-CLUSTER_GPUS = Param("gpus", REQUIRED, "int", "GPUs", 1, calculator.MAX_GPUS, metavar="N")
-CLUSTER_GPUS_PER_NODE = Param(
-    "gpus_per_node", None, "int", "GPUs per server (default: the GPU's, 8)",
-    1, calculator.MAX_GPUS_PER_NODE, optional=True, metavar="G",
-)  # fmt: skip
-NIC_GBPS = Param(
-    "nic_Gbps", hardware.NIC_400G_Gbps, "float", NIC_LABEL, POSITIVE, 1e6, unit="Gb/s",
-    flag="--nic-gbps", metavar="R", gone=NIC_GONE,
-)  # fmt: skip
+CLUSTER_GPUS = GPUS.narrow(hi=calculator.MAX_GPUS)
+CLUSTER_GPUS_PER_NODE = GPUS_PER_NODE.narrow(
+    label="GPUs per server (default: the GPU's, 8)", hi=calculator.MAX_GPUS_PER_NODE
+)
+CLUSTER_NIC_GBPS = NIC_GBPS.narrow(hi=1e6)
 NCCL_RELEASE = Param(
     "nccl_version", nccl.NCCL_VERSION, "choice",
     nccl.release_help(),
@@ -453,30 +432,16 @@ GPUS_PER_PROCESS = Param(
     "training job; 8 when one process drives a server's GPUs, whose kernel launches then queue",
     1, calculator.MAX_GPUS_PER_NODE, metavar="G",
 )  # fmt: skip
-TOKENS_PER_GPU = Param(
-    "tokens_per_gpu",
-    calculator.DEFAULT_TOKENS,
-    "float",
-    "tokens per GPU per step, an assumption",
-    POSITIVE,
-    1e9,
-    metavar="T",
-)
+# the calculator's latencies: the vocabulary's under the calculator's keywords (µs in the name)
 LATENCIES_US = (
-    Param("intra_latency_us", 0.0, "float", "latency per message inside a server; NCCL "
-          f"charges {NCCL_NVLINK_HOP_US:g}", 0, 1e6, unit="µs", flag="--intra-latency",
-          metavar="US"),
-    Param("inter_latency_us", 0.0, "float", "latency per message between servers; NCCL "
-          f"charges {NCCL_NETWORK_HOP_US:g}", 0, 1e6, unit="µs", flag="--inter-latency",
-          metavar="US"),
-)  # fmt: skip
-PRESET_MODEL = Param(
-    "model", REQUIRED, "name",
-    f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)",
-    metavar="NAME",
-)  # fmt: skip
+    INTRA_LATENCY.narrow(name="intra_latency_us", hi=1e6, flag="--intra-latency"),
+    INTER_LATENCY.narrow(name="inter_latency_us", hi=1e6, flag="--inter-latency"),
+)
+PRESET_MODEL = MODEL.narrow(
+    label=f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)"
+)
 SHARD = spec(
-    PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, NIC_GBPS, TOKENS_PER_GPU, MFU,
+    PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, CLUSTER_NIC_GBPS, TOKENS_PER_GPU, MFU,
     Param("comm_model", "nccl", "choice", f"how the collectives are timed: nccl: the fitted "
           f"time of NCCL {NCCL_VERSION}'s choice, the collective it would pick for each size and "
           f"group, as on page 8 ({', '.join(nccl.GPU_SPECS)}); ring: a single flat ring, "
@@ -566,13 +531,10 @@ def size_range(value) -> list[int]:
 NCCL_GPUS = ", ".join(nccl.GPU_SPECS)
 
 NCCL_SWEEP = spec(
-    Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
-    Param("gpus_per_node", None, "int", "GPUs per server (default: min(N, 8))", 1,
-          MAX_COST_GPUS, optional=True, metavar="G"),
-    Param("gpu", DEFAULT_GPU, "name", f"one of {NCCL_GPUS} (any case, or a prefix: h100)",
-          metavar="NAME"),
-    Param("nic_Gbps", hardware.NIC_400G_Gbps, "float", "network card rate, as sold",
-          POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", flag="--nic-gbps", metavar="R", gone=NIC_GONE),
+    GPUS,
+    GPUS_PER_NODE.narrow(label="GPUs per server (default: min(N, 8))"),
+    GPU.narrow(label=f"one of {NCCL_GPUS} (any case, or a prefix: h100)"),
+    NIC_GBPS.narrow(label="network card rate, as sold", hi=NCCL_NIC_GBPS[1]),
     Param("nics_per_node", None, "int", "cards per server (default: one per GPU)", 1, 64,
           optional=True, metavar="K"),
     Param("in_network_reduction", False, "bool",
@@ -633,16 +595,14 @@ def _custom_gpu(name: str, hi: float, unit: str) -> Param:
 
 
 CALC = spec(
-    Param("model", None, "name",
-          f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)",
-          optional=True, metavar="NAME"),
+    PRESET_MODEL.narrow(default=None, optional=True),
     Param("params", None, "float", "a custom parameter count (7e9): a uniform stack of "
           "transformer layers", calculator.MIN_PARAMS, calculator.MAX_PARAMS, optional=True,
           metavar="P"),
     replace(CLUSTER_GPUS, default=64),
     CLUSTER_GPUS_PER_NODE,
     GPU,
-    NIC_GBPS,
+    CLUSTER_NIC_GBPS,
     GPUS_PER_PROCESS,
     Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "nccl: NCCL's choice and its "
           "fitted time; ring, multi-ring, tree, hierarchical, auto: the site's teaching models",
@@ -686,16 +646,14 @@ def presets(p: dict) -> dict:
 
 NCCL_TESTS = spec(
     Param("log", REQUIRED, "text", "an all_reduce_perf log", flag="FILE"),
-    Param("gpus", None, "int", "GPUs in the run (default: counted from the '#  Rank' lines)",
-          1, MAX_COST_GPUS, optional=True, metavar="N"),
-    Param("gpus_per_node", None, "int", "GPUs per server (default: from the host names, else 8)",
-          1, 8, optional=True, metavar="G"),
-    Param("gpu", None, "name", "A100, H100, H200 or B200: NCCL's prediction beside each row, and "
-          "the NVLink line rate one server's busbw is held against (default: no prediction)",
-          optional=True, metavar="NAME"),
-    Param("nic_Gbps", None, "float", "network card rate, as sold: the multi-server line rate; "
-          "400 if not given, assumed", POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", optional=True,
-          flag="--nic-gbps", metavar="R", gone=NIC_GONE),
+    GPUS.narrow(label="GPUs in the run (default: counted from the '#  Rank' lines)",
+                default=None, optional=True),
+    GPUS_PER_NODE.narrow(label="GPUs per server (default: from the host names, else 8)", hi=8),
+    GPU.narrow(label="A100, H100, H200 or B200: NCCL's prediction beside each row, and the "
+               "NVLink line rate one server's busbw is held against (default: no prediction)",
+               default=None, optional=True),
+    NIC_GBPS.narrow(label="network card rate, as sold: the multi-server line rate; 400 if not "
+                    "given, assumed", hi=NCCL_NIC_GBPS[1], default=None, optional=True),
     Param("nics_per_node", None, "int", "network cards per server (default: one per GPU)", 1, 64,
           optional=True, metavar="K"),
 )  # fmt: skip
@@ -718,14 +676,13 @@ def nccl_tests(p: dict) -> dict:
 NCCL_DEBUG = spec(
     Param("log", REQUIRED, "text", "NCCL_DEBUG=INFO output, alone or with all_reduce_perf's",
           flag="FILE"),
-    Param("gpus", None, "int", "GPUs in the run (default: nRanks from the comm lines)",
-          1, MAX_COST_GPUS, optional=True, metavar="N"),
-    Param("gpu", None, "name", "A100, H100, H200 or B200 (default: from the '#  Rank' device "
-          "names)", optional=True, metavar="NAME"),
-    Param("nic_Gbps", None, "float", "the rate of one network device NCCL uses, as sold (a log "
-          "does not print it): the line rate busbw is held against", POSITIVE,
-          NCCL_NIC_GBPS[1], unit="Gb/s", optional=True, flag="--nic-gbps", metavar="R",
-          gone=NIC_GONE),
+    GPUS.narrow(label="GPUs in the run (default: nRanks from the comm lines)", default=None,
+                optional=True),
+    GPU.narrow(label="A100, H100, H200 or B200 (default: from the '#  Rank' device names)",
+               default=None, optional=True),
+    NIC_GBPS.narrow(label="the rate of one network device NCCL uses, as sold (a log does not "
+                    "print it): the line rate busbw is held against", hi=NCCL_NIC_GBPS[1],
+                    default=None, optional=True),
 )  # fmt: skip
 
 
@@ -767,7 +724,7 @@ ORDER_METHOD = {"Ring": "ring", "Tree": "tree", "NVLS": "nvls", "NVLSTree": "nvl
 ORDER_FIGURES = ("result", "ranks_agree", "max_ulp", "mean_ulp")  # a method's, in the CLI's JSON
 
 ORDERS = spec(
-    Param("gpus", 4, "int", "GPUs", 2, MAX_ORDER_GPUS, metavar="N"),
+    GPUS.narrow(default=4, lo=2, hi=MAX_ORDER_GPUS),
     Param("dtype", "bf16", "choice", "element type of the gradient and of the reduction",
           choices=_choices(ORDER_DTYPES)),
     Param("seed", 0, "int", "seed of the drawn values", 0, 2**63),
@@ -779,7 +736,7 @@ ORDERS = spec(
           "alone); NCCL's algorithm, protocol, channels and chunks follow from it", 1, 1 << 40,
           optional=True, metavar="B"),
     Param("offset", 0, "int", "the gradient's first element inside the bucket", 0, 1 << 39),
-    Param("gpu", DEFAULT_GPU, "name", "GPU (NCCL's channels and pick)"),
+    GPU.narrow(label="GPU (NCCL's channels and pick)", metavar=""),
     VALUES,
     Param("rings", None, "data", "each channel's ring of GPUs, as NCCL_DEBUG=INFO prints them, "
           "channels separated by ';' (0,1,3,2;0,2,3,1), from any GPU (NCCL numbers a ring from "

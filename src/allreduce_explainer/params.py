@@ -131,6 +131,31 @@ class Param:
     def values(self) -> tuple:
         return tuple(v for v, _ in self.choices)
 
+    def narrow(self, **changes) -> Param:
+        """This parameter as one api function takes it: the same quantity (kind and unit), a
+        range inside this one's, its own default, help or keyword, so the shared parameters
+        (vocabulary.py) are declared once and each function states only how it differs."""
+        p = replace(self, narrows=self, **changes)
+        wrong = narrowing_errors(p)
+        if wrong:
+            raise ValueError(f"{p.name} narrows {self.name}: {'; '.join(wrong)}")
+        return p
+
+    def in_unit(self, name: str, unit: str, k: float, label: str = "") -> Param:
+        """The same quantity under another keyword in another unit, 1 of it being k of this
+        one's (the card: the model's inter_bw in GB/s is nic_Gbps / 8); the flag keeps this
+        one's unit (flag_unit), so the command line says one thing in one unit."""
+
+        def scaled(x):  # POSITIVE stays "greater than 0"
+            number = isinstance(x, (int, float)) and not isinstance(x, bool)
+            return x / k if number and x != POSITIVE else x
+
+        return replace(
+            self, name=name, default=scaled(self.default), lo=scaled(self.lo),
+            hi=scaled(self.hi), unit=unit, label=label or self.label,
+            flag=self.cli_flag, flag_unit=(self.unit, k),
+        )  # fmt: skip
+
     def menu(self) -> tuple[tuple[str, tuple], ...]:
         """A select's choices as (heading, choices) groups: the first with no heading, then
         `more`'s under its own, so a long menu leads with the few a reader wants first."""
@@ -221,6 +246,8 @@ def narrowing_errors(p: Param) -> list[str]:
         out.append(f"hi must be at most {base.hi}")
     if base.choices and not set(p.values()) <= set(base.values()):
         out.append(f"choices must be among {base.values()}")
+    if p.default is REQUIRED or (p.default is None and p.optional):
+        return out  # no default to check: the caller gives one, or the function picks it
     try:
         base.check(p.default)
     except ParamError as e:
