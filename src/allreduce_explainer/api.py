@@ -1,14 +1,18 @@
 """The library's front door: plain parameters in, validated, JSON-able results out.
 
-Each function is declared by a spec beside it (params.py) and `@takes(SPEC)`: callers pass the
-spec's names, the function receives them validated, and its signature and defaults are the spec's,
-written once. The CLI builds each subcommand's flags from the same spec, so a ParamError names the
-flag that set the field.
+Each function is declared by a spec beside it, whose shared parameters narrow vocabulary.py's,
+and a typed, keyword-only signature that `@takes(SPEC)` checks against the spec when this module
+loads (names, order, types, defaults: mypy and help() see the real parameters; make test runs
+mypy on this module). Callers pass keywords; the body gets them validated (`p = dict(locals())`).
+A parameter the call cannot apply, given the others, is refused naming it (`_refuse_given`,
+`_refuse_unused`), never ignored. The CLI builds each subcommand's flags from the same spec, so a
+ParamError names the flag that set the field.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from . import dtypes, nccl, vocabulary
 from .catalog import hardware, models
@@ -108,11 +112,28 @@ SIMULATE = spec(
 
 
 @takes(SIMULATE)
-def simulate(p: dict) -> dict:
+def simulate(
+    *,
+    algorithm: str,
+    gpus: int = 4,
+    gpus_per_node: int | None = None,
+    length: int | None = None,
+    dtype: str = "int",
+    seed: int = 0,
+    values: object = None,
+    trace: bool = False,
+    chunks: int | None = None,
+    intra_bw: float = H100_NVLINK_GBps,
+    inter_bw: float = NIC_400G_GBps,
+    intra_latency: float = 0.0,
+    inter_latency: float = 0.0,
+    order: object = None,
+) -> dict:
     """Run one all-reduce on real vectors; the trace of every step when `trace` is true. `order`
     runs the ring in that order of GPUs (a channel's ring from NCCL_DEBUG=INFO). The ring's
     result also has `chunks` (chunk c's elements [start, stop), by chunk) and `owners` (by GPU,
     the chunk whose complete sum it holds after the reduce-scatter)."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     trace, length = p["trace"], p["length"]
     topo = topology(
         p["gpus"], p["gpus_per_node"], *_link_values(p),
@@ -128,6 +149,7 @@ def simulate(p: dict) -> dict:
     if p["values"] is None:
         inputs = gradients.draw(topo.gpus, length, dt, p["seed"])
     else:
+        _refuse_given(p, SIMULATE, ("seed",), "draws random gradients, and values are given")
         inputs = gradients.check(p["values"], topo.gpus, dt, max_length)
         if length is not None and length != len(inputs[0]):
             raise ParamError("length", "does not match the length of the given values")
@@ -150,6 +172,14 @@ def _link_values(p: dict) -> tuple[float, float, float, float]:
 
 
 INTER = ("inter_latency", "inter_bw")  # the link parameters between servers
+
+
+def _refuse_given(p: dict, s: dict[str, Param], names, why: str) -> None:
+    """Refuses the first of `names` set away from its default, naming it, with why this call
+    cannot apply it: a parameter that would change nothing is an error, never ignored."""
+    for name in names:
+        if p[name] != s[name].default:
+            raise ParamError(name, why)
 
 
 def _refuse_unused(p: dict, s: dict[str, Param], topo: Topology, names=INTER) -> None:
@@ -186,8 +216,20 @@ ESTIMATE = spec(
 
 
 @takes(ESTIMATE)
-def estimate(p: dict) -> dict:
+def estimate(
+    *,
+    algorithm: str,
+    gpus: int,
+    bytes: float,
+    gpus_per_node: int | None = None,
+    chunks: int | None = None,
+    intra_bw: float = H100_NVLINK_GBps,
+    inter_bw: float = NIC_400G_GBps,
+    intra_latency: float = 0.0,
+    inter_latency: float = 0.0,
+) -> dict:
     """Closed-form time, steps and bytes of one all-reduce of `bytes` per GPU."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
     _refuse_unused(p, ESTIMATE, topo)
     return cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
@@ -204,8 +246,9 @@ BUSBW = spec(
 
 
 @takes(BUSBW)
-def busbw(p: dict) -> dict:
+def busbw(*, gpus: int, bytes: float, time_us: float, collective: str = "allreduce") -> dict:
     """nccl-tests' algbw and busbw for one measured time (S as nccl-tests counts it)."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     out = cost_model.bandwidths(
         float(p["bytes"]), float(p["time_us"]) * 1e-6, p["gpus"], p["collective"]
     )
@@ -263,8 +306,11 @@ BUCKETS = spec(
 
 
 @takes(BUCKETS)
-def buckets(p: dict) -> dict:
+def buckets(
+    *, param_bytes: object, bucket_cap_mb: float | None = None, first_bucket_mb: float | None = None
+) -> dict:
     """PyTorch DDP's steady-state buckets for parameters of these sizes (bytes, model order)."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     sizes = param_sizes(p["param_bytes"])
     cap, first = p["bucket_cap_mb"], p["first_bucket_mb"]
     out = ddp_engine.buckets(sizes, cap, first)
@@ -304,7 +350,25 @@ DDP = spec(
 
 
 @takes(DDP)
-def ddp(p: dict) -> dict:
+def ddp(
+    *,
+    model: str = "gpt2",
+    gpus: int = 8,
+    gpus_per_node: int | None = None,
+    bucket_cap_mb: float | None = None,
+    first_bucket_mb: float | None = None,
+    batch: int | None = None,
+    mfu: float = calculator.DEFAULT_MFU,
+    peak_tflops: float | None = None,
+    grad_bytes: int = 4,
+    sweep: bool = False,
+    intra_bw: float = H100_NVLINK_GBps,
+    inter_bw: float = NIC_400G_GBps,
+    intra_latency: float = NCCL_NVLINK_HOP_US,
+    inter_latency: float = NCCL_NETWORK_HOP_US,
+    gpu: str = DEFAULT_GPU,
+    timing: str = "nccl",
+) -> dict:
     """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep).
 
     timing "nccl" (the default) times each bucket's all-reduce by the fitted time of NCCL's
@@ -315,6 +379,7 @@ def ddp(p: dict) -> dict:
     1 MiB when the cap is unset (PyTorch's default), else the cap (PyTorch 2.4 and later). Its
     best cap is the least exposed time over every cap (ddp.optimum), not a point of the sweep.
     """
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     m = model_name(p["model"])
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
     timing, grad_bytes = p["timing"], p["grad_bytes"]
@@ -323,12 +388,15 @@ def ddp(p: dict) -> dict:
     device = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     peak = device.peak_bf16_tflops if p["peak_tflops"] is None else p["peak_tflops"]
     flops = peak * 1e12 * p["mfu"]
+    _refuse_unused(p, DDP, topo)
     if timing == "nccl":
         _refuse_lockstep(p)
         system = _ddp_system(device.name, topo)
         timed = ddp_engine.nccl_time(system)
     else:
-        _refuse_unused(p, DDP, topo, ("inter_latency",))
+        if p["peak_tflops"] is not None:
+            why = "sets the peak and, timing lock-step, nothing else: peak_tflops is given"
+            _refuse_given(p, DDP, ("gpu",), why)
         timed = ddp_engine.lockstep_time(topo)
     r = ddp_engine.run(m, timed, b, flops, grad_bytes, cap, first)
     rows = r["buckets"]
@@ -376,13 +444,11 @@ def ddp(p: dict) -> dict:
 def _refuse_lockstep(p: dict) -> None:
     """NCCL's timing has its own latencies and NVLink rate: the whiteboard model's are refused
     when set, as they would change nothing."""
-    for name in ("intra_latency", "inter_latency", "intra_bw"):
-        if p[name] != DDP[name].default:
-            raise ParamError(
-                name,
-                "is the whiteboard model's (timing lock-step); timing nccl takes NCCL's own "
-                "latencies and NVLink rate for the GPU",
-            )
+    why = (
+        "is the whiteboard model's (timing lock-step); timing nccl takes NCCL's own latencies "
+        "and NVLink rate for the GPU"
+    )
+    _refuse_given(p, DDP, ("intra_latency", "inter_latency", "intra_bw"), why)
 
 
 def _ddp_system(gpu: str, topo: Topology) -> nccl.System:
@@ -452,7 +518,19 @@ SHARD = spec(
 
 
 @takes(SHARD)
-def shard(p: dict) -> dict:
+def shard(
+    *,
+    model: str,
+    gpus: int,
+    gpus_per_node: int | None = None,
+    gpu: str = DEFAULT_GPU,
+    nic_Gbps: float = hardware.NIC_400G_Gbps,
+    tokens_per_gpu: float = calculator.DEFAULT_TOKENS,
+    mfu: float = calculator.DEFAULT_MFU,
+    comm_model: str = "nccl",
+    intra_latency_us: float = 0.0,
+    inter_latency_us: float = 0.0,
+) -> dict:
     """Memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP for a model on a cluster.
 
     `strategies[name].memory_bytes_per_gpu` is {"params", "grads", "optimizer", "total"} in
@@ -462,10 +540,13 @@ def shard(p: dict) -> dict:
     per GPU from which the collectives hide, (m - 1)/m · F/B with its F and B, the figure page 8
     prints.
     """
-    p = dict(p)
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     m = calculator.model_for(p.pop("model"), None)
     tokens, u = float(p.pop("tokens_per_gpu")), float(p.pop("mfu"))
     timing = p.pop("comm_model")
+    if timing == "nccl":
+        why = "is the ring's (comm_model ring); NCCL's fitted time has its own latencies"
+        _refuse_given(p, SHARD, ("intra_latency_us", "inter_latency_us"), why)
     c = calculator.cluster_for(**p)
     if timing == "nccl" and c.gpu.name not in nccl.GPU_SPECS:
         raise ParamError("gpu", f"NCCL's tuning code knows {', '.join(nccl.GPU_SPECS)}")
@@ -557,10 +638,27 @@ NCCL_SWEEP = spec(
 
 
 @takes(NCCL_SWEEP)
-def nccl_sweep(p: dict) -> dict:
+def nccl_sweep(
+    *,
+    gpus: int,
+    gpus_per_node: int | None = None,
+    gpu: str = DEFAULT_GPU,
+    nic_Gbps: float = hardware.NIC_400G_Gbps,
+    nics_per_node: int | None = None,
+    in_network_reduction: bool = False,
+    cpu: str = "intel",
+    bytes: object = None,
+    sizes: object = None,
+    algorithm: str | None = None,
+    protocol: str | None = None,
+    collective: str = "AllReduce",
+    nccl_version: str = NCCL_VERSION,
+    gpus_per_process: int = 1,
+) -> dict:
     """NCCL's pick for each size (one `bytes`, or `sizes`): its algorithm and protocol, the
     fitted time (what published runs of that size measure), NCCL's estimate (the time its
     tuning code picks on), and every candidate it weighed."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     if (p["bytes"] is None) == (p["sizes"] is None):
         raise ParamError("bytes", "give one size (bytes) or a range (sizes), one of the two")
     sizes = [size("bytes", p["bytes"])] if p["sizes"] is None else size_range(p["sizes"])
@@ -569,6 +667,9 @@ def nccl_sweep(p: dict) -> dict:
         p["gpu"], p["gpus"], per_node, p["nics_per_node"] or per_node, p["nic_Gbps"],
         p["in_network_reduction"], str(p["cpu"]).lower(), p["nccl_version"],
     )  # fmt: skip
+    if system.nodes == 1:
+        why = "changes NCCL's tuning across servers only, and all the GPUs are in one server"
+        _refuse_given(p, NCCL_SWEEP, ("cpu",), why)
     if p["gpus_per_process"] > per_node:
         raise ParamError(
             "gpus_per_process", f"one process drives GPUs of one server: at most {per_node}"
@@ -621,16 +722,41 @@ CALC = spec(
 
 
 @takes(CALC)
-def calc(p: dict) -> dict:
+def calc(
+    *,
+    model: str | None = None,
+    params: float | None = None,
+    gpus: int = 64,
+    gpus_per_node: int | None = None,
+    gpu: str = DEFAULT_GPU,
+    nic_Gbps: float = hardware.NIC_400G_Gbps,
+    gpus_per_process: int = 1,
+    algorithm: str = "nccl",
+    nccl_version: str = NCCL_VERSION,
+    grad_dtype: str = "bf16",
+    tokens_per_gpu: float = calculator.DEFAULT_TOKENS,
+    mfu: float = calculator.DEFAULT_MFU,
+    intra_latency_us: float = 0.0,
+    inter_latency_us: float = 0.0,
+    link_GBps: float | None = None,
+    peak_tflops: float | None = None,
+    memory_gb: float | None = None,
+    overlap_too: bool = True,
+) -> dict:
     """The calculator: all-reduce time, bandwidths, lower bound, compute and shares of a step.
 
-    The keywords are CALC's; give a model or a parameter count. A latency between servers
+    Give a model or a parameter count; link_GBps, peak_tflops and memory_gb describe a custom
+    GPU (gpu="custom") and are refused for another. A latency between servers
     with every GPU in one server is refused, as it would change nothing.
     """
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     if p["model"] is None and p["params"] is None:
         raise ParamError("model", "give a model name or a parameter count")
     if p["model"] is not None and p["params"] is not None:
         raise ParamError("params", "give a model name or a parameter count, not both")
+    if calculator.normalize_name(p["gpu"]) != "custom":
+        why = f'is a custom GPU\'s figure: give gpu="custom" to use it (gpu is {p["gpu"]})'
+        _refuse_given(p, CALC, ("link_GBps", "peak_tflops", "memory_gb"), why)
     out = calculator.calculate(**p).figures
     _refuse_between_servers(
         p, CALC, ("inter_latency_us",), out["gpus"], out["servers"], out["gpus_per_node"]
@@ -639,7 +765,7 @@ def calc(p: dict) -> dict:
 
 
 @takes(spec())
-def presets(p: dict) -> dict:
+def presets() -> dict:
     """The calculator's models, GPUs and network cards, each with its source."""
     return calculator.presets()
 
@@ -660,10 +786,19 @@ NCCL_TESTS = spec(
 
 
 @takes(NCCL_TESTS)
-def nccl_tests(p: dict) -> dict:
+def nccl_tests(
+    *,
+    log: str,
+    gpus: int | None = None,
+    gpus_per_node: int | None = None,
+    gpu: str | None = None,
+    nic_Gbps: float | None = None,
+    nics_per_node: int | None = None,
+) -> dict:
     """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's
     regimes fitted to it (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every
     run."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     per = p["gpus_per_node"]
     nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
@@ -687,10 +822,13 @@ NCCL_DEBUG = spec(
 
 
 @takes(NCCL_DEBUG)
-def nccl_debug(p: dict) -> dict:
+def nccl_debug(
+    *, log: str, gpus: int | None = None, gpu: str | None = None, nic_Gbps: float | None = None
+) -> dict:
     """A NCCL_DEBUG=INFO log read: NCCL version, ranks, servers, GPUs per server, network, NVLS,
     CollNet, each channel's ring and tree, the tuning lines' calls, findings with their
     evidence line and, with all_reduce_perf rows, each row's algorithm on that topology."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
     return explain.read_debug(p["log"], p["gpus"], explain.Network(gpu, nic))
@@ -706,10 +844,11 @@ TOPOLOGY = spec(
 
 
 @takes(TOPOLOGY)
-def nccl_topology(p: dict) -> dict:
+def nccl_topology(*, topology: str, topology_servers: int = 1) -> dict:
     """NCCL 2.30.7's topology search on a server's topology file: the ring, tree and NVLS graphs
     (pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels) and every
     channel's ring and tree after NCCL's duplication, across `servers` such servers."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     return topology_engine.topology(p["topology"], p["topology_servers"])
 
 
@@ -751,19 +890,36 @@ MAX_ORDER_RINGS = 64  # MAXCHANNELS (src/include/device.h:91)
 
 
 @takes(ORDERS)
-def orders(p: dict) -> dict:
+def orders(
+    *,
+    gpus: int = 4,
+    dtype: str = "bf16",
+    seed: int = 0,
+    length: int = 8,
+    kind: str = "random",
+    bytes: int | None = None,
+    offset: int = 0,
+    gpu: str = DEFAULT_GPU,
+    values: object = None,
+    rings: object = None,
+    chains: object = None,
+) -> dict:
     """The same all-reduce summed in each method's order (serial, NCCL's ring, NCCL's trees,
     NVLS) against the exactly rounded sum: each method's result, whether every GPU holds the
     same bits, and its distance from the exact sum in ulps. The bucket size decides NCCL's
     algorithm, protocol, channels and chunks, hence the ring's and the trees' orders; `rings`
     gives each channel's ring (a debug log's), rank order by default."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     n, dt = p["gpus"], dtypes.FLOATS[p["dtype"]]
     if p["values"] is None:
         if n * p["length"] > MAX_ORDER_ELEMENTS:
             raise ParamError("length", f"gpus x length must be at most {MAX_ORDER_ELEMENTS:,}")
         inputs = orders_engine.draw(p["kind"], n, p["length"], dt, p["seed"])
     else:
+        _refuse_given(p, ORDERS, ("seed", "kind"), "draws the values, and values are given")
         inputs = gradients.check(p["values"], n, dt, min(MAX_ORDER_LENGTH, MAX_ORDER_ELEMENTS // n))
+        if p["length"] not in (ORDERS["length"].default, len(inputs[0])):
+            raise ParamError("length", "does not match the length of the given values")
     length = len(inputs[0])
     own = length * dt.itemsize
     nbytes = own if p["bytes"] is None else p["bytes"]
@@ -850,7 +1006,7 @@ def _order_plans(system: nccl.System, nbytes: int, dt) -> dict:
     graphs = nccl.graphs(system)
     count = -(-nbytes // dt.itemsize)
     n, channels = system.gpus, comm_channels(system)
-    plans = {}
+    plans: dict[str, Any] = {}  # the two plans, the tree's channels, NCCL's pick
     for method, algo in (("ring", "Ring"), ("tree", "Tree")):
         protocol = best.protocol.get(algo, ["Simple"])[0]
         plans[method] = orders_engine.make_plan(

@@ -67,3 +67,10 @@ def test_a_narrowing_that_widens_is_refused():
         vocabulary.GPUS.narrow(hi=vocabulary.GPUS.hi + 1)
     with pytest.raises(ValueError, match="kind and unit"):
         vocabulary.MFU.narrow(unit="%")
+
+
+if __name__ == "__main__":  # the count: python tests/core/test_vocabulary.py [a package's folder]
+    import sys
+
+    found = declarations(Path(sys.argv[1]) if len(sys.argv) > 1 else SRC)
+    print("\n".join(found), f"\n{len(found)} declarations of a shared keyword")

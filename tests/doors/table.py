@@ -177,8 +177,10 @@ def ddp_argv(p: dict) -> list[str]:
         *flag("--batch", p["batch"]),
         *flag("--mfu", repr(float(p["mfu"]))),
         *flag("--grad-bytes", {"fp32": 4, "bf16": 2}[p["grad_dtype"]]),
-        *flag("--nic-gbps", repr(float(p["inter_bw"]) * 8)),
-    ]
+        # one server has no network: `ddp` refuses a card it cannot use, as the page leaves it
+        *(flag("--nic-gbps", repr(float(p["inter_bw"]) * 8)) if p["gpus"] > p["gpus_per_node"]
+          else []),
+    ]  # fmt: skip
 
 
 def cell(column: str, row: int = 0, unit: str = "", figure: str = ""):
