@@ -278,16 +278,17 @@ def defaults(s: dict[str, Param]) -> dict:
     return {name: p.default for name, p in s.items()}
 
 
-def validated(params, s: dict[str, Param]) -> dict:
+def validated(params, s: dict[str, Param], of: str = "this widget") -> dict:
     """The parameters over the defaults, each checked; unknown names are refused (a typo in a
-    link or a keyword should not pass unseen)."""
+    link or a keyword should not pass unseen), saying whose parameters they are not (`of`)."""
     if params is None:
         params = {}
     if not isinstance(params, dict):
         raise ParamError("_", "parameters must be an object")
     unknown = sorted(set(params) - set(s))
     if unknown:
-        raise ParamError(str(unknown[0])[:40], "is not a parameter of this widget")
+        known = f" (its parameters: {', '.join(s)})" if s and of != "this widget" else ""
+        raise ParamError(str(unknown[0])[:40], f"is not a parameter of {of}{known}")
     merged = {**defaults(s), **params}
     return {name: p.check(merged[name]) for name, p in s.items()}
 
@@ -308,7 +309,7 @@ def takes(s: dict[str, Param]) -> Callable[[F], F]:
         def call(*args, **kwargs):
             if args:
                 raise TypeError(f"{f.__name__}() takes keyword arguments only: {', '.join(s)}")
-            return f(**validated(kwargs, s))
+            return f(**validated(kwargs, s, f"{f.__name__}()"))
 
         call.spec = s  # type: ignore[attr-defined]
         return cast(F, call)

@@ -19,6 +19,7 @@ def test_an_unknown_keyword_is_refused_by_name(name):
     with pytest.raises(ParamError) as e:
         PUBLIC[name](gpus_per_nod=8)
     assert e.value.field == "gpus_per_nod"
+    assert e.value.message.startswith(f"is not a parameter of {name}()")
 
 
 VALUES = [[1, 2], [3, 4], [5, 6], [7, 8]]
