@@ -232,6 +232,8 @@ def estimate(
     p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
     _refuse_unused(p, ESTIMATE, topo)
+    if p["chunks"] is not None and p["algorithm"] != "tree":
+        raise ParamError("chunks", "only the tree is pipelined in chunks")
     return cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
 
 
@@ -746,8 +748,9 @@ def calc(
     """The calculator: all-reduce time, bandwidths, lower bound, compute and shares of a step.
 
     Give a model or a parameter count; link_GBps, peak_tflops and memory_gb describe a custom
-    GPU (gpu="custom") and are refused for another. A latency between servers
-    with every GPU in one server is refused, as it would change nothing.
+    GPU (gpu="custom") and are refused for another; nccl_version and gpus_per_process are NCCL's
+    and refused for a teaching model; the card and a latency between servers are refused with
+    every GPU in one server: each would change nothing.
     """
     p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     if p["model"] is None and p["params"] is None:
@@ -757,10 +760,16 @@ def calc(
     if calculator.normalize_name(p["gpu"]) != "custom":
         why = f'is a custom GPU\'s figure: give gpu="custom" to use it (gpu is {p["gpu"]})'
         _refuse_given(p, CALC, ("link_GBps", "peak_tflops", "memory_gb"), why)
+    if p["algorithm"] != "nccl" and p["algorithm"] not in calculator.NCCL_FORCED:
+        why = (
+            f"times NCCL's choice (algorithm nccl); algorithm {p['algorithm']} is a teaching model"
+        )
+        _refuse_given(p, CALC, ("nccl_version", "gpus_per_process"), why)
     out = calculator.calculate(**p).figures
     _refuse_between_servers(
-        p, CALC, ("inter_latency_us",), out["gpus"], out["servers"], out["gpus_per_node"]
-    )
+        p, CALC, ("inter_latency_us", "nic_Gbps"), out["gpus"], out["servers"],
+        out["gpus_per_node"],
+    )  # fmt: skip
     return {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
 
 

@@ -78,3 +78,28 @@ def test_the_custom_figures_change_the_answer_only_for_a_custom_gpu():
     )
     slow, fast = (api.calc(**mine, peak_tflops=t)["compute_s"] for t in (100.0, 1000.0))
     assert slow == pytest.approx(10 * fast)
+
+
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        (dict(algorithm="ring", gpus=8, bytes=1e9, chunks=4), "chunks"),
+    ],
+)
+def test_estimate_refuses_chunks_but_for_the_tree(args, field):
+    assert field_of(api.estimate, **args) == field
+    api.estimate(**(args | {"algorithm": "tree"}))
+
+
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        (dict(algorithm="ring", nccl_version="2.31.0a7"), "nccl_version"),
+        (dict(algorithm="tree", gpus_per_process=8), "gpus_per_process"),
+        (dict(gpus=8, gpus_per_node=8, nic_Gbps=200.0), "nic_Gbps"),
+    ],
+)
+def test_calc_refuses_what_its_algorithm_or_cluster_cannot_use(args, field):
+    base = dict(model="gpt2", gpus=16, gpus_per_node=8)
+    assert field_of(api.calc, **(base | args)) == field
+    api.calc(**(base | args | {"algorithm": "nccl", "gpus": 16}))  # where it applies, it runs
