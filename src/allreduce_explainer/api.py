@@ -550,6 +550,7 @@ def shard(
         why = "is the ring's (comm_model ring); NCCL's fitted time has its own latencies"
         _refuse_given(p, SHARD, ("intra_latency_us", "inter_latency_us"), why)
     c = calculator.cluster_for(**p)
+    _refuse_between_servers(p, SHARD, ("nic_Gbps",), c.gpus, c.servers, c.gpus_per_node)
     if timing == "nccl" and c.gpu.name not in nccl.GPU_SPECS:
         raise ParamError("gpu", f"NCCL's tuning code knows {', '.join(nccl.GPU_SPECS)}")
     timer = shardcost.nccl_time(c.gpu.name, c.nic_GBps * 8) if timing == "nccl" else None

@@ -35,6 +35,7 @@ MOOT = [
     (api.orders, dict(gpus=4, values=VALUES, length=3), "length"),
     (api.shard, dict(model="gpt2", gpus=16, gpus_per_node=8, inter_latency_us=5.0),
      "inter_latency_us"),
+    (api.shard, dict(model="gpt2", gpus=8, gpus_per_node=8, nic_Gbps=200.0), "nic_Gbps"),
     (api.calc, dict(model="gpt2", gpus=16, peak_tflops=500.0), "peak_tflops"),
     (api.calc, dict(model="gpt2", gpus=16, memory_gb=40.0), "memory_gb"),
     (api.calc, dict(model="gpt2", gpus=8, gpus_per_node=8, inter_latency_us=5.0),

@@ -261,11 +261,13 @@ def shard_argv(p: dict) -> list[str]:
         *flag("--gpus", p["gpus"]),
         *flag("--gpus-per-node", p["gpus_per_node"]),
         *flag("--gpu", p["gpu"]),
-        *flag("--nic-gbps", repr(float(p["network"].split()[0]))),  # "400 Gb/s"
+        # "400 Gb/s"; one server has no network: shard refuses a card it cannot use
+        *(flag("--nic-gbps", repr(float(p["network"].split()[0])))
+          if p["gpus"] > p["gpus_per_node"] else []),
         *flag("--comm-model", p["comm_model"]),
         *flag("--tokens-per-gpu", repr(float(p["tokens_per_gpu"]))),
         *flag("--mfu", repr(float(p["mfu"]))),
-    ]
+    ]  # fmt: skip
 
 
 # the strategies: their --json key, their row in the page's table and the CLI's
