@@ -52,41 +52,17 @@ def measure(repeats: int = 5) -> dict[str, float]:
 
     # Warm up first: V8 compiles Pyodide's WebAssembly in tiers, so the first calls run slower.
     for algorithm in ("ring", "hierarchical"):
-        api.simulate(
-            algorithm=algorithm,
-            gpus=16,
-            gpus_per_node=8,
-            length=128,
-            dtype="int",
-            seed=0,
-            trace=True,
-        )
+        api.simulate(algorithm=algorithm, gpus=16, gpus_per_node=8, length=128, trace=True)
     out = {}
     for n in TRACE_GPUS:
         out[f"trace ring n={n}, L={8 * n}"] = _median(
-            lambda n=n: api.simulate(
-                algorithm="ring",
-                gpus=n,
-                gpus_per_node=None,
-                length=8 * n,
-                dtype="int",
-                seed=n,
-                trace=True,
-            ),
+            lambda n=n: api.simulate(algorithm="ring", gpus=n, length=8 * n, seed=n, trace=True),
             repeats,
         )
+    summary = {"gpus": 1024, "gpus_per_node": 8, "length": 1024, "seed": 1}  # int, no trace
     for algorithm in ("ring", "hierarchical"):
         out[f"summary {algorithm} n=1024, 8/server, L=1024"] = _median(
-            lambda a=algorithm: api.simulate(
-                algorithm=a,
-                gpus=1024,
-                gpus_per_node=8,
-                length=1024,
-                dtype="int",
-                seed=1,
-                trace=False,
-            ),
-            summary_repeats(repeats),
+            lambda a=algorithm: api.simulate(algorithm=a, **summary), summary_repeats(repeats)
         )
 
     def costs() -> None:
