@@ -15,10 +15,11 @@ serve: setup-build  ## build the site and serve it on http://127.0.0.1:$(PORT)/
 build: setup-build
 	$(PY) build.py
 
-test: java setup chromium  ## every test: core, CLI, Pyodide in Node, the site in Chromium; then lint
+test: java setup chromium  ## every test: core, CLI, Pyodide in Node, the site in Chromium; then lint and types (mypy)
 	$(PY) -m pytest
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
+	.venv/bin/mypy
 
 test-fast: setup  ## the core and the CLI only (no Node, no Chromium): the edit-test loop
 	AE_TESTS_FAST=1 $(PY) -m pytest -q -m "not browser and not pyodide and not build and not chromium and not notebook"

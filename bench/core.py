@@ -52,26 +52,22 @@ def measure(repeats: int = 5) -> dict[str, float]:
 
     # Warm up first: V8 compiles Pyodide's WebAssembly in tiers, so the first calls run slower.
     for algorithm in ("ring", "hierarchical"):
-        api.simulate(algorithm, 16, 8, length=128, dtype="int", seed=0, trace=True)
+        api.simulate(algorithm=algorithm, gpus=16, gpus_per_node=8, length=128, trace=True)
     out = {}
     for n in TRACE_GPUS:
         out[f"trace ring n={n}, L={8 * n}"] = _median(
-            lambda n=n: api.simulate(
-                "ring", n, None, length=8 * n, dtype="int", seed=n, trace=True
-            ),
+            lambda n=n: api.simulate(algorithm="ring", gpus=n, length=8 * n, seed=n, trace=True),
             repeats,
         )
+    summary = {"gpus": 1024, "gpus_per_node": 8, "length": 1024, "seed": 1}  # int, no trace
     for algorithm in ("ring", "hierarchical"):
         out[f"summary {algorithm} n=1024, 8/server, L=1024"] = _median(
-            lambda a=algorithm: api.simulate(
-                a, 1024, 8, length=1024, dtype="int", seed=1, trace=False
-            ),
-            summary_repeats(repeats),
+            lambda a=algorithm: api.simulate(algorithm=a, **summary), summary_repeats(repeats)
         )
 
     def costs() -> None:
         for i in range(1000):
-            api.estimate("ring", 64, 1024.0 * (i + 1), 8)
+            api.estimate(algorithm="ring", gpus=64, bytes=1024.0 * (i + 1), gpus_per_node=8)
 
     out["1,000 cost evaluations (ring, n=64)"] = _median(costs, repeats)
     out.update(_nccl(repeats))

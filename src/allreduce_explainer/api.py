@@ -1,16 +1,20 @@
 """The library's front door: plain parameters in, validated, JSON-able results out.
 
-Each function is declared by a spec beside it (params.py) and `@takes(SPEC)`: callers pass the
-spec's names, the function receives them validated, and its signature and defaults are the spec's,
-written once. The CLI builds each subcommand's flags from the same spec, so a ParamError names the
-flag that set the field.
+Each function is declared by a spec beside it, whose shared parameters narrow vocabulary.py's,
+and a typed, keyword-only signature that `@takes(SPEC)` checks against the spec when this module
+loads (names, order, types, defaults: mypy and help() see the real parameters; make test runs
+mypy on this module). Callers pass keywords; the body gets them validated (`p = dict(locals())`).
+A parameter the call cannot apply, given the others, is refused naming it (`_refuse_given`,
+`_refuse_unused`), never ignored. The CLI builds each subcommand's flags from the same spec, so a
+ParamError names the flag that set the field.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
-from . import dtypes, nccl
+from . import dtypes, nccl, vocabulary
 from .catalog import hardware, models
 from .collectives import COLLECTIVES
 from .costs import cost as cost_model
@@ -31,16 +35,28 @@ from .topology import run as topology_engine
 from .training import calculator, memory, shardcost
 from .training import ddp as ddp_engine
 from .validate import count, permutation
+from .vocabulary import (
+    GPU,
+    GPUS,
+    GPUS_PER_NODE,
+    INTER_BW,
+    INTER_LATENCY,
+    INTRA_BW,
+    INTRA_LATENCY,
+    MFU,
+    MODEL,
+    NIC_GBPS,
+    TOKENS_PER_GPU,
+)  # fmt: skip
 
-DEFAULT_GPU = hardware.H100_SXM.name  # the pages' default GPU
-
+DEFAULT_GPU = vocabulary.DEFAULT_GPU  # the pages' default GPU
 ALGORITHMS = tuple(sim.ALGORITHMS)
 MAX_SIM_GPUS = 1024  # summary mode
 MAX_TRACE_GPUS = 64  # full traces keep every buffer after every step
 MAX_TRACE_LENGTH = 1024
 MAX_LENGTH = 1 << 16
 MAX_ELEMENTS = 1 << 22  # gpus x length held in memory
-MAX_COST_GPUS = 1 << 16
+MAX_COST_GPUS = GPUS.hi
 
 
 def _choices(values) -> tuple[tuple[object, str], ...]:
@@ -50,37 +66,17 @@ def _choices(values) -> tuple[tuple[object, str], ...]:
 ALGORITHM = Param(
     "algorithm", REQUIRED, "choice", "the schedule", choices=_choices(ALGORITHMS), flag="algorithm"
 )
-GPUS_PER_NODE = Param(
-    "gpus_per_node", None, "int", "GPUs per server (default: all GPUs in one server)",
-    1, MAX_COST_GPUS, optional=True, metavar="G",
-)  # fmt: skip
-
-
-# The network card on the command line: one flag, --nic-gbps, in Gb/s as cards are sold, on
-# every command; the library's inter_bw (simulate, estimate, ddp) is GB/s, the model's unit.
-NIC_LABEL = (
-    f"network card per GPU, on the wire; {hardware.NIC_400G_Gbps:g} Gb/s = "
-    f"{hardware.NIC_400G['GBps']:g} GB/s"
-)
-NIC_GONE = ("--inter-bw", "give the card's rate in Gb/s with --nic-gbps (8 × GB/s)")
 
 
 def _links(intra_latency: float = 0.0, inter_latency: float = 0.0) -> tuple[Param, ...]:
-    """The teaching model's two links: rates in GB/s per direction, latencies per message; the
-    card's flag takes Gb/s, as NIC_GBPS's does."""
+    """The teaching model's two links: rates in GB/s per direction, latencies per message (the
+    vocabulary's, with these latencies as defaults); the card's flag takes Gb/s."""
     return (
-        Param("intra_bw", H100_NVLINK_GBps, "float",
-              "link rate inside a server, per direction; the default is the H100 SXM's NVLink 4",
-              POSITIVE, unit="GB/s", metavar="GBPS"),
-        Param("inter_bw", NIC_400G_GBps, "float", NIC_LABEL, POSITIVE, unit="GB/s",
-              flag="--nic-gbps", metavar="R", flag_unit=("Gb/s", 8), gone=NIC_GONE),
-        Param("intra_latency", intra_latency, "float",
-              f"latency per message inside a server; NCCL {NCCL_VERSION}'s Simple ring charges "
-              f"{NCCL_NVLINK_HOP_US:g} per NVLink hop", 0, unit="µs", metavar="US"),
-        Param("inter_latency", inter_latency, "float",
-              f"latency per message between servers; NCCL charges {NCCL_NETWORK_HOP_US:g}",
-              0, unit="µs", metavar="US"),
-    )  # fmt: skip
+        INTRA_BW,
+        INTER_BW,
+        INTRA_LATENCY.narrow(default=intra_latency),
+        INTER_LATENCY.narrow(default=inter_latency),
+    )
 
 
 def topology(
@@ -99,7 +95,7 @@ def topology(
 
 SIMULATE = spec(
     ALGORITHM,
-    Param("gpus", 4, "int", "GPUs", 1, MAX_SIM_GPUS, metavar="N"),
+    GPUS.narrow(default=4, hi=MAX_SIM_GPUS),
     GPUS_PER_NODE,
     Param("length", None, "int", "elements per gradient (default 2N; taken from --values if "
           "given)", 1, MAX_LENGTH, optional=True, metavar="L"),
@@ -116,11 +112,28 @@ SIMULATE = spec(
 
 
 @takes(SIMULATE)
-def simulate(p: dict) -> dict:
+def simulate(
+    *,
+    algorithm: str,
+    gpus: int = 4,
+    gpus_per_node: int | None = None,
+    length: int | None = None,
+    dtype: str = "int",
+    seed: int = 0,
+    values: object = None,
+    trace: bool = False,
+    chunks: int | None = None,
+    intra_bw: float = H100_NVLINK_GBps,
+    inter_bw: float = NIC_400G_GBps,
+    intra_latency: float = 0.0,
+    inter_latency: float = 0.0,
+    order: object = None,
+) -> dict:
     """Run one all-reduce on real vectors; the trace of every step when `trace` is true. `order`
     runs the ring in that order of GPUs (a channel's ring from NCCL_DEBUG=INFO). The ring's
     result also has `chunks` (chunk c's elements [start, stop), by chunk) and `owners` (by GPU,
     the chunk whose complete sum it holds after the reduce-scatter)."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     trace, length = p["trace"], p["length"]
     topo = topology(
         p["gpus"], p["gpus_per_node"], *_link_values(p),
@@ -136,6 +149,7 @@ def simulate(p: dict) -> dict:
     if p["values"] is None:
         inputs = gradients.draw(topo.gpus, length, dt, p["seed"])
     else:
+        _refuse_given(p, SIMULATE, ("seed",), "draws random gradients, and values are given")
         inputs = gradients.check(p["values"], topo.gpus, dt, max_length)
         if length is not None and length != len(inputs[0]):
             raise ParamError("length", "does not match the length of the given values")
@@ -158,6 +172,14 @@ def _link_values(p: dict) -> tuple[float, float, float, float]:
 
 
 INTER = ("inter_latency", "inter_bw")  # the link parameters between servers
+
+
+def _refuse_given(p: dict, s: dict[str, Param], names, why: str) -> None:
+    """Refuses the first of `names` set away from its default, naming it, with why this call
+    cannot apply it: a parameter that would change nothing is an error, never ignored."""
+    for name in names:
+        if p[name] != s[name].default:
+            raise ParamError(name, why)
 
 
 def _refuse_unused(p: dict, s: dict[str, Param], topo: Topology, names=INTER) -> None:
@@ -183,7 +205,7 @@ def _refuse_between_servers(p: dict, s: dict, names, gpus: int, servers: int, pe
 
 ESTIMATE = spec(
     ALGORITHM,
-    Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    GPUS,
     Param("bytes", REQUIRED, "float", "gradient size in bytes per GPU (14e9 = a 7B model in "
           "BF16)", POSITIVE, metavar="S"),
     GPUS_PER_NODE,
@@ -194,15 +216,29 @@ ESTIMATE = spec(
 
 
 @takes(ESTIMATE)
-def estimate(p: dict) -> dict:
+def estimate(
+    *,
+    algorithm: str,
+    gpus: int,
+    bytes: float,
+    gpus_per_node: int | None = None,
+    chunks: int | None = None,
+    intra_bw: float = H100_NVLINK_GBps,
+    inter_bw: float = NIC_400G_GBps,
+    intra_latency: float = 0.0,
+    inter_latency: float = 0.0,
+) -> dict:
     """Closed-form time, steps and bytes of one all-reduce of `bytes` per GPU."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
     _refuse_unused(p, ESTIMATE, topo)
+    if p["chunks"] is not None and p["algorithm"] != "tree":
+        raise ParamError("chunks", "only the tree is pipelined in chunks")
     return cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
 
 
 BUSBW = spec(
-    Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    GPUS,
     Param("bytes", REQUIRED, "float", "size as nccl-tests counts it (the total for "
           "reduce-scatter, all-gather)", POSITIVE, metavar="S"),
     Param("time_us", REQUIRED, "float", "measured time", POSITIVE, unit="µs", metavar="T"),
@@ -212,8 +248,9 @@ BUSBW = spec(
 
 
 @takes(BUSBW)
-def busbw(p: dict) -> dict:
+def busbw(*, gpus: int, bytes: float, time_us: float, collective: str = "allreduce") -> dict:
     """nccl-tests' algbw and busbw for one measured time (S as nccl-tests counts it)."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     out = cost_model.bandwidths(
         float(p["bytes"]), float(p["time_us"]) * 1e-6, p["gpus"], p["collective"]
     )
@@ -245,12 +282,6 @@ FIRST_BUCKET_MB = _bucket_mb(
     "first_bucket_mb", "cap of the first bucket in MiB: 1 without --bucket-cap-mb, else the cap",
     "Y",
 )  # fmt: skip
-MFU = Param(
-    "mfu", calculator.DEFAULT_MFU, "float",
-    "share of peak FLOP/s achieved, an assumption; Llama 3 reached 0.38-0.43", POSITIVE,
-    calculator.MAX_MFU,
-    metavar="U",
-)  # fmt: skip
 
 
 def param_sizes(values) -> list[int]:
@@ -277,8 +308,11 @@ BUCKETS = spec(
 
 
 @takes(BUCKETS)
-def buckets(p: dict) -> dict:
+def buckets(
+    *, param_bytes: object, bucket_cap_mb: float | None = None, first_bucket_mb: float | None = None
+) -> dict:
     """PyTorch DDP's steady-state buckets for parameters of these sizes (bytes, model order)."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     sizes = param_sizes(p["param_bytes"])
     cap, first = p["bucket_cap_mb"], p["first_bucket_mb"]
     out = ddp_engine.buckets(sizes, cap, first)
@@ -297,9 +331,8 @@ def model_name(name) -> models.Model:
 
 
 DDP = spec(
-    Param("model", "gpt2", "name", f"one of {', '.join(models.MODELS)}; any case or spelling "
-          "(llama-3-8b), or an unambiguous prefix", metavar="NAME"),
-    Param("gpus", 8, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
+    MODEL.narrow(default="gpt2"),
+    GPUS.narrow(default=8),
     GPUS_PER_NODE,
     BUCKET_CAP_MB,
     FIRST_BUCKET_MB,
@@ -313,13 +346,31 @@ DDP = spec(
           choices=tuple(sorted((n, k.upper()) for k, n in calculator.GRAD_BYTES.items()))),
     Param("sweep", False, "bool", "also sweep the bucket cap from 0.1 MiB to the model"),
     *_links(NCCL_NVLINK_HOP_US, NCCL_NETWORK_HOP_US),
-    Param("gpu", DEFAULT_GPU, "name"),  # without a label: the library's only, not the CLI's
+    GPU.narrow(label=""),  # without a label: the library's only, not the CLI's
     Param("timing", "nccl", "choice", choices=_choices(DDP_TIMINGS)),
 )  # fmt: skip
 
 
 @takes(DDP)
-def ddp(p: dict) -> dict:
+def ddp(
+    *,
+    model: str = "gpt2",
+    gpus: int = 8,
+    gpus_per_node: int | None = None,
+    bucket_cap_mb: float | None = None,
+    first_bucket_mb: float | None = None,
+    batch: int | None = None,
+    mfu: float = calculator.DEFAULT_MFU,
+    peak_tflops: float | None = None,
+    grad_bytes: int = 4,
+    sweep: bool = False,
+    intra_bw: float = H100_NVLINK_GBps,
+    inter_bw: float = NIC_400G_GBps,
+    intra_latency: float = NCCL_NVLINK_HOP_US,
+    inter_latency: float = NCCL_NETWORK_HOP_US,
+    gpu: str = DEFAULT_GPU,
+    timing: str = "nccl",
+) -> dict:
     """One steady-state DDP backward pass: buckets, timeline, exposed communication (and sweep).
 
     timing "nccl" (the default) times each bucket's all-reduce by the fitted time of NCCL's
@@ -330,6 +381,7 @@ def ddp(p: dict) -> dict:
     1 MiB when the cap is unset (PyTorch's default), else the cap (PyTorch 2.4 and later). Its
     best cap is the least exposed time over every cap (ddp.optimum), not a point of the sweep.
     """
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     m = model_name(p["model"])
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
     timing, grad_bytes = p["timing"], p["grad_bytes"]
@@ -338,12 +390,15 @@ def ddp(p: dict) -> dict:
     device = hardware.find(hardware.GPUS, p["gpu"], "gpu")
     peak = device.peak_bf16_tflops if p["peak_tflops"] is None else p["peak_tflops"]
     flops = peak * 1e12 * p["mfu"]
+    _refuse_unused(p, DDP, topo)
     if timing == "nccl":
         _refuse_lockstep(p)
         system = _ddp_system(device.name, topo)
         timed = ddp_engine.nccl_time(system)
     else:
-        _refuse_unused(p, DDP, topo, ("inter_latency",))
+        if p["peak_tflops"] is not None:
+            why = "sets the peak and, timing lock-step, nothing else: peak_tflops is given"
+            _refuse_given(p, DDP, ("gpu",), why)
         timed = ddp_engine.lockstep_time(topo)
     r = ddp_engine.run(m, timed, b, flops, grad_bytes, cap, first)
     rows = r["buckets"]
@@ -391,13 +446,11 @@ def ddp(p: dict) -> dict:
 def _refuse_lockstep(p: dict) -> None:
     """NCCL's timing has its own latencies and NVLink rate: the whiteboard model's are refused
     when set, as they would change nothing."""
-    for name in ("intra_latency", "inter_latency", "intra_bw"):
-        if p[name] != DDP[name].default:
-            raise ParamError(
-                name,
-                "is the whiteboard model's (timing lock-step); timing nccl takes NCCL's own "
-                "latencies and NVLink rate for the GPU",
-            )
+    why = (
+        "is the whiteboard model's (timing lock-step); timing nccl takes NCCL's own latencies "
+        "and NVLink rate for the GPU"
+    )
+    _refuse_given(p, DDP, ("intra_latency", "inter_latency", "intra_bw"), why)
 
 
 def _ddp_system(gpu: str, topo: Topology) -> nccl.System:
@@ -432,17 +485,11 @@ def _ddp_algorithm(timing: str, topo: Topology, rows: list[dict]) -> str:
 # ---- Sharded data parallel and in-network reduction ---------------------------------------
 
 
-GPU = Param("gpu", DEFAULT_GPU, "name", "A100 SXM, H100 SXM, H200 SXM, B200 or MI300X (any case, "
-            "or a prefix: h100)", metavar="NAME")  # fmt: skip
-CLUSTER_GPUS = Param("gpus", REQUIRED, "int", "GPUs", 1, calculator.MAX_GPUS, metavar="N")
-CLUSTER_GPUS_PER_NODE = Param(
-    "gpus_per_node", None, "int", "GPUs per server (default: the GPU's, 8)",
-    1, calculator.MAX_GPUS_PER_NODE, optional=True, metavar="G",
-)  # fmt: skip
-NIC_GBPS = Param(
-    "nic_Gbps", hardware.NIC_400G_Gbps, "float", NIC_LABEL, POSITIVE, 1e6, unit="Gb/s",
-    flag="--nic-gbps", metavar="R", gone=NIC_GONE,
-)  # fmt: skip
+CLUSTER_GPUS = GPUS.narrow(hi=calculator.MAX_GPUS)
+CLUSTER_GPUS_PER_NODE = GPUS_PER_NODE.narrow(
+    label="GPUs per server (default: the GPU's, 8)", hi=calculator.MAX_GPUS_PER_NODE
+)
+CLUSTER_NIC_GBPS = NIC_GBPS.narrow(hi=1e6)
 NCCL_RELEASE = Param(
     "nccl_version", nccl.NCCL_VERSION, "choice",
     nccl.release_help(),
@@ -453,30 +500,16 @@ GPUS_PER_PROCESS = Param(
     "training job; 8 when one process drives a server's GPUs, whose kernel launches then queue",
     1, calculator.MAX_GPUS_PER_NODE, metavar="G",
 )  # fmt: skip
-TOKENS_PER_GPU = Param(
-    "tokens_per_gpu",
-    calculator.DEFAULT_TOKENS,
-    "float",
-    "tokens per GPU per step, an assumption",
-    POSITIVE,
-    1e9,
-    metavar="T",
-)
+# the calculator's latencies: the vocabulary's under the calculator's keywords (µs in the name)
 LATENCIES_US = (
-    Param("intra_latency_us", 0.0, "float", "latency per message inside a server; NCCL "
-          f"charges {NCCL_NVLINK_HOP_US:g}", 0, 1e6, unit="µs", flag="--intra-latency",
-          metavar="US"),
-    Param("inter_latency_us", 0.0, "float", "latency per message between servers; NCCL "
-          f"charges {NCCL_NETWORK_HOP_US:g}", 0, 1e6, unit="µs", flag="--inter-latency",
-          metavar="US"),
-)  # fmt: skip
-PRESET_MODEL = Param(
-    "model", REQUIRED, "name",
-    f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)",
-    metavar="NAME",
-)  # fmt: skip
+    INTRA_LATENCY.narrow(name="intra_latency_us", hi=1e6, flag="--intra-latency"),
+    INTER_LATENCY.narrow(name="inter_latency_us", hi=1e6, flag="--inter-latency"),
+)
+PRESET_MODEL = MODEL.narrow(
+    label=f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)"
+)
 SHARD = spec(
-    PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, NIC_GBPS, TOKENS_PER_GPU, MFU,
+    PRESET_MODEL, CLUSTER_GPUS, CLUSTER_GPUS_PER_NODE, GPU, CLUSTER_NIC_GBPS, TOKENS_PER_GPU, MFU,
     Param("comm_model", "nccl", "choice", f"how the collectives are timed: nccl: the fitted "
           f"time of NCCL {NCCL_VERSION}'s choice, the collective it would pick for each size and "
           f"group, as on page 8 ({', '.join(nccl.GPU_SPECS)}); ring: a single flat ring, "
@@ -487,7 +520,19 @@ SHARD = spec(
 
 
 @takes(SHARD)
-def shard(p: dict) -> dict:
+def shard(
+    *,
+    model: str,
+    gpus: int,
+    gpus_per_node: int | None = None,
+    gpu: str = DEFAULT_GPU,
+    nic_Gbps: float = hardware.NIC_400G_Gbps,
+    tokens_per_gpu: float = calculator.DEFAULT_TOKENS,
+    mfu: float = calculator.DEFAULT_MFU,
+    comm_model: str = "nccl",
+    intra_latency_us: float = 0.0,
+    inter_latency_us: float = 0.0,
+) -> dict:
     """Memory, bytes and time per GPU of DDP, ZeRO-1/2/3 and HSDP for a model on a cluster.
 
     `strategies[name].memory_bytes_per_gpu` is {"params", "grads", "optimizer", "total"} in
@@ -497,11 +542,15 @@ def shard(p: dict) -> dict:
     per GPU from which the collectives hide, (m - 1)/m · F/B with its F and B, the figure page 8
     prints.
     """
-    p = dict(p)
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     m = calculator.model_for(p.pop("model"), None)
     tokens, u = float(p.pop("tokens_per_gpu")), float(p.pop("mfu"))
     timing = p.pop("comm_model")
+    if timing == "nccl":
+        why = "is the ring's (comm_model ring); NCCL's fitted time has its own latencies"
+        _refuse_given(p, SHARD, ("intra_latency_us", "inter_latency_us"), why)
     c = calculator.cluster_for(**p)
+    _refuse_between_servers(p, SHARD, ("nic_Gbps",), c.gpus, c.servers, c.gpus_per_node)
     if timing == "nccl" and c.gpu.name not in nccl.GPU_SPECS:
         raise ParamError("gpu", f"NCCL's tuning code knows {', '.join(nccl.GPU_SPECS)}")
     timer = shardcost.nccl_time(c.gpu.name, c.nic_GBps * 8) if timing == "nccl" else None
@@ -566,13 +615,10 @@ def size_range(value) -> list[int]:
 NCCL_GPUS = ", ".join(nccl.GPU_SPECS)
 
 NCCL_SWEEP = spec(
-    Param("gpus", REQUIRED, "int", "GPUs", 1, MAX_COST_GPUS, metavar="N"),
-    Param("gpus_per_node", None, "int", "GPUs per server (default: min(N, 8))", 1,
-          MAX_COST_GPUS, optional=True, metavar="G"),
-    Param("gpu", DEFAULT_GPU, "name", f"one of {NCCL_GPUS} (any case, or a prefix: h100)",
-          metavar="NAME"),
-    Param("nic_Gbps", hardware.NIC_400G_Gbps, "float", "network card rate, as sold",
-          POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", flag="--nic-gbps", metavar="R", gone=NIC_GONE),
+    GPUS,
+    GPUS_PER_NODE.narrow(label="GPUs per server (default: min(N, 8))"),
+    GPU.narrow(label=f"one of {NCCL_GPUS} (any case, or a prefix: h100)"),
+    NIC_GBPS.narrow(label="network card rate, as sold", hi=NCCL_NIC_GBPS[1]),
     Param("nics_per_node", None, "int", "cards per server (default: one per GPU)", 1, 64,
           optional=True, metavar="K"),
     Param("in_network_reduction", False, "bool",
@@ -595,10 +641,27 @@ NCCL_SWEEP = spec(
 
 
 @takes(NCCL_SWEEP)
-def nccl_sweep(p: dict) -> dict:
+def nccl_sweep(
+    *,
+    gpus: int,
+    gpus_per_node: int | None = None,
+    gpu: str = DEFAULT_GPU,
+    nic_Gbps: float = hardware.NIC_400G_Gbps,
+    nics_per_node: int | None = None,
+    in_network_reduction: bool = False,
+    cpu: str = "intel",
+    bytes: object = None,
+    sizes: object = None,
+    algorithm: str | None = None,
+    protocol: str | None = None,
+    collective: str = "AllReduce",
+    nccl_version: str = NCCL_VERSION,
+    gpus_per_process: int = 1,
+) -> dict:
     """NCCL's pick for each size (one `bytes`, or `sizes`): its algorithm and protocol, the
     fitted time (what published runs of that size measure), NCCL's estimate (the time its
     tuning code picks on), and every candidate it weighed."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     if (p["bytes"] is None) == (p["sizes"] is None):
         raise ParamError("bytes", "give one size (bytes) or a range (sizes), one of the two")
     sizes = [size("bytes", p["bytes"])] if p["sizes"] is None else size_range(p["sizes"])
@@ -607,6 +670,9 @@ def nccl_sweep(p: dict) -> dict:
         p["gpu"], p["gpus"], per_node, p["nics_per_node"] or per_node, p["nic_Gbps"],
         p["in_network_reduction"], str(p["cpu"]).lower(), p["nccl_version"],
     )  # fmt: skip
+    if system.nodes == 1:
+        why = "changes NCCL's tuning across servers only, and all the GPUs are in one server"
+        _refuse_given(p, NCCL_SWEEP, ("cpu",), why)
     if p["gpus_per_process"] > per_node:
         raise ParamError(
             "gpus_per_process", f"one process drives GPUs of one server: at most {per_node}"
@@ -633,16 +699,14 @@ def _custom_gpu(name: str, hi: float, unit: str) -> Param:
 
 
 CALC = spec(
-    Param("model", None, "name",
-          f"one of {', '.join(calculator.PRESET_MODELS)} (any case or spelling, or a prefix)",
-          optional=True, metavar="NAME"),
+    PRESET_MODEL.narrow(default=None, optional=True),
     Param("params", None, "float", "a custom parameter count (7e9): a uniform stack of "
           "transformer layers", calculator.MIN_PARAMS, calculator.MAX_PARAMS, optional=True,
           metavar="P"),
     replace(CLUSTER_GPUS, default=64),
     CLUSTER_GPUS_PER_NODE,
     GPU,
-    NIC_GBPS,
+    CLUSTER_NIC_GBPS,
     GPUS_PER_PROCESS,
     Param("algorithm", calculator.DEFAULT_ALGORITHM, "choice", "nccl: NCCL's choice and its "
           "fitted time; ring, multi-ring, tree, hierarchical, auto: the site's teaching models",
@@ -661,51 +725,90 @@ CALC = spec(
 
 
 @takes(CALC)
-def calc(p: dict) -> dict:
+def calc(
+    *,
+    model: str | None = None,
+    params: float | None = None,
+    gpus: int = 64,
+    gpus_per_node: int | None = None,
+    gpu: str = DEFAULT_GPU,
+    nic_Gbps: float = hardware.NIC_400G_Gbps,
+    gpus_per_process: int = 1,
+    algorithm: str = "nccl",
+    nccl_version: str = NCCL_VERSION,
+    grad_dtype: str = "bf16",
+    tokens_per_gpu: float = calculator.DEFAULT_TOKENS,
+    mfu: float = calculator.DEFAULT_MFU,
+    intra_latency_us: float = 0.0,
+    inter_latency_us: float = 0.0,
+    link_GBps: float | None = None,
+    peak_tflops: float | None = None,
+    memory_gb: float | None = None,
+    overlap_too: bool = True,
+) -> dict:
     """The calculator: all-reduce time, bandwidths, lower bound, compute and shares of a step.
 
-    The keywords are CALC's; give a model or a parameter count. A latency between servers
-    with every GPU in one server is refused, as it would change nothing.
+    Give a model or a parameter count; link_GBps, peak_tflops and memory_gb describe a custom
+    GPU (gpu="custom") and are refused for another; nccl_version and gpus_per_process are NCCL's
+    and refused for a teaching model; the card and a latency between servers are refused with
+    every GPU in one server: each would change nothing.
     """
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     if p["model"] is None and p["params"] is None:
         raise ParamError("model", "give a model name or a parameter count")
     if p["model"] is not None and p["params"] is not None:
         raise ParamError("params", "give a model name or a parameter count, not both")
+    if calculator.normalize_name(p["gpu"]) != "custom":
+        why = f'is a custom GPU\'s figure: give gpu="custom" to use it (gpu is {p["gpu"]})'
+        _refuse_given(p, CALC, ("link_GBps", "peak_tflops", "memory_gb"), why)
+    if p["algorithm"] != "nccl" and p["algorithm"] not in calculator.NCCL_FORCED:
+        why = (
+            f"times NCCL's choice (algorithm nccl); algorithm {p['algorithm']} is a teaching model"
+        )
+        _refuse_given(p, CALC, ("nccl_version", "gpus_per_process"), why)
     out = calculator.calculate(**p).figures
     _refuse_between_servers(
-        p, CALC, ("inter_latency_us",), out["gpus"], out["servers"], out["gpus_per_node"]
-    )
+        p, CALC, ("inter_latency_us", "nic_Gbps"), out["gpus"], out["servers"],
+        out["gpus_per_node"],
+    )  # fmt: skip
     return {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
 
 
 @takes(spec())
-def presets(p: dict) -> dict:
+def presets() -> dict:
     """The calculator's models, GPUs and network cards, each with its source."""
     return calculator.presets()
 
 
 NCCL_TESTS = spec(
     Param("log", REQUIRED, "text", "an all_reduce_perf log", flag="FILE"),
-    Param("gpus", None, "int", "GPUs in the run (default: counted from the '#  Rank' lines)",
-          1, MAX_COST_GPUS, optional=True, metavar="N"),
-    Param("gpus_per_node", None, "int", "GPUs per server (default: from the host names, else 8)",
-          1, 8, optional=True, metavar="G"),
-    Param("gpu", None, "name", "A100, H100, H200 or B200: NCCL's prediction beside each row, and "
-          "the NVLink line rate one server's busbw is held against (default: no prediction)",
-          optional=True, metavar="NAME"),
-    Param("nic_Gbps", None, "float", "network card rate, as sold: the multi-server line rate; "
-          "400 if not given, assumed", POSITIVE, NCCL_NIC_GBPS[1], unit="Gb/s", optional=True,
-          flag="--nic-gbps", metavar="R", gone=NIC_GONE),
+    GPUS.narrow(label="GPUs in the run (default: counted from the '#  Rank' lines)",
+                default=None, optional=True),
+    GPUS_PER_NODE.narrow(label="GPUs per server (default: from the host names, else 8)", hi=8),
+    GPU.narrow(label="A100, H100, H200 or B200: NCCL's prediction beside each row, and the "
+               "NVLink line rate one server's busbw is held against (default: no prediction)",
+               default=None, optional=True),
+    NIC_GBPS.narrow(label="network card rate, as sold: the multi-server line rate; 400 if not "
+                    "given, assumed", hi=NCCL_NIC_GBPS[1], default=None, optional=True),
     Param("nics_per_node", None, "int", "network cards per server (default: one per GPU)", 1, 64,
           optional=True, metavar="K"),
 )  # fmt: skip
 
 
 @takes(NCCL_TESTS)
-def nccl_tests(p: dict) -> dict:
+def nccl_tests(
+    *,
+    log: str,
+    gpus: int | None = None,
+    gpus_per_node: int | None = None,
+    gpu: str | None = None,
+    nic_Gbps: float | None = None,
+    nics_per_node: int | None = None,
+) -> dict:
     """An all_reduce_perf log: rows, GPU count, skipped lines, the alpha-beta fit, NCCL's
     regimes fitted to it (nccl_fit) and, given the GPU, NCCL's prediction beside each row; every
     run."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     per = p["gpus_per_node"]
     nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
@@ -718,22 +821,24 @@ def nccl_tests(p: dict) -> dict:
 NCCL_DEBUG = spec(
     Param("log", REQUIRED, "text", "NCCL_DEBUG=INFO output, alone or with all_reduce_perf's",
           flag="FILE"),
-    Param("gpus", None, "int", "GPUs in the run (default: nRanks from the comm lines)",
-          1, MAX_COST_GPUS, optional=True, metavar="N"),
-    Param("gpu", None, "name", "A100, H100, H200 or B200 (default: from the '#  Rank' device "
-          "names)", optional=True, metavar="NAME"),
-    Param("nic_Gbps", None, "float", "the rate of one network device NCCL uses, as sold (a log "
-          "does not print it): the line rate busbw is held against", POSITIVE,
-          NCCL_NIC_GBPS[1], unit="Gb/s", optional=True, flag="--nic-gbps", metavar="R",
-          gone=NIC_GONE),
+    GPUS.narrow(label="GPUs in the run (default: nRanks from the comm lines)", default=None,
+                optional=True),
+    GPU.narrow(label="A100, H100, H200 or B200 (default: from the '#  Rank' device names)",
+               default=None, optional=True),
+    NIC_GBPS.narrow(label="the rate of one network device NCCL uses, as sold (a log does not "
+                    "print it): the line rate busbw is held against", hi=NCCL_NIC_GBPS[1],
+                    default=None, optional=True),
 )  # fmt: skip
 
 
 @takes(NCCL_DEBUG)
-def nccl_debug(p: dict) -> dict:
+def nccl_debug(
+    *, log: str, gpus: int | None = None, gpu: str | None = None, nic_Gbps: float | None = None
+) -> dict:
     """A NCCL_DEBUG=INFO log read: NCCL version, ranks, servers, GPUs per server, network, NVLS,
     CollNet, each channel's ring and tree, the tuning lines' calls, findings with their
     evidence line and, with all_reduce_perf rows, each row's algorithm on that topology."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
     return explain.read_debug(p["log"], p["gpus"], explain.Network(gpu, nic))
@@ -749,11 +854,12 @@ TOPOLOGY = spec(
 
 
 @takes(TOPOLOGY)
-def nccl_topology(p: dict) -> dict:
+def nccl_topology(*, topology: str, topology_servers: int = 1) -> dict:
     """NCCL 2.30.7's topology search on a server's topology file: the ring, tree and NVLS graphs
     (pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels) and every
     channel's ring and tree after NCCL's duplication, across `servers` such servers. From a log,
     `log` holds the log's own printed search next to the port's, field by field."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     return topology_engine.topology(p["topology"], p["topology_servers"])
 
 
@@ -768,7 +874,7 @@ ORDER_METHOD = {"Ring": "ring", "Tree": "tree", "NVLS": "nvls", "NVLSTree": "nvl
 ORDER_FIGURES = ("result", "ranks_agree", "max_ulp", "mean_ulp")  # a method's, in the CLI's JSON
 
 ORDERS = spec(
-    Param("gpus", 4, "int", "GPUs", 2, MAX_ORDER_GPUS, metavar="N"),
+    GPUS.narrow(default=4, lo=2, hi=MAX_ORDER_GPUS),
     Param("dtype", "bf16", "choice", "element type of the gradient and of the reduction",
           choices=_choices(ORDER_DTYPES)),
     Param("seed", 0, "int", "seed of the drawn values", 0, 2**63),
@@ -780,7 +886,7 @@ ORDERS = spec(
           "alone); NCCL's algorithm, protocol, channels and chunks follow from it", 1, 1 << 40,
           optional=True, metavar="B"),
     Param("offset", 0, "int", "the gradient's first element inside the bucket", 0, 1 << 39),
-    Param("gpu", DEFAULT_GPU, "name", "GPU (NCCL's channels and pick)"),
+    GPU.narrow(label="GPU (NCCL's channels and pick)", metavar=""),
     VALUES,
     Param("rings", None, "data", "each channel's ring of GPUs, as NCCL_DEBUG=INFO prints them, "
           "channels separated by ';' (0,1,3,2;0,2,3,1), from any GPU (NCCL numbers a ring from "
@@ -795,19 +901,36 @@ MAX_ORDER_RINGS = 64  # MAXCHANNELS (src/include/device.h:91)
 
 
 @takes(ORDERS)
-def orders(p: dict) -> dict:
+def orders(
+    *,
+    gpus: int = 4,
+    dtype: str = "bf16",
+    seed: int = 0,
+    length: int = 8,
+    kind: str = "random",
+    bytes: int | None = None,
+    offset: int = 0,
+    gpu: str = DEFAULT_GPU,
+    values: object = None,
+    rings: object = None,
+    chains: object = None,
+) -> dict:
     """The same all-reduce summed in each method's order (serial, NCCL's ring, NCCL's trees,
     NVLS) against the exactly rounded sum: each method's result, whether every GPU holds the
     same bits, and its distance from the exact sum in ulps. The bucket size decides NCCL's
     algorithm, protocol, channels and chunks, hence the ring's and the trees' orders; `rings`
     gives each channel's ring (a debug log's), rank order by default."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     n, dt = p["gpus"], dtypes.FLOATS[p["dtype"]]
     if p["values"] is None:
         if n * p["length"] > MAX_ORDER_ELEMENTS:
             raise ParamError("length", f"gpus x length must be at most {MAX_ORDER_ELEMENTS:,}")
         inputs = orders_engine.draw(p["kind"], n, p["length"], dt, p["seed"])
     else:
+        _refuse_given(p, ORDERS, ("seed", "kind"), "draws the values, and values are given")
         inputs = gradients.check(p["values"], n, dt, min(MAX_ORDER_LENGTH, MAX_ORDER_ELEMENTS // n))
+        if p["length"] not in (ORDERS["length"].default, len(inputs[0])):
+            raise ParamError("length", "does not match the length of the given values")
     length = len(inputs[0])
     own = length * dt.itemsize
     nbytes = own if p["bytes"] is None else p["bytes"]
@@ -894,7 +1017,7 @@ def _order_plans(system: nccl.System, nbytes: int, dt) -> dict:
     graphs = nccl.graphs(system)
     count = -(-nbytes // dt.itemsize)
     n, channels = system.gpus, comm_channels(system)
-    plans = {}
+    plans: dict[str, Any] = {}  # the two plans, the tree's channels, NCCL's pick
     for method, algo in (("ring", "Ring"), ("tree", "Tree")):
         protocol = best.protocol.get(algo, ["Simple"])[0]
         plans[method] = orders_engine.make_plan(

@@ -74,10 +74,10 @@ def headline() -> dict[str, object]:
     which is why the example is sharded in practice."""
     s = EXAMPLE_GRADIENT_BYTES
     t = {
-        "naive_8": api.estimate("naive", 8, s, 8),
-        "ring_8": api.estimate("ring", 8, s, 8),
-        "naive_64": api.estimate("naive", 64, s, 8),
-        "ring_64": api.estimate("ring", 64, s, 8),
+        "naive_8": api.estimate(algorithm="naive", gpus=8, bytes=s, gpus_per_node=8),
+        "ring_8": api.estimate(algorithm="ring", gpus=8, bytes=s, gpus_per_node=8),
+        "naive_64": api.estimate(algorithm="naive", gpus=64, bytes=s, gpus_per_node=8),
+        "ring_64": api.estimate(algorithm="ring", gpus=64, bytes=s, gpus_per_node=8),
     }
     nccl = calculator.calc(params=EXAMPLE_PARAMS, gpus=64, gpus_per_node=8, algorithm="nccl")
     ddp = memory.ADAM_BYTES_PER_PARAM * EXAMPLE_PARAMS

@@ -16,12 +16,15 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar, cast
 
 from .errors import ParamError
 from .validate import count, number
 
 KINDS = ("int", "float", "choice", "name", "text", "data", "bool")
+F = TypeVar("F", bound=Callable[..., Any])
 POSITIVE = math.ulp(0.0)  # the least float above 0: lo=POSITIVE reads "greater than 0"
 
 
@@ -124,12 +127,37 @@ class Param:
             return hi
         if self.lo == POSITIVE:
             return "above 0" + (f", {hi}" if hi else "")
-        if hi:
+        if self.hi is not None:
             return f"{_text(self.lo)} to {_limit(self.hi)}"
         return "0 or more" if self.lo == 0 else f"at least {_text(self.lo)}"
 
     def values(self) -> tuple:
         return tuple(v for v, _ in self.choices)
+
+    def narrow(self, **changes) -> Param:
+        """This parameter as one api function takes it: the same quantity (kind and unit), a
+        range inside this one's, its own default, help or keyword, so the shared parameters
+        (vocabulary.py) are declared once and each function states only how it differs."""
+        p = replace(self, narrows=self, **changes)
+        wrong = narrowing_errors(p)
+        if wrong:
+            raise ValueError(f"{p.name} narrows {self.name}: {'; '.join(wrong)}")
+        return p
+
+    def in_unit(self, name: str, unit: str, k: float, label: str = "") -> Param:
+        """The same quantity under another keyword in another unit, 1 of it being k of this
+        one's (the card: the model's inter_bw in GB/s is nic_Gbps / 8); the flag keeps this
+        one's unit (flag_unit), so the command line says one thing in one unit."""
+
+        def scaled(x):  # POSITIVE stays "greater than 0"
+            number = isinstance(x, (int, float)) and not isinstance(x, bool)
+            return x / k if number and x != POSITIVE else x
+
+        return replace(
+            self, name=name, default=scaled(self.default), lo=scaled(self.lo),
+            hi=scaled(self.hi), unit=unit, label=label or self.label,
+            flag=self.cli_flag, flag_unit=(self.unit, k),
+        )  # fmt: skip
 
     def menu(self) -> tuple[tuple[str, tuple], ...]:
         """A select's choices as (heading, choices) groups: the first with no heading, then
@@ -209,7 +237,7 @@ def narrowing_errors(p: Param) -> list[str]:
     """What makes p not a narrowing of the api Param it names: a kind or unit of its own (but a
     choice among names), a range reaching outside the api's, a choice the api refuses, a
     default the api refuses."""
-    base, out = p.narrows, []
+    base, out = p.narrows, list[str]()
     if base is None:
         return out
     kinds = (base.kind, "choice") if base.kind == "name" else (base.kind,)
@@ -221,6 +249,8 @@ def narrowing_errors(p: Param) -> list[str]:
         out.append(f"hi must be at most {base.hi}")
     if base.choices and not set(p.values()) <= set(base.values()):
         out.append(f"choices must be among {base.values()}")
+    if p.default is REQUIRED or (p.default is None and p.optional):
+        return out  # no default to check: the caller gives one, or the function picks it
     try:
         base.check(p.default)
     except ParamError as e:
@@ -248,62 +278,85 @@ def defaults(s: dict[str, Param]) -> dict:
     return {name: p.default for name, p in s.items()}
 
 
-def validated(params, s: dict[str, Param]) -> dict:
+def validated(params, s: dict[str, Param], of: str = "this widget") -> dict:
     """The parameters over the defaults, each checked; unknown names are refused (a typo in a
-    link or a keyword should not pass unseen)."""
+    link or a keyword should not pass unseen), saying whose parameters they are not (`of`)."""
     if params is None:
         params = {}
     if not isinstance(params, dict):
         raise ParamError("_", "parameters must be an object")
     unknown = sorted(set(params) - set(s))
     if unknown:
-        raise ParamError(str(unknown[0])[:40], "is not a parameter of this widget")
+        known = f" (its parameters: {', '.join(s)})" if s and of != "this widget" else ""
+        raise ParamError(str(unknown[0])[:40], f"is not a parameter of {of}{known}")
     merged = {**defaults(s), **params}
     return {name: p.check(merged[name]) for name, p in s.items()}
 
 
-def takes(s: dict[str, Param]):
-    """An api function declared by its spec alone: callers pass the spec's names as keywords (the
-    leading ones also by position, in the spec's order) and the function receives them validated,
-    as one dict. The signature help() and inspect show is read from the spec, so each default is
-    written once, in its Param, and the CLI's flags cannot disagree with the library's."""
-    sig = signature(s)
-    positional = [n for n, q in sig.parameters.items() if q.kind is q.POSITIONAL_OR_KEYWORD]
+def takes(s: dict[str, Param]) -> Callable[[F], F]:
+    """An api function whose typed, keyword-only signature is its spec's: the same names in the
+    same order, each default the Param's and each annotation its kind's (`annotation`). The
+    signature is checked here, when the module loads, so it cannot drift from the spec; callers
+    (and mypy, and help()) see real parameters, and the function receives them validated. A
+    keyword the spec lacks is refused naming it (validated), a positional argument too."""
 
-    def wrap(f):
+    def wrap(f: F) -> F:
+        wrong = signature_errors(inspect.signature(f), s)
+        if wrong:
+            raise TypeError(f"{f.__name__}'s signature is not its spec's: {'; '.join(wrong)}")
+
         @functools.wraps(f)
         def call(*args, **kwargs):
-            if len(args) > len(positional):
-                raise TypeError(f"{f.__name__}() takes {len(positional)} positional arguments")
-            given = dict(zip(positional, args))
-            twice = sorted(given.keys() & kwargs.keys())
-            if twice:
-                raise TypeError(f"{f.__name__}() got {twice[0]!r} twice")
-            return f(validated(given | kwargs, s))
+            if args:
+                raise TypeError(f"{f.__name__}() takes keyword arguments only: {', '.join(s)}")
+            return f(**validated(kwargs, s, f"{f.__name__}()"))
 
-        call.__signature__ = sig
-        call.spec = s
-        return call
+        call.spec = s  # type: ignore[attr-defined]
+        return cast(F, call)
 
     return wrap
 
 
-def signature(s: dict[str, Param]) -> inspect.Signature:
-    """The spec as a Python signature: a required Param has no default, and from the first one
-    that follows a defaulted Param on, the parameters are keyword-only, as Python requires."""
-    out, defaulted, keyword_only = [], False, False
-    for p in s.values():
-        required = p.default is REQUIRED
-        keyword_only |= required and defaulted
-        defaulted |= not required
-        kind = (
-            inspect.Parameter.KEYWORD_ONLY
-            if keyword_only
-            else inspect.Parameter.POSITIONAL_OR_KEYWORD
-        )
-        default = inspect.Parameter.empty if required else p.default
-        out.append(inspect.Parameter(p.name, kind, default=default))
-    return inspect.Signature(out)
+def annotation(p: Param) -> str:
+    """The Python type a Param's kind takes, as a signature writes it: "int", "float | None"
+    (an optional one), "str" for a name, a text or a choice of strings, "object" for data."""
+    if p.kind == "choice":
+        base = "int" if all(isinstance(v, int) for v in p.values()) else "str"
+    else:
+        base = {"name": "str", "text": "str", "data": "object"}.get(p.kind, p.kind)
+    return f"{base} | None" if p.optional and base != "object" else base
+
+
+def signature_errors(sig: inspect.Signature, s: dict[str, Param]) -> list[str]:
+    """How a function's signature departs from its spec: another name or order, a parameter
+    not keyword-only, a default or an annotation that is not the Param's."""
+    params = list(sig.parameters.values())
+    if [q.name for q in params] != list(s):
+        return [f"parameters {[q.name for q in params]} are not the spec's {list(s)}"]
+    out = []
+    for q in params:
+        p = s[q.name]
+        want = inspect.Parameter.empty if p.default is REQUIRED else p.default
+        if q.kind is not q.KEYWORD_ONLY:
+            out.append(f"{q.name} is not keyword-only")
+        if q.default != want or type(q.default) is not type(want):
+            out.append(f"{q.name}'s default is {q.default!r}, the spec's {want!r}")
+        written = q.annotation  # text under `from __future__ import annotations`
+        if not isinstance(written, str):
+            written = inspect.formatannotation(written)
+        if written != annotation(p):
+            out.append(f"{q.name} is annotated {written!r}, the spec's {annotation(p)!r}")
+    return out
+
+
+def signature_text(s: dict[str, Param]) -> str:
+    """The signature a spec asks for, as source text (what `takes` checks a function against):
+    print it to write a new api function's."""
+    args = [
+        f"{p.name}: {annotation(p)}" + ("" if p.default is REQUIRED else f" = {p.default!r}")
+        for p in s.values()
+    ]
+    return "(*, " + ", ".join(args) + ")" if args else "()"
 
 
 # ---- Parameters and choices several widgets share ------------------------------------------

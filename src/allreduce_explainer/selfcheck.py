@@ -30,7 +30,15 @@ COSTS = [
 def run() -> dict:
     sims = []
     for algorithm, n, g, dtype in CASES:
-        r = api.simulate(algorithm, n, g, length=3 * n + 1, dtype=dtype, seed=n, trace=True)
+        r = api.simulate(
+            algorithm=algorithm,
+            gpus=n,
+            gpus_per_node=g,
+            length=3 * n + 1,
+            dtype=dtype,
+            seed=n,
+            trace=True,
+        )
         sims.append(
             {
                 k: r[k]
@@ -47,7 +55,10 @@ def run() -> dict:
                 )
             }
         )
-    costs = [api.estimate(a, n, EXAMPLE_GRADIENT_BYTES, g) for a, n, g in COSTS]
+    costs = [
+        api.estimate(algorithm=a, gpus=n, bytes=EXAMPLE_GRADIENT_BYTES, gpus_per_node=g)
+        for a, n, g in COSTS
+    ]
     return {"simulations": sims, "costs": costs, "issue14": _issue14()}
 
 
@@ -58,7 +69,7 @@ def _issue14() -> dict:
         for dtype, optimizer in (("int", "sgd"), ("fp32", "adam"), ("bf16", "adam"))
     ]
     nvls = api.innetwork(8, 17, "bf16", seed=8)
-    zero = api.shard("llama3-8b", 64)["strategies"]
+    zero = api.shard(model="llama3-8b", gpus=64)["strategies"]
     return {
         "shard": [{k: r[k] for k in ("final_params", "optimizer_state", "check")} for r in shards],
         "innetwork": {k: nvls[k] for k in ("switch_result", "ring_result", "switch", "ring")},

@@ -186,8 +186,8 @@ def test_the_card_in_gbit_is_the_librarys_inter_bw_in_gbyte(argv, inter_bw, caps
     got = json.loads(capsys.readouterr().out)
     args = dict(zip(argv[2::2], argv[3::2]))
     want = api.estimate(
-        "ring", int(args["--gpus"]), float(args["--bytes"]), int(args["--gpus-per-node"]),
-        inter_bw=inter_bw,
+        algorithm="ring", gpus=int(args["--gpus"]), bytes=float(args["--bytes"]),
+        gpus_per_node=int(args["--gpus-per-node"]), inter_bw=inter_bw,
     )  # fmt: skip
     assert got == json.loads(json.dumps(want))
     n = int(args["--gpus"])  # the ring across servers: 2(n-1) steps of S/n over the card

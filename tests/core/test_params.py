@@ -2,6 +2,7 @@
 and its signature's defaults are the spec's (the CLI takes its defaults from the spec)."""
 
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,15 @@ from hypothesis import strategies as st
 
 from allreduce_explainer import api
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.params import REQUIRED, Param, narrowed, spec, takes, validated
+from allreduce_explainer.params import (
+    REQUIRED,
+    Param,
+    narrowed,
+    signature_text,
+    spec,
+    takes,
+    validated,
+)
 
 LOG = (Path(__file__).parents[1] / "data" / "allreduce_current.txt").read_text()
 
@@ -82,35 +91,59 @@ def test_every_function_accepts_its_spec_limits(function):
                 assert validated(base | {p.name: v}, s)[p.name] == v
 
 
-def test_takes_binds_positions_in_the_spec_order_and_shows_the_spec_as_the_signature():
-    """A function declared by its spec: positional arguments bind in the spec's order, the body
-    gets every parameter validated, and help() shows the spec's defaults; a required Param after
-    a defaulted one is keyword-only, as Python requires."""
+def test_takes_checks_the_typed_signature_against_the_spec_and_validates_the_keywords():
+    """A function declared by its spec and a real signature: keyword-only, the spec's names in
+    its order, its defaults and its kinds' types; the body gets every parameter validated, a
+    positional argument and an unknown keyword are refused naming them."""
     s = spec(
         Param("a", REQUIRED, "int", lo=1, hi=9),
         Param("b", 2, "int", lo=0, hi=9),
-        Param("c", REQUIRED, "text"),
+        Param("c", None, "text", optional=True),
     )
 
     @takes(s)
-    def f(p):
-        return p
+    def f(*, a: int, b: int = 2, c: str | None = None) -> dict:
+        return dict(locals())
 
-    assert f(1, 3, c="x") == {"a": 1, "b": 3, "c": "x"}
-    assert str(inspect.signature(f)) == "(a, b=2, *, c)"
-    with pytest.raises(TypeError, match="2 positional"):
-        f(1, 2, "x")
-    with pytest.raises(TypeError, match="'a' twice"):
-        f(1, a=1, c="x")
-    with pytest.raises(ParamError, match="a: must be"):
-        f(0, c="x")
-    with pytest.raises(ParamError, match="c: is required"):
+    assert f(a=1, b=3, c="x") == {"a": 1, "b": 3, "c": "x"}
+    assert str(inspect.signature(f)) == "(*, a: int, b: int = 2, c: str | None = None) -> dict"
+    assert signature_text(s) == "(*, a: int, b: int = 2, c: str | None = None)"
+    with pytest.raises(TypeError, match="keyword arguments only: a, b, c"):
         f(1)
+    with pytest.raises(ParamError, match="d: is not a parameter"):
+        f(a=1, d=2)
+    with pytest.raises(ParamError, match="a: must be"):
+        f(a=0)
+    with pytest.raises(ParamError, match="a: is required"):
+        f()
+
+
+@pytest.mark.parametrize(
+    "source, wrong",
+    [
+        ("def f(*, a: int, b: int = 3, c: str | None = None): ...", "b's default is 3"),
+        ("def f(*, a: float, b: int = 2, c: str | None = None): ...", "a is annotated 'float'"),
+        ("def f(a: int, *, b: int = 2, c: str | None = None): ...", "a is not keyword-only"),
+        ("def f(*, a: int, c: str | None = None, b: int = 2): ...", "not the spec's"),
+        ("def f(*, a: int, b: int = 2): ...", "not the spec's"),
+        ("def f(*, a: int, b: float = 2.0, c: str | None = None): ...", "b's default is 2.0"),
+    ],
+)
+def test_takes_refuses_a_signature_that_drifts_from_its_spec(source, wrong):
+    s = spec(
+        Param("a", REQUIRED, "int", lo=1, hi=9),
+        Param("b", 2, "int", lo=0, hi=9),
+        Param("c", None, "text", optional=True),
+    )
+    scope: dict = {}
+    exec("from __future__ import annotations\n" + source, scope)
+    with pytest.raises(TypeError, match=re.escape(wrong)):
+        takes(s)(scope["f"])
 
 
 def test_a_required_parameter_left_out_is_named():
     with pytest.raises(ParamError, match="time_us: is required"):
-        api.busbw(8, 1e6, REQUIRED)
+        api.busbw(gpus=8, bytes=1e6, time_us=REQUIRED)
 
 
 def test_a_switch_takes_true_or_false_only():
@@ -131,7 +164,7 @@ def test_a_choice_of_numbers():
     ("call_with", "field"),
     [
         (lambda: api.calc(model="gpt2", gpu_count=8), "gpu_count"),
-        (lambda: api.simulate("ring", intra_bandwidth=100), "intra_bandwidth"),
+        (lambda: api.simulate(algorithm="ring", intra_bandwidth=100), "intra_bandwidth"),
     ],
 )
 def test_an_unknown_keyword_is_refused(call_with, field):

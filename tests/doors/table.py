@@ -86,24 +86,26 @@ def calc_argv(p: dict) -> list[str]:
         if p["model"] == "custom"
         else ["--model", p["model"]]
     )
+    multi, by_nccl = p["gpus"] > p["gpus_per_node"], p["algorithm"].startswith("nccl")
     return [
         "calc",
         *model,
         *flag("--gpus", p["gpus"]),
         *flag("--gpus-per-node", p["gpus_per_node"]),
         *flag("--gpu", p["gpu"]),
-        *flag("--nic-gbps", repr(float(p["nic_gbps"]))),
-        # the page drives at most a server's GPUs from one process; the CLI refuses more
-        *flag("--gpus-per-process", min(p["gpus_per_process"], p["gpus_per_node"])),
+        # calc refuses what it cannot apply: the card in one server, NCCL's release and
+        # launches for a teaching model; the page drives at most a server's GPUs per process
+        *(flag("--nic-gbps", repr(float(p["nic_gbps"]))) if multi else []),
+        *(flag("--gpus-per-process", min(p["gpus_per_process"], p["gpus_per_node"])) if by_nccl
+          else []),
         *flag("--algorithm", p["algorithm"]),
-        *flag("--nccl-version", p["nccl_version"]),
+        *(flag("--nccl-version", p["nccl_version"]) if by_nccl else []),
         *flag("--grad-dtype", p["grad_dtype"]),
         *flag("--tokens-per-gpu", repr(float(p["tokens_per_gpu"]))),
         *flag("--mfu", repr(float(p["mfu"]))),
         *flag("--intra-latency", repr(float(p["intra_latency_us"]))),
         # one server has no network: calc refuses a latency between servers it cannot apply
-        *(flag("--inter-latency", repr(float(p["inter_latency_us"])))
-          if p["gpus"] > p["gpus_per_node"] else []),
+        *(flag("--inter-latency", repr(float(p["inter_latency_us"]))) if multi else []),
     ]  # fmt: skip
 
 
@@ -177,8 +179,10 @@ def ddp_argv(p: dict) -> list[str]:
         *flag("--batch", p["batch"]),
         *flag("--mfu", repr(float(p["mfu"]))),
         *flag("--grad-bytes", {"fp32": 4, "bf16": 2}[p["grad_dtype"]]),
-        *flag("--nic-gbps", repr(float(p["inter_bw"]) * 8)),
-    ]
+        # one server has no network: `ddp` refuses a card it cannot use, as the page leaves it
+        *(flag("--nic-gbps", repr(float(p["inter_bw"]) * 8)) if p["gpus"] > p["gpus_per_node"]
+          else []),
+    ]  # fmt: skip
 
 
 def cell(column: str, row: int = 0, unit: str = "", figure: str = ""):
@@ -257,11 +261,13 @@ def shard_argv(p: dict) -> list[str]:
         *flag("--gpus", p["gpus"]),
         *flag("--gpus-per-node", p["gpus_per_node"]),
         *flag("--gpu", p["gpu"]),
-        *flag("--nic-gbps", repr(float(p["network"].split()[0]))),  # "400 Gb/s"
+        # "400 Gb/s"; one server has no network: shard refuses a card it cannot use
+        *(flag("--nic-gbps", repr(float(p["network"].split()[0])))
+          if p["gpus"] > p["gpus_per_node"] else []),
         *flag("--comm-model", p["comm_model"]),
         *flag("--tokens-per-gpu", repr(float(p["tokens_per_gpu"]))),
         *flag("--mfu", repr(float(p["mfu"]))),
-    ]
+    ]  # fmt: skip
 
 
 # the strategies: their --json key, their row in the page's table and the CLI's

@@ -90,7 +90,7 @@ def test_buckets_lab_finds_no_cap_below_the_best():
 
     text = _last_output("07-ddp-buckets.ipynb")
     exposed = [float(x) for x in re.findall(r"MiB: ([\d.]+) ms exposed", text)]
-    best = api.ddp("gpt2", 512, 8, sweep=True)
+    best = api.ddp(model="gpt2", gpus=512, gpus_per_node=8, sweep=True)
     assert len(exposed) == 4 and min(exposed) >= round(best["best_exposed_s"] * 1e3, 2)
     assert f"the best of every cap: {best['best_bucket_mb']:g} MiB" in text
 

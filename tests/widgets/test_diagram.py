@@ -39,14 +39,27 @@ def _trace(fn, params, state):
     p = state["params"]
     n, inputs = state["gpus"], state["inputs"]
     if fn is servers.servers_stepper:
-        r = api.simulate(p["method"], n, p["gpus_per_node"], values=inputs, trace=True)
+        r = api.simulate(
+            algorithm=p["method"],
+            gpus=n,
+            gpus_per_node=p["gpus_per_node"],
+            values=inputs,
+            trace=True,
+        )
         return r["trace"]
     if fn is latency.tree_allreduce:
-        r = api.simulate("tree", n, values=inputs, dtype=p["dtype"], trace=True, chunks=p["chunks"])
+        r = api.simulate(
+            algorithm="tree",
+            gpus=n,
+            values=inputs,
+            dtype=p["dtype"],
+            trace=True,
+            chunks=p["chunks"],
+        )
         return r["trace"]
     if fn is why.naive:
-        return api.simulate("naive", n, values=inputs, trace=True)["trace"]
-    r = api.simulate("ring", n, values=inputs, dtype=p["dtype"], trace=True)
+        return api.simulate(algorithm="naive", gpus=n, values=inputs, trace=True)["trace"]
+    r = api.simulate(algorithm="ring", gpus=n, values=inputs, dtype=p["dtype"], trace=True)
     return r["trace"][: n - 1] if fn is ring.ring_reduce_scatter else r["trace"][n - 1 :]
 
 

@@ -160,7 +160,7 @@ LEVEL = re.compile(r"^Tree ([AB]), chunk (\d+), level (\d+) → (\d+): (.+)\.$")
 def test_narration_is_one_line_per_tree_chunk_and_level_naming_every_message(n, k):
     length = max(8, 2 * k)
     s = lat.tree_allreduce({"gpus": n, "chunks": k, "length": length})
-    trace = api.simulate("tree", n, length=length, chunks=k, trace=True)["trace"]
+    trace = api.simulate(algorithm="tree", gpus=n, length=length, chunks=k, trace=True)["trace"]
     parents = tree.dtree_parents(n)
     depth = [tree.heights_depths(p)[1] for p in parents]
     for frame, step in zip(s["frames"][1:], trace, strict=True):

@@ -134,17 +134,19 @@ def test_latency_hides_the_crossings_until_predicted():
 
 
 def _exposed(cap: float) -> float:
-    return api.ddp("gpt2", 512, 8, bucket_cap_mb=cap, first_bucket_mb=1)["exposed_s"]
+    return api.ddp(model="gpt2", gpus=512, gpus_per_node=8, bucket_cap_mb=cap, first_bucket_mb=1)[
+        "exposed_s"
+    ]
 
 
 def test_buckets_best_cap_is_judged_against_a_brute_force_sweep():
     """The least exposed time of the caps a reader types (every 0.1 MiB to 200 MiB, and a
     grid beyond, found cap by cap) is no less than the page's best, and a cap is right when
     it leaves at most 10% more exposed than the best (the page's "as good as the best")."""
-    total = api.ddp("gpt2", 512, 8)["gradient_bytes"]
+    total = api.ddp(model="gpt2", gpus=512, gpus_per_node=8)["gradient_bytes"]
     caps = [k / 10 for k in range(1, 2001)] + [0.1 * (total / MIB / 0.1) ** (k / 40)
                                                 for k in range(41)]  # fmt: skip
-    best = api.ddp("gpt2", 512, 8, sweep=True)
+    best = api.ddp(model="gpt2", gpus=512, gpus_per_node=8, sweep=True)
     least = best["best_exposed_s"]
     assert min(_exposed(c) for c in caps) >= least
     for cap in (1, 25, 50, 60, 80, 100, 110, 200, 500):

@@ -70,7 +70,7 @@ def test_chart_axes_are_fixed_so_the_marker_moves_not_the_chart():
     st.sampled_from(sorted(FACTORS)),
 )
 def test_busbw_follows_nccl_tests_definitions(n, nbytes, time_us, collective):
-    out = api.busbw(n, nbytes, time_us, collective)
+    out = api.busbw(gpus=n, bytes=nbytes, time_us=time_us, collective=collective)
     algbw = nbytes / (time_us * 1e-6) / 1e9  # GB = 1e9 bytes
     assert out["algbw_GBps"] == pytest.approx(algbw, rel=1e-12)
     assert out["factor"] == pytest.approx(float(FACTORS[collective](n)), rel=1e-12)

@@ -37,7 +37,9 @@ def test_counted_bytes_equal_the_formulas(method, nodes, g):
     s = nodes * g * g * 4  # the counting vector itself: no scaling at all
     c = count_bytes(method, nodes, g, s)
     total, server, card, steps = formulas(method, nodes, g, s)
-    r = api.simulate(method, nodes * g, g, length=nodes * g * g)  # the same run, with values
+    r = api.simulate(
+        algorithm=method, gpus=nodes * g, gpus_per_node=g, length=nodes * g * g
+    )  # the same run, with values
     assert r["matches_target"] and r["identical_on_all_gpus"]
     assert sum(b["inter"] for b in r["bytes_sent_per_gpu_by_link"]) == total
     assert c["total"] == total and c["per_server"] == server and c["per_card"] == card
@@ -128,7 +130,9 @@ def test_compare_counts_live_up_to_64_servers_of_8():
 
 def api_time(method, n, g):
 
-    return fmt.seconds(api.estimate(method, n, 14e9, g)["time_s"])
+    return fmt.seconds(
+        api.estimate(algorithm=method, gpus=n, bytes=14e9, gpus_per_node=g)["time_s"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -159,7 +163,9 @@ PAGE = Path(__file__).resolve().parents[2] / "content" / "06-across-servers.md"
 
 @pytest.mark.parametrize(("nodes", "g", "length"), [(2, 4, 16), (3, 3, 11), (2, 8, 19), (4, 2, 5)])
 def test_hierarchical_local_rank_p_owns_shard_p_after_the_reduce_scatter(nodes, g, length):
-    r = api.simulate("hierarchical", nodes * g, g, length=length, trace=True)
+    r = api.simulate(
+        algorithm="hierarchical", gpus=nodes * g, gpus_per_node=g, length=length, trace=True
+    )
     phases = [s["phase"] for s in r["trace"]]
     inside = phases.index("reduce-scatter across servers")  # steps of the in-server reduce-scatter
     assert inside == g - 1 and set(phases[:inside]) == {"reduce-scatter in each server"}

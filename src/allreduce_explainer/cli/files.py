@@ -123,8 +123,19 @@ FIGURE = spec(
 
 
 @takes(FIGURE)
-def figure(p: dict) -> dict:
+def figure(
+    *,
+    widget: str,
+    out: str,
+    theme: str = "light",
+    figure: str | None = None,
+    title: str | None = None,
+    width: int = 960,
+    height: int = 540,
+    params: object = None,
+) -> dict:
     """The widget's chart drawn by Plotly and Kaleido, written to `out`."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     from .. import figures  # imports every widget: only this command pays for it
 
     kind = p["out"].rsplit(".", 1)[-1].lower() if "." in p["out"] else ""
@@ -191,8 +202,18 @@ EXPORT = spec(
 
 
 @takes(EXPORT)
-def export_bank(p: dict) -> dict:
+def export_bank(
+    *,
+    format: str,
+    kinds: str,
+    seed: int = 0,
+    count: int = 1,
+    out: str,
+    site: str = "",
+    places: str | None = None,
+) -> dict:
     """COUNT problems of each kind as a question bank, written to `out`."""
+    p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     site = p["site"] if not p["site"] or p["site"].endswith("/") else p["site"] + "/"
     qs = export.questions(p["kinds"], p["seed"], p["count"], _read_places(p["places"]), site)
     data = export.export(p["format"], qs)

@@ -7,6 +7,7 @@ gets the full per-GPU rate); between servers each GPU has its own network card.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from ..catalog import hardware
 from ..errors import ParamError
@@ -19,7 +20,7 @@ INTER = "inter"
 
 # The default links: an H100 SXM server's NVLink, and one 400 Gb/s card per GPU (hardware.py).
 H100_NVLINK_GBps = hardware.H100_SXM.link_GBps  # 450 per direction
-NIC_400G_GBps = hardware.NIC_400G["GBps"]  # 400 Gb/s / 8 = 50 per direction
+NIC_400G_GBps = cast(float, hardware.NIC_400G["GBps"])  # 400 Gb/s / 8 = 50 per direction
 
 MAX_GPUS = 1 << 16
 

@@ -61,6 +61,8 @@ def _args(p: dict) -> tuple[dict, float | None]:
     """api.ddp's arguments but the cap, and the first bucket's size (None: the cap's)."""
     first = ddp.DEFAULT_FIRST_MB if p["first_bucket"] == "1mib" else None
     args = {k: v for k, v in api_args(p, SPEC, api.DDP).items() if k != "bucket_cap_mb"}
+    if p["gpus"] <= p["gpus_per_node"]:  # one server: no card (api.ddp refuses one it can't use)
+        args.pop("inter_bw")
     return args | {"grad_bytes": calculator.GRAD_BYTES[p["grad_dtype"]]}, first
 
 
@@ -451,7 +453,7 @@ def facts() -> dict[str, str]:
     layouts = {"one": 8, "many": DEFAULT_GPUS}
     for key, gpus in layouts.items():
         # PyTorch's default (cap unset), and the sweep with the widget's default first bucket
-        r = api.ddp("gpt2", gpus, 8, sweep=True)
+        r = api.ddp(model="gpt2", gpus=gpus, gpus_per_node=8, sweep=True)
         best = _best(r, {"model": "gpt2", "gpus": gpus, "gpus_per_node": 8}, ddp.DEFAULT_FIRST_MB)
         out[f"ddp_{key}_gpus"] = str(gpus)
         out[f"ddp_{key}_servers"] = str(gpus // 8)

@@ -37,6 +37,7 @@ def traced(p: dict, s: dict[str, Param], inputs: list[list] | None = None, **mor
     args = api_args(p, s) | more
     if inputs is None:
         inputs = vectors(p, args["gpus"], args.get("dtype", "int"), s["length"].hi)
+    args.pop("seed", None)  # drawn here: simulate refuses a seed beside the values
     return api.simulate(**args | {"values": inputs, "length": None}, trace=True)
 
 

@@ -40,8 +40,8 @@ def counted() -> tuple[tuple[int, float, float, float, float], ...]:
     out = []
     for n in COUNTED:
         item = dtypes.INT.itemsize
-        ring = api.simulate("ring", n, length=n, trace=False)["bytes_sent_per_gpu"]
-        naive = api.simulate("naive", n, length=1, trace=False)["bytes_sent_per_gpu"]
+        ring = api.simulate(algorithm="ring", gpus=n, length=n, trace=False)["bytes_sent_per_gpu"]
+        naive = api.simulate(algorithm="naive", gpus=n, length=1, trace=False)["bytes_sent_per_gpu"]
         unit = n * item
         out.append((n, max(ring) / unit, min(ring) / unit, naive[0] / item, max(naive[1:]) / item))
     return tuple(out)
@@ -219,7 +219,7 @@ def _bandwidths(gpus: int, nbytes, time_us, collective: str) -> dict:
     """algbw and busbw; a pasted line's size and time are held to the busbw panel's limits."""
     BUSBW["bytes"].check(nbytes)
     BUSBW["time_us"].check(time_us)
-    return api.busbw(gpus, nbytes, time_us, collective)
+    return api.busbw(gpus=gpus, bytes=nbytes, time_us=time_us, collective=collective)
 
 
 BUSBW_HEADLINE = (("busbw", "busbw = algbw × factor"), ("busbw_share", "busbw against the link"))
@@ -381,9 +381,11 @@ def facts() -> dict[str, str]:
     ring8 = cost.cost("ring", Topology.make(8), s)
     ring64 = cost.cost("ring", Topology.make(64, 8), s)
     d = defaults(BUSBW)
-    b = api.busbw(d["gpus"], d["bytes"], d["time_us"])
+    b = api.busbw(gpus=d["gpus"], bytes=d["bytes"], time_us=d["time_us"])
     sample = nccltests.parse_line(SAMPLE_LINE)
-    line = api.busbw(LINE["gpus"].default, sample.size_bytes, sample.out_of_place.time_us)
+    line = api.busbw(
+        gpus=LINE["gpus"].default, bytes=sample.size_bytes, time_us=sample.out_of_place.time_us
+    )
     return {
         "sends_ring_8": fmt.sig(ring8["bytes_sent_per_gpu_max"] / s, 3),
         "sends_ring_64": fmt.sig(ring64["bytes_sent_per_gpu_max"] / s, 4),

@@ -199,7 +199,7 @@ def _estimate(method: str, servers: int, g: int, s: float, links: dict) -> dict:
     is a network (api.estimate refuses what it cannot apply)."""
     if servers == 1:
         links = {k: v for k, v in links.items() if k not in api.INTER}
-    return api.estimate(method, servers * g, s, g, **links)
+    return api.estimate(algorithm=method, gpus=servers * g, bytes=s, gpus_per_node=g, **links)
 
 
 def servers_compare(params=None) -> dict:
@@ -347,7 +347,10 @@ def facts() -> dict[str, str]:
     forms at line rate and by the fitted time of NCCL's choice; NCCL's pick for a 1 MB message."""
     s, nodes, g = EXAMPLE_GRADIENT_BYTES, 8, 8
     c = {m: count_bytes(m, nodes, g, s) for m in METHODS}
-    t = {m: api.estimate(m, nodes * g, s, g)["time_s"] for m in METHODS}
+    t = {
+        m: api.estimate(algorithm=m, gpus=nodes * g, bytes=s, gpus_per_node=g)["time_s"]
+        for m in METHODS
+    }
     small = 1e6  # 1 MB: NCCL's pick for a small message
     two = {m: count_bytes(m, 2, g, s) for m in METHODS}
     big, little = _nccl(nodes * g, g, s, NIC_400G_GBps), _nccl(nodes * g, g, small, NIC_400G_GBps)

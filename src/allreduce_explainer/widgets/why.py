@@ -89,7 +89,12 @@ def scaling(params=None) -> dict:
     s = params_b * 1e9 * dtypes.BF16.itemsize  # a BF16 gradient
 
     def times(algorithm: str, xs: list[int]) -> list[float]:
-        return [api.estimate(algorithm, x, s, min(x, PER_SERVER))["time_s"] for x in xs]
+        return [
+            api.estimate(algorithm=algorithm, gpus=x, bytes=s, gpus_per_node=min(x, PER_SERVER))[
+                "time_s"
+            ]
+            for x in xs
+        ]
 
     xs = [x for x in SCALING_X if x > 1]
     naive_t, ring_t = times("naive", [n])[0], times("ring", [n])[0]

@@ -34,7 +34,7 @@ def test_tree_steps_grow_with_log2_n(n):
 @given(st.integers(2, 40), st.integers(1, 4), st.integers(0, 60), st.integers(0, 10**6))
 def test_tree_results_are_exact_on_every_gpu(n, k, extra, seed):
     length = 2 * k + extra
-    r = api.simulate("tree", n, length=length, chunks=k, seed=seed)
+    r = api.simulate(algorithm="tree", gpus=n, length=length, chunks=k, seed=seed)
     want = np.sum(np.array(r["inputs"], dtype=np.int64), axis=0).tolist()
     assert all(res == want for res in r["results"])
     assert r["matches_target"] and r["identical_on_all_gpus"]
@@ -51,7 +51,7 @@ def test_tree_results_are_exact_on_every_gpu(n, k, extra, seed):
 def test_ring_closed_form_agrees_with_the_simulation(n, per_chunk, alpha, gbps):
     length = n * per_chunk
     links = {"intra_bw": gbps, "inter_bw": gbps, "intra_latency": alpha, "inter_latency": alpha}
-    r = api.simulate("ring", n, 1, length=length, **links)
+    r = api.simulate(algorithm="ring", gpus=n, gpus_per_node=1, length=length, **links)
     topo = lm.flat(n, gbps, alpha)
     assert r["time_s"] == pytest.approx(lm.ring_time(topo, length * 4), rel=1e-9)
     assert r["steps"] == 2 * (n - 1)
@@ -62,7 +62,7 @@ def test_ring_closed_form_agrees_with_the_simulation(n, per_chunk, alpha, gbps):
 def test_tree_closed_form_agrees_with_the_simulation(n, k, per_piece, alpha):
     length = 2 * k * per_piece  # every chunk the same size, as the closed form assumes
     links = {"intra_bw": 50, "inter_bw": 50, "intra_latency": alpha, "inter_latency": alpha}
-    r = api.simulate("tree", n, 1, length=length, chunks=k, **links)
+    r = api.simulate(algorithm="tree", gpus=n, gpus_per_node=1, length=length, chunks=k, **links)
     c = cost.cost("tree", lm.flat(n, 50, alpha), length * 4, chunks=k)
     assert r["time_s"] == pytest.approx(c["time_s"], rel=1e-9)
     assert r["steps"] == c["steps"]
@@ -217,12 +217,18 @@ def test_a_latency_between_servers_is_refused_without_servers():
     one GPU per server, it applies: the ring pays 2(n - 1) of them in a row, the tree about
     2·log2 n, so the tree wins at a small size, page 5's lesson."""
     with pytest.raises(ParamError) as e:
-        api.estimate("ring", 64, 1e3, inter_latency=5)
+        api.estimate(algorithm="ring", gpus=64, bytes=1e3, inter_latency=5)
     assert e.value.field == "inter_latency" and "one server" in e.value.message
-    ring = api.estimate("ring", 64, 1e3, 1, inter_latency=5)["time_s"]
-    tree = api.estimate("tree", 64, 1e3, 1, inter_latency=5)["time_s"]
+    ring = api.estimate(algorithm="ring", gpus=64, bytes=1e3, gpus_per_node=1, inter_latency=5)[
+        "time_s"
+    ]
+    tree = api.estimate(algorithm="tree", gpus=64, bytes=1e3, gpus_per_node=1, inter_latency=5)[
+        "time_s"
+    ]
     assert ring >= 2 * 63 * 5e-6 and tree < ring / 3
-    assert api.estimate("ring", 64, 1e3, inter_latency=0)["time_s"] > 0  # the default: allowed
+    assert (
+        api.estimate(algorithm="ring", gpus=64, bytes=1e3, inter_latency=0)["time_s"] > 0
+    )  # the default: allowed
 
 
 def _first_crossing_walked(topo: Topology) -> float | None:

@@ -33,7 +33,7 @@ SOURCES = json.loads((DATA / "SOURCES.json").read_text())["logs"]
 
 def _read(source: dict, **net) -> dict:
     per = source["hardware"]["gpus_per_node"]
-    return api.nccl_tests((DATA / source["file"]).read_text(), source["gpus"], **net) | {
+    return api.nccl_tests(log=(DATA / source["file"]).read_text(), gpus=source["gpus"], **net) | {
         "_per": per
     }
 
@@ -42,7 +42,7 @@ def _clean(source: dict) -> bool:
     """An all-reduce run with at least three rows from 64 KiB (the rest are format samples)."""
     if source["collective"] != "all_reduce":
         return False
-    out = api.nccl_tests((DATA / source["file"]).read_text(), source["gpus"])
+    out = api.nccl_tests(log=(DATA / source["file"]).read_text(), gpus=source["gpus"])
     return sum(r["size_bytes"] >= logfit.MIN_BYTES for r in out["rows"]) >= 3
 
 
@@ -71,7 +71,7 @@ def _alpha_beta_rms(rows: list[dict]) -> float:
 
 @pytest.mark.parametrize("source", CLEAN, ids=CLEAN_IDS)
 def test_nccl_fit_follows_each_clean_log_within_10_percent(source):
-    out = api.nccl_tests((DATA / source["file"]).read_text(), source["gpus"])
+    out = api.nccl_tests(log=(DATA / source["file"]).read_text(), gpus=source["gpus"])
     nf = out["nccl_fit"]
     assert nf["min_bytes"] == 65536
     used = [r for r in nf["rows"] if r["in_rms"]]
@@ -88,7 +88,7 @@ def test_nccl_fit_follows_each_clean_log_within_10_percent(source):
 def test_the_alpha_beta_fit_is_worse_on_most_logs_and_on_every_full_sweep():
     worse, full = 0, 0
     for s in CLEAN:
-        out = api.nccl_tests((DATA / s["file"]).read_text(), s["gpus"])
+        out = api.nccl_tests(log=(DATA / s["file"]).read_text(), gpus=s["gpus"])
         ab, nf = _alpha_beta_rms(out["rows"]), out["nccl_fit"]["rms_rel_error"]
         worse += ab > nf + 1e-3
         used = [r["bytes"] for r in out["nccl_fit"]["rows"] if r["in_rms"]]
@@ -112,9 +112,11 @@ def test_the_largest_rows_regime_is_the_one_the_source_states(file, algorithm):
     """Not asked of nccl-tests#290's forced ring on 2 x 8 H100: at 90 GB/s, a quarter of what
     the model gives any regime there, every regime needs a scale far from 1 and none is told."""
     s = BY_FILE[file]
-    out = api.nccl_tests((DATA / file).read_text(), s["gpus"], gpus_per_node=min(8, s["gpus"]))
+    out = api.nccl_tests(
+        log=(DATA / file).read_text(), gpus=s["gpus"], gpus_per_node=min(8, s["gpus"])
+    )
     if file == "nccl-tests-252-2nodes-ring.txt":  # no device lines: 2 servers of 4, per SOURCES
-        out = api.nccl_tests((DATA / file).read_text(), 8, gpus_per_node=4)
+        out = api.nccl_tests(log=(DATA / file).read_text(), gpus=8, gpus_per_node=4)
     last = out["nccl_fit"]["rows"][-1]
     assert last["algorithm"] == algorithm and last["protocol"] in ("Simple", "LL128")
 
@@ -122,37 +124,39 @@ def test_the_largest_rows_regime_is_the_one_the_source_states(file, algorithm):
 def test_busbw_above_the_named_line_rate_is_flagged():
     s = BY_FILE["nccl-tests-309-16xh100-2nodes-ib-ndr.txt"]  # 8 x 400 Gb/s cards per server
     text = (DATA / s["file"]).read_text()
-    nf = api.nccl_tests(text, 16, nic_Gbps=400, nics_per_node=8)["nccl_fit"]
+    nf = api.nccl_tests(log=text, gpus=16, nic_Gbps=400, nics_per_node=8)["nccl_fit"]
     assert nf["line_rate"]["GBps"] == 8 * 400 / 8
     above = [r["bytes"] for r in nf["rows"] if r["measured_busbw_GBps"] > 400]
     assert above and nf["line_rate"]["rows_above"] == above and nf["line_rate"]["why"]
     assert [r["bytes"] for r in nf["rows"] if r["above_line_rate"]] == above
     # one server of 8 x H100: NVLS's ~480 GB/s is above NVLink's 450 per direction
-    one = api.nccl_tests((DATA / "nccl-tests-290-8xh100-1node-nvls.txt").read_text(), gpu="h100")
+    one = api.nccl_tests(
+        log=(DATA / "nccl-tests-290-8xh100-1node-nvls.txt").read_text(), gpu="h100"
+    )
     assert one["nccl_fit"]["line_rate"]["GBps"] == 450.0
     assert one["nccl_fit"]["rows"][-1]["above_line_rate"]
     # not named: no yardstick, no flag
-    quiet = api.nccl_tests(text, 16)["nccl_fit"]
+    quiet = api.nccl_tests(log=text, gpus=16)["nccl_fit"]
     assert quiet["line_rate"]["GBps"] is None and not quiet["line_rate"]["rows_above"]
 
 
 def test_each_card_carries_a_rings_share_over_the_servers_cards():
     s = BY_FILE["nccl-tests-290-16xh100-2nodes-ndr-ring.txt"]
-    nf = api.nccl_tests((DATA / s["file"]).read_text(), 16, nics_per_node=8)["nccl_fit"]
+    nf = api.nccl_tests(log=(DATA / s["file"]).read_text(), gpus=16, nics_per_node=8)["nccl_fit"]
     for r in nf["rows"]:
         share = 2 * 15 / 16 if r["algorithm"] == "Ring" else 1.0
         assert r["per_card"]["bytes"] == pytest.approx(share * r["bytes"] / 8)
         assert r["per_card"]["GBps"] == pytest.approx(
             r["per_card"]["bytes"] / r["measured_time_us"] / 1e3
         )
-    one = api.nccl_tests((DATA / "nccl-tests-290-8xh100-1node-nvls.txt").read_text())
+    one = api.nccl_tests(log=(DATA / "nccl-tests-290-8xh100-1node-nvls.txt").read_text())
     assert all("per_card" not in r for r in one["nccl_fit"]["rows"])
 
 
 def test_with_the_gpu_the_prediction_stands_beside_each_row():
     s = BY_FILE["nccl-tests-309-16xh100-2nodes-ib-ndr.txt"]
     text = (DATA / s["file"]).read_text()
-    out = api.nccl_tests(text, 16, gpu="H100", nic_Gbps=400, nics_per_node=8)
+    out = api.nccl_tests(log=text, gpus=16, gpu="H100", nic_Gbps=400, nics_per_node=8)
     p = out["prediction"]
     assert p["ratio_is"].startswith("measured / predicted")
     system = System("H100 SXM", 16, 8, 8, 400.0)
@@ -164,7 +168,7 @@ def test_with_the_gpu_the_prediction_stands_beside_each_row():
         assert row["ratio"] == pytest.approx(measured / c.busbw_GBps)
         assert measured == pytest.approx(m["busbw_GBps"], rel=2e-3, abs=0.01)  # rounded
     assert 0.9 < p["rows"][-1]["ratio"] < 1.1  # 469 GB/s measured at 16 GiB
-    assert "prediction" not in api.nccl_tests(text, 16)
+    assert "prediction" not in api.nccl_tests(log=text, gpus=16)
 
 
 # ---- "use the fitted figures" applies them to the model they were fitted with ---
@@ -203,9 +207,9 @@ GPU_NOT_PRINTED = {  # 2 x 8 B200 per their pages
 
 def _settings(file: str) -> tuple[dict, dict]:
     s = BY_FILE[file]
-    out = api.nccl_tests((DATA / file).read_text(), s["gpus"])
+    out = api.nccl_tests(log=(DATA / file).read_text(), gpus=s["gpus"])
     if file == "nccl-tests-252-2nodes-ring.txt":
-        out = api.nccl_tests((DATA / file).read_text(), 8, gpus_per_node=4)
+        out = api.nccl_tests(log=(DATA / file).read_text(), gpus=8, gpus_per_node=4)
     return out, out["nccl_fit"]["calculator_settings"]
 
 
@@ -241,13 +245,15 @@ def test_the_fits_settings_make_the_calculators_nccl_model_reproduce_the_run(fil
 
 
 def test_the_nvl72_rack_is_said_not_to_reproduce():
-    sets = api.nccl_tests((DATA / NVL72).read_text(), 72)["nccl_fit"]["calculator_settings"]
+    sets = api.nccl_tests(log=(DATA / NVL72).read_text(), gpus=72)["nccl_fit"][
+        "calculator_settings"
+    ]
     assert not sets["reproduces"] and sets["note"]
 
 
 def test_a_forced_ring_on_one_server_is_said_not_to_reproduce():
     """The calculator's NCCL model picks NVLS on 8 x H100; a run forced to Ring is not it."""
-    out = api.nccl_tests((DATA / "together-8xh100-1node-ring.txt").read_text())
+    out = api.nccl_tests(log=(DATA / "together-8xh100-1node-ring.txt").read_text())
     sets = out["nccl_fit"]["calculator_settings"]
     assert not sets["reproduces"] and sets["note"]
     assert sets["model_busbw_GBps"] > 1.2 * sets["fitted_busbw_GBps"]
@@ -403,7 +409,9 @@ def test_the_cli_table_shows_both_fits_and_each_rows_regime():
     log = str(DATA / "nccl-tests-290-8xh100-1node-nvls.txt")
     r = _cli("nccl-tests", log, "--gpu", "H100")
     assert r.returncode == 0, r.stderr
-    out = api.nccl_tests((DATA / "nccl-tests-290-8xh100-1node-nvls.txt").read_text(), gpu="H100")
+    out = api.nccl_tests(
+        log=(DATA / "nccl-tests-290-8xh100-1node-nvls.txt").read_text(), gpu="H100"
+    )
     assert f"rms {out['fit']['rms_rel_error']:.1%} over all rows" in r.stdout
     assert f"rms {out['nccl_fit']['rms_rel_error']:.1%} over rows from 65,536 B" in r.stdout
     rows = [line.split() for line in r.stdout.splitlines() if line.strip()[:1].isdigit()]

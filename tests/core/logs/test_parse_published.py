@@ -115,7 +115,7 @@ def test_srun_task_labels_are_read_as_the_rank():
 
 @pytest.mark.parametrize("source", SOURCES, ids=IDS)
 def test_the_cli_reads_each_log_with_its_json_keys(source):
-    out = api.nccl_tests((DATA / source["file"]).read_text(), source["gpus"])
+    out = api.nccl_tests(log=(DATA / source["file"]).read_text(), gpus=source["gpus"])
     keys = {"rows", "gpus", "fit", "nccl_fit", "runs", "skipped", "blank_lines", "lines"}
     keys.add("algorithm_basis")  # what each row's algorithm and protocol are
     keys.add("encoding")  # UTF-8, or UTF-16 as PowerShell writes it
@@ -271,11 +271,11 @@ def test_bad_json_says_why(text, reason):
 
 def test_json_through_the_cli_takes_the_gpu_count_from_its_devices():
     rows = _rows(SOURCES[0])
-    out = api.nccl_tests(_json_doc(rows, 16))
+    out = api.nccl_tests(log=_json_doc(rows, 16))
     assert out["gpus"] == 16 and len(out["rows"]) == len(rows)
     assert out["rows"][-1]["busbw_GBps"] == rows[-1].out_of_place.busbw_GBps
     with pytest.raises(ParamError, match="has no all_reduce_perf rows"):  # as nccl-debug refuses
-        api.nccl_tests('{"results": []}', 8)
+        api.nccl_tests(log='{"results": []}', gpus=8)
 
 
 # ---- rows as each generation of nccl-tests prints them, read back -------------------------------

@@ -230,7 +230,7 @@ def test_a_logs_printed_version_picks_the_model_of_its_rows(printed, model):
     that release's model."""
     text = (helpers.DATA / "nccl-tests" / "nccl-tests-309-16xh100-2nodes-ib-ndr.txt").read_text()
     assert "NCCL version 2.26.2+cuda12.8" in text
-    out = api.nccl_tests(text.replace("NCCL version 2.26.2", f"NCCL version {printed}"))
+    out = api.nccl_tests(log=text.replace("NCCL version 2.26.2", f"NCCL version {printed}"))
     assert out["nccl_fit"]["calculator_settings"]["nccl_version"] == model
     assert f"(NCCL {model}'s tuning code)" in out["algorithm_basis"]
     s = System("H100 SXM", 16, 8, 8, 400.0, nccl_version=model)

@@ -77,7 +77,7 @@ orders = st.integers(2, 12).flatmap(lambda n: st.permutations(list(range(n))))
 def test_the_given_order_sends_as_the_oracle_and_ends_with_the_exact_sum(order, length, seed):
     n = len(order)
     x = np.random.default_rng(seed).integers(-1000, 1000, size=(n, length))
-    r = api.simulate("ring", n, values=x.tolist(), trace=True, order=order)
+    r = api.simulate(algorithm="ring", gpus=n, values=x.tolist(), trace=True, order=order)
     want, final = oracle(order, x)
     got = [
         [(m["src"], m["dst"], m["start"], m["stop"]) for m in st_["messages"]] for st_ in r["trace"]
@@ -93,7 +93,7 @@ def test_the_given_order_sends_as_the_oracle_and_ends_with_the_exact_sum(order, 
 def test_reduce_scatter_leaves_each_gpu_owning_the_chunk_of_its_ring_index(order, length):
     n = len(order)
     x = np.random.default_rng(length).integers(-9, 9, size=(n, length))
-    r = api.simulate("ring", n, values=x.tolist(), trace=True, order=order)
+    r = api.simulate(algorithm="ring", gpus=n, values=x.tolist(), trace=True, order=order)
     after = np.array(r["trace"][n - 2]["buffers"])
     total = x.sum(axis=0)
     for gpu in order:
@@ -102,7 +102,7 @@ def test_reduce_scatter_leaves_each_gpu_owning_the_chunk_of_its_ring_index(order
 
 
 def test_rank_order_leaves_gpu_r_with_chunk_r_and_chunk_0_starts_on_gpu_1():
-    r = api.simulate("ring", 4, length=4, trace=True)
+    r = api.simulate(algorithm="ring", gpus=4, length=4, trace=True)
     first = {m["src"]: m["start"] for m in r["trace"][0]["messages"]}
     assert first == {0: 3, 1: 0, 2: 1, 3: 2}
     after = r["trace"][2]["contributors"]
@@ -113,17 +113,17 @@ def test_rank_order_leaves_gpu_r_with_chunk_r_and_chunk_0_starts_on_gpu_1():
 def test_no_order_is_rank_order_bit_for_bit(n):
     topo = Topology.make(n)
     assert ring.schedule(topo, 37) == ring.schedule(topo, 37, order=list(range(n)))
-    plain = api.simulate("ring", n, length=37, dtype="fp32", seed=5, trace=True)
+    plain = api.simulate(algorithm="ring", gpus=n, length=37, dtype="fp32", seed=5, trace=True)
     given_ = api.simulate(
-        "ring", n, length=37, dtype="fp32", seed=5, trace=True, order=list(range(n))
+        algorithm="ring", gpus=n, length=37, dtype="fp32", seed=5, trace=True, order=list(range(n))
     )
     assert plain == given_
 
 
 def test_the_order_may_be_text_as_nccl_prints_it():
-    a = api.simulate("ring", 4, length=8, trace=True, order="0 2 1 3")
-    b = api.simulate("ring", 4, length=8, trace=True, order="0,2,1,3")
-    c = api.simulate("ring", 4, length=8, trace=True, order=[0, 2, 1, 3])
+    a = api.simulate(algorithm="ring", gpus=4, length=8, trace=True, order="0 2 1 3")
+    b = api.simulate(algorithm="ring", gpus=4, length=8, trace=True, order="0,2,1,3")
+    c = api.simulate(algorithm="ring", gpus=4, length=8, trace=True, order=[0, 2, 1, 3])
     assert a == b == c
     assert [m["dst"] for m in a["trace"][0]["messages"]] == [2, 1, 3, 0]
 
@@ -146,9 +146,9 @@ def test_the_order_may_be_text_as_nccl_prints_it():
 )
 def test_bad_orders_are_refused_naming_the_field(order, words):
     with pytest.raises(ParamError) as e:
-        api.simulate("ring", 4, order=order)
+        api.simulate(algorithm="ring", gpus=4, order=order)
     assert e.value.field == "order" and words in str(e.value)
 
 
 def test_only_the_ring_takes_an_order():
-    assert field_of(api.simulate, "tree", 4, order=[0, 1, 2, 3]) == "order"
+    assert field_of(api.simulate, algorithm="tree", gpus=4, order=[0, 1, 2, 3]) == "order"

@@ -28,7 +28,7 @@ def test_int_results_equal_numpy_sum_on_every_gpu(algorithm, ng, length, seed):
     n, g = ng
     rng = np.random.default_rng(seed)
     x = rng.integers(-1000, 1000, size=(n, length))
-    r = api.simulate(algorithm, n, g, values=x.tolist())
+    r = api.simulate(algorithm=algorithm, gpus=n, gpus_per_node=g, values=x.tolist())
     target = x.sum(axis=0).tolist()
     assert r["target"] == target
     assert all(res == target for res in r["results"]), "some GPU holds a wrong sum"
@@ -45,7 +45,9 @@ def test_int_results_equal_numpy_sum_on_every_gpu(algorithm, ng, length, seed):
 )
 def test_float_results_bit_identical_and_within_bound(algorithm, ng, length, dtype, seed):
     n, g = ng
-    r = api.simulate(algorithm, n, g, length=length, dtype=dtype, seed=seed)
+    r = api.simulate(
+        algorithm=algorithm, gpus=n, gpus_per_node=g, length=length, dtype=dtype, seed=seed
+    )
     first = np.array(r["results"][0])
     for res in r["results"]:
         assert np.array_equal(np.array(res).view(np.int64), first.view(np.int64))
@@ -81,7 +83,7 @@ def _chain_oracle(inputs, order_of_chunk, chunks, scalar):
 )
 def test_ring_bits_match_ml_dtypes_in_ring_order(n, length, seed, types):
     name, scalar = types
-    r = api.simulate("ring", n, length=length, dtype=name, seed=seed)
+    r = api.simulate(algorithm="ring", gpus=n, length=length, dtype=name, seed=seed)
     chunks = split(0, length, n)
     # NCCL's runRing (src/device/all_reduce.h:43): chunk c starts on GPU c + 1 and travels
     # c + 1, c + 2, ..., c, each GPU adding its own values
@@ -94,7 +96,7 @@ def test_ring_bits_match_ml_dtypes_in_ring_order(n, length, seed, types):
 @settings(max_examples=examples(30), deadline=None)
 @given(st.integers(2, 24), st.integers(1, 50), st.integers(0, 2**32))
 def test_naive_bits_match_ml_dtypes_in_gpu_order(n, length, seed):
-    r = api.simulate("naive", n, length=length, dtype="bf16", seed=seed)
+    r = api.simulate(algorithm="naive", gpus=n, length=length, dtype="bf16", seed=seed)
     expected = _chain_oracle(
         r["inputs"], lambda c: list(range(n)), [(0, length)], ml_dtypes.bfloat16
     )
@@ -105,7 +107,7 @@ def test_naive_bits_match_ml_dtypes_in_gpu_order(n, length, seed):
 @given(cluster(), st.integers(1, 300), st.sampled_from(["int", "fp32", "bf16"]))
 def test_ring_sends_exactly_two_n_minus_one_chunks(ng, length, dtype):
     n, g = ng
-    r = api.simulate("ring", n, g, length=length, dtype=dtype)
+    r = api.simulate(algorithm="ring", gpus=n, gpus_per_node=g, length=length, dtype=dtype)
     size = dtypes.get(dtype).itemsize
     assert sum(r["bytes_sent_per_gpu"]) == 2 * (n - 1) * length * size
     assert r["steps"] == 2 * (n - 1)
@@ -149,13 +151,16 @@ def test_simulated_time_and_bytes_equal_closed_form(algorithm, ng, mult, a_in, a
 )
 def test_headline_numbers(algorithm, gpus, per_node, seconds):
     """Stage 1's figures: 14e9 bytes, NVLink 450 GB/s, network 50 GB/s, no latency."""
-    assert api.estimate(algorithm, gpus, 14e9, per_node)["time_s"] == pytest.approx(
-        seconds, rel=1e-3
-    )
+    assert api.estimate(algorithm=algorithm, gpus=gpus, bytes=14e9, gpus_per_node=per_node)[
+        "time_s"
+    ] == pytest.approx(seconds, rel=1e-3)
 
 
 def test_tree_steps_grow_with_log2():
-    steps = {n: api.estimate("tree", n, 1e3, chunks=1)["steps"] for n in (2, 4, 16, 256, 4096)}
+    steps = {
+        n: api.estimate(algorithm="tree", gpus=n, bytes=1e3, chunks=1)["steps"]
+        for n in (2, 4, 16, 256, 4096)
+    }
     # (H + k - 1) + (D + k - 1) with k = 1 and height, depth about log2(n)
     for n, s in steps.items():
         assert s <= 2 * (n.bit_length() + 1)
@@ -241,7 +246,7 @@ def test_only_the_last_chunk_is_summed_in_gpu_order(n, length, seed):
     """Page 3: chunk n - 1 starts on GPU 0 (NCCL's runRing: GPU 0 first sends chunk
     modRanks(0 + n - 1)), so its elements are 0 + 1 + ... + (n - 1) folded in BF16, and the
     check's second distance is zero there."""
-    r = api.simulate("ring", n, length=length, dtype="bf16", seed=seed)
+    r = api.simulate(algorithm="ring", gpus=n, length=length, dtype="bf16", seed=seed)
     a, b = split(0, length, n)[n - 1]
     for j in range(a, b):
         acc = ml_dtypes.bfloat16(r["inputs"][0][j])
@@ -259,7 +264,7 @@ def test_the_ring_returns_its_chunks_and_their_owners_as_the_trace_shows_them(n,
     all-gather. In rank order and in a given ring order."""
     length = n + extra  # every chunk holds an element, so its owner shows in the trace
     order = data.draw(st.permutations(range(n))) if data.draw(st.booleans()) else None
-    r = api.simulate("ring", gpus=n, length=length, trace=True, order=order)
+    r = api.simulate(algorithm="ring", gpus=n, length=length, trace=True, order=order)
     expected = [[int(a[0]), int(a[-1]) + 1] for a in np.array_split(np.arange(length), n)]
     assert r["chunks"] == expected
     rs_end, ag_first = r["trace"][n - 2], r["trace"][n - 1]
@@ -275,7 +280,7 @@ def test_the_ring_returns_its_chunks_and_their_owners_as_the_trace_shows_them(n,
 
 
 def test_the_ring_chunks_of_a_vector_shorter_than_the_ring_end_empty():
-    r = api.simulate("ring", gpus=4, length=2)
+    r = api.simulate(algorithm="ring", gpus=4, length=2)
     assert r["chunks"] == [[0, 1], [1, 2], [2, 2], [2, 2]]
     assert r["owners"] == [0, 1, 2, 3]
-    assert "chunks" not in api.simulate("tree", gpus=4)
+    assert "chunks" not in api.simulate(algorithm="tree", gpus=4)

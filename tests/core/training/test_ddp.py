@@ -160,7 +160,9 @@ def test_with_large_latency_tiny_buckets_lose_to_the_default(key):
 
 
 def test_sweep_spans_point_one_mib_to_the_whole_model_and_ends_in_one_bucket():
-    r = api.ddp("gpt2", 8, 8, bucket_cap_mb=25, sweep=True)  # the first bucket at each cap
+    r = api.ddp(
+        model="gpt2", gpus=8, gpus_per_node=8, bucket_cap_mb=25, sweep=True
+    )  # the first bucket at each cap
     caps = [row["bucket_mb"] for row in r["sweep"]]
     assert caps[0] == pytest.approx(0.1)
     assert caps[-1] == pytest.approx(r["gradient_bytes"] / MIB)
@@ -171,7 +173,7 @@ def test_sweep_spans_point_one_mib_to_the_whole_model_and_ends_in_one_bucket():
 
 
 def test_ddp_exposed_is_backward_remainder():
-    r = api.ddp("resnet50", 8, 8)
+    r = api.ddp(model="resnet50", gpus=8, gpus_per_node=8)
     assert r["exposed_s"] == pytest.approx(max(0.0, r["comm_end_s"] - r["backward_s"]))
     # backward = 2 x forward FLOPs x batch / (peak x MFU)
     m = models.get("resnet50")
@@ -204,7 +206,7 @@ def test_bad_ddp_parameters_name_their_field(kwargs, field):
 
 @pytest.mark.parametrize("value", [[], "", "1,x", [-1], [1.5], "1,,-2", [True]])
 def test_bad_param_bytes(value):
-    assert field_of(api.buckets, value) == "param_bytes"
+    assert field_of(api.buckets, param_bytes=value) == "param_bytes"
 
 
 def test_ddp_widget_default_state_and_figures():
@@ -281,10 +283,10 @@ def test_zero_sizes_cap_zero_and_any_ready_order_follow_the_rule(sizes, cap, fir
 
 
 def test_api_accepts_zero_size_parameters_and_cap_zero():
-    r = api.buckets([0, 5, 0, 7], 0)
+    r = api.buckets(param_bytes=[0, 5, 0, 7], bucket_cap_mb=0)
     assert r["buckets"] == [[3], [2], [1], [0]] and r["bucket_bytes"] == [7, 0, 5, 0]
     assert r["first_bucket_bytes"] == r["bucket_cap_bytes"] == 0
-    assert api.buckets([0, 0, 3])["buckets"] == [[2, 1, 0]]
+    assert api.buckets(param_bytes=[0, 0, 3])["buckets"] == [[2, 1, 0]]
 
 
 def test_ready_order_puts_a_norms_weight_before_its_bias():
@@ -311,13 +313,13 @@ def test_ready_order_puts_a_norms_weight_before_its_bias():
     sizes = [e * 4 for _, e, _ in m.tensors()]
     a, b = ddp.buckets(sizes), ddp.buckets(sizes, order=ddp.ready_order(m))
     assert [sum(sizes[i] for i in x) for x in a] == [sum(sizes[i] for i in x) for x in b]
-    assert api.ddp("gpt2", 8, 8)["buckets"] == b
+    assert api.ddp(model="gpt2", gpus=8, gpus_per_node=8)["buckets"] == b
 
 
 @pytest.mark.parametrize(("gpus", "gpn", "card"), [(8, 8, 50.0), (16, 8, 50.0), (64, 4, 12.5)])
 def test_each_bucket_is_timed_by_nccls_choice(gpus, gpn, card):
 
-    r = api.ddp("gpt2", gpus, gpn, inter_bw=card, grad_bytes=2)
+    r = api.ddp(model="gpt2", gpus=gpus, gpus_per_node=gpn, inter_bw=card, grad_bytes=2)
     system = nccl.System("H100 SXM", gpus, gpn, gpn, card * 8)
     for row in r["bucket_timeline"]:
         pick = nccl.choose("AllReduce", row["bytes"], system)
@@ -330,10 +332,10 @@ def test_nccl_timing_refuses_the_lock_step_latencies_it_cannot_apply():
     it refuses the whiteboard model's, naming each, rather than ignore them (issue 46, item 2)."""
     for name in ("intra_latency", "inter_latency", "intra_bw"):
         with pytest.raises(ParamError) as e:
-            api.ddp("gpt2", 16, 8, **{name: 0.5})
+            api.ddp(model="gpt2", gpus=16, gpus_per_node=8, **{name: 0.5})
         assert e.value.field == name and "lock-step" in e.value.message
-    c = api.ddp("gpt2", 16, 8, intra_latency=0.0, timing="lock-step")
-    d = api.ddp("gpt2", 16, 8, timing="lock-step")
+    c = api.ddp(model="gpt2", gpus=16, gpus_per_node=8, intra_latency=0.0, timing="lock-step")
+    d = api.ddp(model="gpt2", gpus=16, gpus_per_node=8, timing="lock-step")
     assert c["exposed_s"] < d["exposed_s"]
 
 
@@ -341,7 +343,9 @@ def test_widget_first_bucket_follows_the_cap_or_the_version_and_marker_is_on_the
 
     for version, first in (("cap", 5 * MIB), ("1mib", MIB)):
         s = B.ddp_buckets({"gpus": 8, "bucket_cap_mb": 5, "first_bucket": version})
-        r = api.ddp("gpt2", 8, 8, bucket_cap_mb=5, first_bucket_mb=first / MIB)
+        r = api.ddp(
+            model="gpt2", gpus=8, gpus_per_node=8, bucket_cap_mb=5, first_bucket_mb=first / MIB
+        )
         assert s["readouts"]["buckets"] == str(len(r["buckets"]))
         assert s["readouts"]["first"] == f"{first // MIB} MiB"
         # the sweep point at the same cap, computed the same way, is where the marker sits
@@ -438,12 +442,14 @@ def test_widget_opens_where_both_ends_of_the_trade_off_show():
 
     s = B.ddp_buckets()
     assert (s["params"]["gpus"], s["params"]["gpus_per_node"]) == (512, 8)
-    r = api.ddp("gpt2", 512, 8, sweep=True)  # the cap unset: the sweep's first bucket 1 MiB
+    r = api.ddp(
+        model="gpt2", gpus=512, gpus_per_node=8, sweep=True
+    )  # the cap unset: the sweep's first bucket 1 MiB
     tiny, whole = r["sweep"][0]["exposed_s"], r["sweep"][-1]["exposed_s"]
     best = min(x["exposed_s"] for x in r["sweep"])
     assert tiny > 2 * r["exposed_s"] and whole > 1.3 * best
     assert s["readouts"]["default_exposed"] == B.ms(r["exposed_s"])  # three digits: 5.69 ms
-    one = api.ddp("gpt2", 8, 8, sweep=True)
+    one = api.ddp(model="gpt2", gpus=8, gpus_per_node=8, sweep=True)
     assert one["sweep"][0]["exposed_s"] < 1.1 * one["exposed_s"]  # one server hides tiny buckets
 
 
@@ -453,7 +459,7 @@ def test_page_7_facts_are_ms_and_nccl_timed():
     times = {k: v for k, v in f.items() if k.endswith(("_backward", "_exposed", "_tiny", "_whole"))}
     assert times and all(v.endswith(" ms") for v in times.values())
     assert not [k for k in f if k.startswith(("ddp_lock_", "ddp_small"))]  # no lock-step times
-    r = api.ddp("gpt2", 8, 8)
+    r = api.ddp(model="gpt2", gpus=8, gpus_per_node=8)
 
     def three(seconds: float) -> str:  # three significant digits, no trailing zeros
         return "{:g} ms".format(float(f"{seconds * 1e3:.3g}"))
@@ -485,30 +491,36 @@ def test_no_cap_a_reader_can_enter_beats_the_best_cap(key, gpus, first):
     buckets of one of the breakpoints' limits, so api.ddp called at each, cap by cap, is the
     oracle: none leaves less exposed than the best cap, and the best cap as printed, typed
     back, leaves exactly the best exposed time."""
-    r = api.ddp(key, gpus, 8, first_bucket_mb=first, bucket_cap_mb=None if first else 25.0,
-                sweep=True)  # fmt: skip
+    r = api.ddp(model=key, gpus=gpus, gpus_per_node=8, first_bucket_mb=first,
+                bucket_cap_mb=None if first else 25.0, sweep=True)  # fmt: skip
     least = min(
-        api.ddp(key, gpus, 8, bucket_cap_mb=limit / MIB, first_bucket_mb=first)["exposed_s"]
+        api.ddp(
+            model=key, gpus=gpus, gpus_per_node=8, bucket_cap_mb=limit / MIB, first_bucket_mb=first
+        )["exposed_s"]
         for limit in _breakpoints(key)
     )
     assert r["best_exposed_s"] == pytest.approx(least, rel=1e-12, abs=1e-15)
     assert r["best_exposed_s"] <= min(row["exposed_s"] for row in r["sweep"])
     printed = float(B.cap_text(r["best_bucket_mb"]).removesuffix(" MiB").replace(",", ""))
-    typed = api.ddp(key, gpus, 8, bucket_cap_mb=printed, first_bucket_mb=first)["exposed_s"]
+    typed = api.ddp(
+        model=key, gpus=gpus, gpus_per_node=8, bucket_cap_mb=printed, first_bucket_mb=first
+    )["exposed_s"]
     assert typed == pytest.approx(least, rel=1e-12, abs=1e-15)
 
 
 def test_the_best_cap_is_the_shortest_decimal_of_its_buckets():
     """A digit fewer moves the cap out of its buckets: both roundings of the printed cap to one
     significant digit less give another exposed time, or the cap has one digit."""
-    r = api.ddp("gpt2", 512, 8, sweep=True)
+    r = api.ddp(model="gpt2", gpus=512, gpus_per_node=8, sweep=True)
     text = B.cap_text(r["best_bucket_mb"]).removesuffix(" MiB")
     digits = len(text.replace(".", "").replace(",", "").strip("0"))
     if digits > 1:
         for rounding in (math.floor, math.ceil):
             scale = 10 ** (digits - 2 - math.floor(math.log10(r["best_bucket_mb"])))
             shorter = rounding(r["best_bucket_mb"] * scale) / scale
-            other = api.ddp("gpt2", 512, 8, bucket_cap_mb=shorter, first_bucket_mb=1)
+            other = api.ddp(
+                model="gpt2", gpus=512, gpus_per_node=8, bucket_cap_mb=shorter, first_bucket_mb=1
+            )
             assert other["exposed_s"] != r["best_exposed_s"], shorter
 
 
@@ -552,6 +564,12 @@ def test_the_cli_sweep_honours_the_first_bucket(capsys):
     assert "the bucket cap swept, the first bucket 1 MiB" in capsys.readouterr().out
     assert a["sweep_first_bucket_bytes"] == MIB and b["sweep_first_bucket_bytes"] is None
     for row in a["sweep"][:3]:  # small caps: the first bucket 1 MiB, not the cap
-        at = api.ddp("gpt2", 16, 8, bucket_cap_mb=row["bucket_mb"], first_bucket_mb=1)
+        at = api.ddp(
+            model="gpt2",
+            gpus=16,
+            gpus_per_node=8,
+            bucket_cap_mb=row["bucket_mb"],
+            first_bucket_mb=1,
+        )
         assert (row["buckets"], row["exposed_s"]) == (len(at["buckets"]), at["exposed_s"])
     assert a["sweep"] != b["sweep"]

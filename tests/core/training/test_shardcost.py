@@ -85,18 +85,18 @@ def test_widget_cli_and_page_give_one_threshold():
 
 def test_the_api_times_by_nccls_model_unless_asked_for_the_ring():
     psi = models.get("llama3-8b").params
-    r = api.shard("llama3-8b", 64)
+    r = api.shard(model="llama3-8b", gpus=64)
     system = nccl.System("H100 SXM", 64, 8, 8, 400.0)
     want = nccl.choose("AllReduce", 2 * psi, system).time_us * 1e-6
     assert r["strategies"]["ddp"]["comm_s"] == pytest.approx(want, rel=1e-12)
-    ring = api.shard("llama3-8b", 64, comm_model="ring")
+    ring = api.shard(model="llama3-8b", gpus=64, comm_model="ring")
     assert ring["comm_model"] == "ring"
     # the flat ring: 2(n-1)/n · 2Ψ at one card's 50 GB/s
     assert ring["strategies"]["ddp"]["comm_s"] == pytest.approx(2 * 63 / 64 * 2 * psi / 50e9)
     with pytest.raises(api.ParamError) as e:
-        api.shard("llama3-8b", 64, gpu="MI300X")
+        api.shard(model="llama3-8b", gpus=64, gpu="MI300X")
     assert e.value.field == "gpu"
-    assert api.shard("llama3-8b", 64, gpu="MI300X", comm_model="ring")["gpu"] == "MI300X"
+    assert api.shard(model="llama3-8b", gpus=64, gpu="MI300X", comm_model="ring")["gpu"] == "MI300X"
 
 
 def test_hsdp_sends_ddps_bytes_across_servers_per_server():

@@ -35,7 +35,13 @@ def _servers(rng: random.Random, algorithms: tuple[str, ...]) -> tuple:
     nodes, g = rng.randrange(2, 17), rng.choice([4, 8])
     s = rng.choice([1, 2, 4, 14]) * 1e9
     algorithm = rng.choice(algorithms)
-    return nodes, g, s, algorithm, api.estimate(algorithm, nodes * g, s, g)
+    return (
+        nodes,
+        g,
+        s,
+        algorithm,
+        api.estimate(algorithm=algorithm, gpus=nodes * g, bytes=s, gpus_per_node=g),
+    )
 
 
 def _why_network(algorithm: str, nodes: int, g: int, s: float) -> str:
@@ -169,7 +175,14 @@ def _fastest_case(rng: random.Random, winner: str) -> tuple:
         alpha = rng.choice([2, 5, 10, 20, 50])
         s = 2 ** rng.randrange(14, 34)
         times = {
-            a: api.estimate(a, nodes * g, s, g, intra_latency=INTRA_LATENCY_US, inter_latency=alpha)
+            a: api.estimate(
+                algorithm=a,
+                gpus=nodes * g,
+                bytes=s,
+                gpus_per_node=g,
+                intra_latency=INTRA_LATENCY_US,
+                inter_latency=alpha,
+            )
             for a in FASTEST
         }
         loser = FASTEST[1 - FASTEST.index(winner)]

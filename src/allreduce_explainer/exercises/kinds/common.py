@@ -191,7 +191,7 @@ LINKS = (
 def small_ring(rng: random.Random, lo: int = 3, hi: int = 7) -> tuple[int, list, list]:
     n = rng.randrange(lo, hi)
     values = [[rng.randrange(0, 10) for _ in range(n)] for _ in range(n)]
-    trace = api.simulate("ring", gpus=n, values=values, trace=True)["trace"]
+    trace = api.simulate(algorithm="ring", gpus=n, values=values, trace=True)["trace"]
     return n, values, trace
 
 

@@ -41,7 +41,7 @@ def _bucket_steps(sizes: list[float], r: dict) -> list[str]:
 @titled("How many DDP buckets")
 def bucket_count(rng: random.Random) -> Problem:
     sizes, cap = _params(rng)
-    r = api.buckets([int(m * MIB) for m in sizes], cap)
+    r = api.buckets(param_bytes=[int(m * MIB) for m in sizes], bucket_cap_mb=cap)
     return count(
         len(r["buckets"]),
         prompt=_bucket_prompt(sizes, cap) + " How many buckets are there?",
@@ -56,7 +56,7 @@ def bucket_count(rng: random.Random) -> Problem:
 def first_bucket(rng: random.Random) -> Problem:
     rng.randrange(2)  # one draw first, so that a seed gives other buckets than bucket_count's
     sizes, cap = _params(rng)
-    r = api.buckets([int(m * MIB) for m in sizes], cap)
+    r = api.buckets(param_bytes=[int(m * MIB) for m in sizes], bucket_cap_mb=cap)
     want = r["bucket_bytes"][0]
     return quantity(
         want,

@@ -24,7 +24,7 @@ def _flat_estimate(algorithm: str, f: dict, s: float) -> dict:
     """One GPU per server, every message over the same link: the latency page's flat network."""
     links = {"intra_bw": f["gbps"], "inter_bw": f["gbps"]}
     links |= {"intra_latency": f["latency_us"], "inter_latency": f["latency_us"]}
-    return api.estimate(algorithm, f["gpus"], s, 1, **links)
+    return api.estimate(algorithm=algorithm, gpus=f["gpus"], bytes=s, gpus_per_node=1, **links)
 
 
 def _flat_text(f: dict) -> str:

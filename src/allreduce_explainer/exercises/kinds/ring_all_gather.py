@@ -76,7 +76,7 @@ def ag_cell(rng: random.Random) -> Problem:
 @titled("The ring's steps")
 def ring_steps(rng: random.Random) -> Problem:
     n = rng.randrange(2, 65) if rng.randrange(4) else 2 ** rng.randrange(7, 11)
-    r = api.estimate("ring", n, 1e9, n)
+    r = api.estimate(algorithm="ring", gpus=n, bytes=1e9, gpus_per_node=n)
     steps = [
         f"The reduce-scatter takes n − 1 = {n - 1} steps; the all-gather another {n - 1}.",
         f"In all 2(n − 1) = {r['steps']} steps.",
@@ -213,7 +213,9 @@ def send_less(rng: random.Random) -> Problem:
     half a gradient), one above is two gradients, the naive root's or half as much again."""
     n = rng.randrange(3, 65)
     s = rng.choice([1, 2, 4, 8, 14, 16]) * 1e9
-    bound = api.estimate("ring", n, s, n)["bytes_sent_per_gpu_max"]
+    bound = api.estimate(algorithm="ring", gpus=n, bytes=s, gpus_per_node=n)[
+        "bytes_sent_per_gpu_max"
+    ]
     want = rng.choice(POSSIBLE)
     if want == "impossible":
         claimed = rng.choice([(n - 1) / n * s, s, s / 2])

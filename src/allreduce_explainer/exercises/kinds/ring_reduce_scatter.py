@@ -91,7 +91,7 @@ def rs_cell(rng: random.Random) -> Problem:
 def rs_message_bytes(rng: random.Random) -> Problem:
     n = rng.randrange(3, 17)
     s = n * rng.choice([1, 2, 5, 10, 25, 50]) * 1e6
-    r = api.estimate("ring", n, s, n)
+    r = api.estimate(algorithm="ring", gpus=n, bytes=s, gpus_per_node=n)
     message = r["bytes_sent_per_gpu_max"] / r["steps"]
     steps = [
         f"The reduce-scatter takes n − 1 = {n - 1} steps (the whole all-reduce {r['steps']}).",
@@ -138,7 +138,7 @@ def rs_owner(rng: random.Random) -> Problem:
     n = rng.randrange(4, 9)
     order = _ring(rng, n)
     i = rng.choice([g for p, g in enumerate(order) if p != g])
-    trace = api.simulate("ring", gpus=n, length=n, trace=True, order=order)["trace"]
+    trace = api.simulate(algorithm="ring", gpus=n, length=n, trace=True, order=order)["trace"]
     want = trace[n - 2]["contributors"][i].index(n)  # the chunk with every GPU's part
     p = order.index(i)
     ring = ", ".join(map(str, order))

@@ -86,7 +86,7 @@ COLLECTIVES_TEXT = {
 @titled("Bytes each GPU sends per step, sharded or not")
 def shard_bytes(rng: random.Random) -> Problem:
     key, params, n, strategy = _sharded(rng, tuple(COLLECTIVES_TEXT))
-    r = api.shard(key, n, GPUS_PER_SERVER)["strategies"]
+    r = api.shard(model=key, gpus=n, gpus_per_node=GPUS_PER_SERVER)["strategies"]
     want = r[strategy]["comm_bytes_per_gpu"]
     label = shardcost.LABELS[strategy]
     grad = 2 * params

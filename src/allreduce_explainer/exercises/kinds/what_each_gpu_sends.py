@@ -39,7 +39,7 @@ def _line_problem(rng: random.Random, which: str) -> Problem:
     n, line, hidden = _perf_line(rng)
     row = nccltests.parse_line(line)
     half = row.out_of_place
-    r = api.busbw(n, row.size_bytes, half.time_us)
+    r = api.busbw(gpus=n, bytes=row.size_bytes, time_us=half.time_us)
     steps = [
         f"The out-of-place run moved {row.size_bytes:,} bytes in {half.time_us:g} µs.",
         f"algbw = size / time = {row.size_bytes:,} B / {half.time_us:g} µs = "
@@ -98,8 +98,10 @@ def _gpus_and_size(rng: random.Random, lo: int) -> tuple[int, float]:
 @titled("The bytes GPU 0 sends in the naive method")
 def naive_root_bytes(rng: random.Random) -> Problem:
     n, s = _gpus_and_size(rng, 3)
-    r = api.estimate("naive", n, s, n)
-    ring = api.estimate("ring", n, s, n)["bytes_sent_per_gpu_max"]
+    r = api.estimate(algorithm="naive", gpus=n, bytes=s, gpus_per_node=n)
+    ring = api.estimate(algorithm="ring", gpus=n, bytes=s, gpus_per_node=n)[
+        "bytes_sent_per_gpu_max"
+    ]
     sent = r["bytes_sent_per_gpu_max"]
     steps = [
         f"GPU 0 sends the sum back to each of the other n − 1 = {n - 1} GPUs, a whole "
@@ -131,7 +133,7 @@ def naive_root_bytes(rng: random.Random) -> Problem:
 @titled("The bytes each GPU sends in a ring")
 def ring_bytes_per_gpu(rng: random.Random) -> Problem:
     n, s = _gpus_and_size(rng, 2)
-    r = api.estimate("ring", n, s, n)
+    r = api.estimate(algorithm="ring", gpus=n, bytes=s, gpus_per_node=n)
     sent = r["bytes_sent_per_gpu_max"]
     steps = [
         f"Each of the {r['steps']} steps, a GPU sends one chunk of S/n = {fmt.nbytes(s / n)}.",
@@ -193,7 +195,9 @@ def busbw_judge(rng: random.Random) -> Problem:
     trap = rng.randrange(2) == 0
     runs = _busbw_runs(rng, RUNS.index(want), trap)
     link = api.H100_NVLINK_GBps
-    rows = [api.busbw(k, 2**30, 2**30 / (a * 1e3)) for k, a in runs]  # the core's busbw of each
+    rows = [
+        api.busbw(gpus=k, bytes=2**30, time_us=2**30 / (a * 1e3)) for k, a in runs
+    ]  # the core's busbw of each
     busbw = [a * ALLREDUCE.busbw_factor(k) for k, a in runs]
     steps = [
         f"The {name} run: busbw = algbw × 2(n − 1)/n = {a:g} × {2 * (k - 1)}/{k} = "

@@ -13,7 +13,7 @@ from .common import LINKS, Problem, gpus_text, quantity, show, time_unit, titled
 def allreduce_sum(rng: random.Random) -> Problem:
     n, length = rng.randrange(3, 6), rng.randrange(2, 4)
     values = [[rng.randrange(-9, 10) for _ in range(length)] for _ in range(n)]
-    result = api.simulate("ring", gpus=n, values=values)["results"][0]
+    result = api.simulate(algorithm="ring", gpus=n, values=values)["results"][0]
     held = "; ".join(f"GPU {i}: {v}" for i, v in enumerate(values))
     steps = [
         f"Element {j}: " + " + ".join(f"({v})" if v < 0 else str(v) for v in col) + f" = {s}."
@@ -58,7 +58,7 @@ def naive_time(rng: random.Random) -> Problem:
     # across servers, where taking in NVLink and the card at once would give another time
     n, g, params_b, s = _layout(rng, (2, 3, 4, 6, 8))
     topo = api.topology(n, g)
-    r = api.estimate("naive", n, s, g)
+    r = api.estimate(algorithm="naive", gpus=n, bytes=s, gpus_per_node=g)
     u = time_unit(r["time_s"])
     per_nv, per_nic = topo.intra.seconds(s), topo.inter.seconds(s)
     gather = (g - 1) * per_nv + (n - g) * per_nic
@@ -95,7 +95,7 @@ def naive_time(rng: random.Random) -> Problem:
 def ring_time(rng: random.Random) -> Problem:
     n, g, params_b, s = _layout(rng)
     topo = api.topology(n, g)
-    r = api.estimate("ring", n, s, g)
+    r = api.estimate(algorithm="ring", gpus=n, bytes=s, gpus_per_node=g)
     u = time_unit(r["time_s"])
     chunk = s / n
     per_nv = topo.intra.seconds(chunk)

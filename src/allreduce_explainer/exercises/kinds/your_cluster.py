@@ -128,6 +128,8 @@ def compute_time(rng: random.Random) -> Problem:
     c = _cluster(rng)
     tokens = rng.choice([4096, 8192, 16384, 32768])
     mfu = rng.choice([30, 40, 50]) / 100
+    if c["gpus"] <= GPUS_PER_SERVER:  # one server: no card (calc refuses one it cannot use)
+        del c["nic_Gbps"]
     r = api.calc(model=key, tokens_per_gpu=tokens, mfu=mfu, overlap_too=False, **c)
     peak = r["peak_tflops"]
     u = time_unit(r["compute_s"])
