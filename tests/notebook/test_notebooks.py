@@ -54,11 +54,16 @@ def _printed(executed, lab: str) -> str:
 
 
 def test_busbw_lab_prints_nccl_tests_factor(executed):
-    """nccl-tests' all-reduce busbw = algbw * 2(n-1)/n (PERFORMANCE.md of nccl-tests)."""
+    """nccl-tests' all-reduce busbw = algbw * 2(n-1)/n (PERFORMANCE.md of nccl-tests), and
+    algbw = the row's bytes over its time."""
+    from allreduce_explainer.exercises import labs as lab_problems
+
+    g = lab_problems.problem("line_busbw").given
     text = _printed(executed, "04-what-each-gpu-sends")
-    algbw, busbw = map(float, re.findall(r"([\d.]+) GB/s", text.split("algbw")[-1]))
-    assert algbw == pytest.approx(1e9 / 5e-3 / 1e9, abs=0.05)
-    assert busbw == pytest.approx(algbw * 2 * 7 / 8, abs=0.05)
+    n, algbw, busbw = re.search(r"n = (\d+): algbw ([\d.]+) GB/s, busbw ([\d.]+)", text).groups()
+    n, algbw, busbw = int(n), float(algbw), float(busbw)
+    assert n == g["gpus"] and algbw == pytest.approx(g["bytes"] / g["time_us"] / 1e3, abs=0.005)
+    assert busbw == pytest.approx(algbw * 2 * (n - 1) / n, abs=0.01)
 
 
 def test_latency_lab_times_ring_and_tree_as_the_whiteboard_model(executed):
