@@ -107,3 +107,23 @@ def test_the_buckets_lab_s_best_cap_is_the_command_line_s(course, capsys):
         <= float(mine)
         <= NEAR_BEST * best["best_exposed_s"] * 1e3
     )
+
+
+@pytest.mark.parametrize("answer", ["25 MiB", "63 MiB", "1 MiB"])
+def test_a_widget_s_predict_is_the_page_s_verdict(answer):
+    """`w.predict` in a lab gives the verdict the page's predict-first form gets from the worker
+    (bridge.predict) at the widget's parameters, after a change in a cell too."""
+    from allreduce_explainer import bridge
+    from allreduce_explainer.notebook import show
+
+    w = show("ddp_buckets", model="gpt2")
+    w.gpus = 64
+    page = bridge.predict({"widget": "ddp_buckets", "params": w.state["params"], "answer": answer})
+    assert w.predict(answer) == page and w.state["params"]["gpus"] == 64
+
+
+def test_a_widget_without_a_prediction_says_so():
+    from allreduce_explainer.notebook import show
+
+    with pytest.raises(ValueError, match="naive asks no prediction"):
+        show("naive").predict("1 s")
