@@ -23,10 +23,13 @@ SEEDS = 1000  # seeds a lab's problem is looked for in
 
 def problem(kind: str, **given) -> Problem:
     """The first seed's problem of `kind` that draws `given` (each a key of its `given`) and
-    names at least one misconception; ParamError naming the kind if none of SEEDS does."""
+    names a misconception the checker marks wrong (a kind may list one that lands on the right
+    answer on some seed); ParamError naming the kind if none of SEEDS does."""
     for seed in range(SEEDS):
         p = drawn(kind, seed)
-        if p.mistakes and all(p.given.get(k) == v for k, v in given.items()):
+        if not (p.mistakes and all(p.given.get(k) == v for k, v in given.items())):
+            continue
+        if not check(p, misconception(p))["correct"]:
             return p
     raise ParamError("kind", f"{kind} draws no problem with {given} and a misconception")
 
