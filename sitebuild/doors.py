@@ -1,5 +1,5 @@
 """One name per source of time through every door, not only the pages: the command line's help
-(the top level and every command's), its human output for given command lines, the notebooks'
+(the top level and every command's), its human output for given command lines, the labs'
 cells (source and any kept output) and the README. The pages' prose, lesson texts and widgets
 are checked where they are rendered (claims.refuse_retired_names); the build calls
 `refuse_retired_in_doors` once for the rest, and the tests run the command lines.
@@ -18,7 +18,7 @@ from allreduce_explainer import cli
 from allreduce_explainer.sources import SOURCES, retired
 
 ROOT = Path(__file__).parents[1]
-NOTEBOOKS = ROOT / "notebooks"
+NOTEBOOKS = ROOT / "labs" / "source"  # each lab's teacher's version, the one source
 
 
 def refuse_retired(texts: Iterable[tuple[str, str]]) -> None:
@@ -56,7 +56,7 @@ def cli_output(argv: list[str]) -> tuple[str, str]:
 
 def notebook_cells(folder: Path = NOTEBOOKS) -> Iterator[tuple[str, str]]:
     """Each cell of each notebook: its source and the text of any output it keeps."""
-    for path in sorted(folder.glob("*.ipynb")):
+    for path in sorted(folder.rglob("*.ipynb")):
         nb = json.loads(path.read_text(encoding="utf-8"))
         for k, cell in enumerate(nb["cells"], 1):
             text = "".join(cell.get("source", []))

@@ -28,8 +28,8 @@ COPIED = (  # what the build reads
     "buildtools",
     "LICENSE",
     "CITATION.cff",
-    "README.md",  # sitebuild/doors.py holds the README and the notebooks to the names of sources
-    "notebooks",
+    "README.md",  # sitebuild/doors.py holds the README and the labs to the names of sources
+    "labs",
 )
 SLUG = "throwaway-stage"
 

@@ -95,6 +95,14 @@ class Widget(anywidget.AnyWidget):
         """The parameters as the traits hold them now, under the spec's names."""
         return {p: getattr(self, t) for p, t in self.traits_of.items()}
 
+    def predict(self, answer: str) -> dict:
+        """The widget's own judge of a prediction, as the page's predict-first form asks it
+        (bridge.predict): {correct, message} at this widget's parameters, the message with the
+        gap between the guess and the result. A lab asks it before it shows the widget."""
+        if self.record.predict is None:
+            raise ValueError(f"name: {self.name} asks no prediction")
+        return self.record.predict(self.parameters(), answer)
+
     def _check(self, proposal: dict) -> Any:
         """A parameter set in a cell (or by a linked widget's view) is checked as the page
         checks it, with the others as they are, before it is kept; the new state waits for the
