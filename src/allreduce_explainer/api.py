@@ -1,9 +1,10 @@
 """The library's front door: plain parameters in, validated, JSON-able results out.
 
 Each function is declared by a spec beside it, whose shared parameters narrow vocabulary.py's,
-and a typed, keyword-only signature that `@takes(SPEC)` checks against the spec when this module
+and a typed signature that `@takes(SPEC)` checks against the spec when this module
 loads (names, order, types, defaults: mypy and help() see the real parameters; make test runs
-mypy on this module). Callers pass keywords; the body gets them validated (`p = dict(locals())`).
+mypy on this module). Callers pass keywords (the leading parameters also by position, in the
+spec's order); the body gets them validated (`p = dict(locals())`).
 A parameter the call cannot apply, given the others, is refused naming it (`_refuse_given`,
 `_refuse_unused`), never ignored. The CLI builds each subcommand's flags from the same spec, so a
 ParamError names the flag that set the field.
@@ -113,7 +114,6 @@ SIMULATE = spec(
 
 @takes(SIMULATE)
 def simulate(
-    *,
     algorithm: str,
     gpus: int = 4,
     gpus_per_node: int | None = None,
@@ -217,7 +217,6 @@ ESTIMATE = spec(
 
 @takes(ESTIMATE)
 def estimate(
-    *,
     algorithm: str,
     gpus: int,
     bytes: float,
@@ -248,7 +247,7 @@ BUSBW = spec(
 
 
 @takes(BUSBW)
-def busbw(*, gpus: int, bytes: float, time_us: float, collective: str = "allreduce") -> dict:
+def busbw(gpus: int, bytes: float, time_us: float, collective: str = "allreduce") -> dict:
     """nccl-tests' algbw and busbw for one measured time (S as nccl-tests counts it)."""
     p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     out = cost_model.bandwidths(
@@ -309,7 +308,7 @@ BUCKETS = spec(
 
 @takes(BUCKETS)
 def buckets(
-    *, param_bytes: object, bucket_cap_mb: float | None = None, first_bucket_mb: float | None = None
+    param_bytes: object, bucket_cap_mb: float | None = None, first_bucket_mb: float | None = None
 ) -> dict:
     """PyTorch DDP's steady-state buckets for parameters of these sizes (bytes, model order)."""
     p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
@@ -353,7 +352,6 @@ DDP = spec(
 
 @takes(DDP)
 def ddp(
-    *,
     model: str = "gpt2",
     gpus: int = 8,
     gpus_per_node: int | None = None,
@@ -521,7 +519,6 @@ SHARD = spec(
 
 @takes(SHARD)
 def shard(
-    *,
     model: str,
     gpus: int,
     gpus_per_node: int | None = None,
@@ -642,7 +639,6 @@ NCCL_SWEEP = spec(
 
 @takes(NCCL_SWEEP)
 def nccl_sweep(
-    *,
     gpus: int,
     gpus_per_node: int | None = None,
     gpu: str = DEFAULT_GPU,
@@ -726,7 +722,6 @@ CALC = spec(
 
 @takes(CALC)
 def calc(
-    *,
     model: str | None = None,
     params: float | None = None,
     gpus: int = 64,
@@ -797,7 +792,6 @@ NCCL_TESTS = spec(
 
 @takes(NCCL_TESTS)
 def nccl_tests(
-    *,
     log: str,
     gpus: int | None = None,
     gpus_per_node: int | None = None,
@@ -833,7 +827,7 @@ NCCL_DEBUG = spec(
 
 @takes(NCCL_DEBUG)
 def nccl_debug(
-    *, log: str, gpus: int | None = None, gpu: str | None = None, nic_Gbps: float | None = None
+    log: str, gpus: int | None = None, gpu: str | None = None, nic_Gbps: float | None = None
 ) -> dict:
     """A NCCL_DEBUG=INFO log read: NCCL version, ranks, servers, GPUs per server, network, NVLS,
     CollNet, each channel's ring and tree, the tuning lines' calls, findings with their
@@ -854,7 +848,7 @@ TOPOLOGY = spec(
 
 
 @takes(TOPOLOGY)
-def nccl_topology(*, topology: str, topology_servers: int = 1) -> dict:
+def nccl_topology(topology: str, topology_servers: int = 1) -> dict:
     """NCCL 2.30.7's topology search on a server's topology file: the ring, tree and NVLS graphs
     (pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels) and every
     channel's ring and tree after NCCL's duplication, across `servers` such servers. From a log,
@@ -902,7 +896,6 @@ MAX_ORDER_RINGS = 64  # MAXCHANNELS (src/include/device.h:91)
 
 @takes(ORDERS)
 def orders(
-    *,
     gpus: int = 4,
     dtype: str = "bf16",
     seed: int = 0,

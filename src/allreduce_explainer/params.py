@@ -294,27 +294,46 @@ def validated(params, s: dict[str, Param], of: str = "this widget") -> dict:
 
 
 def takes(s: dict[str, Param]) -> Callable[[F], F]:
-    """An api function whose typed, keyword-only signature is its spec's: the same names in the
-    same order, each default the Param's and each annotation its kind's (`annotation`). The
+    """An api function whose typed signature is its spec's: the same names in the same order,
+    each default the Param's and each annotation its kind's (`annotation`); the leading ones may
+    be given by position, as the library has always taken them (`estimate("ring", 64, 1e9)`),
+    and from a required one that follows a defaulted one on they are keyword-only (`kinds`). The
     signature is checked here, when the module loads, so it cannot drift from the spec; callers
     (and mypy, and help()) see real parameters, and the function receives them validated. A
-    keyword the spec lacks is refused naming it (validated), a positional argument too."""
+    keyword the spec lacks is refused naming it (validated)."""
 
     def wrap(f: F) -> F:
         wrong = signature_errors(inspect.signature(f), s)
         if wrong:
             raise TypeError(f"{f.__name__}'s signature is not its spec's: {'; '.join(wrong)}")
 
+        sig = inspect.signature(f)
+
         @functools.wraps(f)
         def call(*args, **kwargs):
-            if args:
-                raise TypeError(f"{f.__name__}() takes keyword arguments only: {', '.join(s)}")
-            return f(**validated(kwargs, s, f"{f.__name__}()"))
+            given = sig.bind_partial(*args, **kwargs).arguments if args else kwargs
+            return f(**validated(given, s, f"{f.__name__}()"))
 
         call.spec = s  # type: ignore[attr-defined]
         return cast(F, call)
 
     return wrap
+
+
+def kinds(s: dict[str, Param]) -> dict[str, inspect._ParameterKind]:
+    """Each parameter's kind in a spec's signature: positional-or-keyword, and keyword-only from
+    the first required Param that follows a defaulted one on, as Python requires."""
+    out, defaulted, keyword_only = {}, False, False
+    for p in s.values():
+        required = p.default is REQUIRED
+        keyword_only |= required and defaulted
+        defaulted |= not required
+        out[p.name] = (
+            inspect.Parameter.KEYWORD_ONLY
+            if keyword_only
+            else inspect.Parameter.POSITIONAL_OR_KEYWORD
+        )
+    return out
 
 
 def annotation(p: Param) -> str:
@@ -329,7 +348,7 @@ def annotation(p: Param) -> str:
 
 def signature_errors(sig: inspect.Signature, s: dict[str, Param]) -> list[str]:
     """How a function's signature departs from its spec: another name or order, a parameter
-    not keyword-only, a default or an annotation that is not the Param's."""
+    of another kind than `kinds` gives, a default or an annotation that is not the Param's."""
     params = list(sig.parameters.values())
     if [q.name for q in params] != list(s):
         return [f"parameters {[q.name for q in params]} are not the spec's {list(s)}"]
@@ -337,8 +356,8 @@ def signature_errors(sig: inspect.Signature, s: dict[str, Param]) -> list[str]:
     for q in params:
         p = s[q.name]
         want = inspect.Parameter.empty if p.default is REQUIRED else p.default
-        if q.kind is not q.KEYWORD_ONLY:
-            out.append(f"{q.name} is not keyword-only")
+        if q.kind is not kinds(s)[q.name]:
+            out.append(f"{q.name} is {q.kind.description}, not {kinds(s)[q.name].description}")
         if q.default != want or type(q.default) is not type(want):
             out.append(f"{q.name}'s default is {q.default!r}, the spec's {want!r}")
         written = q.annotation  # text under `from __future__ import annotations`
@@ -352,11 +371,13 @@ def signature_errors(sig: inspect.Signature, s: dict[str, Param]) -> list[str]:
 def signature_text(s: dict[str, Param]) -> str:
     """The signature a spec asks for, as source text (what `takes` checks a function against):
     print it to write a new api function's."""
-    args = [
-        f"{p.name}: {annotation(p)}" + ("" if p.default is REQUIRED else f" = {p.default!r}")
-        for p in s.values()
-    ]
-    return "(*, " + ", ".join(args) + ")" if args else "()"
+    args, star = [], kinds(s)
+    for p in s.values():
+        if star[p.name] is inspect.Parameter.KEYWORD_ONLY and "*" not in args:
+            args.append("*")
+        default = "" if p.default is REQUIRED else f" = {p.default!r}"
+        args.append(f"{p.name}: {annotation(p)}{default}")
+    return "(" + ", ".join(args) + ")"
 
 
 # ---- Parameters and choices several widgets share ------------------------------------------

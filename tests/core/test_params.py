@@ -92,9 +92,9 @@ def test_every_function_accepts_its_spec_limits(function):
 
 
 def test_takes_checks_the_typed_signature_against_the_spec_and_validates_the_keywords():
-    """A function declared by its spec and a real signature: keyword-only, the spec's names in
-    its order, its defaults and its kinds' types; the body gets every parameter validated, a
-    positional argument and an unknown keyword are refused naming them."""
+    """A function declared by its spec and a real signature: the spec's names in its order, its
+    defaults and its kinds' types, the leading ones also by position; the body gets every
+    parameter validated, one given twice or an unknown keyword is refused naming it."""
     s = spec(
         Param("a", REQUIRED, "int", lo=1, hi=9),
         Param("b", 2, "int", lo=0, hi=9),
@@ -102,14 +102,17 @@ def test_takes_checks_the_typed_signature_against_the_spec_and_validates_the_key
     )
 
     @takes(s)
-    def f(*, a: int, b: int = 2, c: str | None = None) -> dict:
+    def f(a: int, b: int = 2, c: str | None = None) -> dict:
         return dict(locals())
 
     assert f(a=1, b=3, c="x") == {"a": 1, "b": 3, "c": "x"}
-    assert str(inspect.signature(f)) == "(*, a: int, b: int = 2, c: str | None = None) -> dict"
-    assert signature_text(s) == "(*, a: int, b: int = 2, c: str | None = None)"
-    with pytest.raises(TypeError, match="keyword arguments only: a, b, c"):
-        f(1)
+    assert f(1, 3) == {"a": 1, "b": 3, "c": None}
+    assert str(inspect.signature(f)) == "(a: int, b: int = 2, c: str | None = None) -> dict"
+    assert signature_text(s) == "(a: int, b: int = 2, c: str | None = None)"
+    with pytest.raises(TypeError, match="multiple values for argument 'a'"):
+        f(1, a=2)
+    with pytest.raises(ParamError, match="b: must be"):
+        f(1, 10)
     with pytest.raises(ParamError, match="d: is not a parameter"):
         f(a=1, d=2)
     with pytest.raises(ParamError, match="a: must be"):
@@ -121,12 +124,12 @@ def test_takes_checks_the_typed_signature_against_the_spec_and_validates_the_key
 @pytest.mark.parametrize(
     "source, wrong",
     [
-        ("def f(*, a: int, b: int = 3, c: str | None = None): ...", "b's default is 3"),
-        ("def f(*, a: float, b: int = 2, c: str | None = None): ...", "a is annotated 'float'"),
-        ("def f(a: int, *, b: int = 2, c: str | None = None): ...", "a is not keyword-only"),
-        ("def f(*, a: int, c: str | None = None, b: int = 2): ...", "not the spec's"),
-        ("def f(*, a: int, b: int = 2): ...", "not the spec's"),
-        ("def f(*, a: int, b: float = 2.0, c: str | None = None): ...", "b's default is 2.0"),
+        ("def f(a: int, b: int = 3, c: str | None = None): ...", "b's default is 3"),
+        ("def f(a: float, b: int = 2, c: str | None = None): ...", "a is annotated 'float'"),
+        ("def f(a: int, *, b: int = 2, c: str | None = None): ...", "b is keyword-only, not"),
+        ("def f(a: int, c: str | None = None, b: int = 2): ...", "not the spec's"),
+        ("def f(a: int, b: int = 2): ...", "not the spec's"),
+        ("def f(a: int, b: float = 2.0, c: str | None = None): ...", "b's default is 2.0"),
     ],
 )
 def test_takes_refuses_a_signature_that_drifts_from_its_spec(source, wrong):

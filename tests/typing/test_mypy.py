@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from allreduce_explainer import api
-from allreduce_explainer.params import signature_errors
+from allreduce_explainer.params import kinds, signature_errors
 
 ROOT = Path(__file__).parents[2]
 USAGE = Path(__file__).with_name("usage.py")
@@ -37,7 +37,9 @@ def test_every_public_question_is_declared_by_a_spec():
 def test_signatures_are_the_specs(name):
     f = getattr(api, name)
     assert signature_errors(inspect.signature(f), f.spec) == []
-    assert all(q.kind is q.KEYWORD_ONLY for q in inspect.signature(f).parameters.values())
+    # the leading parameters by position too, as the library has always taken them
+    given = [q.kind for q in inspect.signature(f).parameters.values()]
+    assert given == list(kinds(f.spec).values())
 
 
 def test_mypy_passes_the_readers_calls():
@@ -50,7 +52,7 @@ def test_mypy_passes_the_readers_calls():
     [
         ('api.simulate(algorithm="ring", gpus="four")', 'Argument "gpus" to "simulate"'),
         ('api.estimate(algorithm="ring", gpus=8, bytes=1e9, gpus_per_nod=8)', "gpus_per_nod"),
-        ("api.busbw(8, 1e9, 5000.0)", "Too many positional arguments"),
+        ('api.busbw(8, 1e9, 5000.0, "allreduce", 1)', "Too many arguments"),
         ('x: int = api.calc(model="gpt2")', "Incompatible types in assignment"),
     ],
 )

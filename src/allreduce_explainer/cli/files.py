@@ -124,7 +124,6 @@ FIGURE = spec(
 
 @takes(FIGURE)
 def figure(
-    *,
     widget: str,
     out: str,
     theme: str = "light",
@@ -203,11 +202,11 @@ EXPORT = spec(
 
 @takes(EXPORT)
 def export_bank(
-    *,
     format: str,
     kinds: str,
     seed: int = 0,
     count: int = 1,
+    *,
     out: str,
     site: str = "",
     places: str | None = None,
