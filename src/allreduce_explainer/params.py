@@ -323,7 +323,8 @@ def takes(s: dict[str, Param]) -> Callable[[F], F]:
 def kinds(s: dict[str, Param]) -> dict[str, inspect._ParameterKind]:
     """Each parameter's kind in a spec's signature: positional-or-keyword, and keyword-only from
     the first required Param that follows a defaulted one on, as Python requires."""
-    out, defaulted, keyword_only = {}, False, False
+    out: dict[str, inspect._ParameterKind] = {}
+    defaulted = keyword_only = False
     for p in s.values():
         required = p.default is REQUIRED
         keyword_only |= required and defaulted
