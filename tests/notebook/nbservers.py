@@ -1,6 +1,6 @@
-"""A real JupyterLab, Notebook 7 or marimo server on a free port of 127.0.0.1, started for a test or a bench
-run and stopped after it, its kernel importing this checkout's code, or, run by a venv's Python,
-the package installed there."""
+"""A real JupyterLab, Notebook 7 or marimo server on a free port of 127.0.0.1, started for a test
+or a bench run and stopped after it, its kernel importing this checkout's code, or, run by a
+venv's Python, the package installed there."""
 
 from __future__ import annotations
 

@@ -8,8 +8,6 @@ Marked `browser` (Chromium) and `notebook` (a Notebook 7 server).
 from __future__ import annotations
 
 import pytest
-
-from nbservers import notebook7
 from test_jupyterlab import (  # noqa: F401  (pytest collects them again, on this server)
     CELLS,
     WAIT_MS,
@@ -17,6 +15,8 @@ from test_jupyterlab import (  # noqa: F401  (pytest collects them again, on thi
     test_the_clusters_log_panel_works_in_the_notebook,
     write_notebook,
 )
+
+from nbservers import notebook7
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook]
 # the kernel of the notebook's page, idle: Notebook 7 has no status bar to read it from
