@@ -19,7 +19,7 @@ from test_jupyterlab import (  # noqa: F401  (pytest collects them again, on thi
 from nbservers import notebook7
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook]
-# the kernel of the notebook's page, idle: Notebook 7 has no status bar to read it from
+# the kernel of the notebook's page, idle: Notebook 7 has no status bar saying "| Idle" to wait for
 IDLE = (
     "window.jupyterapp && jupyterapp.shell.currentWidget &&"
     " jupyterapp.shell.currentWidget.sessionContext?.session?.kernel?.status === 'idle'"
