@@ -107,14 +107,13 @@ def cells(log: Path) -> tuple[list[str], list[dict], list[str]]:
     return code, scenarios, steppers
 
 
-# JupyterLab with the package's optional server extension turned on (notebook/server.py sets
-# TCP_NODELAY on the kernel's websocket), and the same JupyterLab with it off, as installed:
+# JupyterLab as installed, the package's optional server extension off, and the same JupyterLab
+# with it turned on (notebook/server.py sets TCP_NODELAY on the kernel's websocket; README):
 # measured one after the other in one run, as is the site itself in the same browser
 EXTENSION = "--ServerApp.jpserver_extensions=allreduce_explainer.notebook.server="
-SERVERS = {
-    "JupyterLab with the package's server extension turned on": (EXTENSION + "True",),
-    "JupyterLab with the package's server extension off (as installed)": (EXTENSION + "False",),
-}
+OFF = "JupyterLab with the package's server extension off (as installed)"
+ON = "JupyterLab with the package's server extension turned on"
+SERVERS = {OFF: (EXTENSION + "False",), ON: (EXTENSION + "True",)}
 
 
 def measure(changes: int, steps: int, options: tuple[str, ...]) -> dict:
@@ -271,6 +270,22 @@ def table(r: dict) -> list[str]:
     return rows
 
 
+def side_by_side(off: dict, on: dict) -> list[str]:
+    """A change's p50 and p95 with the extension off (the default) beside on, widget by widget:
+    the same scenarios, in the order both ran them."""
+    ms = lambda v: "–" if v is None else f"{v:.1f}"  # noqa: E731
+    rows = [
+        "| widget | input | p50 ms off | p50 ms on | p95 ms off | p95 ms on |",
+        "|---|---|---|---|---|---|",
+    ]
+    for a, b in zip(off["changes"], on["changes"], strict=True):
+        rows.append(
+            f"| {a['widget']} | {a['label']} | {ms(a['p50'])} | {ms(b['p50'])} | "
+            f"{ms(a['p95'])} | {ms(b['p95'])} |"
+        )
+    return rows
+
+
 def size_table(z: dict) -> list[str]:
     return [
         "| bytes | MB |",
@@ -291,9 +306,11 @@ def main() -> None:
     if args.site is not None and not (args.site / "index.html").is_file():
         ap.error(f"--site: {args.site} has no index.html (build it with build.py)")
     load = os.getloadavg()[0]
-    rows = []
-    for label, options in SERVERS.items():
-        rows += [f"## {label}", "", *table(measure(args.changes, args.steps, options)), ""]
+    got = {label: measure(args.changes, args.steps, options) for label, options in SERVERS.items()}
+    rows = ["## A change, the extension off (as installed) and on", ""]
+    rows += [*side_by_side(got[OFF], got[ON]), ""]
+    for label, r in got.items():
+        rows += [f"## {label}", "", *table(r), ""]
     with tempfile.TemporaryDirectory(prefix="ae-notebook-site-") as tmp:
         site = args.site or Path(tmp) / "site"
         if args.site is None:

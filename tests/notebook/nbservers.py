@@ -1,6 +1,6 @@
-"""A real JupyterLab or marimo server on a free port of 127.0.0.1, started for a test or a bench
-run and stopped after it, its kernel importing this checkout's code, or, run by a venv's Python,
-the package installed there."""
+"""A real JupyterLab, Notebook 7 or marimo server on a free port of 127.0.0.1, started for a test
+or a bench run and stopped after it, its kernel importing this checkout's code, or, run by a
+venv's Python, the package installed there."""
 
 from __future__ import annotations
 
@@ -100,6 +100,21 @@ def jupyterlab(
     ]  # fmt: skip
     with _running(cmd, root, f"http://127.0.0.1:{port}/api/status?token={token}"):
         yield f"http://127.0.0.1:{port}/lab/tree/{{path}}?token={token}"
+
+
+@contextlib.contextmanager
+def notebook7(root: Path, options: tuple[str, ...] = ()) -> Iterator[str]:
+    """Notebook 7 serving `root`, as jupyterlab() does (its app too exposed as window.jupyterapp);
+    yields the address of a notebook's own page."""
+    port, token = free_port(), secrets.token_hex(16)
+    cmd = [
+        sys.executable, "-m", "notebook", "--no-browser", f"--port={port}",
+        "--ip=127.0.0.1", "--allow-root", f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}", "--JupyterNotebookApp.expose_app_in_browser=True",
+        "--ServerApp.disable_check_xsrf=True", *options,
+    ]  # fmt: skip
+    with _running(cmd, root, f"http://127.0.0.1:{port}/api/status?token={token}"):
+        yield f"http://127.0.0.1:{port}/notebooks/{{path}}?token={token}"
 
 
 @contextlib.contextmanager

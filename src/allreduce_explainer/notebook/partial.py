@@ -42,9 +42,10 @@ def environment():
     return env
 
 
-def html(instance: str, widget: Widget, state: dict) -> str:
+def html(instance: str, widget: Widget, state: dict, script: bool = True) -> str:
     """The widget's partial as the page would show it, named `instance` (unique on the notebook's
-    page, so its controls' ids are too), drawn by the partial the site's build picks."""
+    page, so its controls' ids are too), drawn by the partial the site's build picks; without
+    `script`, its state's JSON for the views left out (a static copy has none to read it)."""
     return (
         environment()
         .select_template(views.partials(widget.name, widget.view))
@@ -53,6 +54,42 @@ def html(instance: str, widget: Widget, state: dict) -> str:
             widget=widget,
             spec=widget.spec,
             state=state,
-            state_json=views.state_json(state),
+            state_json=views.state_json(state) if script else "null",
         )
+    )
+
+
+def host_rules(css: str) -> str:
+    """The sheet's `:root` rules (its variables and colour scheme, which match nothing in a shadow
+    tree) as the shadow host's, inside the @media blocks that hold them: what widget.mjs reads
+    back from the browser's parse, for a page with no script to do it."""
+    out, stack, start = [], [], 0
+    for i, ch in enumerate(css):
+        if ch == "{":
+            stack.append((css[start:i].split("*/")[-1].split(";")[-1].strip(), i + 1))
+            start = i + 1
+        elif ch == "}" and stack:
+            prelude, body = stack.pop()
+            if prelude == ":root":
+                rule = f":host {{{css[body:i]}}}"
+                for outer, _ in reversed(stack):
+                    rule = f"{outer} {{ {rule} }}"
+                out.append(rule)
+            start = i + 1
+        elif ch == ";" and not stack:
+            start = i + 1
+    return "\n".join(out)
+
+
+def static(instance: str, widget: Widget, state: dict, sheets: tuple[str, ...]) -> str:
+    """The widget's partial at `state` in a declarative shadow root with the site's sheets
+    (`sheets`, as the live view adopts them) and its :root rules as the host's: the figure a
+    notebook exported to HTML (nbconvert) shows where no widget manager runs, its readouts the
+    state's, styled as on the site and apart from the exported page's own rules."""
+    styles = (*sheets, host_rules(sheets[0]))
+    style = "".join(f"<style>{s}</style>" for s in styles)
+    figure = html(instance, widget, state, script=False)
+    return (
+        f'<div class="ae-notebook-host ae-notebook-static"><template shadowrootmode="open">'
+        f'{style}<div class="ae-notebook">{figure}</div></template></div>'
     )

@@ -91,6 +91,19 @@ class Widget(anywidget.AnyWidget):
         self._quiet = False
         self.on_msg(self._message)
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict] | None:
+        """anywidget's bundle (the live view, which notebooks pick first) and a `text/html`
+        fallback: the state drawn by its partial, static (partial.static), which nbconvert's HTML
+        export shows where it has no saved widget state, and a front end without widgets shows."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return None
+        data, metadata = bundle
+        sheets = (self._site_css, self._box_css)
+        instance = f"{self.name}-static{next(_instances)}"
+        data["text/html"] = partial.static(instance, self.record, self.state, sheets)
+        return data, metadata
+
     def parameters(self) -> dict:
         """The parameters as the traits hold them now, under the spec's names."""
         return {p: getattr(self, t) for p, t in self.traits_of.items()}
