@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import resources
 
 from ..errors import ParamError
-from . import connect, paths, search, system, xml
+from . import connect, explain, paths, search, system, xml
 from .search import BALANCED_TREE, NVLS, PATTERN, RING, Graph
 from .system import GPU, NET, NVS, PATH_TYPE, System
 
@@ -131,7 +131,7 @@ def topology(text: str, servers: int = 1) -> dict:
         if servers > 1:
             entry["nics"] = _nics(s, ring, c)
         out_channels.append(entry)
-    return {
+    result = {
         "servers": servers,
         "gpus_per_server": ngpus,
         "ranks": ngpus * servers,
@@ -144,7 +144,12 @@ def topology(text: str, servers: int = 1) -> dict:
         "nvls_heads": _heads(nvls, ngpus) if nvls else [],
         "coll_channels": len(chans),
         "channels": out_channels,
+        "structure": explain.structure(s),
+        "reasons": explain.reasons(s, ring, tree, nvls, len(chans)),
     }
+    for entry in out_channels:  # where each ring crosses the CPUs, which card it uses
+        entry["why"] = explain.why(s, result, entry["channel"])
+    return result
 
 
 def _heads(nvls: Graph, ngpus: int) -> list[int]:
