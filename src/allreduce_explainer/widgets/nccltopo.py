@@ -32,7 +32,7 @@ TOPOLOGY = spec(
     Param("file", "", "text"),
     narrowed(api.TOPOLOGY["topology_servers"], "servers", label="Servers", hi=MAX_SERVERS),
     Param("channel", 0, "int", "Channel", 0, 63),
-    Param("view", "ring", "choice", "Draw", choices=(("ring", "its ring"), ("tree", "its tree"))),
+    Param("draw", "ring", "choice", "Draw", choices=(("ring", "its ring"), ("tree", "its tree"))),
     common.SEED,
 )  # fmt: skip
 
@@ -186,8 +186,8 @@ def nccl_topology(params=None) -> dict:
     lay = layout(result["structure"], p["servers"])
     diagram.attach(state, lay)
     first = state["frames"][0]
-    first["arrows"] = diagram.hops(lay, _pairs(ch, p["view"]))
-    what = "ring" if p["view"] == "ring" else "tree"
+    first["arrows"] = diagram.hops(lay, _pairs(ch, p["draw"]))
+    what = "ring" if p["draw"] == "ring" else "tree"
     first["narration"] = [
         f"Channel {ch['channel']}'s {what} drawn over the server as NCCL's search built it. "
         "Next: the ring's reduce-scatter on these numbers, hop by hop along this channel's ring.",
