@@ -9,9 +9,10 @@ import contextlib
 import io
 import json
 
-from helpers import PY_READY, axe_violations, open_page
+from axe_playwright_python.sync_playwright import Axe
 
 from allreduce_explainer.cli import main
+from helpers import PY_READY, axe_violations, open_page
 
 
 def cli_ring(preset: str, channel: int) -> list[int]:
@@ -62,4 +63,4 @@ def test_the_server_its_ring_and_a_bad_file(page, server):
         ".textContent.length > 0"
     )
     assert err.inner_text()
-    assert axe_violations(page, "[data-widget=nccl_topology]") == []
+    assert axe_violations(Axe(), page) == []

@@ -203,9 +203,6 @@ def nccl_topology(params=None) -> dict:
         "why": "\n".join(ch["why"]) or "—",
         "tree": _tree_text(ch["tree"]),
     }
-    state["summary"] = f"{result['coll_channels']} channels; channel {ch['channel']}'s ring: " + (
-        " → ".join(map(str, [*ring, ring[0]]))
-    )
     return state
 
 
