@@ -123,12 +123,12 @@ def reasons(s: System, ring: Graph, tree: Graph, nvls: Graph | None, n_run: int)
     else:
         out.append(
             f"The ring search fitted {ring.n_channels} channel{'s' * (ring.n_channels != 1)} at "
-            f"{_gb(round(ring.bw_intra, 3))} each ({_gb(round(ring.n_channels * ring.bw_intra, 3))}"
-            " in all): the fastest speed on its list at which every channel's links had room."
+            f"{_gb(round(ring.bw_intra, 3))} each: the fastest speed on its list at which every "
+            "channel's links had room."
         )
     out.append(
-        f"The tree search kept as many ({PATTERN[tree.pattern]}), and NCCL runs every channel "
-        f"twice (connect.cc), so {n_run} channels."
+        f"NCCL keeps as many tree channels ({PATTERN[tree.pattern]}; init.cc takes the smaller "
+        f"of the two searches) and runs every channel twice (connect.cc), so {n_run} channels."
     )
     out.append(
         f"Every hop between two GPUs of a ring {PATH_WORDS[PATH_TYPE[ring.type_intra]]} "
