@@ -18,6 +18,9 @@ from . import CLIENT, NODE, PACKAGE, ROOT, TOOL_CACHE
 
 FIXED_TIME = (2020, 1, 1, 0, 0, 0)  # zip entries carry no build time, so builds are reproducible
 BROWSER_EXCLUDES = {"cli", "__main__.py"}  # the worker never parses a command line
+# data files the core reads with importlib.resources, shipped beside the .py files: the topology
+# presets (topology/presets/*.xml), which a page's server menu offers
+CORE_DATA = ("*.py", "topology/presets/*.xml")
 EMPTY_ZIP = b"PK\x05\x06" + bytes(18)  # a zip's end record, and nothing before it
 # Tools run under Node with the shipped Pyodide: one compiles Python to bytecode (the standard
 # library, the core), one writes the memory snapshot the worker restores. Their outputs are cached
@@ -39,10 +42,16 @@ WORKER_STAMP = "const BUILD = null;"
 
 
 def core_zip() -> bytes:
-    """The core package as a deterministic zip for Pyodide to unpack into its file system."""
+    """The core package as a deterministic zip for Pyodide to unpack into its file system: its
+    modules and the data files they read (CORE_DATA)."""
     out = io.BytesIO()
+    files = {
+        p
+        for pattern in CORE_DATA
+        for p in PACKAGE.glob(pattern if "/" in pattern else f"**/{pattern}")
+    }
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        for path in sorted(PACKAGE.rglob("*.py")):
+        for path in sorted(files):
             name = path.relative_to(PACKAGE).as_posix()
             if name.split("/")[0] in BROWSER_EXCLUDES:
                 continue

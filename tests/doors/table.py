@@ -939,10 +939,28 @@ NCCL_LINE = Door(
 )  # fmt: skip
 
 
+# ---- nccl_topology: your server as NCCL's search sees it (page 10) and `topology` ---------------
+
+NCCL_TOPOLOGY = Door(
+    "nccl_topology",
+    # the page's own file is held empty (a preset's text is what `topology PRESET` reads)
+    lambda p: ["topology", p["preset"], *flag("--servers", p["servers"])],
+    (
+        Figure("channels NCCL runs", readout("channels"), lambda j: j["coll_channels"], "count"),
+        Figure("the ring search's channels", readout("found"),
+               lambda j: j["graphs"]["ring"]["nChannels"], "count"),
+        Figure("its bandwidth per channel", readout("found", after(" at ")),
+               lambda j: j["graphs"]["ring"]["bwIntra"] * GB, "rate"),
+    ),
+    draws={"file": one(""), "servers": one(1), "channel": lambda rng: rng.randint(0, 15)},
+    vary=("preset", "channel", "draw"),
+)  # fmt: skip
+
+
 DOORS = {d.name: d for d in (
     BUSBW, CLUSTER, DDP, DDP_SWEEP, SHARD, LATENCY, BUSBW_CURVE, SERVERS, SCALING, SENDS, STEPS,
     ring_door("ring_reduce_scatter", 0), ring_door("ring_all_gather", 1), NAIVE, TREE,
-    SERVER_STEPPER, ORDERS, INNETWORK, LOGS, NCCL_LINE,
+    SERVER_STEPPER, ORDERS, INNETWORK, LOGS, NCCL_LINE, NCCL_TOPOLOGY,
 )}  # fmt: skip
 
 # Widgets with no command of their own, and why

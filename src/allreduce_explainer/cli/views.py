@@ -587,6 +587,10 @@ def topology(r: dict) -> str:
             )
     if len(r["channels"]) > 4:
         lines.append(f"... {len(r['channels']) - 4} more channels (--json has them all)")
+    if r.get("reasons"):  # the search's reasons (topology/explain.py), channel 0's path
+        lines += ["", "why:"]
+        for text in [*r["reasons"], *r["channels"][0].get("why", [])]:
+            lines += prose(f"- {text}")
     if r.get("log"):
         lg = r["log"]
         lines += ["", *prose(

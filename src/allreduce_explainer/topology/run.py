@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import resources
 
 from ..errors import ParamError
-from . import connect, graphlog, paths, search, system, xml
+from . import connect, explain, graphlog, paths, search, system, xml
 from .search import BALANCED_TREE, NVLS, PATTERN, RING, Graph
 from .system import GPU, NET, NVS, PATH_TYPE, System
 
@@ -160,7 +160,11 @@ def topology(text: str, servers: int = 1) -> dict:
         "nvls_heads": _heads(nvls, ngpus) if nvls else [],
         "coll_channels": len(chans),
         "channels": out_channels,
+        "structure": explain.structure(s),
+        "reasons": explain.reasons(s, ring, tree, nvls, len(chans)),
     }
+    for entry in out_channels:  # where each ring crosses the CPUs, which card it uses
+        entry["why"] = explain.why(s, out, entry["channel"])
     if _is_log(text):  # the log's own search, printed next to the system, held against ours
         out["log"] = graphlog.check(text)
     return out

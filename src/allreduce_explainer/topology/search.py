@@ -116,6 +116,9 @@ class Graph:
     n_hops: int = 0
     intra: list[int] = field(default_factory=list)
     inter: list[int] = field(default_factory=list)
+    # (channels, bw intra, bw inter) as the search found them, before ncclTopoDupChannels
+    # doubled them; () when it did not (for the reasons told to the reader, topology/explain.py)
+    found: tuple = ()
 
     def copy(self) -> Graph:
         return replace(self, intra=list(self.intra), inter=list(self.inter))
@@ -665,6 +668,7 @@ def dup_channels(g: Graph, cc_min: int, ngpus: int) -> None:
     if cc_min > 80 and g.bw_intra < 50.0 and g.n_channels > 4:
         return
     dup = min(g.n_channels * 2, g.max_channels)
+    g.found = (g.n_channels, g.bw_intra, g.bw_inter)
     extra = dup - g.n_channels
     g.intra[g.n_channels * ngpus : dup * ngpus] = g.intra[: extra * ngpus]
     g.inter[g.n_channels * 2 : dup * 2] = g.inter[: extra * 2]

@@ -1,0 +1,104 @@
+"""Stage 10's topology widget against the command line's `topology --json` for every preset:
+the channels, the chosen channel's ring (drawn and stepped) and tree, the search's reasons and
+where the ring crosses the CPUs, the last held against the preset file itself."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from allreduce_explainer import bridge
+from allreduce_explainer.cli import main
+from allreduce_explainer.topology import PRESETS, preset_text
+from allreduce_explainer.widgets.nccltopo import nccl_topology
+
+
+def cli_json(*argv: str) -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["topology", *argv, "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+def cpu_of_rank(xml_text: str) -> dict[int, int]:
+    """Each GPU's CPU, read from the file: the <cpu> element it sits under."""
+    out = {}
+    for k, cpu in enumerate(ET.fromstring(xml_text).iter("cpu")):
+        for gpu in cpu.iter("gpu"):
+            out[int(gpu.get("rank"))] = k
+    return out
+
+
+def arrow_pairs(frame: dict) -> set[tuple[int, int]]:
+    return {(a[0], a[1]) for a in frame["arrows"]}
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_state_against_the_cli(preset):
+    j = cli_json(preset)
+    channel = len(j["channels"]) - 1  # the last: a channel after NCCL's doubling
+    s = nccl_topology({"preset": preset, "channel": channel})
+    assert int(s["readouts"]["channels"]) == j["coll_channels"] == len(j["channels"])
+    ring = j["channels"][channel]["ring"]
+    assert s["readouts"]["ring"].startswith(" → ".join(map(str, [*ring, ring[0]])))
+    # drawn: the ring's hops over the server, every GPU once
+    assert arrow_pairs(s["frames"][0]) == set(zip(ring, ring[1:] + ring[:1], strict=True))
+    assert sorted(n["gpu"] for n in s["diagram"]["nodes"]) == list(range(j["ranks"]))
+    # stepped: in step 1 every GPU sends to the one after it in this ring
+    nxt = dict(zip(ring, ring[1:] + ring[:1], strict=True))
+    assert {(m[0], m[1]) for m in s["frames"][1]["moves"]} == set(nxt.items())
+    assert len(s["frames"]) == len(ring)  # the start, then n - 1 steps
+    assert s["readouts"]["reasons"] == "\n".join(j["reasons"])
+    assert s["readouts"]["why"] == "\n".join(j["channels"][channel]["why"])
+    tree = nccl_topology({"preset": preset, "channel": channel, "draw": "tree"})
+    parents = j["channels"][channel]["tree"]["parent"]
+    want = {(up, int(r)) for r, up in parents.items() if up >= 0}
+    assert arrow_pairs(tree["frames"][0]) == want
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_reasons_follow_the_search_and_the_file(preset):
+    j = cli_json(preset)
+    g = j["graphs"]["ring"]
+    said = "\n".join(j["reasons"])
+    m = re.search(r"fitted (\d+) channels? at ([\d.]+) GB/s", said)
+    n0, bw0 = int(m.group(1)), float(m.group(2))
+    if "split in two" in said:  # ncclTopoDupChannels: twice the channels (at most 32), half each
+        assert (g["nChannels"], g["bwIntra"]) == (min(2 * n0, 32), bw0 / 2)
+    else:
+        assert (g["nChannels"], g["bwIntra"]) == (n0, bw0)
+    assert f"so {j['coll_channels']} channels" in said
+    # where the ring goes from one CPU's GPUs to another's: the file's <cpu> elements
+    cpus = cpu_of_rank(preset_text(preset))
+    ring = j["channels"][0]["ring"]
+    crossings = [(a, b) for a, b in zip(ring, ring[1:] + ring[:1], strict=True)
+                 if cpus[a] != cpus[b]]  # fmt: skip
+    why = " ".join(j["channels"][0]["why"])
+    assert re.findall(r"GPU (\d+) → GPU (\d+)", why) == [(str(a), str(b)) for a, b in crossings]
+
+
+def test_two_servers_say_which_card():
+    j = cli_json("dgx-h100", "--servers", "2")
+    s = nccl_topology({"preset": "dgx-h100", "servers": 2, "channel": 1})
+    nics = j["channels"][1]["nics"]
+    assert f"card {nics['recv']['name']}" in s["readouts"]["why"]
+    assert f"card {nics['send']['name']}" in s["readouts"]["why"]
+    ring = j["channels"][1]["ring"]
+    assert arrow_pairs(s["frames"][0]) == set(zip(ring, ring[1:] + ring[:1], strict=True))
+    assert len(s["diagram"]["nodes"]) == 16
+
+
+def test_own_file_takes_the_presets_path_and_a_bad_one_names_the_element():
+    by_file = nccl_topology({"file": preset_text("dgx-a100")})
+    by_name = nccl_topology({"preset": "dgx-a100"})
+    assert by_file["readouts"] == by_name["readouts"]
+    bad = json.loads(bridge.call("nccl_topology", json.dumps({"file": "<system><cpu>"})))
+    assert not bad["ok"] and bad["error"]["field"] == "file"
+    assert bad["error"]["message"]
+    far = json.loads(bridge.call("nccl_topology", json.dumps({"channel": 63})))
+    assert not far["ok"] and far["error"]["field"] == "channel"
