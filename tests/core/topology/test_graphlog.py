@@ -39,11 +39,13 @@ def as_log(lines: list[str], prefix: str = "host:1:2 [0] NCCL INFO ") -> str:
 
 
 def unnamed(channels: list[dict]) -> list[dict]:
-    """The channels without the cards' device names, which the print does not carry."""
+    """The channels without the cards' device names, which the print does not carry (the
+    reasons name a card by its device name when the file gives one, else by NET/<id>)."""
     out = json.loads(json.dumps(channels))
     for c in out:
         for side in c.get("nics", {}).values():
             side.pop("name")
+        c["why"] = [re.sub(r"card \S+( through|,)", r"card ?\1", w) for w in c.get("why", [])]
     return out
 
 
