@@ -3,10 +3,11 @@ and under Pyodide (Node), against the pages' budgets: 250 ms for any input, 20 m
 change.
 
 "The first time" is the state a reader's page is in: the site's Python snapshot
-(buildtools/snapshot.mjs) has called every widget with its defaults and the widgets' WARM calls,
-nothing else. Before each case `fresh()` rebuilds that state: it empties every cache of the core
-and makes the snapshot's calls again. Then the case is timed once (`first`), and again right
-after (`again`: what an identical second call costs, its caches warm).
+(buildtools/snapshot.mjs) has made its calls (widgets.SNAPSHOT_CALLS: most widgets at their
+defaults, the widgets' WARM calls), nothing else. Before each case `fresh()` rebuilds that
+state: it empties every cache of the core and makes the snapshot's calls again. Then the case is
+timed once (`first`), and again right after (`again`: what an identical second call costs, its
+caches warm).
 
 `measure` is the single definition of what is timed: this script runs it under CPython, and
 bench/core_pyodide.mjs loads this very file into Pyodide and runs it there. Usage, from the repo
@@ -124,8 +125,8 @@ def _logs(name: str) -> list[dict]:
 
 def fresh() -> None:
     """The page's state right after the snapshot: every cache of the core emptied (each module's
-    functools caches: the core keeps no other state), then every widget called with its defaults
-    and the WARM calls made."""
+    functools caches: the core keeps no other state), then the snapshot's calls made
+    (widgets.SNAPSHOT_CALLS)."""
     import allreduce_explainer.widgets  # noqa: F401 - imports every module of the core
 
     for mod in [m for n, m in sys.modules.items() if n.split(".")[0] == "allreduce_explainer"]:
@@ -134,9 +135,9 @@ def fresh() -> None:
                 obj.cache_clear()
     # imported here: a copy of this file runs in Pyodide, and the first import is timed
     from allreduce_explainer import bridge
-    from allreduce_explainer.widgets import WARM, WIDGETS
+    from allreduce_explainer.widgets import SNAPSHOT_CALLS
 
-    for name, params in [(name, {}) for name in sorted(WIDGETS)] + WARM:
+    for name, params in SNAPSHOT_CALLS:
         assert json.loads(bridge.call(name, json.dumps(params)))["ok"], (name, params)
 
 

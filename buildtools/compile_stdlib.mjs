@@ -8,16 +8,35 @@
 // written by the Pyodide the site ships, not by the build's CPython. The zip keeps the original's
 // layout, with each `<module>.py` replaced by `<module>.pyc` (zipimport loads a .pyc without its source), stored
 // uncompressed as the original is (the server compresses the transfer), with fixed timestamps so
-// two builds write the same bytes.
+// two builds write the same bytes. A core's modules are compiled without their docstrings
+// (asserts and line numbers stay): the browser never reads them, and what it imports stays in
+// the memory snapshot every page downloads.
 import { loadPyodide } from "pyodide";
 import { readFile, writeFile } from "node:fs/promises";
 
 const COMPILE = `
-import io, marshal, sys, zipfile
+import ast, io, marshal, sys, zipfile
 from importlib.util import MAGIC_NUMBER
 
+DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+def is_docstring(stmt):
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(
+        stmt.value.value, str)
+
+def without_docstrings(source):
+    """The module's syntax tree without its docstrings (a pass where one was a body): docstrings are for the
+    source's readers, and the browser's Python keeps every one it imports in memory (and so in
+    the snapshot every page downloads). Asserts and line numbers stay."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, DOCUMENTED) and node.body and is_docstring(node.body[0]):
+            node.body = node.body[1:] or [ast.copy_location(ast.Pass(), node.body[0])]
+    return tree
+
 def compile_zip(src=None):
-    if src is None:  # the standard library, as this Pyodide found it
+    stdlib = src is None  # compiled as Pyodide ships it; a core's modules lose their docstrings
+    if stdlib:  # the standard library, as this Pyodide found it
         tag = f"python{sys.version_info[0]}{sys.version_info[1]}.zip"
         src = next(p for p in sys.path if p.endswith(tag))
     out = io.BytesIO()
@@ -27,7 +46,8 @@ def compile_zip(src=None):
             name = info.filename
             if name.endswith(".py"):
                 # the file name zipimport would have given the module, for tracebacks
-                code = compile(data, f"{src}/{name}", "exec", dont_inherit=True, optimize=0)
+                tree = data if stdlib else without_docstrings(data)
+                code = compile(tree, f"{src}/{name}", "exec", dont_inherit=True, optimize=0)
                 # flags 0b01: a hash-based pyc that is never checked (there is no source to check)
                 data = MAGIC_NUMBER + (1).to_bytes(4, "little") + bytes(8) + marshal.dumps(code)
                 name += "c"

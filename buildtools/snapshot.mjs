@@ -1,7 +1,7 @@
 // Boot the shipped Pyodide under Node exactly as the page's worker would (the compiled standard
-// library, the core's zip on sys.path, the bridge imported, every widget called with its defaults
-// and with the widgets' WARM parameters), then write its memory snapshot, which the worker
-// restores instead of starting Python. Without a core's zip it writes a bare snapshot: Pyodide
+// library, the core's zip on sys.path, the bridge imported, the widgets called as SNAPSHOT_CALLS
+// says: at their defaults, and with the widgets' WARM parameters), then write its memory
+// snapshot, which the worker restores instead of starting Python. Without a core's zip it writes a bare snapshot: Pyodide
 // booted the same way, having imported nothing of ours, the floor bench/site.py measures the
 // site's start against.
 // Usage: node buildtools/snapshot.mjs <out.bin> <stdlib.zip> [<core.zip>]
@@ -43,8 +43,8 @@ const WARM = `
 import json, sys
 sys.path.insert(0, "${CORE}")
 from allreduce_explainer import bridge
-from allreduce_explainer.widgets import WARM, WIDGETS
-for name, params in [(name, {}) for name in sorted(WIDGETS)] + WARM:
+from allreduce_explainer.widgets import SNAPSHOT_CALLS
+for name, params in SNAPSHOT_CALLS:
     assert json.loads(bridge.call(name, json.dumps(params)))["ok"], (name, params)
 `;
 

@@ -49,10 +49,15 @@ def _restored(params: object) -> object:
 
 def warm_calls(names_json: str) -> str:
     """The worker's warm-up for a page's widgets (client/js/worker.js), as JSON: "first", each
-    widget's slow first calls ([name, parameters as JSON]), made once; "again", the widgets by
+    widget's slow first calls ([name, parameters as JSON]: its defaults if the snapshot did not
+    make them, then its own `warm`), made once; "again", the widgets by
     name, called at their defaults in turn for the rest of the warm-up."""
     names = [n for n in json.loads(names_json) if n in REGISTRY]
-    first = [[n, json.dumps(params)] for n in names for params in REGISTRY[n].warm]
+    first = [
+        [n, json.dumps(params)]
+        for n in names
+        for params in ((() if REGISTRY[n].in_snapshot else ({},)) + REGISTRY[n].warm)
+    ]
     return json.dumps({"first": first, "again": names})
 
 

@@ -107,14 +107,31 @@ def test_a_kept_text_stands_where_a_call_names_it():
 
 def test_the_warm_up_makes_each_model_s_first_call_on_stage_7_then_the_defaults():
     """bridge.warm_calls: the worker's warm-up for a page's widgets is each widget's own slow
-    first calls (stage 7: one per model of the catalogue, each a valid call), then the widgets
-    by name for their defaults; a name no widget has is left out, not an error."""
+    first calls (stage 7, whose defaults the snapshot does not make: its defaults, then one call
+    per model of the catalogue, each a valid call), then the widgets by name for their defaults;
+    a name no widget has is left out, not an error."""
 
     plan = json.loads(bridge.warm_calls(json.dumps(["ddp_buckets", "latency", "nothing"])))
     assert plan["again"] == ["ddp_buckets", "latency"]
-    assert [name for name, _ in plan["first"]] == ["ddp_buckets"] * len(models.MODELS)
-    asked = [json.loads(params)["model"] for _, params in plan["first"]]
+    assert [name for name, _ in plan["first"]] == ["ddp_buckets"] * (1 + len(models.MODELS))
+    assert json.loads(plan["first"][0][1]) == {}
+    asked = [json.loads(params)["model"] for _, params in plan["first"][1:]]
     assert sorted(asked) == sorted(models.MODELS)
     for name, params in plan["first"]:
         answer = json.loads(bridge.call(name, params))
-        assert answer["ok"] and answer["state"]["params"]["model"] == json.loads(params)["model"]
+        asked = json.loads(params)
+        assert answer["ok"] and answer["state"]["params"]["model"] == asked.get("model", "gpt2")
+
+
+def test_every_widget_s_defaults_are_made_before_a_reader_asks():
+    """Each widget's defaults are made either before the snapshot (widgets.SNAPSHOT_CALLS) or,
+    first of all, by the warm-up of a page that shows it, never both and never neither; the
+    widgets left out of the snapshot are the ones whose defaults keep large caches."""
+    from allreduce_explainer.widgets import REGISTRY, SNAPSHOT_CALLS
+
+    in_snapshot = {name for name, params in SNAPSHOT_CALLS if params == {}}
+    for name in REGISTRY:
+        first = json.loads(bridge.warm_calls(json.dumps([name])))["first"]
+        by_page = bool(first) and first[0] == [name, "{}"]
+        assert (name in in_snapshot) != by_page, name
+    assert set(REGISTRY) - in_snapshot == {"ddp_buckets", "exercise_sheet", "steps"}

@@ -53,6 +53,10 @@ class Widget:
     # (bridge.warm_calls), not before the snapshot: what they keep would be downloaded by every
     # page (stage 7's bucketings of all eight models: 300 kB of the snapshot with Brotli)
     warm: tuple[Mapping, ...] = ()
+    # whether the snapshot calls it at its defaults; if not, its page's worker does, first, once
+    # Python is ready: for a widget of one page whose defaults keep large caches (stage 5's
+    # steps: the trees' layouts; stage 7's buckets; the teachers' sheet: every kind's problems)
+    in_snapshot: bool = True
     # A chart's or a panel's partial (templates/widgets/chart.html): what it draws under the
     # headline, in order: ("readouts", group), ("chart", caption[, figure]) for the state's
     # chart (or its `figures[figure]`) with the caption of its data table, ("title", text), or
@@ -95,4 +99,6 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     WARM.extend(getattr(_module, "WARM", []))
 
 WIDGETS = {name: w.function for name, w in REGISTRY.items()}  # what the worker and build call
+# what buildtools/snapshot.mjs calls before it writes the snapshot every page downloads
+SNAPSHOT_CALLS = [(n, {}) for n in sorted(REGISTRY) if REGISTRY[n].in_snapshot] + WARM
 SPECS = {name: w.spec for name, w in REGISTRY.items()}  # in the order of each widget's controls

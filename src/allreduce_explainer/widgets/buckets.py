@@ -495,6 +495,7 @@ RECORDS = (
         # 40 ms in the browser against 12-17 after), so that a reader's first choice of model
         # is as quick as the next
         warm=tuple({"model": key} for key in models.MODELS),
+        in_snapshot=False,
         predict=predict_buckets,
     ),
 )

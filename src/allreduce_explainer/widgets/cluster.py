@@ -106,9 +106,10 @@ SPEC = spec(
 
 # Each model once, and the closed forms' fastest ("auto", which times the teaching tree too) on
 # the default servers of 8: the tree's layouts for the share curve's GPU counts up to 4,096 take
-# a few hundred ms in the browser the first time, and their summaries are small.
-WARM = [("cluster", {"model": key}) for key in calculator.PRESET_MODELS]
-WARM.append(("cluster", {"algorithm": "auto"}))
+# a few hundred ms in the browser the first time. Made by this page's worker once Python is
+# ready (the record's `warm`), not before the snapshot: the models' layers they keep were
+# 350 kB of the snapshot every page downloads (Brotli, bench/RESULTS.md).
+FIRST_CALLS = tuple({"model": key} for key in calculator.PRESET_MODELS) + ({"algorithm": "auto"},)
 
 
 def _custom(p: dict, field: str, what: str) -> bool:
@@ -323,6 +324,7 @@ RECORDS = (
         cluster,
         SPEC,
         views.CHART,
+        warm=FIRST_CALLS,
         # the answer: the all-reduce's time per step and its share of the step
         headline=(
             ("allreduce", "all-reduce per step"),

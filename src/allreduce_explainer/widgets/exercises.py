@@ -132,5 +132,5 @@ def learner_seeds(params=None) -> dict:
 
 RECORDS = (
     Widget("exercise", exercise, EXERCISE, views.EXERCISE),
-    Widget("exercise_sheet", exercise_sheet, SHEET, views.SHEET),
+    Widget("exercise_sheet", exercise_sheet, SHEET, views.SHEET, in_snapshot=False),
 )

@@ -669,6 +669,7 @@ RECORDS = (
         STEPS,
         views.CHART,
         headline=(("ring", "Ring steps"), ("tree", "Tree steps")),
+        in_snapshot=False,
     ),
     Widget(
         "tree_allreduce",
