@@ -1,6 +1,7 @@
 """The browser's files in the wheel, staged from their one home when a wheel is built.
 
-A notebook widget draws with the site's views, styles and widget partials and with Plotly.js,
+A notebook widget draws with the site's views (esbuild's bundle of client/js/notebook.js),
+styles and widget partials and with Plotly.js,
 and must find them in the installed package (no network at run time). They live in git only
 under client/ and templates/widgets/, and Plotly.js only in node_modules (the file the site's
 build vendors, sitebuild/vendor.py), so this hook maps them into `allreduce_explainer/static/`
@@ -11,14 +12,15 @@ Editable installs get none of it: their checkout has every file where it lives.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 PLOTLY = "node_modules/plotly.js-basic-dist-min"
+NOTEBOOK = "allreduce_explainer/static/notebook.js"  # esbuild's bundle of client/js/notebook.js
 STATIC = {  # path in the checkout -> path in the wheel
-    "client/js": "allreduce_explainer/static/js",
     "client/css": "allreduce_explainer/static/css",
     "templates/widgets": "allreduce_explainer/static/templates/widgets",
     f"{PLOTLY}/plotly-basic.min.js": "allreduce_explainer/static/plotly/plotly-basic.min.js",
@@ -39,6 +41,30 @@ class StaticAssets(BuildHookInterface):
         if missing:
             raise SystemExit(f"{', '.join(missing)} missing: run `npm ci` (or `make setup`) first")
         build_data["force_include"].update(wanted)
+        if self.target_name == "wheel":
+            build_data["force_include"][notebook_module(Path(self.directory))] = NOTEBOOK
+
+
+def notebook_module(out: Path) -> str:
+    """The notebook's ES module (client/js/notebook.js and what it imports), bundled by esbuild
+    into the build's folder: the wheel carries it, not client/js."""
+    esbuild = Path("node_modules/.bin/esbuild")
+    out.mkdir(parents=True, exist_ok=True)
+    dest = out / "notebook.js"
+    subprocess.run(
+        [
+            str(esbuild),
+            "client/js/notebook.js",
+            "--bundle",
+            "--format=esm",
+            "--minify",
+            "--charset=utf8",
+            "--log-level=warning",
+            f"--outfile={dest}",
+        ],
+        check=True,
+    )
+    return str(dest)
 
 
 def vendored() -> dict[str, str]:
