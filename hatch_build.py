@@ -13,6 +13,7 @@ Editable installs get none of it: their checkout has every file where it lives.
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 PLOTLY = "node_modules/plotly.js-basic-dist-min"
 NOTEBOOK = "allreduce_explainer/static/notebook.js"  # esbuild's bundle of client/js/notebook.js
+BUNDLED = "client/notebook.bundle.js"  # the same, in the sdist
 STATIC = {  # path in the checkout -> path in the wheel
     "client/css": "allreduce_explainer/static/css",
     "templates/widgets": "allreduce_explainer/static/templates/widgets",
@@ -41,29 +43,24 @@ class StaticAssets(BuildHookInterface):
         if missing:
             raise SystemExit(f"{', '.join(missing)} missing: run `npm ci` (or `make setup`) first")
         build_data["force_include"].update(wanted)
-        if self.target_name == "wheel":
-            build_data["force_include"][notebook_module(Path(self.directory))] = NOTEBOOK
+        # the notebook's module: the wheel's, and the sdist's too (a wheel built from the sdist
+        # has no esbuild), at the path the wheel reads it from
+        inside = NOTEBOOK if self.target_name == "wheel" else BUNDLED
+        build_data["force_include"][notebook_module(Path(self.root))] = inside
 
 
-def notebook_module(out: Path) -> str:
-    """The notebook's ES module (client/js/notebook.js and what it imports), bundled by esbuild
-    into the build's folder: the wheel carries it, not client/js."""
-    esbuild = Path("node_modules/.bin/esbuild")
-    out.mkdir(parents=True, exist_ok=True)
-    dest = out / "notebook.js"
-    subprocess.run(
-        [
-            str(esbuild),
-            "client/js/notebook.js",
-            "--bundle",
-            "--format=esm",
-            "--minify",
-            "--charset=utf8",
-            "--log-level=warning",
-            f"--outfile={dest}",
-        ],
-        check=True,
-    )
+def notebook_module(root: Path) -> str:
+    """The notebook's ES module: client/js/notebook.js and what it imports, bundled by esbuild
+    (the wheel carries it, not client/js), or the sdist's copy when there is no esbuild."""
+    esbuild = root / "node_modules" / ".bin" / "esbuild"
+    if not esbuild.exists() and (root / BUNDLED).exists():
+        return str(root / BUNDLED)
+    if not esbuild.exists():
+        raise SystemExit(f"{esbuild} missing: run `npm ci` (or `make setup`) first")
+    dest = Path(tempfile.mkdtemp()) / "notebook.js"
+    entry = root / "client" / "js" / "notebook.js"
+    flags = ["--bundle", "--format=esm", "--minify", "--charset=utf8", "--log-level=warning"]
+    subprocess.run([str(esbuild), str(entry), *flags, f"--outfile={dest}"], check=True)
     return str(dest)
 
 
