@@ -3,7 +3,6 @@
 // only fetches the kinds' places, hands them over and offers Python's bytes as a download.
 import { meta, onPage, python } from "./page.js";
 
-
 function download(name, mime, base64) {
   var bytes = Uint8Array.from(atob(base64), function (c) { return c.charCodeAt(0); });
   var a = document.createElement("a");

@@ -2,7 +2,6 @@
 import { meta } from "./page.js";
 import { leverOff } from "./probe.js";
 
-
 // The theme's colours as the chart element resolves them (its color and border-color), read
 // once per theme: reading them after the page's text has changed makes the browser compute
 // its style there and then, inside every redraw (the bench lever "layout-once").

@@ -8,7 +8,6 @@
 import { python } from "./page.js";
 import { stored } from "./stored.js";
 
-
 export function predict(widget) {
   var form = widget.el.querySelector('[data-role="predict"]');
   if (!form) return null;

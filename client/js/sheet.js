@@ -5,7 +5,6 @@ import { promptNodes, solutionsHidden } from "./exercise.js";
 import { meta } from "./page.js";
 import { urlState } from "./urlstate.js";
 
-
 function item(tag, children) {
   var e = document.createElement(tag);
   children.forEach(function (c) { e.appendChild(c); });
