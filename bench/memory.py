@@ -23,7 +23,7 @@ STATS = """() => new Promise(resolve => {
   const w = AE.python.worker, old = w.onmessage;
   w.onmessage = e => { if (e.data.type === 'stats') { w.onmessage = old; resolve(e.data); }
                        else old(e); };
-  w.postMessage(AEProtocol.stats());
+  w.postMessage({ type: 'stats' });  // protocol.js's stats()
 })"""
 
 
@@ -56,7 +56,7 @@ def main() -> None:
     Builder(site).build()
     url, httpd = serve.in_background(site)
     with sync_playwright() as p:
-        browser = chromium.launch(p)
+        browser = chromium.launch(p, test_entry=True)
         page = browser.new_page()
         cdp = page.context.new_cdp_session(page)
         page.goto(f"{url}/ring-reduce-scatter/")

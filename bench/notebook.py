@@ -130,7 +130,7 @@ def measure(changes: int, steps: int, options: tuple[str, ...]) -> dict:
     nbformat.write(nb, folder / "bench.ipynb")
     out = {"changes": [], "steps": []}
     with jupyterlab(folder, options=options) as url, sync_playwright() as p:
-        browser = chromium.launch(p)
+        browser = chromium.launch(p, test_entry=True)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.set_default_timeout(WAIT_MS)
         page.goto(url.format(path="bench.ipynb"))
@@ -185,7 +185,7 @@ def measure_site(site: Path, changes: int) -> dict:
     base, httpd = serve.in_background(site)
     try:
         with sync_playwright() as p:
-            browser = chromium.launch(p)
+            browser = chromium.launch(p, test_entry=True)
             bench = interaction.Interaction(browser, base, Traffic(), discover(site), "")
             ctx = bench.context(first=False)
             for slug, group in interaction.HEAVY.items():

@@ -394,7 +394,7 @@ def main(argv: list[str] | None = None) -> None:
         base, httpd = serve.in_background(site, counting_handler(traffic, site))
         try:
             with sync_playwright() as p:
-                browser = chromium.launch(p)
+                browser = chromium.launch(p, test_entry=True)
                 bench = Bench(browser, base, traffic, pages, every[0].slug)
                 r = bench.loads(a.cold, a.warm)
                 r["path"] = [] if a.no_path else bench.path()

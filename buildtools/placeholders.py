@@ -10,7 +10,7 @@ size (sitebuild/embeds.py SIZES, by the widget's view), light theme, reduced mot
 1, waits until every chart is drawn by Plotly (a stepper shows step 0 from its inline state),
 hides the line that says whether Python is loading, scrolls to the first chart if it is not wholly
 in the frame (a chart's picture is its figure), and screenshots the frame. The pictures are
-re-encoded smaller (buildtools/pngsmall.py) and written to sitebuild/placeholders/<widget>.png,
+re-encoded smaller (`smaller`, by Pillow) and written to sitebuild/placeholders/<widget>.png,
 which is committed: the build copies them and needs no browser. Run it again after changing how
 a widget looks; a widget with no picture stops the build, naming this command.
 """
@@ -18,6 +18,7 @@ a widget looks; a widget with no picture stops the build, naming this command.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from buildtools import pngsmall  # noqa: E402
+from PIL import Image  # noqa: E402
+
 from sitebuild import browser, serve  # noqa: E402
 from sitebuild.embeds import PLACEHOLDERS, frame_size  # noqa: E402
 from sitebuild.pages import Builder  # noqa: E402
@@ -72,13 +74,27 @@ def shoot(browser, base_url: str, name: str) -> bytes:
         ctx.close()
 
 
+def smaller(png: bytes) -> bytes:
+    """A screenshot re-encoded as an 8-bit palette PNG, or as it was if that is not smaller.
+
+    A widget's picture is opaque and mostly flat colour: a few hundred colours cover nearly every
+    pixel, the rest are the anti-aliased edges of text and lines, so a palette of the 256 most
+    frequent (median cut, no dithering: lossy only at those edges) is a third of the bytes of RGB.
+    """
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    quantised = image.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    quantised.save(out, "PNG", optimize=True, compress_level=9)
+    return out.getvalue() if out.tell() < len(png) else png
+
+
 def write_all(browser, base_url: str, names: list[str], out: Path) -> list[Path]:
     """Shoot each embed in `names` and write out/<name>.png, smaller; returns the files."""
     out.mkdir(parents=True, exist_ok=True)
     made = []
     for name in names:
         dest = out / f"{name}.png"
-        dest.write_bytes(pngsmall.smaller(shoot(browser, base_url, name)))
+        dest.write_bytes(smaller(shoot(browser, base_url, name)))
         made.append(dest)
     return made
 

@@ -5,8 +5,11 @@ answering a page's exercises in it, the same way in the browser tests and in a r
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 from allreduce_explainer.exercises import problem
+
+TEST_ENTRY = Path(__file__).resolve().parent.parent / "client" / "js" / "testing.js"
 
 # no sandbox (containers), no GPU, and no traffic of Chromium's own, which tests would count
 CHROMIUM_ARGS = [
@@ -28,12 +31,33 @@ def chromium_path() -> str | None:
     return shutil.which("chromium")
 
 
-def launch(playwright):
-    """A headless Chromium from a started `sync_playwright()`; SystemExit if there is none."""
+def launch(playwright, test_entry: bool = False):
+    """A headless Chromium from a started `sync_playwright()`; SystemExit if there is none. With
+    `test_entry`, every page it opens runs client/js/testing.js before its own scripts: the levers
+    and timings (AE.bench) bench/ and the tests read, which the site never ships."""
     path = chromium_path()
     if path is None:
         raise SystemExit(MISSING)
-    return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+    browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+    return WithTestEntry(browser) if test_entry else browser
+
+
+class WithTestEntry:
+    """A browser whose every new context (and page) has the test entry added as an init script."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **kwargs):
+        ctx = self._browser.new_context(**kwargs)
+        ctx.add_init_script(path=str(TEST_ENTRY))
+        return ctx
+
+    def new_page(self, **kwargs):
+        return self.new_context(**kwargs).new_page()
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
 
 
 # Python's verdict is on screen for exactly the answer typed (not an earlier one still computing)

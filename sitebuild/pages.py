@@ -20,6 +20,7 @@ from allreduce_explainer.widgets.exercises import question_bank, sheet_kinds
 
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .banks import bank_facts, write_banks
+from .bundle import bundles, write_bundles
 from .compress import compress_site
 from .doors import refuse_retired_in_doors
 from .embeds import (
@@ -54,7 +55,6 @@ from .prose import (
 )
 from .python_assets import stamp_worker, write_python
 from .scorm import write_scorm
-from .scripts import bundles, write_bundles
 from .stageref import stage_references
 from .vendor import copy_vendor
 

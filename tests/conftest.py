@@ -88,7 +88,7 @@ def browser():
     from playwright.sync_api import sync_playwright  # only when a browser is launched
 
     with sync_playwright() as p:
-        b = chromium.launch(p)
+        b = chromium.launch(p, test_entry=True)
         yield _Browser(b)
         b.close()
 

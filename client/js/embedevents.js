@@ -1,4 +1,3 @@
-// bundle: page  provides: AE.embedEvents  uses: AE.widgets
 // Events for the page that embeds a widget. An embed whose address names the origins it may
 // talk to (`origin=https://course.example`, repeated for several) posts to its parent, to those
 // origins only, messages shaped like xAPI statements (the actor is left to the host, which knows
@@ -8,9 +7,12 @@
 // neither for a skip) and `state` (the widget's address, its state in the URL, after each change). It acts on one message, `set-state` ({widget?, params}),
 // and only from its parent at one of those origins; without `origin` it posts and accepts
 // nothing. The verdicts are Python's (exercise.js's ae:answered event).
+import { widgets } from "./page.js";
+
+// the origins this embed posts to (none: it posts nothing)
+export const embedEvents = { origins: [] };
+
 (function () {
-  "use strict";
-  var AE = (window.AE = window.AE || {});
   var PREFIX = "allreduce-explainer:";
   var VERBS = "http://adlnet.gov/expapi/verbs/";
   if (!document.documentElement.hasAttribute("data-embed") || window.parent === window) return;
@@ -18,7 +20,7 @@
   var origins = new URLSearchParams(location.search).getAll("origin").filter(function (o) {
     try { return new URL(o).origin === o; } catch (e) { return false; }  // an origin, exactly
   });
-  AE.embedEvents = { origins: origins };
+  embedEvents.origins = origins;
   if (!origins.length) return;
 
   function objectOf(w) {
@@ -54,7 +56,7 @@
   }
 
   function widgetNamed(name) {
-    return (AE.widgets || []).filter(function (w) { return !name || w.name === name; })[0] || null;
+    return (widgets || []).filter(function (w) { return !name || w.name === name; })[0] || null;
   }
 
   var right = {}, answered = {};

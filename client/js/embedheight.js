@@ -1,8 +1,6 @@
-// bundle: page
 // An embed page in a frame reports its height to the page that embeds it, which may size the
 // iframe to fit (a message of type "allreduce-explainer:height").
 (function () {
-  "use strict";
   if (!document.documentElement.hasAttribute("data-embed")) return;
   try {
     if (window.self === window.top) return;

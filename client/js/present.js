@@ -1,9 +1,7 @@
-// bundle: page  needs: AE.widgets
 // Projector mode: `present=1` in the URL shows one widget filling the screen, zoomed for a
 // lecture hall: the widget named by the URL's `widget=<name>` (its data-widget name), else the
 // page's first. The arrow keys step a stepper from anywhere on the page; Escape leaves.
-(function () {
-  "use strict";
+export function present() {
   var q = new URLSearchParams(location.search);
   if (q.get("present") !== "1") return;
   var name = q.get("widget");
@@ -37,4 +35,4 @@
       if (!button.disabled) button.click();
     }
   });
-})();
+}

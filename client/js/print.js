@@ -1,4 +1,3 @@
-// bundle: none  loaded-by: templates/base.html
 // "Deeper" boxes print open: opened before printing, and closed again after the ones that were
 // closed. (The print stylesheet shows them too, where the browser supports ::details-content.)
 (function () {

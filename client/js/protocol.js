@@ -1,8 +1,6 @@
-// bundle: head  provides: AEProtocol  loaded-by: client/js/worker.js
-// The messages between a page and its Python worker, written once. The page's scripts load this
-// file as a classic script (a page opened from disk must still read and step, and Chromium runs
-// no module script from file://); the worker imports it as a module. Both read self.AEProtocol,
-// whose functions build every message; the receivers dispatch on `type`:
+// The messages between a page and its Python worker, written once: the page's bundles (esbuild,
+// sitebuild/bundle.py) and the worker import it; its functions build every message; the
+// receivers dispatch on `type`:
 //
 // page -> worker
 //   init                        answer "ready" once Python runs, or "failed"
@@ -14,22 +12,19 @@
 //   failed {message}
 //   result {id, response, pythonMs}   response: the bridge's JSON text; pythonMs for bench/
 //   stats {objects, wasmBytes}        bench hook: Python's live objects, WebAssembly memory
-(function (scope) {
-  "use strict";
-  scope.AEProtocol = {
-    init: function () { return { type: "init" }; },
-    warm: function (widgets) { return { type: "warm", widgets: widgets }; },
-    call: function (id, widget, params) {
-      return { type: "call", id: id, widget: widget, params: params };
-    },
-    stats: function () { return { type: "stats" }; },
-    ready: function () { return { type: "ready" }; },
-    failed: function (message) { return { type: "failed", message: message }; },
-    result: function (id, response, pythonMs) {
-      return { type: "result", id: id, response: response, pythonMs: pythonMs };
-    },
-    statsReport: function (objects, wasmBytes) {
-      return { type: "stats", objects: objects, wasmBytes: wasmBytes };
-    },
-  };
-})(self);
+export const protocol = {
+  init: function () { return { type: "init" }; },
+  warm: function (widgets) { return { type: "warm", widgets: widgets }; },
+  call: function (id, widget, params) {
+    return { type: "call", id: id, widget: widget, params: params };
+  },
+  stats: function () { return { type: "stats" }; },
+  ready: function () { return { type: "ready" }; },
+  failed: function (message) { return { type: "failed", message: message }; },
+  result: function (id, response, pythonMs) {
+    return { type: "result", id: id, response: response, pythonMs: pythonMs };
+  },
+  statsReport: function (objects, wasmBytes) {
+    return { type: "stats", objects: objects, wasmBytes: wasmBytes };
+  },
+};

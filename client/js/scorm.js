@@ -1,4 +1,3 @@
-// bundle: page  provides: AE.scorm  uses: AE.python AE.widgets
 // SCORM 1.2: when the page runs inside a course platform that provides the SCORM API (an object
 // `API` on a window up the parent chain, or on the opener's), it grades the page's exercises.
 // - Each learner gets problems of their own: Python draws each exercise's seed from
@@ -16,9 +15,12 @@
 // The verdicts are Python's (exercise.js's ae:answered event); this file only counts them, and
 // not one Python marks as no answer (`counts` false: an empty box, a decimal comma).
 // Without an API it does nothing: the page behaves as the site does.
+import { python, widgets } from "./page.js";
+
+// this page's SCORM session, once it has looked for the platform's API
+export let scorm = null;
+
 (function () {
-  "use strict";
-  var AE = (window.AE = window.AE || {});
   var MAX_HOPS = 500;  // the search the SCORM 1.2 run-time specification gives
   var MAX_SUSPEND = 4096;  // cmi.suspend_data is a CMIString4096
   var MAX_RESPONSE = 255;  // cmi.interactions.n.student_response is a CMIString255
@@ -44,7 +46,7 @@
   // `interactions`: the next cmi.interactions index (the platform's _count at the start)
   var session = { api: api, started: false, finished: false, seeds: {}, replay: {},
     saved: { v: 1, p: {} }, kept: { score: -1, done: false }, interactions: 0 };
-  AE.scorm = session;
+  scorm = session;
   if (!api) return;
 
   var page = location.pathname;  // the launched page: a page navigate.js swaps in is not this SCO's
@@ -56,7 +58,7 @@
   function set(key, value) { api.LMSSetValue(key, String(value)); }
   function pad(n, width) { return String(n).padStart(width, "0"); }
   function widget(name) {
-    return (AE.widgets || []).filter(function (w) { return w.name === name; })[0] || null;
+    return (widgets || []).filter(function (w) { return w.name === name; })[0] || null;
   }
 
   // cmi.core.session_time: a CMITimespan, HHHH:MM:SS.SS
@@ -149,7 +151,7 @@
       w.el.querySelector('[data-role="exercise-status"]').textContent = "Drawing your own problem…";
     });
     var student = get("cmi.core.student_id");
-    AE.python.call("learner_seeds", { student: student, names: names }).then(function (r) {
+    python.call("learner_seeds", { student: student, names: names }).then(function (r) {
       if (!r.response.ok) throw new Error(r.response.error.message);
       names.forEach(function (name) {
         var w = widget(name), kept = session.saved.p[name];

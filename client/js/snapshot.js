@@ -1,4 +1,3 @@
-// bundle: none  loaded-by: client/js/worker.js buildtools/snapshot.mjs
 // Python restored from a memory snapshot: the file's format, and the standard library fetched
 // only when Python asks for a module the snapshot does not hold. Shared by the page's worker,
 // buildtools/snapshot.mjs (which writes the file) and tests/pyodide/pyodide_selfcheck.mjs (which

@@ -1,4 +1,3 @@
-// bundle: none  provides: AETheme  loaded-by: templates/base.html
 // Runs in <head>, before the page paints: apply the reader's remembered theme, if any.
 (function () {
   "use strict";

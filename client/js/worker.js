@@ -1,12 +1,10 @@
-// bundle: none  needs: AEProtocol  loaded-by: client/js/boot.js
 // The page's Python: restores Pyodide from the site's snapshot (or boots it), answers widget calls.
 // A module worker because Pyodide's ES module build requires it. Its messages: protocol.js.
 // Every script it loads is named .js (Pyodide's modules too, sitebuild/vendor.py): a browser runs
 // a module only under a JavaScript type, and course platforms type .mjs as unknown.
-import "./protocol.js";
+import { protocol as P } from "./protocol.js";
 import { CORE, declaredLength, filesOnDemand, memoryBytes, restoring } from "./snapshot.js";
 
-const P = self.AEProtocol;
 // The build (sitebuild/python_assets.py) writes here, when it copies this file into the site, the
 // part of its manifest (py/build.json) the worker needs: the names and sizes of the files it made
 // with this very Pyodide, namely the standard library and the core compiled to bytecode, the

@@ -29,11 +29,11 @@ PACKAGE = "allreduce_explainer"
 # Where each browser file lives in git, and where the wheel must hold it: written out here, not
 # read from hatch_build.py, so a wrong table there fails this test.
 STATIC_DIRS = {
-    "client/js": f"{PACKAGE}/static/js",
     "client/css": f"{PACKAGE}/static/css",
     "templates/widgets": f"{PACKAGE}/static/templates/widgets",
 }
 PLOTLY_IN_WHEEL = f"{PACKAGE}/static/plotly/plotly-basic.min.js"
+NOTEBOOK_IN_WHEEL = f"{PACKAGE}/static/notebook.js"  # esbuild's bundle of client/js/notebook.js
 
 
 def _run(cmd: list, **kwargs) -> subprocess.CompletedProcess:
@@ -96,6 +96,11 @@ def test_wheel_holds_the_browser_files_byte_for_byte(dist):
 
         assert z.read(PLOTLY_IN_WHEEL) == (NODE / PLOTLY).read_bytes()
         assert b"MIT" in z.read(f"{PACKAGE}/static/plotly/LICENSE")
+        # the notebook's module as esbuild bundles it from the checkout, and no module of client/js
+        from allreduce_explainer.notebook.assets import bundle
+
+        assert z.read(NOTEBOOK_IN_WHEEL) == bundle("notebook.js", "esm")
+        assert not [n for n in z.namelist() if n.startswith(f"{PACKAGE}/static/js/")]
 
 
 def test_metadata_has_classifiers_and_no_exact_pins(dist):
@@ -122,6 +127,7 @@ def test_sdist_can_build_the_wheel_alone(dist):
         "pyproject.toml",
         "hatch_build.py",
         "client/js/widget.js",
+        "client/notebook.bundle.js",
         "client/css/site.css",
         "templates/widgets/stepper.html",
         "node_modules/plotly.js-basic-dist-min/plotly-basic.min.js",
@@ -156,7 +162,7 @@ def test_wheel_runs_in_a_clean_venv_without_network(dist, tmp_path):
         "import json, allreduce_explainer as ae; from allreduce_explainer import bridge;"
         "from importlib.resources import files;"
         "print(json.dumps({'file': ae.__file__,"
-        " 'views': (files(ae) / 'static/js/stepper.js').is_file(),"
+        " 'views': (files(ae) / 'static/notebook.js').is_file(),"
         " 'r': json.loads(bridge.call('ring_reduce_scatter', json.dumps({'gpus': 8})))}))"
     )
     got = json.loads(_run([*offline, str(bin_ / "python"), "-I", "-c", probe], **run).stdout)

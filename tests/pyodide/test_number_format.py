@@ -19,7 +19,7 @@ CASES = json.loads(TABLE.read_text())["cases"]
 
 
 def javascript(table: Path) -> list[str]:
-    """The page's formatter (AE.formatValue) on each case of a table, run by Node."""
+    """The page's formatter (stepper.js's formatValue) on each case of a table, run by Node."""
     node = shutil.which("node")
     assert node, "Node.js is needed to run the page's formatter"
     script = ROOT / "tests" / "pyodide" / "number_format.mjs"

@@ -1,20 +1,35 @@
-// The notebook's adapter: draws a widget with the site's own views (client/js, inlined above this
-// line by notebook/esm.py) and asks the kernel, not a worker, for every new state. It holds no
-// math: the kernel answers each change with the widget function the site's worker calls.
-const AE = window.AE;
+// The notebook's entry (esbuild bundles it as an ES module, notebook/esm.py): draws a widget with
+// the site's own views and asks the kernel, not a worker, for every new state. It holds no math:
+// the kernel answers each change with the widget function the site's worker calls.
+import { logPanel } from "./logpanel.js";
+import { setPython, setWidgets } from "./page.js";
+import { pageParts, Widget } from "./widget.js";
 
-// What the page's other scripts provide on the site, which a notebook has no use for: a widget's
-// URL and stored fields belong to the site's pages, not to a notebook's.
-AE.copyTools = AE.copyTools || { attach() {} };
-AE.urlState = AE.urlState || { apply() {}, record() {} };
-AE.stored = AE.stored || { read: () => ({}), keep() {} };
-AE.python = AE.python || { status: "ready" };
-// A notebook's lab asks its own question in its cells: its widgets ask no prediction first (as
-// the site with predict=0), so a stepper steps and a chart shows at once.
-AE.predict = AE.predict || (() => null);
-AE.widgets = AE.widgets || [];  // the widgets drawn on this page, as the log panel finds them
+// What a site's page adds to a widget, which a notebook has no use for: a widget's URL and stored
+// fields belong to the site's pages. A notebook's lab asks its own question in its cells: its
+// widgets ask no prediction first (as the site with predict=0), so a stepper steps at once.
+pageParts.copyTools = { attach() {} };
+pageParts.urlState = { apply() {}, record() {} };
+pageParts.stored = { read: () => ({}), keep() {} };
+pageParts.predict = () => null;
+setPython({ status: "ready" });
+// The widgets drawn on this page, shared by every copy of this module the notebook loads (the log
+// panel finds its linked widgets there), and the page's one global for tests and bench/.
+const AE = (window.AE = window.AE || {});
+AE.widgets = AE.widgets || [];
+AE.Widget = AE.Widget || Widget;
+setWidgets(AE.widgets);
+// chart.js reads Plotly's address from the page's <meta>; here from the kernel (plotlyReady)
 const metas = (AE.notebookMeta = AE.notebookMeta || {});
-AE.meta = AE.meta || ((name) => metas[name] || "");
+function plotlyMeta() {
+  let m = document.querySelector('meta[name="ae-plotly"]');
+  if (!m) {
+    m = document.createElement("meta");
+    m.name = "ae-plotly";
+    document.head.appendChild(m);
+  }
+  return m;
+}
 
 // The notebook's theme: JupyterLab's body attribute, then the classes marimo and VS Code put on
 // the page, then null (the widget follows the system's setting, as the site does untoggled).
@@ -42,12 +57,13 @@ function ask(model, message) {
   });
 }
 
-// Plotly, once per page, as the kernel reads it from the wheel: chart.js loads it from AE.meta.
+// Plotly, once per page, as the kernel reads it from the wheel: chart.js loads it from the meta.
 let plotly = null;
 function plotlyReady(model) {
   if (!plotly) {
     plotly = ask(model, { type: "plotly" }).then((answer) => {
       metas["ae-plotly"] = URL.createObjectURL(new Blob([answer.bytes], { type: "text/javascript" }));
+      plotlyMeta().content = metas["ae-plotly"];
     });
   }
   return plotly;
@@ -62,9 +78,9 @@ function build(model, box, state) {
   box.innerHTML = model.get("html");
   const root = box.querySelector("[data-widget]");
   if (state) root.querySelector('script[data-role="state"]').textContent = JSON.stringify(state);
-  const widget = new AE.Widget(root);
+  const widget = new Widget(root);
   AE.widgets.push(widget);
-  if (AE.logPanel && root.querySelector('[data-role="log-file"]')) AE.logPanel.attach(root);
+  if (root.querySelector('[data-role="log-file"]')) logPanel.attach(root);
   // The front end's copy of the parameters too, one trait each (marimo's reactive value and a
   // jslink follow them), saved once the view has drawn the answer, and only those that changed:
   // your cluster's megabyte log is not serialised on the change's path. A next call saves first,
