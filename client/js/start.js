@@ -7,6 +7,7 @@ import { embedEvents } from "./embedevents.js";
 import "./embedheight.js";
 import "./logpanel.js";
 import "./navigate.js";
+import "./topofile.js";
 import { onPage, python, setPython, setWidgets, startPage, widgets } from "./page.js";
 import { present } from "./present.js";
 import { Python } from "./python.js";
