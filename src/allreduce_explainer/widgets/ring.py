@@ -184,7 +184,7 @@ def predict_reduce_scatter(params, answer) -> dict:
     chunk = chunk_of(r["chunks"], first, a["stop"])
     want = r["trace"][step - 1]["buffers"][gpu][first]
     sent, own = a["values"][0], r["inputs"][gpu][first]
-    read_answer(answer, COUNT, "")
+    got = read_answer(answer, COUNT, "")
     tolerance = 0.0
     if dtype != "int" and want:
         tolerance = 0.01 * max(abs(sent), abs(own)) / abs(want)
@@ -201,7 +201,8 @@ def predict_reduce_scatter(params, answer) -> dict:
     v = check_quantity(answer, want, COUNT, "", tolerance, tuple(mistakes), False, "Not quite.")
     held = r["trace"][step - 1]["contributors"][gpu][first]
     v["message"] += (
-        f" After step {step}, GPU {gpu} holds {value_text(want, dtype)} there: the "
+        f" You said {fmt.sig(got, 7)}; after step {step}, GPU {gpu} holds "
+        f"{value_text(want, dtype)} there: the "
         f"{value_text(sent, dtype)} GPU {src} sends plus its own {value_text(own, dtype)}, "
         f"the sum of {held} GPUs' numbers."
     )
