@@ -470,6 +470,7 @@ RECORDS = (
             ("readouts", "servers"),
             ("chart", "Bytes per card by server count as a table", "servers"),
         ),
+        extras=("_predict",),
         predict=predict_bandwidth,
     ),
 )

@@ -449,6 +449,7 @@ RECORDS = (
         ),
         label="Bytes over the network and time of three all-reduce methods as servers are added",
         layout=(("partial", "servers_table"), ("chart", "The chart's data as a table")),
+        extras=("_predict",),
         predict=predict_compare,
     ),
 )

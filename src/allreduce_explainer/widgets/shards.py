@@ -574,6 +574,7 @@ RECORDS = (
             ("chart", "Each strategy's memory, bytes and time as a table"),
             ("chart", "Time per step as a table", "time"),
         ),
+        extras=("_predict",),
         predict=predict_memory,
     ),
 )
