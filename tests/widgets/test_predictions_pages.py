@@ -42,7 +42,8 @@ def test_gap_says_how_far_the_guess_is_either_way():
 # ---- page 3: the all-gather's bytes -----------------------------------------------------------
 
 
-CASES = [(4, 8, "int"), (3, 8, "int"), (3, 7, "int"), (8, 16, "bf16"), (5, 13, "fp32"), (2, 4, "int")]
+CASES = [(4, 8, "int"), (3, 8, "int"), (3, 7, "int"), (8, 16, "bf16"), (5, 13, "fp32"),
+         (2, 4, "int")]  # fmt: skip
 
 
 @pytest.mark.parametrize(("gpus", "length", "dtype"), CASES)
