@@ -68,14 +68,17 @@ def math_to_mathml(text: str, stash: Stash) -> str:
 def widget_docs(pages: list[Page], given: Mapping[str, dict] | None = None) -> list[dict]:
     """Every widget, the page it is on and its URL parameters with their defaults (a contract),
     from its spec and the parameters the build gives it (`given`: the sheet's kinds, from the
-    pages); a stepper's URL also takes `step`."""
+    pages); a stepper's URL also takes `step`; a widget that asks a prediction, its question."""
     docs = []
     for page in pages:
         for name in WIDGET_CALL.findall(page.source):
             w = widgets.REGISTRY[name]
             stepper = w.view == views.STEPPER
             params = {k: p.default for k, p in w.spec.items()} | (given or {}).get(name, {})
-            docs.append({"name": name, "page": page, "params": params, "stepper": stepper})
+            doc = {"name": name, "page": page, "params": params, "stepper": stepper}
+            if w.predict:  # the question it asks first, at the page's defaults
+                doc["question"] = w.function(None)["prediction"]["question"]
+            docs.append(doc)
     drilled = [p for p in pages if p.exercises]
     if drilled:  # one row for every page's exercises, named exercise-<kind> (exercise_states)
         params = {k: p.default for k, p in widgets.SPECS["exercise"].items()}

@@ -19,8 +19,9 @@ export function predict(widget) {
   var field = q('[data-role="predict-answer"]'), verdict = q('[data-role="predict-verdict"]');
   var asked = null, waiting = false, hidden = [];
 
-  // What gives the answer away: the charts named (with their summaries and tables) and the
-  // readouts named; a stepper's later steps are its view's to lock.
+  // What gives the answer away: the charts named (with their summaries and tables), the
+  // readouts named and the prose marked with the prediction's id; a stepper's later steps are
+  // its view's to lock.
   function parts(p) {
     var root = widget.el, out = [];
     (p.figures || []).forEach(function (name) {
@@ -36,6 +37,8 @@ export function predict(widget) {
       var el = root.querySelector('[data-readout="' + key + '"]');
       if (el) out.push(el);
     });
+    // the page's prose that gives the answer away (content: data-hidden-until="<id>")
+    document.querySelectorAll('[data-hidden-until="' + p.id + '"]').forEach(function (el) { out.push(el); });
     return out;
   }
   function conceal(on) {

@@ -1,5 +1,6 @@
-"""Predict first, in Chromium: stage 2's ring stepper, stage 5's ring-against-tree chart and
-stage 7's bucket sweep keep their answer out of reach until the reader predicts or skips; the
+"""Predict first, in Chromium: stage 2's ring stepper, stage 5's ring-against-tree chart,
+stage 7's bucket sweep (and the prose under it that gives the answer), and the main widgets of
+stages 3, 6, 8 and 9 keep their answer out of reach until the reader predicts or skips; the
 verdicts are Python's (the same judge the core tests hold against numpy and brute force);
 `predict=0` shows everything at once; an answer is remembered for the page in the session; the
 `ae:predicted` event carries {widget, id, answer, correct}; axe passes light and dark."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from allreduce_explainer.widgets import buckets, latency, ring
+from allreduce_explainer.widgets import REGISTRY, buckets, innetwork, latency, ring, servers, shards
 from helpers import PY_READY, axe_violations, expect_counter, step_to_end
 
 RING, LATENCY, BUCKETS = "ring-reduce-scatter", "latency-ring-vs-tree", "ddp-buckets"
@@ -116,6 +117,7 @@ def test_buckets_sweep_waits_and_the_answer_is_kept_for_the_session(page, server
     text = w.locator("[data-role=predict-verdict]").inner_text()
     assert text == buckets.predict_buckets(None, "25")["message"]
     assert w.evaluate(HIDDEN) == 0
+    assert page.locator("[data-hidden-until=buckets-best-cap]").evaluate("e => e.inert") is False
     page.reload()
     w.locator("[data-readout=best]").wait_for()
     assert w.locator("[data-role=predict]").is_hidden() and w.evaluate(HIDDEN) == 0
@@ -145,7 +147,7 @@ def test_axe_with_the_predictions_open_and_answered(browser, server):
     for scheme in ("light", "dark"):
         ctx = browser.new_context(color_scheme=scheme)
         page = ctx.new_page()
-        for slug in (RING, LATENCY, BUCKETS):
+        for slug in (RING, LATENCY, BUCKETS, *(n[0] for n in NEW)):
             page.goto(f"{server}/{slug}/")
             page.wait_for_selector(PY_READY, state="attached")
             assert axe_violations(axe, page) == [], (slug, scheme, "open")
@@ -155,3 +157,52 @@ def test_axe_with_the_predictions_open_and_answered(browser, server):
             w.locator("[data-role=predict-verdict][data-correct]").wait_for()
             assert axe_violations(axe, page) == [], (slug, scheme, "answered")
         ctx.close()
+
+
+def test_buckets_prose_below_is_blurred_until_the_reader_commits(page, server):
+    """Page 7's paragraph that names the best cap and the default's loss waits with the sweep."""
+    _open(page, server, BUCKETS, live=True)
+    prose = page.locator("[data-hidden-until=buckets-best-cap]")
+    assert "predict-hidden" in prose.get_attribute("class") and prose.evaluate("e => e.inert")
+    w = page.locator("[data-widget=ddp_buckets]")
+    _predict(w, "above")
+    w.locator("[data-role=predict-verdict][data-correct]").wait_for()
+    text = w.locator("[data-role=predict-verdict]").inner_text()
+    assert text == buckets.predict_buckets(None, "above")["message"]
+    assert prose.evaluate("e => e.inert") is False
+    assert "predict-hidden" not in (prose.get_attribute("class") or "")
+    page.watch.assert_clean()
+
+
+# the four pages that gained a prediction: (page, widget, what it hides, an answer, its judge)
+NEW = [
+    ("ring-all-gather", "ring_all_gather", "[data-readout=sent]", "32", ring.predict_all_gather),
+    ("across-servers", "servers_compare", "[data-readout=ring_time]", "8",
+     servers.predict_compare),
+    ("sharded-data-parallel", "shard_memory", "[data-readout=ratio]", "1",
+     shards.predict_memory),
+    ("in-network-reduction", "innetwork_bandwidth", "[data-readout=nvls_link]", "15 GB",
+     innetwork.predict_bandwidth),
+]  # fmt: skip
+
+
+def test_the_new_predictions_hide_their_answer_and_show_pythons_verdict(page, server):
+    for slug, name, hidden, answer, judge in NEW:
+        _open(page, server, slug, live=True)
+        w = page.locator(f"[data-widget={name}]")
+        assert w.locator("[data-role=predict]").is_visible(), slug
+        question = w.locator("[data-role=predict-question]").inner_text()
+        assert question == REGISTRY[name].function()["prediction"]["question"]
+        assert w.locator(hidden).evaluate("e => e.inert") is True, slug
+        if name == "ring_all_gather":  # the stepper stays at its start
+            assert w.locator("[data-action=next]").is_disabled()
+        _predict(w, answer)
+        w.locator("[data-role=predict-verdict][data-correct]").wait_for()
+        verdict = w.locator("[data-role=predict-verdict]")
+        want = judge(None, answer)
+        assert verdict.inner_text() == want["message"], slug
+        assert verdict.get_attribute("data-correct") == str(want["correct"]).lower()
+        assert w.evaluate(HIDDEN) == 0 and w.locator(hidden).evaluate("e => e.inert") is False
+        ids = [e["id"] for e in page.evaluate("window.predicted")]
+        assert ids == [REGISTRY[name].function()["prediction"]["id"]]
+    page.watch.assert_clean()

@@ -1,7 +1,8 @@
-"""The three predictions (stage 2's ring stepper, stage 5's latency chart, stage 7's bucket
-sweep): the question each state asks, and the verdict each judge gives, against answers worked
-out here independently: the ring's cell summed with numpy along the schedule's rule, the
-crossing found by a dense scan of NCCL's curves, the best cap by calling api.ddp cap by cap."""
+"""The first three predictions (stage 2's ring stepper, stage 5's latency chart, stage 7's bucket
+sweep; the others in test_predictions_pages.py): the question each state asks, and the verdict
+each judge gives, against answers worked out here independently: the ring's cell summed with
+numpy along the schedule's rule, the crossing found by a dense scan of NCCL's curves, the best
+cap by calling api.ddp cap by cap."""
 
 from __future__ import annotations
 
@@ -113,9 +114,13 @@ def test_latency_crossing_is_judged_within_a_factor_of_two(gpus, per):
     assert x is not None
     params = {"gpus": gpus, "gpus_per_node": per}
     judge = latency.predict_latency
+    board = latency.latency(params)["crossover_bytes"]  # the whiteboard's, named when guessed
     for factor, right in ((1, True), (1.9, True), (1 / 1.9, True), (2.2, False), (1 / 2.2, False)):
         v = judge(params, f"{x * factor / 1e6:.6g} MB")
-        assert v["correct"] is right, (factor, v)
+        if board and abs(x * factor / board - 1) <= 0.1:
+            assert v["correct"] is False and "whiteboard model's curves cross." in v["message"]
+        else:
+            assert v["correct"] is right, (factor, v)
     assert judge(params, f"{x:.0f} B")["correct"] is True
     assert judge(params, "never")["correct"] is False
 
@@ -139,23 +144,31 @@ def _exposed(cap: float) -> float:
     ]
 
 
-def test_buckets_best_cap_is_judged_against_a_brute_force_sweep():
+def test_buckets_side_is_judged_against_a_brute_force_sweep():
     """The least exposed time of the caps a reader types (every 0.1 MiB to 200 MiB, and a
-    grid beyond, found cap by cap) is no less than the page's best, and a cap is right when
-    it leaves at most 10% more exposed than the best (the page's "as good as the best")."""
+    grid beyond, found cap by cap) is no less than the page's best, and that cap's side of
+    PyTorch's 25 MiB is the right answer, as a word or as any cap on that side."""
     total = api.ddp(model="gpt2", gpus=512, gpus_per_node=8)["gradient_bytes"]
     caps = [k / 10 for k in range(1, 2001)] + [0.1 * (total / MIB / 0.1) ** (k / 40)
                                                 for k in range(41)]  # fmt: skip
     best = api.ddp(model="gpt2", gpus=512, gpus_per_node=8, sweep=True)
     least = best["best_exposed_s"]
-    assert min(_exposed(c) for c in caps) >= least
-    for cap in (1, 25, 50, 60, 80, 100, 110, 200, 500):
+    exposed = {c: _exposed(c) for c in caps}
+    assert min(exposed.values()) >= least
+    brute = min(caps, key=exposed.get)
+    side = "above" if brute > 25 else "below"
+    assert buckets.predict_buckets(None, side)["correct"] is True
+    assert (
+        buckets.predict_buckets(None, {"above": "below", "below": "above"}[side])["correct"]
+        is False
+    )
+    for cap in (1, 10, 50, 110, 500):
         v = buckets.predict_buckets(None, f"{cap} MiB")
-        assert v["correct"] is (_exposed(cap) <= 1.1 * least), (cap, v)
-    assert buckets.predict_buckets(None, f"{best['best_bucket_mb']}")["correct"] is True
-    assert "PyTorch's default" in buckets.predict_buckets(None, "25")["message"]
-    assert buckets.predict_buckets(None, "104.857600 MB")["message"].startswith(
-        buckets.predict_buckets(None, "100 MiB")["message"][:12]
+        assert v["correct"] is ((cap > 25) == (side == "above")), (cap, v)
+    assert "default is not the best" in buckets.predict_buckets(None, "25")["message"]
+    assert (
+        buckets.predict_buckets(None, "104.857600 MB")["message"]
+        == (buckets.predict_buckets(None, "100 MiB")["message"])
     )
 
 
@@ -173,7 +186,8 @@ def test_buckets_hides_the_sweep_until_predicted():
 
 def test_every_prediction_names_what_it_hides_and_the_bridge_judges_it():
     asking = {name: w for name, w in REGISTRY.items() if w.predict}
-    assert set(asking) == {"ring_reduce_scatter", "latency", "ddp_buckets"}
+    assert set(asking) == {"ring_reduce_scatter", "ring_all_gather", "latency", "servers_compare",
+                           "ddp_buckets", "shard_memory", "innetwork_bandwidth"}  # fmt: skip
     for name, w in asking.items():
         s = w.function()
         p = s["prediction"]

@@ -7,7 +7,7 @@ import math
 from .. import api, fmt, nccl, performance
 from ..catalog import models
 from ..errors import ParamError
-from ..exercises.check import close
+from ..exercises.check import check_choice, close
 from ..exercises.check import verdict as judged
 from ..exercises.units import BYTES
 from ..nccl import GPU_SPECS
@@ -17,7 +17,7 @@ from ..sources import REFERENCE_DASH
 from ..training import calculator, ddp
 from . import Widget, views
 from . import figures as fig
-from .common import grad_dtype, read_answer
+from .common import gap, grad_dtype, read_answer
 
 # The widget opens on 64 servers of 8 GPUs, where both ends of the bucket-size trade-off show
 # (tiny buckets pay NCCL's fixed cost of a call many times); one server hides almost all of it.
@@ -95,10 +95,11 @@ def ddp_buckets(params=None) -> dict:
         prediction=views.prediction(
             id=PREDICTION_ID,
             question=(
-                "Which bucket cap, in MiB, will leave the least all-reduce exposed after the "
-                "backward pass? You may try caps in the box above first."
+                "Will the best bucket cap, the one that leaves the least all-reduce exposed "
+                f"after the backward pass, be above or below PyTorch's default of "
+                f"{cap_text(ddp.DEFAULT_CAP_MB)}? Type above or below, or the cap you expect."
             ),
-            example="a cap in MiB",
+            example="above, below or a cap in MiB",
             figures=["sweep"],
             readouts=[key for key, _ in READOUTS["sweep"]],
         ),
@@ -106,30 +107,61 @@ def ddp_buckets(params=None) -> dict:
 
 
 PREDICTION_ID = "buckets-best-cap"
+SIDES = ("above", "below")
 
 
 def predict_buckets(params, answer) -> dict:
-    """The reader's best cap, right when it leaves at most NEAR_BEST times the exposed time of
-    the best cap (the rule by which `advice` calls a cap as good as the best), with both
-    exposed times."""
+    """The reader's commitment, before the sweep: will the best cap be above or below PyTorch's
+    default (a word, or a cap in MiB, whose side is judged and whose gap to the best is told)?
+    The verdict gives the best cap, the exposed time it leaves against the default's, and
+    whether one bucket of everything beats the default."""
     p = _params(params)
     args, first = _args(p)
-    cap = read_answer(answer, BYTES, "MiB") / ddp.MIB
+    word = check_choice(answer, "", SIDES)
+    cap = None if word.get("counts", True) else read_answer(answer, BYTES, "MiB") / ddp.MIB
     lo, hi = SPEC["bucket_cap_mb"].lo, SPEC["bucket_cap_mb"].hi
-    if not lo <= cap <= hi:
+    if cap is not None and not lo <= cap <= hi:
         raise ParamError("answer", f"A bucket cap is between {lo:g} and {hi:,.0f} MiB.")
-    mine = api.ddp(**args, bucket_cap_mb=cap, first_bucket_mb=first, sweep=True)
-    best = _best(mine, args, first)
-    text = (
-        f"your {cap_text(cap)} leaves {ms(mine['exposed_s'])} exposed; the best cap, "
-        f"{cap_text(best['bucket_mb'])}, leaves {ms(best['exposed_s'])}."
+    default = ddp.DEFAULT_CAP_MB
+    r = api.ddp(**args, bucket_cap_mb=default, first_bucket_mb=first, sweep=True)
+    best, whole = _best(r, args, first), r["sweep"][-1]
+    said = _side(cap, default) if cap is not None else _said(answer)
+    right = _side(best["bucket_mb"], default)
+    times = best["bucket_mb"] / default
+    said_text = (
+        gap(cap, best["bucket_mb"], cap_text)
+        if cap is not None
+        else f"you said {said}; the best is {fmt.sig(times, 2)} times the default"
+        if times >= 1
+        else f"you said {said}; the default is {fmt.sig(1 / times, 2)} times the best"
     )
-    mine = mine["exposed_s"]
-    if mine <= NEAR_BEST * best["exposed_s"]:
-        return judged(True, f"Right: {text}")
-    if close(cap, ddp.DEFAULT_CAP_MB, 0.01):
-        return judged(False, f"PyTorch's default is not the best here: {text}")
-    return judged(False, f"Not quite: {text}")
+    beats = "beats" if whole["exposed_s"] < r["exposed_s"] else "does not beat"
+    text = (
+        f"The best cap is {cap_text(best['bucket_mb'])}, leaving {ms(best['exposed_s'])} exposed "
+        f"against the default's {ms(r['exposed_s'])}: {said_text}. One bucket of everything "
+        f"({ms(whole['exposed_s'])}) {beats} the default."
+    )
+    if said == right:
+        return judged(True, f"Right. {text}")
+    why = {
+        "above": "Larger buckets pay NCCL's fixed cost of a call fewer times, but start their "
+        "all-reduce later; here smaller ones win.",
+        "below": "Smaller buckets start their all-reduce sooner, but each pays NCCL's fixed cost "
+        "of a call; here fewer, larger ones win.",
+        "at": "The default is not the best here.",
+    }
+    return judged(False, f"{why.get(said, 'Not quite.')} {text}")
+
+
+def _side(cap: float, default: float) -> str:
+    """Where a cap lies against PyTorch's default: above, below, or at it (within 1 %)."""
+    return "at" if close(cap, default, 0.01) else "above" if cap > default else "below"
+
+
+def _said(answer: str) -> str:
+    """The side a word names (check_choice read it: a unique prefix of SIDES)."""
+    t = answer.strip().lower()
+    return next(c for c in SIDES if c.startswith(t) or t.startswith(c))
 
 
 def _best(r: dict, args: dict, first: float | None) -> dict:

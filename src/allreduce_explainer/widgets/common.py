@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
-from .. import api, dtypes
+from .. import api, dtypes, fmt
 from ..errors import ParamError
-from ..exercises.check import read_quantity
+from ..exercises.check import Mistakes, check_quantity, close, read_quantity
 from ..exercises.units import AnswerError
 from ..params import Param, api_args, narrowed
 from ..simulation import gradients
@@ -164,3 +165,38 @@ def read_answer(text, dimension: str, asked: str) -> float:
         return read_quantity(text, dimension, asked)
     except AnswerError as e:
         raise ParamError("answer", str(e)) from None
+
+
+def gap(got: float, want: float, shown: Callable[[float], str]) -> str:
+    """How far a positive guess is from the result, as the verdict says it: "your 40 MiB is
+    spot on", "your 60 MiB is 5 % below it", "1.6 times your 40 MiB", "your 400 MiB is 6.3
+    times that"."""
+    if close(got, want, 0.005):
+        return f"your {shown(got)} is spot on"
+    if close(got, want, 0.1):  # "1.1 times" would round to "1 times": a percentage
+        side = "above" if got > want else "below"
+        return f"your {shown(got)} is {fmt.sig(100 * abs(got / want - 1), 2)} % {side} it"
+    if want > got:
+        return f"{fmt.sig(want / got, 2)} times your {shown(got)}"
+    return f"your {shown(got)} is {fmt.sig(got / want, 2)} times that"
+
+
+def judge_quantity(
+    answer,
+    want: float,
+    dimension: str,
+    asked: str,
+    tolerance: float,
+    mistakes: Mistakes,
+    shown: Callable[[float], str],
+    result: str,
+) -> dict:
+    """A numeric prediction judged by the exercises' checker (`mistakes` first, then unit
+    slips), followed by the result and the gap: "Right. <result>; your 8 is spot on." An
+    unreadable answer, or one not above 0, is no prediction (ParamError naming the box)."""
+    got = read_answer(answer, dimension, asked)
+    if got <= 0:
+        raise ParamError("answer", "Your prediction is more than 0: type one such as the example.")
+    v = check_quantity(answer, want, dimension, asked, tolerance, mistakes, False, "Not quite.")
+    head = "Right." if v["correct"] else v["message"]
+    return {"correct": v["correct"], "message": f"{head} {result}; {gap(got, want, shown)}."}

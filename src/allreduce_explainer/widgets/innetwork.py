@@ -14,6 +14,7 @@ from ..catalog.hardware import NVLS_GPUS
 from ..catalog.measured import MEASURED_H100_BUSBW_GBPS
 from ..collectives import ALLREDUCE
 from ..errors import ParamError
+from ..exercises.units import BYTES
 from ..palette import NEUTRAL, SERIES
 from ..params import Param, narrowed, spec, validated
 from ..schedules.ring import steps as ring_steps
@@ -23,7 +24,7 @@ from ..simulation.innetwork import SWITCH
 from ..sources import FITTED, REFERENCE_DASH, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import DTYPE, SEED, VALUES, simulated, value_text, vectors
+from .common import DTYPE, SEED, VALUES, judge_quantity, simulated, value_text, vectors
 
 # ---- The stepper -------------------------------------------------------------------------------
 
@@ -184,7 +185,42 @@ def innetwork_bandwidth(params=None) -> dict:
         figures={"gpus": _gpus_figure(by_n, measured, gpu), "servers": across["figure"]},
         readouts=_readouts(ideal, model, n, s, gpu, across),
         data={"ideal": ideal, "nccl": model, "across": across["rows"]},
+        prediction=views.prediction(
+            id=BANDWIDTH_PREDICTION_ID,
+            question=(
+                f"With the switch adding (NVLS), how many bytes will each GPU's link carry each "
+                f"way for this all-reduce of {fmt.nbytes(s)} on {n} GPUs? The ring's carries "
+                f"{fmt.nbytes(ideal['ring']['bytes_per_link_each_way'])}."
+            ),
+            example="such as 5 GB",
+            readouts=[f"nvls_{k}" for k in ("link", "algbw", "busbw", "wire", "nccl", "time")]
+            + ["gain"],
+        ),
     )
+
+
+BANDWIDTH_PREDICTION_ID = "innetwork-link-bytes"
+LINK_TOLERANCE = 0.05  # (n + 1)/n S against S: 12.5 % apart on 8 GPUs, told apart at 5 %
+
+
+def predict_bandwidth(params, answer) -> dict:
+    """The reader's bytes on each GPU's link with NVLS (simulation.innetwork.bandwidth), right
+    within LINK_TOLERANCE, with the share of the ring's traffic it saves; the misconceptions:
+    the ring's bytes (as if the GPUs still added), and S itself."""
+    p = validated(params, BANDWIDTH)
+    n, s = p["gpus"], int(p["size_mb"] * MIB)
+    ideal = innetwork.bandwidth(n, s, H100_NVLINK_GBps)
+    nvls, ring = (ideal[k]["bytes_per_link_each_way"] for k in ("nvls", "ring"))
+    mistakes = (
+        (ring, "That is the ring's: with NVLS the switch does the additions, so no partial sum "
+         "crosses a GPU's link on its way to be added again."),
+        (s, "That is the buffer S itself; a GPU's link carries a little more: (n + 1)/n · S."),
+    )  # fmt: skip
+    result = (
+        f"Each link carries {fmt.nbytes(nvls)} with NVLS against the ring's {fmt.nbytes(ring)}, "
+        f"{fmt.sig(100 * abs(1 - nvls / ring), 2)} % {'less' if nvls < ring else 'more'} traffic"
+    )
+    return judge_quantity(answer, nvls, BYTES, "GB", LINK_TOLERANCE, mistakes, fmt.nbytes, result)
 
 
 BANDWIDTH_HEADLINE = (  # the ring and NVLS side by side are the table's cells, labelled there
@@ -434,5 +470,7 @@ RECORDS = (
             ("readouts", "servers"),
             ("chart", "Bytes per card by server count as a table", "servers"),
         ),
+        extras=("_predict",),
+        predict=predict_bandwidth,
     ),
 )

@@ -30,6 +30,7 @@ from ..costs.latency_model import (
     whole,
 )
 from ..errors import ParamError
+from ..exercises.check import close
 from ..exercises.check import verdict as judged
 from ..exercises.units import BYTES
 from ..nccl import BASE_LATENCY_US, HW_LATENCY_US, NIC_GBPS, RING_PLATEAU_FACTOR
@@ -44,7 +45,7 @@ from ..simulation.verify import check
 from ..sources import ESTIMATE, FITTED, REFERENCE_DASH, WHITEBOARD
 from . import Widget, common, diagram, views
 from . import figures as fig
-from .common import chunk_of, read_answer, stepper_frames, summed, traced, vectors
+from .common import chunk_of, gap, read_answer, stepper_frames, summed, traced, vectors
 
 MAX_LATENCY_GPUS = 1024
 # One colour per algorithm NCCL may pick (Okabe & Ito), one marker per protocol
@@ -155,8 +156,10 @@ def latency(params=None) -> dict:
         prediction=views.prediction(
             id=PREDICTION_ID,
             question=(
-                "At what message size, in MB, will NCCL's ring catch up with its tree on this "
-                "cluster? (If you think they never cross, type “never”.)"
+                "On the first chart, NCCL's estimate of its ring and of its tree (the two dotted "
+                "curves): at what message size, in MB, will the ring catch up with the tree? "
+                "Not the size from which NCCL picks its ring: it may pick neither. (If you "
+                "think they never cross, type “never”.)"
             ),
             example="such as 1 MB",
             figures=["", "whiteboard"],
@@ -181,10 +184,14 @@ NEVER = re.compile(r"^\s*(never|none|no|not)\b", re.IGNORECASE)
 
 
 def predict_latency(params, answer) -> dict:
-    """The reader's guess of where NCCL's ring catches up with its tree (the chart's first
-    crossing, or "never"), right within a factor of PREDICT_FACTOR, and where they do cross."""
+    """The reader's guess of where NCCL's estimate has its ring catch up with its tree (the first
+    chart's dotted curves' first crossing, or "never"), right within a factor of PREDICT_FACTOR,
+    with the gap. Two other sizes are named when the guess is theirs: the whiteboard model's
+    crossing (the second chart), and the size from which NCCL picks its ring (the strip). Every
+    verdict says where the whiteboard model's curves cross, and what NCCL picks by size."""
     p = validated(params, LATENCY)
-    system = nccl_system(p["gpus"], p["gpus_per_node"], float(p["bandwidth_gbps"]))
+    n, gbps, alpha = p["gpus"], float(p["bandwidth_gbps"]), float(p["latency_us"])
+    system = nccl_system(n, p["gpus_per_node"], gbps)
     best, xs = _nccl_curves(system)
     got = (
         None
@@ -193,22 +200,50 @@ def predict_latency(params, answer) -> dict:
     )
     if got is not None and got <= 0:
         raise ParamError("answer", "A message size is more than 0 B: type one such as 1 MB.")
+    board, picks = _board_crossover(n, gbps, alpha), best.pick
+    others = _other_models(board, picks)
     if not xs:
         faster = "ring" if best.time_us["Ring"][0] <= best.time_us["Tree"][0] else "tree"
         where = f"here they do not cross between 8 B and 8 GiB: the {faster} is faster throughout."
-        return judged(got is None, ("Right: " if got is None else "Not quite: ") + where)
-    at = f"NCCL's ring catches up with its tree at {fmt.nbytes(xs[0])}"
+        head = "Right: " if got is None else f"Not quite: you said {fmt.nbytes(got)}; "
+        return judged(got is None, f"{head}{where} {others}")
+    at = f"NCCL's estimate has its ring catch up with its tree at {fmt.nbytes(xs[0])}"
     if got is None:
-        return judged(False, f"Not quite: they do cross. {at}.")
-    ratio = xs[0] / got
-    if 1 / PREDICT_FACTOR <= ratio <= PREDICT_FACTOR:
-        return judged(True, f"Right: {at}, within a factor of two of your {fmt.nbytes(got)}.")
-    off = (
-        f", about {fmt.sig(ratio, 2)} times your {fmt.nbytes(got)}"
-        if ratio > 1
-        else f"; your {fmt.nbytes(got)} is about {fmt.sig(1 / ratio, 2)} times that"
+        return judged(False, f"Not quite: they do cross. {at}. {others}")
+    result = f"{at}; {gap(got, xs[0], fmt.nbytes)}. {others}"
+    ring_from = next((lo for lo, a in algorithm_runs(whole(SIZES), picks)[1:] if a == "Ring"), None)
+    if board is not None and close(got, board, 0.1) and not close(xs[0], board, 0.1):
+        return judged(False, f"That is where the whiteboard model's curves cross. {result}")
+    if ring_from is not None and _within(got, ring_from) and not _within(xs[0], ring_from):
+        return judged(
+            False, "That is where NCCL starts to pick its ring, not where its curves cross: "
+            f"NCCL may pick neither. {result}"
+        )  # fmt: skip
+    return judged(
+        _within(got, xs[0]), ("Right: " if _within(got, xs[0]) else "Not quite: ") + result
     )
-    return judged(False, f"Not quite: {at}{off}.")
+
+
+def _within(a: float, b: float) -> bool:
+    return 1 / PREDICT_FACTOR <= b / a <= PREDICT_FACTOR
+
+
+def _board_crossover(n: int, gbps: float, alpha: float) -> float | None:
+    """Where the whiteboard model's ring and tree cross on the page's second chart."""
+    topo = flat(n, gbps, alpha)
+    ring = [ring_time(topo, s) for s in SIZES]
+    tr = [cost.tree_time_fast(topo, s) for s in SIZES]
+    return crossover(topo, d=[a - b for a, b in zip(ring, tr, strict=True)])
+
+
+def _other_models(board: float | None, picks) -> str:
+    """What the verdict says of the two other answers on the page: the whiteboard model's
+    crossing and NCCL's picks by size."""
+    crossing = "do not cross" if board is None else f"cross at {fmt.nbytes(board)}"
+    return (
+        f"The whiteboard model's curves (the second chart, every GPU on its own server) "
+        f"{crossing}; NCCL picks {band_text(whole(SIZES), picks)}."
+    )
 
 
 def _nccl_figure(ring, tr, xn, sizes, picks, where: str) -> dict:

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-from .. import dtypes
+from .. import dtypes, fmt
 from ..errors import ParamError
 from ..exercises.check import check_quantity
-from ..exercises.units import COUNT
+from ..exercises.units import BYTES, COUNT
 from ..params import spec, validated
 from ..simulation.verify import check
 from ..validate import permutation
 from . import Widget, common, diagram, views
-from .common import chunk_of, read_answer, stepper_frames, summed, traced, value_text
+from .common import (
+    chunk_of,
+    judge_quantity,
+    read_answer,
+    stepper_frames,
+    summed,
+    traced,
+    value_text,
+)
 
 
 def _ring_narration(chunks, dtype: str, n: int):
@@ -176,7 +184,7 @@ def predict_reduce_scatter(params, answer) -> dict:
     chunk = chunk_of(r["chunks"], first, a["stop"])
     want = r["trace"][step - 1]["buffers"][gpu][first]
     sent, own = a["values"][0], r["inputs"][gpu][first]
-    read_answer(answer, COUNT, "")
+    got = read_answer(answer, COUNT, "")
     tolerance = 0.0
     if dtype != "int" and want:
         tolerance = 0.01 * max(abs(sent), abs(own)) / abs(want)
@@ -193,7 +201,8 @@ def predict_reduce_scatter(params, answer) -> dict:
     v = check_quantity(answer, want, COUNT, "", tolerance, tuple(mistakes), False, "Not quite.")
     held = r["trace"][step - 1]["contributors"][gpu][first]
     v["message"] += (
-        f" After step {step}, GPU {gpu} holds {value_text(want, dtype)} there: the "
+        f" You said {fmt.sig(got, 7)}; after step {step}, GPU {gpu} holds "
+        f"{value_text(want, dtype)} there: the "
         f"{value_text(sent, dtype)} GPU {src} sends plus its own {value_text(own, dtype)}, "
         f"the sum of {held} GPUs' numbers."
     )
@@ -221,11 +230,49 @@ def ring_all_gather(params=None) -> dict:
     verdict = check(r)
     frames[-1]["narration"].append(verdict["verdict"])
     sent = _sent(r, n - 2, len(r["trace"]) - 1)
-    state = _ring_stepper(p, r, frames, _readouts(r, sent), check=verdict)
+    whole = r["length"] * dtypes.get(dtype).itemsize
+    prediction = views.prediction(
+        id=AG_PREDICTION_ID,
+        question=(
+            f"In the all-gather, how many bytes will GPU 0 send in all? Its gradient is "
+            f"{whole:,} bytes."
+        ),
+        example="a number of bytes",
+        last_step=0,
+        readouts=["sent"],
+    )
+    state = _ring_stepper(p, r, frames, _readouts(r, sent), check=verdict, prediction=prediction)
     ones = [[1] * r["length"]] * n
     rs = stepper_frames(r["trace"][: n - 1], r["inputs"], ones, n, chunks, lambda *_: [])
     layout = diagram.ring(n, order=_ranks(p))
     return diagram.attach(state, layout, start=diagram.holders(rs, n)[-1])
+
+
+AG_PREDICTION_ID = "all-gather-bytes"
+
+
+def predict_all_gather(params, answer) -> dict:
+    """The reader's count of the bytes GPU 0 sends in the all-gather, exact, judged by the
+    exercises' checker with three misconceptions: the whole gradient, one chunk, and the whole
+    all-reduce's (the reduce-scatter's bytes again)."""
+    _, r = _ring_trace(params)
+    n, item = r["gpus"], dtypes.get(r["dtype"]).itemsize
+    whole = r["length"] * item
+    sent = _sent(r, n - 2, len(r["trace"]) - 1)[0]
+    chunk = _sent(r, n - 2, n - 1)[0]  # its first step's: its own chunk
+    mistakes = (
+        (whole, "That is the whole gradient: GPU 0 already holds its own sum, and it never "
+         "sends on the chunk it receives last."),
+        (chunk, f"That is one chunk: the all-gather takes {n - 1} steps, and GPU 0 sends a "
+         "chunk in every one."),
+        (2 * sent, "That is the whole all-reduce's: the reduce-scatter before it sent as much."),
+    )  # fmt: skip
+    result = f"GPU 0 sends {sent:,} bytes of its {whole:,}, a chunk in each of the {n - 1} steps"
+    return judge_quantity(answer, sent, BYTES, "B", 0.0, mistakes, _bytes_text, result)
+
+
+def _bytes_text(b: float) -> str:
+    return f"{fmt.sig(b, 4)} bytes"
 
 
 def facts() -> dict[str, str]:
@@ -264,5 +311,6 @@ RECORDS = (
         label="Ring all-gather and the exact check",
         headline=HEADLINE,
         readouts=READOUTS,
+        predict=predict_all_gather,
     ),
 )

@@ -16,6 +16,7 @@ from ..catalog.hardware import NCCL_GPU
 from ..catalog.models import EXAMPLE_GRADIENT_BYTES
 from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..errors import ParamError
+from ..exercises.units import COUNT
 from ..palette import SERIES
 from ..params import Param, api_args, narrowed, spec, validated
 from ..schedules.schedule import split
@@ -25,7 +26,7 @@ from ..simulation.verify import check
 from ..sources import FITTED, WHITEBOARD
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import SEED, VALUES, complete, simulated, summed, traced
+from .common import SEED, VALUES, complete, judge_quantity, simulated, summed, traced
 
 METHODS = ("ring", "multi-ring", "hierarchical")
 LABELS = {
@@ -246,7 +247,53 @@ def servers_compare(params=None) -> dict:
             ],
         },
     )
-    return views.chart(params=p, main=main, readouts=readouts)
+    return views.chart(
+        params=p,
+        main=main,
+        readouts=readouts,
+        prediction=views.prediction(
+            id=COMPARE_PREDICTION_ID,
+            question=(
+                f"The flat ring crosses each server boundary through one card. With {servers} "
+                f"servers of {g} GPUs, how many times as long as one ring per card will it "
+                "take, by the closed forms?"
+            ),
+            example="such as 2",
+            figures=[""],
+            readouts=[f"{m.replace('-', '_')}_time" for m in METHODS] + ["verdict"],
+        ),
+    )
+
+
+COMPARE_PREDICTION_ID = "servers-flat-ring-slower"
+COMPARE_TOLERANCE = 0.1  # a ratio read off the closed forms: right within 10 %
+
+
+def predict_compare(params, answer) -> dict:
+    """The reader's guess of the flat ring's time over one ring per card's (the closed forms at
+    these settings), right within COMPARE_TOLERANCE; the misconceptions: no difference (both
+    send the same total) and NVLink's rate over the card's."""
+    p = validated(params, COMPARE)
+    servers, g, s = p["servers"], p["gpus_per_node"], float(p["gradient_gb"]) * 1e9
+    links = {k: float(v) for k, v in api_args(p, COMPARE).items() if k != "gpus_per_node"}
+    ring, multi = (_estimate(m, servers, g, s, links)["time_s"] for m in ("ring", "multi-ring"))
+    want = ring / multi
+    mistakes = (
+        (1.0, f"Both send the same bytes between servers in total, but each card of the per-card "
+         f"rings carries 1/{g} of what the flat ring pushes through its one card."),
+        (links["intra_bw"] / links["inter_bw"], "That is NVLink's rate over the card's, but a ring "
+         "waits for its slowest hop in both methods: what differs is how much each card "
+         "carries."),
+    )  # fmt: skip
+    result = (
+        f"The flat ring takes {fmt.seconds(ring)}, one ring per card {fmt.seconds(multi)}: "
+        f"{fmt.sig(want, 3)} times as long"
+    )
+    return judge_quantity(answer, want, COUNT, "", COMPARE_TOLERANCE, mistakes, _times_text, result)
+
+
+def _times_text(x: float) -> str:
+    return f"{fmt.sig(x, 3)}×"
 
 
 def _nccl(n: int, g: int, nbytes: float, card_GBps: float) -> nccl.Candidate | None:
@@ -405,5 +452,7 @@ RECORDS = (
         ),
         label="Bytes over the network and time of three all-reduce methods as servers are added",
         layout=(("partial", "servers_table"), ("chart", "The chart's data as a table")),
+        extras=("_predict",),
+        predict=predict_compare,
     ),
 )

@@ -12,6 +12,7 @@ from .. import api, fmt, nccl, performance
 from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
+from ..exercises.units import COUNT
 from ..palette import GPU_COLOURS, NEUTRAL
 from ..params import Param, narrowed, spec, validated
 from ..simulation.shard import OPTIMIZERS
@@ -19,7 +20,7 @@ from ..sources import REFERENCE_DASH
 from ..training import calculator, memory, shardcost
 from . import Widget, diagram, views
 from . import figures as fig
-from .common import DTYPE, SEED, VALUES, simulated, value_text
+from .common import DTYPE, SEED, VALUES, judge_quantity, simulated, value_text
 
 # ---- The stepper -------------------------------------------------------------------------------
 
@@ -253,7 +254,46 @@ def shard_memory(params=None) -> dict:
             "zero3_tokens": _tokens_text(z3),
             "hsdp_tokens": _tokens_text(hs),
         },
+        prediction=views.prediction(
+            id=MEMORY_PREDICTION_ID,
+            question=(
+                "Per GPU and per training step, how many times DDP's bytes will ZeRO-3 / FSDP send?"
+            ),
+            example="such as 2",
+            figures=["", "time"],
+            readouts=["ddp_comm", "zero3_comm", "ratio"],
+        ),
     )
+
+
+MEMORY_PREDICTION_ID = "sharded-zero3-bytes"
+RATIO_TOLERANCE = 0.05  # the bytes' ratio is a count of collectives: 3/2, not an estimate
+
+
+def predict_memory(params, answer) -> dict:
+    """The reader's ratio of ZeRO-3's bytes per GPU to DDP's (shardcost's collectives), right
+    within RATIO_TOLERANCE; the misconceptions: ZeRO-1/2's (the same as DDP's), and three
+    collectives counted against one."""
+    rows = strategies(_resolve(validated(params, MEMORY)))["strategies"]
+    zero3, ddp = (rows[s]["comm_bytes_per_gpu"] for s in ("zero3", "ddp"))
+    mistakes = (
+        (1.0, "That is ZeRO-1's and ZeRO-2's: their reduce-scatter and all-gather send what "
+         "DDP's all-reduce does. ZeRO-3 gathers the parameters twice, for the forward and the "
+         "backward pass."),
+        (3.0, "That counts three collectives against DDP's one, but DDP's all-reduce is two "
+         "halves: a reduce-scatter and an all-gather."),
+    )  # fmt: skip
+    result = (
+        f"ZeRO-3 / FSDP sends {fmt.nbytes(zero3)} per GPU per step, DDP {fmt.nbytes(ddp)}: "
+        f"{fmt.sig(zero3 / ddp, 3)} times as much"
+    )
+    return judge_quantity(
+        answer, zero3 / ddp, COUNT, "", RATIO_TOLERANCE, mistakes, _times_text, result
+    )
+
+
+def _times_text(x: float) -> str:
+    return f"{fmt.sig(x, 3)}×"
 
 
 # The parts of the model states, stacked in this order from the bottom, as memory.py names them
@@ -534,6 +574,8 @@ RECORDS = (
             ("chart", "Each strategy's memory, bytes and time as a table"),
             ("chart", "Time per step as a table", "time"),
         ),
+        extras=("_predict",),
+        predict=predict_memory,
     ),
 )
 

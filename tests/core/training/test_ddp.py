@@ -545,9 +545,9 @@ def test_the_page_and_the_cli_name_one_best_cap():
     assert s["readouts"]["best_exposed"] == B.ms(out["best_exposed_s"])
     assert out["sweep_first_bucket_bytes"] == MIB
     assert B.facts()["ddp_many_best"] == s["readouts"]["best"]
-    verdict = B.predict_buckets(None, "50")["message"]
+    verdict = B.predict_buckets(None, "above")["message"]
     best, exposed = s["readouts"]["best"], s["readouts"]["best_exposed"]
-    assert f"the best cap, {best}, leaves {exposed}" in verdict
+    assert f"The best cap is {best}, leaving {exposed} exposed" in verdict
 
 
 def test_the_cli_sweep_honours_the_first_bucket(capsys):
