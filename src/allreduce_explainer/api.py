@@ -20,6 +20,7 @@ from .logs import explain
 from .nccl import NCCL_VERSION, comm_channels, tree_pattern
 from .nccl import NIC_GBPS as NCCL_NIC_GBPS
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, takes
+from .records import Answer
 from .schedules import tree
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
 from .simulation import gradients
@@ -675,7 +676,8 @@ def calc(p: dict) -> dict:
     _refuse_between_servers(
         p, CALC, ("inter_latency_us",), out["gpus"], out["servers"], out["gpus_per_node"]
     )
-    return {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
+    out = {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
+    return Answer(out, calculator.RECORD)
 
 
 @takes(spec())

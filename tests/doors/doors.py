@@ -109,6 +109,22 @@ def table_cell(row: str, column: int, unit: str = "") -> Callable[[str], str]:
     return text
 
 
+def unit_cell(row: str, column: int = 0) -> Callable[[str], str]:
+    """A human table's cell whose unit is its column's, printed once in the header as
+    nccl-tests does ("all-reduce\n(ms)"): the nearest line above the row that ends in a
+    parenthesised unit names it (the table's last column's)."""
+
+    def text(out: str) -> str:
+        m = re.search(rf"^ *{row} ", out, re.M)
+        assert m, f"the human view has no row {row!r}:\n{out}"
+        above = out[: m.start()].split("\n")
+        unit = next((u.group(1) for line in reversed(above)
+                     if (u := re.search(r"\((\S+)\)\s*$", line))), "")  # fmt: skip
+        return table_cell(row, column, unit)(out)
+
+    return text
+
+
 def disagreements(door: Door, params: dict) -> list[str] | None:
     """Each figure on which the page, the command's --json and its human view differ, as a
     sentence naming the door, the figure, the state and both values; None if the page refuses

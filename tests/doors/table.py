@@ -14,7 +14,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from .doors import VALUES, Door, Figure, table_cell
+from .doors import VALUES, Door, Figure, table_cell, unit_cell
 
 GB, MIB = 1e9, 2.0**20
 
@@ -146,7 +146,7 @@ CLUSTER = Door(
         *(
             Figure(f"closed form {name}", readout("ideal", after(text)),
                    lambda j, name=name: j["algorithm_times_s"][name], "time",
-                   rf"\n{name} +")
+                   unit_cell(name))
             for text, name in IDEAL.items()
         ),
     ),

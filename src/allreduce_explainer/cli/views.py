@@ -10,9 +10,10 @@ import re
 import textwrap
 from collections.abc import Iterable, Sequence
 
-from .. import fmt
+from .. import fmt, records
 from ..catalog import hardware
 from ..performance import bands
+from ..sources import WHITEBOARD
 from ..training import calculator
 from ..widgets import REGISTRY
 
@@ -375,59 +376,46 @@ def _algo(b: dict) -> str:
 
 
 def calc(r: dict) -> str:
-    w = labels("cluster")
-    mem = r["memory"]
+    """The calculator's record as one block (every time in one unit, each with its source), then
+    the teaching models as a column in one unit (records: the page's readouts read the same)."""
+    rec, mem = calculator.RECORD, r["memory"]
+    got = records.block(rec, r, [q.key for q in rec.fields], {
+        "lower_bound_s": f", set by {r['lower_bound_limit']}",
+        "tokens_per_gpu": " (assumed)",
+        "mfu": f" of {number(r['peak_tflops'])} TFLOP/s (assumed)",
+    })  # fmt: skip
+    rows = [
+        *(got[k] for k in ("allreduce_s", "share_no_overlap", "share_with_overlap") if k in got),
+        ("algorithm and protocol", _calc_algorithm(r)),
+        *(got[k] for k in ("nccl_time_s",) if k in got),
+        ("how close published runs come", _band(r.get("nccl_band"))),
+        *(got[k] for k in ("algbw_GBps", "busbw_GBps", "gradient_bytes", "lower_bound_s",
+                           "compute_s", "backward_s", "exposed_s", "buckets", "tokens_per_gpu",
+                           "mfu", "nic_GBps", "intra_GBps_used") if k in got),
+        ("model states per GPU", _memory(mem["bytes_per_gpu"], mem["gpu_bytes"], mem["fits"])),
+        ("sharded over the GPUs",
+         _memory(mem["sharded_bytes_per_gpu"], mem["gpu_bytes"], mem["sharded_fits"])),
+    ]  # fmt: skip
     lines = [
         title(
             f"{unbroken(r['model_label'])} ({r['params']:,} parameters) on "
             f"{servers(r['gpus'], r['gpus_per_node'])}, {unbroken(r['gpu'])}; {r['grad_dtype']} "
             "gradient"
         ),
-        *pairs(
-            [
-                (w["allreduce"], fmt.seconds(r["allreduce_s"])),
-                (w["share_no_overlap"], fmt.percent(r["share_no_overlap"], 1)),
-                (w["share_with_overlap"], fmt.percent(r["share_with_overlap"], 1)),
-                (w["algorithm"], _calc_algorithm(r)),
-                ("NCCL's estimate", _nccl_estimate(r)),
-                (w["band"], _band(r.get("nccl_band"))),
-                ("algbw", rate(r["algbw_GBps"])),
-                (w["busbw"], rate(r["busbw_GBps"])),
-                (w["gradient"], fmt.nbytes(r["gradient_bytes"])),
-                (
-                    w["bound"],
-                    f"{fmt.seconds(r['lower_bound_s'])}, set by {r['lower_bound_limit']}",
-                ),  # fmt: skip
-                (w["compute"], fmt.seconds(r["compute_s"])),
-                ("backward pass", fmt.seconds(r["backward_s"]) if "backward_s" in r else ""),
-                (w["exposed"], fmt.seconds(r["exposed_s"]) if "exposed_s" in r else ""),
-                ("DDP buckets", f"{r['buckets']:,}" if "buckets" in r else ""),
-                ("tokens per GPU per step", f"{number(r['tokens_per_gpu'])} (assumed)"),
-                ("MFU", f"{fmt.percent(r['mfu'])} of {number(r['peak_tflops'])} TFLOP/s (assumed)"),
-                ("network card per GPU", rate(r["nic_GBps"])),
-                ("link inside a server", rate(r["intra_GBps_used"])),
-                (
-                    "model states per GPU",
-                    _memory(mem["bytes_per_gpu"], mem["gpu_bytes"], mem["fits"]),
-                ),
-                (
-                    "sharded over the GPUs",
-                    _memory(mem["sharded_bytes_per_gpu"], mem["gpu_bytes"], mem["sharded_fits"]),
-                ),
-            ]
-        ),  # fmt: skip
+        *pairs(rows),
     ]
     times = r.get("algorithm_times_s") or {}
     if times:
+        heads, cells = records.columns(
+            [records.Column("algorithm", records.TEXT, lambda kv: kv[0]),
+             records.Column(rec.label("algorithm_times_s"), records.TIME, lambda kv: kv[1])],
+            list(times.items()),
+        )  # fmt: skip
         lines += [
             "",
-            "the teaching models, at line rate with no latency",
-            *table(
-                ["algorithm", "all-reduce per step"],
-                ([k, fmt.seconds(v)] for k, v in times.items()),
-                align="<",
-            ),  # fmt: skip
+            f"the teaching models ({records.named(WHITEBOARD)}), at line rate with no latency",
         ]
+        lines += table(heads, cells, align="<")
     return "\n".join(lines)
 
 
@@ -435,10 +423,6 @@ def _calc_algorithm(r: dict) -> str:
     if r["algorithm"] == "nccl":
         return f"NCCL {r['nccl_version']} picks {r['nccl_algorithm']}/{r['nccl_protocol']}"
     return r["algorithm"] + ("" if r["algorithm"] == r["algorithm_asked"] else " (auto)")
-
-
-def _nccl_estimate(r: dict) -> str:
-    return fmt.seconds(r["nccl_time_s"]) if r.get("nccl_time_s") is not None else ""
 
 
 def _band(b: dict | None) -> str:
@@ -449,7 +433,7 @@ def _band(b: dict | None) -> str:
 
 def _memory(need: float, have: float, fits: bool) -> str:
     verdict = "fits" if fits else "does not fit"
-    return f"{fmt.binary_bytes(need)} of {fmt.binary_bytes(have)}: {verdict}"
+    return f"{records.gib(need)} of {records.gib(have)}: {verdict}"
 
 
 def presets(r: dict) -> str:
