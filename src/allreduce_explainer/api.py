@@ -386,7 +386,7 @@ def ddp(p: dict) -> dict:
         out["sweep_first_bucket_bytes"] = (
             None if swept_first is None else int(swept_first * ddp_engine.MIB)
         )
-    return out
+    return Answer(out, ddp_engine.RECORD)
 
 
 def _refuse_lockstep(p: dict) -> None:

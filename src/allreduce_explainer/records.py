@@ -9,13 +9,15 @@ The answer itself stays a dict of plain values (the --json prints it as it is), 
 that carries its record.
 
 One time unit per block or column, as nccl-tests prints every time of its table in µs: a block
-of labelled values or a table's column picks the largest unit in which its shortest time reads
-0.1 or more (`time_unit`), so "0.087 s" never sits above "7.3 ms". A figure alone (a page's
-readout, a sentence) keeps fmt's own unit (`fmt.seconds`).
+of labelled values picks the largest unit in which its shortest time reads 0.1 or more
+(`time_unit`), so "0.087 s" never sits above "7.3 ms"; a table's column the largest in which its
+longest reads 1 or more, every cell to the same decimals (`column_unit`, `in_column`). A figure
+alone (a page's readout, a sentence) keeps fmt's own unit (`fmt.seconds`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -24,8 +26,8 @@ from .sources import Source
 
 GIB = 1 << 30
 TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
-TIME, BYTES, MEMORY, RATE, CARD, SHARE, COUNT, TEXT, AS_IS = (
-    "time", "bytes", "memory", "rate", "card", "share", "count", "text", "as is",
+TIME, BYTES, BINARY, MEMORY, RATE, CARD, SHARE, COUNT, TEXT, AS_IS = (
+    "time", "bytes", "binary bytes", "memory", "rate", "card", "share", "count", "text", "as is",
 )  # fmt: skip
 
 
@@ -57,6 +59,7 @@ def count(x: float) -> str:
 ALONE: dict[str, Callable[[float], str]] = {  # a figure alone, by its kind
     TIME: fmt.seconds,
     BYTES: fmt.nbytes,
+    BINARY: fmt.binary_bytes,  # a buffer or a bucket, set in MiB
     MEMORY: gib,
     RATE: rate,
     CARD: card,
@@ -133,6 +136,22 @@ def in_unit(seconds: float, unit: str) -> str:
     return f"{v:,.0f}" if abs(v) >= 100 else fmt.sig(v, 3)
 
 
+def column_unit(seconds: Iterable[float]) -> str:
+    """One unit for a table's column: the largest in which its longest time reads 1 or more,
+    so that a near-zero start (95 ns before a 7 ms backward pass) does not set the unit."""
+    longest = max((abs(t) for t in seconds), default=1.0)
+    return next((u for u, scale in TIME_UNITS if longest >= scale), TIME_UNITS[-1][0])
+
+
+def in_column(seconds: Sequence[float], unit: str) -> list[str]:
+    """A column's times in `unit`, all to one number of decimals as nccl-tests aligns them: the
+    longest to three significant figures at least."""
+    scale = dict(TIME_UNITS)[unit]
+    longest = max((abs(t) / scale for t in seconds), default=1.0) or 1.0
+    decimals = max(0, 2 - math.floor(math.log10(longest)))
+    return [f"{t / scale:,.{decimals}f}" for t in seconds]
+
+
 def text(record: Record, answer: Mapping, key: str, unit: str | None = None) -> str:
     """A field's value as a reader reads it: a time in `unit` when a block or column chose one,
     every other figure by its kind's formatter."""
@@ -150,7 +169,7 @@ def block(
     ("87.3 ms, the fitted time"); a key the answer lacks (or holds None) is left out; a note
     of `notes` follows its value (" (assumed)")."""
     keys = [k for k in keys if answer.get(k) is not None and not isinstance(answer[k], Mapping)]
-    unit = time_unit(answer[k] for k in keys if record[k].kind == TIME)
+    unit = block_unit(record, answer, keys)
     out = {}
     for k in keys:
         q, value = record[k], text(record, answer, k, unit)
@@ -159,6 +178,12 @@ def block(
             value += f", {named(source)}"
         out[k] = (q.label, value + (notes or {}).get(k, ""))
     return out
+
+
+def block_unit(record: Record, answer: Mapping, keys: Iterable[str]) -> str:
+    """The one time unit of a block of these keys (those the answer holds)."""
+    times = (answer[k] for k in keys if record[k].kind == TIME and answer.get(k) is not None)
+    return time_unit(times)
 
 
 def named(source: Source) -> str:
@@ -186,9 +211,9 @@ def columns(
     for c in cols:
         values = [c.get(x) for x in items]
         if c.kind == TIME:
-            unit = time_unit(values)
+            unit = column_unit(values)
             heads.append(f"{c.head}{units_in_head}({unit})")
-            cells.append([in_unit(v, unit) for v in values])
+            cells.append(in_column(values, unit))
         else:
             heads.append(c.head)
             cells.append([ALONE[c.kind](v) for v in values])

@@ -12,7 +12,7 @@ import pytest
 
 from allreduce_explainer import api, records
 from allreduce_explainer.cli import views
-from allreduce_explainer.training import calculator
+from allreduce_explainer.training import calculator, ddp
 
 from .reading import read, read_all
 
@@ -20,6 +20,7 @@ from .reading import read, read_all
 KIND = {
     records.TIME: ("time", 1.0),
     records.BYTES: ("bytes", 1.0),
+    records.BINARY: ("bytes", 1.0),
     records.RATE: ("rate", 1e9),
     records.CARD: ("rate", 1e9),
     records.SHARE: ("share", 1.0),
@@ -93,6 +94,12 @@ def test_the_time_unit_is_the_largest_in_which_the_shortest_reads_a_tenth_or_mor
     assert records.time_unit([]) == "s"
 
 
+def test_a_column_s_unit_is_set_by_its_longest_time_and_its_cells_share_decimals():
+    assert records.column_unit([9.5e-8, 6e-4, 7.05e-3]) == "ms"  # not ns for a near-zero start
+    assert records.column_unit([0.643, 0.079]) == "ms" and records.column_unit([1.2, 3e-3]) == "s"
+    assert records.in_column([9.5e-8, 6.19e-4, 7.046e-3], "ms") == ["0.00", "0.62", "7.05"]
+
+
 def test_a_table_column_prints_its_times_in_one_unit_named_in_its_head():
     r = api.calc(model="llama3-8b", gpus=64)
     text = views.calc(r)
@@ -121,3 +128,24 @@ def test_a_renderer_printing_a_time_in_the_wrong_unit_is_caught(monkeypatch):
     block = records.block(r.record, r, ["allreduce_s"])
     with pytest.raises(AssertionError, match="allreduce_s"):
         held(r.record["allreduce_s"], block["allreduce_s"][1], r["allreduce_s"])
+
+
+@pytest.mark.parametrize("model,gpus", [("gpt2", 512), ("bert-base", 16), ("llama3-8b", 64)])
+def test_ddp_prints_one_unit_per_block_and_per_column_and_each_reads_back(model, gpus):
+    r = api.ddp(model, gpus, 8, sweep=True)
+    assert isinstance(r, records.Answer) and r.record is ddp.RECORD
+    block = records.block(r.record, r, [q.key for q in r.record.fields])
+    for key, (_, printed) in block.items():
+        held(r.record[key], printed, r[key])
+    times = [v for k, (_, v) in block.items() if r.record[k].kind == records.TIME]
+    assert len({read(t, "time").text.split()[-1] for t in times}) == 1, times
+    text = views.ddp(r)
+    # the timeline's columns: ready, start and end, each in the unit its head names
+    head = re.search(r"^bucket +tensors +size +\((\S+)\) +\((\S+)\) +\((\S+)\)", text, re.M)
+    assert head, text
+    factor = {"s": 1.0, "ms": 1e-3, "µs": 1e-6}
+    for i, row in enumerate(r["bucket_timeline"]):
+        line = re.search(rf"^ +{i + 1} +\d+ +[\d.,]+ \S+ +(.*)$", text[head.end() :], re.M)
+        cells = read_all(line.group(1))[:3]
+        for cell, key, unit in zip(cells, ("ready_s", "start_s", "end_s"), head.groups()):
+            assert abs(cell.value * factor[unit] - row[key]) <= cell.half * factor[unit] * 1.000001

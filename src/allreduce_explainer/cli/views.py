@@ -15,6 +15,7 @@ from ..catalog import hardware
 from ..performance import bands
 from ..sources import WHITEBOARD
 from ..training import calculator
+from ..training import ddp as ddp_engine
 from ..widgets import REGISTRY
 
 WIDTH = 80  # a terminal's columns: prose wraps there; tables are kept narrower
@@ -285,7 +286,16 @@ def buckets(r: dict) -> str:
 
 
 def ddp(r: dict) -> str:
-    by = "the fitted time of NCCL's choice" if r["timing"] == "nccl" else "the whiteboard model"
+    """DDP's record as one block (one time unit, each time with its source), its buckets'
+    timeline and the sweep as tables, each time column in one unit named in its head."""
+    rec = ddp_engine.RECORD
+    got = records.block(rec, r, [q.key for q in rec.fields])
+    alg = r["algorithm"]
+    caps = (
+        f"{rec.label('first_bucket_bytes').split(chr(39))[0]} "
+        f"{fmt.binary_bytes(r['first_bucket_bytes'])}, then "
+        f"{fmt.binary_bytes(r['bucket_cap_bytes'])}: {len(r['buckets'])} buckets"
+    )
     lines = [
         title(
             f"{model(r['model'])} ({r['params']:,} parameters) under DDP on "
@@ -294,55 +304,34 @@ def ddp(r: dict) -> str:
         ),
         *pairs(
             [
-                ("gradient", fmt.binary_bytes(r["gradient_bytes"])),
-                (
-                    "bucket caps",
-                    f"{fmt.binary_bytes(r['first_bucket_bytes'])} first, then "
-                    f"{fmt.binary_bytes(r['bucket_cap_bytes'])}: {len(r['buckets'])} buckets",
-                ),
-                ("all-reduces timed by", f"{by}: {r['algorithm']}"),
-                ("backward pass", fmt.seconds(r["backward_s"])),
-                ("all-reduces, in all", fmt.seconds(r["allreduce_total_s"])),
-                ("communication ends", fmt.seconds(r["comm_end_s"])),
-                ("exposed (not overlapped)", fmt.seconds(r["exposed_s"])),
+                got["gradient_bytes"],
+                ("bucket caps", caps),
+                ("all-reduces timed by", f"{records.named(ddp_engine._timed_by(r))}: {alg}"),
+                *(got[k] for k in ("backward_s", "allreduce_total_s", "comm_end_s", "exposed_s")),
                 ("best bucket cap", _best(r)),
             ]
         ),  # fmt: skip
         "",
-        *table(
-            ["bucket", "tensors", "size", "ready\n(ms)", "start\n(ms)", "end\n(ms)", "algorithm"],
-            (
-                [
-                    str(i + 1),
-                    str(b["tensors"]),
-                    fmt.binary_bytes(b["bytes"]),
-                    _ms(b["ready_s"]),
-                    _ms(b["start_s"]),
-                    _ms(b["end_s"]),
-                    _algo(b),
-                ]
-                for i, b in enumerate(r["bucket_timeline"])
-            ),
-            align=">>>>>><",
-        ),  # fmt: skip
     ]
+    heads, cells = records.columns(
+        [records.Column("bucket", records.AS_IS, lambda ib: str(ib[0] + 1)),
+         records.Column("tensors", records.AS_IS, lambda ib: str(ib[1]["tensors"])),
+         records.Column("size", records.BINARY, lambda ib: ib[1]["bytes"]),
+         *(records.Column(head, records.TIME, lambda ib, k=k: ib[1][k])
+           for head, k in (("ready", "ready_s"), ("start", "start_s"), ("end", "end_s"))),
+         records.Column("algorithm", records.AS_IS, lambda ib: _algo(ib[1]))],
+        list(enumerate(r["bucket_timeline"])),
+    )  # fmt: skip
+    lines += table(heads, cells, align=">>>>>><")
     if "sweep" in r:
-        lines += [
-            "",
-            _swept_first(r),
-            *table(
-                ["cap\n(MiB)", "buckets", "exposed\n(ms)", "all-reduces\n(ms)"],
-                (
-                    [
-                        fmt.sig(s["bucket_mb"], 3),
-                        str(s["buckets"]),
-                        _ms(s["exposed_s"]),
-                        _ms(s["allreduce_total_s"]),
-                    ]
-                    for s in r["sweep"]
-                ),
-            ),  # fmt: skip
-        ]
+        heads, cells = records.columns(
+            [records.Column("cap\n(MiB)", records.AS_IS, lambda s: fmt.sig(s["bucket_mb"], 3)),
+             records.Column("buckets", records.AS_IS, lambda s: str(s["buckets"])),
+             records.Column("exposed", records.TIME, lambda s: s["exposed_s"]),
+             records.Column("all-reduces", records.TIME, lambda s: s["allreduce_total_s"])],
+            r["sweep"],
+        )  # fmt: skip
+        lines += ["", _swept_first(r), *table(heads, cells)]
     return "\n".join(lines)
 
 
@@ -351,8 +340,10 @@ def _best(r: dict) -> str:
     decimal that gives its buckets: one digit fewer may give others)."""
     if "best_bucket_mb" not in r:
         return ""
+    rec = ddp_engine.RECORD
+    unit = records.block_unit(rec, r, [q.key for q in rec.fields])  # the block's
     return (
-        f"{fmt.sig(r['best_bucket_mb'], 12)} MiB: {fmt.sig(r['best_exposed_s'] * 1e3, 3)} ms "
+        f"{fmt.sig(r['best_bucket_mb'], 12)} MiB: {records.text(rec, r, 'best_exposed_s', unit)} "
         "exposed (the least of every cap, with the sweep's first bucket)"
     )
 
@@ -362,10 +353,6 @@ def _swept_first(r: dict) -> str:
     if first is None:
         return "the bucket cap swept, the first bucket at each cap (PyTorch 2.4 and later)"
     return f"the bucket cap swept, the first bucket {fmt.binary_bytes(first)}"
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:,.3f}"
 
 
 def _algo(b: dict) -> str:
