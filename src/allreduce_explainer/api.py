@@ -521,7 +521,7 @@ def shard(p: dict) -> dict:
         "tokens_per_gpu": tokens,
         "mfu": u,
     }
-    return head | out
+    return Answer(head | out, shardcost.RECORD)
 
 
 # ---- NCCL's choice: its pick, its estimate and the fitted time, size by size ------------------

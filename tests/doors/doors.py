@@ -110,17 +110,19 @@ def table_cell(row: str, column: int, unit: str = "") -> Callable[[str], str]:
 
 
 def unit_cell(row: str, column: int = 0) -> Callable[[str], str]:
-    """A human table's cell whose unit is its column's, printed once in the header as
-    nccl-tests does ("all-reduce\n(ms)"): the nearest line above the row that ends in a
-    parenthesised unit names it (the table's last column's)."""
+    """A human table's cell whose unit is its column's, printed once in the head as nccl-tests
+    does ("comm\n(ms)"): the head's "(unit)" that ends where the right-aligned cell ends."""
 
     def text(out: str) -> str:
         m = re.search(rf"^ *{row} ", out, re.M)
         assert m, f"the human view has no row {row!r}:\n{out}"
-        above = out[: m.start()].split("\n")
-        unit = next((u.group(1) for line in reversed(above)
-                     if (u := re.search(r"\((\S+)\)\s*$", line))), "")  # fmt: skip
-        return table_cell(row, column, unit)(out)
+        line = out[m.start() :].split("\n")[0]
+        cells = list(re.finditer(r"\S+", line[m.end() - m.start() :]))
+        end = m.end() - m.start() + cells[column].end()
+        above = reversed(out[: m.start()].split("\n"))
+        unit = next((u.group(1) for head in above
+                     for u in re.finditer(r"\((\S+)\)", head) if u.end() == end), "")  # fmt: skip
+        return f"{cells[column].group()} {unit}"
 
     return text
 

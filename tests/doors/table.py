@@ -194,6 +194,18 @@ def cell(column: str, row: int = 0, unit: str = "", figure: str = ""):
     return text
 
 
+def head_cell(column: str, row: int = 0):
+    """A cell of the main table whose column names its unit in its head ("communication (ms)",
+    records.columns): the cell with that unit."""
+
+    def text(state: dict) -> str:
+        table = state["table"]
+        [head] = [h for h in table["columns"] if h.startswith(f"{column} (")]
+        return f"{table['rows'][row][table['columns'].index(head)]} {head[len(column) + 2 : -1]}"
+
+    return text
+
+
 def timeline(key: str, row: int = 0):
     return lambda j: j["bucket_timeline"][row][key]
 
@@ -289,8 +301,8 @@ def shard_figures(i: int, key: str, label: str) -> tuple[Figure, ...]:
                strategy(key, "memory_bytes_per_gpu", "total"), "bytes", table_cell(row, 0, "GiB")),
         Figure(f"{label} sent", cell("sent per GPU", i), strategy(key, "comm_bytes_per_gpu"),
                "bytes", table_cell(row, 1, "GB")),
-        Figure(f"{label} communication", cell("communication", i), strategy(key, "comm_s"), "time",
-               table_cell(row, 2, "s")),
+        Figure(f"{label} communication", head_cell("communication", i),
+               strategy(key, "comm_s"), "time", unit_cell(row, 2)),
     )  # fmt: skip
 
 

@@ -97,7 +97,7 @@ def test_the_time_unit_is_the_largest_in_which_the_shortest_reads_a_tenth_or_mor
 def test_a_column_s_unit_is_set_by_its_longest_time_and_its_cells_share_decimals():
     assert records.column_unit([9.5e-8, 6e-4, 7.05e-3]) == "ms"  # not ns for a near-zero start
     assert records.column_unit([0.643, 0.079]) == "ms" and records.column_unit([1.2, 3e-3]) == "s"
-    assert records.in_column([9.5e-8, 6.19e-4, 7.046e-3], "ms") == ["0.00", "0.62", "7.05"]
+    assert records.in_column([9.5e-8, 6.19e-4, 7.046e-3], "ms") == ["0.000", "0.619", "7.046"]
 
 
 def test_a_table_column_prints_its_times_in_one_unit_named_in_its_head():

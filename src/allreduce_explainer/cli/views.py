@@ -627,16 +627,23 @@ def shard(result: dict) -> str:
             f"{_comm(r['comm_model'])}"
         ),
         *table(
-            ["strategy", "memory\n(GiB)", "sent\n(GB)", "comm\n(s)", "fits"],
-            (
+            *records.columns(
                 [
-                    s["label"],
-                    f"{s['memory_bytes_per_gpu']['total'] / hardware.GIB:,.2f}",
-                    f"{s['comm_bytes_per_gpu'] / 1e9:,.2f}",
-                    f"{s['comm_s']:.4f}",
-                    yes(s["fits"]),
-                ]
-                for s in r["strategies"].values()
+                    records.Column("strategy", records.AS_IS, lambda s: s["label"]),
+                    records.Column(
+                        "memory\n(GiB)",
+                        records.AS_IS,
+                        lambda s: f"{s['memory_bytes_per_gpu']['total'] / hardware.GIB:,.2f}",
+                    ),
+                    records.Column(
+                        "sent\n(GB)",
+                        records.AS_IS,
+                        lambda s: f"{s['comm_bytes_per_gpu'] / 1e9:,.2f}",
+                    ),
+                    records.Column("comm", records.TIME, lambda s: s["comm_s"]),
+                    records.Column("fits", records.AS_IS, lambda s: yes(s["fits"])),
+                ],
+                list(r["strategies"].values()),
             ),
             align="<",
         ),  # fmt: skip
