@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import dtypes, nccl
+from . import dtypes, nccl, sources
 from .catalog import hardware, models
 from .collectives import COLLECTIVES
 from .costs import cost as cost_model
@@ -20,7 +20,7 @@ from .logs import explain
 from .nccl import NCCL_VERSION, comm_channels, tree_pattern
 from .nccl import NIC_GBPS as NCCL_NIC_GBPS
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, takes
-from .records import Answer
+from .records import TIME, Answer, Quantity, Record
 from .schedules import tree
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
 from .simulation import gradients
@@ -593,6 +593,16 @@ NCCL_SWEEP = spec(
     NCCL_RELEASE,
     GPUS_PER_PROCESS,
 )  # fmt: skip
+
+
+# What a row of nccl_sweep's answer holds (records.py): its two times, each with its source.
+NCCL_ROW = Record(
+    "nccl row",
+    (
+        Quantity("time_us", TIME, "time", sources.FITTED, band="band", scale=1e-6),
+        Quantity("nccl_time_us", TIME, "NCCL\ntime", sources.ESTIMATE, scale=1e-6),
+    ),
+)
 
 
 @takes(NCCL_SWEEP)

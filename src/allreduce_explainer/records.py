@@ -26,6 +26,7 @@ from .sources import Source
 
 GIB = 1 << 30
 TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+SCALES = dict(TIME_UNITS) | {"us": 1e-6}  # nccl-tests' spelling of µs, in its tables' heads
 TIME, BYTES, BINARY, MEMORY, RATE, CARD, SHARE, COUNT, TEXT, AS_IS = (
     "time", "bytes", "binary bytes", "memory", "rate", "card", "share", "count", "text", "as is",
 )  # fmt: skip
@@ -73,14 +74,16 @@ ALONE: dict[str, Callable[[float], str]] = {  # a figure alone, by its kind
 @dataclass(frozen=True)
 class Quantity:
     """What a field holds: its kind (a key of ALONE), the label a reader sees, and for a time
-    its source (one Source, or a function of the answer where the answer's algorithm decides)
-    and the key of its prediction's band in the answer, if it has one."""
+    its source (one Source, or a function of the answer where the answer's algorithm decides),
+    the key of its prediction's band in the answer, if it has one, and the factor to SI units
+    of a value kept in another (`time_us`)."""
 
     key: str
     kind: str
     label: str
     source: Source | Callable[[Mapping], Source | None] | None = None
     band: str | None = None
+    scale: float = 1.0  # the value times this is in SI units (a time in µs: 1e-6)
 
     def source_of(self, answer: Mapping) -> Source | None:
         return self.source(answer) if callable(self.source) else self.source
@@ -132,7 +135,7 @@ def time_unit(seconds: Iterable[float]) -> str:
 
 def in_unit(seconds: float, unit: str) -> str:
     """A time's number in `unit`: whole from 100 up (2,012), else three significant figures."""
-    v = seconds / dict(TIME_UNITS)[unit]
+    v = seconds / SCALES[unit]
     return f"{v:,.0f}" if abs(v) >= 100 else fmt.sig(v, 3)
 
 
@@ -143,20 +146,22 @@ def column_unit(seconds: Iterable[float]) -> str:
     return next((u for u, scale in TIME_UNITS if longest >= scale), TIME_UNITS[-1][0])
 
 
-def in_column(seconds: Sequence[float], unit: str) -> list[str]:
-    """A column's times in `unit`, all to one number of decimals as nccl-tests aligns them: the
-    longest to four significant figures (so that 86.6 and 86.4 ms next to 184.1 stay apart)."""
-    scale = dict(TIME_UNITS)[unit]
-    longest = max((abs(t) / scale for t in seconds), default=1.0) or 1.0
-    decimals = max(0, 3 - math.floor(math.log10(longest)))
-    return [f"{t / scale:,.{decimals}f}" for t in seconds]
+def in_column(seconds: Sequence[float], unit: str, decimals: int | None = None) -> list[str]:
+    """A column's times in `unit`, all to one number of decimals and with no thousands
+    separator, as nccl-tests aligns them: the longest to four significant figures (so that 86.6
+    and 86.4 ms next to 184.1 stay apart), unless the column fixes its decimals."""
+    scale = SCALES[unit]
+    if decimals is None:
+        longest = max((abs(t) / scale for t in seconds), default=1.0) or 1.0
+        decimals = max(0, 3 - math.floor(math.log10(longest)))
+    return [f"{t / scale:.{decimals}f}" for t in seconds]
 
 
 def text(record: Record, answer: Mapping, key: str, unit: str | None = None) -> str:
     """A field's value as a reader reads it: a time in `unit` when a block or column chose one,
     every other figure by its kind's formatter."""
     q = record[key]
-    value = answer[key]
+    value = answer[key] * q.scale if q.kind in (TIME, BYTES, BINARY) else answer[key]
     if q.kind == TIME and unit:
         return f"{in_unit(value, unit)} {unit}"
     return ALONE[q.kind](value)
@@ -182,7 +187,11 @@ def block(
 
 def block_unit(record: Record, answer: Mapping, keys: Iterable[str]) -> str:
     """The one time unit of a block of these keys (those the answer holds)."""
-    times = (answer[k] for k in keys if record[k].kind == TIME and answer.get(k) is not None)
+    times = (
+        answer[k] * record[k].scale
+        for k in keys
+        if record[k].kind == TIME and answer.get(k) is not None
+    )
     return time_unit(times)
 
 
@@ -194,11 +203,20 @@ def named(source: Source) -> str:
 @dataclass(frozen=True)
 class Column:
     """A table's column: its head, the kind of its figures (a time column is printed in one
-    unit, named in the head), and how a row's value is read from an item."""
+    unit, named in the head), how a row's value is read from an item (in SI units), and for a
+    time column a unit and decimals it keeps whatever its values (nccl-tests: us, two)."""
 
     head: str
     kind: str
     get: Callable[[object], object]
+    unit: str | None = None
+    decimals: int | None = None
+
+    @classmethod
+    def of(cls, record: Record, key: str, head: str | None = None, **fixed) -> Column:
+        """The column of a record's field, read from each item (a row of the answer)."""
+        q = record[key]
+        return cls(head or q.label, q.kind, lambda row: row[key] * q.scale, **fixed)
 
 
 def columns(
@@ -211,9 +229,9 @@ def columns(
     for c in cols:
         values = [c.get(x) for x in items]
         if c.kind == TIME:
-            unit = column_unit(values)
+            unit = c.unit or column_unit(values)
             heads.append(f"{c.head}{units_in_head}({unit})")
-            cells.append(in_column(values, unit))
+            cells.append(in_column(values, unit, c.decimals))
         else:
             heads.append(c.head)
             cells.append([ALONE[c.kind](v) for v in values])

@@ -149,3 +149,19 @@ def test_ddp_prints_one_unit_per_block_and_per_column_and_each_reads_back(model,
         cells = read_all(line.group(1))[:3]
         for cell, key, unit in zip(cells, ("ready_s", "start_s", "end_s"), head.groups()):
             assert abs(cell.value * factor[unit] - row[key]) <= cell.half * factor[unit] * 1.000001
+
+
+def test_nccl_s_time_columns_are_nccl_tests_us_with_two_decimals_and_no_separator():
+    r = api.nccl_sweep(gpus=16, gpu="h100", sizes="1K:8G")
+    text = views.nccl(r)
+    assert re.search(r"^ +\(B\) .* \(us\) .* \(us\) ", text, re.M)  # the heads' units
+    for row in r["rows"]:
+        line = next(x for x in text.split("\n") if x.lstrip().startswith(f"{row['bytes']} "))
+        fitted, estimate = (c for c in line.split() if re.fullmatch(r"\d+\.\d\d", c))
+        assert "," not in line.split("≤")[0]  # nccl-tests prints 33713.03, not 33,713.03
+        for cell, key in ((fitted, "time_us"), (estimate, "nccl_time_us")):
+            [reading] = read_all(cell)
+            assert abs(reading.value - row[key]) <= reading.half * 1.000001, (cell, row[key])
+    # each time names its source in the record, as the note under the table does
+    assert api.NCCL_ROW["time_us"].source.name == "fitted time"
+    assert api.NCCL_ROW["nccl_time_us"].source.name == "NCCL's estimate"

@@ -10,7 +10,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Sequence
 
-from .. import fmt, records
+from .. import api, fmt, records
 from ..catalog import hardware
 from ..performance import bands
 from ..sources import WHITEBOARD
@@ -453,19 +453,22 @@ def presets(r: dict) -> str:
 
 def nccl(result: dict) -> str:
     """nccl-tests' columns for NCCL's pick at each size: the fitted time and NCCL's own."""
-    s = result["system"]
+    s, row = result["system"], api.NCCL_ROW
     lines = [
         title(f"NCCL {result['nccl_version']} model, {result['collective']} on "
               f"{servers(s['gpus'], s['gpus_per_node'])}, {unbroken(s['gpu'])}; "
               f"{s['nics_per_node']} x {s['nic_Gbps']:g} Gb/s cards per server, {s['cpu']} hosts"),
-        *table(
-            ["size\n(B)", "algorithm", "proto", "time\n(us)", "busbw\n(GB/s)",
-             "NCCL\ntime\n(us)", "NCCL\nbusbw\n(GB/s)", "band"],
-            ([str(r["bytes"]), r["algorithm"], r["protocol"], us(r["time_us"]),
-              f"{r['busbw_GBps']:.1f}", us(r["nccl_time_us"]), f"{r['nccl_busbw_GBps']:.1f}",
-              bands.short(r["band"])] for r in result["rows"]),
-            align="><<>>>><", sep=1,
-        ),
+        *table(*records.columns([
+            records.Column("size\n(B)", records.AS_IS, lambda r: str(r["bytes"])),
+            records.Column("algorithm", records.AS_IS, lambda r: r["algorithm"]),
+            records.Column("proto", records.AS_IS, lambda r: r["protocol"]),
+            records.Column.of(row, "time_us", unit="us", decimals=2),
+            records.Column("busbw\n(GB/s)", records.AS_IS, lambda r: f"{r['busbw_GBps']:.1f}"),
+            records.Column.of(row, "nccl_time_us", unit="us", decimals=2),
+            records.Column("NCCL\nbusbw\n(GB/s)", records.AS_IS,
+                           lambda r: f"{r['nccl_busbw_GBps']:.1f}"),
+            records.Column("band", records.AS_IS, lambda r: bands.short(r["band"])),
+        ], result["rows"]), align="><<>>>><", sep=1),
     ]  # fmt: skip
     klass = result["rows"][0]["band"]["class"]
     lines += prose(
