@@ -151,7 +151,7 @@ def simulate(p: dict) -> dict:
         if p["algorithm"] != "ring":
             raise ParamError("order", "only the ring runs in a given order")
         opts["order"] = permutation("order", p["order"], topo.gpus)
-    return sim.run(p["algorithm"], topo, inputs, dt, full=trace, **opts)
+    return Answer(sim.run(p["algorithm"], topo, inputs, dt, full=trace, **opts), sim.RECORD)
 
 
 def _link_values(p: dict) -> tuple[float, float, float, float]:
@@ -199,7 +199,8 @@ def estimate(p: dict) -> dict:
     """Closed-form time, steps and bytes of one all-reduce of `bytes` per GPU."""
     topo = topology(p["gpus"], p["gpus_per_node"], *_link_values(p))
     _refuse_unused(p, ESTIMATE, topo)
-    return cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
+    out = cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
+    return Answer(out, cost_model.RECORD)
 
 
 BUSBW = spec(

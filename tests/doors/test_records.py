@@ -165,3 +165,20 @@ def test_nccl_s_time_columns_are_nccl_tests_us_with_two_decimals_and_no_separato
     # each time names its source in the record, as the note under the table does
     assert api.NCCL_ROW["time_us"].source.name == "fitted time"
     assert api.NCCL_ROW["nccl_time_us"].source.name == "NCCL's estimate"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda: api.estimate(algorithm="hierarchical", gpus=16, gpus_per_node=8, bytes=1e9),
+        lambda: api.estimate(algorithm="ring", gpus=4, bytes=8),
+        lambda: api.simulate(algorithm="ring", gpus=4, length=13, dtype="bf16"),
+    ],
+)
+def test_cost_and_simulate_are_records_of_the_whiteboard_model_s_time(answer):
+    r = answer()
+    assert isinstance(r, records.Answer)
+    assert r.record["time_s"].source.name == "whiteboard model"
+    for key, (_, printed) in records.block(r.record, r, [q.key for q in r.record.fields]).items():
+        held(r.record[key], printed, r[key])
+    assert records.block(r.record, r, ["time_s"])["time_s"][1].endswith(", the whiteboard model")

@@ -12,7 +12,9 @@ from collections.abc import Iterable, Sequence
 
 from .. import api, fmt, records
 from ..catalog import hardware
+from ..costs import cost as costs
 from ..performance import bands
+from ..simulation import simulate as simulation
 from ..sources import WHITEBOARD
 from ..training import calculator
 from ..training import ddp as ddp_engine
@@ -133,11 +135,6 @@ def us(x: float) -> str:
     return f"{x:,.2f}"
 
 
-def duration(x: float) -> str:
-    """fmt.seconds, down to nanoseconds (a simulated handful of elements)."""
-    return f"{fmt.sig(x * 1e9)} ns" if 0 < x < 1e-6 else fmt.seconds(x)
-
-
 def servers(gpus: int, per: int) -> str:
     """ "8 GPUs (2 servers of 4)", or "4 GPUs in one server"."""
     n = gpus // per if per else 1
@@ -182,7 +179,7 @@ def simulate(r: dict) -> str:
                 ("same bits on every GPU", yes(r["identical_on_all_gpus"])),
                 ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
                 ("messages", f"{r['messages']:,}"),
-                ("time, teaching model", duration(r["time_s"])),
+                *records.block(simulation.RECORD, r, ["time_s"]).values(),
                 (
                     "across servers",
                     f"{number(r['bytes_inter_node'])} B in all; "
@@ -221,11 +218,11 @@ def cost(r: dict) -> str:
         ),
         *pairs(
             [
-                ("time", fmt.seconds(r["time_s"])),
-                ("algbw", rate(r["algbw_GBps"])),
-                ("busbw", rate(r["busbw_GBps"])),
+                *records.block(costs.RECORD, r, ["time_s", "algbw_GBps", "busbw_GBps"]).values(),
                 ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
-                ("sent per GPU, most", fmt.nbytes(r["bytes_sent_per_gpu_max"])),
+                records.block(costs.RECORD, r, ["bytes_sent_per_gpu_max"])[
+                    "bytes_sent_per_gpu_max"
+                ],
                 (
                     "across servers",
                     f"{fmt.nbytes(r['bytes_inter_node'])} in all; "
