@@ -211,28 +211,25 @@ def _exact(r: dict) -> str:
 
 
 def cost(r: dict) -> str:
-    lines = [
-        title(
-            f"{r['algorithm']} all-reduce of {fmt.nbytes(r['bytes'])} per GPU on "
-            f"{servers(r['gpus'], r['gpus_per_node'])}, teaching model (alpha-beta)"
-        ),
-        *pairs(
-            [
-                *records.block(costs.RECORD, r, ["time_s", "algbw_GBps", "busbw_GBps"]).values(),
-                ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
-                records.block(costs.RECORD, r, ["bytes_sent_per_gpu_max"])[
-                    "bytes_sent_per_gpu_max"
-                ],
-                (
-                    "across servers",
-                    f"{fmt.nbytes(r['bytes_inter_node'])} in all; "
-                    f"{fmt.nbytes(r['bytes_per_nic_max'])} through the busiest card",
-                ),  # fmt: skip
-                ("formula", formula(r["formula"])),
-            ]
-        ),
+    """The whiteboard model's answer: its record's block, then the steps, bytes and formula."""
+    got = records.block(costs.RECORD, r, [q.key for q in costs.RECORD.fields])
+    head = (
+        f"{r['algorithm']} all-reduce of {fmt.nbytes(r['bytes'])} per GPU on "
+        f"{servers(r['gpus'], r['gpus_per_node'])}, teaching model (alpha-beta)"
+    )
+    across = (
+        f"{fmt.nbytes(r['bytes_inter_node'])} in all; "
+        f"{fmt.nbytes(r['bytes_per_nic_max'])} through the busiest card"
+    )
+    rows = [
+        # a bandwidth is None where nothing is sent: "-", as nccl-tests prints it
+        *(got.get(k, (costs.RECORD.label(k), "-")) for k in ("time_s", "algbw_GBps", "busbw_GBps")),
+        ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
+        *(got[k] for k in ("bytes_sent_per_gpu_max",) if k in got),
+        ("across servers", across),
+        ("formula", formula(r["formula"])),
     ]
-    return "\n".join(lines)
+    return "\n".join([title(head), *pairs(rows)])
 
 
 def busbw(r: dict) -> str:
