@@ -79,7 +79,7 @@ def test_pasting_a_log_draws_the_fit_and_the_button_applies_it(page, server):
     button = w.locator("[data-action=use-fit]")
     assert button.is_enabled()
     button.click()
-    w.locator("[data-readout=cluster]", has_text="40.38 GB/s per card").wait_for()
+    w.locator("[data-readout=cluster]", has_text="323 Gb/s (40.38 GB/s) per card").wait_for()
     assert w.locator("[data-param=network]").input_value() == "custom"
     assert w.locator("[data-param=nic_gbps]").input_value() == "323"
     assert w.locator("[data-param=algorithm]").input_value() == "nccl"

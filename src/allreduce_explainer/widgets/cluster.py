@@ -191,7 +191,7 @@ def _readouts(r: dict, p: dict) -> dict:
         + ("" if mem["sharded_fits"] else ", still too much")
     )
     mesh = (
-        f" (a mesh: one ring gets one link, {fmt.sig(r['intra_GBps_used'], 3)} GB/s)"
+        f" (a mesh: one ring gets one link, {_text(r, 'intra_GBps_used')})"
         if r["fabric"] == "mesh" and r["algorithm"] in ("ring", "tree")
         else ""
     )
@@ -201,7 +201,7 @@ def _readouts(r: dict, p: dict) -> dict:
         "gradient": f"{_text(r, 'gradient_bytes')} ({r['grad_dtype'].upper()})",
         "cluster": f"{r['gpus']} × {r['gpu']} in {r['servers']} server"
         + ("s" if r["servers"] > 1 else "")
-        + f", {records.rate(r['nic_GBps'])} per card{mesh}",
+        + f", {_text(r, 'nic_GBps')} per card{mesh}",
         "allreduce": _text(r, "allreduce_s"),
         "algorithm": _algorithm_text(r, p),
         "busbw": "—"
@@ -291,8 +291,8 @@ def _share_figure(curve: list, r: dict) -> views.Part:
     return views.part(
         figure={"data": data, "layout": layout},
         summary=(
-            f"At {n} GPUs the all-reduce takes {pct(r['share_no_overlap'])} of a step if it "
-            f"waits for the backward pass and {pct(r['share_with_overlap'])} with DDP's "
+            f"At {n} GPUs the all-reduce takes {_text(r, 'share_no_overlap')} of a step if it "
+            f"waits for the backward pass and {_text(r, 'share_with_overlap')} with DDP's "
             "buckets overlapping it; the tokens per GPU stay fixed as GPUs are added."
         ),
         table=dict(zip(("columns", "rows"), records.columns(SHARE_COLUMNS(comp), curve, " "))),
@@ -389,10 +389,10 @@ def facts() -> dict[str, str]:
         "cluster_estimate": _text(r, "nccl_time_s"),
         "cluster_nccl_algorithm": r["nccl_algorithm"],
         "cluster_nccl_protocol": r["nccl_protocol"],
-        "cluster_busbw": f"{fmt.sig(r['busbw_GBps'], 3)} GB/s",
-        "cluster_algbw": f"{fmt.sig(r['algbw_GBps'], 3)} GB/s",
+        "cluster_busbw": _text(r, "busbw_GBps"),
+        "cluster_algbw": _text(r, "algbw_GBps"),
         "cluster_ring": _text(ring, "allreduce_s"),
-        "cluster_ring_busbw": f"{fmt.sig(ring['busbw_GBps'], 3)} GB/s",
+        "cluster_ring_busbw": _text(ring, "busbw_GBps"),
         "cluster_ring_share": _text(ring, "share_no_overlap"),
         "cluster_bound": _text(r, "lower_bound_s"),
         "cluster_compute": _text(r, "compute_s"),
