@@ -389,10 +389,10 @@ def facts() -> dict[str, str]:
         "cluster_estimate": _text(r, "nccl_time_s"),
         "cluster_nccl_algorithm": r["nccl_algorithm"],
         "cluster_nccl_protocol": r["nccl_protocol"],
-        "cluster_busbw": _text(r, "busbw_GBps"),
-        "cluster_algbw": _text(r, "algbw_GBps"),
+        "cluster_busbw": f"{fmt.sig(r['busbw_GBps'], 3)} GB/s",  # the prose's precision
+        "cluster_algbw": f"{fmt.sig(r['algbw_GBps'], 3)} GB/s",
         "cluster_ring": _text(ring, "allreduce_s"),
-        "cluster_ring_busbw": _text(ring, "busbw_GBps"),
+        "cluster_ring_busbw": f"{fmt.sig(ring['busbw_GBps'], 3)} GB/s",
         "cluster_ring_share": _text(ring, "share_no_overlap"),
         "cluster_bound": _text(r, "lower_bound_s"),
         "cluster_compute": _text(r, "compute_s"),
