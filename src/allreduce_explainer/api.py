@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from . import dtypes, nccl, vocabulary
+from . import dtypes, nccl, sources, vocabulary
 from .catalog import hardware, models
 from .collectives import COLLECTIVES
 from .costs import cost as cost_model
@@ -25,6 +25,7 @@ from .logs import explain
 from .nccl import NCCL_VERSION, comm_channels, tree_pattern
 from .nccl import NIC_GBPS as NCCL_NIC_GBPS
 from .params import DTYPE, POSITIVE, REQUIRED, VALUES, Param, spec, takes
+from .records import TIME, Answer, Quantity, Record
 from .schedules import tree
 from .schedules.topology import H100_NVLINK_GBps, NIC_400G_GBps, Topology
 from .simulation import gradients
@@ -164,7 +165,7 @@ def simulate(
         if p["algorithm"] != "ring":
             raise ParamError("order", "only the ring runs in a given order")
         opts["order"] = permutation("order", p["order"], topo.gpus)
-    return sim.run(p["algorithm"], topo, inputs, dt, full=trace, **opts)
+    return Answer(sim.run(p["algorithm"], topo, inputs, dt, full=trace, **opts), sim.RECORD)
 
 
 def _link_values(p: dict) -> tuple[float, float, float, float]:
@@ -233,7 +234,8 @@ def estimate(
     _refuse_unused(p, ESTIMATE, topo)
     if p["chunks"] is not None and p["algorithm"] != "tree":
         raise ParamError("chunks", "only the tree is pipelined in chunks")
-    return cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
+    out = cost_model.cost(p["algorithm"], topo, float(p["bytes"]), p["chunks"])
+    return Answer(out, cost_model.RECORD)
 
 
 BUSBW = spec(
@@ -438,7 +440,7 @@ def ddp(
         out["sweep_first_bucket_bytes"] = (
             None if swept_first is None else int(swept_first * ddp_engine.MIB)
         )
-    return out
+    return Answer(out, ddp_engine.RECORD)
 
 
 def _refuse_lockstep(p: dict) -> None:
@@ -566,7 +568,7 @@ def shard(
         "tokens_per_gpu": tokens,
         "mfu": u,
     }
-    return head | out
+    return Answer(head | out, shardcost.RECORD)
 
 
 # ---- NCCL's choice: its pick, its estimate and the fitted time, size by size ------------------
@@ -635,6 +637,16 @@ NCCL_SWEEP = spec(
     NCCL_RELEASE,
     GPUS_PER_PROCESS,
 )  # fmt: skip
+
+
+# What a row of nccl_sweep's answer holds (records.py): its two times, each with its source.
+NCCL_ROW = Record(
+    "nccl row",
+    (
+        Quantity("time_us", TIME, "time", sources.FITTED, band="band", scale=1e-6),
+        Quantity("nccl_time_us", TIME, "NCCL\ntime", sources.ESTIMATE, scale=1e-6),
+    ),
+)
 
 
 @takes(NCCL_SWEEP)
@@ -766,7 +778,8 @@ def calc(
         p, CALC, ("inter_latency_us", "nic_Gbps"), out["gpus"], out["servers"],
         out["gpus_per_node"],
     )  # fmt: skip
-    return {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
+    out = {k: v for k, v in out.items() if k != "times_s"} | {"algorithm_times_s": out["times_s"]}
+    return Answer(out, calculator.RECORD)
 
 
 @takes(spec())

@@ -29,7 +29,7 @@ def test_page_opens_on_stage_one_before_python(page, server):
     busbw = w.locator("[data-readout=busbw]").inner_text()
     assert busbw.startswith(want["busbw"].split(" (")[0])
     assert float(busbw.split()[0]) <= 384.0  # 8 cards x 48 GB/s: NCCL's own ceiling (N4)
-    assert "single ring 0.55 s" in w.locator("[data-readout=ideal]").text_content()
+    assert "single ring 551 ms" in w.locator("[data-readout=ideal]").text_content()  # one unit
     bound = w.locator("[data-readout=bound]").text_content()
     assert "network cards" in bound and "SHARP" in bound
     assert w.locator("[data-readout=params_words]").inner_text() == "= 7 billion parameters"
@@ -79,7 +79,7 @@ def test_pasting_a_log_draws_the_fit_and_the_button_applies_it(page, server):
     button = w.locator("[data-action=use-fit]")
     assert button.is_enabled()
     button.click()
-    w.locator("[data-readout=cluster]", has_text="40.38 GB/s per card").wait_for()
+    w.locator("[data-readout=cluster]", has_text="323 Gb/s (40.38 GB/s) per card").wait_for()
     assert w.locator("[data-param=network]").input_value() == "custom"
     assert w.locator("[data-param=nic_gbps]").input_value() == "323"
     assert w.locator("[data-param=algorithm]").input_value() == "nccl"

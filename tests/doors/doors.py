@@ -109,6 +109,24 @@ def table_cell(row: str, column: int, unit: str = "") -> Callable[[str], str]:
     return text
 
 
+def unit_cell(row: str, column: int = 0) -> Callable[[str], str]:
+    """A human table's cell whose unit is its column's, printed once in the head as nccl-tests
+    does ("comm\n(ms)"): the head's "(unit)" that ends where the right-aligned cell ends."""
+
+    def text(out: str) -> str:
+        m = re.search(rf"^ *{row} ", out, re.M)
+        assert m, f"the human view has no row {row!r}:\n{out}"
+        line = out[m.start() :].split("\n")[0]
+        cells = list(re.finditer(r"\S+", line[m.end() - m.start() :]))
+        end = m.end() - m.start() + cells[column].end()
+        above = reversed(out[: m.start()].split("\n"))
+        unit = next((u.group(1) for head in above
+                     for u in re.finditer(r"\((\S+)\)", head) if u.end() == end), "")  # fmt: skip
+        return f"{cells[column].group()} {unit}"
+
+    return text
+
+
 def disagreements(door: Door, params: dict) -> list[str] | None:
     """Each figure on which the page, the command's --json and its human view differ, as a
     sentence naming the door, the figure, the state and both values; None if the page refuses

@@ -14,7 +14,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from .doors import VALUES, Door, Figure, table_cell
+from .doors import VALUES, Door, Figure, table_cell, unit_cell
 
 GB, MIB = 1e9, 2.0**20
 
@@ -148,7 +148,7 @@ CLUSTER = Door(
         *(
             Figure(f"closed form {name}", readout("ideal", after(text)),
                    lambda j, name=name: j["algorithm_times_s"][name], "time",
-                   rf"\n{name} +")
+                   unit_cell(name))
             for text, name in IDEAL.items()
         ),
     ),
@@ -194,6 +194,18 @@ def cell(column: str, row: int = 0, unit: str = "", figure: str = ""):
         if not -len(table["rows"]) <= row < len(table["rows"]):
             return ""  # no such row shown: no figure
         return f"{table['rows'][row][table['columns'].index(column)]} {unit}"
+
+    return text
+
+
+def head_cell(column: str, row: int = 0):
+    """A cell of the main table whose column names its unit in its head ("communication (ms)",
+    records.columns): the cell with that unit."""
+
+    def text(state: dict) -> str:
+        table = state["table"]
+        [head] = [h for h in table["columns"] if h.startswith(f"{column} (")]
+        return f"{table['rows'][row][table['columns'].index(head)]} {head[len(column) + 2 : -1]}"
 
     return text
 
@@ -295,8 +307,8 @@ def shard_figures(i: int, key: str, label: str) -> tuple[Figure, ...]:
                strategy(key, "memory_bytes_per_gpu", "total"), "bytes", table_cell(row, 0, "GiB")),
         Figure(f"{label} sent", cell("sent per GPU", i), strategy(key, "comm_bytes_per_gpu"),
                "bytes", table_cell(row, 1, "GB")),
-        Figure(f"{label} communication", cell("communication", i), strategy(key, "comm_s"), "time",
-               table_cell(row, 2, "s")),
+        Figure(f"{label} communication", head_cell("communication", i),
+               strategy(key, "comm_s"), "time", unit_cell(row, 2)),
     )  # fmt: skip
 
 

@@ -220,11 +220,12 @@ def test_facts_are_computed():
     [None, {"tokens_per_gpu": 64}, {"gpus": 16, "tokens_per_gpu": 256}, {"tokens_per_gpu": 1}],
 )
 def test_the_time_summary_ranks_only_what_differs_at_its_precision(params):
-    """T12: ZeRO-1's 0.0864 s against DDP's 0.0866 s both print 2.1 s a step, so neither is "the
-    fastest" alone: the summary names every strategy whose step prints the fastest's text, and
-    calls none the fastest when every step prints the same."""
+    """T12: ZeRO-1's 0.0864 s against DDP's 0.0866 s both print 2.082 s a step, so neither is
+    "the fastest" alone: the summary names every strategy whose step prints the fastest's text
+    (at the table's precision), and calls none the fastest when every step prints the same."""
     part = WIDGETS["shard_memory"](params)["figures"]["time"]
-    printed = {row[0]: row[3] for row in part["table"]["rows"]}
+    unit = part["table"]["columns"][3].rsplit("(", 1)[1].rstrip(")")  # one unit per column
+    printed = {row[0]: f"{row[3]} {unit}" for row in part["table"]["rows"]}
     fast, slow = min(printed.values(), key=_seconds), max(printed.values(), key=_seconds)
     summary = part["summary"]
     if fast == slow:

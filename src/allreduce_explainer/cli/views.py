@@ -10,10 +10,14 @@ import re
 import textwrap
 from collections.abc import Iterable, Sequence
 
-from .. import fmt
+from .. import api, fmt, records
 from ..catalog import hardware
+from ..costs import cost as costs
 from ..performance import bands
+from ..simulation import simulate as simulation
+from ..sources import WHITEBOARD
 from ..training import calculator
+from ..training import ddp as ddp_engine
 from ..widgets import REGISTRY
 
 WIDTH = 80  # a terminal's columns: prose wraps there; tables are kept narrower
@@ -131,11 +135,6 @@ def us(x: float) -> str:
     return f"{x:,.2f}"
 
 
-def duration(x: float) -> str:
-    """fmt.seconds, down to nanoseconds (a simulated handful of elements)."""
-    return f"{fmt.sig(x * 1e9)} ns" if 0 < x < 1e-6 else fmt.seconds(x)
-
-
 def servers(gpus: int, per: int) -> str:
     """ "8 GPUs (2 servers of 4)", or "4 GPUs in one server"."""
     n = gpus // per if per else 1
@@ -180,7 +179,7 @@ def simulate(r: dict) -> str:
                 ("same bits on every GPU", yes(r["identical_on_all_gpus"])),
                 ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
                 ("messages", f"{r['messages']:,}"),
-                ("time, teaching model", duration(r["time_s"])),
+                *records.block(simulation.RECORD, r, ["time_s"]).values(),
                 (
                     "across servers",
                     f"{number(r['bytes_inter_node'])} B in all; "
@@ -212,28 +211,25 @@ def _exact(r: dict) -> str:
 
 
 def cost(r: dict) -> str:
-    lines = [
-        title(
-            f"{r['algorithm']} all-reduce of {fmt.nbytes(r['bytes'])} per GPU on "
-            f"{servers(r['gpus'], r['gpus_per_node'])}, teaching model (alpha-beta)"
-        ),
-        *pairs(
-            [
-                ("time", fmt.seconds(r["time_s"])),
-                ("algbw", rate(r["algbw_GBps"])),
-                ("busbw", rate(r["busbw_GBps"])),
-                ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
-                ("sent per GPU, most", fmt.nbytes(r["bytes_sent_per_gpu_max"])),
-                (
-                    "across servers",
-                    f"{fmt.nbytes(r['bytes_inter_node'])} in all; "
-                    f"{fmt.nbytes(r['bytes_per_nic_max'])} through the busiest card",
-                ),  # fmt: skip
-                ("formula", formula(r["formula"])),
-            ]
-        ),
+    """The whiteboard model's answer: its record's block, then the steps, bytes and formula."""
+    got = records.block(costs.RECORD, r, [q.key for q in costs.RECORD.fields])
+    head = (
+        f"{r['algorithm']} all-reduce of {fmt.nbytes(r['bytes'])} per GPU on "
+        f"{servers(r['gpus'], r['gpus_per_node'])}, teaching model (alpha-beta)"
+    )
+    across = (
+        f"{fmt.nbytes(r['bytes_inter_node'])} in all; "
+        f"{fmt.nbytes(r['bytes_per_nic_max'])} through the busiest card"
+    )
+    rows = [
+        # a bandwidth is None where nothing is sent: "-", as nccl-tests prints it
+        *(got.get(k, (costs.RECORD.label(k), "-")) for k in ("time_s", "algbw_GBps", "busbw_GBps")),
+        ("steps", f"{r['steps']:,} ({r['network_steps']:,} across servers)"),
+        *(got[k] for k in ("bytes_sent_per_gpu_max",) if k in got),
+        ("across servers", across),
+        ("formula", formula(r["formula"])),
     ]
-    return "\n".join(lines)
+    return "\n".join([title(head), *pairs(rows)])
 
 
 def busbw(r: dict) -> str:
@@ -284,7 +280,16 @@ def buckets(r: dict) -> str:
 
 
 def ddp(r: dict) -> str:
-    by = "the fitted time of NCCL's choice" if r["timing"] == "nccl" else "the whiteboard model"
+    """DDP's record as one block (one time unit, each time with its source), its buckets'
+    timeline and the sweep as tables, each time column in one unit named in its head."""
+    rec = ddp_engine.RECORD
+    got = records.block(rec, r, [q.key for q in rec.fields])
+    alg = r["algorithm"]
+    caps = (
+        f"{rec.label('first_bucket_bytes').split(chr(39))[0]} "
+        f"{fmt.binary_bytes(r['first_bucket_bytes'])}, then "
+        f"{fmt.binary_bytes(r['bucket_cap_bytes'])}: {len(r['buckets'])} buckets"
+    )
     lines = [
         title(
             f"{model(r['model'])} ({r['params']:,} parameters) under DDP on "
@@ -293,55 +298,34 @@ def ddp(r: dict) -> str:
         ),
         *pairs(
             [
-                ("gradient", fmt.binary_bytes(r["gradient_bytes"])),
-                (
-                    "bucket caps",
-                    f"{fmt.binary_bytes(r['first_bucket_bytes'])} first, then "
-                    f"{fmt.binary_bytes(r['bucket_cap_bytes'])}: {len(r['buckets'])} buckets",
-                ),
-                ("all-reduces timed by", f"{by}: {r['algorithm']}"),
-                ("backward pass", fmt.seconds(r["backward_s"])),
-                ("all-reduces, in all", fmt.seconds(r["allreduce_total_s"])),
-                ("communication ends", fmt.seconds(r["comm_end_s"])),
-                ("exposed (not overlapped)", fmt.seconds(r["exposed_s"])),
+                got["gradient_bytes"],
+                ("bucket caps", caps),
+                ("all-reduces timed by", f"{records.named(ddp_engine._timed_by(r))}: {alg}"),
+                *(got[k] for k in ("backward_s", "allreduce_total_s", "comm_end_s", "exposed_s")),
                 ("best bucket cap", _best(r)),
             ]
         ),  # fmt: skip
         "",
-        *table(
-            ["bucket", "tensors", "size", "ready\n(ms)", "start\n(ms)", "end\n(ms)", "algorithm"],
-            (
-                [
-                    str(i + 1),
-                    str(b["tensors"]),
-                    fmt.binary_bytes(b["bytes"]),
-                    _ms(b["ready_s"]),
-                    _ms(b["start_s"]),
-                    _ms(b["end_s"]),
-                    _algo(b),
-                ]
-                for i, b in enumerate(r["bucket_timeline"])
-            ),
-            align=">>>>>><",
-        ),  # fmt: skip
     ]
+    heads, cells = records.columns(
+        [records.Column("bucket", records.AS_IS, lambda ib: str(ib[0] + 1)),
+         records.Column("tensors", records.AS_IS, lambda ib: str(ib[1]["tensors"])),
+         records.Column("size", records.BINARY, lambda ib: ib[1]["bytes"]),
+         *(records.Column(head, records.TIME, lambda ib, k=k: ib[1][k])
+           for head, k in (("ready", "ready_s"), ("start", "start_s"), ("end", "end_s"))),
+         records.Column("algorithm", records.AS_IS, lambda ib: _algo(ib[1]))],
+        list(enumerate(r["bucket_timeline"])),
+    )  # fmt: skip
+    lines += table(heads, cells, align=">>>>>><")
     if "sweep" in r:
-        lines += [
-            "",
-            _swept_first(r),
-            *table(
-                ["cap\n(MiB)", "buckets", "exposed\n(ms)", "all-reduces\n(ms)"],
-                (
-                    [
-                        fmt.sig(s["bucket_mb"], 3),
-                        str(s["buckets"]),
-                        _ms(s["exposed_s"]),
-                        _ms(s["allreduce_total_s"]),
-                    ]
-                    for s in r["sweep"]
-                ),
-            ),  # fmt: skip
-        ]
+        heads, cells = records.columns(
+            [records.Column("cap\n(MiB)", records.AS_IS, lambda s: fmt.sig(s["bucket_mb"], 3)),
+             records.Column("buckets", records.AS_IS, lambda s: str(s["buckets"])),
+             records.Column("exposed", records.TIME, lambda s: s["exposed_s"]),
+             records.Column("all-reduces", records.TIME, lambda s: s["allreduce_total_s"])],
+            r["sweep"],
+        )  # fmt: skip
+        lines += ["", _swept_first(r), *table(heads, cells)]
     return "\n".join(lines)
 
 
@@ -350,8 +334,10 @@ def _best(r: dict) -> str:
     decimal that gives its buckets: one digit fewer may give others)."""
     if "best_bucket_mb" not in r:
         return ""
+    rec = ddp_engine.RECORD
+    unit = records.block_unit(rec, r, [q.key for q in rec.fields])  # the block's
     return (
-        f"{fmt.sig(r['best_bucket_mb'], 12)} MiB: {fmt.sig(r['best_exposed_s'] * 1e3, 3)} ms "
+        f"{fmt.sig(r['best_bucket_mb'], 12)} MiB: {records.text(rec, r, 'best_exposed_s', unit)} "
         "exposed (the least of every cap, with the sweep's first bucket)"
     )
 
@@ -363,10 +349,6 @@ def _swept_first(r: dict) -> str:
     return f"the bucket cap swept, the first bucket {fmt.binary_bytes(first)}"
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:,.3f}"
-
-
 def _algo(b: dict) -> str:
     return f"{b['algorithm']}/{b['protocol']}" if "algorithm" in b else "ring"
 
@@ -375,59 +357,46 @@ def _algo(b: dict) -> str:
 
 
 def calc(r: dict) -> str:
-    w = labels("cluster")
-    mem = r["memory"]
+    """The calculator's record as one block (every time in one unit, each with its source), then
+    the teaching models as a column in one unit (records: the page's readouts read the same)."""
+    rec, mem = calculator.RECORD, r["memory"]
+    got = records.block(rec, r, [q.key for q in rec.fields], {
+        "lower_bound_s": f", set by {r['lower_bound_limit']}",
+        "tokens_per_gpu": " (assumed)",
+        "mfu": f" of {number(r['peak_tflops'])} TFLOP/s (assumed)",
+    })  # fmt: skip
+    rows = [
+        *(got[k] for k in ("allreduce_s", "share_no_overlap", "share_with_overlap") if k in got),
+        ("algorithm and protocol", _calc_algorithm(r)),
+        *(got[k] for k in ("nccl_time_s",) if k in got),
+        ("how close published runs come", _band(r.get("nccl_band"))),
+        *(got[k] for k in ("algbw_GBps", "busbw_GBps", "gradient_bytes", "lower_bound_s",
+                           "compute_s", "backward_s", "exposed_s", "buckets", "tokens_per_gpu",
+                           "mfu", "nic_GBps", "intra_GBps_used") if k in got),
+        ("model states per GPU", _memory(mem["bytes_per_gpu"], mem["gpu_bytes"], mem["fits"])),
+        ("sharded over the GPUs",
+         _memory(mem["sharded_bytes_per_gpu"], mem["gpu_bytes"], mem["sharded_fits"])),
+    ]  # fmt: skip
     lines = [
         title(
             f"{unbroken(r['model_label'])} ({r['params']:,} parameters) on "
             f"{servers(r['gpus'], r['gpus_per_node'])}, {unbroken(r['gpu'])}; {r['grad_dtype']} "
             "gradient"
         ),
-        *pairs(
-            [
-                (w["allreduce"], fmt.seconds(r["allreduce_s"])),
-                (w["share_no_overlap"], fmt.percent(r["share_no_overlap"], 1)),
-                (w["share_with_overlap"], fmt.percent(r["share_with_overlap"], 1)),
-                (w["algorithm"], _calc_algorithm(r)),
-                ("NCCL's estimate", _nccl_estimate(r)),
-                (w["band"], _band(r.get("nccl_band"))),
-                ("algbw", rate(r["algbw_GBps"])),
-                (w["busbw"], rate(r["busbw_GBps"])),
-                (w["gradient"], fmt.nbytes(r["gradient_bytes"])),
-                (
-                    w["bound"],
-                    f"{fmt.seconds(r['lower_bound_s'])}, set by {r['lower_bound_limit']}",
-                ),  # fmt: skip
-                (w["compute"], fmt.seconds(r["compute_s"])),
-                ("backward pass", fmt.seconds(r["backward_s"]) if "backward_s" in r else ""),
-                (w["exposed"], fmt.seconds(r["exposed_s"]) if "exposed_s" in r else ""),
-                ("DDP buckets", f"{r['buckets']:,}" if "buckets" in r else ""),
-                ("tokens per GPU per step", f"{number(r['tokens_per_gpu'])} (assumed)"),
-                ("MFU", f"{fmt.percent(r['mfu'])} of {number(r['peak_tflops'])} TFLOP/s (assumed)"),
-                ("network card per GPU", rate(r["nic_GBps"])),
-                ("link inside a server", rate(r["intra_GBps_used"])),
-                (
-                    "model states per GPU",
-                    _memory(mem["bytes_per_gpu"], mem["gpu_bytes"], mem["fits"]),
-                ),
-                (
-                    "sharded over the GPUs",
-                    _memory(mem["sharded_bytes_per_gpu"], mem["gpu_bytes"], mem["sharded_fits"]),
-                ),
-            ]
-        ),  # fmt: skip
+        *pairs(rows),
     ]
     times = r.get("algorithm_times_s") or {}
     if times:
+        heads, cells = records.columns(
+            [records.Column("algorithm", records.TEXT, lambda kv: kv[0]),
+             records.Column(rec.label("algorithm_times_s"), records.TIME, lambda kv: kv[1])],
+            list(times.items()),
+        )  # fmt: skip
         lines += [
             "",
-            "the teaching models, at line rate with no latency",
-            *table(
-                ["algorithm", "all-reduce per step"],
-                ([k, fmt.seconds(v)] for k, v in times.items()),
-                align="<",
-            ),  # fmt: skip
+            f"the teaching models ({records.named(WHITEBOARD)}), at line rate with no latency",
         ]
+        lines += table(heads, cells, align="<")
     return "\n".join(lines)
 
 
@@ -435,10 +404,6 @@ def _calc_algorithm(r: dict) -> str:
     if r["algorithm"] == "nccl":
         return f"NCCL {r['nccl_version']} picks {r['nccl_algorithm']}/{r['nccl_protocol']}"
     return r["algorithm"] + ("" if r["algorithm"] == r["algorithm_asked"] else " (auto)")
-
-
-def _nccl_estimate(r: dict) -> str:
-    return fmt.seconds(r["nccl_time_s"]) if r.get("nccl_time_s") is not None else ""
 
 
 def _band(b: dict | None) -> str:
@@ -449,7 +414,7 @@ def _band(b: dict | None) -> str:
 
 def _memory(need: float, have: float, fits: bool) -> str:
     verdict = "fits" if fits else "does not fit"
-    return f"{fmt.binary_bytes(need)} of {fmt.binary_bytes(have)}: {verdict}"
+    return f"{records.gib(need)} of {records.gib(have)}: {verdict}"
 
 
 def presets(r: dict) -> str:
@@ -482,19 +447,22 @@ def presets(r: dict) -> str:
 
 def nccl(result: dict) -> str:
     """nccl-tests' columns for NCCL's pick at each size: the fitted time and NCCL's own."""
-    s = result["system"]
+    s, row = result["system"], api.NCCL_ROW
     lines = [
         title(f"NCCL {result['nccl_version']} model, {result['collective']} on "
               f"{servers(s['gpus'], s['gpus_per_node'])}, {unbroken(s['gpu'])}; "
               f"{s['nics_per_node']} x {s['nic_Gbps']:g} Gb/s cards per server, {s['cpu']} hosts"),
-        *table(
-            ["size\n(B)", "algorithm", "proto", "time\n(us)", "busbw\n(GB/s)",
-             "NCCL\ntime\n(us)", "NCCL\nbusbw\n(GB/s)", "band"],
-            ([str(r["bytes"]), r["algorithm"], r["protocol"], us(r["time_us"]),
-              f"{r['busbw_GBps']:.1f}", us(r["nccl_time_us"]), f"{r['nccl_busbw_GBps']:.1f}",
-              bands.short(r["band"])] for r in result["rows"]),
-            align="><<>>>><", sep=1,
-        ),
+        *table(*records.columns([
+            records.Column("size\n(B)", records.AS_IS, lambda r: str(r["bytes"])),
+            records.Column("algorithm", records.AS_IS, lambda r: r["algorithm"]),
+            records.Column("proto", records.AS_IS, lambda r: r["protocol"]),
+            records.Column.of(row, "time_us", unit="us", decimals=2),
+            records.Column("busbw\n(GB/s)", records.AS_IS, lambda r: f"{r['busbw_GBps']:.1f}"),
+            records.Column.of(row, "nccl_time_us", unit="us", decimals=2),
+            records.Column("NCCL\nbusbw\n(GB/s)", records.AS_IS,
+                           lambda r: f"{r['nccl_busbw_GBps']:.1f}"),
+            records.Column("band", records.AS_IS, lambda r: bands.short(r["band"])),
+        ], result["rows"]), align="><<>>>><", sep=1),
     ]  # fmt: skip
     klass = result["rows"][0]["band"]["class"]
     lines += prose(
@@ -669,16 +637,23 @@ def shard(result: dict) -> str:
             f"{_comm(r['comm_model'])}"
         ),
         *table(
-            ["strategy", "memory\n(GiB)", "sent\n(GB)", "comm\n(s)", "fits"],
-            (
+            *records.columns(
                 [
-                    s["label"],
-                    f"{s['memory_bytes_per_gpu']['total'] / hardware.GIB:,.2f}",
-                    f"{s['comm_bytes_per_gpu'] / 1e9:,.2f}",
-                    f"{s['comm_s']:.4f}",
-                    yes(s["fits"]),
-                ]
-                for s in r["strategies"].values()
+                    records.Column("strategy", records.AS_IS, lambda s: s["label"]),
+                    records.Column(
+                        "memory\n(GiB)",
+                        records.AS_IS,
+                        lambda s: f"{s['memory_bytes_per_gpu']['total'] / hardware.GIB:,.2f}",
+                    ),
+                    records.Column(
+                        "sent\n(GB)",
+                        records.AS_IS,
+                        lambda s: f"{s['comm_bytes_per_gpu'] / 1e9:,.2f}",
+                    ),
+                    records.Column("comm", records.TIME, lambda s: s["comm_s"]),
+                    records.Column("fits", records.AS_IS, lambda s: yes(s["fits"])),
+                ],
+                list(r["strategies"].values()),
             ),
             align="<",
         ),  # fmt: skip

@@ -14,8 +14,21 @@ from functools import lru_cache
 from itertools import chain
 
 from ..collectives import ALLREDUCE, COLLECTIVES
+from ..records import BYTES, RATE, TIME, Quantity, Record
 from ..schedules import tree
 from ..schedules.topology import Link, Topology
+from ..sources import WHITEBOARD
+
+# What cost's answer holds (records.py): the whiteboard model's time, its bandwidths and bytes.
+RECORD = Record(
+    "cost",
+    (
+        Quantity("time_s", TIME, "time", WHITEBOARD),
+        Quantity("algbw_GBps", RATE, "algbw"),
+        Quantity("busbw_GBps", RATE, "busbw"),
+        Quantity("bytes_sent_per_gpu_max", BYTES, "sent per GPU, most"),
+    ),
+)
 
 ALGORITHMS = ("naive", "ring", "multi-ring", "tree", "hierarchical")
 

@@ -21,9 +21,14 @@ from functools import lru_cache
 from itertools import repeat
 
 from ..dtypes import INT, DType
+from ..records import TIME, Quantity, Record
 from ..schedules import hierarchical, multiring, naive, ring, tree
 from ..schedules.schedule import Step, owned, split
 from ..schedules.topology import INTER, INTRA, Topology
+from ..sources import WHITEBOARD
+
+# What simulate's answer holds (records.py): its time is the whiteboard model's, step by step.
+RECORD = Record("simulate", (Quantity("time_s", TIME, "time", WHITEBOARD),))
 
 ALGORITHMS = {
     "naive": naive.schedule,

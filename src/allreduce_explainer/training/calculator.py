@@ -25,7 +25,9 @@ from ..collectives import ALLREDUCE
 from ..costs import cost
 from ..dtypes import BF16, FP32
 from ..errors import ParamError
+from ..records import BYTES, CARD, COUNT, RATE, SHARE, TIME, Quantity, Record
 from ..schedules.topology import Topology
+from ..sources import ESTIMATE, FITTED, WHITEBOARD
 from ..validate import count, nonnegative, number, positive
 from . import ddp
 from .memory import model_states
@@ -449,6 +451,39 @@ def calculate(
         out["buckets"] = o["buckets"]
         out["share_with_overlap"] = o["exposed_s"] / (comp + o["exposed_s"])
     return Calculation(out, c, m)
+
+
+def _timed_by(r) -> object:
+    """The source of the all-reduce's time: NCCL's choice (or forced algorithm) is the fitted
+    time, a closed form at line rate the whiteboard model."""
+    return FITTED if "nccl_algorithm" in r else WHITEBOARD
+
+
+# What calc's answer holds: each field's kind, its label on every door, a time's source and the
+# band of its prediction. The page's readouts, `calc`'s human view and the notebook read these.
+RECORD = Record(
+    "calc",
+    (
+        Quantity("allreduce_s", TIME, "all-reduce per step", _timed_by, band="nccl_band"),
+        Quantity("share_no_overlap", SHARE, "share of the step, no overlap"),
+        Quantity("share_with_overlap", SHARE, "share with DDP's bucketed overlap"),
+        Quantity("nccl_time_s", TIME, ESTIMATE.name, ESTIMATE),
+        Quantity("algbw_GBps", RATE, "algbw"),
+        Quantity("busbw_GBps", RATE, "bus bandwidth"),
+        Quantity("gradient_bytes", BYTES, "bytes reduced: the gradient"),
+        Quantity("lower_bound_s", TIME, "lower bound"),
+        Quantity("compute_s", TIME, "compute per step (6·P·T)"),  # compute_s's rule
+        Quantity("backward_s", TIME, "backward pass"),
+        Quantity("exposed_s", TIME, "all-reduce exposed with DDP's overlap", _timed_by),
+        Quantity("buckets", COUNT, "DDP buckets"),
+        Quantity("tokens_per_gpu", COUNT, "tokens per GPU per step"),
+        Quantity("mfu", SHARE, "MFU"),
+        Quantity("nic_GBps", CARD, "network card per GPU"),
+        Quantity("intra_GBps_used", RATE, "link inside a server"),
+        Quantity("params", COUNT, "parameters"),
+        Quantity("algorithm_times_s", TIME, "all-reduce per step", WHITEBOARD),
+    ),
+)
 
 
 def memory(params: int, c: Cluster) -> dict:

@@ -35,7 +35,9 @@ from itertools import accumulate
 from .. import nccl
 from ..catalog.models import Model
 from ..costs import cost
+from ..records import BINARY, COUNT, TIME, Quantity, Record
 from ..schedules.topology import Topology
+from ..sources import FITTED, WHITEBOARD
 
 MIB = 1 << 20
 DEFAULT_CAP_MB = 25.0  # torch.nn.parallel.DistributedDataParallel(bucket_cap_mb=25)
@@ -52,6 +54,30 @@ DEFAULT_BATCH = {
     "llama3-70b": 1,
     "llama3-405b": 1,
 }
+
+
+def _timed_by(r) -> object:
+    """The buckets' all-reduces are timed by NCCL's choice's fitted time, or the whiteboard."""
+    return FITTED if r.get("timing") == "nccl" else WHITEBOARD
+
+
+# What api.ddp's answer holds (records.py): the CLI's view, the page's readouts and the notebook
+# read its labels and formats; a time names its source.
+RECORD = Record(
+    "ddp",
+    (
+        Quantity("gradient_bytes", BINARY, "gradient"),
+        Quantity("first_bucket_bytes", BINARY, "first bucket's cap"),
+        Quantity("bucket_cap_bytes", BINARY, "cap of the others"),
+        Quantity("backward_s", TIME, "backward pass"),
+        Quantity("allreduce_total_s", TIME, "all-reduces, in all", _timed_by),
+        Quantity("comm_end_s", TIME, "communication ends", _timed_by),
+        Quantity("exposed_s", TIME, "exposed (not overlapped)", _timed_by),
+        Quantity("best_exposed_s", TIME, "exposed at the best cap", _timed_by),
+        Quantity("params", COUNT, "parameters"),
+        Quantity("batch", COUNT, "samples per GPU"),
+    ),
+)
 
 
 def limits(cap_mb: float | None = None, first_mb: float | None = None) -> tuple[int, int]:

@@ -37,7 +37,9 @@ from ..catalog import hardware
 from ..catalog.models import Model
 from ..collectives import COLLECTIVES
 from ..costs import cost
+from ..records import BYTES, TIME, Quantity, Record
 from ..schedules.topology import Topology
+from ..sources import FITTED, WHITEBOARD
 from . import calculator, memory
 from .calculator import Cluster
 from .memory import STRATEGIES
@@ -70,6 +72,23 @@ PHASES = {
 }
 
 CommTime = Callable[[str, float, Topology], float]
+
+
+def _timed_by(r) -> object:
+    """The collectives are timed by NCCL's choice's fitted time, or a flat ring's whiteboard."""
+    return FITTED if r.get("comm_model") == "nccl" else WHITEBOARD
+
+
+# What api.shard's answer holds (records.py); a strategy's row's fields are its columns.
+RECORD = Record(
+    "shard",
+    (
+        Quantity("compute_s", TIME, "compute per step"),
+        Quantity("comm_s", TIME, "communication", _timed_by),
+        Quantity("step_s", TIME, "step, no overlap"),
+        Quantity("comm_bytes_per_gpu", BYTES, "sent per GPU"),
+    ),
+)
 
 
 def sent_factor(collective: str, m: int) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .. import api, fmt, nccl, performance
+from .. import api, fmt, nccl, performance, records
 from ..catalog import models
 from ..errors import ParamError
 from ..exercises.check import check_choice, close
@@ -79,7 +79,7 @@ def ddp_buckets(params=None) -> dict:
         figures={"sweep": _sweep(r["sweep"], best, default, r, p)},
         readouts={
             "model": f"{m.label}: {m.params:,} parameters in {len(m.tensors())} tensors",
-            "gradient": fmt.nbytes(r["gradient_bytes"]),
+            "gradient": r.text("gradient_bytes"),
             "batch": f"{r['batch']} × {m.sample} per GPU",
             "backward": ms(r["backward_s"]),
             "allreduce": ms(r["allreduce_total_s"]),
@@ -375,8 +375,9 @@ def _timeline(r: dict, every: bool) -> views.Part:
 
 def _bucket_row(item: tuple[int, dict]) -> list:
     k, b = item
-    times = (fmt.sig(_ms(b[key]), 4) for key in ("ready_s", "start_s", "end_s"))
-    return [k, fmt.nbytes(b["bytes"]), b["tensors"], *times, f"{b['algorithm']}/{b['protocol']}"]
+    times = (records.in_unit(b[key], "ms") for key in ("ready_s", "start_s", "end_s"))
+    size = records.ALONE[records.BINARY](b["bytes"])  # as the CLI's table and the caps: MiB
+    return [k, size, b["tensors"], *times, f"{b['algorithm']}/{b['protocol']}"]
 
 
 def _sweep_top(ys: list[float], marked: list[float]) -> float:
@@ -502,9 +503,9 @@ def facts() -> dict[str, str]:
         out[f"ddp_{key}_whole"] = ms(r["sweep"][-1]["exposed_s"])
         out[f"ddp_{key}_algorithm"] = r["algorithm"]
         if key == "many":
-            out["ddp_gradient"] = fmt.nbytes(r["gradient_bytes"])
+            out["ddp_gradient"] = r.text("gradient_bytes")
     gpt2 = models.TRANSFORMERS["gpt2"][1]
-    out["ddp_wte"] = fmt.nbytes(gpt2.vocab * gpt2.d * calculator.GRAD_BYTES["fp32"])
+    out["ddp_wte"] = fmt.binary_bytes(gpt2.vocab * gpt2.d * calculator.GRAD_BYTES["fp32"])
     out["ddp_tokens"] = f"{ddp.DEFAULT_BATCH['gpt2'] * m.tokens:,}"
     cap = int(ddp.DEFAULT_CAP_MB * (1 << 20))
     out["ddp_cap_size"] = f"{ddp.DEFAULT_CAP_MB:g} MiB"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .. import api, fmt, nccl
+from .. import api, fmt, nccl, records
 from ..catalog import hardware, measured, models
 from ..errors import ParamError
 from ..logs import examples, ncclfit
@@ -192,46 +192,53 @@ def _readouts(r: dict, p: dict) -> dict:
         + ("" if mem["sharded_fits"] else ", still too much")
     )
     mesh = (
-        f" (a mesh: one ring gets one link, {fmt.sig(r['intra_GBps_used'], 3)} GB/s)"
+        f" (a mesh: one ring gets one link, {_text(r, 'intra_GBps_used')})"
         if r["fabric"] == "mesh" and r["algorithm"] in ("ring", "tree")
         else ""
     )
     return {
         "params": f"{r['params']:,} ({r['params_source']})",
         "params_words": _in_words(r["params"]),
-        "gradient": f"{fmt.nbytes(r['gradient_bytes'])} ({r['grad_dtype'].upper()})",
+        "gradient": f"{_text(r, 'gradient_bytes')} ({r['grad_dtype'].upper()})",
         "cluster": f"{r['gpus']} × {r['gpu']} in {r['servers']} server"
         + ("s" if r["servers"] > 1 else "")
-        + f", {fmt.sig(r['nic_GBps'], 4)} GB/s per card{mesh}",
-        "allreduce": fmt.seconds(r["allreduce_s"]),
+        + f", {_text(r, 'nic_GBps')} per card{mesh}",
+        "allreduce": _text(r, "allreduce_s"),
         "algorithm": _algorithm_text(r, p),
         "busbw": "—"
         if r["busbw_GBps"] is None
-        else f"{fmt.sig(r['busbw_GBps'], 4)} GB/s (algbw {fmt.sig(r['algbw_GBps'], 4)} GB/s)",
+        else f"{_text(r, 'busbw_GBps')} (algbw {_text(r, 'algbw_GBps')})",
         "band": bands.sentence(r["nccl_band"]) if "nccl_band" in r else NO_BAND,
-        "ideal": "; ".join(
-            f"{IDEAL_TEXT[k]} {fmt.seconds(v)}"
-            for k, v in sorted(r["times_s"].items(), key=lambda kv: kv[1])
-        ),
-        "bound": f"{fmt.seconds(r['lower_bound_s'])}, set by {r['lower_bound_limit']} "
+        "ideal": _ideal(r["times_s"]),
+        "bound": f"{_text(r, 'lower_bound_s')}, set by {r['lower_bound_limit']} "
         "(when the GPUs add; NVLink SHARP and InfiniBand SHARP add in the switch and can beat it)",
-        "compute": f"{fmt.seconds(r['compute_s'])} ({fmt.sig(r['samples_per_gpu'], 3)} × "
+        "compute": f"{_text(r, 'compute_s')} ({fmt.sig(r['samples_per_gpu'], 3)} × "
         f"{r['sample']} per GPU at {fmt.sig(100 * r['mfu'], 3)} % of "
         f"{fmt.sig(r['peak_tflops'], 4)} TFLOP/s; attention's score FLOPs left out, "
         "embeddings counted, no recomputation)",
-        "share_no_overlap": pct(r["share_no_overlap"]),
-        "share_with_overlap": pct(r["share_with_overlap"]),
-        "exposed": f"{fmt.seconds(r['exposed_s'])} after {r['buckets']} buckets",
+        "share_no_overlap": _text(r, "share_no_overlap"),
+        "share_with_overlap": _text(r, "share_with_overlap"),
+        "exposed": f"{_text(r, 'exposed_s')} after {_text(r, 'buckets')} buckets",
         "memory": fits,
     }
+
+
+def _ideal(times: dict[str, float]) -> str:
+    """The closed forms' times, fastest first, in one unit (a readout is a block)."""
+    unit = records.time_unit(times.values())
+    ordered = sorted(times.items(), key=lambda kv: kv[1])
+    return "; ".join(f"{IDEAL_TEXT[k]} {records.in_unit(v, unit)} {unit}" for k, v in ordered)
+
+
+def _text(r: dict, key: str) -> str:
+    """A readout's figure: the calculator's record formats it, as the CLI's view does."""
+    return records.text(calculator.RECORD, r, key)
 
 
 NO_BAND = "the teaching models are line-rate closed forms, not fitted on published runs"
 
 
-def gib(nbytes: float) -> str:
-    """Memory on a GPU in GiB, the unit GPU memory is sold in (as "GB"), on every page."""
-    return f"{fmt.sig(nbytes / hardware.GIB, 3)} GiB"
+gib = records.gib  # memory on a GPU, in GiB (the unit it is sold in as "GB"), on every door
 
 
 def _in_words(p: float) -> str:
@@ -255,7 +262,7 @@ def _algorithm_text(r: dict, p: dict) -> str:
     return (
         f"{text}: {r['nccl_algorithm']} with the {r['nccl_protocol']} protocol (NCCL "
         f"{r['nccl_version']}'s choice; {FITTED.name}, {ESTIMATE.name} "
-        f"{fmt.seconds(r['nccl_time_s'])})"
+        f"{_text(r, 'nccl_time_s')})"
     )
 
 
@@ -285,25 +292,24 @@ def _share_figure(curve: list, r: dict) -> views.Part:
     return views.part(
         figure={"data": data, "layout": layout},
         summary=(
-            f"At {n} GPUs the all-reduce takes {pct(r['share_no_overlap'])} of a step if it "
-            f"waits for the backward pass and {pct(r['share_with_overlap'])} with DDP's "
+            f"At {n} GPUs the all-reduce takes {_text(r, 'share_no_overlap')} of a step if it "
+            f"waits for the backward pass and {_text(r, 'share_with_overlap')} with DDP's "
             "buckets overlapping it; the tokens per GPU stay fixed as GPUs are added."
         ),
-        table={
-            "columns": ["GPUs", "all-reduce", "algorithm", "exposed", "share", "with overlap"],
-            "rows": [
-                [
-                    x,
-                    fmt.seconds(a),
-                    alg,
-                    fmt.seconds(e),
-                    pct(a / (comp + a)),
-                    pct(e / (comp + e)),
-                ]  # fmt: skip
-                for x, a, e, alg in curve
-            ],
-        },
+        table=dict(zip(("columns", "rows"), records.columns(SHARE_COLUMNS(comp), curve, " "))),
     )
+
+
+def SHARE_COLUMNS(comp: float) -> list[records.Column]:
+    """The share curve's table: a time column in one unit, named in its head."""
+    return [
+        records.Column("GPUs", records.AS_IS, lambda row: row[0]),
+        records.Column("all-reduce", records.TIME, lambda row: row[1]),
+        records.Column("algorithm", records.AS_IS, lambda row: row[3]),
+        records.Column("exposed", records.TIME, lambda row: row[2]),
+        records.Column("share", records.SHARE, lambda row: row[1] / (comp + row[1])),
+        records.Column("with overlap", records.SHARE, lambda row: row[2] / (comp + row[2])),
+    ]
 
 
 def _share_ends(shares: list[float]) -> tuple[float, float]:
@@ -327,24 +333,24 @@ RECORDS = (
         warm=FIRST_CALLS,
         # the answer: the all-reduce's time per step and its share of the step
         headline=(
-            ("allreduce", "all-reduce per step"),
-            ("share_no_overlap", "share of the step, no overlap"),
-            ("share_with_overlap", "share with DDP's bucketed overlap"),
+            ("allreduce", calculator.RECORD.label("allreduce_s")),
+            ("share_no_overlap", calculator.RECORD.label("share_no_overlap")),
+            ("share_with_overlap", calculator.RECORD.label("share_with_overlap")),
         ),
         readouts={
             # then why: how the gradient is moved, and how many bytes
             "why": (
                 ("algorithm", "algorithm and protocol"),
-                ("busbw", "bus bandwidth"),
+                ("busbw", calculator.RECORD.label("busbw_GBps")),
                 ("band", "how close published runs come"),
-                ("gradient", "bytes reduced: the gradient"),
+                ("gradient", calculator.RECORD.label("gradient_bytes")),
                 ("cluster", "cluster"),
             ),
             # then the rest of the step: what the time is a share of, what fits
             "step": (
-                ("compute", "compute per step (6·P·T)"),  # calculator.compute_s's rule
-                ("exposed", "all-reduce exposed with DDP's overlap"),
-                ("params", "parameters"),
+                ("compute", calculator.RECORD.label("compute_s")),
+                ("exposed", calculator.RECORD.label("exposed_s")),
+                ("params", calculator.RECORD.label("params")),
                 (
                     "memory",
                     f"fits under plain DDP ({memory.ADAM_BYTES_PER_PARAM} bytes per parameter)?",
@@ -353,7 +359,7 @@ RECORDS = (
             # and, folded, what a model could do at best: the references
             "references": (
                 ("ideal", "closed forms at line rate, no latency"),
-                ("bound", "lower bound"),
+                ("bound", calculator.RECORD.label("lower_bound_s")),
             ),
             # the pasted log's (logview.readouts), under its controls
             "log": (
@@ -381,40 +387,40 @@ def facts() -> dict[str, str]:
     one = calculator.calc(gpus=8)
     return {
         "perf_first_size": fmt.binary_bytes(ncclfit.MIN_BYTES),  # the log panel's fit starts here
-        "cluster_allreduce": fmt.seconds(r["allreduce_s"]),
-        "cluster_estimate": fmt.seconds(r["nccl_time_s"]),
+        "cluster_allreduce": _text(r, "allreduce_s"),
+        "cluster_estimate": _text(r, "nccl_time_s"),
         "cluster_nccl_algorithm": r["nccl_algorithm"],
         "cluster_nccl_protocol": r["nccl_protocol"],
-        "cluster_busbw": f"{fmt.sig(r['busbw_GBps'], 3)} GB/s",
+        "cluster_busbw": f"{fmt.sig(r['busbw_GBps'], 3)} GB/s",  # the prose's precision
         "cluster_algbw": f"{fmt.sig(r['algbw_GBps'], 3)} GB/s",
-        "cluster_ring": fmt.seconds(ring["allreduce_s"]),
+        "cluster_ring": _text(ring, "allreduce_s"),
         "cluster_ring_busbw": f"{fmt.sig(ring['busbw_GBps'], 3)} GB/s",
-        "cluster_ring_share": pct(ring["share_no_overlap"]),
-        "cluster_bound": fmt.seconds(r["lower_bound_s"]),
-        "cluster_compute": fmt.seconds(r["compute_s"]),
-        "cluster_share": pct(r["share_no_overlap"]),
-        "cluster_share_overlap": pct(r["share_with_overlap"]),
-        "cluster_exposed": fmt.seconds(r["exposed_s"]),
-        "cluster_multi": fmt.seconds(multi["allreduce_s"]),
+        "cluster_ring_share": _text(ring, "share_no_overlap"),
+        "cluster_bound": _text(r, "lower_bound_s"),
+        "cluster_compute": _text(r, "compute_s"),
+        "cluster_share": _text(r, "share_no_overlap"),
+        "cluster_share_overlap": _text(r, "share_with_overlap"),
+        "cluster_exposed": _text(r, "exposed_s"),
+        "cluster_multi": _text(multi, "allreduce_s"),
         "cluster_memory": gib(r["memory"]["bytes_per_gpu"]),
         "cluster_h100_memory": gib(r["memory"]["gpu_bytes"]),
         "cluster_tokens": f"{calculator.DEFAULT_TOKENS:,}",
         "cluster_mfu": f"{100 * calculator.DEFAULT_MFU:g} %",
-        "cluster_mi300x_ring": fmt.seconds(mi["allreduce_s"]),
-        "cluster_mi300x_multi": fmt.seconds(mi_multi["allreduce_s"]),
-        "cluster_l70_allreduce": fmt.seconds(l70["allreduce_s"]),
-        "cluster_l70_share": pct(l70["share_no_overlap"]),
-        "cluster_l70_overlap": pct(l70["share_with_overlap"]),
+        "cluster_mi300x_ring": _text(mi, "allreduce_s"),
+        "cluster_mi300x_multi": _text(mi_multi, "allreduce_s"),
+        "cluster_l70_allreduce": _text(l70, "allreduce_s"),
+        "cluster_l70_share": _text(l70, "share_no_overlap"),
+        "cluster_l70_overlap": _text(l70, "share_with_overlap"),
         "cluster_l70_memory": gib(l70["memory"]["bytes_per_gpu"]),
         "cluster_max_gpus": f"{calculator.MAX_GPUS:,}",
         "cluster_ring_over_bound": fmt.sig(ring["allreduce_s"] / ring["lower_bound_s"], 2),
         "cluster_nccl_over_bound": fmt.sig(r["allreduce_s"] / r["lower_bound_s"], 2),
         "cluster_one_server_algorithm": one["nccl_algorithm"],
-        "cluster_one_server": fmt.seconds(one["allreduce_s"]),
-        "cluster_one_server_bound": fmt.seconds(one["lower_bound_s"]),
+        "cluster_one_server": _text(one, "allreduce_s"),
+        "cluster_one_server_bound": _text(one, "lower_bound_s"),
         "cluster_l8_samples": fmt.sig(calculator.calc(model="llama3-8b")["samples_per_gpu"], 3),
         "cluster_l8_sequence": f"{calculator.models.get('llama3-8b').tokens:,}",
-        "cluster_backward": fmt.seconds(r["backward_s"]),
+        "cluster_backward": _text(r, "backward_s"),
         **_rule_facts(r),
         **_band_facts(),
         **_catalog_facts(),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 
-from .. import api, fmt, nccl, performance
+from .. import api, fmt, nccl, performance, records
 from ..catalog import hardware
 from ..catalog.models import EXAMPLE_PARAMS
 from ..errors import ParamError
@@ -245,9 +245,9 @@ def shard_memory(params=None) -> dict:
         figures={"time": _time_part(rows, out["compute_s"])},
         readouts={
             "fits": ", ".join(fits) if fits else "none",
-            "compute": fmt.seconds(out["compute_s"]),
-            "ddp_comm": fmt.seconds(rows["ddp"]["comm_s"]),
-            "zero3_comm": fmt.seconds(rows["zero3"]["comm_s"]),
+            "compute": records.text(shardcost.RECORD, out, "compute_s"),
+            "ddp_comm": records.text(shardcost.RECORD, rows["ddp"], "comm_s"),
+            "zero3_comm": records.text(shardcost.RECORD, rows["zero3"], "comm_s"),
             "ratio": fmt.sig(
                 rows["zero3"]["comm_bytes_per_gpu"] / rows["ddp"]["comm_bytes_per_gpu"], 3
             ),
@@ -372,7 +372,14 @@ def _time_part(rows: dict, compute_s: float) -> views.Part:
          "x": comm, "marker": {"color": COMM},
          "hovertemplate": hover + "communication<extra></extra>"},
     ]  # fmt: skip
-    shown = [fmt.seconds(t) for t in steps]
+    heads, cells = records.columns([
+        records.Column("strategy", records.AS_IS, lambda row: row[0]),
+        records.Column("compute", records.TIME, lambda row: compute_s),
+        records.Column("communication", records.TIME, lambda row: row[1]),
+        records.Column("step, no overlap", records.TIME, lambda row: row[2]),
+    ], list(zip(labels, comm, steps, strict=True)), " ")  # fmt: skip
+    unit = heads[3].rsplit("(", 1)[1].rstrip(")")
+    shown = [f"{row[3]} {unit}" for row in cells]  # ranked at the precision the table prints
     return views.part(
         figure={
             "data": data,
@@ -388,13 +395,7 @@ def _time_part(rows: dict, compute_s: float) -> views.Part:
             f"strategy, plus communication from {fmt.seconds(min(comm))} to "
             f"{fmt.seconds(max(comm))}; {_ranked(labels, steps, shown)}."
         ),
-        table={
-            "columns": ["strategy", "compute", "communication", "step, no overlap"],
-            "rows": [
-                [label, fmt.seconds(compute_s), fmt.seconds(c), fmt.seconds(t)]
-                for label, c, t in zip(labels, comm, steps, strict=True)
-            ],
-        },
+        table={"columns": heads, "rows": cells},
     )
 
 
@@ -422,32 +423,22 @@ MEMORY_READOUTS = (
 
 
 def _table(rows: dict) -> dict:
-    gib = hardware.GIB
-    out = []
-    for s in shardcost.STRATEGIES:
-        r, m = rows[s], rows[s]["memory_bytes_per_gpu"]
-        out.append(
-            [
-                r["label"],
-                *(fmt.sig(m[k] / gib, 3) for k in ("params", "grads", "optimizer", "total")),
-                fmt.nbytes(r["comm_bytes_per_gpu"]),
-                fmt.seconds(r["comm_s"]),
-                fmt.seconds(r["step_s"]),
-                "yes" if r["fits"] else "no",
-            ]
-        )
+    """One row per strategy; the times in one unit per column, named in its head (records)."""
+    gib, rec = hardware.GIB, shardcost.RECORD
+
+    def memory(key: str) -> records.Column:
+        get = lambda r: fmt.sig(r["memory_bytes_per_gpu"][key] / gib, 3)  # noqa: E731
+        return records.Column(f"{key} (GiB)", records.AS_IS, get)
+
     columns = [
-        "strategy",
-        "params (GiB)",
-        "grads (GiB)",
-        "optimizer (GiB)",
-        "total (GiB)",
-        "sent per GPU",
-        "communication",
-        "step, no overlap",
-        "fits",
-    ]
-    return {"columns": columns, "rows": out}
+        records.Column("strategy", records.AS_IS, lambda r: r["label"]),
+        *(memory(k) for k in ("params", "grads", "optimizer", "total")),
+        *(records.Column(rec.label(k), rec[k].kind, lambda r, k=k: r[k])
+          for k in ("comm_bytes_per_gpu", "comm_s", "step_s")),
+        records.Column("fits", records.AS_IS, lambda r: "yes" if r["fits"] else "no"),
+    ]  # fmt: skip
+    heads, cells = records.columns(columns, [rows[s] for s in shardcost.STRATEGIES], " ")
+    return {"columns": heads, "rows": cells}
 
 
 def facts() -> dict:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict, Unpack
 
-from ... import api, fmt
+from ... import api, fmt, records
 from ...training import calculator, ddp
 from ..units import COUNT, unit
 
@@ -171,7 +171,8 @@ def show(value: float, unit_text: str, digits: int = 3) -> str:
 
 
 def time_unit(t: float) -> str:
-    return "s" if t >= 0.1 else "ms" if t >= 1e-4 else "µs"
+    """The unit a solution writes a time in: the records' rule, as every door's (records.py)."""
+    return records.time_unit([t])
 
 
 def gpus_text(n: int, g: int) -> str:

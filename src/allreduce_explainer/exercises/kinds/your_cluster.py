@@ -74,7 +74,7 @@ def calc_time(rng: random.Random) -> Problem:
     rate = min(link, c["nic_Gbps"] / 8)
     u = time_unit(r["allreduce_s"])
     steps = [
-        f"The BF16 gradient: {params:,} × 2 bytes = {fmt.nbytes(s)}.",
+        f"The BF16 gradient: {params:,} × 2 bytes = {r.text('gradient_bytes')}.",
         f"A ring over {n} GPUs sends 2(n − 1)/n × S = {fmt.nbytes(2 * (n - 1) / n * s)} per GPU.",
         f"The slowest link sets the pace: NVLink ({link:g} GB/s) or the card "
         f"({c['nic_Gbps']} Gb/s = {c['nic_Gbps'] / 8:g} GB/s): {rate:g} GB/s.",
