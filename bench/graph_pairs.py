@@ -15,7 +15,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from allreduce_explainer.topology import graphlog
+from allreduce_explainer.topology import logcheck
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "topology"
 
@@ -24,7 +24,7 @@ def rows() -> list[dict]:
     pairs = json.loads((DATA / "SOURCES.json").read_text())["graph_pairs"]
     out = []
     for p in pairs:
-        r = graphlog.check((DATA / p["file"]).read_text())
+        r = logcheck.check((DATA / p["file"]).read_text())
         out.append({"file": p["file"], "kind": p["kind"], "nccl": r["nccl_version"],
                     "servers": r["servers"], "fields": r["fields"],
                     "fields_equal": r["fields_equal"], "channels": r["channels"],

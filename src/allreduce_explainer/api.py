@@ -33,6 +33,7 @@ from .simulation import innetwork as innetwork_engine
 from .simulation import orders as orders_engine
 from .simulation import shard as shard_engine
 from .simulation import simulate as sim
+from .topology import logcheck as topology_logcheck
 from .topology import run as topology_engine
 from .training import calculator, memory, shardcost
 from .training import ddp as ddp_engine
@@ -867,7 +868,10 @@ def nccl_topology(topology: str, topology_servers: int = 1) -> dict:
     channel's ring and tree after NCCL's duplication, across `servers` such servers. From a log,
     `log` holds the log's own printed search next to the port's, field by field."""
     p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
-    return topology_engine.topology(p["topology"], p["topology_servers"])
+    out = topology_engine.topology(p["topology"], p["topology_servers"])
+    if topology_engine.is_log(p["topology"]):  # the log's own search, held against the port's
+        out["log"] = topology_logcheck.check(p["topology"])
+    return out
 
 
 MAX_ORDER_GPUS = 512

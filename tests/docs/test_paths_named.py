@@ -25,7 +25,8 @@ ROOTED = re.compile(rf"(?<![\w/.-])((?:{'|'.join(TOP)})/[\w./-]*\w)")
 INSIDE = re.compile(rf"(?<![\w/.-])((?:{'|'.join(SUBJECTS)})/\w+\.py)\b")
 BARE = re.compile(r"(?<![\w/.\"'<>-])(\w+\.py)\b(?![\"'])")  # not a string literal
 WRITTEN = (".py", ".mjs", ".js", ".html", ".md", ".toml", ".yaml", ".cff")
-MADE = ("site/", "test-artifacts/", "node_modules/")  # built or installed, not kept in git
+MADE = ("site/", "test-artifacts/", "node_modules/", "client/notebook.bundle.js")  # built or
+# installed, not kept in git (the last is the sdist's copy of the notebook bundle, hatch_build.py)
 
 
 def tracked() -> list[str]:

@@ -36,14 +36,14 @@ def preset_text(name: str) -> str:
     return resources.files(__package__).joinpath("presets", f"{name}.xml").read_text()
 
 
-def _is_log(text: str) -> bool:
+def is_log(text: str) -> bool:
     """A log (NCCL_DEBUG_SUBSYS=GRAPH lines), not a topology file (which starts with `<`)."""
     return not text.lstrip().startswith("<") and graphlog.is_graph_log(text)
 
 
 def read_system(text: str) -> System:
     """A topology file, or a log whose GRAPH lines print the system (graphlog.py)."""
-    if _is_log(text):
+    if is_log(text):
         return graphlog.read(text)[0]
     return system.from_xml(xml.parse(text))
 
@@ -165,8 +165,6 @@ def topology(text: str, servers: int = 1) -> dict:
     }
     for entry in out_channels:  # where each ring crosses the CPUs, which card it uses
         entry["why"] = explain.why(s, out, entry["channel"])
-    if _is_log(text):  # the log's own search, printed next to the system, held against ours
-        out["log"] = graphlog.check(text)
     return out
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from allreduce_explainer.errors import ParamError
 from allreduce_explainer.logs import debug
-from allreduce_explainer.topology import graphlog, run
+from allreduce_explainer.topology import graphlog, logcheck, run
 from allreduce_explainer.topology.system import GPU, NET, PATH_TYPE
 
 DATA = Path(__file__).parents[2] / "data" / "topology"
@@ -109,7 +109,7 @@ def test_paths_equal_the_printed_paths(pair):
 
 @pytest.mark.parametrize("pair", PAIRS, ids=[p["file"] for p in PAIRS])
 def test_published_pair_search_equal_but_the_listed_differences(pair):
-    r = graphlog.check((DATA / pair["file"]).read_text())
+    r = logcheck.check((DATA / pair["file"]).read_text())
     assert r["nccl_version"] == pair["nccl"]
     assert sorted(r["differences"]) == sorted(EXPECTED[pair["file"]])
     assert all(g["printed"] is not None for g in r["graphs"])  # both graphs were printed
@@ -144,9 +144,9 @@ def test_legacy_ids_and_net_fields_read():
 
 
 def test_version_bound_on_the_searched_channels():
-    assert graphlog.searched_channels("2.19.3") == 16  # MAXCHANNELS 32 until 2.24
-    assert graphlog.searched_channels("2.25.1") == 32
-    assert graphlog.searched_channels(None) == 32
+    assert logcheck.searched_channels("2.19.3") == 16  # MAXCHANNELS 32 until 2.24
+    assert logcheck.searched_channels("2.25.1") == 32
+    assert logcheck.searched_channels(None) == 32
 
 
 def test_the_thread_that_printed_first_is_read_alone():
