@@ -108,6 +108,8 @@ def scaffold(repo: Path) -> None:
             shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy(src, repo / name)
+    # installed, not written: the bundler (esbuild) the build runs on client/js
+    (repo / "node_modules").symlink_to(ROOT / "node_modules")
     order = len(stages()) + 1
     (repo / "content" / f"{order:02d}-{SLUG}.md").write_text(CONTENT.format(order=order))
     (repo / "src" / "allreduce_explainer" / "widgets" / "throwaway.py").write_text(WIDGET)
