@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.build, pytest.mark.browser, pytest.mark.notebook]
 WHERE = (
     "import allreduce_explainer.notebook as nb\n"
     "from allreduce_explainer.notebook import assets, show\n"
-    "where = (f'package: {nb.__file__} | views: {assets.path(\"js\")} | '\n"
+    "where = (f'package: {nb.__file__} | views: {assets.path(\"notebook.js\")} | '\n"
     "         f'plotly: {assets.path(\"plotly\")}')"
 )
 
@@ -114,7 +114,9 @@ def _where(text: str, venv: Path) -> None:
     assert len(paths) == 3, line
     for path in paths:
         assert path.is_relative_to(venv) and not path.is_relative_to(ROOT), line
-    assert paths[1].parts[-2:] == ("static", "js") and paths[2].name == "plotly-basic.min.js", line
+    assert (
+        paths[1].parts[-2:] == ("static", "notebook.js") and paths[2].name == "plotly-basic.min.js"
+    ), line
 
 
 def _drawn(page) -> None:
