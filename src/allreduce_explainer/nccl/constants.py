@@ -22,43 +22,38 @@ GENERATIONS = ("Volta", "Ampere", "Hopper", "Blackwell")
 # tuning.cc:139-144, nvlsEfficiency[compCapIndex]
 NVLS_EFFICIENCY = (0.0, 0.0, 0.85, 0.74)
 
+
+def _by_algorithm(*rows: tuple[float, float, float]) -> dict[str, tuple[float, float, float]]:
+    """A table NCCL writes as one (LL, LL128, Simple) row per algorithm in ALGORITHMS' order,
+    as a dict by algorithm: the rows below are laid out as tuning.cc lays them, two a line."""
+    return dict(zip(ALGORITHMS, rows, strict=True))
+
+
 # tuning.cc:151-153, baseLatencies[algorithm][protocol], microseconds
-BASE_LATENCY_US = {
-    "Tree": (6.8, 14.0, 8.4),
-    "Ring": (6.6, 14.0, 8.4),
-    "CollNetDirect": (0.0, 0.0, 0.0),
-    "CollNetChain": (0.0, 0.0, 0.0),
-    "NVLS": (0.0, 0.0, 0.0),
-    "NVLSTree": (0.0, 0.0, 0.0),
-}
+BASE_LATENCY_US = _by_algorithm(
+    (6.8, 14.0, 8.4), (6.6, 14.0, 8.4),  # Tree, Ring
+    (0.0, 0.0, 0.0), (0.0, 0.0, 0.0),  # CollNetDirect, CollNetChain
+    (0.0, 0.0, 0.0), (0.0, 0.0, 0.0),  # NVLS, NVLSTree
+)  # fmt: skip
 
 # tuning.cc:158-175, hwLatencies[link][algorithm][protocol], microseconds per hop
 HW_LATENCY_US = {
-    "NVLink": {  # tuning.cc:159-161
-        "Tree": (0.6, 1.25, 4.0),
-        "Ring": (0.6, 1.9, 3.4),
-        "CollNetDirect": (0.0, 0.0, 3.7),
-        "CollNetChain": (0.0, 0.0, 2.8),
-        "NVLS": (0.0, 0.0, 25.0),
-        "NVLSTree": (0.0, 0.0, 25.0),
-    },
-    "PCI": {  # tuning.cc:165-167
-        "Tree": (1.0, 1.9, 4.0),
-        "Ring": (1.0, 2.5, 5.7),
-        "CollNetDirect": (0.0, 0.0, 3.7),
-        "CollNetChain": (0.0, 0.0, 2.8),
-        "NVLS": (0.0, 0.0, 0.0),
-        "NVLSTree": (0.0, 0.0, 0.0),
-    },
-    "Network": {  # tuning.cc:171-173
-        "Tree": (5.0, 8.5, 14.0),
-        "Ring": (2.7, 4.0, 14.0),
-        "CollNetDirect": (0.0, 0.0, 31.0),
-        "CollNetChain": (0.0, 0.0, 30.0),
-        "NVLS": (0.0, 0.0, 18.0),
-        "NVLSTree": (0.0, 0.0, 20.9),
-    },
-}
+    "NVLink": _by_algorithm(  # tuning.cc:159-161
+        (0.6, 1.25, 4.0), (0.6, 1.9, 3.4),  # Tree, Ring
+        (0.0, 0.0, 3.7), (0.0, 0.0, 2.8),  # CollNetDirect, CollNetChain
+        (0.0, 0.0, 25.0), (0.0, 0.0, 25.0),  # NVLS, NVLSTree
+    ),
+    "PCI": _by_algorithm(  # tuning.cc:165-167
+        (1.0, 1.9, 4.0), (1.0, 2.5, 5.7),
+        (0.0, 0.0, 3.7), (0.0, 0.0, 2.8),
+        (0.0, 0.0, 0.0), (0.0, 0.0, 0.0),
+    ),
+    "Network": _by_algorithm(  # tuning.cc:171-173
+        (5.0, 8.5, 14.0), (2.7, 4.0, 14.0),
+        (0.0, 0.0, 31.0), (0.0, 0.0, 30.0),
+        (0.0, 0.0, 18.0), (0.0, 0.0, 20.9),
+    ),
+}  # fmt: skip
 
 # tuning.cc:179-182, llMaxBws[index1][index2], GB/s. index1 is the GPU generation on one server,
 # else 0 for Intel and 1 for AMD hosts (tuning.cc:268-271).
