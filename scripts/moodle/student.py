@@ -1,7 +1,10 @@
-"""A student's attempt at the SCORM activity in a real Moodle, in Chromium: log in, open the
-activity, wait for Python to start inside the package, answer every exercise right (the answer
-computed by the core for the problem the page shows), exit; then the teacher's gradebook, saved as
-a screenshot. Prints what the LMS's API held and what the gradebook shows.
+"""A student's attempt at the SCORM activity in a real Moodle, in Chromium, as the scoring rule
+must take it: log in, open the activity, wait for Python to start inside the package; Check on an
+empty box and on a decimal comma (each must get a message and spend nothing), a wrong first
+answer then the right one (the first counts), half the rest right (the answer computed by the
+core for the problem the page shows); exit, come back (the attempt resumes with its answers and
+score), answer the rest and exit; then the teacher's gradebook, saved as a screenshot. Prints
+what the LMS's API held at each point, each expectation with whether it held, and the gradebook.
 
 Usage: python scripts/moodle/student.py MOODLE_URL SETUP_JSON OUT_DIR
 """
@@ -14,6 +17,8 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from allreduce_explainer.exercises import problem
+from allreduce_explainer.exercises.learners import learner_seed
 from sitebuild import browser as chromium
 from sitebuild.moodle_types import moodle_type
 
@@ -60,12 +65,101 @@ def sco(page):
     raise SystemExit("the SCORM player shows no package page")
 
 
-def answer_all(frame) -> list[dict]:
-    kinds = frame.evaluate(
+def kinds_on(frame) -> list[str]:
+    return frame.evaluate(
         "() => [...document.querySelectorAll('[data-widget^=\"exercise-\"]')]"
         ".map(e => e.dataset.widget.slice('exercise-'.length))"
     )
-    return [chromium.answer_as_the_core(frame, kind, TIMEOUT_MS) for kind in kinds]
+
+
+def lms(page) -> dict:
+    """What Moodle's SCORM 1.2 API holds now."""
+    keys = ("cmi.core.score.raw", "cmi.core.lesson_status", "cmi.interactions._count")
+    return {k: page.evaluate("k => String(window.API.LMSGetValue(k))", k) for k in keys}
+
+
+def feedback(frame, kind: str) -> str:
+    return frame.locator(f"[data-widget=exercise-{kind}] [data-role=feedback]").inner_text()
+
+
+def spend_nothing(page, frame, kind: str) -> list[dict]:
+    """Check on an empty box, then the right answer written with a decimal comma: the page's
+    message for each, and the LMS after it (no interaction, no score)."""
+    seed = frame.evaluate(
+        "s => AE.widgets.find(w => w.el.matches(s)).state.seed", f"[data-widget=exercise-{kind}]"
+    )
+    right = problem(kind, seed).answer_text()
+    comma = right.replace(".", ",", 1) if "." in right else "0,975 s"
+    out = []
+    for text in ("", comma):
+        correct = chromium.check_answer(frame, kind, text, TIMEOUT_MS)
+        said = {"typed": text, "correct": correct, "message": feedback(frame, kind)}
+        out.append(said | lms(page))
+    return out
+
+
+def wrong_then_right(page, frame, kind: str) -> list[dict]:
+    wrong = chromium.check_answer(frame, kind, "12345", TIMEOUT_MS)
+    first = {"typed": "12345", "correct": wrong} | lms(page)
+    return [first, chromium.answer_as_the_core(frame, kind, TIMEOUT_MS) | lms(page)]
+
+
+def open_activity(page, url: str, cmid: int):
+    page.goto(f"{url}/mod/scorm/view.php?id={cmid}")
+    ready(page)
+    frame = sco(page)
+    frame.wait_for_selector("html[data-python=ready]", state="attached", timeout=TIMEOUT_MS)
+    # Python is ready before scorm.js has drawn the learner's own problems: wait for them, or the
+    # core would answer the page's default problem that the learner's is about to replace
+    student = page.evaluate("String(window.API.LMSGetValue('cmi.core.student_id'))")
+    want = {f"exercise-{k}": learner_seed(student, f"exercise-{k}") for k in kinds_on(frame)}
+    frame.wait_for_function(
+        "want => Object.keys(want).every(n => { const w = AE.widgets.find(x => x.name === n);"
+        " return w && !w.busy && w.state.seed === want[n]; })",
+        arg=want,
+        timeout=TIMEOUT_MS,
+    )
+    return frame
+
+
+def leave(page) -> None:
+    with page.expect_navigation(timeout=TIMEOUT_MS):  # LMSFinish, then back to the course
+        page.get_by_text("Exit activity").first.click()
+    ready(page)
+
+
+def expectations(first: list[dict], order: list[dict], kept: dict, back: dict, end: dict) -> dict:
+    """Each rule of the scoring as it must hold, and whether it did."""
+    k = end["problems"]
+    return {
+        "empty box and decimal comma: a message, no interaction, no score": all(
+            not r["correct"] and r["cmi.interactions._count"] in ("0", "") and r["message"]
+            for r in first
+        ),
+        "wrong then right: the first answer counts (score 0 after both)": (
+            not order[0]["correct"]
+            and order[1]["correct"]
+            and order[1]["cmi.core.score.raw"] in ("0", "")
+        ),
+        "resume: the same problems, the typed answers and the score kept": (
+            back["seeds"] == kept["seeds"]
+            and back["answers"] == kept["answers"]
+            and back["lms"]["cmi.core.score.raw"] == kept["lms"]["cmi.core.score.raw"]
+        ),
+        f"score 100 x {k - 1}/{k} at the end": (
+            abs(float(end["lms"]["cmi.core.score.raw"]) - 100 * (k - 1) / k) < 0.01
+        ),
+    }
+
+
+def typed(frame, kinds: list[str]) -> tuple[dict, dict]:
+    """Each exercise's seed and what its box holds."""
+    seeds, answers = {}, {}
+    for kind in kinds:
+        sel = f"[data-widget=exercise-{kind}]"
+        seeds[kind] = frame.evaluate("s => AE.widgets.find(w => w.el.matches(s)).state.seed", sel)
+        answers[kind] = frame.locator(f"{sel} [data-role=answer]").input_value()
+    return seeds, answers
 
 
 def main(url: str, made_path: str, out: str) -> None:
@@ -86,27 +180,34 @@ def main(url: str, made_path: str, out: str) -> None:
         ctx.on("response", note)
         page = ctx.new_page()
         log_in(page, url, "student", "Student-pass-1")
-        page.goto(f"{url}/mod/scorm/view.php?id={made['cmid']}")
-        ready(page)
-        frame = sco(page)
-        frame.wait_for_selector("html[data-python=ready]", state="attached", timeout=TIMEOUT_MS)
-        answers = answer_all(frame)
-        api = {
-            k: page.evaluate("k => String(window.API.LMSGetValue(k))", k)
-            for k in ("cmi.core.score.raw", "cmi.core.lesson_status")
-        }
+        frame = open_activity(page, url, made["cmid"])
+        kinds = kinds_on(frame)
+        half = 1 + (len(kinds) - 1) // 2
+        first = spend_nothing(page, frame, kinds[0])
+        order = wrong_then_right(page, frame, kinds[0])
+        answers = [chromium.answer_as_the_core(frame, k, TIMEOUT_MS) for k in kinds[1:half]]
+        seeds, boxes = typed(frame, kinds)
+        kept = {"seeds": seeds, "answers": boxes, "lms": lms(page)}
+        page.screenshot(path=str(shots / "student-before-leaving.png"))
+        leave(page)
+        frame = open_activity(page, url, made["cmid"])  # the attempt resumes
+        seeds, boxes = typed(frame, kinds)
+        back = {"seeds": seeds, "answers": boxes, "lms": lms(page)}
+        answers += [chromium.answer_as_the_core(frame, k, TIMEOUT_MS) for k in kinds[half:]]
+        end = {"problems": len(kinds), "lms": lms(page)}
         page.screenshot(path=str(shots / "student.png"))
         served = {  # file -> (Content-Type, nosniff, the type sitebuild/moodle_types.py gives it)
             name: (typ, sniff, moodle_type(name, ctx.request.get(u).body()[:8192]))
             for name, (u, typ, sniff) in seen.items()
         }
-        with page.expect_navigation(timeout=TIMEOUT_MS):  # LMSFinish, then back to the course
-            page.get_by_text("Exit activity").first.click()
-        ready(page)
+        leave(page)
         page.context.clear_cookies()
         log_in(page, url, "admin", "Admin-pass-1")
         page.goto(f"{url}/grade/report/grader/index.php?id={made['course']}")
         ready(page)
+        skip = page.get_by_role("button", name="Skip tour")  # Moodle's first-visit user tour
+        if skip.count():
+            skip.first.click()
         page.screenshot(path=str(shots / "gradebook.png"), full_page=True)
         row = " ".join(page.locator("tr", has_text="Sam Student").first.inner_text().split())
         browser.close()
@@ -115,8 +216,13 @@ def main(url: str, made_path: str, out: str) -> None:
     print(
         json.dumps(
             {
+                "expectations": expectations(first, order, kept, back, end),
+                "empty_and_comma": first,
+                "wrong_then_right": order,
+                "left_half_way": kept,
+                "came_back": back,
                 "answers": answers,
-                "api": api,
+                "at_the_end": end,
                 "gradebook_row": row,
                 "served": types,
                 "nosniff": sorted({s for _, s, _ in served.values()}),

@@ -3,15 +3,22 @@ last attempt's SCORM values run in SQLite on the tables Moodle 4.3 and later cre
 from mod/scorm/db/upgrade.php, steps 2023042401-2023042403), and its older path on
 scorm_scoes_track's columns (mod/scorm/db/install.xml up to 4.2); student.py's wait for a page
 is Moodle's own (lib/behat/behat_base.php, PAGE_READY_JS). What no test here runs: PHP itself
-(`php -l` when PHP is installed), a Moodle install, the gradebook."""
+(`php -l` when PHP is installed), a Moodle install, the gradebook. bank.php's two checks are
+held here on the bank itself: every numerical question's correct answer, as Moodle shows it (the
+answer's stored text and the question's first unit: question/type/numerical/renderer.php,
+correct_response), reads as the site's answer; every unit is listed with the multiplier that
+turns the answer into it."""
 
+import importlib.util
 import re
 import shutil
 import sqlite3
 import subprocess
+import xml.etree.ElementTree as ET
 
 import pytest
 
+from allreduce_explainer.exercises import KINDS, export, feedback, problem
 from helpers import ROOT
 
 GRADE = (ROOT / "scripts" / "moodle" / "grade.php").read_text(encoding="utf-8")
@@ -96,7 +103,7 @@ def test_grade_still_reads_scorm_scoes_track_on_older_moodles():
 
 @pytest.mark.skipif(not shutil.which("php"), reason="PHP is not installed here")
 def test_the_php_scripts_parse():
-    for name in ("grade.php", "setup.php"):
+    for name in ("grade.php", "setup.php", "bank.php"):
         path = ROOT / "scripts" / "moodle" / name
         out = subprocess.run(["php", "-l", str(path)], capture_output=True, text=True)
         assert out.returncode == 0, out.stdout + out.stderr
@@ -107,3 +114,65 @@ def test_the_student_waits_for_moodles_own_page_ready_test_after_logging_in():
     assert "M.util.pending_js" in ready and 'document.readyState === "complete"' in ready
     log_in = STUDENT[STUDENT.index("def log_in") : STUDENT.index("def sco")]
     assert "expect_navigation" in log_in and log_in.rstrip().endswith("ready(page)")
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "moodle" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# a number as a reader reads it (thousands separators dropped) and its unit, micro spelled one way
+def _reading(text: str) -> tuple[float, str]:
+    number, _, unit = text.replace(",", "").strip().partition(" ")
+    return float(number), {"us": "µs", "μs": "µs"}.get(unit.strip(), unit.strip())
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bank") / "bank.xml"
+    path.write_bytes(export.export("moodle", export.questions(list(KINDS), 40, 2)))
+    return path
+
+
+def test_moodles_correct_answer_reads_as_the_sites_for_every_numerical_question(bank):
+    shown = _script("shown").shown(str(bank))
+    numerical = [q for q in ET.parse(bank).iter("question") if q.get("type") == "numerical"]
+    assert len(shown) == len(numerical) > 40
+    micro = 0
+    for q in numerical:
+        right = next(a for a in q.iter("answer") if a.get("fraction") == "100")
+        units = [(u.findtext("unit_name"), float(u.findtext("multiplier"))) for u in q.iter("unit")]
+        moodle = right.findtext("text") + (f" {units[0][0]}" if units else "")
+        site = shown[q.findtext("idnumber")]
+        assert _reading(moodle) == pytest.approx(_reading(site)), (moodle, site)
+        # the answer written in each listed unit as Moodle converts it (value x multiplier) is
+        # one the site's own checker takes as right
+        kind, seed = q.findtext("idnumber").rsplit("-", 1)
+        for name, multiplier in units:
+            micro += name in ("µs", "μs", "us")
+            text = f"{float(right.findtext('text')) * multiplier:.15g} {name}"
+            assert feedback(problem(kind, int(seed)), text)["correct"], (kind, seed, text)
+    assert micro >= 3  # µs, μs and us on the time questions
+
+
+def test_the_students_expectations_fail_when_a_rule_is_broken():
+    expect = _script("student").expectations
+    lms = {"cmi.core.score.raw": "0", "cmi.interactions._count": "0"}
+    first = [{"correct": False, "message": "type an answer first", **lms}] * 2
+    order = [{"correct": False, **lms}, {"correct": True, **lms}]
+    kept = {"seeds": {"a": 1}, "answers": {"a": "1 s"}, "lms": lms}
+    end = {"problems": 4, "lms": {"cmi.core.score.raw": "75"}}
+    assert all(expect(first, order, kept, kept, end).values())
+    spent = [first[0], {**first[1], "cmi.interactions._count": "1"}]  # the comma counted
+    counted = [order[0], {**order[1], "cmi.core.score.raw": "25"}]  # the second answer counted
+    lost = {**kept, "answers": {"a": ""}}  # resume lost the typed answer
+    full = {"problems": 4, "lms": {"cmi.core.score.raw": "100"}}
+    for broken in (
+        expect(spent, order, kept, kept, end),
+        expect(first, counted, kept, kept, end),
+        expect(first, order, kept, lost, end),
+        expect(first, order, kept, kept, full),
+    ):
+        assert list(broken.values()).count(False) == 1
