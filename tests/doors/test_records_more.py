@@ -19,18 +19,11 @@ from allreduce_explainer.simulation import orders
 from allreduce_explainer.training import calculator
 
 from .reading import UNITS, read, read_all
+from .test_records import KIND as CALC_KIND
 
-# a field's kind -> the reader's quantity, and the factor from the answer's unit (once the
-# field's scale is applied) to SI; ulps and TFLOP/s are read as plain numbers
-KIND = {
-    records.TIME: ("time", 1.0),
-    records.BYTES: ("bytes", 1.0),
-    records.BINARY: ("bytes", 1.0),
+# test_records' kinds and the kinds these records add; ulps and TFLOP/s are read as plain numbers
+KIND = CALC_KIND | {
     records.MEMORY: ("bytes", 1.0),
-    records.RATE: ("rate", 1e9),
-    records.CARD: ("rate", 1e9),
-    records.SHARE: ("share", 1.0),
-    records.COUNT: ("count", 1.0),
     records.ULP: ("count", 1.0),
     records.COMPUTE: ("count", 1.0),
 }

@@ -290,16 +290,11 @@ def _busiest(reach: list[list[int]], a: int, b: int) -> int:
 
 # What busbw's answer holds: nccl-tests' two bandwidths from a measured time (no model's: it
 # names no source), and the size and time they come from.
-BANDWIDTHS = Record(
-    "busbw",
-    (
-        Quantity("algbw_GBps", RATE, "algbw"),
-        Quantity("busbw_GBps", RATE, "busbw"),
-        Quantity("factor", COUNT, "factor"),
-        Quantity("bytes", BYTES, "size"),
-        Quantity("time_us", TIME, "measured time", scale=1e-6),
-    ),
-)
+BANDWIDTHS = Record("busbw", (
+    Quantity("algbw_GBps", RATE, "algbw"), Quantity("busbw_GBps", RATE, "busbw"),
+    Quantity("factor", COUNT, "factor"), Quantity("bytes", BYTES, "size"),
+    Quantity("time_us", TIME, "measured time", scale=1e-6),
+))  # fmt: skip
 
 
 def bandwidths(nbytes: float, time_s: float, gpus: int, collective: str = "allreduce") -> dict:

@@ -478,23 +478,14 @@ def summary(buffers: list[list], target: list[float], dtype: DType) -> dict:
 
 # What api.orders' answer holds (records.py): the bucket, each method's figures (`summary`'s)
 # and NCCL's pick, timed by the fitted time.
-RECORD = Record(
-    "orders",
-    (
-        Quantity("gpus", COUNT, "GPUs"),
-        Quantity("length", COUNT, "elements"),
-        Quantity("bytes", BYTES, "bucket"),
-        Quantity("offset", COUNT, "the gradient's first element"),
-    ),
-)
-METHOD = Record(
-    "orders' method",
-    (
-        Quantity("ranks_agree", YES, "same on every GPU"),
-        Quantity("max_ulp", ULP, "worst"),
-        Quantity("mean_ulp", ULP, "mean"),
-    ),
-)
+RECORD = Record("orders", (
+    Quantity("gpus", COUNT, "GPUs"), Quantity("length", COUNT, "elements"),
+    Quantity("bytes", BYTES, "bucket"), Quantity("offset", COUNT, "the gradient's first element"),
+))  # fmt: skip
+METHOD = Record("orders' method", (
+    Quantity("ranks_agree", YES, "same on every GPU"), Quantity("max_ulp", ULP, "worst"),
+    Quantity("mean_ulp", ULP, "mean"),
+))  # fmt: skip
 PICK = Record("orders' NCCL pick", (Quantity("time_us", TIME, "time", FITTED, scale=1e-6),))
 
 KINDS = ("random", "wide", "probe")

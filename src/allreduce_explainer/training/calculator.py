@@ -524,15 +524,12 @@ def share_curve(model: Model, grad_dtype: str, algorithm: str, c: Cluster, comp:
 # What each preset of `presets` holds (records.py): a model's size, a GPU's figures (its memory
 # in GiB, sold as "GB"), a network card's rate.
 PRESET_MODEL = Record("preset model", (Quantity("params", COUNT, "parameters"),))
-PRESET_GPU = Record(
-    "preset GPU",
-    (
-        Quantity("link_gbps", RATE, "NVLink"),  # GB/s per direction, despite the key's "gbps"
-        Quantity("peak_bf16_tflops", COMPUTE, "BF16"),
-        Quantity("memory_gb", MEMORY, "memory", scale=hardware.GIB),
-        Quantity("gpus_per_node", COUNT, "per server"),
-    ),
-)
+PRESET_GPU = Record("preset GPU", (
+    Quantity("link_gbps", RATE, "NVLink"),  # GB/s per direction, despite the key's "gbps"
+    Quantity("peak_bf16_tflops", COMPUTE, "BF16"),
+    Quantity("memory_gb", MEMORY, "memory", scale=hardware.GIB),
+    Quantity("gpus_per_node", COUNT, "per server"),
+))  # fmt: skip
 PRESET_NETWORK = Record("preset card", (Quantity("GBps", RATE, "rate"),))
 
 
