@@ -27,6 +27,7 @@ from .sources import Source
 GIB = 1 << 30
 TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 SCALES = dict(TIME_UNITS) | {"us": 1e-6}  # nccl-tests' spelling of µs, in its tables' heads
+NONE = "-"  # a table's cell with no figure, as nccl-tests prints a bandwidth it cannot compute
 TIME, BYTES, BINARY, MEMORY, RATE, CARD, SHARE, COUNT, TEXT, AS_IS = (
     "time", "bytes", "binary bytes", "memory", "rate", "card", "share", "count", "text", "as is",
 )  # fmt: skip
@@ -162,19 +163,19 @@ def in_unit(seconds: float, unit: str) -> str:
 def column_unit(seconds: Iterable[float]) -> str:
     """One unit for a table's column: the largest in which its longest time reads 1 or more,
     so that a near-zero start (95 ns before a 7 ms backward pass) does not set the unit."""
-    longest = max((abs(t) for t in seconds), default=1.0)
+    longest = max((abs(t) for t in seconds if t is not None), default=1.0)
     return next((u for u, scale in TIME_UNITS if longest >= scale), TIME_UNITS[-1][0])
 
 
 def in_column(seconds: Sequence[float], unit: str, decimals: int | None = None) -> list[str]:
     """A column's times in `unit`, all to one number of decimals and with no thousands
     separator, as nccl-tests aligns them: the longest to four significant figures (so that 86.6
-    and 86.4 ms next to 184.1 stay apart), unless the column fixes its decimals."""
+    and 86.4 ms next to 184.1 stay apart), unless the column fixes its decimals; none: NONE."""
     scale = SCALES[unit]
     if decimals is None:
-        longest = max((abs(t) / scale for t in seconds), default=1.0) or 1.0
+        longest = max((abs(t) / scale for t in seconds if t is not None), default=1.0) or 1.0
         decimals = max(0, 3 - math.floor(math.log10(longest)))
-    return [f"{t / scale:.{decimals}f}" for t in seconds]
+    return [NONE if t is None else f"{t / scale:.{decimals}f}" for t in seconds]
 
 
 def text(record: Record, answer: Mapping, key: str, unit: str | None = None) -> str:
@@ -279,11 +280,22 @@ def columns(
     return heads, [list(row) for row in zip(*cells, strict=True)] if items else []
 
 
+class _Nothing(dict):
+    """A row that holds no figure: every key reads None, a table's NONE (a size the fit or the
+    prediction left out)."""
+
+    def __missing__(self, key: str) -> None:
+        return None
+
+
+NOTHING = _Nothing()
+
+
 def bare(c: Column, value) -> str:
     """A cell of a column whose head names the unit: the number alone, "-" for none (as
     nccl-tests prints a bandwidth it cannot compute)."""
     if value is None:
-        return "-"
+        return NONE
     if c.decimals is not None:
         return f"{value:.{c.decimals}f}"
     text = ALONE[c.kind](value)

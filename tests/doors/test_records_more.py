@@ -205,7 +205,7 @@ def test_orders_table_and_pick_read_back():
             assert cells[1] == records.yes(m["ranks_agree"])
             cell_holds(cells[2], "", m["max_ulp"])
             cell_holds(cells[3], "", m["mean_ulp"])
-        pick = re.search(r"\(([^,]+), the fitted time\)", text)
+        pick = re.search(r"NCCL's pick .*, (\S+ \S+), the fitted time$", text, re.M)
         assert pick, text
         held(orders.PICK["time_us"], pick.group(1), r["nccl"]["time_us"])
         held(orders.RECORD["bytes"], re.search(r"bucket +(\S+ \S+),", text).group(1), r["bytes"])

@@ -506,7 +506,7 @@ def nccl_tests(result: dict) -> str:
                          (fit["busbw_GBps"], fit["latency_us"])),
     ]  # fmt: skip
     pred = {r["bytes"]: r for r in (result.get("prediction") or {}).get("rows", [])}
-    row, predicted, none = explain.FIT_ROW, explain.PREDICTED, {"busbw_GBps": None, "ratio": None}
+    row, predicted = explain.FIT_ROW, explain.PREDICTED
     cols = [
         records.Column.of(row, "bytes", unit="B", decimals=0),
         records.Column.of(row, "measured_busbw_GBps", unit="GB/s", decimals=2),
@@ -518,7 +518,7 @@ def nccl_tests(result: dict) -> str:
             records.Column.of(predicted, "busbw_GBps", unit="GB/s", decimals=2),
             records.Column.of(predicted, "ratio", decimals=2),
         ]
-        cols[-2:] = [c.on(lambda r: pred.get(r["bytes"], none)) for c in cols[-2:]]
+        cols[-2:] = [c.on(lambda r: pred.get(r["bytes"], records.NOTHING)) for c in cols[-2:]]
     above = records.Column("", records.TEXT, lambda r: "above line rate" * r["above_line_rate"])
     lines += table(*records.columns([*cols, above], nf["rows"]),
                    align=">><>" + ">" * (len(cols) - 4) + "<")  # fmt: skip
@@ -709,11 +709,8 @@ def orders(r: dict) -> str:
         *pairs(
             [
                 (rec.label("bytes"), f"{bucket}, the gradient at element {r['offset']:,}"),
-                (
-                    "NCCL's pick",
-                    f"NCCL {n['version']} runs {n['algorithm']}/{n['protocol']} ({pick}): the "
-                    f"{n['method'] or 'unmodelled'} order",
-                ),
+                ("NCCL's pick", f"{n['algorithm']}/{n['protocol']} (NCCL {n['version']}), {pick}"),
+                ("summed in", f"the {n['method'] or 'unmodelled'} order"),
                 ("exact sum, rounded", vector(r["exact"])),
             ]
         ),  # fmt: skip

@@ -78,6 +78,7 @@ NCCL_FIT = Record("NCCL model fit", (
 FIT_ROW = Record("NCCL model fit's row", (
     Quantity("bytes", BYTES, "size"), Quantity("measured_busbw_GBps", RATE, "busbw"),
     Quantity("regime", TEXT, "regime"), Quantity("fitted_busbw_GBps", RATE, "NCCL fit"),
+    Quantity("fitted_time_us", TIME, "NCCL fit", scale=1e-6),
 ))  # fmt: skip
 # with --gpu: NCCL's pick at a row's size, its busbw the fitted time's (ncclfit.prediction)
 PREDICTED = Record("NCCL's prediction", (
