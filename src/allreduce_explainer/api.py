@@ -256,7 +256,7 @@ def busbw(gpus: int, bytes: float, time_us: float, collective: str = "allreduce"
     out = cost_model.bandwidths(
         float(p["bytes"]), float(p["time_us"]) * 1e-6, p["gpus"], p["collective"]
     )
-    return out | p
+    return Answer(out | p, cost_model.BANDWIDTHS)
 
 
 # ---- DDP buckets -----------------------------------------------------------------------------
@@ -822,8 +822,8 @@ def nccl_tests(
     nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
     net = explain.Network(gpu, nic, p["nics_per_node"], per)
     if per is None:
-        return explain.read_log(p["log"], p["gpus"], net=net)
-    return explain.read_log(p["log"], p["gpus"], per, net)
+        return Answer(explain.read_log(p["log"], p["gpus"], net=net), explain.LOG)
+    return Answer(explain.read_log(p["log"], p["gpus"], per, net), explain.LOG)
 
 
 NCCL_DEBUG = spec(
@@ -849,7 +849,7 @@ def nccl_debug(
     p = dict(locals())  # the validated arguments by name (a copy: a tracer refreshes locals())
     gpu = None if p["gpu"] is None else hardware.find(hardware.GPUS, p["gpu"], "gpu").name
     nic = None if p["nic_Gbps"] is None else float(p["nic_Gbps"])
-    return explain.read_debug(p["log"], p["gpus"], explain.Network(gpu, nic))
+    return Answer(explain.read_debug(p["log"], p["gpus"], explain.Network(gpu, nic)), explain.DEBUG)
 
 
 TOPOLOGY = spec(
@@ -973,7 +973,7 @@ def orders(
     target = orders_engine.exact(inputs, dt)
     pick = plans["pick"]
     methods = {k: orders_engine.summary(b, target, dt) for k, b in runs.items()}
-    return {
+    out = {
         "gpus": n,
         "dtype": dt.name,
         "length": length,
@@ -995,6 +995,7 @@ def orders(
             "tree": _plan_json(plans["tree"]),
         },
     }
+    return Answer(out, orders_engine.RECORD)
 
 
 def _rings(value, n: int, field: str = "rings") -> list[list[int]]:

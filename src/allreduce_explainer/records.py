@@ -27,9 +27,12 @@ from .sources import Source
 GIB = 1 << 30
 TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 SCALES = dict(TIME_UNITS) | {"us": 1e-6}  # nccl-tests' spelling of µs, in its tables' heads
+NONE = "-"  # a table's cell with no figure, as nccl-tests prints a bandwidth it cannot compute
 TIME, BYTES, BINARY, MEMORY, RATE, CARD, SHARE, COUNT, TEXT, AS_IS = (
     "time", "bytes", "binary bytes", "memory", "rate", "card", "share", "count", "text", "as is",
 )  # fmt: skip
+ULP, COMPUTE, YES = "ulp", "compute", "yes or no"  # an error in ulps, TFLOP/s, a yes or no
+SCALED = (TIME, BYTES, BINARY, MEMORY)  # kinds whose value is kept in SI units times `scale`
 
 
 def gib(nbytes: float) -> str:
@@ -57,6 +60,21 @@ def count(x: float) -> str:
     return f"{x:,.0f}" if float(x).is_integer() else fmt.sig(x, 4)
 
 
+def ulp(x: float | None) -> str:
+    """An error in units in the last place (None: the sum overflowed)."""
+    return "overflow" if x is None else f"{count(x)} ulp"
+
+
+def compute(tflops: float) -> str:
+    """A GPU's compute rate in TFLOP/s, four significant figures."""
+    return f"{fmt.sig(tflops, 4)} TFLOP/s"
+
+
+def yes(flag: bool | None) -> str:
+    """A yes or no; None where the log did not print it."""
+    return "not printed" if flag is None else ("yes" if flag else "no")
+
+
 ALONE: dict[str, Callable[[float], str]] = {  # a figure alone, by its kind
     TIME: fmt.seconds,
     BYTES: fmt.nbytes,
@@ -68,6 +86,9 @@ ALONE: dict[str, Callable[[float], str]] = {  # a figure alone, by its kind
     COUNT: count,
     TEXT: str,
     AS_IS: lambda value: value,  # a table's cell the view reads as it is (a number to sort by)
+    ULP: ulp,
+    COMPUTE: compute,
+    YES: yes,
 }
 
 
@@ -142,26 +163,26 @@ def in_unit(seconds: float, unit: str) -> str:
 def column_unit(seconds: Iterable[float]) -> str:
     """One unit for a table's column: the largest in which its longest time reads 1 or more,
     so that a near-zero start (95 ns before a 7 ms backward pass) does not set the unit."""
-    longest = max((abs(t) for t in seconds), default=1.0)
+    longest = max((abs(t) for t in seconds if t is not None), default=1.0)
     return next((u for u, scale in TIME_UNITS if longest >= scale), TIME_UNITS[-1][0])
 
 
 def in_column(seconds: Sequence[float], unit: str, decimals: int | None = None) -> list[str]:
     """A column's times in `unit`, all to one number of decimals and with no thousands
     separator, as nccl-tests aligns them: the longest to four significant figures (so that 86.6
-    and 86.4 ms next to 184.1 stay apart), unless the column fixes its decimals."""
+    and 86.4 ms next to 184.1 stay apart), unless the column fixes its decimals; none: NONE."""
     scale = SCALES[unit]
     if decimals is None:
-        longest = max((abs(t) / scale for t in seconds), default=1.0) or 1.0
+        longest = max((abs(t) / scale for t in seconds if t is not None), default=1.0) or 1.0
         decimals = max(0, 3 - math.floor(math.log10(longest)))
-    return [f"{t / scale:.{decimals}f}" for t in seconds]
+    return [NONE if t is None else f"{t / scale:.{decimals}f}" for t in seconds]
 
 
 def text(record: Record, answer: Mapping, key: str, unit: str | None = None) -> str:
     """A field's value as a reader reads it: a time in `unit` when a block or column chose one,
     every other figure by its kind's formatter."""
     q = record[key]
-    value = answer[key] * q.scale if q.kind in (TIME, BYTES, BINARY) else answer[key]
+    value = answer[key] * q.scale if q.kind in SCALED else answer[key]
     if q.kind == TIME and unit:
         return f"{in_unit(value, unit)} {unit}"
     return ALONE[q.kind](value)
@@ -195,6 +216,11 @@ def block_unit(record: Record, answer: Mapping, keys: Iterable[str]) -> str:
     return time_unit(times)
 
 
+def line(record: Record, answer: Mapping, keys: Sequence[str], sep: str = ", ") -> str:
+    """A block's figures on one line, each after its label ("algbw 200 GB/s, busbw 350 GB/s")."""
+    return sep.join(f"{label} {value}" for label, value in block(record, answer, keys).values())
+
+
 def named(source: Source) -> str:
     """A source's name in a sentence: "the fitted time", "NCCL's estimate"."""
     return source.name if source.name.startswith("NCCL") else f"the {source.name}"
@@ -204,7 +230,10 @@ def named(source: Source) -> str:
 class Column:
     """A table's column: its head, the kind of its figures (a time column is printed in one
     unit, named in the head), how a row's value is read from an item (in SI units), and for a
-    time column a unit and decimals it keeps whatever its values (nccl-tests: us, two)."""
+    time column a unit and decimals it keeps whatever its values (nccl-tests: us, two). Any
+    other column given a unit names it in its head and prints bare numbers, to `decimals`
+    (nccl-tests' busbw: two) or as its kind's formatter reads them without the unit; a column
+    given only decimals prints its bare numbers to them."""
 
     head: str
     kind: str
@@ -216,7 +245,17 @@ class Column:
     def of(cls, record: Record, key: str, head: str | None = None, **fixed) -> Column:
         """The column of a record's field, read from each item (a row of the answer)."""
         q = record[key]
-        return cls(head or q.label, q.kind, lambda row: row[key] * q.scale, **fixed)
+        scale = q.scale if q.kind in SCALED else 1.0
+        return cls(head or q.label, q.kind, lambda row: _times(row[key], scale), **fixed)
+
+    def on(self, part: Callable[[object], Mapping]) -> Column:
+        """The column read from a part of each item (the row of another record beside it)."""
+        return Column(self.head, self.kind, lambda x: self.get(part(x)), self.unit, self.decimals)
+
+
+def _times(value, scale: float):
+    """A value in SI units; None (nothing printed) and a text as they are."""
+    return value if value is None or scale == 1.0 else value * scale
 
 
 def columns(
@@ -224,7 +263,7 @@ def columns(
 ) -> tuple[list[str], list[list[str]]]:
     """The heads and the cells of a table: a time column in one unit, written once in its head
     after `units_in_head` ("all-reduce\\n(ms)"), its cells bare numbers; every other column by
-    its kind's formatter."""
+    its kind's formatter, or bare under a unit in its head (`Column.unit`)."""
     heads, cells = [], []
     for c in cols:
         values = [c.get(x) for x in items]
@@ -232,7 +271,34 @@ def columns(
             unit = c.unit or column_unit(values)
             heads.append(f"{c.head}{units_in_head}({unit})")
             cells.append(in_column(values, unit, c.decimals))
+        elif c.unit or c.decimals is not None:
+            heads.append(f"{c.head}{units_in_head}({c.unit})" if c.unit else c.head)
+            cells.append([bare(c, v) for v in values])
         else:
             heads.append(c.head)
             cells.append([ALONE[c.kind](v) for v in values])
     return heads, [list(row) for row in zip(*cells, strict=True)] if items else []
+
+
+class _Nothing(dict):
+    """A row that holds no figure: every key reads None, a table's NONE (a size the fit or the
+    prediction left out)."""
+
+    def __missing__(self, key: str) -> None:
+        return None
+
+
+NOTHING = _Nothing()
+
+
+def bare(c: Column, value) -> str:
+    """A cell of a column whose head names the unit: the number alone, "-" for none (as
+    nccl-tests prints a bandwidth it cannot compute)."""
+    if value is None:
+        return NONE
+    if c.decimals is not None:
+        return f"{value:.{c.decimals}f}"
+    text = ALONE[c.kind](value)
+    if not text.endswith(f" {c.unit}"):
+        raise ValueError(f"column {c.head!r}: {text!r} is not in {c.unit}")
+    return text.removesuffix(f" {c.unit}")

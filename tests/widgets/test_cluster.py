@@ -114,7 +114,7 @@ def test_log_panel_shows_both_fits_the_regimes_and_the_prediction():
     last = table["rows"][-1]
     assert last[4].startswith(nf["rows"][-1]["regime"]) and "above line rate" in last[4]
     ratio = ref["prediction"]["rows"][-1]["ratio"]
-    assert last[table["columns"].index("measured / predicted")] == f"{ratio:.3g}"
+    assert last[table["columns"].index("measured / predicted")] == f"{ratio:.2f}"
     assert "400 GB/s" in s["readouts"]["log_line_rate"]
 
 

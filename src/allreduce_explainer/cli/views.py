@@ -13,7 +13,9 @@ from collections.abc import Iterable, Sequence
 from .. import api, fmt, records
 from ..catalog import hardware
 from ..costs import cost as costs
+from ..logs import explain
 from ..performance import bands
+from ..simulation import orders as orders_engine
 from ..simulation import simulate as simulation
 from ..sources import WHITEBOARD
 from ..training import calculator
@@ -233,23 +235,18 @@ def cost(r: dict) -> str:
 
 
 def busbw(r: dict) -> str:
-    lines = [
-        title(
-            f"{r['collective']} of {fmt.nbytes(r['bytes'])} on {r['gpus']:,} GPUs in "
-            f"{fmt.seconds(r['time_us'] * 1e-6)}, as nccl-tests counts it"
-        ),
-        *pairs(
-            [
-                ("algbw", f"{rate(r['algbw_GBps'])}  (size / time)"),
-                (
-                    "busbw",
-                    f"{rate(r['busbw_GBps'])}  (algbw x {number(r['factor'])}, "
-                    f"nccl-tests' factor for {r['collective']} on {r['gpus']:,} GPUs)",
-                ),  # fmt: skip
-            ]
-        ),
-    ]
-    return "\n".join(lines)
+    """nccl-tests' two bandwidths, from busbw's record, each with how it is counted."""
+    rec, c, n = costs.BANDWIDTHS, r["collective"], r["gpus"]
+    got = records.block(rec, r, ["algbw_GBps", "busbw_GBps"], {
+        "algbw_GBps": "  (size / time)",
+        "busbw_GBps": f"  (algbw x {records.text(rec, r, 'factor')}, nccl-tests' factor for {c} "
+                      f"on {n:,} GPUs)",
+    })  # fmt: skip
+    head = (
+        f"{c} of {records.text(rec, r, 'bytes')} on {n:,} GPUs in "
+        f"{records.text(rec, r, 'time_us')}, as nccl-tests counts it"
+    )
+    return "\n".join([title(head), *pairs(got.values())])
 
 
 # ---- DDP: buckets, ddp -------------------------------------------------------------------------
@@ -418,22 +415,27 @@ def _memory(need: float, have: float, fits: bool) -> str:
 
 
 def presets(r: dict) -> str:
+    """Each kind of preset as a table of its record's columns, each unit named in its head."""
+    gpu, of = calculator.PRESET_GPU, records.Column.of
+    name = records.Column("name", records.TEXT, lambda x: x["name"])
     lines = ["models"]
-    lines += table(
-        ["name", "key", "parameters"],
-        ([m["name"], m["key"], f"{m['params']:,}"] for m in r["models"]),
-        align="<<",
-    )
+    lines += table(*records.columns([
+        name,
+        records.Column("key", records.TEXT, lambda m: m["key"]),
+        of(calculator.PRESET_MODEL, "params"),
+    ], r["models"]), align="<<")  # fmt: skip
     lines += ["", "GPUs"]
-    lines += table(
-        ["name", "NVLink\n(GB/s)", "BF16\n(TFLOP/s)", "memory\n(GB)", "per server"],
-        ([g["name"], number(g["link_gbps"]), number(g["peak_bf16_tflops"]),
-          number(g["memory_gb"]), str(g["gpus_per_node"])] for g in r["gpus"]),
-        align="<",
-    )  # fmt: skip
+    lines += table(*records.columns([
+        name,
+        of(gpu, "link_gbps", unit="GB/s"),
+        of(gpu, "peak_bf16_tflops", unit="TFLOP/s"),
+        of(gpu, "memory_gb", unit="GiB"),
+        of(gpu, "gpus_per_node"),
+    ], r["gpus"]), align="<")  # fmt: skip
     lines += ["", "network cards"]
     lines += table(
-        ["name", "rate\n(GB/s)"], ([n["name"], number(n["GBps"])] for n in r["networks"]), align="<"
+        *records.columns([name, of(calculator.PRESET_NETWORK, "GBps", unit="GB/s")], r["networks"]),
+        align="<",
     )
     lines += ["", "sources"]
     for group in ("models", "gpus", "networks"):
@@ -480,44 +482,57 @@ def nccl(result: dict) -> str:
 
 def nccl_tests(result: dict) -> str:
     """Both fits' rms, then per row: measured busbw, the regime and NCCL fit's busbw, and with
-    --gpu NCCL's prediction and measured / predicted."""
+    --gpu NCCL's prediction and measured / predicted (logs/explain's records, nccl-tests'
+    columns: the unit in the head, bandwidths to two decimals)."""
     nf, ab = result.get("nccl_fit"), result.get("fit")
     lines = [f"all_reduce_perf on {result['gpus']} GPUs: {len(result['rows'])} rows"]
     if ab:
-        lines.append(f"alpha-beta fit: rms {_rms(ab['rms_rel_error'])} over all rows")
+        lines.append(f"alpha-beta fit: rms {_rms(explain.ALPHA_BETA, ab)} over all rows")
     if not nf:
-        lines += table(
-            ["size\n(B)", "time\n(us)", "algbw\n(GB/s)", "busbw\n(GB/s)"],
-            ([str(r["size_bytes"]), us(r["time_us"]), f"{r['algbw_GBps']:.2f}",
-              f"{r['busbw_GBps']:.2f}"] for r in result["rows"]),
-        )  # fmt: skip
+        m = explain.MEASURED
+        lines += table(*records.columns([
+            records.Column.of(m, "size_bytes", unit="B", decimals=0),
+            records.Column.of(m, "time_us", unit="us", decimals=2),
+            *(records.Column.of(m, k, unit="GB/s", decimals=2)
+              for k in ("algbw_GBps", "busbw_GBps")),
+        ], result["rows"]))  # fmt: skip
         return "\n".join(lines)
+    rec = explain.NCCL_FIT
+    fit = records.block(rec, nf, [q.key for q in rec.fields])
     lines += [
-        f"NCCL model fit: rms {nf['rms_rel_error']:.1%} over rows from {nf['min_bytes']:,} B",
-        f"  alpha-beta on the same rows: rms {_rms(nf['alpha_beta_rms_rel_error'])}",
-        f"  fitted busbw {nf['busbw_GBps']:.1f} GB/s, latency {nf['latency_us']:.1f} us",
-    ]
+        f"NCCL model fit: rms {fit['rms_rel_error'][1]} over rows from {fit['min_bytes'][1]}",
+        f"  {rec.label('alpha_beta_rms_rel_error')} {_rms(rec, nf, 'alpha_beta_rms_rel_error')}",
+        "  " + ", ".join(f"{label} {value}" for label, value in
+                         (fit["busbw_GBps"], fit["latency_us"])),
+    ]  # fmt: skip
     pred = {r["bytes"]: r for r in (result.get("prediction") or {}).get("rows", [])}
-    head = ["size\n(B)", "busbw\n(GB/s)", "regime", "fitted\n(GB/s)"]
-    rows = []
-    for r in nf["rows"]:
-        row = [str(r["bytes"]), f"{r['measured_busbw_GBps']:.2f}", r["regime"],
-               f"{r['fitted_busbw_GBps'] or 0:.2f}"]  # fmt: skip
-        if pred:
-            p = pred.get(r["bytes"])
-            row += [f"{p['busbw_GBps']:.2f}", f"{p['ratio']:.2f}"] if p else ["-", "-"]
-        rows.append(row + (["above line rate"] if r.get("above_line_rate") else [""]))
+    row, predicted = explain.FIT_ROW, explain.PREDICTED
+    cols = [
+        records.Column.of(row, "bytes", unit="B", decimals=0),
+        records.Column.of(row, "measured_busbw_GBps", unit="GB/s", decimals=2),
+        records.Column.of(row, "regime"),
+        records.Column.of(row, "fitted_busbw_GBps", unit="GB/s", decimals=2),
+    ]
     if pred:
-        head += ["NCCL\n(GB/s)", "ratio"]
-    lines += table([*head, ""], rows, align=">><>" + ">" * (len(head) - 4) + "<")
+        cols += [
+            records.Column.of(predicted, "busbw_GBps", unit="GB/s", decimals=2),
+            records.Column.of(predicted, "ratio", decimals=2),
+        ]
+        cols[-2:] = [c.on(lambda r: pred.get(r["bytes"], records.NOTHING)) for c in cols[-2:]]
+    above = records.Column("", records.TEXT, lambda r: "above line rate" * r["above_line_rate"])
+    lines += table(*records.columns([*cols, above], nf["rows"]),
+                   align=">><>" + ">" * (len(cols) - 4) + "<")  # fmt: skip
     if pred:
-        lines.append("ratio: measured / NCCL's predicted busbw")
+        lines += prose(
+            f"{predicted.label('busbw_GBps')}: NCCL's pick, its busbw by the "
+            f"{predicted['busbw_GBps'].source.name}; ratio: measured / predicted busbw"
+        )
     return "\n".join(lines)
 
 
-def _rms(x: float | None) -> str:
+def _rms(rec: records.Record, fit: dict, key: str = "rms_rel_error") -> str:
     """A fit's rms error; none when too few rows to fit."""
-    return "none (too few rows)" if x is None else f"{x:.1%}"
+    return "none (too few rows)" if fit[key] is None else records.text(rec, fit, key)
 
 
 def topology(r: dict) -> str:
@@ -599,14 +614,15 @@ def nccl_debug(result: dict) -> str:
     rows = [row for row in r["rows"] if row.get("algorithm")]
     ran = any(row.get("nccl_ran") for row in rows)  # the column only when a log printed it
     if rows:
+        m = explain.MEASURED
         lines.append("")
-        lines += table(
-            ["size\n(B)", "busbw\n(GB/s)", "NCCL's pick", *(["NCCL ran"] if ran else [])],
-            ([str(row["size_bytes"]), f"{row['busbw_GBps']:.2f}",
-              f"{row['algorithm']}/{row['protocol']}", *([_ran(row)] if ran else [])]
-             for row in rows),
-            align=">><<",
-        )  # fmt: skip
+        lines += table(*records.columns([
+            records.Column.of(m, "size_bytes", unit="B", decimals=0),
+            records.Column.of(m, "busbw_GBps", unit="GB/s", decimals=2),
+            records.Column("NCCL's pick", records.TEXT,
+                           lambda row: f"{row['algorithm']}/{row['protocol']}"),
+            *([records.Column("NCCL ran", records.TEXT, _ran)] if ran else []),
+        ], rows), align=">><<")  # fmt: skip
     if r["calls"] or r["findings"]:
         lines.append("")
     for c in r["calls"][:20]:
@@ -680,7 +696,11 @@ def _comm(model: str) -> str:
 
 
 def orders(r: dict) -> str:
-    n = r["nccl"]
+    """The bucket and NCCL's pick (its time the fitted time), then each method's figures as
+    columns of its record, the ulps under their unit."""
+    n, rec, method = r["nccl"], orders_engine.RECORD, orders_engine.METHOD
+    pick = records.block(orders_engine.PICK, n, ["time_us"])["time_us"][1]
+    bucket = records.text(rec, r, "bytes")
     lines = [
         title(
             f"the same {r['dtype']} sum on {r['gpus']} GPUs, {r['length']:,} elements, in "
@@ -688,32 +708,21 @@ def orders(r: dict) -> str:
         ),
         *pairs(
             [
-                ("bucket", f"{number(r['bytes'])} B, the gradient at element {r['offset']:,}"),
-                (
-                    "NCCL's pick",
-                    f"NCCL {n['version']} runs {n['algorithm']}/{n['protocol']} "
-                    f"({fmt.seconds(n['time_us'] * 1e-6)}): the {n['method'] or 'unmodelled'} "
-                    "order",
-                ),
+                (rec.label("bytes"), f"{bucket}, the gradient at element {r['offset']:,}"),
+                ("NCCL's pick", f"{n['algorithm']}/{n['protocol']} (NCCL {n['version']}), {pick}"),
+                ("summed in", f"the {n['method'] or 'unmodelled'} order"),
                 ("exact sum, rounded", vector(r["exact"])),
             ]
         ),  # fmt: skip
         "",
-        *table(
-            ["method", "same on\nevery GPU", "worst\n(ulp)", "mean\n(ulp)", "GPU 0's\nresult"],
-            (
-                [
-                    name,
-                    yes(m["ranks_agree"]),
-                    number(m["max_ulp"]),
-                    number(m["mean_ulp"]),
-                    vector(m["result"], 24),
-                ]
-                for name, m in r["methods"].items()
-            ),
-            align="<",
-        ),  # fmt: skip
-    ]
+        *table(*records.columns([
+            records.Column("method", records.TEXT, lambda m: m["name"]),
+            records.Column.of(method, "ranks_agree", "same on\nevery GPU"),
+            records.Column.of(method, "max_ulp", unit="ulp"),
+            records.Column.of(method, "mean_ulp", unit="ulp"),
+            records.Column("GPU 0's\nresult", records.TEXT, lambda m: vector(m["result"], 24)),
+        ], [m | {"name": k} for k, m in r["methods"].items()]), align="<"),
+    ]  # fmt: skip
     return "\n".join(lines)
 
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 from itertools import chain
 
 from ..collectives import ALLREDUCE, COLLECTIVES
-from ..records import BYTES, RATE, TIME, Quantity, Record
+from ..records import BYTES, COUNT, RATE, TIME, Quantity, Record
 from ..schedules import tree
 from ..schedules.topology import Link, Topology
 from ..sources import WHITEBOARD
@@ -286,6 +286,15 @@ def _busiest(reach: list[list[int]], a: int, b: int) -> int:
     while m + 1 < len(reach) and reach[m + 1][a] <= b:
         m += 1
     return m
+
+
+# What busbw's answer holds: nccl-tests' two bandwidths from a measured time (no model's: it
+# names no source), and the size and time they come from.
+BANDWIDTHS = Record("busbw", (
+    Quantity("algbw_GBps", RATE, "algbw"), Quantity("busbw_GBps", RATE, "busbw"),
+    Quantity("factor", COUNT, "factor"), Quantity("bytes", BYTES, "size"),
+    Quantity("time_us", TIME, "measured time", scale=1e-6),
+))  # fmt: skip
 
 
 def bandwidths(nbytes: float, time_s: float, gpus: int, collective: str = "allreduce") -> dict:

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from ..catalog import hardware
 from ..errors import ParamError
 from ..nccl import NIC_GBPS, System, available, busbw_factor, choose_among, nearest
+from ..records import BINARY, BYTES, COUNT, RATE, SHARE, TEXT, TIME, Quantity, Record
 from ..schedules.ring import steps as ring_steps
+from ..sources import FITTED
 from ..training import calculator
 from . import debug, findings, parse
 from .alphabeta import fit, measured
@@ -51,6 +53,44 @@ DEVICE_NAMES = (
     ("A800", "A100 SXM"),
 )
 DEVICE_LINE = re.compile(r"#\s+Rank\s+\d+.*?\bdevice\s+\d+\s+\[[^\]]*\]\s+(.+?)\s*$", re.I)
+
+
+# What `nccl-tests` and `nccl-debug` answer (records.py): a measured row as nccl-tests prints it
+# (its time is measured: no model's), the alpha-beta line and NCCL's regimes fitted to the run,
+# a row of that fit, NCCL's prediction at a size (the performance layer's: the fitted time's
+# busbw), and the topology's counts a debug log prints.
+MEASURED = Record("measured row", (
+    Quantity("size_bytes", BYTES, "size"), Quantity("time_us", TIME, "time", scale=1e-6),
+    Quantity("algbw_GBps", RATE, "algbw"), Quantity("busbw_GBps", RATE, "busbw"),
+))  # fmt: skip
+# the alpha-beta line fitted to every row (alphabeta.fit)
+ALPHA_BETA = Record("alpha-beta fit", (
+    Quantity("rms_rel_error", SHARE, "rms"), Quantity("latency_us", TIME, "latency", scale=1e-6),
+    Quantity("algbw_GBps", RATE, "algbw"), Quantity("busbw_GBps", RATE, "busbw"),
+))  # fmt: skip
+# NCCL's regimes fitted to the rows from min_bytes (ncclfit.nccl_fit), and each row of it
+NCCL_FIT = Record("NCCL model fit", (
+    Quantity("rms_rel_error", SHARE, "rms"), Quantity("min_bytes", BINARY, "over rows from"),
+    Quantity("alpha_beta_rms_rel_error", SHARE, "alpha-beta on the same rows: rms"),
+    Quantity("busbw_GBps", RATE, "fitted busbw"),
+    Quantity("latency_us", TIME, "latency", scale=1e-6),
+))  # fmt: skip
+FIT_ROW = Record("NCCL model fit's row", (
+    Quantity("bytes", BYTES, "size"), Quantity("measured_busbw_GBps", RATE, "busbw"),
+    Quantity("regime", TEXT, "regime"), Quantity("fitted_busbw_GBps", RATE, "NCCL fit"),
+    Quantity("fitted_time_us", TIME, "NCCL fit", scale=1e-6),
+))  # fmt: skip
+# with --gpu: NCCL's pick at a row's size, its busbw the fitted time's (ncclfit.prediction)
+PREDICTED = Record("NCCL's prediction", (
+    Quantity("busbw_GBps", RATE, "predicted", FITTED), Quantity("ratio", COUNT, "ratio"),
+))  # fmt: skip
+LOG = Record("nccl-tests", (Quantity("gpus", COUNT, "GPUs"), Quantity("lines", COUNT, "lines")))
+# what a NCCL_DEBUG=INFO log prints of its communicator
+DEBUG = Record("nccl-debug", (
+    Quantity("ranks", COUNT, "ranks"), Quantity("nodes", COUNT, "servers"),
+    Quantity("gpus_per_node", COUNT, "GPUs per server"),
+    Quantity("coll_channels", COUNT, "channels"),
+))  # fmt: skip
 
 
 @dataclass(frozen=True)

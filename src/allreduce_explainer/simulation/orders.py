@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..dtypes import FP32, DType
+from ..records import BYTES, COUNT, TIME, ULP, YES, Quantity, Record
+from ..sources import FITTED
 from .gradients import draw as gradient
 
 # src/enqueue.cc:585 (MinTrafficPerChannel) and :91-94 (an all-reduce's traffic per byte is 2)
@@ -473,6 +475,18 @@ def summary(buffers: list[list], target: list[float], dtype: DType) -> dict:
         "ulps": errs,
     }
 
+
+# What api.orders' answer holds (records.py): the bucket, each method's figures (`summary`'s)
+# and NCCL's pick, timed by the fitted time.
+RECORD = Record("orders", (
+    Quantity("gpus", COUNT, "GPUs"), Quantity("length", COUNT, "elements"),
+    Quantity("bytes", BYTES, "bucket"), Quantity("offset", COUNT, "the gradient's first element"),
+))  # fmt: skip
+METHOD = Record("orders' method", (
+    Quantity("ranks_agree", YES, "same on every GPU"), Quantity("max_ulp", ULP, "worst"),
+    Quantity("mean_ulp", ULP, "mean"),
+))  # fmt: skip
+PICK = Record("orders' NCCL pick", (Quantity("time_us", TIME, "time", FITTED, scale=1e-6),))
 
 KINDS = ("random", "wide", "probe")
 PROBE = (1e8, 1.0, -1e8, 1.0)  # the cancellation probe: 1e8, 1, -1e8, 1 on four GPUs

@@ -25,7 +25,7 @@ from ..collectives import ALLREDUCE
 from ..costs import cost
 from ..dtypes import BF16, FP32
 from ..errors import ParamError
-from ..records import BYTES, CARD, COUNT, RATE, SHARE, TIME, Quantity, Record
+from ..records import BYTES, CARD, COMPUTE, COUNT, MEMORY, RATE, SHARE, TIME, Quantity, Record
 from ..schedules.topology import Topology
 from ..sources import ESTIMATE, FITTED, WHITEBOARD
 from ..validate import count, nonnegative, number, positive
@@ -519,6 +519,18 @@ def share_curve(model: Model, grad_dtype: str, algorithm: str, c: Cluster, comp:
         o = overlap(model, sub, algorithm, GRAD_BYTES[grad_dtype], BACKWARD_SHARE * comp)
         out.append((x, a["time_s"], o["exposed_s"], a["algorithm"]))
     return out
+
+
+# What each preset of `presets` holds (records.py): a model's size, a GPU's figures (its memory
+# in GiB, sold as "GB"), a network card's rate.
+PRESET_MODEL = Record("preset model", (Quantity("params", COUNT, "parameters"),))
+PRESET_GPU = Record("preset GPU", (
+    Quantity("link_gbps", RATE, "NVLink"),  # GB/s per direction, despite the key's "gbps"
+    Quantity("peak_bf16_tflops", COMPUTE, "BF16"),
+    Quantity("memory_gb", MEMORY, "memory", scale=hardware.GIB),
+    Quantity("gpus_per_node", COUNT, "per server"),
+))  # fmt: skip
+PRESET_NETWORK = Record("preset card", (Quantity("GBps", RATE, "rate"),))
 
 
 def presets() -> dict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .. import fmt, nccl
+from .. import fmt, nccl, records
 from ..collectives import ALLREDUCE
 from ..errors import ParamError
 from ..logs import debug, examples, explain, findings
@@ -229,47 +229,69 @@ def figures(log: dict | None, r: dict, calculator_text: str) -> dict:
     }
 
 
+US = {"unit": "µs", "decimals": 2}  # a time column as nccl-tests prints it
+
+
 def _log_table(log: dict, rows: list, fitted_t: list, assumed: list) -> dict:
     """One row per measured size: both fits, NCCL's likely regime, its prediction and the
-    ratio, and (across servers) what each card carried."""
+    ratio, and (across servers) what each card carried; the records' columns (logs/explain),
+    each unit once in its head, as the CLI's nccl-tests prints them."""
     nf = log.get("nccl_fit")
     by_size = {x["bytes"]: x for x in nf["rows"]} if nf else {}
     pred = {x["bytes"]: x for x in (log.get("prediction") or {"rows": []})["rows"]}
-    cards = log.get("servers", 1) > 1
-    columns = ["size", "measured µs", "alpha-beta µs", "NCCL fit µs", "likely regime"]
-    columns += ["NCCL picks"]
-    columns += ["measured busbw", "NCCL predicts", "measured / predicted"]
-    columns += ["per card GB/s"] * cards + ["calculator busbw"]
-    out = []
-    for i, x in enumerate(rows):
-        s, n = x["size_bytes"], by_size.get(x["size_bytes"])
-        p = pred.get(s)
-        regime = "—" if n is None else n["regime"] + (" (above line rate)" * n["above_line_rate"])
-        row = [
-            fmt.nbytes(s),
-            fmt.sig(x["time_us"], 5),
-            fmt.sig(fitted_t[i], 4) if fitted_t else "—",
-            "—" if n is None else fmt.sig(n["fitted_time_us"], 4),
-            regime,
-            _pick_text(x),
-            "N/A" if x["busbw_GBps"] is None else fmt.sig(x["busbw_GBps"], 4),
-            "—" if p is None else fmt.sig(p["busbw_GBps"], 4),
-            "—" if p is None else fmt.sig(p["ratio"], 3),
-        ]
-        if cards:
-            row.append(
-                "—" if n is None or "per_card" not in n else fmt.sig(n["per_card"]["GBps"], 3)
-            )
-        row.append(_assumed_at(assumed, s, 2))
-        out.append(row)
-    return {"columns": columns, "rows": out}
+    calc = {a[0]: a[2] for a in assumed}
+    items = [
+        {
+            "row": x,
+            "alpha_beta_s": fitted_t[i] * 1e-6 if fitted_t else None,
+            "fit": by_size.get(x["size_bytes"], records.NOTHING),
+            "pred": pred.get(x["size_bytes"], records.NOTHING),
+            "calculator_GBps": calc.get(x["size_bytes"]),
+        }
+        for i, x in enumerate(rows)
+    ]
+    measured, fit, predicted, of = (
+        explain.MEASURED,
+        explain.FIT_ROW,
+        explain.PREDICTED,
+        records.Column.of,
+    )
+    cols = [
+        of(measured, "size_bytes").on(lambda it: it["row"]),
+        of(measured, "time_us", "measured", **US).on(lambda it: it["row"]),
+        records.Column("alpha-beta", records.TIME, lambda it: it["alpha_beta_s"], **US),
+        of(fit, "fitted_time_us", **US).on(lambda it: it["fit"]),
+        records.Column("likely regime", records.TEXT, lambda it: _regime(it["fit"])),
+        records.Column("NCCL picks", records.TEXT, lambda it: _pick_text(it["row"])),
+        of(measured, "busbw_GBps", "measured busbw", unit="GB/s").on(lambda it: it["row"]),
+        of(predicted, "busbw_GBps", unit="GB/s").on(lambda it: it["pred"]),
+        of(predicted, "ratio", "measured / predicted", decimals=2).on(lambda it: it["pred"]),
+    ]
+    if log.get("servers", 1) > 1:
+        cols.append(records.Column("per card", records.RATE, _per_card, "GB/s"))
+    cols.append(
+        records.Column("calculator busbw", records.RATE, lambda it: it["calculator_GBps"], "GB/s")
+    )
+    heads, cells = records.columns(cols, items, " ")
+    return {"columns": heads, "rows": cells}
+
+
+def _regime(n: dict) -> str:
+    if n["regime"] is None:
+        return records.NONE
+    return n["regime"] + (" (above line rate)" * n["above_line_rate"])
+
+
+def _per_card(item: dict) -> float | None:
+    """What each card carried at the row's size (across servers), GB/s."""
+    return (item["fit"].get("per_card") or {}).get("GBps")
 
 
 def _pick_text(row: dict) -> str:
     """NCCL's model's pick at the row's size, and what NCCL says it ran where a tuning line
     names the call."""
     if not row.get("algorithm"):
-        return "—"
+        return records.NONE
     text = f"{row['algorithm']}/{row['protocol']}"
     ran = row.get("nccl_ran")
     if ran:
@@ -319,21 +341,16 @@ def _band_shapes(rows: list[dict]) -> list[dict]:
     return shapes
 
 
-def _assumed_at(assumed, size, i) -> str:
-    hit = next((a for a in assumed if a[0] == size), None)
-    return "—" if hit is None or hit[i] is None else fmt.sig(hit[i], 4)
-
-
 def _fit_text(log: dict) -> str:
-    f = log["fit"]
+    """Both fits in words, each figure as its record (logs/explain) prints it, the CLI's too."""
+    f, ab = log["fit"], explain.ALPHA_BETA
     if not f:
         return "Too few measured sizes, or times that do not grow with size: nothing to fit."
-    bus = "" if f["busbw_GBps"] is None else f", busbw {fmt.sig(f['busbw_GBps'], 4)} GB/s"
+    figures = records.line(ab, f, ["latency_us", "algbw_GBps", "busbw_GBps"])
     gpus = f" of {log['n']} GPUs" if log["n"] else ""
     text = (
-        f"Alpha-beta line fitted to {f['points']} {f['times']} times{gpus}: latency "
-        f"{fmt.sig(f['latency_us'], 3)} µs, algbw {fmt.sig(f['algbw_GBps'], 4)} GB/s{bus}; "
-        f"rms relative error {pct(f['rms_rel_error'])}."
+        f"Alpha-beta line fitted to {f['points']} {f['times']} times{gpus}: {figures}; "
+        f"rms relative error {records.text(ab, f, 'rms_rel_error')}."
     )
     nf = log.get("nccl_fit")
     if not nf:
@@ -342,13 +359,15 @@ def _fit_text(log: dict) -> str:
         f"{g['regime']} {fmt.nbytes(g['from_bytes'])}–{fmt.nbytes(g['to_bytes'])}"
         for g in nf["regimes"]
     )
-    ab = nf["alpha_beta_rms_rel_error"]
+    rec = explain.NCCL_FIT
+    got = records.block(rec, nf, [q.key for q in rec.fields])
+    same = got.get("alpha_beta_rms_rel_error")
     return (
         f"{text} NCCL's regimes fitted to the {nf['points']} sizes from "
-        f"{fmt.nbytes(nf['min_bytes'])}: rms relative error {pct(nf['rms_rel_error'])}"
-        + ("" if ab is None else f" (the alpha-beta line on the same sizes: {pct(ab)})")
-        + f"; likely regimes {regimes}; busbw {fmt.sig(nf['busbw_GBps'], 4)} GB/s at the "
-        f"largest size, latency {fmt.sig(nf['latency_us'], 3)} µs."
+        f"{got['min_bytes'][1]}: rms relative error {got['rms_rel_error'][1]}"
+        + ("" if same is None else f" (the alpha-beta line on the same sizes: {same[1]})")
+        + f"; likely regimes {regimes}; busbw {got['busbw_GBps'][1]} at the "
+        f"largest size, latency {got['latency_us'][1]}."
     )
 
 

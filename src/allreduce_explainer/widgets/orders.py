@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from .. import api, fmt, nccl
+from .. import api, fmt, nccl, records
 from ..dtypes import BF16, FP32
 from ..palette import GPU_COLOURS, SERIES
 from ..params import Param, api_args, narrowed, spec, validated
@@ -109,9 +109,12 @@ def _pick(r: dict) -> str:
 
 
 def _ulp_text(m: dict) -> str:
+    """The method's worst and mean ulps, as its record prints them (the CLI's table too)."""
     if m["max_ulp"] is None:
         return "overflow"
-    return f"max {fmt.sig(m['max_ulp'], 3)}, mean {fmt.sig(m['mean_ulp'], 3)} ulps"
+    return f"max {records.text(engine.METHOD, m, 'max_ulp')}, mean " + records.text(
+        engine.METHOD, m, "mean_ulp"
+    )
 
 
 def _num(x: float, dtype: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-from .. import api, dtypes, fmt
+from .. import api, dtypes, fmt, records
 from ..catalog.hardware import GIB
 from ..catalog.measured import H100_RING_BUSBW
 from ..catalog.models import EXAMPLE_GRADIENT_BYTES
@@ -215,7 +215,7 @@ def busbw(params=None) -> dict:
     return views.panel(params=p, readouts=_readouts(r, float(p["link_gbps"])))
 
 
-def _bandwidths(gpus: int, nbytes, time_us, collective: str) -> dict:
+def _bandwidths(gpus: int, nbytes, time_us, collective: str) -> records.Answer:
     """algbw and busbw; a pasted line's size and time are held to the busbw panel's limits."""
     BUSBW["bytes"].check(nbytes)
     BUSBW["time_us"].check(time_us)
@@ -230,16 +230,16 @@ BUSBW_READOUTS = (
 )
 
 
-def _readouts(r: dict, link: float) -> dict:
+def _readouts(r: records.Answer, link: float) -> dict:
     n, factor = r["gpus"], r["factor"]
     return {
-        "algbw": f"{fmt.sig(r['algbw_GBps'], 4)} GB/s",
-        "busbw": f"{fmt.sig(r['busbw_GBps'], 4)} GB/s",
+        "algbw": r.text("algbw_GBps"),  # busbw's record (costs/cost.BANDWIDTHS), as the CLI
+        "busbw": r.text("busbw_GBps"),
         "factor": f"{COLLECTIVES[r['collective']].factor_text} = {fmt.sig(factor, 4)} at n = {n}",
         "busbw_share": f"{fmt.percent(r['busbw_GBps'] / link)} of {fmt.sig(link, 4)} GB/s",
         "algbw_share": f"{fmt.percent(r['algbw_GBps'] / link)} of {fmt.sig(link, 4)} GB/s",
-        "time": f"{fmt.sig(r['time_us'], 6)} µs ({fmt.seconds(r['time_us'] * 1e-6)})",
-        "size": fmt.nbytes(r["bytes"]),
+        "time": f"{fmt.sig(r['time_us'], 6)} µs ({r.text('time_us')})",
+        "size": r.text("bytes"),
     }
 
 

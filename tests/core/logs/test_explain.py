@@ -51,7 +51,7 @@ def test_the_cli_and_the_page_read_a_log_through_explain_run_alike(capsys, monke
     assert (row["size_bytes"], row["busbw_GBps"]) == (size, busbw)
     table = page["figures"]["busbw"]["table"]
     drawn = next(r for r in table["rows"] if r[0] == fmt.nbytes(size))
-    assert drawn[table["columns"].index("measured busbw")] == fmt.sig(busbw, 4)
+    assert drawn[table["columns"].index("measured busbw (GB/s)")] == fmt.sig(busbw, 4)
     # the NCCL fit's settings, applied on the page, are the CLI's
     settings = cli["nccl_fit"]["calculator_settings"]
     assert page["fit_apply"] == {
@@ -158,7 +158,7 @@ def test_a_utf16_log_is_read_as_its_utf8(codec):
     page = widget.cluster({"log": arrived})
     table = page["figures"]["busbw"]["table"]
     drawn = next(r for r in table["rows"] if r[0] == fmt.nbytes(size))
-    assert drawn[table["columns"].index("measured busbw")] == fmt.sig(busbw, 4)
+    assert drawn[table["columns"].index("measured busbw (GB/s)")] == fmt.sig(busbw, 4)
 
 
 @pytest.mark.parametrize("log", [LOG, G8], ids=["g1", "g8"])

@@ -412,8 +412,9 @@ def test_the_cli_table_shows_both_fits_and_each_rows_regime():
     out = api.nccl_tests(
         log=(DATA / "nccl-tests-290-8xh100-1node-nvls.txt").read_text(), gpu="H100"
     )
-    assert f"rms {out['fit']['rms_rel_error']:.1%} over all rows" in r.stdout
-    assert f"rms {out['nccl_fit']['rms_rel_error']:.1%} over rows from 65,536 B" in r.stdout
+    # a share to two significant figures, the rows' first size in KiB (records' SHARE, BINARY)
+    assert f"rms {100 * out['fit']['rms_rel_error']:.2g} % over all rows" in r.stdout
+    assert f"rms {100 * out['nccl_fit']['rms_rel_error']:.2g} % over rows from 64 KiB" in r.stdout
     rows = [line.split() for line in r.stdout.splitlines() if line.strip()[:1].isdigit()]
     assert [int(x[0]) for x in rows] == [row["bytes"] for row in out["nccl_fit"]["rows"]]
     assert all(x[2] == "NVLS/Simple" for x in rows)
