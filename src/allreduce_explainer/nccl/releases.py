@@ -14,8 +14,8 @@ NCCL has released more than is ported: PUBLISHED lists every release the project
 its source is and when it was read, and `status()` says so in one sentence, which the README, the
 site's quick reference and `--nccl-version`'s help print (tests/core/nccl/test_releases.py holds
 the README to it). NVIDIA/nccl was last fetched on FETCHED: its newest tag is v2.30.7-1 and `dev`
-is still at 2.31.0a7, so 2.31.2, 2.32.3 and 2.32.6, known from their release notes only, are not
-ported.
+is still at 2.31.0a7 (the snapshot's newest commit on any branch or pull request is of
+2026-06-13), so 2.31.2, 2.32.3 and 2.32.6, known from their release notes only, are not ported.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def nearest(printed: str | None) -> Release:
 
 # ---- every release known, ported or not ----------------------------------------------------------
 
-FETCHED = "2026-12-07"  # the last fetch of NVIDIA/nccl: its tags and its dev branch read
+FETCHED = "2026-12-08"  # the last fetch of NVIDIA/nccl: its tags and its dev branch read
 NEWEST_TAG = "v2.30.7-1"
 
 
