@@ -27,10 +27,6 @@ SWEPT_FIRST = (
     "the sweep keeps the run's first bucket (1 MiB with the cap unset, as page 7's default), "
     "where it used the cap and called that the first bucket above (T2)"
 )
-V2_27 = (
-    "a log of NCCL 2.27 or older is modelled by 2.27.7's NVLS branch and tables, which this "
-    "2.22.3 log's NCCL shares (its tuning.cc:77, 174, 214): NVLSTree from 512 KiB, not Tree/LL128"
-)
 CHANGED = {
     "simulate-ring": {
         ("chunks", "added"): "the ring's chunks, which the steppers read instead of recomputing",
@@ -63,9 +59,6 @@ CHANGED = {
         "echoes it, not from the channel count",
         ("collnet.channels_are_collnet", "added"): "from 2.21 the collnet channel count NCCL "
         "prints is its coll channel count",
-        ("rows[].algorithm", "changed"): V2_27,
-        ("rows[].protocol", "changed"): V2_27,
-        ("run.nccl_fit_busbw_GBps", "changed"): V2_27 + " (the fit moves in the 13th digit)",
     },
     "ddp": {
         ("best_bucket_mb", "changed"): "the best cap is the least exposed time over every cap, "

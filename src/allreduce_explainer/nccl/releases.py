@@ -11,9 +11,14 @@ from 2.30.7's in what the port models (`git diff v2.27.7-1 v2.30.7-1 -- src/grap
 src/graph/search.cc`, read 2026-12-08): NVLS's bandwidth, Blackwell's tables and search speeds,
 NVLSTree's network latency and size correction (the fields below). The rest of the port is
 2.30.7's for it: enqueue.cc, init.cc, connect.cc and transport/nvls.cc changed between the two
-tags too and were not audited. NCCL 2.27.7 picked NVLS on 5 of an H200 server's GPUs and on 6 and
-7 of a B200's where 2.30.7's model picks Ring (tests/core/nccl/test_nvls_2_27.py): a run's version
-decides its pick, so a log of 2.27 or older is modelled by 2.27.7 (nearest()).
+tags too and were not audited. NCCL 2.27.7 picked NVLS on 6 and 7 of a B200 server's GPUs (and,
+on an H200 server whose run prints no version, on 5) where 2.30.7's model picks Ring
+(tests/core/nccl/test_nvls_2_27.py): a run's version decides its pick, so a log of 2.27.5 to
+2.27.7 is modelled by 2.27.7 (nearest(); the branches it ports are the same from 2.27.5). Older
+logs keep the default: 2.19 to 2.26 share 2.27.7's NVLS branch but were not compared line by
+line, and taking them to 2.27.7 moves the performance layer's fit (bench/performance.py), a step
+left to a refit of its own. Whichever release picks, the layer times the pick with the default's
+terms (model.timing_system says why).
 
 The newest ported is 2.31.0a7: NVIDIA/nccl has no 2.31 release tag (the newest tag is v2.30.7-1);
 its `dev` branch is at 2.31.0a7 (makefiles/version.mk: NCCL_MINOR 31, NCCL_PATCH 0, NCCL_SUFFIX
@@ -58,8 +63,8 @@ class Release:
     # list's front and the first strictly less is kept (tuning.cc:36-37, 141, 161); or the first
     # (enqueue.cc:2035-2044)
     ties_to_last: bool
-    # the oldest NCCL whose model this release stands for (nearest()): the first tag with its NVLS
-    # bandwidth branch below
+    # the oldest NCCL whose model this release stands for (nearest()): the first tag whose
+    # tuning.cc and search.cc branches that the port models are this release's
     since: str = "2.28.3"
     # NVLS's all-reduce bandwidth is min(bwIntra, bwInter) per channel, x 5/6 to algorithm
     # bandwidth, NVLSTree's min(bwIntra, bwInter, or bwInter/2 from 3 servers), neither capped nor
@@ -86,7 +91,7 @@ V2_27_7 = Release(  # tag v2.27.7-1: only the branches of tuning.cc and search.c
     one_gpu_net_latency_of_tree=True,
     collnet_allreduce_from_reduce_scatter=False,
     ties_to_last=False,
-    since="0.0.0",
+    since="2.27.5",  # 2.27.3's Blackwell speeds differ (search.cc:913 at v2.27.3-1)
     nvls_bw_least_of_graph=True,
     tables_of_2_27=True,
 )
@@ -130,13 +135,13 @@ def release(version: str) -> Release:
 
 def nearest(printed: str | None) -> Release:
     """The ported model for a version a log printed: the newest ported release whose model it
-    runs, from the release's `since` (2.31.2 -> 2.31.0a7, 2.28.9 -> 2.30.7, 2.26.2 -> 2.27.7).
-    A log that prints none is read with the default: a published run is a release's, and
-    2.31.0a7 is not one."""
+    runs, from the release's `since` (2.31.2 -> 2.31.0a7, 2.28.9 -> 2.30.7, 2.27.7 -> 2.27.7).
+    A log older than every `since`, or that prints none, is read with the default: a published
+    run is a release's, and 2.31.0a7 is not one."""
     v = parse_version(printed)
     if v is None:
         return DEFAULT
-    return next((r for r in RELEASES if parse_version(r.since) <= v), RELEASES[-1])
+    return next((r for r in RELEASES if parse_version(r.since) <= v), DEFAULT)
 
 
 # ---- every release known, ported or not ----------------------------------------------------------
@@ -173,8 +178,8 @@ PUBLISHED = (  # newest first
     Published("2.30.7", "June 2026", f"tag {NEWEST_TAG}", "2026-11-30",
               "ported as V2_30_7, the default"),
     Published("2.27.7", "July 2025", "tag v2.27.7-1, where its tuning.cc and search.cc differ "
-              "from 2.30.7's", "2026-12-08", "ported as V2_27_7, the model of logs from 2.27 "
-              "and before"),
+              "from 2.30.7's", "2026-12-08", "ported as V2_27_7, the model of logs of 2.27.5 "
+              "to 2.27.7"),
 )  # fmt: skip
 
 

@@ -8,7 +8,9 @@ model picks Ring on 5 H200 and 6-7 B200 GPUs: its NVLS bandwidth, bwIntra x nvls
 (n - 1)/n x 2 capped by bwInter, x nRanks/nsteps, came with 2.28.3; 2.27.7's is min(bwIntra,
 bwInter) x 5/6 (tuning.cc:267-276, 324 at v2.27.7, in tests/data/nccl/2.27.7/). The oracle here
 is written from those lines and the graphs NCCL's search finds (the port's, held to NCCL's logs
-in test_nccl.py); the picks are the page's.
+in test_nccl.py); the picks are the page's. The H200 table prints no version; the same page's
+other 8 x H200 runs (lines 963-990) say nccl=2.27.7, so it is held to 2.27.7 here by the flag
+(`--nccl-version 2.27.7`), not by nearest(), which leaves a run without a version on the default.
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ import pytest
 from nccl_source import excerpt, groups, numbers
 
 import helpers
+from allreduce_explainer import performance
 from allreduce_explainer.nccl import System, choose, graphs, tables
 from allreduce_explainer.nccl import constants as K
 from allreduce_explainer.nccl.releases import V2_27_7, V2_30_7, nearest
+from allreduce_explainer.nccl.tuning import terms
+from allreduce_explainer.performance.fitted import PARAMETERS
 
 OLD, NEW = V2_27_7.version, V2_30_7.version
 SIZE = 8 << 30
@@ -123,3 +128,20 @@ def test_blackwell_speeds_of_2_27_7():
     s = _src("search.cc")
     assert tuple(numbers(s[962].split("=")[1])) == K.SM100_SPEED_ARRAY_INTRA_2_27
     assert tuple(numbers(s[963].split("=")[1])) == K.SM100_SPEED_ARRAY_INTER_2_27
+
+
+def test_an_older_release_picks_and_the_default_times_the_pick():
+    """6 B200 GPUs on 2.27.7: NVLS picked by 2.27.7's figures, timed by the performance layer
+    from 2.30.7's terms for NVLS (model.timing_system): 2.30.7 runs NVLS there too, and its NVLS
+    bandwidth is the one the layer is fitted on."""
+    old, new = (System("B200", 6, 6, 8, 400.0, nccl_version=v) for v in (OLD, NEW))
+    c = choose("AllReduce", SIZE, old)
+    assert c.algorithm == "NVLS"
+    e = tables(new)[("NVLS", "Simple")]
+    lat, bw = terms(new, "AllReduce", "NVLS", "Simple", e, SIZE)
+    call = performance.Call("Blackwell", "NVLS", "Simple", 1, 6, 6, lat, bw, SIZE, 1)
+    assert graphs(new)["NVLS"].n_channels == 6
+    assert c.time_us == pytest.approx(performance.time_us(PARAMETERS, call))
+    mine = tables(old)[("NVLS", "Simple")]  # 25 us: NVLS's NVLink latency (tuning.cc:147)
+    assert c.nccl_time_us == pytest.approx(mine.latency_us + SIZE / (1000 * mine.bw_GBps))
+    assert mine.latency_us == 25.0

@@ -226,13 +226,13 @@ def test_log_versions_select_the_model_in_force():
     assert nearest("2.31.0a7") is V2_31_0A7
     assert nearest("2.30.7") is V2_30_7
     assert nearest("2.28.9+cuda12.9") is nearest("2.28.3") is V2_30_7  # 2.28.3's NVLS branch
-    assert nearest("2.27.7") is nearest("2.26.2+cuda12.8") is V2_27_7
-    assert nearest("2.18.5") is V2_27_7  # older than every port: the oldest
+    assert nearest("2.27.7") is nearest("2.27.5+cuda12.9") is V2_27_7
+    assert nearest("2.27.3") is nearest("2.26.2") is nearest("2.18.5") is V2_30_7  # the default
     assert nearest(None) is nearest("not a version") is V2_30_7  # a published run: a release
 
 
 @pytest.mark.parametrize(
-    "printed,model", [("2.26.2", V2_27_7.version), ("2.29.7", OLD), ("2.31.2", NEW)]
+    "printed,model", [("2.26.2", OLD), ("2.27.7", V2_27_7.version), ("2.31.2", NEW)]
 )
 def test_a_logs_printed_version_picks_the_model_of_its_rows(printed, model):
     """A published 2 x 8 H100 log (NCCL 2.26.2) read as printed, and with its version line
