@@ -9,7 +9,8 @@ one field of a `Release`, with the lines of both releases.
 The oldest ported is 2.27.7 (tag v2.27.7-1), and only where its tuning.cc and search.cc differ
 from 2.30.7's in what the port models (`git diff v2.27.7-1 v2.30.7-1 -- src/graph/tuning.cc
 src/graph/search.cc`, read 2026-12-08): NVLS's bandwidth, Blackwell's tables and search speeds,
-NVLSTree's network latency and size correction (the fields below). The rest of the port is
+NVLSTree's network latency and size correction, and NVLS's support from 3 GPUs (nvls.cc:160), the
+fields below. The rest of the port is
 2.30.7's for it: enqueue.cc, init.cc, connect.cc and transport/nvls.cc changed between the two
 tags too and were not audited. NCCL 2.27.7 picked NVLS on 6 and 7 of a B200 server's GPUs (and,
 on an H200 server whose run prints no version, on 5) where 2.30.7's model picks Ring
@@ -77,6 +78,9 @@ class Release:
     # correction (tuning.cc:569 corrects the tree only), Blackwell's search speeds without 45 GB/s
     # inside nor 86 and 80 across (search.cc:962-963)
     tables_of_2_27: bool = False
+    # NVLS (and NVLSTree) only with 3 or more GPUs in a server: nvlsSupport stays 0 when
+    # gpuCount <= 2 (nvls.cc:160 at v2.27.7, still at v2.28.3); 2.30.7 needs 2 (its nvls.cc:262)
+    nvls_from_three_gpus: bool = False
 
     @property
     def key(self) -> tuple[int, int, int]:
@@ -94,6 +98,7 @@ V2_27_7 = Release(  # tag v2.27.7-1: only the branches of tuning.cc and search.c
     since="2.27.5",  # 2.27.3's Blackwell speeds differ (search.cc:913 at v2.27.3-1)
     nvls_bw_least_of_graph=True,
     tables_of_2_27=True,
+    nvls_from_three_gpus=True,
 )
 V2_30_7 = Release(  # tag v2.30.7-1
     "2.30.7",

@@ -208,6 +208,8 @@ def _enabled(s: System, coll: str, a: str) -> bool:
     collnet = s.in_network_reduction and multi
     if a == "NVLSTree" and not multi:  # tuning.cc:502
         return False
+    if a.startswith("NVLS") and s.release.nvls_from_three_gpus and s.gpus_per_node <= 2:
+        return False  # nvlsSupport 0 (nvls.cc:160 at v2.27.7)
     if a.startswith("CollNet") and not collnet:  # tuning.cc:504-506, enqueue.cc:1999
         return False
     if a.startswith("CollNet") and s.gpus_per_node > K.NCCL_MAX_DIRECT_ARITY + 1:

@@ -145,3 +145,15 @@ def test_an_older_release_picks_and_the_default_times_the_pick():
     mine = tables(old)[("NVLS", "Simple")]  # 25 us: NVLS's NVLink latency (tuning.cc:147)
     assert c.nccl_time_us == pytest.approx(mine.latency_us + SIZE / (1000 * mine.bw_GBps))
     assert mine.latency_us == 25.0
+
+
+def test_nvls_needs_three_gpus_in_2_27_7():
+    """nvls.cc:160 at v2.27.7: no NVLS support with 2 GPUs or fewer in a server; 2.30.7 asks
+    for 2 (its nvls.cc:262), and its NVLS graph then has the 2 channels tuning.cc:310 needs."""
+    assert "gpuCount <= 2) return ncclSuccess;" in _src("nvls.cc")[160]
+    for gpus, per in ((2, 2), (4, 2)):
+        old, new = (System("H100 SXM", gpus, per, nccl_version=v) for v in (OLD, NEW))
+        assert not {a for a, _ in tables(old)} & {"NVLS", "NVLSTree"}
+        assert {a for a, _ in tables(new)} & {"NVLS", "NVLSTree"}
+    three = System("H100 SXM", 3, 3, nccl_version=OLD)
+    assert ("NVLS", "Simple") in tables(three)
