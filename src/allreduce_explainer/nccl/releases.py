@@ -1,6 +1,6 @@
 """The NCCL releases whose tuning code is ported, and the branches that differ between them.
 
-The constants (constants.py) are the same in both: NCCL 2.31 moved them from
+The constants (constants.py) are the same in 2.30.7 and 2.31.0a7: NCCL 2.31 moved them from
 src/graph/tuning.cc:146-212 and 623-627 into src/tuning/cost_model.cc:140-226 unchanged. What
 changed is how the refactored model (src/tuning/{ring,tree,collnet,tuning}.cc, commit 1fc949c5
 "Refactor NCCL tuning and algorithm selection") reads the graphs and picks; each such branch is
@@ -8,18 +8,18 @@ one field of a `Release`, with the lines of both releases.
 
 The oldest ported is 2.27.7 (tag v2.27.7-1), and only where its tuning.cc and search.cc differ
 from 2.30.7's in what the port models (`git diff v2.27.7-1 v2.30.7-1 -- src/graph/tuning.cc
-src/graph/search.cc`, read 2026-12-08): NVLS's bandwidth, Blackwell's tables and search speeds,
-NVLSTree's network latency and size correction, and NVLS's support from 3 GPUs (nvls.cc:160), the
-fields below. The rest of the port is
-2.30.7's for it: enqueue.cc, init.cc, connect.cc and transport/nvls.cc changed between the two
-tags too and were not audited. NCCL 2.27.7 picked NVLS on 6 and 7 of a B200 server's GPUs (and,
-on an H200 server whose run prints no version, on 5) where 2.30.7's model picks Ring
-(tests/core/nccl/test_nvls_2_27.py): a run's version decides its pick, so a log of 2.27.5 to
-2.27.7 is modelled by 2.27.7 (nearest(); the branches it ports are the same from 2.27.5). Older
-logs keep the default: 2.19 to 2.26 share 2.27.7's NVLS branch but were not compared line by
-line, and taking them to 2.27.7 moves the performance layer's fit (bench/performance.py), a step
-left to a refit of its own. Whichever release picks, the layer times the pick with the default's
-terms (model.timing_system says why).
+src/graph/search.cc`, read 2026-12-08), with its NVLS support test (transport/nvls.cc:160): NVLS's
+bandwidth, Blackwell's tables and search speeds, NVLSTree's network latency and size correction,
+and NVLS from 3 GPUs, the fields below; its constants that differ stand apart in constants.py.
+The rest of the port is 2.30.7's for it: enqueue.cc, init.cc, connect.cc and the rest of
+transport/nvls.cc changed between the two tags too and were not audited. NCCL 2.27.7 picked NVLS
+on 6 and 7 of a B200 server's GPUs (and, on an H200 server whose run prints no version, on 5)
+where 2.30.7's model picks Ring (tests/core/nccl/test_nvls_2_27.py): a run's version decides its
+pick, so a log of 2.27.5 to 2.27.7 is modelled by 2.27.7 (nearest(); the branches it ports are
+the same from 2.27.5). Older logs keep the default: 2.19 to 2.26 share 2.27.7's NVLS branch but
+were not compared line by line, and taking them to 2.27.7 moves the performance layer's fit
+(bench/performance.py), a step left to a refit of its own. Whichever release picks, the layer
+times the pick with the default's terms (model.timing_system says why).
 
 The newest ported is 2.31.0a7: NVIDIA/nccl has no 2.31 release tag (the newest tag is v2.30.7-1);
 its `dev` branch is at 2.31.0a7 (makefiles/version.mk: NCCL_MINOR 31, NCCL_PATCH 0, NCCL_SUFFIX
@@ -182,9 +182,9 @@ PUBLISHED = (  # newest first
               "the refactored tuning (src/tuning/), ported as V2_31_0A7"),
     Published("2.30.7", "June 2026", f"tag {NEWEST_TAG}", "2026-11-30",
               "ported as V2_30_7, the default"),
-    Published("2.27.7", "July 2025", "tag v2.27.7-1, where its tuning.cc and search.cc differ "
-              "from 2.30.7's", "2026-12-08", "ported as V2_27_7, the model of logs of 2.27.5 "
-              "to 2.27.7"),
+    Published("2.27.7", "July 2025 (its tag)", "tag v2.27.7-1, where its tuning.cc and "
+              "search.cc differ from 2.30.7's", "2026-12-08", "ported as V2_27_7, the model of "
+              "logs of 2.27.5 to 2.27.7"),
 )  # fmt: skip
 
 
