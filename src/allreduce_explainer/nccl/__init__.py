@@ -1,8 +1,8 @@
-"""NCCL's own cost model (NVIDIA/nccl 2.30.7 and 2.31.0a7), ported from its source: see
-constants.py for the numbers, releases.py for the releases and what differs between them,
-topology.py for the channel search, tuning.py for the time model, model.py for the candidates,
-NCCL's choice (and its best time per algorithm), each also timed by the performance layer
-(performance/), fitted on published runs. NCCL_VERSION is the release a System asks by default
+"""NCCL's own cost model (NVIDIA/nccl 2.30.7, 2.31.0a7 and, where it differs, 2.27.7), ported
+from its source: see constants.py for the numbers, releases.py for the releases and what differs
+between them, topology.py for the channel search, tuning.py for the time model, model.py for the
+candidates, NCCL's choice (and its best time per algorithm), each also timed by the performance
+layer (performance/), fitted on published runs. NCCL_VERSION is the release a System asks by default
 (the newest ported): every page that names the model's version names this one."""
 
 from .constants import (

@@ -168,3 +168,16 @@ PATH_TYPES = ("LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SY
 MAXCHANNELS = 64
 NCCL_MAX_DIRECT_ARITY = 7
 NCCL_MAX_NVLS_ARITY = 32
+
+# ---- NCCL 2.27.7's values where 2.30.7's differ (releases.V2_27_7.tables_of_2_27) ---------------
+# tuning.cc:176, 182, 188 at v2.27.7: Blackwell's per-channel rows, twice Hopper's (N1/N2/N4)
+BLACKWELL_PER_CH_MAX_RING_LL128_BW_2_27 = (2 * 36.7, 2 * 36.7, 2 * 36.7)
+BLACKWELL_PER_CH_MAX_TREE_LL128_BW_2_27 = (2 * 36.7, 2 * 36.7, 2 * 29.0)
+BLACKWELL_PER_CH_MAX_TREE_BW_2_27 = (2 * 38.7, 2 * 41.4, 2 * 36.0)
+NVLS_TREE_NET_LATENCY_2_27_US = 14.0  # tuning.cc:155 at v2.27.7, NVLSTree's network Simple
+NVLS_ALLREDUCE_RATIO_2_27 = 5.0 / 6.0  # tuning.cc:324 at v2.27.7, NVLS's bus to algorithm bw
+NVLS_RSAG_NET_FACTOR_2_27 = 0.9  # tuning.cc:272 at v2.27.7
+# search.cc:962-963 at v2.27.7
+SM100_SPEED_ARRAY_INTRA_2_27 = (90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0)
+SM100_SPEED_ARRAY_INTER_2_27 = (96.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0,
+                                12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12)  # fmt: skip

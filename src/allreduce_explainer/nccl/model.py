@@ -10,12 +10,13 @@ size (band).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from .. import performance
 from ..errors import ParamError
 from ..performance.fitted import PARAMETERS
 from . import constants as K
+from .releases import DEFAULT
 from .topology import System, graphs
 from .tuning import collective_name, tables, terms
 
@@ -78,10 +79,34 @@ def band_class(system: System, gpus_per_thread: int = 1) -> str:
     return performance.system_class(K.GENERATIONS[system.generation], system.nodes, gpus_per_thread)
 
 
+def timing_system(system: System) -> System:
+    """The system whose NCCL terms feed the performance layer: the system itself, or, for a
+    release older than the default, the same hardware under the default's model. An older
+    release's tables are NCCL's older estimates of the same links (2.28.3 re-estimated NVLS with a
+    measured efficiency, releases.py), not other hardware, and the layer is fitted on the
+    default's; so a release picks with its own model and its pick is timed as the default's."""
+    if system.release.key < DEFAULT.key:
+        return replace(system, nccl_version=DEFAULT.version)
+    return system
+
+
 def performance_call(
-    system: System, a: str, p: str, lat: float, bw: float, n: int, per_thread: int = 1
+    system: System,
+    a: str,
+    p: str,
+    lat: float,
+    bw: float,
+    n: int,
+    per_thread: int = 1,
+    coll: str = "AllReduce",
 ) -> performance.Call:
-    """One pair of one call as the performance layer takes it, from NCCL's terms for it."""
+    """One pair of one call as the performance layer takes it, from NCCL's terms for it (those of
+    timing_system's release, when it differs and runs the pair)."""
+    timed = timing_system(system)
+    e = tables(timed, coll).get((a, p)) if timed is not system else None
+    if e is not None:
+        system = timed
+        lat, bw = terms(timed, coll, a, p, e, n)
     return performance.Call(
         K.GENERATIONS[system.generation],
         a,
@@ -102,7 +127,8 @@ def _candidate(
     """One pair's figures from its latency and bandwidth terms: NCCL's and the layer's."""
     factor = busbw_factor(coll, system.gpus)
     t = lat + n / (1000 * bw)
-    tp = performance.time_us(PARAMETERS, performance_call(system, a, p, lat, bw, n, per_thread))
+    call = performance_call(system, a, p, lat, bw, n, per_thread, coll)
+    tp = performance.time_us(PARAMETERS, call)
     algbw = n / (tp * 1e3)
     return Candidate(a, p, t, tp, n / (t * 1e3) * factor, algbw * factor, algbw)
 

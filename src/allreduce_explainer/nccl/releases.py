@@ -1,10 +1,25 @@
 """The NCCL releases whose tuning code is ported, and the branches that differ between them.
 
-The constants (constants.py) are the same in both: NCCL 2.31 moved them from
+The constants (constants.py) are the same in 2.30.7 and 2.31.0a7: NCCL 2.31 moved them from
 src/graph/tuning.cc:146-212 and 623-627 into src/tuning/cost_model.cc:140-226 unchanged. What
 changed is how the refactored model (src/tuning/{ring,tree,collnet,tuning}.cc, commit 1fc949c5
 "Refactor NCCL tuning and algorithm selection") reads the graphs and picks; each such branch is
 one field of a `Release`, with the lines of both releases.
+
+The oldest ported is 2.27.7 (tag v2.27.7-1), and only where its tuning.cc and search.cc differ
+from 2.30.7's in what the port models (`git diff v2.27.7-1 v2.30.7-1 -- src/graph/tuning.cc
+src/graph/search.cc`, read 2026-12-08), with its NVLS support test (transport/nvls.cc:160): NVLS's
+bandwidth, Blackwell's tables and search speeds, NVLSTree's network latency and size correction,
+and NVLS from 3 GPUs, the fields below; its constants that differ stand apart in constants.py.
+The rest of the port is 2.30.7's for it: enqueue.cc, init.cc, connect.cc and the rest of
+transport/nvls.cc changed between the two tags too and were not audited. NCCL 2.27.7 picked NVLS
+on 6 and 7 of a B200 server's GPUs (and, on an H200 server whose run prints no version, on 5)
+where 2.30.7's model picks Ring (tests/core/nccl/test_nvls_2_27.py): a run's version decides its
+pick, so a log of 2.27.5 to 2.27.7 is modelled by 2.27.7 (nearest(); the branches it ports are
+the same from 2.27.5). Older logs keep the default: 2.19 to 2.26 share 2.27.7's NVLS branch but
+were not compared line by line, and taking them to 2.27.7 moves the performance layer's fit
+(bench/performance.py), a step left to a refit of its own. Whichever release picks, the layer
+times the pick with the default's terms (model.timing_system says why).
 
 The newest ported is 2.31.0a7: NVIDIA/nccl has no 2.31 release tag (the newest tag is v2.30.7-1);
 its `dev` branch is at 2.31.0a7 (makefiles/version.mk: NCCL_MINOR 31, NCCL_PATCH 0, NCCL_SUFFIX
@@ -14,8 +29,8 @@ NCCL has released more than is ported: PUBLISHED lists every release the project
 its source is and when it was read, and `status()` says so in one sentence, which the README, the
 site's quick reference and `--nccl-version`'s help print (tests/core/nccl/test_releases.py holds
 the README to it). NVIDIA/nccl was last fetched on FETCHED: its newest tag is v2.30.7-1 and `dev`
-is still at 2.31.0a7, so 2.31.2, 2.32.3 and 2.32.6, known from their release notes only, are not
-ported.
+is still at 2.31.0a7 (the snapshot's newest commit on any branch or pull request is of
+2026-06-13), so 2.31.2, 2.32.3 and 2.32.6, known from their release notes only, are not ported.
 """
 
 from __future__ import annotations
@@ -49,12 +64,42 @@ class Release:
     # list's front and the first strictly less is kept (tuning.cc:36-37, 141, 161); or the first
     # (enqueue.cc:2035-2044)
     ties_to_last: bool
+    # the oldest NCCL whose model this release stands for (nearest()): the first tag whose
+    # tuning.cc and search.cc branches that the port models are this release's
+    since: str = "2.28.3"
+    # NVLS's all-reduce bandwidth is min(bwIntra, bwInter) per channel, x 5/6 to algorithm
+    # bandwidth, NVLSTree's min(bwIntra, bwInter, or bwInter/2 from 3 servers), neither capped nor
+    # skipped below 2 channels (2.27.7 tuning.cc:267-276, 324); or bwIntra x nvlsEfficiency x
+    # (nChannels - 1)/nChannels x 2, capped by bwInter, x nRanks/nsteps (2.30.7 tuning.cc:309-323,
+    # 380), the branch from 2.28.3 (its tuning.cc:290-293)
+    nvls_bw_least_of_graph: bool = False
+    # 2.27.7's tables where 2.30.7's differ: Blackwell's per-channel rows twice Hopper's
+    # (tuning.cc:176, 182, 188), NVLSTree's network latency 14 us (tuning.cc:155), no NVLSTree size
+    # correction (tuning.cc:569 corrects the tree only), Blackwell's search speeds without 45 GB/s
+    # inside nor 86 and 80 across (search.cc:962-963)
+    tables_of_2_27: bool = False
+    # NVLS (and NVLSTree) only with 3 or more GPUs in a server: nvlsSupport stays 0 when
+    # gpuCount <= 2 (nvls.cc:160 at v2.27.7, still at v2.28.3); 2.30.7 needs 2 (its nvls.cc:262)
+    nvls_from_three_gpus: bool = False
 
     @property
     def key(self) -> tuple[int, int, int]:
         return parse_version(self.version)
 
 
+V2_27_7 = Release(  # tag v2.27.7-1: only the branches of tuning.cc and search.cc that differ
+    "2.27.7",
+    "593de54e52679b51428571c13271e2ea9f91b1b1",
+    ring_inter_from_two_servers=False,
+    tree_least_of_intra_inter=False,
+    one_gpu_net_latency_of_tree=True,
+    collnet_allreduce_from_reduce_scatter=False,
+    ties_to_last=False,
+    since="2.27.5",  # 2.27.3's Blackwell speeds differ (search.cc:913 at v2.27.3-1)
+    nvls_bw_least_of_graph=True,
+    tables_of_2_27=True,
+    nvls_from_three_gpus=True,
+)
 V2_30_7 = Release(  # tag v2.30.7-1
     "2.30.7",
     "5067397c2676d5aed50042fc39e5c8ee96eb0027",
@@ -72,8 +117,9 @@ V2_31_0A7 = Release(  # branch dev, the commit titled "NCCL 2.31.0a7-1" (same tu
     one_gpu_net_latency_of_tree=False,
     collnet_allreduce_from_reduce_scatter=True,
     ties_to_last=True,
+    since="2.31.0",
 )
-RELEASES = (V2_31_0A7, V2_30_7)  # newest first
+RELEASES = (V2_31_0A7, V2_30_7, V2_27_7)  # newest first
 NEWEST = RELEASES[0]
 # The release a System asks unless told (the pages, the CLI): the newest *release* ported. 2.31.0a7
 # is a pre-release (no tag), and its CollNet branch reads like a bug of the alpha; it is one flag
@@ -93,16 +139,19 @@ def release(version: str) -> Release:
 
 
 def nearest(printed: str | None) -> Release:
-    """The ported model for a version a log printed: the newest ported release not newer than it
-    (2.31.2 -> 2.31.0a7, 2.28.9 -> 2.30.7), else the oldest ported. A log that prints none is
-    read as one older than every port: a published run is a release's, and 2.31.0a7 is not one."""
-    v = parse_version(printed) or (0, 0, 0)
-    return next((r for r in RELEASES if r.key <= v), RELEASES[-1])
+    """The ported model for a version a log printed: the newest ported release whose model it
+    runs, from the release's `since` (2.31.2 -> 2.31.0a7, 2.28.9 -> 2.30.7, 2.27.7 -> 2.27.7).
+    A log older than every `since`, or that prints none, is read with the default: a published
+    run is a release's, and 2.31.0a7 is not one."""
+    v = parse_version(printed)
+    if v is None:
+        return DEFAULT
+    return next((r for r in RELEASES if parse_version(r.since) <= v), DEFAULT)
 
 
 # ---- every release known, ported or not ----------------------------------------------------------
 
-FETCHED = "2026-12-07"  # the last fetch of NVIDIA/nccl: its tags and its dev branch read
+FETCHED = "2026-12-08"  # the last fetch of NVIDIA/nccl: its tags and its dev branch read
 NEWEST_TAG = "v2.30.7-1"
 
 
@@ -133,6 +182,9 @@ PUBLISHED = (  # newest first
               "the refactored tuning (src/tuning/), ported as V2_31_0A7"),
     Published("2.30.7", "June 2026", f"tag {NEWEST_TAG}", "2026-11-30",
               "ported as V2_30_7, the default"),
+    Published("2.27.7", "July 2025 (its tag)", "tag v2.27.7-1, where its tuning.cc and "
+              "search.cc differ from 2.30.7's", "2026-12-08", "ported as V2_27_7, the model of "
+              "logs of 2.27.5 to 2.27.7"),
 )  # fmt: skip
 
 
@@ -175,7 +227,8 @@ def help_text() -> str:
     """`--nccl-version`'s help: the choices, and what exists beyond them."""
     missing = [p.version for p in PUBLISHED[::-1] if not p.ported]
     return (
-        f"the NCCL release whose tuning model picks: {DEFAULT.version} (tag {NEWEST_TAG}) or "
-        f"{NEWEST.version} (the dev branch's pre-release); {_names(missing)} are released but "
+        f"the NCCL release whose tuning model picks: {DEFAULT.version} (tag {NEWEST_TAG}), "
+        f"{V2_27_7.version} (its NVLS bandwidth and tables) or {NEWEST.version} (the dev "
+        f"branch's pre-release); {_names(missing)} are released but "
         f"their source was not reachable on {FETCHED}, so they are not ported"
     )

@@ -163,6 +163,8 @@ class Graph:
 
 def _speeds(s: System, inter: bool) -> tuple:
     cc = s.compcap
+    if cc >= 100 and s.release.tables_of_2_27:  # NCCL 2.27.7's arrays (releases.py)
+        return K.SM100_SPEED_ARRAY_INTER_2_27 if inter else K.SM100_SPEED_ARRAY_INTRA_2_27
     if cc >= 100:
         return K.SM100_SPEED_ARRAY_INTER if inter else K.SM100_SPEED_ARRAY_INTRA
     if cc >= 90:

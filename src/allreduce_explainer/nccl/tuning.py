@@ -74,9 +74,7 @@ def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
     index2 = min(n_nodes - 1, 2)  # tuning.cc:267
     index1 = gen if n_nodes == 1 else (1 if s.cpu == "amd" else 0)  # tuning.cc:269-271
     ll_max = K.LL_MAX_BW_GBPS[index1][index2]
-    ch_tree = K.PER_CH_MAX_TREE_BW_GBPS[gen][index2]
-    ch_ring_ll128 = K.PER_CH_MAX_RING_LL128_BW_GBPS[gen][index2]
-    ch_tree_ll128 = K.PER_CH_MAX_TREE_LL128_BW_GBPS[gen][index2]
+    ch_tree, ch_ring_ll128, ch_tree_ll128 = _per_channel_caps(s, index2)
     ch_nvls_tree = K.PER_CH_MAX_NVLS_TREE_BW_GBPS[gen][index2]
     ppn = n_ranks / n_nodes
     ar = coll == "AllReduce"
@@ -97,7 +95,9 @@ def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
                 continue
             collnet = a.startswith("CollNet")
             bw = _graph_bw(s, a, g, collnet)
-            if a in ("NVLS", "NVLSTree"):  # tuning.cc:307-323
+            if a in ("NVLS", "NVLSTree") and s.release.nvls_bw_least_of_graph:
+                bw = _nvls_bw_2_27(s, a, g, ar)
+            elif a in ("NVLS", "NVLSTree"):  # tuning.cc:307-323
                 if g.n_channels < 2:
                     continue
                 intra = g.bw_intra * K.NVLS_EFFICIENCY[gen] * (g.n_channels - 1) / g.n_channels
@@ -121,10 +121,45 @@ def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
             if a == "CollNetDirect" or collnet and s.release.collnet_allreduce_from_reduce_scatter:
                 bus = _collnet_bus(s, g, bus, ar)
             if not (a != "Ring" and not ar):  # tuning.cc:377-382
-                bus *= n_ranks / nsteps if a in ("Ring", "NVLS", "NVLSTree") else 0.5
+                bus *= _bus_to_algo(s, a, n_ranks / nsteps)
             if bus > 0:
                 out[(a, p)] = Entry(bus, _latency(s, coll, a, pi, nsteps))
     return out
+
+
+def _per_channel_caps(s: System, index2: int) -> tuple[float, float, float]:
+    """perChMaxTreeBw, perChMaxRingLL128Bw and perChMaxTreeLL128Bw (tuning.cc:186-203); NCCL
+    2.27.7's Blackwell rows are twice Hopper's (its tuning.cc:176, 182, 188)."""
+    gen = s.generation
+    if gen == 3 and s.release.tables_of_2_27:
+        return (K.BLACKWELL_PER_CH_MAX_TREE_BW_2_27[index2],
+                K.BLACKWELL_PER_CH_MAX_RING_LL128_BW_2_27[index2],
+                K.BLACKWELL_PER_CH_MAX_TREE_LL128_BW_2_27[index2])  # fmt: skip
+    return (K.PER_CH_MAX_TREE_BW_GBPS[gen][index2],
+            K.PER_CH_MAX_RING_LL128_BW_GBPS[gen][index2],
+            K.PER_CH_MAX_TREE_LL128_BW_GBPS[gen][index2])  # fmt: skip
+
+
+def _nvls_bw_2_27(s: System, a: str, g, ar: bool) -> float:
+    """NCCL 2.27.7's per-channel NVLS bandwidth (its tuning.cc:267-275): the least of the NVLS
+    graph's two figures for an all-reduce, min(bwIntra (ppn-1)/ppn, 0.9 bwInter) for a
+    reduce-scatter or all-gather; NVLSTree's bwInter halved from three servers. No efficiency,
+    no 2-channel floor, no per-channel cap: those came with 2.28.3."""
+    if a == "NVLS" and ar:
+        return min(g.bw_intra, g.bw_inter)
+    if a == "NVLS":
+        ppn = s.gpus / s.nodes
+        return min(g.bw_intra * (ppn - 1) / ppn, g.bw_inter * K.NVLS_RSAG_NET_FACTOR_2_27)
+    return min(g.bw_intra, g.bw_inter if s.nodes <= 2 else g.bw_inter / 2)
+
+
+def _bus_to_algo(s: System, a: str, ring_ratio: float) -> float:
+    """tuning.cc:377-382: bus to algorithm bandwidth, nRanks/nsteps for the ring and (from
+    2.28.3) NVLS and NVLSTree, 5/6 for NVLS and NVLSTree before (2.27.7 tuning.cc:324), else
+    0.5."""
+    if a in ("NVLS", "NVLSTree") and s.release.nvls_bw_least_of_graph:
+        return K.NVLS_ALLREDUCE_RATIO_2_27
+    return ring_ratio if a in ("Ring", "NVLS", "NVLSTree") else 0.5
 
 
 def _graph_bw(s: System, a: str, g, collnet: bool) -> float:
@@ -173,6 +208,8 @@ def _enabled(s: System, coll: str, a: str) -> bool:
     collnet = s.in_network_reduction and multi
     if a == "NVLSTree" and not multi:  # tuning.cc:502
         return False
+    if a.startswith("NVLS") and s.release.nvls_from_three_gpus and s.gpus_per_node <= 2:
+        return False  # nvlsSupport 0 (nvls.cc:160 at v2.27.7)
     if a.startswith("CollNet") and not collnet:  # tuning.cc:504-506, enqueue.cc:1999
         return False
     if a.startswith("CollNet") and s.gpus_per_node > K.NCCL_MAX_DIRECT_ARITY + 1:
@@ -196,6 +233,8 @@ def _latency(s: System, coll: str, a: str, pi: int, nsteps: int) -> float:
     # tuning.cc:387-388: with one GPU per server, the tree's network latency; 2.31 each its own
     tree_net = ppn_int == 1 and s.release.one_gpu_net_latency_of_tree  # (ring.cc:52-53)
     inter = K.HW_LATENCY_US["Network"]["Tree" if tree_net else a][pi]
+    if a == "NVLSTree" and not tree_net and s.release.tables_of_2_27:
+        inter = K.NVLS_TREE_NET_LATENCY_2_27_US  # 2.27.7 tuning.cc:155 (Simple only)
     # graphs[a]->latencyInter (tuning.cc:389-391) is the card's latency, 0 for InfiniBand and
     # RoCE (src/transport/net_ib/init.cc:558, search.cc:745)
     if a == "Ring":  # all-reduce, reduce-scatter, all-gather branch (tuning.cc:403-412)
@@ -255,7 +294,8 @@ def terms(s: System, coll: str, a: str, p: str, e: Entry, nbytes: int) -> tuple[
     bw, lat = e.bw_GBps, e.latency_us
     if coll != "AllReduce":
         return lat, bw
-    if a == "Tree" or (a == "NVLSTree" and s.compcap >= 100):  # NVLSTree: x86 hosts
+    nvls_tree = a == "NVLSTree" and s.compcap >= 100 and not s.release.tables_of_2_27
+    if a == "Tree" or nvls_tree:  # NVLSTree: x86 hosts, from 2.28 (2.27.7 tuning.cc:569: Tree)
         log_size = log2i(nbytes >> 6)
         top = K.TREE_CORRECTION_SIZES if a == "Tree" else K.NVLS_TREE_CORRECTION_SIZES
         if 0 <= log_size < top:

@@ -15,7 +15,14 @@ from allreduce_explainer.errors import ParamError
 from allreduce_explainer.nccl import System, choose, tables
 from allreduce_explainer.nccl import constants as K
 from allreduce_explainer.nccl.model import _least
-from allreduce_explainer.nccl.releases import DEFAULT, RELEASES, V2_30_7, V2_31_0A7, nearest
+from allreduce_explainer.nccl.releases import (
+    DEFAULT,
+    RELEASES,
+    V2_27_7,
+    V2_30_7,
+    V2_31_0A7,
+    nearest,
+)
 from allreduce_explainer.nccl.topology import Graph
 from allreduce_explainer.nccl.tuning import _graph_bw
 
@@ -218,12 +225,15 @@ def test_log_versions_select_the_model_in_force():
     assert nearest("2.31.2+cuda13.0") is V2_31_0A7
     assert nearest("2.31.0a7") is V2_31_0A7
     assert nearest("2.30.7") is V2_30_7
-    assert nearest("2.28.9+cuda12.9") is V2_30_7
-    assert nearest("2.18.5") is V2_30_7  # older than every port: the oldest
+    assert nearest("2.28.9+cuda12.9") is nearest("2.28.3") is V2_30_7  # 2.28.3's NVLS branch
+    assert nearest("2.27.7") is nearest("2.27.5+cuda12.9") is V2_27_7
+    assert nearest("2.27.3") is nearest("2.26.2") is nearest("2.18.5") is V2_30_7  # the default
     assert nearest(None) is nearest("not a version") is V2_30_7  # a published run: a release
 
 
-@pytest.mark.parametrize("printed,model", [("2.26.2", OLD), ("2.31.2", NEW)])
+@pytest.mark.parametrize(
+    "printed,model", [("2.26.2", OLD), ("2.27.7", V2_27_7.version), ("2.31.2", NEW)]
+)
 def test_a_logs_printed_version_picks_the_model_of_its_rows(printed, model):
     """A published 2 x 8 H100 log (NCCL 2.26.2) read as printed, and with its version line
     changed to a 2.31 release: the rows' picks, the fit and its calculator settings come from
