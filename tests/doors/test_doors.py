@@ -14,7 +14,8 @@ from allreduce_explainer import bridge
 from allreduce_explainer.cli.registry import BY_NAME
 from allreduce_explainer.widgets import REGISTRY
 
-from .doors import cli, disagreements, draw, widget_state
+from .doors import disagreements, draw, widget_state
+from .notebook import REPR_DOOR, repr_disagreements
 from .reading import bumped
 from .table import DOORS, NO_COMMAND, readout, rng_for
 
@@ -245,33 +246,6 @@ def test_a_disagreement_planted_in_the_notebook_is_reported(monkeypatch):
 # ---- the notebook widget's repr: its answer's record, as the command line's human view --------
 
 RESULTS = sorted(n for n, w in REGISTRY.items() if w.result is not None)
-# the door whose command line asks what the widget asks (page 7 always sweeps the caps)
-REPR_DOOR = {"cluster": "cluster", "ddp_buckets": "ddp_buckets/sweep"}
-
-
-def repr_disagreements(name: str, params: dict) -> list[str]:
-    """Each line of the notebook widget's repr ("  label: figure", its answer's record) that the
-    command line's human view for the same parameters does not print as "label  figure" (its
-    pairs; a note may follow the figure) or "figure label" (its title's "8 samples per GPU")."""
-    from allreduce_explainer.notebook import show
-
-    w = show(name, **params)
-    door = DOORS[REPR_DOOR[name]]
-    argv = door.argv(w.state["params"])
-    said = " ".join((cli(argv) or "").split())  # one space where it padded or wrapped
-    rows = repr(w).split("\n")[1:]
-    assert rows, f"{name}: the repr shows no figure"
-    labels = sorted((q.label for q in REGISTRY[name].result.fields), key=len, reverse=True)
-    out = []
-    for row in rows:  # a label may hold ": " itself ("bytes reduced: the gradient")
-        label = next((x for x in labels if row.strip().startswith(f"{x}: ")), None)
-        if label is None:
-            out.append(f"repr {row.strip()!r} names no field of {name}'s record")
-            continue
-        figure = row.strip()[len(label) + 2 :]
-        if f"{label} {figure}" not in said and f"{figure} {label}" not in said:
-            out.append(f"repr {row.strip()!r} but {' '.join(argv)} prints no such line")
-    return out
 
 
 @pytest.mark.parametrize("name", RESULTS)
