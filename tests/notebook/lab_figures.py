@@ -68,7 +68,7 @@ def numbers(text: str) -> list[float]:
     return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", text.replace("−", "-"))]
 
 
-# ---- the labs' lines, each with the door that holds it --------------------------------------------
+# ---- the labs' lines, each with the door that holds it ----------------------------------------
 
 
 def cost(algorithm: str, gpus: int, nbytes: float, per: int, **flags) -> dict:
@@ -162,8 +162,8 @@ def _board_time(ctx: dict, algorithm: str) -> Callable[[float], float]:
 
 
 def _picks(ctx: dict, text: str) -> bool:
-    """"Tree LL from 8 B; Tree LL128 from 185 kB; ...": NCCL's pick (`nccl`, no algorithm
-    forced) is each from its printed size on, and another just below it."""
+    """What NCCL picks by size ("Tree LL from 8 B; Tree LL128 from 174 kB; ..."): its pick
+    (`nccl`, no algorithm forced) is each from its printed size on, and another just below."""
     pick = lambda size: "{algorithm} {protocol}".format(  # noqa: E731
         **ask(*nccl_argv(ctx["latency"], int(size)))["rows"][0]
     )
@@ -243,8 +243,8 @@ CALC = ("calc", "--model", "llama-3-8b", "--gpus", "64", "--gpus-per-node", "8",
 def _calc_row(g: dict, ctx: dict) -> dict:
     """A line of the calculator's record as the lab prints it (`print(c)`): the same label and
     figure as `calc`'s human view prints for the same question."""
-    said = human(*CALC)
-    return {"f_value": lambda r: f"{g['p_label']} {g['f_value']}" in said}
+    said, label, value = human(*CALC), g["p_label"], g["f_value"]
+    return {"f_value": lambda r: f"{label} {value}" in said or f"{value} {label}" in said}
 
 
 def _calc_pick(g: dict, ctx: dict) -> dict:
@@ -253,9 +253,8 @@ def _calc_pick(g: dict, ctx: dict) -> dict:
     return {}
 
 
-CALC_LABELS = "|".join(
-    re.escape(q.label) for q in sorted(REGISTRY["cluster"].result.fields, key=lambda q: -len(q.label))
-)
+CALC_FIELDS = sorted(REGISTRY["cluster"].result.fields, key=lambda q: -len(q.label))
+CALC_LABELS = "|".join(re.escape(q.label) for q in CALC_FIELDS)
 LINES: dict[str, tuple[Line, ...]] = {
     "01-why-allreduce": (
         Line(r"n = (?P<p_n>\d+): naive (?P<f_naive>[\d.]+ s), ring (?P<f_ring>[\d.]+ s)",
@@ -305,7 +304,8 @@ LINES: dict[str, tuple[Line, ...]] = {
              r"(?P<f_time>[\d.]+ s)", _busiest_card),
     ),
     "07-ddp-buckets": (
-        Line(r"(?P<p_model>GPT-2 small): (?P<f_params>[\d,]+) parameters in (?P<f_tensors>\d+) tensors",
+        Line(r"(?P<p_model>GPT-2 small): (?P<f_params>[\d,]+) parameters in "
+             r"(?P<f_tensors>\d+) tensors",
              lambda g, ctx: {"f_params": ddp(ctx)["params"], "f_tensors": sum(
                  b["tensors"] for b in ddp(ctx)["bucket_timeline"])}),
         Line(r"n = (?P<p_gpus>\d+) GPUs in N = (?P<f_servers>\d+) servers of (?P<p_per>\d+)",
@@ -332,7 +332,7 @@ LINES: dict[str, tuple[Line, ...]] = {
         Line(r"(?P<p_k>ddp|zero1|zero2|zero3|hsdp): (?P<f_gib>[\d.]+ GiB) per GPU", _zero),
     ),
     "09-in-network-reduction": (
-        Line(r"(?P<p_k>nvls|ring): (?P<f_x>[\d.]+) bytes sent per byte of buffer", _per_byte),
+        Line(r"(?P<p_k>nvls|ring): (?P<f_x>[\d.]+ bytes) sent per byte of buffer", _per_byte),
     ),
     "10-your-cluster": (
         Line(r"NCCL picks: (?P<p_alg>\w+) (?P<p_proto>\w+)", _calc_pick),
@@ -469,3 +469,47 @@ def _uncovered(line: str, m: re.Match) -> list[str]:
         for f in FIGURE.finditer(line)
         if not any(a <= f.start() and f.end() <= b for a, b in spans)
     ]
+
+
+def printed(nb) -> str:
+    """What a lab's cells printed and showed as text, output after output (a widget's repr is
+    its `text/plain`)."""
+    out = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []) if cell.cell_type == "code" else ():
+            text = o.get("text", "") or o.get("data", {}).get("text/plain", "")
+            out.append(text if text.endswith("\n") else text + "\n")
+    return "".join(out)
+
+
+# ---- plants: a lab that prints a figure off, or in a wrong unit ----------------------------------
+
+OTHER_UNIT = {"s": "ms", "ms": "µs", "µs": "ms", "GB": "GiB", "MiB": "MB", "MB": "MiB",
+              "GB/s": "Gb/s", "GiB": "GB", "kB": "KiB", "bytes": "kB"}  # fmt: skip
+
+
+def planted(lab: str, text: str, how: str) -> str:
+    """The lab's text with the first figure a pattern holds (an `f_` group) off: its number
+    times 1.01 (`how` "1.01"), or its unit another of the same quantity ("unit")."""
+    skip = statements(lab)
+    for line in text.split("\n"):
+        if any(line.strip() and line.strip() in s for s in skip):
+            continue
+        for rule in LINES.get(lab, ()):
+            m = re.fullmatch(rule.pattern, line.strip())
+            if not m:
+                continue
+            for key, value in m.groupdict().items():
+                f = FIGURE.fullmatch(value or "")
+                if not key.startswith("f_") or f is None:
+                    continue
+                if how == "unit" and f["unit"] not in OTHER_UNIT:
+                    continue
+                if how == "unit":
+                    new = f"{f['number']} {OTHER_UNIT[f['unit']]}"
+                else:
+                    x = float(f["number"].replace(",", "")) * 1.01
+                    new = f"{x:.{len(f['number'].partition('.')[2]) + 1}f}" + (
+                        f" {f['unit']}" if f["unit"] else "")  # fmt: skip
+                return text.replace(line, line.replace(value, new, 1), 1)
+    raise AssertionError(f"{lab} prints no figure a pattern holds, with a unit: {how}")

@@ -223,9 +223,9 @@ def test_each_model_has_a_chart_of_its_own_titled_with_its_cluster(gpus, per, al
 
 @pytest.mark.parametrize(("gpus", "per", "gbps"), SYSTEMS)
 def test_the_band_names_where_nccl_starts_each_pick_to_the_byte(gpus, per, gbps):
-    """"Tree LL128 from 174 kB": NCCL (nccl.choose, no algorithm forced) picks Tree LL128 at the
-    start and something else one byte below, not only on the chart's grid of sizes (which once
-    said 185 kB, while `nccl --bytes 180K` already picked Tree LL128)."""
+    """The band's "Tree LL128 from 174 kB": NCCL (nccl.choose, no algorithm forced) picks it
+    from the printed size's upper half-step and another below its lower one, not only on the
+    chart's grid of sizes (which once said 185 kB, while `nccl --bytes 180K` picked it)."""
     s = lat.latency({"gpus": gpus, "gpus_per_node": per, "bandwidth_gbps": gbps})
     system = nccl.System("H100 SXM", gpus, per, per, gbps * 8)
 
