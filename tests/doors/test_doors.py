@@ -15,7 +15,7 @@ from allreduce_explainer.cli.registry import BY_NAME
 from allreduce_explainer.widgets import REGISTRY
 
 from .doors import disagreements, draw, widget_state
-from .notebook import REPR_DOOR, repr_disagreements
+from .notebook_repr import REPR_DOOR, repr_disagreements
 from .reading import bumped
 from .table import DOORS, NO_COMMAND, readout, rng_for
 

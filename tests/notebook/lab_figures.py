@@ -30,7 +30,7 @@ from pathlib import Path
 
 from course import LABS
 from doors.doors import cli, disagreements, widget_state
-from doors.notebook import repr_disagreements
+from doors.notebook_repr import repr_disagreements
 from doors.reading import FIGURE, Reading, read, read_all
 from doors.table import DOORS, nccl_argv, simulate_argv, whiteboard_argv
 
