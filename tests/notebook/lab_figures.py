@@ -125,8 +125,7 @@ def _bf16_order(g: dict, ctx: dict) -> dict:
         json.dump(order, f)
     j = ask("simulate", "ring", "--gpus", str(len(order)), "--values", f.name, "--dtype", "bf16")
     Path(f.name).unlink()
-    return {"f_ring": j["results"][0][0], "f_exact": j["target"][0],
-            "p_agree": j["identical_on_all_gpus"]}  # fmt: skip
+    return {"f_ring": j["results"][0][0], "f_exact": j["target"][0]}
 
 
 def _busbw(g: dict, ctx: dict) -> dict:
@@ -247,12 +246,6 @@ def _calc_row(g: dict, ctx: dict) -> dict:
     return {"f_value": lambda r: f"{label} {value}" in said or f"{value} {label}" in said}
 
 
-def _calc_pick(g: dict, ctx: dict) -> dict:
-    j = ask(*CALC)
-    assert (g["p_alg"], g["p_proto"]) == (j["nccl_algorithm"], j["nccl_protocol"]), g
-    return {}
-
-
 CALC_FIELDS = sorted(REGISTRY["cluster"].result.fields, key=lambda q: -len(q.label))
 CALC_LABELS = "|".join(re.escape(q.label) for q in CALC_FIELDS)
 LINES: dict[str, tuple[Line, ...]] = {
@@ -335,7 +328,6 @@ LINES: dict[str, tuple[Line, ...]] = {
         Line(r"(?P<p_k>nvls|ring): (?P<f_x>[\d.]+ bytes) sent per byte of buffer", _per_byte),
     ),
     "10-your-cluster": (
-        Line(r"NCCL picks: (?P<p_alg>\w+) (?P<p_proto>\w+)", _calc_pick),
         Line(rf"(?P<p_label>{CALC_LABELS}): (?P<f_value>.+)", _calc_row),
     ),
 }  # fmt: skip
