@@ -120,8 +120,8 @@ def quick_reference() -> dict[str, object]:
     d = defaults(latency.LATENCY)
     n, per, card = d["gpus"], d["gpus_per_node"], d["bandwidth_gbps"]
     sizes = whole(SIZES)
-    picks = nccl.best_by_algorithm(latency.nccl_system(n, per, card), sizes).pick
-    runs = latency.segments(sizes, picks)
+    system = latency.nccl_system(n, per, card)
+    picks = nccl.best_by_algorithm(system, sizes).pick
     ddp = memory.per_gpu("ddp", EXAMPLE_PARAMS, n, per)["total"]
     lo, hi = hardware.NIC_400G_MEASURED_GBps
     server = gpu.gpus_per_node
@@ -147,6 +147,6 @@ def quick_reference() -> dict[str, object]:
         "qr_cluster": f"{n} H100s, {per} to a server, one {card * 8:g} Gb/s card per GPU",
         "qr_nccl_version": nccl.NCCL_VERSION,
         "qr_nccl_releases": nccl.release_brief(),
-        "qr_nccl_picks": "; ".join(f"{a} {q} from {fmt.nbytes(lo)}" for lo, _, a, q in runs),
+        "qr_nccl_picks": latency.band_text(system, sizes, picks),
         **{f"qr_busbw_{key}": c.factor_text for key, c in COLLECTIVES.items()},
     }

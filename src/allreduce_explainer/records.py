@@ -126,6 +126,14 @@ class Record:
     def label(self, key: str) -> str:
         return self[key].label
 
+    def heading(self, key: str) -> str:
+        return heading(self.label(key))
+
+
+def heading(label: str) -> str:
+    """A label as a page heads a readout with it: the same words, the first capitalised."""
+    return label[:1].upper() + label[1:]
+
 
 class Answer(dict):
     """An API answer: its values by key, exactly as --json prints them, with the record that

@@ -12,6 +12,8 @@ import hashlib
 import random
 import re
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .doors import VALUES, Door, Figure, table_cell, unit_cell
@@ -29,9 +31,16 @@ def after(label: str):
     return text
 
 
-def readout(key: str, then=None):
-    """The state's readout `key` (from `then`'s label on, if given)."""
-    return lambda state: (then or str)(state["readouts"][key])
+@dataclass(frozen=True)
+class readout:  # noqa: N801 (read as the function it was: readout("exposed"))
+    """The state's readout `key` (from `then`'s label on, if given); the test of labels reads
+    which readout a figure is."""
+
+    key: str
+    then: Callable[[str], str] | None = None
+
+    def __call__(self, state: dict) -> str:
+        return (self.then or str)(state["readouts"][self.key])
 
 
 def flag(name: str, value) -> list[str]:
@@ -226,14 +235,15 @@ DDP = Door(
     (
         Figure("gradient", readout("gradient"), lambda j: j["gradient_bytes"], "bytes", "gradient"),
         Figure("first bucket", readout("first"), lambda j: j["first_bucket_bytes"], "bytes",
-               "bucket caps"),
-        Figure("buckets", readout("buckets"), lambda j: len(j["buckets"]), "count", "bucket caps"),
+               "first bucket's cap"),
+        Figure("buckets", readout("buckets"), lambda j: len(j["buckets"]), "count",
+               r"\n +buckets "),
         Figure("backward pass", readout("backward"), lambda j: j["backward_s"], "time",
                "backward pass"),
         Figure("all-reduces", readout("allreduce"), lambda j: j["allreduce_total_s"], "time",
                "all-reduces, in all"),
         Figure("exposed", readout("exposed"), lambda j: j["exposed_s"], "time",
-               r"exposed \(not overlapped\)"),
+               "exposed after the backward pass"),
         Figure("communication ends", lambda s: after("end at")(s["summary"]),
                lambda j: j["comm_end_s"], "time", "communication ends"),
         Figure("first bucket's size", cell("size"), timeline("bytes"), "bytes", r"\n +1 +\d+ "),
@@ -256,7 +266,7 @@ DDP_SWEEP = Door(
         Figure("best cap", readout("best"), lambda j: j["best_bucket_mb"] * MIB, "bytes",
                "best bucket cap"),
         Figure("exposed at the best cap", readout("best_exposed"), lambda j: j["best_exposed_s"],
-               "time", "best bucket cap"),
+               "time", "exposed at the best cap"),
     ),
     draws=DDP_DRAWS,
     id="ddp_buckets/sweep",

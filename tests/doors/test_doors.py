@@ -15,8 +15,9 @@ from allreduce_explainer.cli.registry import BY_NAME
 from allreduce_explainer.widgets import REGISTRY
 
 from .doors import disagreements, draw, widget_state
+from .notebook_repr import REPR_DOOR, repr_disagreements
 from .reading import bumped
-from .table import DOORS, NO_COMMAND, rng_for
+from .table import DOORS, NO_COMMAND, readout, rng_for
 
 STATES = 12  # random states per widget, besides the defaults: a few hundred in all
 
@@ -80,6 +81,79 @@ def notebook_agrees(name: str, params: dict) -> bool:
 
     page = widget_state(name, params)
     return page is None or show(name, **params).state == page
+
+
+# ---- one name per figure: the page's readout label is the command line's ------------------------
+
+# Figures whose page label and human label differ, by (door, figure), and why that is right
+PER_METHOD = (
+    "the page has a readout per method and names the method in its label; `cost` answers for "
+    "one method, named in its title, and its label names the quantity alone"
+)
+NAMED_OTHERWISE = {
+    ("scaling", "naive"): PER_METHOD,
+    ("scaling", "ring"): PER_METHOD,
+    ("steps", "ring steps"): PER_METHOD,
+    ("steps", "tree steps"): PER_METHOD,
+    ("sends", "ring sends"): PER_METHOD + " (every GPU of the ring sends the most)",
+    ("sends", "naive root sends"): PER_METHOD + " (the root sends the most)",
+    ("orders", "NCCL's pick in the bucket, its time"): "the orders page's cost readout; "
+    "`orders` becomes a record in another branch (h-rec4), which names it",
+}
+
+
+def label_pairs():
+    """(door, figure, the page's label, the human view's) for each figure the page shows under a
+    readout's label and the human view prints beside a label of its own (not a pattern)."""
+    for door in DOORS.values():
+        labels = {k: v for _, group in [("", REGISTRY[door.widget].headline),
+                                        *REGISTRY[door.widget].readouts.items()]
+                  for k, v in group}  # fmt: skip
+        for f in door.figures:
+            page = labels.get(f.page.key) if isinstance(f.page, readout) else None
+            plain = isinstance(f.human, str) and "\\" not in f.human
+            if page and not f.page.then and plain:
+                yield door.name, f.name, page, f.human
+
+
+def same_name(page: str, human: str) -> bool:
+    """The page's label names the figure as the human view does: the same words (the page
+    capitalises the first), or those words and the figure's definition after them ("algbw =
+    S / t", "compute per step (6·P·T)")."""
+    page = page[:1].lower() + page[1:] if human[:1].islower() else page
+    return page == human or page.startswith((f"{human} = ", f"{human} ("))
+
+
+def differently_named() -> list[str]:
+    return [
+        f"{door} {name}: page {page!r}, command line {human!r}"
+        for door, name, page, human in label_pairs()
+        if not same_name(page, human) and (door, name) not in NAMED_OTHERWISE
+    ]
+
+
+def test_a_figure_has_one_name_on_the_page_and_the_command_line():
+    assert differently_named() == []
+    named = {(door, name) for door, name, page, human in label_pairs()}
+    assert set(NAMED_OTHERWISE) <= named, "a reason for a pair that is no longer compared"
+
+
+@pytest.mark.parametrize(
+    ("widget", "key", "label"),
+    [
+        ("ddp_buckets", "exposed", "Exposed: all-reduce left after the backward pass"),  # before
+        ("ddp_buckets", "best", "Best cap"),
+        ("cluster", "allreduce", "all-reduce time"),
+    ],
+)
+def test_a_label_planted_on_the_page_is_reported(widget, key, label, monkeypatch):
+    w = REGISTRY[widget]
+    headline = tuple((k, label if k == key else v) for k, v in w.headline)
+    readouts = {g: tuple((k, label if k == key else v) for k, v in pairs)
+                for g, pairs in w.readouts.items()}  # fmt: skip
+    planted = dataclasses.replace(w, headline=headline, readouts=readouts)
+    monkeypatch.setitem(REGISTRY, widget, planted)
+    assert differently_named()
 
 
 # ---- a planted disagreement in any one door is seen ---------------------------------------------
@@ -167,3 +241,42 @@ def test_a_disagreement_planted_in_the_notebook_is_reported(monkeypatch):
     assert notebook_agrees("cluster", {})
     monkeypatch.setattr(notebook, "computed", computed)
     assert not notebook_agrees("cluster", {})
+
+
+# ---- the notebook widget's repr: its answer's record, as the command line's human view --------
+
+RESULTS = sorted(n for n, w in REGISTRY.items() if w.result is not None)
+
+
+@pytest.mark.parametrize("name", RESULTS)
+def test_the_notebook_widget_s_repr_is_the_command_line_s(name):
+    """Printing a widget shows its answer's figures under the labels and in the units the
+    command line's human view gives them, at the defaults and at random states."""
+    pytest.importorskip("anywidget")
+    door = DOORS[REPR_DOOR[name]]
+    rng = rng_for(f"repr:{name}")
+    for params in [{}, *(draw(door, rng) for _ in range(3))]:
+        if widget_state(name, params) is not None:
+            assert repr_disagreements(name, params) == [], params
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "planted"),
+    [
+        ("ddp_buckets", "exposed_s", lambda v: v * 1.01),
+        ("cluster", "allreduce_s", lambda v: v * 1.01),
+        ("cluster", "gradient_bytes", lambda v: v * 2**30 / 1e9),  # GB read as GiB
+    ],
+)
+def test_a_disagreement_planted_in_the_repr_is_reported(name, key, planted, monkeypatch):
+    notebook = pytest.importorskip("allreduce_explainer.notebook.widget")
+    honest = notebook.computed
+
+    def computed(widget, params):
+        state = honest(widget, params)
+        state["result"][key] = planted(state["result"][key])
+        return state
+
+    assert repr_disagreements(name, {}) == []
+    monkeypatch.setattr(notebook, "computed", computed)
+    assert repr_disagreements(name, {})

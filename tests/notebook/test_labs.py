@@ -14,6 +14,7 @@ import re
 
 import pytest
 from course import labs, nbgrader_cells
+from lab_figures import LINES, contradictions, planted, printed
 from nbgrader.api import Gradebook
 
 from allreduce_explainer import cli
@@ -126,3 +127,35 @@ def test_a_widget_without_a_prediction_says_so():
 
     with pytest.raises(ValueError, match="naive asks no prediction"):
         show("naive").predict("1 s")
+
+
+# ---- every figure a lab prints is another door's (issue 50: "a test fails if a lab prints a figure
+# another door contradicts") -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lab", labs())
+def test_every_figure_a_lab_prints_is_the_command_line_s(course, lab):
+    """The solved lab, run by nbgrader: each figure it prints, but its problems' statements, read
+    back with its unit and held against the command line (or, where none answers, the page's
+    formula) for the same question (tests/notebook/lab_figures.py)."""
+    assert lab in LINES, f"{lab}: no pattern says what its lines print"
+    text = printed(course.notebook("autograded", lab, "solved"))
+    assert contradictions(lab, text) == []
+
+
+@pytest.mark.parametrize("how", ["1.01", "unit"])
+@pytest.mark.parametrize("lab", labs())
+def test_a_figure_planted_in_a_lab_is_reported(course, lab, how):
+    """The solved lab's output with one figure times 1.01, or in another unit of its quantity
+    (ms for s, GiB for GB), is a contradiction; so is a figure no pattern holds."""
+    text = printed(course.notebook("autograded", lab, "solved"))
+    if how == "unit" and lab in UNITLESS:
+        pytest.skip(UNITLESS[lab])
+    assert contradictions(lab, planted(lab, text, how))
+    assert contradictions(lab, text + "the answer: 42 GB\n")
+
+
+UNITLESS = {  # labs whose every held figure is a plain number: no unit to plant
+    "02-ring-reduce-scatter": "its figures are a stepper's values and its cells",
+    "03-ring-all-gather": "its figures are BF16 values",
+}

@@ -127,16 +127,19 @@ def test_latency_page_with_nccl_s_curves_cached_equals_working_them_out():
 
 def test_headline_is_where_nccls_choice_changes_algorithm_on_the_default_cluster():
     """Page 5 leads with "its tree below about X, NVLSTree up to about Y, its ring above": X and
-    Y are the first sizes of the page's grid at which nccl.choose picks NVLSTree, then Ring."""
+    Y are where nccl.choose starts to pick NVLSTree, then Ring: it picks it at the printed size's
+    upper half-step, and not at its lower one."""
     system = nccl.System("H100 SXM", 64, 8, 8, 400.0)
     algos = [nccl.choose("AllReduce", n, system).algorithm for n in latency_model.whole(SIZES)]
-    first = {a: latency_model.whole(SIZES)[algos.index(a)] for a in ("NVLSTree", "Ring")}
     assert algos[0] == "Tree" and algos[-1] == "Ring"
     assert algos.index("NVLSTree") < algos.index("Ring")
     assert set(algos[algos.index("Ring") :]) == {"Ring"}  # rings all the way up
     f = lat.facts()
-    assert f["lat_tree_upto"] == fmt.nbytes(first["NVLSTree"])
-    assert f["lat_nvlstree_upto"] == fmt.nbytes(first["Ring"])
+    for key, before, then in (("lat_tree_upto", "Tree", "NVLSTree"),
+                              ("lat_nvlstree_upto", "NVLSTree", "Ring")):  # fmt: skip
+        lo, hi = _half_steps(f[key])
+        assert nccl.choose("AllReduce", hi, system).algorithm == then
+        assert nccl.choose("AllReduce", lo, system).algorithm == before
 
 
 def test_tree_counts_told_on_page_5_are_one_story():
@@ -216,3 +219,33 @@ def test_each_model_has_a_chart_of_its_own_titled_with_its_cluster(gpus, per, al
         assert curves["tree, whiteboard model"][i] == pytest.approx(cost.tree_time_fast(topo, size))
     marker = next(t for t in board["data"] if t["name"].startswith("teaching crossover"))
     assert marker["x"][0] == s["crossover_bytes"]
+
+
+@pytest.mark.parametrize(("gpus", "per", "gbps"), SYSTEMS)
+def test_the_band_names_where_nccl_starts_each_pick_to_the_byte(gpus, per, gbps):
+    """The band's "Tree LL128 from 174 kB": NCCL (nccl.choose, no algorithm forced) picks it
+    from the printed size's upper half-step and another below its lower one, not only on the
+    chart's grid of sizes (which once said 185 kB, while `nccl --bytes 180K` picked it)."""
+    s = lat.latency({"gpus": gpus, "gpus_per_node": per, "bandwidth_gbps": gbps})
+    system = nccl.System("H100 SXM", gpus, per, per, gbps * 8)
+
+    def pick(n: int) -> str:
+        c = nccl.choose("AllReduce", n, system)
+        return f"{c.algorithm} {c.protocol}"
+
+    parts = s["readouts"]["band"].split("; ")
+    for part in parts:
+        name, _, size = part.partition(" from ")
+        lo, hi = _half_steps(size)
+        assert pick(hi) == name, part
+        if part != parts[0]:
+            assert pick(lo) != name, part
+
+
+def _half_steps(size: str) -> tuple[int, int]:
+    """The whole bytes half a step of the last printed digit below and above "174 kB"."""
+    number, unit = size.split()
+    scale = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}[unit]
+    places = len(number.split(".")[1]) if "." in number else 0
+    half = 0.5 * 10.0**-places * scale
+    return math.floor(float(number) * scale - half), math.ceil(float(number) * scale + half)

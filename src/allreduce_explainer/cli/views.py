@@ -18,7 +18,7 @@ from ..performance import bands
 from ..simulation import orders as orders_engine
 from ..simulation import simulate as simulation
 from ..sources import WHITEBOARD
-from ..training import calculator
+from ..training import calculator, memory, shardcost
 from ..training import ddp as ddp_engine
 from ..widgets import REGISTRY
 
@@ -281,12 +281,6 @@ def ddp(r: dict) -> str:
     timeline and the sweep as tables, each time column in one unit named in its head."""
     rec = ddp_engine.RECORD
     got = records.block(rec, r, [q.key for q in rec.fields])
-    alg = r["algorithm"]
-    caps = (
-        f"{rec.label('first_bucket_bytes').split(chr(39))[0]} "
-        f"{fmt.binary_bytes(r['first_bucket_bytes'])}, then "
-        f"{fmt.binary_bytes(r['bucket_cap_bytes'])}: {len(r['buckets'])} buckets"
-    )
     lines = [
         title(
             f"{model(r['model'])} ({r['params']:,} parameters) under DDP on "
@@ -295,13 +289,16 @@ def ddp(r: dict) -> str:
         ),
         *pairs(
             [
-                got["gradient_bytes"],
-                ("bucket caps", caps),
-                ("all-reduces timed by", f"{records.named(ddp_engine._timed_by(r))}: {alg}"),
+                *(got[k] for k in ("gradient_bytes", "first_bucket_bytes", "bucket_cap_bytes")),
+                ("buckets", f"{len(r['buckets']):,}"),
+                (
+                    "all-reduces timed by",
+                    f"{records.named(ddp_engine._timed_by(r))}: {r['algorithm']}",
+                ),
                 *(got[k] for k in ("backward_s", "allreduce_total_s", "comm_end_s", "exposed_s")),
-                ("best bucket cap", _best(r)),
+                *_best(r, got),
             ]
-        ),  # fmt: skip
+        ),
         "",
     ]
     heads, cells = records.columns(
@@ -326,17 +323,14 @@ def ddp(r: dict) -> str:
     return "\n".join(lines)
 
 
-def _best(r: dict) -> str:
-    """The least exposed time over every cap, the cap with every digit it holds (the shortest
-    decimal that gives its buckets: one digit fewer may give others)."""
+def _best(r: dict, got: dict) -> list[tuple[str, str]]:
+    """The least exposed time over every cap, under the record's label, after the cap with every
+    digit it holds (the shortest decimal that gives its buckets: one digit fewer may give
+    others), when the answer has a sweep."""
     if "best_bucket_mb" not in r:
-        return ""
-    rec = ddp_engine.RECORD
-    unit = records.block_unit(rec, r, [q.key for q in rec.fields])  # the block's
-    return (
-        f"{fmt.sig(r['best_bucket_mb'], 12)} MiB: {records.text(rec, r, 'best_exposed_s', unit)} "
-        "exposed (the least of every cap, with the sweep's first bucket)"
-    )
+        return []
+    cap = f"{fmt.sig(r['best_bucket_mb'], 12)} MiB (the least exposed of every cap)"
+    return [(ddp_engine.BEST_CAP, cap), got["best_exposed_s"]]
 
 
 def _swept_first(r: dict) -> str:
@@ -370,7 +364,7 @@ def calc(r: dict) -> str:
         *(got[k] for k in ("algbw_GBps", "busbw_GBps", "gradient_bytes", "lower_bound_s",
                            "compute_s", "backward_s", "exposed_s", "buckets", "tokens_per_gpu",
                            "mfu", "nic_GBps", "intra_GBps_used") if k in got),
-        ("model states per GPU", _memory(mem["bytes_per_gpu"], mem["gpu_bytes"], mem["fits"])),
+        (memory.MODEL_STATES, _memory(mem["bytes_per_gpu"], mem["gpu_bytes"], mem["fits"])),
         ("sharded over the GPUs",
          _memory(mem["sharded_bytes_per_gpu"], mem["gpu_bytes"], mem["sharded_fits"])),
     ]  # fmt: skip
@@ -681,7 +675,7 @@ def shard(result: dict) -> str:
     ]
     for name, o in r.get("overlap", {}).items():
         lines += prose(
-            f"{r['strategies'][name]['label']}: the collectives hide behind compute from "
+            f"{shardcost.hides(name)} "
             f"{number(math.ceil(o['critical_tokens_per_gpu']))} tokens per GPU per step"
         )
     return "\n".join(lines)

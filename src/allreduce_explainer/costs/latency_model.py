@@ -211,6 +211,28 @@ def nccl_crossovers(system: System, sizes=SIZES) -> list[float]:
     return out
 
 
+def pick_starts(system: System, sizes: list[int], picks) -> list[tuple[int, str, str]]:
+    """Where NCCL's pick changes along `sizes` (whole bytes, ascending; `picks` its picks there,
+    best_by_algorithm's): each run's (first size, algorithm, protocol), the first size refined to
+    the whole byte by a bisection between the grid's sizes either side of the change, so that
+    "Tree LL128 from 175 kB" is where NCCL starts to pick it (as `nccl --bytes` says), not the
+    first of a chart's sizes that shows it."""
+
+    def pick(n: int) -> tuple[str, str]:
+        return best_by_algorithm(system, [n]).pick[0][:2]
+
+    out: list[tuple[int, str, str]] = []
+    for i, (size, (a, q, *_)) in enumerate(zip(sizes, picks, strict=True)):
+        if out and out[-1][1:] == (a, q):
+            continue
+        lo, hi = (sizes[i - 1], size) if out else (size - 1, size)
+        while hi - lo > 1:  # pick(lo) is the run before, pick(hi) this one
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if pick(mid) == (a, q) else (mid, hi)
+        out.append((hi, a, q))
+    return out
+
+
 def _kinks(system: System, lo: int, hi: int) -> set[int]:
     """Sizes between which the ring's and the tree's best times are both affine: the ends, the
     size breakpoints, and round each size where two of their protocols' lines meet."""

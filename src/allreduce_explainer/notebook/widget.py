@@ -15,7 +15,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from .. import bridge
+from .. import bridge, records
 from ..params import Param
 from ..widgets import REGISTRY, views
 from ..widgets import Widget as Record
@@ -25,6 +25,7 @@ from . import assets, esm, partial
 NOT_IN_NOTEBOOKS = {"exercise_sheet": "the teacher's sheet is on the site's course page"}
 NAMES = tuple(n for n in REGISTRY if n not in NOT_IN_NOTEBOOKS)  # what show(name) accepts
 _instances = itertools.count(1)  # a suffix per widget: its controls' ids unique on the page
+LONGEST_SHOWN = 40  # a parameter's value longer than this (a pasted log) is left out of a repr
 
 
 def function_name(name: str) -> str:
@@ -91,8 +92,33 @@ class Widget(anywidget.AnyWidget):
         self._quiet = False
         self.on_msg(self._message)
 
+    def __repr__(self) -> str:
+        """The widget as text (`print(w)`, a terminal's echo, the bundle's `text/plain`): its class
+        with the parameters changed from their defaults, then its figures under their labels."""
+        if not self.state:  # not yet computed (an error while it was made)
+            return object.__repr__(self)
+        changed = ", ".join(
+            f"{self.traits_of[p]}={v!r}"
+            for p, v in self.state["params"].items()
+            if v != self.record.spec[p].default and isinstance(v, int | float | str)
+            and len(repr(v)) <= LONGEST_SHOWN
+        )  # fmt: skip
+        rows = [f"  {label}: {value}" for label, value in self.figures()]
+        return "\n".join([f"{type(self).__name__}({changed})", *rows])
+
+    def figures(self) -> list[tuple[str, str]]:
+        """(label, figure) of the state: its answer's record as `records.block` renders it, as the
+        command line's human view renders the same question's answer, where the widget asks an
+        api question (`record.result`); else the page's headline readouts."""
+        record, answer = self.record.result, self.state.get("result")
+        if record is not None and answer is not None:
+            return list(records.block(record, answer, [q.key for q in record.fields]).values())
+        readouts = self.state.get("readouts", {})
+        return [(label, readouts[k]) for k, label in self.record.headline if k in readouts]
+
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict] | None:
-        """anywidget's bundle (the live view, which notebooks pick first) and a `text/html`
+        """anywidget's bundle (the live view, which notebooks pick first), its `text/plain` the
+        widget's repr (the figures as text), and a `text/html`
         fallback: the state drawn by its partial, static (partial.static), which nbconvert's HTML
         export shows where it has no saved widget state, and a front end without widgets shows."""
         bundle = super()._repr_mimebundle_(**kwargs)

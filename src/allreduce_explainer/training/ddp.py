@@ -72,12 +72,15 @@ RECORD = Record(
         Quantity("backward_s", TIME, "backward pass"),
         Quantity("allreduce_total_s", TIME, "all-reduces, in all", _timed_by),
         Quantity("comm_end_s", TIME, "communication ends", _timed_by),
-        Quantity("exposed_s", TIME, "exposed (not overlapped)", _timed_by),
+        Quantity("exposed_s", TIME, "exposed after the backward pass", _timed_by),
         Quantity("best_exposed_s", TIME, "exposed at the best cap", _timed_by),
         Quantity("params", COUNT, "parameters"),
         Quantity("batch", COUNT, "samples per GPU"),
     ),
 )
+# best_bucket_mb's label: a cap printed with every digit it holds (the shortest decimal that
+# gives its buckets), not to a kind's significant figures, so not one of the record's fields
+BEST_CAP = "best bucket cap"
 
 
 def limits(cap_mb: float | None = None, first_mb: float | None = None) -> tuple[int, int]:

@@ -27,6 +27,7 @@ BYTES_PER_PARAM = {
     "optimizer": 3 * FP32.itemsize,  # K: FP32 master weights, momentum and variance
 }
 ADAM_BYTES_PER_PARAM = sum(BYTES_PER_PARAM.values())  # 16: what plain DDP keeps on every GPU
+MODEL_STATES = "model states per GPU"  # their label on every door (page 10, calc, shard)
 # Over how many GPUs each part (params, grads, optimizer) is split: "1" kept whole, "n" all n
 # GPUs, "g" the GPUs of one server.
 SPLITS = {

@@ -51,6 +51,15 @@ LABELS = {
     "zero3": "ZeRO-3 / FSDP",
     "hsdp": "HSDP",
 }
+# what the tokens a strategy's overlap needs are called, after its label, on the page and the CLI
+HIDES = "the collectives hide behind compute from"
+
+
+def hides(strategy: str) -> str:
+    """The label of the tokens per GPU from which a strategy's collectives overlap compute."""
+    return f"{LABELS[strategy]}: {HIDES}"
+
+
 # Which collectives each strategy runs per step, on which group: "all" GPUs, the GPUs of one
 # "server", or one GPU per server "across" them; the bytes are per-GPU buffer sizes, in units of
 # the 2Ψ-byte gradient (hsdp's cross-server all-reduce moves one server shard: 1/g of it).

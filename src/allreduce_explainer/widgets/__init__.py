@@ -22,6 +22,7 @@ import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from ..records import Record
 from .views import CHART, PANEL, STEPPER
 
 Readouts = tuple[tuple[str, str], ...]  # (key in the state's readouts, its label on the page)
@@ -68,6 +69,10 @@ class Widget:
     # the judge of the widget's prediction (views.prediction), if it asks one: (parameters, the
     # reader's answer) -> {correct, message}; an unreadable answer raises ParamError("answer")
     predict: Callable[[dict | None, str], dict] | None = None
+    # the record of the api question the widget asks, if it has one: its state keeps the answer's
+    # figures under "result" (views.result), which the notebook's repr renders with
+    # records.block, as the command line's human view renders the same question's answer
+    result: Record | None = None
 
     def __post_init__(self):
         """A figure's headline has one to three figures; no readout is shown twice; the layout

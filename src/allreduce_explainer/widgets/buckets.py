@@ -77,6 +77,7 @@ def ddp_buckets(params=None) -> dict:
         params=p,
         main=_timeline(r, p["rows"] == "all"),
         figures={"sweep": _sweep(r["sweep"], best, default, r, p)},
+        data={"result": views.result(r)},
         readouts={
             "model": f"{m.label}: {m.params:,} parameters in {len(m.tensors())} tensors",
             "gradient": r.text("gradient_bytes"),
@@ -90,7 +91,7 @@ def ddp_buckets(params=None) -> dict:
             "default_exposed": ms(default["exposed_s"]),
             "advice": advice(default, best, r["sweep"][-1]),
             "algorithm": f"NCCL's choice: {r['algorithm']}",
-            "first": f"{fmt.sig(r['first_bucket_bytes'] / ddp.MIB, 3)} MiB",
+            "first": r.text("first_bucket_bytes"),
         },
         prediction=views.prediction(
             id=PREDICTION_ID,
@@ -186,25 +187,26 @@ def cap_text(mb: float) -> str:
     return f"{fmt.sig(mb, 12)} MiB"
 
 
+# the figures of api.ddp's answer under its record's labels, as `ddp` prints them (one name a door)
 HEADLINE = (
-    ("exposed", "Exposed: all-reduce left after the backward pass"),
-    ("allreduce", "All-reduce, busy"),
-    ("backward", "Backward pass"),
+    ("exposed", ddp.RECORD.heading("exposed_s")),
+    ("allreduce", ddp.RECORD.heading("allreduce_total_s")),
+    ("backward", ddp.RECORD.heading("backward_s")),
 )
 READOUTS = {
     "inputs": (
         ("model", "Model"),
-        ("gradient", "Gradient"),
+        ("gradient", ddp.RECORD.heading("gradient_bytes")),
         ("batch", "Batch"),
         ("algorithm", "All-reduce by"),
     ),
     "timeline": (
-        ("first", "First bucket"),
+        ("first", ddp.RECORD.heading("first_bucket_bytes")),
         ("buckets", "Buckets"),
     ),
     "sweep": (
-        ("best", "Best cap"),
-        ("best_exposed", "Exposed at best"),
+        ("best", records.heading(ddp.BEST_CAP)),
+        ("best_exposed", ddp.RECORD.heading("best_exposed_s")),
         ("default_exposed", "Exposed with PyTorch's default"),
         ("advice", "What to do"),
     ),
@@ -524,6 +526,7 @@ RECORDS = (
         views.CHART,
         headline=HEADLINE,
         readouts=READOUTS,
+        result=ddp.RECORD,
         # each model's first answer (its tensors, the sweep's bucketings: Llama 3 405B about
         # 40 ms in the browser against 12-17 after), so that a reader's first choice of model
         # is as quick as the next

@@ -331,6 +331,7 @@ RECORDS = (
         SPEC,
         views.CHART,
         warm=FIRST_CALLS,
+        result=calculator.RECORD,
         # the answer: the all-reduce's time per step and its share of the step
         headline=(
             ("allreduce", calculator.RECORD.label("allreduce_s")),
@@ -353,7 +354,8 @@ RECORDS = (
                 ("params", calculator.RECORD.label("params")),
                 (
                     "memory",
-                    f"fits under plain DDP ({memory.ADAM_BYTES_PER_PARAM} bytes per parameter)?",
+                    f"{memory.MODEL_STATES} (plain DDP, {memory.ADAM_BYTES_PER_PARAM} bytes per "
+                    "parameter): fit?",
                 ),
             ),
             # and, folded, what a model could do at best: the references

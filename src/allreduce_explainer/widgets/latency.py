@@ -26,6 +26,7 @@ from ..costs.latency_model import (
     crossover,
     flat,
     nccl_crossovers,
+    pick_starts,
     ring_time,
     whole,
 )
@@ -150,7 +151,7 @@ def latency(params=None) -> dict:
             "crossover_nccl": "none in 8 B – 8 GiB" if xn is None else fmt.nbytes(xn),
             "nccl_8gib": f"ring {fmt.seconds(nring[big])}, tree {fmt.seconds(ntree[big])}",
             "nccl_pick_8gib": f"{a8} {p8}, {fmt.seconds(t8 * 1e-6)}",
-            "band": band_text(sizes, nc.pick),
+            "band": band_text(nccl_system(n, per, float(gbps)), sizes, nc.pick),
             "crossover": "none in 8 B – 8 GiB" if x is None else fmt.nbytes(x),
         },
         prediction=views.prediction(
@@ -201,7 +202,7 @@ def predict_latency(params, answer) -> dict:
     if got is not None and got <= 0:
         raise ParamError("answer", "A message size is more than 0 B: type one such as 1 MB.")
     board, picks = _board_crossover(n, gbps, alpha), best.pick
-    others = _other_models(board, picks)
+    others = _other_models(board, band_text(system, whole(SIZES), picks))
     if not xs:
         faster = "ring" if best.time_us["Ring"][0] <= best.time_us["Tree"][0] else "tree"
         where = f"here they do not cross between 8 B and 8 GiB: the {faster} is faster throughout."
@@ -211,7 +212,8 @@ def predict_latency(params, answer) -> dict:
     if got is None:
         return judged(False, f"Not quite: they do cross. {at}. {others}")
     result = f"{at}; {gap(got, xs[0], fmt.nbytes)}. {others}"
-    ring_from = next((lo for lo, a in algorithm_runs(whole(SIZES), picks)[1:] if a == "Ring"), None)
+    runs = algorithm_runs(system, whole(SIZES), picks)
+    ring_from = next((lo for lo, a in runs[1:] if a == "Ring"), None)
     if board is not None and close(got, board, 0.1) and not close(xs[0], board, 0.1):
         return judged(False, f"That is where the whiteboard model's curves cross. {result}")
     if ring_from is not None and _within(got, ring_from) and not _within(xs[0], ring_from):
@@ -236,13 +238,13 @@ def _board_crossover(n: int, gbps: float, alpha: float) -> float | None:
     return crossover(topo, d=[a - b for a, b in zip(ring, tr, strict=True)])
 
 
-def _other_models(board: float | None, picks) -> str:
+def _other_models(board: float | None, band: str) -> str:
     """What the verdict says of the two other answers on the page: the whiteboard model's
     crossing and NCCL's picks by size."""
     crossing = "do not cross" if board is None else f"cross at {fmt.nbytes(board)}"
     return (
         f"The whiteboard model's curves (the second chart, every GPU on its own server) "
-        f"{crossing}; NCCL picks {band_text(whole(SIZES), picks)}."
+        f"{crossing}; NCCL picks {band}."
     )
 
 
@@ -284,20 +286,10 @@ def _again(xs: list[float]) -> str:
     return f" (the tree's size correction makes them trade places up to {fmt.nbytes(xs[-1])})"
 
 
-def segments(sizes, picks) -> list[tuple[int, int, str, str]]:
-    """NCCL's picks as runs along the size axis: (first size, last size, algorithm, protocol)."""
-    out: list[tuple[int, int, str, str]] = []
-    for s, (a, q, _) in zip(sizes, picks, strict=True):
-        if out and out[-1][2:] == (a, q):
-            out[-1] = (out[-1][0], s, a, q)
-        else:
-            out.append((s, s, a, q))
-    return out
-
-
-def band_text(sizes, picks) -> str:
-    runs = segments(sizes, picks)
-    return "; ".join(f"{a} {q} from {fmt.nbytes(lo)}" for lo, _, a, q in runs)
+def band_text(system: nccl.System, sizes, picks) -> str:
+    """What NCCL picks by size, each from the size where it starts (pick_starts: not a grid's)."""
+    runs = pick_starts(system, sizes, picks)
+    return "; ".join(f"{a} {q} from {fmt.nbytes(lo)}" for lo, a, q in runs)
 
 
 BAND_EVERY = 4  # a mark every half octave: its shape (the protocol) stays readable
@@ -322,10 +314,11 @@ def _no_crossover(ring, tr) -> str:
     return "do not cross: the tree stays faster up to 8 GiB."
 
 
-def algorithm_runs(sizes, picks) -> list[tuple[int, str]]:
-    """NCCL's picks by algorithm alone (protocols merged): (first size, algorithm) per run."""
+def algorithm_runs(system: nccl.System, sizes, picks) -> list[tuple[int, str]]:
+    """NCCL's picks by algorithm alone (protocols merged): (first size, algorithm) per run, each
+    from the size where NCCL starts to pick it (pick_starts)."""
     out: list[tuple[int, str]] = []
-    for s, (a, _, _) in zip(sizes, picks, strict=True):
+    for s, a, _ in pick_starts(system, sizes, picks):
         if not out or out[-1][1] != a:
             out.append((s, a))
     return out
@@ -769,7 +762,7 @@ def facts() -> dict[str, str]:
     picks = nccl.best_by_algorithm(system, sizes).pick
     return (
         _curve_facts()
-        | _headline(sizes, picks)
+        | _headline(system, sizes, picks)
         | _nccl_constants()
         | {
             "lat_gpus": str(n),
@@ -793,7 +786,7 @@ def facts() -> dict[str, str]:
             "lat_nccl_pick_8gib": f"{pick[0]} {pick[1]}",
             "lat_nccl_flat_ring_8gib": fmt.seconds(nf.time_us["Ring"][0] * 1e-6),
             "lat_nccl_flat_tree_8gib": fmt.seconds(nf.time_us["Tree"][0] * 1e-6),
-            "lat_nccl_band": band_text(sizes, picks),
+            "lat_nccl_band": band_text(system, sizes, picks),
             "steps_1024_ring": f"{ring_steps(1024):,}",
             "steps_1024_tree": str(tree.steps(1024)),
             "nccl_version": nccl.NCCL_VERSION,
@@ -832,11 +825,11 @@ def _plain_tree_cut(*systems: nccl.System) -> str:
 HEADLINE = ("Tree", "NVLSTree", "Ring")  # the algorithms the page's headline names, in order
 
 
-def _headline(sizes, picks) -> dict[str, str]:
+def _headline(system: nccl.System, sizes, picks) -> dict[str, str]:
     """Where NCCL leaves its tree for NVLSTree, and NVLSTree for its ring, on the default
     cluster. The prose names the three algorithms, so a port that picks otherwise fails the
     build rather than printing a headline that is no longer true."""
-    runs = algorithm_runs(sizes, picks)
+    runs = algorithm_runs(system, sizes, picks)
     if tuple(a for _, a in runs) != HEADLINE:
         raise ValueError(f"NCCL's picks by size are now {runs}: rewrite page 5's headline")
     return {"lat_tree_upto": fmt.nbytes(runs[1][0]), "lat_nvlstree_upto": fmt.nbytes(runs[2][0])}

@@ -417,8 +417,8 @@ MEMORY_HEADLINE = (
 MEMORY_READOUTS = (
     ("compute", "Compute per step"),
     ("ratio", "ZeRO-3 bytes ÷ DDP bytes"),
-    ("zero3_tokens", "FSDP hides its communication from"),
-    ("hsdp_tokens", "HSDP hides its communication from"),
+    ("zero3_tokens", shardcost.hides("zero3")),
+    ("hsdp_tokens", shardcost.hides("hsdp")),
 )
 
 

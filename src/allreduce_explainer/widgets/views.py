@@ -250,6 +250,13 @@ def chart(
     return Chart(kind=CHART, params=params, **(main or {}), **given, **(data or {}))
 
 
+def result(answer: dict) -> dict:
+    """What a state keeps of an api answer under "result": its single figures and words (the
+    fields its record renders, and those a field's source is read from), not its lists or maps,
+    which the state draws as charts and tables."""
+    return {k: v for k, v in answer.items() if not isinstance(v, list | dict)}
+
+
 def panel(*, params: dict, readouts: dict[str, str]) -> Panel:
     """A panel's state: controls and readouts, no chart."""
     return Panel(kind=PANEL, params=params, readouts=readouts)

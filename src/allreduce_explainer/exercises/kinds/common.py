@@ -159,8 +159,7 @@ def article(text: str) -> str:
     return ("an " if vowel else "a ") + text
 
 
-def capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
+capital = records.heading  # a sentence's first letter capitalised, as a page's label
 
 
 def show(value: float, unit_text: str, digits: int = 3) -> str:

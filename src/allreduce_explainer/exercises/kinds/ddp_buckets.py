@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from ... import api
+from ... import api, records
 from ...training import calculator
-from .common import MIB, Problem, choice, count, plural, quantity, show, time_unit, titled
+from .common import MIB, Problem, choice, count, plural, quantity, show, titled
 
 
 def _params(rng: random.Random) -> tuple[list[float], float | None]:
@@ -97,7 +97,8 @@ def bucket_exposed(rng: random.Random) -> Problem:
     key, servers, caps, runs = _exposed_case(rng, want)
     (c_small, c_large), (r_small, r_large) = caps, runs
     k_small, k_large = len(r_small["buckets"]), len(r_large["buckets"])
-    ms = {c: show(r["exposed_s"], time_unit(r["exposed_s"])) for c, r in zip(caps, runs)}
+    u = records.time_unit(r["exposed_s"] for r in runs)  # the two in one unit, as a block's
+    ms = {c: r.text("exposed_s", u) for c, r in zip(caps, runs)}
     where = "one server" if servers == 1 else f"{servers} servers"
     steps = [
         f"bucket_cap_mb = {c_small}: {k_small} buckets, each all-reduce starting as soon as its "

@@ -46,7 +46,7 @@ def ring_latency(rng: random.Random) -> Problem:
         f"The ring takes 2(n − 1) = {r['steps']} steps, each a message of S/n = {s / n:g} bytes.",
         f"One message: {f['latency_us']} µs + {s / n:g} B / {f['gbps']} GB/s = "
         f"{show(per, 'µs', 4)}.",
-        f"{r['steps']} × {show(per, 'µs', 4)} = {show(r['time_s'], u)}.",
+        f"{r['steps']} × {show(per, 'µs', 4)} = {r.text('time_s', u)}.",
     ]
     return quantity(
         r["time_s"],

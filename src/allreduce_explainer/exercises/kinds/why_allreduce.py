@@ -69,7 +69,7 @@ def naive_time(rng: random.Random) -> Problem:
         f"and {n - g} through its card, {fmt.nbytes(s)} / {topo.inter.GBps:g} GB/s = "
         f"{show(per_nic, time_unit(per_nic))} each: {show(gather, u)}.",
         f"Sending the sum back costs the same again: 2 × {show(gather, u)} = "
-        f"{show(r['time_s'], u)}.",
+        f"{r.text('time_s', u)}.",
     ]
     return _how_long(
         r["time_s"],
@@ -108,7 +108,7 @@ def ring_time(rng: random.Random) -> Problem:
         f"The ring takes 2(n − 1) = {r['steps']} steps; in each, every GPU sends one chunk.",
         f"A step lasts as long as its slowest transfer: {fmt.nbytes(chunk)} over {link} at "
         f"{rate:g} GB/s = {show(step, time_unit(step))}.",
-        f"{r['steps']} × {show(step, time_unit(step))} = {show(r['time_s'], u)}.",
+        f"{r['steps']} × {show(step, time_unit(step))} = {r.text('time_s', u)}.",
     ]
     return _how_long(
         r["time_s"],

@@ -78,7 +78,7 @@ def calc_time(rng: random.Random) -> Problem:
         f"A ring over {n} GPUs sends 2(n − 1)/n × S = {fmt.nbytes(2 * (n - 1) / n * s)} per GPU.",
         f"The slowest link sets the pace: NVLink ({link:g} GB/s) or the card "
         f"({c['nic_Gbps']} Gb/s = {c['nic_Gbps'] / 8:g} GB/s): {rate:g} GB/s.",
-        f"{fmt.nbytes(2 * (n - 1) / n * s)} / {rate:g} GB/s = {show(r['allreduce_s'], u)}.",
+        f"{fmt.nbytes(2 * (n - 1) / n * s)} / {rate:g} GB/s = {r.text('allreduce_s', u)}.",
     ]
     return quantity(
         r["allreduce_s"],
@@ -137,7 +137,7 @@ def compute_time(rng: random.Random) -> Problem:
     steps = [
         f"6 × P × T = 6 × {params:,} × {tokens:,} = {flops:.3g} FLOPs.",
         f"The GPU achieves {peak:g} TFLOP/s × {mfu:g} = {peak * mfu:g} TFLOP/s.",
-        f"{flops:.3g} / {peak * mfu:g}e12 = {show(r['compute_s'], u)}.",
+        f"{flops:.3g} / {peak * mfu:g}e12 = {r.text('compute_s', u)}.",
     ]
     return quantity(
         r["compute_s"],
