@@ -118,9 +118,9 @@ def quick_reference() -> dict[str, object]:
     model on the latency page's default cluster (so the two pages say the same)."""
     gpu, nic = hardware.H100_SXM, hardware.NIC_400G
     d = defaults(latency.LATENCY)
-    n, per, card = d["gpus"], d["gpus_per_node"], d["bandwidth_gbps"]
+    n, per, card = d["gpus"], d["gpus_per_node"], d["nic_gbps"]
     sizes = whole(SIZES)
-    picks = nccl.best_by_algorithm(latency.nccl_system(n, per, card), sizes).pick
+    picks = nccl.best_by_algorithm(latency.nccl_system(n, per, card_Gbps=card), sizes).pick
     runs = latency.segments(sizes, picks)
     ddp = memory.per_gpu("ddp", EXAMPLE_PARAMS, n, per)["total"]
     lo, hi = hardware.NIC_400G_MEASURED_GBps
