@@ -225,3 +225,18 @@ def test_compare_shows_nccls_choice_for_the_layout():
     one_gpu = S.servers_compare({"servers": 1, "gpus_per_node": 1})
     assert one_gpu["readouts"]["nccl_time"] == "—"
     assert S.servers_compare({"nic_gbps": 8000})["readouts"]["nccl_time"] == "—"
+
+
+@pytest.mark.parametrize("card_gbit", [400, 100, 3.2])
+def test_compare_takes_the_card_in_gbit_and_times_it_in_bytes(card_gbit):
+    """Issue 46: the page asks the card as it is sold, in Gb/s (nic_gbps), as the CLI's
+    --nic-gbps does; the flat ring's closed form sends 2(n − 1) chunks of S/n through one card
+    of R/8 GB/s (8 bits a byte), the network its slowest link and no latency."""
+    servers, g, gb = 4, 8, 1.0
+    s = S.servers_compare({"servers": servers, "gpus_per_node": g, "gradient_gb": gb,
+                           "nic_gbps": card_gbit, "intra_latency": 0, "inter_latency": 0})  # fmt: skip
+    n, card_bytes_per_s = servers * g, card_gbit / 8 * 1e9
+    want = 2 * (n - 1) * (gb * 1e9 / n) / card_bytes_per_s
+    row = next(r for r in s["table"]["rows"] if r[0] == servers)
+    assert float(row[1]) == pytest.approx(want, rel=5e-3)  # printed to 3 figures
+    assert f"one {fmt.sig(card_gbit, 3)} Gb/s card per GPU" in s["readouts"]["nccl_note"]
