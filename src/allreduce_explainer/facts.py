@@ -118,9 +118,9 @@ def quick_reference() -> dict[str, object]:
     model on the latency page's default cluster (so the two pages say the same)."""
     gpu, nic = hardware.H100_SXM, hardware.NIC_400G
     d = defaults(latency.LATENCY)
-    n, per, card = d["gpus"], d["gpus_per_node"], d["bandwidth_gbps"]
+    n, per, card = d["gpus"], d["gpus_per_node"], d["nic_gbps"]
     sizes = whole(SIZES)
-    system = latency.nccl_system(n, per, card)
+    system = latency.nccl_system(n, per, card_Gbps=card)
     picks = nccl.best_by_algorithm(system, sizes).pick
     ddp = memory.per_gpu("ddp", EXAMPLE_PARAMS, n, per)["total"]
     lo, hi = hardware.NIC_400G_MEASURED_GBps
@@ -144,7 +144,7 @@ def quick_reference() -> dict[str, object]:
         "qr_hbm": f"{gpu.memory_gb:g} GiB",
         "qr_example_params": (f"{EXAMPLE_PARAMS / 1e9:g}B", EXAMPLE_PARAMS),
         "qr_example_ddp": f"{fmt.sig(ddp / hardware.GIB, 3)} GiB",
-        "qr_cluster": f"{n} H100s, {per} to a server, one {card * 8:g} Gb/s card per GPU",
+        "qr_cluster": f"{n} H100s, {per} to a server, one {card:g} Gb/s card per GPU",
         "qr_nccl_version": nccl.NCCL_VERSION,
         "qr_nccl_releases": nccl.release_brief(),
         "qr_nccl_picks": latency.band_text(system, sizes, picks),

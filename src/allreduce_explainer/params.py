@@ -216,16 +216,22 @@ def _limit(x: float) -> str:
     return _text(x)
 
 
-def narrowed(base: Param, name: str = "", **changes) -> Param:
+def narrowed(base: Param, name: str = "", *, as_flag: bool = False, **changes) -> Param:
     """A widget's parameter made from an api function's, so the two cannot drift apart: the
     same kind and unit, the api's default unless `changes` states one, a range inside the api's
     and choices among its values (a name the api resolves may become a choice among names:
     the page's menu); the widget gives its own label (and nudge, menu texts).
     `name` is the widget's URL name where it differs from the api's keyword (a public
-    contract); `api_args` maps it back, so the renaming is written here, once."""
+    contract); `api_args` maps it back, so the renaming is written here, once.
+    `as_flag`: the control asks in the unit of the api's flag, not the library's (the card in
+    Gb/s as it is sold, where the model takes GB/s), its default and range in that unit (and
+    `changes` too); `api_args` hands the api its own unit (Param.from_flag), so a page asks
+    the card as the command line does and never converts it itself."""
+    if as_flag and base.flag_unit is None:
+        raise ValueError(f"{base.name} has no flag in another unit to ask in")
     p = replace(
-        base, name=name or base.name, flag="", metavar="", flag_unit=None, gone=None,
-        narrows=base, **changes,
+        base.on_flag() if as_flag else base, name=name or base.name, flag="", metavar="",
+        flag_unit=None, gone=None, narrows=base, **changes,
     )  # fmt: skip
     wrong = narrowing_errors(p)
     if wrong:
@@ -237,9 +243,9 @@ def narrowing_errors(p: Param) -> list[str]:
     """What makes p not a narrowing of the api Param it names: a kind or unit of its own (but a
     choice among names), a range reaching outside the api's, a choice the api refuses, a
     default the api refuses."""
-    base, out = p.narrows, list[str]()
-    if base is None:
-        return out
+    if p.narrows is None:
+        return []
+    base, out = p.narrows.on_flag() if in_flag_unit(p) else p.narrows, list[str]()
     kinds = (base.kind, "choice") if base.kind == "name" else (base.kind,)
     if p.kind not in kinds or p.unit != base.unit:
         out.append(f"kind and unit must stay {base.kind} {base.unit!r}")
@@ -258,12 +264,20 @@ def narrowing_errors(p: Param) -> list[str]:
     return out
 
 
+def in_flag_unit(p: Param) -> bool:
+    """Whether a widget's parameter asks in its api Param's flag unit (narrowed's `as_flag`:
+    the card in Gb/s for the model's GB/s), not the library's."""
+    base = p.narrows
+    return base is not None and base.flag_unit is not None and p.unit == base.flag_unit[0]
+
+
 def api_args(p: dict, s: dict[str, Param], to: dict[str, Param] | None = None) -> dict:
-    """A widget's validated parameters that narrow an api function's, under the api's names:
-    the keywords for the api or the engine behind it. `to`: only those narrowing that api
-    spec's Params (a page that also narrows another function's, such as a pasted log's)."""
+    """A widget's validated parameters that narrow an api function's, under the api's names
+    and in its units (a value asked in the flag's unit comes back in the library's): the
+    keywords for the api or the engine behind it. `to`: only those narrowing that api spec's
+    Params (a page that also narrows another function's, such as a pasted log's)."""
     return {
-        q.narrows.name: p[name]
+        q.narrows.name: q.narrows.from_flag(p[name]) if in_flag_unit(q) else p[name]
         for name, q in s.items()
         if q.narrows is not None and (to is None or to.get(q.narrows.name) is q.narrows)
     }

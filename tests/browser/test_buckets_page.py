@@ -101,3 +101,18 @@ def test_llama_405b_draws_its_lanes_in_few_paths_and_folds_its_884_rows(page, se
     details.locator("[data-action=show-all][aria-expanded=false]").wait_for()
     assert rows.count() == 20 and toggle.evaluate("b => b === document.activeElement")
     page.watch.assert_clean()
+
+
+def test_the_card_is_asked_in_gbit_and_python_converts_it(page, server):
+    """Issue 46: page 7 asks the card as page 8 does, 400 Gb/s (the 50 GB/s it showed
+    before); typing 100 gives what Python computes for a 100 Gb/s card."""
+    w = open_widget(page, server, "ddp-buckets", "ddp_buckets")
+    label = w.locator("label[for$=-nic_gbps]").inner_text()
+    assert "Gb/s" in label and "GB/s" not in label
+    assert w.locator("[data-param=nic_gbps]").input_value() == "400"
+    want = buckets.ddp_buckets({"nic_gbps": 100})["readouts"]
+    assert want["allreduce"] != buckets.ddp_buckets()["readouts"]["allreduce"]
+    enter(w, "nic_gbps", "100")
+    w.locator("[data-readout=allreduce]", has_text=want["allreduce"]).wait_for()
+    assert w.locator("[data-readout=exposed]").inner_text() == want["exposed"]
+    page.watch.assert_clean()

@@ -107,3 +107,20 @@ def test_nudge_buttons_stop_at_the_limits_of_their_box(page, server):
     page.wait_for_function(f"() => !{minus_js}.disabled")
     assert box.input_value() == str(lowest + 1)
     page.watch.assert_clean()
+
+
+def test_the_card_is_asked_in_gbit_and_python_converts_it(page, server):
+    """Issue 46: the card's box reads 400 Gb/s, as on page 8 and the CLI; typing 200 shows
+    what Python computes for a 200 Gb/s card (25 GB/s in the closed forms), and the URL
+    records the card under its one name."""
+    w = open_widget(page, server, "across-servers", "servers_compare")
+    label = w.locator("label[for$=-nic_gbps]").inner_text()
+    assert "Gb/s" in label and "GB/s" not in label
+    assert w.locator("[data-param=nic_gbps]").input_value() == "400"
+    want = servers.servers_compare({"nic_gbps": 200})["readouts"]
+    enter(w, "nic_gbps", "200")
+    w.locator("[data-readout=ring_time]", has_text=want["ring_time"]).wait_for()
+    assert w.locator("[data-readout=multi_ring_time]").inner_text() == want["multi_ring_time"]
+    assert "one 200 Gb/s card per GPU" in w.locator("[data-readout=nccl_note]").inner_text()
+    assert "servers_compare.nic_gbps=200" in page.url
+    page.watch.assert_clean()

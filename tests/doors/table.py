@@ -189,7 +189,7 @@ def ddp_argv(p: dict) -> list[str]:
         *flag("--mfu", repr(float(p["mfu"]))),
         *flag("--grad-bytes", {"fp32": 4, "bf16": 2}[p["grad_dtype"]]),
         # one server has no network: `ddp` refuses a card it cannot use, as the page leaves it
-        *(flag("--nic-gbps", repr(float(p["inter_bw"]) * 8)) if p["gpus"] > p["gpus_per_node"]
+        *(flag("--nic-gbps", repr(float(p["nic_gbps"]))) if p["gpus"] > p["gpus_per_node"]
           else []),
     ]  # fmt: skip
 
@@ -365,21 +365,21 @@ GIB8, MIB1 = 2**33, 2**20
 
 
 def nccl_argv(p: dict, nbytes: int, algorithm: str | None = None) -> list[str]:
-    """`nccl` on the latency page's cluster: H100 servers, one card of B GB/s per GPU."""
+    """`nccl` on the latency page's cluster: H100 servers, one card of the page's Gb/s per GPU."""
     g = p["gpus_per_node"]
     return [
         "nccl",
         *flag("--gpus", p["gpus"]),
         *flag("--gpus-per-node", g),
         *flag("--nics-per-node", g),
-        *flag("--nic-gbps", repr(float(p["bandwidth_gbps"]) * 8)),
+        *flag("--nic-gbps", repr(float(p["nic_gbps"]))),
         *flag("--bytes", nbytes),
         *(flag("--algorithm", algorithm) if algorithm else []),
     ]
 
 
 def whiteboard_argv(p: dict, algorithm: str, nbytes: int) -> list[str]:
-    """`cost` as the whiteboard model: every GPU its own server, α and B the page's."""
+    """`cost` as the whiteboard model: every GPU its own server, α and the card the page's."""
     return [
         "cost",
         algorithm,
@@ -387,7 +387,7 @@ def whiteboard_argv(p: dict, algorithm: str, nbytes: int) -> list[str]:
         *flag("--gpus-per-node", 1),
         *flag("--bytes", nbytes),
         *flag("--inter-latency", repr(float(p["latency_us"]))),
-        *flag("--nic-gbps", repr(float(p["bandwidth_gbps"]) * 8)),
+        *flag("--nic-gbps", repr(float(p["nic_gbps"]))),
     ]
 
 
@@ -472,7 +472,7 @@ def servers_argv(p: dict) -> dict[str, list[str]]:
         *flag("--intra-latency", repr(float(p["intra_latency"]))),
     ]
     if p["servers"] > 1:  # one server has no network: `cost` refuses its rate and latency
-        common += [*flag("--nic-gbps", repr(float(p["inter_bw"]) * 8)),
+        common += [*flag("--nic-gbps", repr(float(p["nic_gbps"]))),
                    *flag("--inter-latency", repr(float(p["inter_latency"])))]  # fmt: skip
     # NCCL's choice: H100 SXM servers, one card of the page's rate per GPU (its note says so)
     nccl = [
@@ -480,7 +480,7 @@ def servers_argv(p: dict) -> dict[str, list[str]]:
         *flag("--gpus", n),
         *flag("--gpus-per-node", g),
         *flag("--nics-per-node", g),
-        *flag("--nic-gbps", repr(float(p["inter_bw"]) * 8)),
+        *flag("--nic-gbps", repr(float(p["nic_gbps"]))),
         *flag("--bytes", repr(float(p["gradient_gb"]) * GB)),
     ]
     return {m: ["cost", m, *common] for m in SERVER_METHODS} | {"nccl": nccl}
@@ -514,7 +514,7 @@ SERVERS = Door(
         "servers": lambda rng: rng.choice([1, 2, 4, 8, 64]),
         # NCCL's model takes cards of 1 to 3,200 Gb/s: past that the page leaves its figure out
         # and `nccl` refuses, so the draws stay inside
-        "inter_bw": lambda rng: rng.uniform(0.125, 400),
+        "nic_gbps": lambda rng: rng.uniform(1, 3200),
     },
 )  # fmt: skip
 

@@ -85,7 +85,7 @@ def test_model_is_within_12_percent_of_each_run_at_its_largest_size(curve):
 def test_yardstick_is_nvlink_on_one_server_and_the_cards_across_servers():
     assert latency.busbw_curve()["readouts"]["yardstick"] == "NVLink line rate, 450 GB/s"
     r = latency.busbw_curve({"servers": 8, "gpus_per_node": 4, "nic_gbps": 200})["readouts"]
-    assert r["yardstick"] == "4 cards × 25 GB/s = 100 GB/s"
+    assert r["yardstick"] == "4 cards of 200 Gb/s (25 GB/s each) = 100 GB/s"
     f = latency.facts()
     assert f["curve_h100_ring_measured"] == "368.1 GB/s"  # together's log, 8 GiB, Ring forced
     model = float(f["curve_h100_ring_model"].split()[0])

@@ -18,7 +18,7 @@ VARIANTS = [
     ("cluster", {"example": key}) for key in examples.EXAMPLES
 ] + [
     ("latency", {"gpus": 1024, "latency_us": 0}),
-    ("latency", {"gpus": 2, "gpus_per_node": 1, "bandwidth_gbps": 400}),
+    ("latency", {"gpus": 2, "gpus_per_node": 1, "nic_gbps": 3200}),
     ("ddp_buckets", {"model": "llama3-405b"}),
     ("servers_compare", {"servers": 64}),
 ]  # fmt: skip
@@ -88,7 +88,7 @@ def _ddp_at(p: dict) -> dict:
     """api.ddp at a Llama 3 405B state's parameters (fp32 gradients, first bucket 1 MiB)."""
     return api.ddp(
         model="llama3-405b", gpu=p["gpu"], gpus=p["gpus"], gpus_per_node=p["gpus_per_node"],
-        batch=p["batch"], mfu=p["mfu"], grad_bytes=4, inter_bw=p["inter_bw"],
+        batch=p["batch"], mfu=p["mfu"], grad_bytes=4, inter_bw=p["nic_gbps"] / 8,
         bucket_cap_mb=p["bucket_cap_mb"], first_bucket_mb=1,
     )  # fmt: skip
 

@@ -7,8 +7,8 @@ import pytest
 
 from allreduce_explainer import api
 from allreduce_explainer.errors import ParamError
-from allreduce_explainer.params import Param, api_args, defaults, narrowed
-from allreduce_explainer.widgets import SPECS, cluster, shards
+from allreduce_explainer.params import Param, api_args, defaults, in_flag_unit, narrowed
+from allreduce_explainer.widgets import SPECS, buckets, cluster, latency, servers, shards
 
 NARROWING = [
     (widget, p) for widget, s in SPECS.items() for p in s.values() if p.narrows is not None
@@ -17,7 +17,8 @@ NARROWING = [
 
 @pytest.mark.parametrize(("widget", "p"), NARROWING, ids=[f"{w}.{p.name}" for w, p in NARROWING])
 def test_a_narrowing_stays_inside_the_api_parameter(widget, p):
-    base = p.narrows
+    # a control may ask in the api's flag unit (the card in Gb/s): held to the flag's range
+    base = p.narrows.on_flag() if in_flag_unit(p) else p.narrows
     assert p.unit == base.unit
     # a name the api resolves may be a choice among names on a page: its menu
     assert p.kind == base.kind or (base.kind, p.kind) == ("name", "choice")
@@ -120,7 +121,9 @@ SHADOWS = [
 def test_a_widget_parameter_named_like_an_api_one_narrows_it(widget, p):
     """Declared anew, its range, unit or default could drift from the api's unseen."""
     assert p.narrows is not None, f"{widget}.{p.name} repeats an api parameter: narrow it"
-    assert p.narrows.name.lower() == p.name.lower()
+    # asked in its flag's unit, it takes the flag's name (inter_bw in Gb/s is --nic-gbps)
+    named = p.narrows.cli_flag[2:].replace("-", "_") if in_flag_unit(p) else p.narrows.name
+    assert named.lower() == p.name.lower()
     assert any(q is p.narrows for s in API_SPECS.values() for q in s.values())
 
 
@@ -159,3 +162,46 @@ def test_every_parameter_spells_its_unit_one_way():
     specs = [*SPECS.values(), *API_SPECS.values()]
     units = {p.unit for s in specs for p in s.values()}
     assert units <= UNITS, units - UNITS
+
+
+# Every page control for the network card, and the api keyword each hands the card to
+CARDS = {
+    "latency": latency.LATENCY, "busbw_curve": latency.CURVE, "servers_compare": servers.COMPARE,
+    "ddp_buckets": buckets.SPEC, "cluster": cluster.SPEC,
+}  # fmt: skip
+
+
+def test_every_page_asks_the_network_card_in_gbit_as_nic_gbps():
+    """Issue 46: one card, one unit and one name on every page, as on the command line
+    (--nic-gbps): a page's number box for it is nic_gbps in Gb/s, 400 at the default, whether
+    its api takes nic_Gbps or the model's inter_bw in GB/s; no control asks the card in GB/s."""
+    for widget, s in CARDS.items():
+        p = s["nic_gbps"]
+        assert (p.unit, p.default, p.control) == ("Gb/s", 400, "number"), widget
+        assert "Gb/s" in p.label and "GB/s" not in p.label, widget
+    for widget, s in SPECS.items():
+        for p in s.values():
+            if p.narrows is not None and p.narrows.name in ("inter_bw", "nic_Gbps"):
+                assert p.name == "nic_gbps" and p.unit == "Gb/s", (widget, p.name)
+
+
+def test_api_args_hands_a_card_asked_in_gbit_to_the_model_in_gbyte():
+    """The page's 400 Gb/s reaches api.estimate and api.ddp as inter_bw = 400 / 8 = 50 GB/s
+    (8 bits a byte), and any rate R as R / 8; a card asked as sold (nic_Gbps) passes as is."""
+    for s, to in ((servers.COMPARE, api.ESTIMATE), (buckets.SPEC, api.DDP)):
+        for rate in (400, 100.0, 3.2, 1):
+            p = defaults(s) | {"nic_gbps": rate}
+            assert api_args(p, s, to)["inter_bw"] == rate / 8
+            assert "nic_gbps" not in api_args(p, s, to)
+    assert api_args(defaults(cluster.SPEC), cluster.SPEC, api.CALC)["nic_Gbps"] == 400
+
+
+def test_narrowed_as_flag_takes_the_flags_unit_and_range():
+    card = api.ESTIMATE["inter_bw"]
+    w = narrowed(card, "nic_gbps", as_flag=True, label="card (Gb/s)", lo=1, hi=3200)
+    assert (w.unit, w.default, w.lo, w.hi, w.narrows) == ("Gb/s", 400, 1, 3200, card)
+    assert in_flag_unit(w) and not in_flag_unit(narrowed(card, label="card (GB/s)"))
+    with pytest.raises(ValueError, match="no flag in another unit"):
+        narrowed(api.CALC["nic_Gbps"], as_flag=True)
+    with pytest.raises(ValueError, match="lo must be at least"):
+        narrowed(card, "nic_gbps", as_flag=True, lo=0)

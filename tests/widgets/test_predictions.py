@@ -101,7 +101,7 @@ def _dense_crossing(gpus: int, per: int) -> float | None:
     """The first size, 64 points an octave from 8 B to 8 GiB, at which NCCL's ring (best
     protocol) is no slower than its tree, having been slower below it."""
     sizes = whole([8 * 2 ** (i / 64) for i in range(64 * 30 + 1)])
-    t = nccl.best_by_algorithm(latency.nccl_system(gpus, per, 50.0), sizes).time_us
+    t = nccl.best_by_algorithm(latency.nccl_system(gpus, per, card_Gbps=400), sizes).time_us
     for i in range(1, len(sizes)):
         if t["Ring"][i - 1] > t["Tree"][i - 1] and t["Ring"][i] <= t["Tree"][i]:
             return sizes[i]

@@ -146,7 +146,7 @@ def api_time(method, n, g):
         ("servers_compare", {"servers": 65}, "servers"),
         ("servers_compare", {"gpus_per_node": 9}, "gpus_per_node"),
         ("servers_compare", {"gradient_gb": 0}, "gradient_gb"),
-        ("servers_compare", {"inter_bw": float("inf")}, "inter_bw"),
+        ("servers_compare", {"nic_gbps": float("inf")}, "nic_gbps"),
         ("servers_compare", {"inter_latency": -1}, "inter_latency"),
         ("servers_compare", {"bogus": 1}, "bogus"),
     ],
@@ -209,19 +209,37 @@ def test_facts_are_computed():
 
 def test_compare_shows_nccls_choice_for_the_layout():
 
-    for params in ({}, {"servers": 2, "gpus_per_node": 4, "inter_bw": 25, "gradient_gb": 0.001}):
+    for params in ({}, {"servers": 2, "gpus_per_node": 4, "nic_gbps": 200, "gradient_gb": 0.001}):
         s = S.servers_compare(params)
         p = s["params"]
         n, g = p["servers"] * p["gpus_per_node"], p["gpus_per_node"]
-        system = nccl.System("H100 SXM", n, g, g, p["inter_bw"] * 8)
+        system = nccl.System("H100 SXM", n, g, g, p["nic_gbps"])
         pick = nccl.choose("AllReduce", round(p["gradient_gb"] * 1e9), system)
         assert s["readouts"]["nccl_time"] == fmt.seconds(pick.time_us * 1e-6)
         assert s["readouts"]["nccl_pick"] == f"{pick.algorithm}/{pick.protocol}"
         line = next(t for t in s["figure"]["data"] if t["name"] == S.NCCL_LABEL)
         for x, y in zip(line["x"], line["y"], strict=True):
-            one = nccl.System("H100 SXM", x * g, g, g, p["inter_bw"] * 8)
+            one = nccl.System("H100 SXM", x * g, g, g, p["nic_gbps"])
             want = nccl.choose("AllReduce", round(p["gradient_gb"] * 1e9), one).time_us * 1e-6
             assert y == pytest.approx(want, rel=1e-12)
     one_gpu = S.servers_compare({"servers": 1, "gpus_per_node": 1})
     assert one_gpu["readouts"]["nccl_time"] == "—"
-    assert S.servers_compare({"inter_bw": 1000})["readouts"]["nccl_time"] == "—"  # 8000 Gb/s
+    assert S.servers_compare({"nic_gbps": 8000})["readouts"]["nccl_time"] == "—"
+
+
+@pytest.mark.parametrize("card_gbit", [400, 100, 3.2])
+def test_compare_takes_the_card_in_gbit_and_times_it_in_bytes(card_gbit):
+    """Issue 46: the page asks the card as it is sold, in Gb/s (nic_gbps), as the CLI's
+    --nic-gbps does; the flat ring's closed form sends 2(n − 1) chunks of S/n through one card
+    of R/8 GB/s (8 bits a byte), the network its slowest link and no latency."""
+    servers, g, gb = 4, 8, 1.0
+    no_latency = {"intra_latency": 0, "inter_latency": 0}
+    s = S.servers_compare(
+        {"servers": servers, "gpus_per_node": g, "gradient_gb": gb, "nic_gbps": card_gbit}
+        | no_latency
+    )
+    n, card_bytes_per_s = servers * g, card_gbit / 8 * 1e9
+    want = 2 * (n - 1) * (gb * 1e9 / n) / card_bytes_per_s
+    row = next(r for r in s["table"]["rows"] if r[0] == servers)
+    assert float(row[1]) == pytest.approx(want, rel=5e-3)  # printed to 3 figures
+    assert f"one {fmt.sig(card_gbit, 3)} Gb/s card per GPU" in s["readouts"]["nccl_note"]

@@ -42,7 +42,8 @@ SPEC = spec(
     Param("first_bucket", "1mib", "choice", "First bucket", choices=FIRST),
     grad_dtype("fp32", "fp32", "bf16"),  # api.ddp takes its bytes, grad_bytes
     narrowed(api.DDP["mfu"], label="Share of peak FLOP/s", lo=0.01, step=0.05),
-    narrowed(api.DDP["inter_bw"], label="Network card (GB/s)", lo=0.125, hi=400),
+    narrowed(api.DDP["inter_bw"], "nic_gbps", as_flag=True,
+             label="Network card (Gb/s, one per GPU)", lo=1, hi=3200),
     ROWS,
 )  # fmt: skip
 # the backward and all-reduce lanes (Okabe & Ito blues), each in two shades: odd and even buckets

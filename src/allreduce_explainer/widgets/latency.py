@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from .. import api, fmt, nccl
 from ..catalog import hardware, measured
-from ..catalog.hardware import GIB, NCCL_GPU
+from ..catalog.hardware import GIB, NCCL_GPU, NIC_400G_Gbps
 from ..costs import cost
 from ..costs.latency_model import (
     NCCL_NETWORK_HOP_US,
@@ -36,12 +36,11 @@ from ..exercises.check import verdict as judged
 from ..exercises.units import BYTES
 from ..nccl import BASE_LATENCY_US, HW_LATENCY_US, NIC_GBPS, RING_PLATEAU_FACTOR
 from ..palette import GPU_COLOURS, NEUTRAL, SERIES
-from ..params import Param, defaults, narrowed, spec, validated
+from ..params import Param, api_args, defaults, narrowed, spec, validated
 from ..performance import fitted
 from ..schedules import tree
 from ..schedules.ring import steps as ring_steps
 from ..schedules.schedule import split
-from ..schedules.topology import NIC_400G_GBps
 from ..simulation.verify import check
 from ..sources import ESTIMATE, FITTED, REFERENCE_DASH, WHITEBOARD
 from . import Widget, common, diagram, views
@@ -64,14 +63,22 @@ LATENCY = spec(
     narrowed(api.ESTIMATE["inter_latency"], "latency_us",
              label="Whiteboard model's α per message (µs)", default=NCCL_NETWORK_HOP_US,
              hi=10000),
-    narrowed(api.ESTIMATE["inter_bw"], "bandwidth_gbps", label="Network card B (GB/s)",
-             lo=0.125, hi=400),
+    # the card, asked as sold: NCCL's curves take it so, the whiteboard model's B in GB/s
+    narrowed(api.ESTIMATE["inter_bw"], "nic_gbps", as_flag=True,
+             label="Network card (Gb/s, one per GPU)", lo=NIC_GBPS[0], hi=NIC_GBPS[1]),
 )  # fmt: skip
 
 
-def nccl_system(gpus: int, per_node: int, card_GBps: float) -> nccl.System:
-    """NCCL's servers: H100s, `per_node` to a server, one card of `card_GBps` per GPU."""
-    return nccl.System(NCCL_GPU, gpus, per_node, per_node, card_GBps * 8)
+def nccl_system(gpus: int, per_node: int, *, card_Gbps: float) -> nccl.System:
+    """NCCL's servers: H100s, `per_node` to a server, one card of `card_Gbps` per GPU (as sold;
+    a keyword, so no caller passes the model's GB/s by mistake)."""
+    return nccl.System(NCCL_GPU, gpus, per_node, per_node, float(card_Gbps))
+
+
+def whiteboard_bw(p: dict) -> float:
+    """The whiteboard model's B, GB/s: the page's card (Gb/s) in the model's unit, as api_args
+    hands it to api.estimate."""
+    return float(api_args(p, LATENCY, api.ESTIMATE)["inter_bw"])
 
 
 @lru_cache(maxsize=32)
@@ -86,11 +93,11 @@ def latency(params=None) -> dict:
     """Latency: time of one all-reduce against size, NCCL's model and the teaching model, with
     the crossovers and a band of what NCCL picks."""
     p = validated(params, LATENCY)
-    n, per, alpha, gbps = p["gpus"], p["gpus_per_node"], float(p["latency_us"]), p["bandwidth_gbps"]
+    n, per, alpha, gbps = p["gpus"], p["gpus_per_node"], float(p["latency_us"]), whiteboard_bw(p)
     if n % per:
         raise ParamError("gpus", f"{n} GPUs do not fill servers of {per}: use a multiple of {per}")
     sizes = whole(SIZES)
-    nc, xs_n = _nccl_curves(nccl_system(n, per, float(gbps)))
+    nc, xs_n = _nccl_curves(nccl_system(n, per, card_Gbps=p["nic_gbps"]))
     xn = xs_n[0] if xs_n else None
     topo = flat(n, float(gbps), alpha)
     ring = [ring_time(topo, s) for s in SIZES]
@@ -101,7 +108,7 @@ def latency(params=None) -> dict:
     big = -1  # 8 GiB
     a8, p8, t8 = nc.pick[big]
     where = f"{n // per} server{'s' if n // per > 1 else ''} of {per} H100"
-    card = f"one {fmt.sig(gbps, 3)} GB/s card per GPU"
+    card = f"one {fmt.sig(p['nic_gbps'], 3)} Gb/s card per GPU"
     summary = (
         f"{ESTIMATE.name} on {where} ({card}): 8 GiB takes "
         f"{fmt.seconds(nring[big])} on the ring and {fmt.seconds(ntree[big])} on the tree; NCCL "
@@ -121,7 +128,7 @@ def latency(params=None) -> dict:
         ],
     }
     board = f"{n} GPUs, each on its own server, α = {fmt.sig(alpha, 3)} µs per message"
-    board_summary = f"The whiteboard model ({board}, B = {fmt.sig(gbps, 3)} GB/s): " + (
+    board_summary = f"The whiteboard model ({board}, B = {fmt.sig(gbps, 3)} GB/s from {card}): " + (
         f"its ring and tree cross at {fmt.nbytes(x)}." if x is not None else _no_crossover(ring, tr)
     )
     board_table = {
@@ -191,8 +198,8 @@ def predict_latency(params, answer) -> dict:
     crossing (the second chart), and the size from which NCCL picks its ring (the strip). Every
     verdict says where the whiteboard model's curves cross, and what NCCL picks by size."""
     p = validated(params, LATENCY)
-    n, gbps, alpha = p["gpus"], float(p["bandwidth_gbps"]), float(p["latency_us"])
-    system = nccl_system(n, p["gpus_per_node"], gbps)
+    n, gbps, alpha = p["gpus"], whiteboard_bw(p), float(p["latency_us"])
+    system = nccl_system(n, p["gpus_per_node"], card_Gbps=p["nic_gbps"])
     best, xs = _nccl_curves(system)
     got = (
         None
@@ -556,8 +563,12 @@ def yardstick(p: dict) -> tuple[float, str]:
     if p["servers"] == 1:
         rate = hardware.find(hardware.GPUS, p["gpu"], "gpu").link_GBps
         return rate, f"NVLink line rate, {fmt.sig(rate, 3)} GB/s"
-    g, card = p["gpus_per_node"], float(p["nic_gbps"]) / 8
-    return g * card, f"{g} cards × {fmt.sig(card, 3)} GB/s = {fmt.sig(g * card, 3)} GB/s"
+    g, nic = p["gpus_per_node"], float(p["nic_gbps"])
+    card = float(api.ESTIMATE["inter_bw"].from_flag(nic))  # GB/s, as busbw is
+    return g * card, (
+        f"{g} cards of {fmt.sig(nic, 3)} Gb/s ({fmt.sig(card, 3)} GB/s each) = "
+        f"{fmt.sig(g * card, 3)} GB/s"
+    )
 
 
 def busbw_curve(params=None) -> dict:
@@ -727,7 +738,7 @@ def _depth(n: int) -> int:
 def nccl_latency_us(algorithm: str, gpus: int, per_node: int) -> float:
     """NCCL's latency (base included) of an all-reduce with the Simple protocol, as its tables
     hold it (tuning.cc:384-435), on servers of `per_node` H100s."""
-    s = nccl_system(gpus, per_node, NIC_400G_GBps)
+    s = nccl_system(gpus, per_node, card_Gbps=NIC_400G_Gbps)
     return nccl.tables(s)[(algorithm, "Simple")].latency_us
 
 
@@ -748,11 +759,12 @@ def _nccl_constants() -> dict[str, str]:
 def facts() -> dict[str, str]:
     """Latency: the quoted figures."""
     d = defaults(LATENCY)
-    n, per, a, b = d["gpus"], d["gpus_per_node"], d["latency_us"], d["bandwidth_gbps"]
+    n, per, a, b = d["gpus"], d["gpus_per_node"], d["latency_us"], whiteboard_bw(d)
     topo = flat(n, b, a)
     tree_small = cost.tree_time_fast(topo, 8)
     ring_small = ring_time(topo, 8)
-    system, flat_system = nccl_system(n, per, b), nccl_system(n, 1, b)
+    card = d["nic_gbps"]
+    system, flat_system = nccl_system(n, per, card_Gbps=card), nccl_system(n, 1, card_Gbps=card)
     big = [8 * GIB]
     nc, nf = nccl.best_by_algorithm(system, big), nccl.best_by_algorithm(flat_system, big)
     pick = nc.pick[0]
@@ -769,7 +781,7 @@ def facts() -> dict[str, str]:
             "lat_per_node": str(per),
             "lat_servers": str(n // per),
             "lat_alpha": f"{a:g} µs",
-            "lat_bw": f"{b:g} GB/s",
+            "lat_bw": f"{b:g} GB/s, a {card:g} Gb/s card's",
             "lat_cross": fmt.nbytes(crossover(topo)),
             "lat_cross_2alpha": fmt.nbytes(crossover(flat(n, b, 2 * a))),
             "lat_tree_chunks_8gib": f"{cost.tree_chunks(big[0]):,}",

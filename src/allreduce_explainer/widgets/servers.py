@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import api, dtypes, fmt, nccl
-from ..catalog.hardware import NCCL_GPU
+from ..catalog.hardware import NCCL_GPU, NIC_400G_Gbps
 from ..catalog.models import EXAMPLE_GRADIENT_BYTES
 from ..costs.latency_model import NCCL_NETWORK_HOP_US, NCCL_NVLINK_HOP_US
 from ..errors import ParamError
@@ -20,7 +20,6 @@ from ..exercises.units import COUNT
 from ..palette import SERIES
 from ..params import Param, api_args, narrowed, spec, validated
 from ..schedules.schedule import split
-from ..schedules.topology import NIC_400G_GBps
 from ..simulation.simulate import count_bytes
 from ..simulation.verify import check
 from ..sources import FITTED, WHITEBOARD
@@ -185,7 +184,8 @@ COMPARE = spec(
     Param("gradient_gb", EXAMPLE_GRADIENT_BYTES / 1e9, "float", "Gradient per GPU (GB)",
           0.000001, 10000, unit="GB"),
     narrowed(api.ESTIMATE["intra_bw"], label="NVLink (GB/s)", lo=0.001, hi=1000000),
-    narrowed(api.ESTIMATE["inter_bw"], label="Network card (GB/s)", lo=0.001, hi=1000000),
+    narrowed(api.ESTIMATE["inter_bw"], "nic_gbps", as_flag=True,
+             label="Network card (Gb/s, one per GPU)", lo=0.008, hi=8000000),
     narrowed(api.ESTIMATE["intra_latency"], label="NVLink latency (µs)", hi=1000000),
     narrowed(api.ESTIMATE["inter_latency"], label="Network latency (µs)", hi=1000000),
 )  # fmt: skip
@@ -211,8 +211,8 @@ def servers_compare(params=None) -> dict:
     s, n = gb * 1e9, servers * g
     times = {m: [_estimate(m, x, g, s, links)["time_s"] for x in SERVER_X] for m in METHODS}
     at = {m: _estimate(m, servers, g, s, links) for m in METHODS}
-    nccl_at = _nccl(n, g, s, links["inter_bw"])
-    nccl_times = [_nccl(x * g, g, s, links["inter_bw"]) for x in SERVER_X]
+    nccl_at = _nccl(n, g, s, p["nic_gbps"])
+    nccl_times = [_nccl(x * g, g, s, p["nic_gbps"]) for x in SERVER_X]
     counted = n <= MAX_COUNTED_GPUS and servers > 1
     counts = {m: count_bytes(m, servers, g, s) if counted else None for m in METHODS}
     readouts = {"verdict": _verdict(at, servers, g), "gradient": fmt.nbytes(s)}
@@ -227,7 +227,7 @@ def servers_compare(params=None) -> dict:
     readouts["counted"] = _counted_note(servers, g, counts)
     readouts["nccl_time"] = fmt.seconds(nccl_at.time_us * 1e-6) if nccl_at else "—"
     readouts["nccl_pick"] = f"{nccl_at.algorithm}/{nccl_at.protocol}" if nccl_at else "—"
-    readouts["nccl_note"] = _nccl_note(nccl_at, servers, g, links["inter_bw"])
+    readouts["nccl_note"] = _nccl_note(nccl_at, servers, g, p["nic_gbps"])
     main = views.part(
         figure=_figure(times, servers, g, at, nccl_times, nccl_at),
         summary=(
@@ -296,25 +296,25 @@ def _times_text(x: float) -> str:
     return f"{fmt.sig(x, 3)}×"
 
 
-def _nccl(n: int, g: int, nbytes: float, card_GBps: float) -> nccl.Candidate | None:
+def _nccl(n: int, g: int, nbytes: float, card_Gbps: float) -> nccl.Candidate | None:
     """NCCL's pick for this all-reduce, one card per GPU at the card's rate; None where its
     model does not reach (one GPU, a card outside 1-3200 Gb/s, more than 16 TiB), as nccl.System
     and nccl.choose check it."""
     try:
         return nccl.choose(
-            "AllReduce", round(nbytes), nccl.System(NCCL_GPU, n, g, g, card_GBps * 8)
+            "AllReduce", round(nbytes), nccl.System(NCCL_GPU, n, g, g, float(card_Gbps))
         )
     except ParamError:
         return None
 
 
-def _nccl_note(pick: nccl.Candidate | None, servers: int, g: int, card_GBps: float) -> str:
+def _nccl_note(pick: nccl.Candidate | None, servers: int, g: int, card_Gbps: float) -> str:
     if pick is None:
         return "NCCL's choice needs 2 or more GPUs and a card of 1-3200 Gb/s."
     return (
         f"NCCL picks {pick.algorithm} with {pick.protocol}, {FITTED.name} "
         f"{fmt.seconds(pick.time_us * 1e-6)}, on H100 SXM servers with one "
-        f"{fmt.sig(card_GBps * 8, 3)} Gb/s card per GPU, its own NVLink rate and latencies "
+        f"{fmt.sig(card_Gbps, 3)} Gb/s card per GPU, its own NVLink rate and latencies "
         "(the latency fields above feed only the closed forms). Its rings cross each server "
         "boundary once per channel, with every card busy."
     )
@@ -400,7 +400,7 @@ def facts() -> dict[str, str]:
     }
     small = 1e6  # 1 MB: NCCL's pick for a small message
     two = {m: count_bytes(m, 2, g, s) for m in METHODS}
-    big, little = _nccl(nodes * g, g, s, NIC_400G_GBps), _nccl(nodes * g, g, small, NIC_400G_GBps)
+    big, little = _nccl(nodes * g, g, s, NIC_400G_Gbps), _nccl(nodes * g, g, small, NIC_400G_Gbps)
     out = {
         "srv_nccl_time": fmt.seconds(big.time_us * 1e-6),
         "srv_nccl_pick": f"{big.algorithm}/{big.protocol}",

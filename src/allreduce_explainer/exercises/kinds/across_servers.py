@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from ... import api, fmt
+from ...catalog.hardware import NIC_400G_Gbps
 from .common import (
     EXACT,
     Problem,
@@ -224,8 +225,9 @@ def fastest_method(rng: random.Random) -> Problem:
         FASTEST,
         prompt=f"{gpus_text(n, g)}, each GPU with its own network card, all-reduce "
         f"{article(fmt.nbytes(s))} ({s:,} bytes) gradient. A message costs α + size/B: over "
-        f"NVLink α = {INTRA_LATENCY_US} µs and B = {api.H100_NVLINK_GBps:g} GB/s, through a card "
-        f"α = {alpha} µs and B = {api.NIC_400G_GBps:g} GB/s. Use this page's lock-step models. "
+        f"NVLink α = {INTRA_LATENCY_US} µs and B = {api.H100_NVLINK_GBps:g} GB/s, through a "
+        f"{NIC_400G_Gbps:g} Gb/s card α = {alpha} µs and B = {api.NIC_400G_GBps:g} GB/s. "
+        "Use this page's lock-step models. "
         f"multi-ring: {DESCRIBE['multi-ring']}. hierarchical: {DESCRIBE['hierarchical']}. "
         "Which is faster? Type multi-ring or hierarchical.",
         hint="Count each method's steps in a row and what each step carries. Which matters "
