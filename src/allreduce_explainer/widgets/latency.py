@@ -97,7 +97,8 @@ def latency(params=None) -> dict:
     if n % per:
         raise ParamError("gpus", f"{n} GPUs do not fill servers of {per}: use a multiple of {per}")
     sizes = whole(SIZES)
-    nc, xs_n = _nccl_curves(nccl_system(n, per, card_Gbps=p["nic_gbps"]))
+    system = nccl_system(n, per, card_Gbps=p["nic_gbps"])
+    nc, xs_n = _nccl_curves(system)
     xn = xs_n[0] if xs_n else None
     topo = flat(n, float(gbps), alpha)
     ring = [ring_time(topo, s) for s in SIZES]
@@ -158,7 +159,7 @@ def latency(params=None) -> dict:
             "crossover_nccl": "none in 8 B – 8 GiB" if xn is None else fmt.nbytes(xn),
             "nccl_8gib": f"ring {fmt.seconds(nring[big])}, tree {fmt.seconds(ntree[big])}",
             "nccl_pick_8gib": f"{a8} {p8}, {fmt.seconds(t8 * 1e-6)}",
-            "band": band_text(nccl_system(n, per, float(gbps)), sizes, nc.pick),
+            "band": band_text(system, sizes, nc.pick),
             "crossover": "none in 8 B – 8 GiB" if x is None else fmt.nbytes(x),
         },
         prediction=views.prediction(
