@@ -229,7 +229,7 @@ def test_the_band_names_where_nccl_starts_each_pick_to_the_byte(gpus, per, gbps)
     """The band's "Tree LL128 from 174 kB": NCCL (nccl.choose, no algorithm forced) picks it
     from the printed size's upper half-step and another below its lower one, not only on the
     chart's grid of sizes (which once said 185 kB, while `nccl --bytes 180K` picked it)."""
-    s = lat.latency({"gpus": gpus, "gpus_per_node": per, "bandwidth_gbps": gbps})
+    s = lat.latency({"gpus": gpus, "gpus_per_node": per, "nic_gbps": gbps * 8})
     system = nccl.System("H100 SXM", gpus, per, per, gbps * 8)
 
     def pick(n: int) -> str:
