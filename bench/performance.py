@@ -46,6 +46,7 @@ from allreduce_explainer.performance.layer import (  # noqa: E402
     Call,
     Parameters,
     asymptote_key,
+    protocol_key,
     ramp_key,
     time_us,
 )
@@ -167,7 +168,7 @@ class Layout:
             tuple(sorted({ramp_key(c) for c in calls})),
             tuple(sorted({c.generation for c in calls})),
             tuple(
-                sorted({f"{c.generation}/{c.protocol}" for c in calls if c.protocol != "Simple"})
+                sorted({protocol_key(c) for c in calls if c.protocol != "Simple"})
             ),
             tuple(sorted({asymptote_key(c) for c in calls if c.nbytes >= ASYMPTOTE_FROM})),
         )
@@ -714,6 +715,7 @@ def main() -> None:
     print(p)
     print("\n".join(_class_lines(table)))
     print("\n".join(_target_lines(all_sweeps, errors)))
+    print("\n".join(_per_class_lines(all_sweeps, errors)))
     print("\n".join(_holdout_lines(p, held)))
     if args.write:
         judged = held_out_bands(all_sweeps, errors)

@@ -3,16 +3,19 @@
 NCCL times a call as latency + bytes / bandwidth (tuning.cc:630-654). Measured sweeps differ
 from that in four ways, each a factor here, fitted by bench/performance.py on whole sweeps:
 
-- a mid-size ramp (LL128 and Simple): the bandwidth reached grows with the bytes each channel of
+- a mid-size ramp (Simple alone): the bandwidth reached grows with the bytes each channel of
   each rank moves,
   x = bytes / (channels x ranks), as eta(x) = 1 / (1 + (x0 / x)^k), one x0 per algorithm group
   (point-to-point rings and trees; NVLink SHARP's NVLS and NVLSTree), shared by generations.
-  NCCL's chunks shrink at these sizes (src/enqueue.cc), so pipelines fill and drain; only the
-  tree has a correction for it in tuning.cc (620-627);
+  Simple moves chunks through a FIFO of steps that a sender may fill only once the receiver has
+  freed a slot (waitPeer, src/device/prims_simple.h:101-119), and NCCL's chunks
+  shrink at these sizes (calcCollChunking, src/enqueue.cc:2182-2290), so pipelines fill and
+  drain. LL and LL128 have no ramp (ramp() says why);
 - a latency factor per GPU generation: NCCL's hop latencies are the same for every generation
   (tuning.cc:158-175), measurement is not;
-- a bandwidth factor per generation for LL and LL128 (a measured ceiling: their caps in
-  tuning.cc are selection numbers rather than what the protocols reach);
+- a bandwidth factor per generation for LL and LL128, one on one server and another across
+  servers (a measured ceiling: their caps in tuning.cc are selection numbers rather than what
+  the protocols reach, and NCCL's own caps differ by the servers' count; protocol_key);
 - an asymptote per (generation, group): what a run reaches at gigabytes against NCCL's figure.
   Every algorithm across servers gets its own (the cards, not NVLink, set its pace), so an
   NVLink server's factor is never applied to a ring limited by its cards, nor the factor of
@@ -103,15 +106,32 @@ def asymptote_key(c: Call) -> str:
     return f"{c.generation}/{group}{net}"
 
 
+def protocol_key(c: Call) -> str:
+    """The LL or LL128 factor's key: the generation and protocol, and '-net' across servers.
+    NCCL's own ceilings for these protocols differ with the servers' count: llMaxBws and the
+    per-channel LL128 caps are indexed by it (tuning.cc:267, 272-275), and the tree's LL128
+    keeps 7/9 of its bandwidth on one server against 120/128 across (tuning.cc:335). Measured,
+    the two differ more: fitted with one factor for both, Hopper's LL128 came out 1.15 (the
+    rings of one server want about 1.0, the trees across servers about 0.5), which carried the
+    trees' shortfall into one server's rings at 4-32 MiB."""
+    net = "-net" if c.nodes > 1 else ""
+    return f"{c.generation}/{c.protocol}{net}"
+
+
 def ramp(p: Parameters, c: Call) -> float:
-    """eta(x): the share of the asymptotic bandwidth the call reaches. LL has none: it sends
-    8-byte flag-and-data words with no chunk pipeline to fill, and its factor is a ceiling
-    alone (fitted with the ramp on it, the layer would add tens of us to every small call that
-    #309's 8-128 KiB rows, within 10 % of NCCL's own time, do not show). A generation without a
-    fitted ramp for this group takes the group's (the fitted generations' geometric mean); a
-    group never fitted has none."""
+    """eta(x): the share of the asymptotic bandwidth the call reaches, for Simple alone. LL and
+    LL128 carry their flag in every line (a 4-byte flag beside each 4 bytes of data,
+    src/include/device.h:75-84; a 128-byte line with one flag word, device.h:110-112), so a receiver takes each line as it lands,
+    with no step of a FIFO to fill and hand over; their factor is a ceiling alone. For the
+    tree NCCL's own time already shrinks the bandwidth of small calls, for every protocol
+    (treeCorrectionFactor, tuning.cc:623-643), which a ramp on the tree's LL128 counted twice.
+    Fitted with the ramp on LL128 too, the layer put #309's four-server trees 28-41 % slow at
+    256 KiB-1 MiB (leaving their cluster out), and a ramp on LL would add tens of us to every
+    small call that #309's 8-128 KiB rows, within 10 % of NCCL's own time, do not show. A
+    generation without a fitted ramp for this group takes the group's (the fitted generations'
+    geometric mean); a group never fitted has none."""
     x0 = p.ramp_bytes.get(ramp_key(c), p.ramp_bytes.get(GROUPS[c.algorithm]))
-    if x0 is None or c.protocol == "LL":
+    if x0 is None or c.protocol != "Simple":
         return 1.0
     x = c.nbytes / (c.channels * c.ranks)
     return 1.0 / (1.0 + (x0 / x) ** p.ramp_power)
@@ -121,7 +141,7 @@ def asymptotic_GBps(p: Parameters, c: Call) -> float:
     """The pair's bandwidth at gigabytes: NCCL's, times the asymptote and the protocol's factor."""
     bw = c.bandwidth_GBps * p.asymptote.get(asymptote_key(c), 1.0)
     if c.protocol != "Simple":
-        bw *= p.protocol.get(f"{c.generation}/{c.protocol}", 1.0)
+        bw *= p.protocol.get(protocol_key(c), 1.0)
     return bw
 
 
