@@ -167,9 +167,7 @@ class Layout:
         return Layout(
             tuple(sorted({ramp_key(c) for c in calls})),
             tuple(sorted({c.generation for c in calls})),
-            tuple(
-                sorted({protocol_key(c) for c in calls if c.protocol != "Simple"})
-            ),
+            tuple(sorted({protocol_key(c) for c in calls if c.protocol != "Simple"})),
             tuple(sorted({asymptote_key(c) for c in calls if c.nbytes >= ASYMPTOTE_FROM})),
         )
 

@@ -119,17 +119,20 @@ def protocol_key(c: Call) -> str:
 
 
 def ramp(p: Parameters, c: Call) -> float:
-    """eta(x): the share of the asymptotic bandwidth the call reaches, for Simple alone. LL and
-    LL128 carry their flag in every line (a 4-byte flag beside each 4 bytes of data,
-    src/include/device.h:75-84; a 128-byte line with one flag word, device.h:110-112), so a receiver takes each line as it lands,
-    with no step of a FIFO to fill and hand over; their factor is a ceiling alone. For the
-    tree NCCL's own time already shrinks the bandwidth of small calls, for every protocol
-    (treeCorrectionFactor, tuning.cc:623-643), which a ramp on the tree's LL128 counted twice.
-    Fitted with the ramp on LL128 too, the layer put #309's four-server trees 28-41 % slow at
-    256 KiB-1 MiB (leaving their cluster out), and a ramp on LL would add tens of us to every
-    small call that #309's 8-128 KiB rows, within 10 % of NCCL's own time, do not show. A
-    generation without a fitted ramp for this group takes the group's (the fitted generations'
-    geometric mean); a group never fitted has none."""
+    """eta(x): the share of the asymptotic bandwidth the call reaches, for Simple alone.
+
+    LL and LL128 carry their flag in every line (a 4-byte flag beside each 4 bytes of data,
+    src/include/device.h:75-84; a 128-byte line with one flag word, device.h:110-112): a
+    receiver takes each line as it lands, where Simple's waits for a whole slice
+    (prims_simple.h:101-119). Their factor is a ceiling alone. For the tree NCCL's own time
+    already shrinks small calls' bandwidth, for every protocol (treeCorrectionFactor,
+    tuning.cc:623-641, ported in nccl/tuning.terms), which a ramp on the tree's LL128 counted
+    twice. Leaving each cluster out (bench/PERFORMANCE.md), the ramp on LL128 put #309's
+    four-server trees 28-41 % slow at 256 KiB-1 MiB and together's one-server ring 22 % slow
+    at 4-32 MiB; a ramp on LL would add tens of us to every small call that #309's 8-128 KiB
+    rows, within 10 % of NCCL's own time, do not show. A generation without a fitted ramp for
+    this group takes the group's (the fitted generations' geometric mean); a group never
+    fitted has none."""
     x0 = p.ramp_bytes.get(ramp_key(c), p.ramp_bytes.get(GROUPS[c.algorithm]))
     if x0 is None or c.protocol != "Simple":
         return 1.0
