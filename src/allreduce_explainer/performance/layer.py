@@ -3,14 +3,13 @@
 NCCL times a call as latency + bytes / bandwidth (tuning.cc:630-654). Measured sweeps differ
 from that in four ways, each a factor here, fitted by bench/performance.py on whole sweeps:
 
-- a mid-size ramp (Simple alone): the bandwidth reached grows with the bytes each channel of
-  each rank moves,
+- a mid-size ramp (Simple, and the tree's LL128): the bandwidth reached grows with the bytes
+  each channel of each rank moves,
   x = bytes / (channels x ranks), as eta(x) = 1 / (1 + (x0 / x)^k), one x0 per algorithm group
   (point-to-point rings and trees; NVLink SHARP's NVLS and NVLSTree), shared by generations.
-  Simple moves chunks through a FIFO of steps that a sender may fill only once the receiver has
-  freed a slot (waitPeer, src/device/prims_simple.h:101-119), and NCCL's chunks
-  shrink at these sizes (calcCollChunking, src/enqueue.cc:2182-2290), so pipelines fill and
-  drain. LL and LL128 have no ramp (ramp() says why);
+  NCCL's chunks shrink at these sizes (calcCollChunking, src/enqueue.cc:2182-2296), so
+  pipelines fill and drain; for LL128 it shrinks the tree's chunk alone (enqueue.cc:2286-2294),
+  and the ring's LL128, like LL, takes no ramp (ramp() says why);
 - a latency factor per GPU generation: NCCL's hop latencies are the same for every generation
   (tuning.cc:158-175), measurement is not;
 - a bandwidth factor per generation for LL and LL128, one on one server and another across
@@ -110,31 +109,32 @@ def protocol_key(c: Call) -> str:
     """The LL or LL128 factor's key: the generation and protocol, and '-net' across servers.
     NCCL's own ceilings for these protocols differ with the servers' count: llMaxBws and the
     per-channel LL128 caps are indexed by it (tuning.cc:267, 272-275), and the tree's LL128
-    keeps 7/9 of its bandwidth on one server against 120/128 across (tuning.cc:335). Measured,
-    the two differ more: fitted with one factor for both, Hopper's LL128 came out 1.15 (the
-    rings of one server want about 1.0, the trees across servers about 0.5), which carried the
-    trees' shortfall into one server's rings at 4-32 MiB."""
+    keeps 7/9 of its bandwidth on one server against 120/128 across (tuning.cc:335). Fitted
+    with one factor for both, Hopper's LL128 came out 1.15, between one server's rings and the
+    trees across servers, and together's ring was predicted 22 % slow at 4-32 MiB; apart, they
+    come out about 0.97 and 0.84 (fitted.py)."""
     net = "-net" if c.nodes > 1 else ""
     return f"{c.generation}/{c.protocol}{net}"
 
 
-def ramp(p: Parameters, c: Call) -> float:
-    """eta(x): the share of the asymptotic bandwidth the call reaches, for Simple alone.
+def ramped(c: Call) -> bool:
+    """Whether the call's bandwidth ramps with its size (ramp): Simple, and the tree's LL128."""
+    return c.protocol == "Simple" or (c.protocol, c.algorithm) == ("LL128", "Tree")
 
-    LL and LL128 carry their flag in every line (a 4-byte flag beside each 4 bytes of data,
-    src/include/device.h:75-84; a 128-byte line with one flag word, device.h:110-112): a
-    receiver takes each line as it lands, where Simple's waits for a whole slice
-    (prims_simple.h:101-119). Their factor is a ceiling alone. For the tree NCCL's own time
-    already shrinks small calls' bandwidth, for every protocol (treeCorrectionFactor,
-    tuning.cc:623-641, ported in nccl/tuning.terms), which a ramp on the tree's LL128 counted
-    twice. Leaving each cluster out (bench/PERFORMANCE.md), the ramp on LL128 put #309's
-    four-server trees 28-41 % slow at 256 KiB-1 MiB and together's one-server ring 22 % slow
-    at 4-32 MiB; a ramp on LL would add tens of us to every small call that #309's 8-128 KiB
-    rows, within 10 % of NCCL's own time, do not show. A generation without a fitted ramp for
-    this group takes the group's (the fitted generations' geometric mean); a group never
-    fitted has none."""
+
+def ramp(p: Parameters, c: Call) -> float:
+    """eta(x): the share of the asymptotic bandwidth the call reaches: Simple's, and the tree's
+    LL128, whose chunk NCCL halves while a message gives each channel fewer than
+    (1 + log2i(nodes) + 0.1 ppn) x 16 / ppn chunks (calcCollChunking, src/enqueue.cc:2286-2294).
+    LL has none: it sends 8-byte flag-and-data words with no chunk pipeline to fill (fitted
+    with the ramp on it, the layer would add tens of us to every small call that #309's
+    8-128 KiB rows, within 10 % of NCCL's own time, do not show). Nor has the ring's LL128,
+    whose chunk calcCollChunking never shrinks: leaving each cluster out, a ramp on it put
+    together's one-server ring 22 % slow at 4-32 MiB (bench/PERFORMANCE.md). A generation
+    without a fitted ramp for this group takes the group's (the fitted generations' geometric
+    mean); a group never fitted has none."""
     x0 = p.ramp_bytes.get(ramp_key(c), p.ramp_bytes.get(GROUPS[c.algorithm]))
-    if x0 is None or c.protocol != "Simple":
+    if x0 is None or not ramped(c):
         return 1.0
     x = c.nbytes / (c.channels * c.ranks)
     return 1.0 / (1.0 + (x0 / x) ** p.ramp_power)

@@ -1,7 +1,8 @@
 """The layer's LL and LL128 against NCCL's source: their factor is one server's or across
-servers', as NCCL's own ceilings are (tuning.cc:267-275, 335), and they take no ramp, the tree
-keeping NCCL's own size correction (treeCorrectionFactor, tuning.cc:623-643) once. Each oracle
-is the formula computed here from the Parameters and the constants typed from tuning.cc."""
+servers', as NCCL's own ceilings are (tuning.cc:267-275, 335); LL takes no ramp, nor the
+ring's LL128, whose chunk NCCL never shrinks, while the tree's LL128 does (enqueue.cc:2286-2294).
+Each oracle is the formula computed here from the Parameters and constants typed from the
+source."""
 
 from __future__ import annotations
 
@@ -48,24 +49,29 @@ def _layer_and_terms(s: nccl.System, algorithm: str, protocol: str, n: int):
     return layer.time_us(fitted.PARAMETERS, call), e, lat, bw, call
 
 
-def test_the_tree_s_ll128_is_corrected_once_by_nccl_and_not_ramped():
+def test_the_tree_s_ll128_ramps_and_the_ring_s_does_not():
     """2 x 8 H100, 512 KiB, Tree/LL128: NCCL's own bandwidth carries treeCorrectionFactor
-    [LL128][log2i(512 KiB >> 6) = 13] = 0.6 (tuning.cc:625, 639-641); the layer adds its factors
-    and no ramp on top."""
-    p, n = fitted.PARAMETERS, 512 * KiB
-    got, e, lat, bw, _ = _layer_and_terms(
-        nccl.System("H100 SXM", 16, 8, 8, 400.0), "Tree", "LL128", n
-    )
+    [LL128][log2i(512 KiB >> 6) = 13] = 0.6 (tuning.cc:625, 639-641), and NCCL halves the tree's
+    LL128 chunk for such a call (calcCollChunking, src/enqueue.cc:2286-2294: here 512 KiB over
+    its channels gives fewer than (1 + log2i(2) + 0.1 x 8) x 16 / 8 chunks of 32 KiB), so the
+    layer ramps it: latency + bytes / (bandwidth x asymptote x LL128 factor x eta(x))."""
+    p, n, s = fitted.PARAMETERS, 512 * KiB, nccl.System("H100 SXM", 16, 8, 8, 400.0)
+    got, e, lat, bw, call = _layer_and_terms(s, "Tree", "LL128", n)
     assert bw == pytest.approx(e.bw_GBps * 0.6, rel=1e-12)
+    ppn, steps = 8, 1 + 1 + 0.1 * 8
+    assert n // (call.channels * 32 * KiB) < steps * 16 / ppn  # the chunk is shrunk to 32 KiB
+    eta = 1 / (
+        1 + (p.ramp_bytes["Hopper/p2p"] / (n / (call.channels * call.ranks))) ** p.ramp_power
+    )
     net = p.asymptote["Hopper/p2p-net"] * p.protocol["Hopper/LL128-net"]
-    want = lat * p.latency["Hopper"] + n / (1000 * bw * net)
-    assert got == pytest.approx(want, rel=1e-12)
+    assert eta < 0.9
+    assert got == pytest.approx(lat * p.latency["Hopper"] + n / (1000 * bw * net * eta), rel=1e-12)
 
 
-def test_one_server_s_ring_ramps_simple_alone():
+def test_one_server_s_ring_ramps_simple_and_not_ll128():
     """8 x H100, 8 MiB: the ring's LL128 is latency + bytes over NCCL's bandwidth x the
-    asymptote x the LL128 factor; its Simple, the same x eta(x) = 1 / (1 + (x0 / x)^k) with
-    x = bytes / (channels x ranks): the ramp is Simple's alone."""
+    asymptote x the LL128 factor (calcCollChunking never shrinks the ring's LL128 chunk); its
+    Simple, the same x eta(x) = 1 / (1 + (x0 / x)^k) with x = bytes / (channels x ranks)."""
     p, n, s = fitted.PARAMETERS, 8 * MiB, nccl.System("H100 SXM", 8, 8)
     got, _, lat, bw, call = _layer_and_terms(s, "Ring", "LL128", n)
     want = lat * p.latency["Hopper"] + n / (
