@@ -18,7 +18,7 @@ ramp; 64 MiB-1 GiB, its end; and from 1 GiB, the asymptote. Below 64 KiB nothing
 
 Chosen with the validation's result in view (bench/PERFORMANCE.md says so too): the size bands'
 edges, the two clusters a band needs, nine in ten as the figure and its neighbouring size bands
-(one either side: 127 of 150 rows covered; none, 108; two, 131 with a wider median), the fit's
+(one either side: 132 of 150 rows covered; none, 112; two, 134 with a wider median), the fit's
 size range (64 KiB up, not 1 MiB) and leaving the A100 runs across servers out of both fit and
 validation. A band chosen after seeing the errors it summarises is a description of those
 runs; how often it covers a cluster it never saw is measured apart (bench/PERFORMANCE.md, "On

@@ -3,16 +3,18 @@
 NCCL times a call as latency + bytes / bandwidth (tuning.cc:630-654). Measured sweeps differ
 from that in four ways, each a factor here, fitted by bench/performance.py on whole sweeps:
 
-- a mid-size ramp (LL128 and Simple): the bandwidth reached grows with the bytes each channel of
-  each rank moves,
+- a mid-size ramp (Simple, and the tree's LL128): the bandwidth reached grows with the bytes
+  each channel of each rank moves,
   x = bytes / (channels x ranks), as eta(x) = 1 / (1 + (x0 / x)^k), one x0 per algorithm group
   (point-to-point rings and trees; NVLink SHARP's NVLS and NVLSTree), shared by generations.
-  NCCL's chunks shrink at these sizes (src/enqueue.cc), so pipelines fill and drain; only the
-  tree has a correction for it in tuning.cc (620-627);
+  NCCL's chunks shrink at these sizes (calcCollChunking, src/enqueue.cc:2182-2296), so
+  pipelines fill and drain; for LL128 it shrinks the tree's chunk alone (enqueue.cc:2286-2294),
+  and the ring's LL128, like LL, takes no ramp (ramp() says why);
 - a latency factor per GPU generation: NCCL's hop latencies are the same for every generation
   (tuning.cc:158-175), measurement is not;
-- a bandwidth factor per generation for LL and LL128 (a measured ceiling: their caps in
-  tuning.cc are selection numbers rather than what the protocols reach);
+- a bandwidth factor per generation for LL and LL128, one on one server and another across
+  servers (a measured ceiling: their caps in tuning.cc are selection numbers rather than what
+  the protocols reach, and NCCL's own caps differ by the servers' count; protocol_key);
 - an asymptote per (generation, group): what a run reaches at gigabytes against NCCL's figure.
   Every algorithm across servers gets its own (the cards, not NVLink, set its pace), so an
   NVLink server's factor is never applied to a ring limited by its cards, nor the factor of
@@ -103,15 +105,36 @@ def asymptote_key(c: Call) -> str:
     return f"{c.generation}/{group}{net}"
 
 
+def protocol_key(c: Call) -> str:
+    """The LL or LL128 factor's key: the generation and protocol, and '-net' across servers.
+    NCCL's own ceilings for these protocols differ with the servers' count: llMaxBws and the
+    per-channel LL128 caps are indexed by it (tuning.cc:267, 272-275), and the tree's LL128
+    keeps 7/9 of its bandwidth on one server against 120/128 across (tuning.cc:335). Fitted
+    with one factor for both, Hopper's LL128 came out 1.15, between one server's rings and the
+    trees across servers, and together's ring was predicted 22 % slow at 4-32 MiB; apart, they
+    come out about 0.97 and 0.84 (fitted.py)."""
+    net = "-net" if c.nodes > 1 else ""
+    return f"{c.generation}/{c.protocol}{net}"
+
+
+def ramped(c: Call) -> bool:
+    """Whether the call's bandwidth ramps with its size (ramp): Simple, and the tree's LL128."""
+    return c.protocol == "Simple" or (c.protocol, c.algorithm) == ("LL128", "Tree")
+
+
 def ramp(p: Parameters, c: Call) -> float:
-    """eta(x): the share of the asymptotic bandwidth the call reaches. LL has none: it sends
-    8-byte flag-and-data words with no chunk pipeline to fill, and its factor is a ceiling
-    alone (fitted with the ramp on it, the layer would add tens of us to every small call that
-    #309's 8-128 KiB rows, within 10 % of NCCL's own time, do not show). A generation without a
-    fitted ramp for this group takes the group's (the fitted generations' geometric mean); a
-    group never fitted has none."""
+    """eta(x): the share of the asymptotic bandwidth the call reaches: Simple's, and the tree's
+    LL128, whose chunk NCCL halves while a message gives each channel fewer than
+    (1 + log2i(nodes) + 0.1 ppn) x 16 / ppn chunks (calcCollChunking, src/enqueue.cc:2286-2294).
+    LL has none: it sends 8-byte flag-and-data words with no chunk pipeline to fill (fitted
+    with the ramp on it, the layer would add tens of us to every small call that #309's
+    8-128 KiB rows, within 10 % of NCCL's own time, do not show). Nor has the ring's LL128,
+    whose chunk calcCollChunking never shrinks: leaving each cluster out, a ramp on it put
+    together's one-server ring 22 % slow at 4-32 MiB (bench/PERFORMANCE.md). A generation
+    without a fitted ramp for this group takes the group's (the fitted generations' geometric
+    mean); a group never fitted has none."""
     x0 = p.ramp_bytes.get(ramp_key(c), p.ramp_bytes.get(GROUPS[c.algorithm]))
-    if x0 is None or c.protocol == "LL":
+    if x0 is None or not ramped(c):
         return 1.0
     x = c.nbytes / (c.channels * c.ranks)
     return 1.0 / (1.0 + (x0 / x) ** p.ramp_power)
@@ -121,7 +144,7 @@ def asymptotic_GBps(p: Parameters, c: Call) -> float:
     """The pair's bandwidth at gigabytes: NCCL's, times the asymptote and the protocol's factor."""
     bw = c.bandwidth_GBps * p.asymptote.get(asymptote_key(c), 1.0)
     if c.protocol != "Simple":
-        bw *= p.protocol.get(f"{c.generation}/{c.protocol}", 1.0)
+        bw *= p.protocol.get(protocol_key(c), 1.0)
     return bw
 
 
