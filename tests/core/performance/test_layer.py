@@ -412,7 +412,12 @@ def test_a_bigger_call_never_takes_less_time(s, a, b, per_thread):
         assert t(lo) <= t(hi) * (1 + 1e-12)
 
 
-HELD = [s for s in SWEEPS if s["use"] == "holdout"]
+HELD = [s for s in SWEEPS if s["use"] == "holdout" and s["kind"] == "payload"]
+HELD_LOGS = [s for s in SWEEPS if s["use"] == "holdout" and s["kind"] == "log"]
+SOURCES = {
+    s["file"]: s for s in json.loads((DATA / "nccl-tests" / "SOURCES.json").read_text())["logs"]
+}
+DEVICE = re.compile(r"^#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+(\d+)\s+on\s+(\S+)\s+device", re.M)
 
 
 def payload_rows(sweep: dict) -> list[tuple[int, float]]:
@@ -447,6 +452,35 @@ def test_a_held_out_sweep_is_never_fitted_and_followed_from_64_mib(sweep):
             assert miss > 0, (n, f"{miss:+.1%}")
     report = (ROOT / "bench" / "PERFORMANCE.md").read_text()
     assert f"| {sweep['key']} |" in report and "740.64 GB/s at 4 GiB to 839.07" in report
+
+
+@pytest.mark.parametrize("sweep", HELD_LOGS, ids=[s["key"] for s in HELD_LOGS])
+def test_a_held_out_nccl_tests_run_is_cited_read_as_published_and_never_fitted(sweep):
+    """The all_reduce_perf runs held out for validation (SWEEPS.json 'holdout', kind 'log'): each
+    cited at a commit in SOURCES.json; its GPUs, servers and launch mode those its own '#  Rank'
+    lines print (one Pid per rank: one process per GPU); the rows bench/performance.py predicts
+    the out-of-place rows read here by regex; in no fit."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import performance as bench  # bench/performance.py
+
+    src = SOURCES[sweep["file"]]
+    assert re.match(
+        r"https://github\.com/[^/]+/[^/]+/(blob/[0-9a-f]{40}/|issues/|pull/)", src["url"]
+    )
+    assert sweep["url"] == src["url"] and src["where"] and src["hardware_basis"]
+    text = (DATA / "nccl-tests" / sweep["file"]).read_text()
+    ranks = DEVICE.findall(text)
+    hosts = {host for _, _, host in ranks}
+    per_host = len(ranks) // len(hosts)
+    system = sweep["system"]
+    assert (len(ranks), len(hosts), per_host) == (system["gpus"], src["hardware"]["nodes"], 8)
+    assert system["gpus_per_node"] == per_host == src["hardware"]["gpus_per_node"]
+    one_per_gpu = len({pid for _, pid, _ in ranks}) == len(ranks)
+    assert (sweep["gpus_per_thread"] == 1) == one_per_gpu
+    version = re.search(r"^NCCL version (\d+\.\d+\.\d+)", text, re.M)
+    assert sweep["nccl_version"] == (version.group(1) if version else None)
+    assert bench.sweeps("holdout")[sweep["key"]]["rows"] == measured(sweep)
+    assert sweep["key"] not in fitted.FITTED_ON
 
 
 def test_the_gpu_count_points_are_the_pages_and_the_report_prints_each():
