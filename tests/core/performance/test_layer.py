@@ -492,7 +492,9 @@ def test_a_held_out_nccl_tests_run_is_cited_read_as_published_and_never_fitted(s
     one_per_gpu = len({pid for _, pid, _ in ranks}) == len(ranks)
     assert (sweep["gpus_per_thread"] == 1) == one_per_gpu
     assert sweep["nccl_version"] == printed_nccl_version(text)
-    assert bench.sweeps("holdout")[sweep["key"]]["rows"] == measured(sweep)
+    # rows printed as 0.00 GB/s (the smallest sizes) carry no busbw to predict
+    rows = [(n, busbw) for n, busbw in measured(sweep) if busbw > 0]
+    assert bench.sweeps("holdout")[sweep["key"]]["rows"] == rows
     assert sweep["key"] not in fitted.FITTED_ON
 
 
