@@ -59,7 +59,7 @@ def test_the_clean_logs_are_the_full_all_reduce_runs():
         "nccl-tests-44-2x2080ti-allreduce-old.txt",  # one row (8 B)
         "nccl-tests-44-2x2080ti-all-gather-oldest.txt",  # all_gather_perf
     }
-    assert len(CLEAN) == 29
+    assert len(CLEAN) == 35  # the last six: held-out sweeps (SWEEPS.json 'holdout')
 
 
 def _alpha_beta_rms(rows: list[dict]) -> float:

@@ -26,8 +26,10 @@ from helpers import DATA, ROOT, examples
 SWEEPS = json.loads((DATA / "nccl-tests" / "SWEEPS.json").read_text())["sweeps"]
 CLEAN = [s for s in SWEEPS if s["use"] == "fit"]
 MiB, GiB = 1 << 20, 1 << 30
+# size, count, type, then redop and root where printed (an all-reduce's root is -1; logs before
+# nccl-tests printed root have the redop alone), time, algbw, busbw
 ROW = re.compile(
-    r"^\s*(?:\S+:\s*)?(\d+)\s+\d+\s+\w+\s+(?:\w+\s+-?\d+\s+)?([\d.]+)\s+([\d.]+)\s+([\d.]+)"
+    r"^\s*(?:\S+:\s*)?(\d+)\s+\d+\s+\w+\s+(?:[a-z]+\s+(?:-1\s+)?)?([\d.]+)\s+([\d.]+)\s+([\d.]+)"
 )
 
 
@@ -416,7 +418,12 @@ def test_a_bigger_call_never_takes_less_time(s, a, b, per_thread):
         assert t(lo) <= t(hi) * (1 + 1e-12)
 
 
-HELD = [s for s in SWEEPS if s["use"] == "holdout"]
+HELD = [s for s in SWEEPS if s["use"] == "holdout" and s["kind"] == "payload"]
+HELD_LOGS = [s for s in SWEEPS if s["use"] == "holdout" and s["kind"] == "log"]
+SOURCES = {
+    s["file"]: s for s in json.loads((DATA / "nccl-tests" / "SOURCES.json").read_text())["logs"]
+}
+DEVICE = re.compile(r"^#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+(\d+)\s+on\s+(\S+)\s+device", re.M)
 
 
 def payload_rows(sweep: dict) -> list[tuple[int, float]]:
@@ -452,6 +459,60 @@ def test_a_held_out_sweep_is_never_fitted_and_followed_from_64_mib(sweep):
             assert miss > 0, (n, f"{miss:+.1%}")
     report = (ROOT / "bench" / "PERFORMANCE.md").read_text()
     assert f"| {sweep['key']} |" in report and "740.64 GB/s at 4 GiB to 839.07" in report
+
+
+def gpus_from_rows(text: str) -> int:
+    """The GPU count nccl-tests used, from its all-reduce rows: busbw = algbw x 2(n-1)/n
+    (all_reduce.cu), so n = 2 / (2 - busbw / algbw), read off the largest row."""
+    rows = [ROW.match(x) for x in text.splitlines() if not x.lstrip().startswith("#")]
+    algbw, busbw = (float(v) for v in [m for m in rows if m][-1].group(3, 4))
+    return round(2 / (2 - busbw / algbw))
+
+
+def printed_nccl_version(text: str) -> str | None:
+    """The release a log prints: its 'NCCL version 2.16.2+cuda11.6' line, or nccl-tests' newer
+    header 'nccl-library=22902' (X x 10000 + Y x 100 + Z from 2.9: NCCL_VERSION in NCCL's
+    src/nccl.h.in:26)."""
+    line = re.search(r"^NCCL version (\d+\.\d+\.\d+)", text, re.M)
+    if line:
+        return line.group(1)
+    code = re.search(r"nccl-library=(\d+)", text)
+    if code:
+        n = int(code.group(1))
+        return f"{n // 10000}.{n // 100 % 100}.{n % 100}"
+    return None
+
+
+@pytest.mark.parametrize("sweep", HELD_LOGS, ids=[s["key"] for s in HELD_LOGS])
+def test_a_held_out_nccl_tests_run_is_cited_read_as_published_and_never_fitted(sweep):
+    """The all_reduce_perf runs held out for validation (SWEEPS.json 'holdout', kind 'log'): each
+    cited at a commit in SOURCES.json; its GPUs, servers and launch mode those its own '#  Rank'
+    lines print (one Pid per rank: one process per GPU); the rows bench/performance.py predicts
+    the out-of-place rows read here by regex; in no fit."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import performance as bench  # bench/performance.py
+
+    src = SOURCES[sweep["file"]]
+    assert re.match(
+        r"https://github\.com/[^/]+/[^/]+/(blob/[0-9a-f]{40}/|issues/|pull/)", src["url"]
+    )
+    assert sweep["url"] == src["url"] and src["where"] and src["hardware_basis"]
+    text = (DATA / "nccl-tests" / sweep["file"]).read_text()
+    system = sweep["system"]
+    assert system["gpus"] == src["gpus"] == gpus_from_rows(text)
+    ranks = DEVICE.findall(text)
+    if ranks:  # a log published without its device lines is held to its rows' GPU count alone
+        hosts = {host for _, _, host in ranks}
+        per_host = len(ranks) // len(hosts)
+        assert (len(ranks), len(hosts), per_host) == (system["gpus"], src["hardware"]["nodes"], 8)
+        assert system["gpus_per_node"] == per_host == src["hardware"]["gpus_per_node"]
+        one_per_gpu = len({pid for _, pid, _ in ranks}) == len(ranks)
+        assert (sweep["gpus_per_thread"] == 1) == one_per_gpu
+    assert sweep["nccl_version"] == printed_nccl_version(text)
+    # rows printed as 0.00 GB/s (the smallest sizes) carry no busbw to predict
+    rows = [(n, busbw) for n, busbw in measured(sweep) if busbw > 0]
+    assert bench.sweeps("holdout")[sweep["key"]]["rows"] == rows
+    assert sweep["key"] not in fitted.FITTED_ON
 
 
 def test_the_gpu_count_points_are_the_pages_and_the_report_prints_each():
