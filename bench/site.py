@@ -366,7 +366,7 @@ def bytes_report(r: dict, rev: str) -> list[str]:
     return [
         "Run with `.venv/bin/python bench/site.py --bytes --write`.",
         "",
-        f"Measured {r['date']} on {r['machine']}, the site built at `{rev}`. Headless Chromium "
+        f"Measured {r['date']} on {r['machine']}, the site built at {rev}. Headless Chromium "
         "against `build.py`'s handler on 127.0.0.1; every page whose `<html>` has `data-python` "
         "opened once in a fresh browser context, beside the floor (Pyodide restored, the way the "
         "site's worker restores it, from a bare snapshot: one that imported nothing of ours, made "
@@ -435,7 +435,7 @@ def main(argv: list[str] | None = None) -> None:
                 if a.bytes:
                     r = {"weights": bench.weights()}
                     browser.close()
-                    return finish_bytes(r, every, a.write)
+                    return finish_bytes(r, every, a.write, a.site)
                 r = bench.loads(a.cold, a.warm)
                 r["path"] = [] if a.no_path else bench.path()
                 r["interactions"] = bench.interactions(a.changes)
@@ -452,14 +452,15 @@ def main(argv: list[str] | None = None) -> None:
         print(f"wrote {RESULTS}", file=sys.stderr)
 
 
-def finish_bytes(r: dict, every: list, write_it: bool) -> None:
+def finish_bytes(r: dict, every: list, write_it: bool, given: Path | None) -> None:
     r["labels"] = {p.slug: p.label for p in every}
     r["date"] = datetime.date.today().isoformat()
     r["machine"] = machine()
     rev = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
-    lines = bytes_report(r, rev or "an unknown commit")
+    site = f"`{rev}`" if given is None else f"`{rev}`'s bench, the site given with `--site`"
+    lines = bytes_report(r, site)
     print("\n".join(lines))
     if write_it:
         write_section(BYTES_HEADING, lines)
