@@ -37,10 +37,12 @@ def test_the_course_page_prints_the_built_packages_sizes(site: Path):
     assert stages
     page = (site / COURSE_PAGE).read_text(encoding="utf-8")
     shown = printed(page)
-    assert set(shown) == {"scorm_course", "scorm_stage_least", "scorm_stage_most", "scorm_stages"}
+    # the least and the most, or one size "each" when they print the same
+    assert {"scorm_course", "scorm_stage_least", "scorm_stages"} <= set(shown)
+    assert set(shown) <= {"scorm_course", "scorm_stage_least", "scorm_stage_most", "scorm_stages"}
     assert near(shown["scorm_course"], course), (shown, course)
     assert near(shown["scorm_stage_least"], min(stages))
-    assert near(shown["scorm_stage_most"], max(stages))
+    assert near(shown.get("scorm_stage_most", shown["scorm_stage_least"]), max(stages))
     assert near(shown["scorm_stages"], sum(stages))
     # the recommended package carries Python once: smaller than the stages' copies together
     assert shown["scorm_course"] < shown["scorm_stages"]
