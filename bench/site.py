@@ -22,9 +22,11 @@ they measure: startup.py (cold, warm, the reader's path), interaction.py (change
 inputs, levers), traffic.py (bytes), floor.py (the baseline and floor pages), over harness.py.
 
 Usage, from the repo root: .venv/bin/python bench/site.py [--cold 5] [--warm 5] [--changes 60]
-[--pages slug,slug] [--no-path] [--site PATH] [--write] [--before]
+[--pages slug,slug] [--no-path] [--site PATH] [--write] [--before] [--bytes]
 (`--write` replaces the "## Site speed" section of bench/RESULTS.md; `--before` stores this run
-as the "before" column that later runs are compared with.)
+as the "before" column that later runs are compared with. `--bytes` measures only every page's
+cold bytes against the floor's, sitespeed/weight.py, and `--write` then replaces the "## Page
+bytes" section.)
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import argparse
 import datetime
 import json
 import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -77,6 +80,7 @@ from sitespeed.interaction import (  # noqa: E402
 )
 from sitespeed.startup import Startup, load_table, path_table  # noqa: E402
 from sitespeed.traffic import Traffic, bytes_table, counting_handler, requests_table  # noqa: E402
+from sitespeed.weight import ABOVE_FLOOR, Weight, weight_lines  # noqa: E402
 
 from sitebuild import browser as chromium  # noqa: E402
 from sitebuild import serve  # noqa: E402
@@ -85,7 +89,7 @@ from sitebuild.pages import Builder  # noqa: E402
 RESULTS = ROOT / "bench" / "RESULTS.md"
 
 
-class Bench(Startup, Interaction):
+class Bench(Startup, Interaction, Weight):
     """Every measure, on one browser and the one served site."""
 
 
@@ -345,6 +349,37 @@ def write(r: dict, cold: int, warm: int, as_before: bool) -> None:
     RESULTS.write_text(text.rstrip() + "\n\n" + "\n".join(parts) + "\n")
 
 
+BYTES_HEADING = "## Page bytes"
+
+
+def write_section(heading: str, body: list[str]) -> None:
+    """Replace `heading`'s section of RESULTS (to the next "## "), or add it at the end."""
+    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    if heading in text:
+        start = text.index(heading)
+        nxt = text.find("\n## ", start + len(heading))
+        text = text[:start].rstrip() + "\n" + ("" if nxt < 0 else text[nxt:])
+    RESULTS.write_text(text.rstrip() + "\n\n" + "\n".join([heading, "", *body]) + "\n")
+
+
+def bytes_report(r: dict, rev: str) -> list[str]:
+    return [
+        "Run with `.venv/bin/python bench/site.py --bytes --write`.",
+        "",
+        f"Measured {r['date']} on {r['machine']}, the site built at {rev}. Headless Chromium "
+        "against `build.py`'s handler on 127.0.0.1; every page whose `<html>` has `data-python` "
+        "opened once in a fresh browser context, beside the floor (Pyodide restored, the way the "
+        "site's worker restores it, from a bare snapshot: one that imported nothing of ours, made "
+        "by the build's own tool) and the bare boot (Pyodide as npm ships it, `1 + 1`). A "
+        "page's bytes are everything the server wrote (headers included, Brotli where the "
+        "browser asks for it) from navigation until Python is ready, every visible chart drawn "
+        "by Plotly and the network idle (the next page's read-ahead included). The target: "
+        f"each page within {ABOVE_FLOOR / 1e6:g} MB of the floor.",
+        "",
+        *weight_lines(r["weights"], titles_for(r)),
+    ]
+
+
 def positive(flag: str, least: int):
     def parse(text: str) -> int:
         try:
@@ -370,6 +405,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--write", action="store_true", help="write bench/RESULTS.md")
     ap.add_argument("--before", action="store_true", help="store this run as the 'before'")
     ap.add_argument("--site", type=Path, help="measure this built site instead of building one")
+    ap.add_argument("--bytes", action="store_true", help="only every page's cold bytes")
     a = ap.parse_args(argv)
     if a.site is not None and not (a.site / "index.html").is_file():
         ap.error(f"--site: {a.site} has no index.html (build it with build.py)")
@@ -396,6 +432,10 @@ def main(argv: list[str] | None = None) -> None:
             with sync_playwright() as p:
                 browser = chromium.launch(p, test_entry=True)
                 bench = Bench(browser, base, traffic, pages, every[0].slug)
+                if a.bytes:
+                    r = {"weights": bench.weights()}
+                    browser.close()
+                    return finish_bytes(r, every, a.write, a.site)
                 r = bench.loads(a.cold, a.warm)
                 r["path"] = [] if a.no_path else bench.path()
                 r["interactions"] = bench.interactions(a.changes)
@@ -409,6 +449,21 @@ def main(argv: list[str] | None = None) -> None:
     print(report(r, a.cold, a.warm))
     if a.write:
         write(r, a.cold, a.warm, a.before)
+        print(f"wrote {RESULTS}", file=sys.stderr)
+
+
+def finish_bytes(r: dict, every: list, write_it: bool, given: Path | None) -> None:
+    r["labels"] = {p.slug: p.label for p in every}
+    r["date"] = datetime.date.today().isoformat()
+    r["machine"] = machine()
+    rev = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    site = f"`{rev}`" if given is None else f"`{rev}`'s bench, the site given with `--site`"
+    lines = bytes_report(r, site)
+    print("\n".join(lines))
+    if write_it:
+        write_section(BYTES_HEADING, lines)
         print(f"wrote {RESULTS}", file=sys.stderr)
 
 

@@ -8,9 +8,11 @@
 // written by the Pyodide the site ships, not by the build's CPython. The zip keeps the original's
 // layout, with each `<module>.py` replaced by `<module>.pyc` (zipimport loads a .pyc without its source), stored
 // uncompressed as the original is (the server compresses the transfer), with fixed timestamps so
-// two builds write the same bytes. A core's modules are compiled without their docstrings
-// (asserts and line numbers stay): the browser never reads them, and what it imports stays in
-// the memory snapshot every page downloads.
+// two builds write the same bytes. A core's modules are compiled without their docstrings and
+// their tables of line numbers (asserts stay): the browser never reads them, and what it imports
+// stays in the memory snapshot every page downloads (the line tables are a quarter of the core's
+// bytecode). The worker answers an error with its type, never a traceback; a failure is
+// reproduced, with its lines, by the same core under CPython.
 import { loadPyodide } from "pyodide";
 import { readFile, writeFile } from "node:fs/promises";
 
@@ -27,12 +29,18 @@ def is_docstring(stmt):
 def without_docstrings(source):
     """The module's syntax tree without its docstrings (a pass where one was a body): docstrings are for the
     source's readers, and the browser's Python keeps every one it imports in memory (and so in
-    the snapshot every page downloads). Asserts and line numbers stay."""
+    the snapshot every page downloads). Asserts stay."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
         if isinstance(node, DOCUMENTED) and node.body and is_docstring(node.body[0]):
             node.body = node.body[1:] or [ast.copy_location(ast.Pass(), node.body[0])]
     return tree
+
+def without_lines(code):
+    """The code object and those inside it without their line table (co_linetable): a traceback
+    through them says no line."""
+    consts = tuple(without_lines(c) if isinstance(c, type(code)) else c for c in code.co_consts)
+    return code.replace(co_linetable=b"", co_consts=consts)
 
 def compile_zip(src=None):
     stdlib = src is None  # compiled as Pyodide ships it; a core's modules lose their docstrings
@@ -48,6 +56,7 @@ def compile_zip(src=None):
                 # the file name zipimport would have given the module, for tracebacks
                 tree = data if stdlib else without_docstrings(data)
                 code = compile(tree, f"{src}/{name}", "exec", dont_inherit=True, optimize=0)
+                code = code if stdlib else without_lines(code)
                 # flags 0b01: a hash-based pyc that is never checked (there is no source to check)
                 data = MAGIC_NUMBER + (1).to_bytes(4, "little") + bytes(8) + marshal.dumps(code)
                 name += "c"

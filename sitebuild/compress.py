@@ -51,8 +51,16 @@ def compress_site(site: Path) -> None:
     for path in sorted(site.rglob("*")):
         if not path.is_file() or path.suffix not in COMPRESSIBLE:
             continue
-        data = path.read_bytes()
-        for suffix in CODINGS:
-            packed = compressed(data, suffix)
-            if len(packed) <= PAYS * len(data):
-                path.with_name(path.name + suffix).write_bytes(packed)
+        compress_file(path)
+
+
+def compress_file(path: Path) -> None:
+    """Write (or rewrite) the twins of the file `path` that shrink it by a tenth or more."""
+    data = path.read_bytes()
+    for suffix in CODINGS:
+        packed = compressed(data, suffix)
+        twin = path.with_name(path.name + suffix)
+        if len(packed) <= PAYS * len(data):
+            twin.write_bytes(packed)
+        else:
+            twin.unlink(missing_ok=True)

@@ -21,7 +21,7 @@ from allreduce_explainer.widgets.exercises import question_bank, sheet_kinds
 from . import CLIENT, CSP, ROOT, TEMPLATES
 from .banks import bank_facts, write_banks
 from .bundle import bundles, write_bundles
-from .compress import compress_site
+from .compress import compress_file, compress_site
 from .doors import refuse_retired_in_doors
 from .embeds import (
     PAGE_SIZE,
@@ -54,7 +54,7 @@ from .prose import (
     widget_docs,
 )
 from .python_assets import stamp_worker, write_python
-from .scorm import write_scorm
+from .scorm import COURSE, package_sizes, write_scorm
 from .stageref import stage_references
 from .vendor import copy_vendor
 
@@ -71,6 +71,7 @@ GLOSSED = {s.key: s.meaning[0].upper() + s.meaning[1:] + "." for s in sources.SO
 
 # the widget whose snippets the course page shows: (its page's slug, its name)
 SNIPPET_EXAMPLE = ("latency-ring-vs-tree", "latency")
+COURSE_PAGE = "use-in-your-course"  # the page that prints the SCORM packages' sizes
 
 
 class Builder:
@@ -109,6 +110,7 @@ class Builder:
                 raise SystemExit(f"fact {key!r} is defined twice")
             self.facts[key] = value
         self.facts = facts.named(self.facts)
+        self.facts |= facts.named(package_sizes(None, []))  # build() prints the real ones
         # definitions quote the same facts as the pages
         self.glossary = [
             t
@@ -322,6 +324,24 @@ class Builder:
         # last: a package holds the finished site's files (and is not compressed again)
         stages = [p for p in self.pages if p.number is not None]
         write_scorm(self.site, stages, self.url, self.scorm_solutions)
+        self.print_package_sizes(stages)
+
+    def print_package_sizes(self, stages: list[Page]) -> None:
+        """The course page's sizes of the SCORM packages, read from the zips just written. The
+        course's package carries the course page, so the page is written again with them (and
+        its twins), then that package, until the size the page prints is the package's own:
+        once, or twice if the new text moved the size across a tenth of a MB."""
+        pages, docs = self.rendered
+        course_page = next(p for p in pages if p.slug == COURSE_PAGE)
+        for _ in range(3):
+            sizes = package_sizes(self.site, stages)
+            if all(self.facts[k].text == v for k, v in sizes.items()):
+                return
+            self.facts |= facts.named(sizes)
+            self.write_page(course_page, pages, docs)
+            compress_file(self.site / COURSE_PAGE / "index.html")
+            write_scorm(self.site, stages, self.url, self.scorm_solutions, only=COURSE)
+        raise SystemExit(f"{COURSE_PAGE}: the SCORM packages' sizes did not settle")
 
     def build_pages(self) -> None:
         """The HTML pages alone, with the license they link to (the tests of the prose use this
@@ -335,6 +355,7 @@ class Builder:
         self.facts |= facts.named(bank_facts(self.banks))
         for i, page in enumerate(pages):
             pages[i] = self.write_page(page, pages, docs)
+        self.rendered = (pages, docs)  # the course page is written again with the packages' sizes
         stages = [p for p in pages if p.number is not None]
         self.write_glossary(pages, stages)
         self.copy_license()

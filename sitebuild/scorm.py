@@ -218,10 +218,15 @@ def package(site: Path, carried: set[str], url: str, solutions: bool) -> dict[st
 
 
 def write_scorm(
-    site: Path, stages: list[Page], url: str = "", solutions: bool = False
+    site: Path,
+    stages: list[Page],
+    url: str = "",
+    solutions: bool = False,
+    only: str | None = None,
 ) -> list[str]:
-    """Every package; returns their paths under the site. `url` is the site's public address
-    ("" if unknown); `solutions` keeps the worked solutions in the packages' pages."""
+    """Every package (or the one named `only`); returns their paths under the site. `url` is the
+    site's public address ("" if unknown); `solutions` keeps the worked solutions in the
+    packages' pages."""
     files = packaged(site)
     dest = site / "scorm"
     dest.mkdir(parents=True, exist_ok=True)
@@ -233,9 +238,37 @@ def write_scorm(
         packages.append((p.slug, p.title, [p], carried))
     packages.append((COURSE, "All-reduce, explained", stages, set(files)))
     for slug, title, scos, carried in packages:
+        if only is not None and slug != only:
+            continue
         ident = COURSE if slug == COURSE else f"{COURSE}-{slug}"
         head = {"imsmanifest.xml": manifest(ident, title, scos, sorted(carried))}
         body = package(site, carried, url, solutions)
         (dest / f"{slug}.zip").write_bytes(zip_bytes(head | body))
         made.append(f"scorm/{slug}.zip")
     return made
+
+
+# The course page's figures of the packages (facts it quotes), before any package is written: the
+# same number of words as the sizes that replace them, so the page's reading time is the same.
+UNSIZED = "0.0 MB"
+
+
+def mb(size: int) -> str:
+    """A package's size as the course page prints it: MB (10^6 bytes) to a tenth."""
+    return f"{size / 1e6:.1f} MB"
+
+
+def package_sizes(site: Path | None, stages: list[Page]) -> dict[str, str]:
+    """The facts the course page quotes about the packages in `site`/scorm (UNSIZED if None):
+    the course's, a stage's least and most, and the stages' together."""
+    if site is None:
+        return dict.fromkeys(
+            ("scorm_course", "scorm_stage_least", "scorm_stage_most", "scorm_stages"), UNSIZED
+        )
+    each = [(site / "scorm" / f"{p.slug}.zip").stat().st_size for p in stages]
+    return {
+        "scorm_course": mb((site / "scorm" / f"{COURSE}.zip").stat().st_size),
+        "scorm_stage_least": mb(min(each)),
+        "scorm_stage_most": mb(max(each)),
+        "scorm_stages": mb(sum(each)),
+    }
