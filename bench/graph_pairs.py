@@ -25,7 +25,7 @@ def rows() -> list[dict]:
     out = []
     for p in pairs:
         r = logcheck.check((DATA / p["file"]).read_text())
-        out.append({"file": p["file"], "kind": p["kind"], "nccl": r["nccl_version"],
+        out.append({"file": p["file"], "kind": p["kind"], "nccl": r["nccl_version"] or p["nccl"],
                     "servers": r["servers"], "fields": r["fields"],
                     "fields_equal": r["fields_equal"], "channels": r["channels"],
                     "channels_equal": r["channels_equal"],
