@@ -34,6 +34,9 @@ EXPECTED: dict[str, dict[str, str]] = {
     "graph/rdma-ib-tutorial-ring2-node0-p40-3x1.txt": {},
     "graph/rdma-ib-tutorial-ring2-node1-p40-3x1.txt": {},
     "graph/rdma-ib-tutorial-ring2-node2-p40-3x1.txt": {},
+    "graph/nccl-miner-2gpu-nvlink-1x2.txt": {},
+    "graph/nccl-miner-4gpu-h100-p2p-off-rank1-4x1.txt": {},
+    "graph/nccl-miner-8gpu-v100-p2p-off-rank0-8x1.txt": {},
 }
 
 
@@ -75,14 +78,21 @@ def test_printed_header_is_what_the_search_init_computes():
 PATH = re.compile(r"(GPU|NET|CPU|NVS|PCI|NIC)/([0-9a-fA-F-]+) \((\d+)/([\d.]+)/(\w+)\)")
 
 
-def printed_paths(block: graphlog.Block) -> dict[str, dict[str, tuple[float, str]]]:
-    """ncclTopoPrintPaths' lines of the block's thread: source -> target -> (bw, type)."""
-    out: dict[str, dict[str, tuple[float, str]]] = {}
+def local(name: str) -> str:
+    """`GPU/0-7000` (2.21 on: system id and local id) or `GPU/7000` (before) as `GPU/7000`."""
+    kind, ident = name.upper().split("/")
+    return f"{kind}/{ident.split('-')[-1]}"
+
+
+def printed_paths(block: graphlog.Block) -> dict[str, dict[str, tuple[str, str]]]:
+    """ncclTopoPrintPaths' lines of the block's thread: source -> target -> (bw as printed,
+    type); the bandwidth stays text since its precision changed (`%f`, then `%.1f` in 2.21)."""
+    out: dict[str, dict[str, tuple[str, str]]] = {}
     for _, msg in block.after:
         m = re.match(r"^((?:GPU|NET)/[0-9a-fA-F-]+) :(.*)$", msg)
         if m:
-            out[m.group(1).upper()] = {
-                f"{t}/{i}".upper(): (float(bw), ty) for t, i, _, bw, ty in PATH.findall(m.group(2))
+            out[local(m.group(1))] = {
+                local(f"{t}/{i}"): (bw, ty) for t, i, _, bw, ty in PATH.findall(m.group(2))
             }
     return out
 
@@ -95,7 +105,7 @@ def legacy_name(node) -> str:
 def test_paths_equal_the_printed_paths(pair):
     text = (DATA / pair["file"]).read_text()
     s, block = graphlog.read(text)
-    run.prepare(s, 2)
+    run.prepare(s, pair["servers"])
     seen = 0
     for src, targets in printed_paths(block).items():
         node = next((g for g in s.gpus + s.nets if legacy_name(g) == src), None)
@@ -106,7 +116,8 @@ def test_paths_equal_the_printed_paths(pair):
                     if legacy_name(other) == dst:
                         path = node.paths[t][i]
                         assert PATH_TYPE[path.type] == ty, (src, dst)
-                        assert path.bw == pytest.approx(bw, abs=5e-7), (src, dst)  # `%f`
+                        half_digit = 0.5 * 10 ** -len(bw.partition(".")[2])
+                        assert path.bw == pytest.approx(float(bw), abs=half_digit), (src, dst)
                         seen += 1
     assert seen >= 1
 
