@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from allreduce_explainer.topology import logcheck
+from allreduce_explainer.topology.system import PATH_TYPE
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "topology"
 
@@ -29,8 +30,9 @@ def rows() -> list[dict]:
         r = logcheck.check((DATA / p["file"]).read_text())
         out.append(_row(p["file"], p, r, r["nccl_version"] or p["nccl"], p["url"]))
     for p in sources["graph_dumps"]:
+        level = PATH_TYPE.index(p["p2p_level"]) if "p2p_level" in p else None
         r = logcheck.check_dump((DATA / p["topology"]).read_text(),
-                                (DATA / p["graphs"]).read_text(), p["servers"])  # fmt: skip
+                                (DATA / p["graphs"]).read_text(), p["servers"], level)  # fmt: skip
         out.append(_row(p["graphs"], p, r, p["nccl"], p["graphs_url"]))
     return out
 

@@ -112,10 +112,10 @@ def searched_channels(version: str | None) -> int:
     return run.MAX_CHANNELS_SEARCHED
 
 
-def _searched(s: System, servers: int, version: str | None) -> tuple:
+def _searched(s: System, servers: int, version: str | None, p2p_level: int | None) -> tuple:
     """The port's ring and tree searches (init.cc:1173-1190, before the two counts are made
-    equal) on a system, for that many servers."""
-    run.prepare(s, servers)
+    equal) on a system, for that many servers and that P2P level (System.p2p_level)."""
+    run.prepare(s, servers, p2p_level)
     ring = search.compute(s, search.Graph(0, search.RING, 1, searched_channels(version)))
     tree = search.compute(
         s, search.Graph(1, search.BALANCED_TREE, ring.n_channels, ring.n_channels)
@@ -143,7 +143,7 @@ def _printed(p: PrintedGraph | None) -> dict | None:
     }  # fmt: skip
 
 
-def held_against(text: str, servers: int | None = None) -> dict:
+def held_against(text: str, servers: int | None = None, p2p_level: int | None = None) -> dict:
     """The port's ring and tree searches on the system a log printed, next to the graphs the
     same thread printed: each field and each channel line, printed and computed. `servers`
     defaults to 2 when the printed channels start at a NET (the job crossed servers), else 1."""
@@ -154,7 +154,7 @@ def held_against(text: str, servers: int | None = None) -> dict:
             2 if any(ch and ch[0].startswith("NET/") for p in printed for ch in p.channels) else 1
         )
     ranks = {id(g): g.rank for g in s.gpus}
-    ring, tree = _searched(s, servers, block.version)
+    ring, tree = _searched(s, servers, block.version, p2p_level)
     version = _version(block)
     rows = []
     for name, g, p in (("ring", ring, printed[0] if printed else None),
@@ -192,12 +192,12 @@ def dumped_graphs(text: str, rank_of_dev: dict[int, int]) -> list[PrintedGraph]:
     return out
 
 
-def check_dump(topology: str, graphs: str, servers: int = 1) -> dict:
+def check_dump(topology: str, graphs: str, servers: int = 1, p2p_level: int | None = None) -> dict:
     """A topology file's ring and tree searches by the port next to the graphs NCCL dumped
     for it, field by field and channel by channel, with the tally `check` gives."""
     s = run.read_system(topology)
     printed = dumped_graphs(graphs, {g.dev: g.rank for g in s.gpus})
-    ring, tree = _searched(s, servers, None)
+    ring, tree = _searched(s, servers, None, p2p_level)
     rows = []
     for name, g, p in (("ring", ring, printed[0] if printed else None),
                        ("tree", tree, printed[1] if len(printed) > 1 else None)):  # fmt: skip
@@ -251,8 +251,8 @@ def tally(result: dict) -> dict:
             "channels_equal": channels_eq, "differences": sorted(diffs)}  # fmt: skip
 
 
-def check(text: str) -> dict:
+def check(text: str, servers: int | None = None, p2p_level: int | None = None) -> dict:
     """A log's printed search held against the port's: the version, the servers the
     comparison assumed, each graph's printed and computed fields and the tally."""
-    r = held_against(text)
+    r = held_against(text, servers, p2p_level)
     return {**r, **tally(r)}
