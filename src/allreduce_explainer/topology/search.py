@@ -597,27 +597,38 @@ class Search:
         return -1, (self.ngpus - 1 if pattern == RING else -1)
 
     def rec(self, g: Graph, save: Graph, time: Timer) -> None:
-        """ncclTopoSearchRec, the search for channel g.n_channels given the ones before, with
-        its outcome remembered: the same state met again (bandwidths left, the previous
-        channel, which the next one replays, and the hop count) explores the same tree. A
-        search of that tree that ended before the budget and found nothing better than `save`
-        is not explored again: its steps are taken from the budget and its end state written
-        back, so the budget and every value read afterwards are what exploring it gives."""
-        c, n = g.n_channels, self.ngpus
+        """ncclTopoSearchRec (search.cc:849-881), the search for channel g.n_channels given the
+        ones before. Across servers every card is tried (rec_net); inside one, the previous
+        channel is replayed first (search.cc:869-872), then, without sameChannels, each GPU
+        starts a free search (search.cc:873-877). Both the whole call and that free search are
+        remembered (see `_remembered`); the free search reads nothing of the previous channel,
+        so its key leaves that channel out and every channel before it shares one search."""
+        c = g.n_channels
         if c == 0 or g.pattern == NVLS:
             self._rec(g, save, time)
             return
-        # the previous channel's GPUs are read only to replay them (rec, rec_net)
+        n = self.ngpus
+        # what of the previous channel is read: its GPUs, to replay them (rec, rec_net), and
+        # with cross_nic 2 on an odd ring channel, its cards (rec_net, check_net)
         replays = not self.s.inter or g.same_channels == 1
+        nets = g.pattern == RING and g.cross_nic == 2 and c & 1
         key = (
             c,
             g.n_hops,
             tuple(g.intra[(c - 1) * n : c * n]) if replays else None,
-            g.inter[2 * c - 2],
-            g.inter[2 * c - 1],
-            tuple(map(_BW, self.links)),
-            tuple(map(_BW, self.nets)),
+            (g.inter[2 * c - 2], g.inter[2 * c - 1]) if nets else None,
         )
+        self._remembered(key, g, save, time, self._rec)
+
+    def _remembered(self, key: tuple, g: Graph, save: Graph, time: Timer, explore) -> None:
+        """explore(g, save, time) with its outcome remembered under `key` and the state it
+        reads besides (the bandwidths left, which the key adds): the same state met again
+        explores the same tree. A search of that tree that ended before the budget and found
+        nothing better than `save` is not explored again: its steps are taken from the budget
+        and its end state written back, so the budget and every value read afterwards are
+        what exploring it gives."""
+        c, n = g.n_channels, self.ngpus
+        key = (*key, tuple(map(_BW, self.links)), tuple(map(_BW, self.nets)))
         seen = self.done.get(key)
         if seen is not None and time.left >= seen[0]:
             steps, links_bw, nets_bw, hops, latency, intra, inter = seen
@@ -630,7 +641,7 @@ class Search:
             g.intra[c * n :], g.inter[2 * c :] = intra, inter
             return
         left, version = time.left, self.version
-        self._rec(g, save, time)
+        explore(g, save, time)
         if time.left > 0 and self.version == version:
             self.done[key] = (
                 left - time.left,
@@ -653,12 +664,18 @@ class Search:
             return
         if g.n_channels == 0:
             self.try_gpu(g, save, 0, back_net, back_first, FORCED_ORDER_PCI, time, -1, -1, 0)
-        else:
-            k = self.replay_gpu(g, -1)
-            self.try_gpu(g, save, 0, back_net, back_first, FORCED_ORDER_REPLAY, time, -1, -1, k)
-        if g.same_channels == 0 or g.n_channels == 0:
-            for k in range(self.ngpus):
-                self.try_gpu(g, save, 0, back_net, back_first, 0, time, -1, -1, k)
+            self._free(g, save, time)
+            return
+        k = self.replay_gpu(g, -1)
+        self.try_gpu(g, save, 0, back_net, back_first, FORCED_ORDER_REPLAY, time, -1, -1, k)
+        if g.same_channels == 0:
+            self._remembered(("free", g.n_channels, g.n_hops), g, save, time, self._free)
+
+    def _free(self, g: Graph, save: Graph, time: Timer) -> None:
+        """search.cc:873-877: each GPU in turn starts the channel, no order forced."""
+        back_net, back_first = self.params(g.pattern)
+        for k in range(self.ngpus):
+            self.try_gpu(g, save, 0, back_net, back_first, 0, time, -1, -1, k)
 
 
 def dup_channels(g: Graph, cc_min: int, ngpus: int) -> None:
