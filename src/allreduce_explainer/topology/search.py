@@ -146,13 +146,14 @@ def _rev_link(n1: Node, n2: Node, type_: int):
 
 _BW = attrgetter("bw")
 _F32_MULT: dict[tuple[float, float], float] = {}  # f32(bw * mult) by (bw, mult)
-_SUB: dict[tuple[float, float], float] = {}  # sub_round's answers: a pure function of two floats
+# sub_round's answers, a pure function of two floats: by the bandwidth booked, then the one left
+_SUB: dict[float, dict[float, float]] = {}
 
 
 def _plan(path: Path, start: Node) -> tuple:
-    """What followPath reads of a path that the search never changes (its links, whether P2P
-    pays the Intel overhead, whether a link books bandwidth backwards too): found once per path,
-    since a path always starts at the same node."""
+    """What followPath reads of a path that the search never changes (its links, which are PCI,
+    whether P2P pays the Intel overhead, whether a link books bandwidth backwards too): found
+    once per path, since a path always starts at the same node."""
     intel = path.type == PATH_PHB and any(
         lk.rem.type == CPU and lk.rem.arch == ARCH_X86 and lk.rem.vendor == VENDOR_INTEL
         for lk in path.links
@@ -163,30 +164,40 @@ def _plan(path: Path, start: Node) -> tuple:
         or (lk.rem.type == CPU and lk.rem.arch == ARCH_POWER and lk.type == LINK_NVL)
         for lk in path.links
     )
-    return intel and from_gpu, backwards, tuple(path.links)
+    pci = tuple(lk.type == LINK_PCI for lk in path.links)
+    return intel and from_gpu, backwards, tuple(path.links), pci, start
 
 
-def follow(path: Path, start: Node, max_steps: int, bw: float) -> int:
+def _subs(fw: float) -> dict[float, float]:
+    """sub_round(left, fw) by left, for one fw."""
+    out = _SUB.get(fw)
+    if out is None:
+        out = _SUB[fw] = {}
+    return out
+
+
+def follow(plan: tuple, max_steps: int, bw: float) -> int:
     """followPath (search.cc:81-123): book bw on the path's first max_steps links; the step at
     which a link has too little left, or max_steps. Through an Intel CPU a GPU's P2P costs 6/5
     of its bandwidth on PCI links (topo.h:39)."""
-    plan = path.plan
-    if plan is None:
-        plan = path.plan = _plan(path, start)
-    intel, backwards, links = plan
+    intel, backwards, links, pci, start = plan
     pci_bw = f32(f32(bw * 6) / 5) if intel else bw
     if backwards:
         return _follow_backwards(links, start, max_steps, bw, pci_bw)
-    sub = _SUB
+    sub_bw = _subs(bw)
+    sub_pci = _subs(pci_bw) if intel else sub_bw
     for step in range(max_steps):
         link = links[step]
-        fw = pci_bw if link.type == LINK_PCI else bw
+        if pci[step]:
+            fw, sub = pci_bw, sub_pci
+        else:
+            fw, sub = bw, sub_bw
         left = link.bw
         if left < fw:
             return step
-        r = sub.get((left, fw))
+        r = sub.get(left)
         if r is None:
-            r = sub[left, fw] = sub_round(left, fw)
+            r = sub[left] = sub_round(left, fw)
         link.bw = r
     return max_steps
 
@@ -253,11 +264,11 @@ class Search:
         hop = self.hops.get(key)
         if hop is None:
             hop = self.hops[key] = self._hop(t1, i1, t2, i2)
-        node1, node2, path, rev_type, intra, count = hop
+        node2, path_type, rev_type, intra, count, plan = hop
         type_ = g.type_intra if intra else g.type_inter
-        if path.type >= PATH_DIS:
+        if path_type >= PATH_DIS:
             return None
-        if mult == 1 and path.type > type_:
+        if mult == 1 and path_type > type_:
             return None
         if mult == 1 and g.pattern in TREES and rev_type > type_:
             return None
@@ -265,20 +276,20 @@ class Search:
         scaled = _F32_MULT.get((bw, mult))
         if scaled is None:
             scaled = _F32_MULT[bw, mult] = f32(bw * mult)
-        step = follow(path, node1, count, scaled)
+        step = follow(plan, count, scaled)
         if step < count:
-            follow(path, node1, step, -scaled)
+            follow(plan, step, -scaled)
             return None
         g.n_hops = int(g.n_hops + mult * count)
         return node2
 
     def _hop(self, t1: int, i1: int, t2: int, i2: int) -> tuple:
-        """What follow_path reads that the search never changes: both nodes, the path each
-        way, whether it is intra-server, its length."""
+        """What follow_path reads that the search never changes: the node reached, the path's
+        type each way, whether it is intra-server, its length, and its plan for follow."""
         node1, node2 = self.s.nodes[t1][i1], self.s.nodes[t2][i2]
         path = node1.paths[t2][i2]
         intra = t1 in (GPU, NVS) and t2 in (GPU, NVS)
-        return node1, node2, path, node2.paths[t1][i1].type, intra, len(path.links)
+        return node2, path.type, node2.paths[t1][i1].type, intra, len(path.links), _plan(path, node1)
 
     # -- which GPU next ----------------------------------------------------------------
     def gpu_pci_bw(self, gpu: Node) -> int:

@@ -87,7 +87,6 @@ class Path:
     links: list[Link] = field(default_factory=list)
     bw: float = 0.0
     type: int = PATH_DIS
-    plan: tuple | None = None  # search.py: what follow() reads of the links, computed once
 
     @property
     def count(self) -> int:
