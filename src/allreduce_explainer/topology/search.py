@@ -245,7 +245,11 @@ class Search:
         # every bandwidth the search books, read and restored as one state (see rec)
         self.links = [lk for nodes in s.nodes for node in nodes for lk in node.links]
         self.done: dict[tuple, tuple] = {}
+        # each try's remembered searches (see try_memo), by the try's constraints
+        self.memos: dict[tuple, tuple[int, dict]] = {}
         self.version = 0
+        self.ties = 0  # how many times better() met a graph as good as the saved one
+        self.try_key: tuple | None = None  # this try's key in memos, and its crossNic
         self.ranks = {g.rank: k for k, g in reversed(list(enumerate(s.gpus)))}
         self.net_pos = {n.id: k for k, n in reversed(list(enumerate(s.nets)))}
         self.nets = s.nets
@@ -429,6 +433,7 @@ class Search:
         mine, theirs = f32(g.n_channels * g.bw_intra), f32(ref.n_channels * ref.bw_intra)
         if mine != theirs:
             return mine > theirs
+        self.ties += 1  # the only answer here that reads cross_nic (see try_memo)
         return g.pattern == ref.pattern and g.cross_nic == ref.cross_nic and g.n_hops < ref.n_hops
 
     def pref_nets(self, gpu: int) -> list[int]:
@@ -496,7 +501,7 @@ class Search:
             if self.better(g, save):
                 save.load(g)
                 self.version += 1  # what rec remembered was measured against the old save
-                self.done.clear()
+                self.forget()
                 if g.n_channels == g.max_channels:
                     time.left = -1
             if g.n_channels < g.max_channels:
@@ -607,6 +612,29 @@ class Search:
             return back_net, -1
         return -1, (self.ngpus - 1 if pattern == RING else -1)
 
+    def try_memo(self, g: Graph) -> None:
+        """What `_remembered` keeps, for a try with g's constraints. The saved graph is the same
+        for every try until a better one is found (forget). Inside one server a try differs
+        from an earlier one with the same constraints but crossNic (search.cc:1237-1240) only
+        where better() meets a graph as good as the saved one (search.cc:461-466): crossNic is
+        read nowhere else without a network (search.cc:593-619, 724-816). So that try starts
+        from what the earlier one remembered, less the searches that met such a graph."""
+        key = (g.pattern, g.same_channels, g.type_intra, g.type_inter, g.bw_intra, g.bw_inter,
+               g.min_channels, g.max_channels, g.cross_nic if self.s.inter else None)  # fmt: skip
+        cross, done = self.memos.get(key, (g.cross_nic, {}))
+        if cross != g.cross_nic:
+            done = {k: v for k, v in done.items() if not v[-1]}
+        self.memos[key] = (g.cross_nic, done)
+        self.done, self.try_key = done, (key, g.cross_nic)
+
+    def forget(self) -> None:
+        """The saved graph changed: nothing remembered holds (the try's own memo starts over)."""
+        self.memos.clear()
+        self.done = {}
+        if self.try_key is not None:
+            key, cross = self.try_key
+            self.memos[key] = (cross, self.done)
+
     def rec(self, g: Graph, save: Graph, time: Timer) -> None:
         """ncclTopoSearchRec (search.cc:849-881), the search for channel g.n_channels given the
         ones before. Across servers every card is tried (rec_net); inside one, the previous
@@ -642,7 +670,8 @@ class Search:
         key = (*key, tuple(map(_BW, self.links)), tuple(map(_BW, self.nets)))
         seen = self.done.get(key)
         if seen is not None and time.left >= seen[0]:
-            steps, links_bw, nets_bw, hops, latency, intra, inter = seen
+            steps, links_bw, nets_bw, hops, latency, intra, inter, tied = seen
+            self.ties += tied  # a search that contains this one met what it met
             time.left -= steps
             for lk, bw in zip(self.links, links_bw):
                 lk.bw = bw
@@ -651,7 +680,7 @@ class Search:
             g.n_hops, g.latency_inter = hops, latency
             g.intra[c * n :], g.inter[2 * c :] = intra, inter
             return
-        left, version = time.left, self.version
+        left, version, ties = time.left, self.version, self.ties
         explore(g, save, time)
         if time.left > 0 and self.version == version:
             self.done[key] = (
@@ -662,6 +691,7 @@ class Search:
                 g.latency_inter,
                 g.intra[c * n :],
                 g.inter[2 * c :],
+                self.ties != ties,
             )
 
     def _rec(self, g: Graph, save: Graph, time: Timer) -> None:
@@ -785,7 +815,7 @@ def compute(s: System, g: Graph) -> Graph:
         time = Timer(budget)
         tmp.n_channels = 0
         global_timeout -= budget
-        search.done.clear()  # tmp's constraints and g (dup_channels) change between tries
+        search.try_memo(tmp)
         search.rec(tmp, g, time)
         done = time.left == -1 or f32(g.n_channels * g.bw_inter) >= s.total_bw
         if pass_ == 1 and not done:
@@ -836,6 +866,7 @@ def compute(s: System, g: Graph) -> Graph:
         # done: (search.cc:1254-1287)
         if pass_ == 1:
             time.left = -1
+            search.forget()  # g changes (dup_channels)
             dup_channels(g, cc_min, ngpus)
             tmp = g.copy()
             si = 0
