@@ -293,7 +293,8 @@ class Search:
         node1, node2 = self.s.nodes[t1][i1], self.s.nodes[t2][i2]
         path = node1.paths[t2][i2]
         intra = t1 in (GPU, NVS) and t2 in (GPU, NVS)
-        return node2, path.type, node2.paths[t1][i1].type, intra, len(path.links), _plan(path, node1)
+        rev_type = node2.paths[t1][i1].type
+        return node2, path.type, rev_type, intra, len(path.links), _plan(path, node1)
 
     # -- which GPU next ----------------------------------------------------------------
     def gpu_pci_bw(self, gpu: Node) -> int:
