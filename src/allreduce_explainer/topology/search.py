@@ -145,7 +145,7 @@ def _rev_link(n1: Node, n2: Node, type_: int):
 
 
 _BW = attrgetter("bw")
-_F32_MULT: dict[tuple[float, float], float] = {}  # f32(bw * mult) by (bw, mult)
+_F32_MULT: dict[float, dict[float, float]] = {}  # f32(bw * mult) by mult, then bw
 # sub_round's answers, a pure function of two floats: by the bandwidth booked, then the one left
 _SUB: dict[float, dict[float, float]] = {}
 
@@ -241,7 +241,8 @@ class Search:
         self.ngpus = len(s.gpus)
         self.where = {id(gpu): k for k, gpu in enumerate(s.gpus)}
         self.static: dict[tuple, list[tuple]] = {}
-        self.hops: dict[tuple, tuple] = {}
+        # follow_path's hops by type from, type to, index from, index to (see _hop)
+        self.hops: list[list[list | None]] = [[None] * len(s.nodes) for _ in s.nodes]
         # every bandwidth the search books, read and restored as one state (see rec)
         self.links = [lk for nodes in s.nodes for node in nodes for lk in node.links]
         self.done: dict[tuple, tuple] = {}
@@ -264,10 +265,12 @@ class Search:
         """ncclTopoFollowPath (search.cc:127-172): the node reached, or None."""
         if t1 == -1:
             return self.s.nodes[t2][i2]
-        key = (t1, i1, t2, i2)
-        hop = self.hops.get(key)
+        table = self.hops[t1][t2]
+        if table is None:
+            table = self.hops[t1][t2] = [[None] * len(self.s.nodes[t2]) for _ in self.s.nodes[t1]]
+        hop = table[i1][i2]
         if hop is None:
-            hop = self.hops[key] = self._hop(t1, i1, t2, i2)
+            hop = table[i1][i2] = self._hop(t1, i1, t2, i2)
         node2, path_type, rev_type, intra, count, plan = hop
         type_ = g.type_intra if intra else g.type_inter
         if path_type >= PATH_DIS:
@@ -277,10 +280,28 @@ class Search:
         if mult == 1 and g.pattern in TREES and rev_type > type_:
             return None
         bw = g.bw_intra if intra else g.bw_inter
-        scaled = _F32_MULT.get((bw, mult))
+        by_bw = _F32_MULT.get(mult)
+        if by_bw is None:
+            by_bw = _F32_MULT[mult] = {}
+        scaled = by_bw.get(bw)
         if scaled is None:
-            scaled = _F32_MULT[bw, mult] = f32(bw * mult)
-        step = follow(plan, count, scaled)
+            scaled = by_bw[bw] = f32(bw * mult)
+        if plan[0] or plan[1]:  # the Intel overhead, or bandwidth booked backwards
+            step = follow(plan, count, scaled)
+        else:  # follow's loop, inlined: every link books `scaled`
+            sub = _SUB.get(scaled)
+            if sub is None:
+                sub = _SUB[scaled] = {}
+            step = 0
+            for link in plan[2]:
+                left = link.bw
+                if left < scaled:
+                    break
+                r = sub.get(left)
+                if r is None:
+                    r = sub[left] = sub_round(left, scaled)
+                link.bw = r
+                step += 1
         if step < count:
             follow(plan, step, -scaled)
             return None
@@ -539,6 +560,9 @@ class Search:
                 nxt = [step + 1]
             elif forced == FORCED_ORDER_REPLAY:
                 nxt = [self.replay_gpu(g, step)]
+            elif self.nvs:  # next_gpus on an NVSwitch, inlined
+                flag, gpus = 1 << g.n_channels, self.s.nodes[GPU]
+                nxt = [j for j in self._nvs_next(g.pattern, k) if not gpus[j].used & flag]
             else:
                 sort = 0 if back_net == -1 else 1 if back_net == step + 1 else -1
                 nxt = self.next_gpus(g, gpu, sort)
