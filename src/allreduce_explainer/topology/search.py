@@ -251,6 +251,11 @@ class Search:
         self.version = 0
         self.ties = 0  # how many times better() met a graph as good as the saved one
         self.try_key: tuple | None = None  # this try's key in memos, and its crossNic
+        # the types of every path the search follows or picks a card by (see admitted)
+        ends = (GPU, NET, NVS)
+        self.path_types = sorted(
+            {p.type for t1 in ends for a in s.nodes[t1] for t2 in ends for p in a.paths.get(t2, [])}
+        )
         self.ranks = {g.rank: k for k, g in reversed(list(enumerate(s.gpus)))}
         self.net_pos = {n.id: k for k, n in reversed(list(enumerate(s.nets)))}
         self.nets = s.nets
@@ -566,8 +571,14 @@ class Search:
             else:
                 sort = 0 if back_net == -1 else 1 if back_net == step + 1 else -1
                 nxt = self.next_gpus(g, gpu, sort)
-            for j in nxt:
-                self.try_gpu(g, save, step + 1, back_net, back_first, forced, time, GPU, k, j)
+            flag = 1 << g.n_channels
+            for j in nxt:  # try_gpu(..., GPU, k, j), inlined
+                nxt_gpu = self.follow_path(g, GPU, k, GPU, j, 1)
+                if nxt_gpu is not None:
+                    nxt_gpu.used ^= flag
+                    self.rec_gpu(g, save, nxt_gpu, step + 1, back_net, back_first, forced, time)
+                    nxt_gpu.used ^= flag
+                    self.follow_path(g, GPU, k, GPU, j, -1)
         elif step == back_first:
             p = self.gpu_index(g.intra[g.n_channels * n])
             first = self.follow_path(g, GPU, k, GPU, p, 1)
@@ -644,13 +655,21 @@ class Search:
         where better() meets a graph as good as the saved one (search.cc:461-466): crossNic is
         read nowhere else without a network (search.cc:593-619, 724-816). So that try starts
         from what the earlier one remembered, less the searches that met such a graph."""
-        key = (g.pattern, g.same_channels, g.type_intra, g.type_inter, g.bw_intra, g.bw_inter,
-               g.min_channels, g.max_channels, g.cross_nic if self.s.inter else None)  # fmt: skip
+        key = (g.pattern, g.same_channels, self.admitted(g.type_intra),
+               self.admitted(g.type_inter), g.bw_intra, g.bw_inter, g.min_channels,
+               g.max_channels, g.cross_nic if self.s.inter else None)  # fmt: skip
         cross, done = self.memos.get(key, (g.cross_nic, {}))
         if cross != g.cross_nic:
             done = {k: v for k, v in done.items() if not v[-1]}
         self.memos[key] = (g.cross_nic, done)
         self.done, self.try_key = done, (key, g.cross_nic)
+
+    def admitted(self, limit: int) -> int:
+        """The worst type of path the system has within `limit`. The search reads typeIntra and
+        typeInter only to compare a path's type with them (follow_path, search.cc:149-153;
+        select_nets, search.cc:570-573), so two tries whose limits admit the same paths search
+        alike: PXB and P2C on a server with a card by each GPU's switch and no C2C, say."""
+        return max((t for t in self.path_types if t <= limit), default=-1)
 
     def forget(self) -> None:
         """The saved graph changed: nothing remembered holds (the try's own memo starts over)."""
