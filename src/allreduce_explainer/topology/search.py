@@ -226,6 +226,29 @@ def _follow_backwards(links, start: Node, max_steps: int, bw: float, pci_bw: flo
     return max_steps
 
 
+def _bookable(s: System) -> list:
+    """The links whose bandwidth a search can book: those of the paths it follows (between
+    GPUs, the NVSwitch and, across servers, the cards; search.cc:127-172) and their reverses
+    (followPath's backwards booking, search.cc:95-110); the others never change."""
+    ends = (GPU, NET, NVS) if s.inter else (GPU, NVS)
+    on_path = {
+        id(lk)
+        for t1 in ends
+        for a in s.nodes[t1]
+        for t2 in ends
+        for p in a.paths.get(t2, [])
+        for lk in p.links
+    }
+    out = []
+    for nodes in s.nodes:
+        for node in nodes:
+            for lk in node.links:
+                back = (id(r) in on_path for r in lk.rem.links if r.rem is node)
+                if id(lk) in on_path or any(back):
+                    out.append(lk)
+    return out
+
+
 @dataclass
 class Timer:
     """The search's budget in steps; -1 once a perfect solution is found."""
@@ -244,7 +267,7 @@ class Search:
         # follow_path's hops by type from, type to, index from, index to (see _hop)
         self.hops: list[list[list | None]] = [[None] * len(s.nodes) for _ in s.nodes]
         # every bandwidth the search books, read and restored as one state (see rec)
-        self.links = [lk for nodes in s.nodes for node in nodes for lk in node.links]
+        self.links = _bookable(s)
         self.done: dict[tuple, tuple] = {}
         # each try's remembered searches (see try_memo), by the try's constraints
         self.memos: dict[tuple, tuple[int, dict]] = {}
@@ -259,6 +282,7 @@ class Search:
         self.ranks = {g.rank: k for k, g in reversed(list(enumerate(s.gpus)))}
         self.net_pos = {n.id: k for k, n in reversed(list(enumerate(s.nets)))}
         self.nets = s.nets
+        self.booked_nets = s.nets if s.inter else []  # only rec_net books a card
         self.nvs = bool(s.nodes[NVS])
         # same_port per NET (rec_net): the cards on its ASIC and port
         self.same_port = [
@@ -711,7 +735,7 @@ class Search:
         and its end state written back, so the budget and every value read afterwards are
         what exploring it gives."""
         c, n = g.n_channels, self.ngpus
-        key = (*key, tuple(map(_BW, self.links)), tuple(map(_BW, self.nets)))
+        key = (*key, tuple(map(_BW, self.links)), tuple(map(_BW, self.booked_nets)))
         seen = self.done.get(key)
         if seen is not None and time.left >= seen[0]:
             steps, links_bw, nets_bw, hops, latency, intra, inter, tied = seen
@@ -719,7 +743,7 @@ class Search:
             time.left -= steps
             for lk, bw in zip(self.links, links_bw):
                 lk.bw = bw
-            for x, bw in zip(self.nets, nets_bw):
+            for x, bw in zip(self.booked_nets, nets_bw):
                 x.bw = bw
             g.n_hops, g.latency_inter = hops, latency
             g.intra[c * n :], g.inter[2 * c :] = intra, inter
@@ -730,7 +754,7 @@ class Search:
             self.done[key] = (
                 left - time.left,
                 [lk.bw for lk in self.links],
-                [x.bw for x in self.nets],
+                [x.bw for x in self.booked_nets],
                 g.n_hops,
                 g.latency_inter,
                 g.intra[c * n :],
