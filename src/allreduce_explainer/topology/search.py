@@ -290,7 +290,7 @@ class Search:
         ]
 
     # -- moving along paths ------------------------------------------------------------
-    def follow_path(self, g: Graph, t1: int, i1: int, t2: int, i2: int, mult: float):
+    def follow_path(self, g: Graph, t1: int, i1: int, t2: int, i2: int, mult: int):
         """ncclTopoFollowPath (search.cc:127-172): the node reached, or None."""
         if t1 == -1:
             return self.s.nodes[t2][i2]
@@ -300,29 +300,29 @@ class Search:
         hop = table[i1][i2]
         if hop is None:
             hop = table[i1][i2] = self._hop(t1, i1, t2, i2)
-        node2, path_type, rev_type, intra, count, plan = hop
-        type_ = g.type_intra if intra else g.type_inter
+        node2, path_type, rev_type, intra, count, plan, plain = hop
+        if intra:
+            type_, bw = g.type_intra, g.bw_intra
+        else:
+            type_, bw = g.type_inter, g.bw_inter
         if path_type >= PATH_DIS:
             return None
-        if mult == 1 and path_type > type_:
+        if mult == 1 and (path_type > type_ or (g.pattern in TREES and rev_type > type_)):
             return None
-        if mult == 1 and g.pattern in TREES and rev_type > type_:
-            return None
-        bw = g.bw_intra if intra else g.bw_inter
         by_bw = _F32_MULT.get(mult)
         if by_bw is None:
             by_bw = _F32_MULT[mult] = {}
         scaled = by_bw.get(bw)
         if scaled is None:
             scaled = by_bw[bw] = f32(bw * mult)
-        if plan[0] or plan[1]:  # the Intel overhead, or bandwidth booked backwards
+        if plain is None:  # the Intel overhead, or bandwidth booked backwards
             step = follow(plan, count, scaled)
         else:  # follow's loop, inlined: every link books `scaled`
             sub = _SUB.get(scaled)
             if sub is None:
                 sub = _SUB[scaled] = {}
             step = 0
-            for link in plan[2]:
+            for link in plain:
                 left = link.bw
                 if left < scaled:
                     break
@@ -334,17 +334,20 @@ class Search:
         if step < count:
             follow(plan, step, -scaled)
             return None
-        g.n_hops = int(g.n_hops + mult * count)
+        g.n_hops += mult * count  # an int: mult is
         return node2
 
     def _hop(self, t1: int, i1: int, t2: int, i2: int) -> tuple:
         """What follow_path reads that the search never changes: the node reached, the path's
-        type each way, whether it is intra-server, its length, and its plan for follow."""
+        type each way, whether it is intra-server, its length, its plan for follow, and its
+        links where each books the same bandwidth (None where follow must look closer)."""
         node1, node2 = self.s.nodes[t1][i1], self.s.nodes[t2][i2]
         path = node1.paths[t2][i2]
         intra = t1 in (GPU, NVS) and t2 in (GPU, NVS)
         rev_type = node2.paths[t1][i1].type
-        return node2, path.type, rev_type, intra, len(path.links), _plan(path, node1)
+        plan = _plan(path, node1)
+        plain = None if plan[0] or plan[1] else plan[2]
+        return node2, path.type, rev_type, intra, len(path.links), plan, plain
 
     # -- which GPU next ----------------------------------------------------------------
     def gpu_pci_bw(self, gpu: Node) -> int:
