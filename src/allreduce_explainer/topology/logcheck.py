@@ -8,8 +8,10 @@ system through graphlog.py and never imports this module; the api attaches its `
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
+from ..errors import ParamError
 from . import run, search
 from .graphlog import HEADER, Block, node_name, read
 from .system import LOCAL_ID_MASK, NET, NODE_TYPE, PATH_TYPE, System
@@ -110,11 +112,41 @@ def searched_channels(version: str | None) -> int:
     return run.MAX_CHANNELS_SEARCHED
 
 
-def held_against(text: str, servers: int | None = None) -> dict:
+def _searched(s: System, servers: int, version: str | None, p2p_level: int | None) -> tuple:
     """The port's ring and tree searches (init.cc:1173-1190, before the two counts are made
-    equal) on the system a log printed, next to the graphs the same thread printed: each field
-    and each channel line, printed and computed. `servers` defaults to 2 when the printed
-    channels start at a NET (the job crossed servers), else 1."""
+    equal) on a system, for that many servers and that P2P level (System.p2p_level)."""
+    run.prepare(s, servers, p2p_level)
+    ring = search.compute(s, search.Graph(0, search.RING, 1, searched_channels(version)))
+    tree = search.compute(
+        s, search.Graph(1, search.BALANCED_TREE, ring.n_channels, ring.n_channels)
+    )
+    return ring, tree
+
+
+def _fields(g) -> dict:
+    return {
+        "pattern": g.pattern, "crossNic": g.cross_nic, "nChannels": g.n_channels,
+        "bwIntra": round(g.bw_intra, 6), "bwInter": round(g.bw_inter, 6),
+        "typeIntra": PATH_TYPE[g.type_intra], "typeInter": PATH_TYPE[g.type_inter],
+        "sameChannels": g.same_channels,
+    }  # fmt: skip
+
+
+def _printed(p: PrintedGraph | None) -> dict | None:
+    if p is None:
+        return None
+    return {
+        "pattern": p.pattern, "crossNic": p.cross_nic, "nChannels": p.n_channels,
+        "bwIntra": p.bw_intra, "bwInter": p.bw_inter, "typeIntra": p.type_intra,
+        "typeInter": p.type_inter, "sameChannels": p.same_channels,
+        "channels": p.channels, "line": p.line,
+    }  # fmt: skip
+
+
+def held_against(text: str, servers: int | None = None, p2p_level: int | None = None) -> dict:
+    """The port's ring and tree searches on the system a log printed, next to the graphs the
+    same thread printed: each field and each channel line, printed and computed. `servers`
+    defaults to 2 when the printed channels start at a NET (the job crossed servers), else 1."""
     s, block = read(text)
     printed = printed_graphs(block)
     if servers is None:
@@ -122,32 +154,65 @@ def held_against(text: str, servers: int | None = None) -> dict:
             2 if any(ch and ch[0].startswith("NET/") for p in printed for ch in p.channels) else 1
         )
     ranks = {id(g): g.rank for g in s.gpus}
-    run.prepare(s, servers)
-    ring = search.compute(s, search.Graph(0, search.RING, 1, searched_channels(block.version)))
-    tree = search.compute(
-        s, search.Graph(1, search.BALANCED_TREE, ring.n_channels, ring.n_channels)
-    )
+    ring, tree = _searched(s, servers, block.version, p2p_level)
     version = _version(block)
     rows = []
     for name, g, p in (("ring", ring, printed[0] if printed else None),
                        ("tree", tree, printed[1] if len(printed) > 1 else None)):  # fmt: skip
-        mine = {
-            "pattern": g.pattern, "crossNic": g.cross_nic, "nChannels": g.n_channels,
-            "bwIntra": round(g.bw_intra, 6), "bwInter": round(g.bw_inter, 6),
-            "typeIntra": PATH_TYPE[g.type_intra], "typeInter": PATH_TYPE[g.type_inter],
-            "sameChannels": g.same_channels,
-            "channels": [_channel_line(s, g, c, ranks, version) for c in range(g.n_channels)],
-        }  # fmt: skip
-        theirs = None
-        if p is not None:
-            theirs = {
-                "pattern": p.pattern, "crossNic": p.cross_nic, "nChannels": p.n_channels,
-                "bwIntra": p.bw_intra, "bwInter": p.bw_inter, "typeIntra": p.type_intra,
-                "typeInter": p.type_inter, "sameChannels": p.same_channels,
-                "channels": p.channels, "line": p.line,
-            }  # fmt: skip
-        rows.append({"graph": name, "computed": mine, "printed": theirs})
+        lines = [_channel_line(s, g, c, ranks, version) for c in range(g.n_channels)]
+        mine = {**_fields(g), "channels": lines}
+        rows.append({"graph": name, "computed": mine, "printed": _printed(p)})
     return {"nccl_version": block.version, "servers": servers, "graphs": rows}
+
+
+# ---- a graph dump (NCCL_GRAPH_DUMP_FILE) held against the port's search on its topology ----
+
+
+def dumped_graphs(text: str, rank_of_dev: dict[int, int]) -> list[PrintedGraph]:
+    """ncclTopoGetXmlFromGraphs' file (search.cc:1002-1031 in 2.30.7), its graphs in file order
+    (ring, then tree): a channel lists its NET by `dev` and its GPUs by CUDA device (`dev`,
+    `%d` until 2.20, `0x%lx` with the system id since 2.21), written here as `GPU/<rank>`."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        raise ParamError("graphs", f"is not XML: {e}") from None
+    out = []
+    for no, g in enumerate(root.iter("graph")):
+        a = g.attrib
+        p = PrintedGraph(no, int(a["pattern"]), int(a["crossnic"]), int(a["nchannels"]),
+                         float(a["speedintra"]), float(a["speedinter"]), a["typeintra"],
+                         a["typeinter"], int(a["samechannels"]))  # fmt: skip
+        for c in g.iter("channel"):
+            p.channels.append([
+                f"NET/{int(x.get('dev'), 0) & LOCAL_ID_MASK:x}" if x.tag == "net"
+                else f"GPU/{rank_of_dev[int(x.get('dev'), 0) & LOCAL_ID_MASK]}"
+                for x in c
+            ])  # fmt: skip
+        out.append(p)
+    return out
+
+
+def check_dump(topology: str, graphs: str, servers: int = 1, p2p_level: int | None = None) -> dict:
+    """A topology file's ring and tree searches by the port next to the graphs NCCL dumped
+    for it, field by field and channel by channel, with the tally `check` gives."""
+    s = run.read_system(topology)
+    printed = dumped_graphs(graphs, {g.dev: g.rank for g in s.gpus})
+    ring, tree = _searched(s, servers, None, p2p_level)
+    rows = []
+    for name, g, p in (("ring", ring, printed[0] if printed else None),
+                       ("tree", tree, printed[1] if len(printed) > 1 else None)):  # fmt: skip
+        ngpus = len(s.gpus)
+        lines = []
+        for c in range(g.n_channels):
+            gpus = [f"GPU/{r}" for r in g.intra[ngpus * c : ngpus * (c + 1)]]
+            nets = (
+                [f"NET/{s.node(NET, g.inter[2 * c + i]).dev:x}" for i in (0, 1)] if s.inter else []
+            )
+            lines.append(nets[:1] + gpus + nets[1:])
+        rows.append({"graph": name, "computed": {**_fields(g), "channels": lines},
+                     "printed": _printed(p)})  # fmt: skip
+    r = {"nccl_version": None, "servers": servers, "graphs": rows}
+    return {**r, **tally(r)}
 
 
 def differences(result: dict) -> list[str]:
@@ -186,8 +251,8 @@ def tally(result: dict) -> dict:
             "channels_equal": channels_eq, "differences": sorted(diffs)}  # fmt: skip
 
 
-def check(text: str) -> dict:
+def check(text: str, servers: int | None = None, p2p_level: int | None = None) -> dict:
     """A log's printed search held against the port's: the version, the servers the
     comparison assumed, each graph's printed and computed fields and the tally."""
-    r = held_against(text)
+    r = held_against(text, servers, p2p_level)
     return {**r, **tally(r)}

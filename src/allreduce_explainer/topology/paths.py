@@ -10,7 +10,8 @@ NVLink peer next to it (PXN, paths.cc:815-840), and a GPU without GPUDirect RDMA
 through its CPU (paths.cc:841-854).
 
 This runs with NCCL's defaults (P2P level PXB, PXN on, NET_GDR_LEVEL P2C, GDR read on from
-Ampere) and takes NVML's P2P status as good: a dump file does not record it.
+Ampere) and takes NVML's P2P status as good: a dump file does not record it. A caller who knows
+better sets System.p2p_level (NCCL_P2P_LEVEL; LOC when NVML reports no P2P, as on GeForce cards).
 """
 
 from __future__ import annotations
@@ -259,7 +260,10 @@ def check_gdr(s: System, rank: int, n: int, read: bool) -> bool:
 
 
 def p2p_level(s: System) -> int:
-    """ncclTopoCheckP2p's level (paths.cc:356-365): PXB, SYS for pairs of GPUs on AMD."""
+    """ncclTopoCheckP2p's level (paths.cc:356-365): PXB, SYS for pairs of GPUs on AMD, or the
+    user's (System.p2p_level)."""
+    if s.p2p_level is not None:
+        return s.p2p_level
     arch, vendor, _ = s.cpu_type()
     if arch == ARCH_X86 and vendor == VENDOR_AMD and len(s.nodes[DEV]) <= 2:
         return PATH_SYS

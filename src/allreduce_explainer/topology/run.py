@@ -48,20 +48,22 @@ def read_system(text: str) -> System:
     return system.from_xml(xml.parse(text))
 
 
-def load(text: str, servers: int = 1) -> System:
+def load(text: str, servers: int = 1, p2p_level: int | None = None) -> System:
     """ncclTopoGetSystem, ComputePaths, TrimSystem and SearchInit (init.cc:1140-1150) for one
     server of a job on `servers` of them; GPU ranks renumbered 0..n-1 in the file's rank order."""
-    return prepare(read_system(text), servers)
+    return prepare(read_system(text), servers, p2p_level)
 
 
-def prepare(s: System, servers: int = 1) -> System:
-    """Paths and the search's bandwidths of a built system, ranks renumbered 0..n-1."""
+def prepare(s: System, servers: int = 1, p2p_level: int | None = None) -> System:
+    """Paths and the search's bandwidths of a built system, ranks renumbered 0..n-1;
+    `p2p_level` is the user's P2P level (System.p2p_level), None for NCCL's own."""
     ranks = sorted(g.rank for g in s.gpus)
     if len(set(ranks)) != len(ranks):
         raise ParamError("topology", f"two <gpu> elements have the same rank ({ranks})")
     for g in s.gpus:
         g.rank = ranks.index(g.rank)
     s.inter = 1 if servers > 1 else 0
+    s.p2p_level = p2p_level
     paths.compute(s)
     search.search_init(s)
     return s
@@ -124,12 +126,12 @@ def _nics(s: System, ring: Graph, channel: int) -> dict:
     }  # fmt: skip
 
 
-def topology(text: str, servers: int = 1) -> dict:
+def topology(text: str, servers: int = 1, p2p_level: int | None = None) -> dict:
     """NCCL 2.30.7's search on a topology file for a job on `servers` such servers: the system,
     the ring, tree and NVLS graphs, and every channel's ring and tree after duplication."""
     if not 1 <= servers <= MAX_SERVERS:
         raise ParamError("servers", f"must be between 1 and {MAX_SERVERS}")
-    s = load(text, servers)
+    s = load(text, servers, p2p_level)
     try:
         ring, tree, nvls = graphs(s)
     except RecursionError:  # NCCL recurses once per GPU per channel (search.cc:621-722)

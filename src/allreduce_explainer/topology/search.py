@@ -145,14 +145,15 @@ def _rev_link(n1: Node, n2: Node, type_: int):
 
 
 _BW = attrgetter("bw")
-_F32_MULT: dict[tuple[float, float], float] = {}  # f32(bw * mult) by (bw, mult)
-_SUB: dict[tuple[float, float], float] = {}  # sub_round's answers: a pure function of two floats
+_F32_MULT: dict[float, dict[float, float]] = {}  # f32(bw * mult) by mult, then bw
+# sub_round's answers, a pure function of two floats: by the bandwidth booked, then the one left
+_SUB: dict[float, dict[float, float]] = {}
 
 
 def _plan(path: Path, start: Node) -> tuple:
-    """What followPath reads of a path that the search never changes (its links, whether P2P
-    pays the Intel overhead, whether a link books bandwidth backwards too): found once per path,
-    since a path always starts at the same node."""
+    """What followPath reads of a path that the search never changes (its links, which are PCI,
+    whether P2P pays the Intel overhead, whether a link books bandwidth backwards too): found
+    once per path, since a path always starts at the same node."""
     intel = path.type == PATH_PHB and any(
         lk.rem.type == CPU and lk.rem.arch == ARCH_X86 and lk.rem.vendor == VENDOR_INTEL
         for lk in path.links
@@ -163,30 +164,40 @@ def _plan(path: Path, start: Node) -> tuple:
         or (lk.rem.type == CPU and lk.rem.arch == ARCH_POWER and lk.type == LINK_NVL)
         for lk in path.links
     )
-    return intel and from_gpu, backwards, tuple(path.links)
+    pci = tuple(lk.type == LINK_PCI for lk in path.links)
+    return intel and from_gpu, backwards, tuple(path.links), pci, start
 
 
-def follow(path: Path, start: Node, max_steps: int, bw: float) -> int:
+def _subs(fw: float) -> dict[float, float]:
+    """sub_round(left, fw) by left, for one fw."""
+    out = _SUB.get(fw)
+    if out is None:
+        out = _SUB[fw] = {}
+    return out
+
+
+def follow(plan: tuple, max_steps: int, bw: float) -> int:
     """followPath (search.cc:81-123): book bw on the path's first max_steps links; the step at
     which a link has too little left, or max_steps. Through an Intel CPU a GPU's P2P costs 6/5
     of its bandwidth on PCI links (topo.h:39)."""
-    plan = path.plan
-    if plan is None:
-        plan = path.plan = _plan(path, start)
-    intel, backwards, links = plan
+    intel, backwards, links, pci, start = plan
     pci_bw = f32(f32(bw * 6) / 5) if intel else bw
     if backwards:
         return _follow_backwards(links, start, max_steps, bw, pci_bw)
-    sub = _SUB
+    sub_bw = _subs(bw)
+    sub_pci = _subs(pci_bw) if intel else sub_bw
     for step in range(max_steps):
         link = links[step]
-        fw = pci_bw if link.type == LINK_PCI else bw
+        if pci[step]:
+            fw, sub = pci_bw, sub_pci
+        else:
+            fw, sub = bw, sub_bw
         left = link.bw
         if left < fw:
             return step
-        r = sub.get((left, fw))
+        r = sub.get(left)
         if r is None:
-            r = sub[left, fw] = sub_round(left, fw)
+            r = sub[left] = sub_round(left, fw)
         link.bw = r
     return max_steps
 
@@ -215,6 +226,29 @@ def _follow_backwards(links, start: Node, max_steps: int, bw: float, pci_bw: flo
     return max_steps
 
 
+def _bookable(s: System) -> list:
+    """The links whose bandwidth a search can book: those of the paths it follows (between
+    GPUs, the NVSwitch and, across servers, the cards; search.cc:127-172) and their reverses
+    (followPath's backwards booking, search.cc:95-110); the others never change."""
+    ends = (GPU, NET, NVS) if s.inter else (GPU, NVS)
+    on_path = {
+        id(lk)
+        for t1 in ends
+        for a in s.nodes[t1]
+        for t2 in ends
+        for p in a.paths.get(t2, [])
+        for lk in p.links
+    }
+    out = []
+    for nodes in s.nodes:
+        for node in nodes:
+            for lk in node.links:
+                back = (id(r) in on_path for r in lk.rem.links if r.rem is node)
+                if id(lk) in on_path or any(back):
+                    out.append(lk)
+    return out
+
+
 @dataclass
 class Timer:
     """The search's budget in steps; -1 once a perfect solution is found."""
@@ -230,14 +264,25 @@ class Search:
         self.ngpus = len(s.gpus)
         self.where = {id(gpu): k for k, gpu in enumerate(s.gpus)}
         self.static: dict[tuple, list[tuple]] = {}
-        self.hops: dict[tuple, tuple] = {}
+        # follow_path's hops by type from, type to, index from, index to (see _hop)
+        self.hops: list[list[list | None]] = [[None] * len(s.nodes) for _ in s.nodes]
         # every bandwidth the search books, read and restored as one state (see rec)
-        self.links = [lk for nodes in s.nodes for node in nodes for lk in node.links]
+        self.links = _bookable(s)
         self.done: dict[tuple, tuple] = {}
+        # each try's remembered searches (see try_memo), by the try's constraints
+        self.memos: dict[tuple, tuple[int, dict]] = {}
         self.version = 0
+        self.ties = 0  # how many times better() met a graph as good as the saved one
+        self.try_key: tuple | None = None  # this try's key in memos, and its crossNic
+        # the types of every path the search follows or picks a card by (see admitted)
+        ends = (GPU, NET, NVS)
+        self.path_types = sorted(
+            {p.type for t1 in ends for a in s.nodes[t1] for t2 in ends for p in a.paths.get(t2, [])}
+        )
         self.ranks = {g.rank: k for k, g in reversed(list(enumerate(s.gpus)))}
         self.net_pos = {n.id: k for k, n in reversed(list(enumerate(s.nets)))}
         self.nets = s.nets
+        self.booked_nets = s.nets if s.inter else []  # only rec_net books a card
         self.nvs = bool(s.nodes[NVS])
         # same_port per NET (rec_net): the cards on its ASIC and port
         self.same_port = [
@@ -245,40 +290,64 @@ class Search:
         ]
 
     # -- moving along paths ------------------------------------------------------------
-    def follow_path(self, g: Graph, t1: int, i1: int, t2: int, i2: int, mult: float):
+    def follow_path(self, g: Graph, t1: int, i1: int, t2: int, i2: int, mult: int):
         """ncclTopoFollowPath (search.cc:127-172): the node reached, or None."""
         if t1 == -1:
             return self.s.nodes[t2][i2]
-        key = (t1, i1, t2, i2)
-        hop = self.hops.get(key)
+        table = self.hops[t1][t2]
+        if table is None:
+            table = self.hops[t1][t2] = [[None] * len(self.s.nodes[t2]) for _ in self.s.nodes[t1]]
+        hop = table[i1][i2]
         if hop is None:
-            hop = self.hops[key] = self._hop(t1, i1, t2, i2)
-        node1, node2, path, rev_type, intra, count = hop
-        type_ = g.type_intra if intra else g.type_inter
-        if path.type >= PATH_DIS:
+            hop = table[i1][i2] = self._hop(t1, i1, t2, i2)
+        node2, path_type, rev_type, intra, count, plan, plain = hop
+        if intra:
+            type_, bw = g.type_intra, g.bw_intra
+        else:
+            type_, bw = g.type_inter, g.bw_inter
+        if path_type >= PATH_DIS:
             return None
-        if mult == 1 and path.type > type_:
+        if mult == 1 and (path_type > type_ or (g.pattern in TREES and rev_type > type_)):
             return None
-        if mult == 1 and g.pattern in TREES and rev_type > type_:
-            return None
-        bw = g.bw_intra if intra else g.bw_inter
-        scaled = _F32_MULT.get((bw, mult))
+        by_bw = _F32_MULT.get(mult)
+        if by_bw is None:
+            by_bw = _F32_MULT[mult] = {}
+        scaled = by_bw.get(bw)
         if scaled is None:
-            scaled = _F32_MULT[bw, mult] = f32(bw * mult)
-        step = follow(path, node1, count, scaled)
+            scaled = by_bw[bw] = f32(bw * mult)
+        if plain is None:  # the Intel overhead, or bandwidth booked backwards
+            step = follow(plan, count, scaled)
+        else:  # follow's loop, inlined: every link books `scaled`
+            sub = _SUB.get(scaled)
+            if sub is None:
+                sub = _SUB[scaled] = {}
+            step = 0
+            for link in plain:
+                left = link.bw
+                if left < scaled:
+                    break
+                r = sub.get(left)
+                if r is None:
+                    r = sub[left] = sub_round(left, scaled)
+                link.bw = r
+                step += 1
         if step < count:
-            follow(path, node1, step, -scaled)
+            follow(plan, step, -scaled)
             return None
-        g.n_hops = int(g.n_hops + mult * count)
+        g.n_hops += mult * count  # an int: mult is
         return node2
 
     def _hop(self, t1: int, i1: int, t2: int, i2: int) -> tuple:
-        """What follow_path reads that the search never changes: both nodes, the path each
-        way, whether it is intra-server, its length."""
+        """What follow_path reads that the search never changes: the node reached, the path's
+        type each way, whether it is intra-server, its length, its plan for follow, and its
+        links where each books the same bandwidth (None where follow must look closer)."""
         node1, node2 = self.s.nodes[t1][i1], self.s.nodes[t2][i2]
         path = node1.paths[t2][i2]
         intra = t1 in (GPU, NVS) and t2 in (GPU, NVS)
-        return node1, node2, path, node2.paths[t1][i1].type, intra, len(path.links)
+        rev_type = node2.paths[t1][i1].type
+        plan = _plan(path, node1)
+        plain = None if plan[0] or plan[1] else plan[2]
+        return node2, path.type, rev_type, intra, len(path.links), plan, plain
 
     # -- which GPU next ----------------------------------------------------------------
     def gpu_pci_bw(self, gpu: Node) -> int:
@@ -418,6 +487,7 @@ class Search:
         mine, theirs = f32(g.n_channels * g.bw_intra), f32(ref.n_channels * ref.bw_intra)
         if mine != theirs:
             return mine > theirs
+        self.ties += 1  # the only answer here that reads cross_nic (see try_memo)
         return g.pattern == ref.pattern and g.cross_nic == ref.cross_nic and g.n_hops < ref.n_hops
 
     def pref_nets(self, gpu: int) -> list[int]:
@@ -485,7 +555,7 @@ class Search:
             if self.better(g, save):
                 save.load(g)
                 self.version += 1  # what rec remembered was measured against the old save
-                self.done.clear()
+                self.forget()
                 if g.n_channels == g.max_channels:
                     time.left = -1
             if g.n_channels < g.max_channels:
@@ -522,11 +592,20 @@ class Search:
                 nxt = [step + 1]
             elif forced == FORCED_ORDER_REPLAY:
                 nxt = [self.replay_gpu(g, step)]
+            elif self.nvs:  # next_gpus on an NVSwitch, inlined
+                flag, gpus = 1 << g.n_channels, self.s.nodes[GPU]
+                nxt = [j for j in self._nvs_next(g.pattern, k) if not gpus[j].used & flag]
             else:
                 sort = 0 if back_net == -1 else 1 if back_net == step + 1 else -1
                 nxt = self.next_gpus(g, gpu, sort)
-            for j in nxt:
-                self.try_gpu(g, save, step + 1, back_net, back_first, forced, time, GPU, k, j)
+            flag = 1 << g.n_channels
+            for j in nxt:  # try_gpu(..., GPU, k, j), inlined
+                nxt_gpu = self.follow_path(g, GPU, k, GPU, j, 1)
+                if nxt_gpu is not None:
+                    nxt_gpu.used ^= flag
+                    self.rec_gpu(g, save, nxt_gpu, step + 1, back_net, back_first, forced, time)
+                    nxt_gpu.used ^= flag
+                    self.follow_path(g, GPU, k, GPU, j, -1)
         elif step == back_first:
             p = self.gpu_index(g.intra[g.n_channels * n])
             first = self.follow_path(g, GPU, k, GPU, p, 1)
@@ -596,50 +675,94 @@ class Search:
             return back_net, -1
         return -1, (self.ngpus - 1 if pattern == RING else -1)
 
+    def try_memo(self, g: Graph) -> None:
+        """What `_remembered` keeps, for a try with g's constraints. The saved graph is the same
+        for every try until a better one is found (forget). Inside one server a try differs
+        from an earlier one with the same constraints but crossNic (search.cc:1237-1240) only
+        where better() meets a graph as good as the saved one (search.cc:461-466): crossNic is
+        read nowhere else without a network (search.cc:593-619, 724-816). So that try starts
+        from what the earlier one remembered, less the searches that met such a graph."""
+        key = (g.pattern, g.same_channels, self.admitted(g.type_intra),
+               self.admitted(g.type_inter), g.bw_intra, g.bw_inter, g.min_channels,
+               g.max_channels, g.cross_nic if self.s.inter else None)  # fmt: skip
+        cross, done = self.memos.get(key, (g.cross_nic, {}))
+        if cross != g.cross_nic:
+            done = {k: v for k, v in done.items() if not v[-1]}
+        self.memos[key] = (g.cross_nic, done)
+        self.done, self.try_key = done, (key, g.cross_nic)
+
+    def admitted(self, limit: int) -> int:
+        """The worst type of path the system has within `limit`. The search reads typeIntra and
+        typeInter only to compare a path's type with them (follow_path, search.cc:149-153;
+        select_nets, search.cc:570-573), so two tries whose limits admit the same paths search
+        alike: PXB and P2C on a server with a card by each GPU's switch and no C2C, say."""
+        return max((t for t in self.path_types if t <= limit), default=-1)
+
+    def forget(self) -> None:
+        """The saved graph changed: nothing remembered holds (the try's own memo starts over)."""
+        self.memos.clear()
+        self.done = {}
+        if self.try_key is not None:
+            key, cross = self.try_key
+            self.memos[key] = (cross, self.done)
+
     def rec(self, g: Graph, save: Graph, time: Timer) -> None:
-        """ncclTopoSearchRec, the search for channel g.n_channels given the ones before, with
-        its outcome remembered: the same state met again (bandwidths left, the previous
-        channel, which the next one replays, and the hop count) explores the same tree. A
-        search of that tree that ended before the budget and found nothing better than `save`
-        is not explored again: its steps are taken from the budget and its end state written
-        back, so the budget and every value read afterwards are what exploring it gives."""
-        c, n = g.n_channels, self.ngpus
+        """ncclTopoSearchRec (search.cc:849-881), the search for channel g.n_channels given the
+        ones before. Across servers every card is tried (rec_net); inside one, the previous
+        channel is replayed first (search.cc:869-872), then, without sameChannels, each GPU
+        starts a free search (search.cc:873-877). Both the whole call and that free search are
+        remembered (see `_remembered`); the free search reads nothing of the previous channel,
+        so its key leaves that channel out and every channel before it shares one search."""
+        c = g.n_channels
         if c == 0 or g.pattern == NVLS:
             self._rec(g, save, time)
             return
-        # the previous channel's GPUs are read only to replay them (rec, rec_net)
+        n = self.ngpus
+        # what of the previous channel is read: its GPUs, to replay them (rec, rec_net), and
+        # with cross_nic 2 on an odd ring channel, its cards (rec_net, check_net)
         replays = not self.s.inter or g.same_channels == 1
+        nets = g.pattern == RING and g.cross_nic == 2 and c & 1
         key = (
             c,
             g.n_hops,
             tuple(g.intra[(c - 1) * n : c * n]) if replays else None,
-            g.inter[2 * c - 2],
-            g.inter[2 * c - 1],
-            tuple(map(_BW, self.links)),
-            tuple(map(_BW, self.nets)),
+            (g.inter[2 * c - 2], g.inter[2 * c - 1]) if nets else None,
         )
+        self._remembered(key, g, save, time, self._rec)
+
+    def _remembered(self, key: tuple, g: Graph, save: Graph, time: Timer, explore) -> None:
+        """explore(g, save, time) with its outcome remembered under `key` and the state it
+        reads besides (the bandwidths left, which the key adds): the same state met again
+        explores the same tree. A search of that tree that ended before the budget and found
+        nothing better than `save` is not explored again: its steps are taken from the budget
+        and its end state written back, so the budget and every value read afterwards are
+        what exploring it gives."""
+        c, n = g.n_channels, self.ngpus
+        key = (*key, tuple(map(_BW, self.links)), tuple(map(_BW, self.booked_nets)))
         seen = self.done.get(key)
         if seen is not None and time.left >= seen[0]:
-            steps, links_bw, nets_bw, hops, latency, intra, inter = seen
+            steps, links_bw, nets_bw, hops, latency, intra, inter, tied = seen
+            self.ties += tied  # a search that contains this one met what it met
             time.left -= steps
             for lk, bw in zip(self.links, links_bw):
                 lk.bw = bw
-            for x, bw in zip(self.nets, nets_bw):
+            for x, bw in zip(self.booked_nets, nets_bw):
                 x.bw = bw
             g.n_hops, g.latency_inter = hops, latency
             g.intra[c * n :], g.inter[2 * c :] = intra, inter
             return
-        left, version = time.left, self.version
-        self._rec(g, save, time)
+        left, version, ties = time.left, self.version, self.ties
+        explore(g, save, time)
         if time.left > 0 and self.version == version:
             self.done[key] = (
                 left - time.left,
                 [lk.bw for lk in self.links],
-                [x.bw for x in self.nets],
+                [x.bw for x in self.booked_nets],
                 g.n_hops,
                 g.latency_inter,
                 g.intra[c * n :],
                 g.inter[2 * c :],
+                self.ties != ties,
             )
 
     def _rec(self, g: Graph, save: Graph, time: Timer) -> None:
@@ -653,12 +776,18 @@ class Search:
             return
         if g.n_channels == 0:
             self.try_gpu(g, save, 0, back_net, back_first, FORCED_ORDER_PCI, time, -1, -1, 0)
-        else:
-            k = self.replay_gpu(g, -1)
-            self.try_gpu(g, save, 0, back_net, back_first, FORCED_ORDER_REPLAY, time, -1, -1, k)
-        if g.same_channels == 0 or g.n_channels == 0:
-            for k in range(self.ngpus):
-                self.try_gpu(g, save, 0, back_net, back_first, 0, time, -1, -1, k)
+            self._free(g, save, time)
+            return
+        k = self.replay_gpu(g, -1)
+        self.try_gpu(g, save, 0, back_net, back_first, FORCED_ORDER_REPLAY, time, -1, -1, k)
+        if g.same_channels == 0:
+            self._remembered(("free", g.n_channels, g.n_hops), g, save, time, self._free)
+
+    def _free(self, g: Graph, save: Graph, time: Timer) -> None:
+        """search.cc:873-877: each GPU in turn starts the channel, no order forced."""
+        back_net, back_first = self.params(g.pattern)
+        for k in range(self.ngpus):
+            self.try_gpu(g, save, 0, back_net, back_first, 0, time, -1, -1, k)
 
 
 def dup_channels(g: Graph, cc_min: int, ngpus: int) -> None:
@@ -757,7 +886,7 @@ def compute(s: System, g: Graph) -> Graph:
         time = Timer(budget)
         tmp.n_channels = 0
         global_timeout -= budget
-        search.done.clear()  # tmp's constraints and g (dup_channels) change between tries
+        search.try_memo(tmp)
         search.rec(tmp, g, time)
         done = time.left == -1 or f32(g.n_channels * g.bw_inter) >= s.total_bw
         if pass_ == 1 and not done:
@@ -808,6 +937,7 @@ def compute(s: System, g: Graph) -> Graph:
         # done: (search.cc:1254-1287)
         if pass_ == 1:
             time.left = -1
+            search.forget()  # g changes (dup_channels)
             dup_channels(g, cc_min, ngpus)
             tmp = g.copy()
             si = 0

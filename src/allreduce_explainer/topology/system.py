@@ -87,7 +87,6 @@ class Path:
     links: list[Link] = field(default_factory=list)
     bw: float = 0.0
     type: int = PATH_DIS
-    plan: tuple | None = None  # search.py: what follow() reads of the links, computed once
 
     @property
     def count(self) -> int:
@@ -144,6 +143,10 @@ class System:
     max_bw: float = 0.0
     total_bw: float = 0.0
     inter: int = 0
+    # the user's P2P level (ncclGetUserP2pLevel, paths.cc:288-292: NCCL_P2P_LEVEL, or LOC for
+    # NCCL_P2P_DISABLE=1), None for NCCL's own; LOC is also what NVML reporting no P2P between
+    # any two GPUs does to the paths (paths.cc:373-402), which a dump file does not record
+    p2p_level: int | None = None
     memo: dict | None = None  # once paths are final: answers that depend on paths only
 
     def node(self, type_: int, id_: int) -> Node | None:
