@@ -37,6 +37,8 @@ EXPECTED: dict[str, dict[str, str]] = {
     "graph/nccl-miner-2gpu-nvlink-1x2.txt": {},
     "graph/nccl-miner-4gpu-h100-p2p-off-rank1-4x1.txt": {},
     "graph/nccl-miner-8gpu-v100-p2p-off-rank0-8x1.txt": {},
+    "graph/nccl-miner-4gpu-h100-p2p-off-rank2-4x1.txt": {},
+    "graph/nccl-miner-3gpu-a-series-p2p-off-rank0-3x1.txt": {},
 }
 
 
