@@ -49,9 +49,9 @@ def main() -> None:
     if "--json" in sys.argv:
         print(json.dumps(rs, indent=1))
         return
-    print(f"{'pair':44} {'kind':8} {'NCCL':11} {'fields':>7} {'channel lines':>14}  differences")
+    print(f"{'pair':48} {'kind':13} {'NCCL':11} {'fields':>7} {'channel lines':>14}  differences")
     for r in rs:
-        print(f"{Path(r['file']).name:44} {r['kind']:8} {r['nccl']:11} "
+        print(f"{Path(r['file']).name:48} {r['kind']:13} {r['nccl']:11} "
               f"{r['fields_equal']:>3}/{r['fields']:<3} {r['channels_equal']:>6}/{r['channels']:<7}"
               f"  {', '.join(r['differences']) or '-'}")  # fmt: skip
     kinds = Counter(r["kind"] for r in rs)
