@@ -41,6 +41,7 @@ CHART_DATA = {
     # fit_apply: only with a log the NCCL model fits; debug and topology_apply: only with a log
     # that has NCCL_DEBUG=INFO lines (widgets/debugview.py)
     "cluster": {"result", "fit_apply", "debug", "topology_apply"},
+    "ddp_buckets": {"result"},  # the ddp answer its record renders (notebook repr, CLI)
     "orders": {"alone", "inside", "changed", "cost"},
 }
 # a log the calculator fits (16 A100s over two servers), for the cluster's fit_apply
