@@ -27,6 +27,10 @@ SWEPT_FIRST = (
     "the sweep keeps the run's first bucket (1 MiB with the cap unset, as page 7's default), "
     "where it used the cap and called that the first bucket above (T2)"
 )
+TYPES = (
+    "each graph names its path types inside and across servers, which the tuning reads for LL128 "
+    "and the intra-server latency (the search's own on a DGX preset, topology/searched.py)"
+)
 CHANGED = {
     "simulate-ring": {
         ("chunks", "added"): "the ring's chunks, which the steppers read instead of recomputing",
@@ -39,6 +43,11 @@ CHANGED = {
         ("rows[].band.nine_in_ten", "added"): BAND,
         ("rows[].band.median", "changed"): ONE,
         ("rows[].band.worst", "changed"): ONE,
+        **{
+            (f"graphs.{a}.type_{side}", "added"): TYPES
+            for a in ("Ring", "Tree", "NVLS", "NVLSTree")
+            for side in ("intra", "inter")
+        },
     },
     "nccl-tests": {
         ("encoding", "added"): "a log is read as UTF-8 or UTF-16, and says which",
