@@ -1,4 +1,4 @@
-"""The channels and per-channel bandwidths NCCL's topology search finds: the graphs its tuning reads.
+"""The channels and per-channel bandwidths NCCL's topology search finds: the graphs tuning reads.
 
 NCCL does not take a link rate from a table: `ncclTopoCompute` (src/graph/search.cc:1074-1310)
 tries per-channel bandwidths from a speed array, highest first, and keeps the graph with the most

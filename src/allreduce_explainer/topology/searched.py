@@ -30,7 +30,8 @@ PRESET_GPU = {"dgx-a100": "A100 SXM", "dgx-h100": "H100 SXM", "dgx-h200": "H200 
 SPANS = {"one": 1, "several": 2}  # one server, or a job across servers (the search's `inter`)
 
 
-def _graph(g: Graph | None) -> dict | None:
+def as_dict(g: Graph | None) -> dict | None:
+    """What the tuning model reads of a graph, with nccl/topology.py's Graph's field names."""
     if g is None:
         return None
     return {
@@ -53,9 +54,9 @@ def search(name: str, servers: int) -> dict:
         "gpus": len(s.gpus),
         "nics": len(nets),
         "nic_Gbps": round(nets[0].bw * 8, 3) if nets else 0.0,
-        "ring": _graph(ring),
-        "tree": _graph(tree),
-        "nvls": _graph(nvls),
+        "ring": as_dict(ring),
+        "tree": as_dict(tree),
+        "nvls": as_dict(nvls),
     }
 
 
