@@ -24,6 +24,10 @@ MAX_SERVERS = 2  # two servers of 8 GPUs: 16 ranks, the ring stepper's most
 MAX_FILE_BYTES = 1 << 20
 COL_GPU, COL_NIC, ROW, PAD, TOP = 66, 58, 48, 12, 30
 BOX_PCI = (50, 22)
+# how far above the GPUs' row an arrow's control point sits (its peak is half that): a hop to
+# the right just over the GPUs' boxes, a hop to the left (a ring's way back) above those and
+# below the PCIe switches (ROW - BOX_PCI[1] / 2 - NODE_H / 2 = 24 units between the two)
+HOP_RIGHT, HOP_LEFT = 40, 64
 
 TOPOLOGY = spec(
     Param("preset", "dgx-h100", "choice", "Server",
@@ -150,9 +154,13 @@ def layout(structure: dict, servers: int) -> dict:
                 links.append(f"M{where[a][0]:.0f} {top + 23:.0f}L{where[b][0]:.0f} {top + 23:.0f}")
     height = PAD + servers * (server_h + 16) - 16 + PAD
 
-    def bend(move, a, b):  # along the row: above it; to the other server: sideways
-        if abs(a["y"] - b["y"]) < 1:
-            return 40 / max(abs(b["x"] - a["x"]), 1)
+    def bend(move, a, b):
+        """Along the row: always above it, the cards' names being below; a hop to the left (a
+        ring's way back) higher than one to the right, clear of the short hops and under the
+        PCIe switches. To the other server: sideways."""
+        dx = b["x"] - a["x"]
+        if abs(a["y"] - b["y"]) < 1 and dx:
+            return (HOP_RIGHT if dx > 0 else HOP_LEFT) / dx
         return 0.2
 
     out = diagram._layout("topology", width, height, nodes, links, boxes, bend=bend)
