@@ -24,10 +24,10 @@ MAX_SERVERS = 2  # two servers of 8 GPUs: 16 ranks, the ring stepper's most
 MAX_FILE_BYTES = 1 << 20
 COL_GPU, COL_NIC, ROW, PAD, TOP = 66, 58, 48, 12, 30
 BOX_PCI = (50, 22)
-# how far above the GPUs' row an arrow's control point sits (its peak is half that): a hop to
-# the right just over the GPUs' boxes, a hop to the left (a ring's way back) above those and
-# below the PCIe switches (ROW - BOX_PCI[1] / 2 - NODE_H / 2 = 24 units between the two)
-HOP_RIGHT, HOP_LEFT = 40, 64
+# how far above the GPUs' row an arrow's control point sits (its peak about half that): a hop
+# to the right just over the GPUs' boxes, its label at its peak; a hop to the left (a ring's way
+# back) above those labels and below the PCIe switches, which LEAF_GAP lifts for the room
+HOP_RIGHT, HOP_LEFT, LEAF_GAP = 24, 100, 24
 
 TOPOLOGY = spec(
     Param("preset", "dgx-h100", "choice", "Server",
@@ -102,13 +102,13 @@ def layout(structure: dict, servers: int) -> dict:
             cursor += 16
     width = cursor + PAD
     nvs = [i for i, n in enumerate(tree) if n["kind"] == "nvswitch"]
-    server_h = TOP + (leaf_row + 1) * ROW + (ROW if nvs else 0) + PAD
+    server_h = TOP + (leaf_row + 1) * ROW + LEAF_GAP + (ROW if nvs else 0) + PAD
     ngpus = sum(1 for n in tree if n["kind"] == "gpu")
 
     def y(i: int, top: float) -> float:
         n = tree[i]
         row = leaf_row if n["kind"] in ("gpu", "nic") else depth[i]
-        return top + TOP + row * ROW + 14
+        return top + TOP + row * ROW + 14 + (LEAF_GAP if n["kind"] in ("gpu", "nic") else 0)
 
     for s in range(servers):
         top = PAD + s * (server_h + 16)
@@ -139,7 +139,7 @@ def layout(structure: dict, servers: int) -> dict:
                 py += 11 if tree[n["parent"]]["kind"] == "pci" else 0
                 links.append(f"M{px:.0f} {py:.0f}L{where[i][0]:.0f} {where[i][1] - 13:.0f}")
         if nvs:
-            bar_y = top + TOP + (leaf_row + 1) * ROW
+            bar_y = top + TOP + (leaf_row + 1) * ROW + LEAF_GAP
             boxes.append({"x": PAD + 8, "y": bar_y, "w": width - 2 * PAD - 16, "h": 24,
                           "label": "NVSwitch"})  # fmt: skip
         for lk in structure["links"]:
@@ -151,7 +151,8 @@ def layout(structure: dict, servers: int) -> dict:
                 links.append(f"M{ax:.0f} {ay + 13:.0f}Q{(ax + bx) / 2:.0f} {ay + 40:.0f} "
                              f"{bx:.0f} {by + 13:.0f}")  # fmt: skip
             elif lk["type"] == "SYS" and a in where and b in where:
-                links.append(f"M{where[a][0]:.0f} {top + 23:.0f}L{where[b][0]:.0f} {top + 23:.0f}")
+                # the CPUs' link along their boxes' tops, over their names (which sit low)
+                links.append(f"M{where[a][0]:.0f} {top + 14:.0f}L{where[b][0]:.0f} {top + 14:.0f}")
     height = PAD + servers * (server_h + 16) - 16 + PAD
 
     def bend(move, a, b):
