@@ -133,21 +133,28 @@ def test_hops_along_the_row_pass_between_the_switches_and_the_card_names(preset,
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_the_way_back_passes_over_the_labels_of_the_hops_forward(preset):
-    """A ring's hop to the left bows above the labels of its hops to the right (12 px text,
-    diagram.js writes it 4 px under the label's point, about 7 px a character): the values a
-    step sends stay readable. Two hops that meet at a GPU may cross beside it."""
-    s = nccl_topology({"preset": preset})
+@pytest.mark.parametrize("servers", [1, 2])
+def test_hops_over_other_gpus_pass_over_the_labels_of_the_hops_between_neighbours(preset, servers):
+    """A hop along the row that passes over other GPUs (one server's way back, 0 → 7 on the first
+    of two) bows above the labels of the hops between neighbours (12 px text, diagram.js writes
+    it 4 px under the label's point, about 7 px a character): the values a step sends stay
+    readable. Two hops that meet at a GPU may cross beside it."""
+    s = nccl_topology({"preset": preset, "servers": servers})
     at = {i: n for i, n in enumerate(s["diagram"]["nodes"])}
+
+    def over(a) -> bool:
+        lo, hi = sorted((at[a[7]]["x"], at[a[8]]["x"]))
+        return any(n["y"] == at[a[7]]["y"] and lo < n["x"] < hi for n in at.values())
+
     crossed = 0
     for frame in s["frames"][1:]:
         along = [a for a in frame["arrows"] if at[a[7]]["y"] == at[a[8]]["y"]]
-        back = [a for a in along if at[a[8]]["x"] < at[a[7]]["x"]]
-        labels = [a for a in along if at[a[8]]["x"] > at[a[7]]["x"] and a[4]]
-        for b in back:
+        for b in (a for a in along if over(a)):
+            row = at[b[7]]["y"]
+            labels = [a for a in along if at[a[7]]["y"] == row and not over(a) and a[4]]
             for lab in (a for a in labels if not {a[7], a[8]} & {b[7], b[8]}):
                 half = len(lab[4]) * 7 / 2 + 2
-                over = [y for x, y in quadratic(b[3]) if abs(x - lab[5]) <= half]
-                crossed += bool(over)
-                assert all(y + 1.5 < lab[6] + 4 - 12 for y in over), (b[:2], lab[:2], lab[4])
-    assert crossed, "no hop back passes over a label"
+                above = [y for x, y in quadratic(b[3]) if abs(x - lab[5]) <= half]
+                crossed += bool(above)
+                assert all(y + 1.5 < lab[6] + 4 - 12 for y in above), (b[:2], lab[:2], lab[4])
+    assert crossed, "no hop over other GPUs passes over a label"

@@ -25,9 +25,9 @@ MAX_FILE_BYTES = 1 << 20
 COL_GPU, COL_NIC, ROW, PAD, TOP = 66, 58, 48, 12, 30
 BOX_PCI = (50, 22)
 # how far above the GPUs' row an arrow's control point sits (its peak about half that): a hop
-# to the right just over the GPUs' boxes, its label at its peak; a hop to the left (a ring's way
-# back) above those labels and below the PCIe switches, which LEAF_GAP lifts for the room
-HOP_RIGHT, HOP_LEFT, LEAF_GAP = 24, 100, 24
+# between neighbours just over the GPUs' boxes, its label at its peak; a hop over other GPUs (a
+# ring's way back) above those labels and below the PCIe switches, which LEAF_GAP lifts for it
+HOP_NEXT, HOP_OVER, LEAF_GAP = 24, 100, 24
 
 TOPOLOGY = spec(
     Param("preset", "dgx-h100", "choice", "Server",
@@ -156,12 +156,14 @@ def layout(structure: dict, servers: int) -> dict:
     height = PAD + servers * (server_h + 16) - 16 + PAD
 
     def bend(move, a, b):
-        """Along the row: always above it, the cards' names being below; a hop to the left (a
-        ring's way back) higher than one to the right, clear of the short hops and under the
-        PCIe switches. To the other server: sideways."""
+        """Along the row: above it either way, the cards' names being below; a hop over other
+        GPUs (a ring's way back) higher than a hop between neighbours, clear of their labels and
+        under the PCIe switches. To the other server: sideways."""
         dx = b["x"] - a["x"]
         if abs(a["y"] - b["y"]) < 1 and dx:
-            return (HOP_RIGHT if dx > 0 else HOP_LEFT) / dx
+            lo, hi = sorted((a["x"], b["x"]))
+            over = any(n["y"] == a["y"] and lo < n["x"] < hi for n in nodes)
+            return (HOP_OVER if over else HOP_NEXT) / dx
         return 0.2
 
     out = diagram._layout("topology", width, height, nodes, links, boxes, bend=bend)
