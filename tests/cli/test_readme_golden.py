@@ -37,6 +37,10 @@ REGIMES = (
     "the log fit's regime names are its best guess (logs/ncclfit.py); after the refit one LL128 "
     "line follows this H100 log from 64 KiB to 1 GiB at scale 1.03, where Simple needed 0.94"
 )
+TYPES = (
+    "each graph names its path types inside and across servers, which the tuning reads for LL128 "
+    "and the intra-server latency (the search's own on a DGX preset, topology/searched.py)"
+)
 CHANGED = {
     "orders": {
         ("nccl.time_us", "changed"): REFIT,
@@ -116,6 +120,11 @@ CHANGED = {
         ("rows[].band.nine_in_ten", "added"): BAND,
         ("rows[].band.median", "changed"): ONE,
         ("rows[].band.worst", "changed"): ONE,
+        **{
+            (f"graphs.{a}.type_{side}", "added"): TYPES
+            for a in ("Ring", "Tree", "NVLS", "NVLSTree")
+            for side in ("intra", "inter")
+        },
     },
     "nccl-tests": {
         ("nccl_fit.busbw_GBps", "changed"): REFIT,

@@ -102,3 +102,59 @@ def test_own_file_takes_the_presets_path_and_a_bad_one_names_the_element():
     assert bad["error"]["message"]
     far = json.loads(bridge.call("nccl_topology", json.dumps({"channel": 63})))
     assert not far["ok"] and far["error"]["field"] == "channel"
+
+
+def quadratic(path: str, samples: int = 50) -> list[tuple[float, float]]:
+    """Points along an arrow's curve ('Mx y Qcx cy x y', its head after a second M)."""
+    m, q = path[1:].split("M")[0].split("Q")
+    (x1, y1), (cx, cy, x2, y2) = map(float, m.split()), map(float, q.split())
+    return [((1 - t) ** 2 * x1 + 2 * (1 - t) * t * cx + t * t * x2,
+             (1 - t) ** 2 * y1 + 2 * (1 - t) * t * cy + t * t * y2)
+            for t in (k / samples for k in range(samples + 1))]  # fmt: skip
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("draw", ["ring", "tree"])
+def test_hops_along_the_row_pass_between_the_switches_and_the_card_names(preset, draw):
+    """Every arrow between two GPUs of one row, either way (a ring's way back runs right to
+    left), bows above the row: under the PCIe switches' boxes and never down into the cards'
+    names printed under the row (13 px text on its baseline)."""
+    for channel in (0, 1):
+        s = nccl_topology({"preset": preset, "channel": channel, "draw": draw})
+        d = s["diagram"]
+        at = {i: n for i, n in enumerate(d["nodes"])}
+        pci_bottom = max(b["y"] + b["h"] for b in d["boxes"] if b["label"] == "PCIe")
+        names_top = min(c["y"] for c in d["captions"]) - 13
+        along = [a for a in s["frames"][0]["arrows"] if at[a[7]]["y"] == at[a[8]]["y"]]
+        assert along, "no hop along the row"
+        for a in along:
+            ys = [y for _, y in quadratic(a[3])]
+            assert pci_bottom < min(ys) and max(ys) < names_top, (a[0], a[1], min(ys), max(ys))
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("servers", [1, 2])
+def test_hops_over_other_gpus_pass_over_the_labels_of_the_hops_between_neighbours(preset, servers):
+    """A hop along the row that passes over other GPUs (one server's way back, 0 → 7 on the first
+    of two) bows above the labels of the hops between neighbours (12 px text, diagram.js writes
+    it 4 px under the label's point, about 7 px a character): the values a step sends stay
+    readable. Two hops that meet at a GPU may cross beside it."""
+    s = nccl_topology({"preset": preset, "servers": servers})
+    at = {i: n for i, n in enumerate(s["diagram"]["nodes"])}
+
+    def over(a) -> bool:
+        lo, hi = sorted((at[a[7]]["x"], at[a[8]]["x"]))
+        return any(n["y"] == at[a[7]]["y"] and lo < n["x"] < hi for n in at.values())
+
+    crossed = 0
+    for frame in s["frames"][1:]:
+        along = [a for a in frame["arrows"] if at[a[7]]["y"] == at[a[8]]["y"]]
+        for b in (a for a in along if over(a)):
+            row = at[b[7]]["y"]
+            labels = [a for a in along if at[a[7]]["y"] == row and not over(a) and a[4]]
+            for lab in (a for a in labels if not {a[7], a[8]} & {b[7], b[8]}):
+                half = len(lab[4]) * 7 / 2 + 2
+                above = [y for x, y in quadratic(b[3]) if abs(x - lab[5]) <= half]
+                crossed += bool(above)
+                assert all(y + 1.5 < lab[6] + 4 - 12 for y in above), (b[:2], lab[:2], lab[4])
+    assert crossed, "no hop over other GPUs passes over a label"

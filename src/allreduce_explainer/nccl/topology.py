@@ -1,17 +1,34 @@
-"""The channels and per-channel bandwidths NCCL's topology search finds on NVSwitch servers.
+"""The channels and per-channel bandwidths NCCL's topology search finds: the graphs tuning reads.
 
 NCCL does not take a link rate from a table: `ncclTopoCompute` (src/graph/search.cc:1074-1310)
 tries per-channel bandwidths from a speed array, highest first, and keeps the graph with the most
-channels x bandwidth that its links can carry. This module replays that search in closed form for
-the servers the site discusses: every GPU joined to an NVSwitch by `links` NVLinks, and
-`nics_per_node` network cards, each next to a GPU (the HGX/DGX layout). Its results agree with
-the graphs NCCL prints under NCCL_DEBUG=INFO (NVIDIA/nccl#1197, 8 x H100: ring 12 x 30,
-tree 12 x 30, NVLS 8 x 40/60 GB/s; NVIDIA/nccl-tests#100, 8 x A100: 24 ring channels after
-NCCL's doubling, i.e. 12 in the graph), which the tests check.
+channels x bandwidth that its links can carry. `graphs` answers with one path:
 
-The tree graph keeps the pattern NCCL's search ends with, since tuning.cc:336 takes 15 % off
-the tree's bandwidth when comm->maxTreePattern (the largest over the ranks, init.cc:1447; all
-ranks alike here) is the plain TREE. init.cc:1183 asks for BALANCED_TREE, which sends half the
+- on a server the calculator offers as a DGX preset (its GPU, 8 GPUs, 8 cards at the preset's
+  card rate: topology/presets/*.xml), the ring, tree and NVLS graphs are the port of the search
+  itself (topology/), run once per preset and shipped (topology/searched.py), with their path
+  types, which the tuning reads for LL128 and the intra-server latency (tuning.cc:285, 518-536);
+- elsewhere (other cards, fewer GPUs or cards per server), where no topology file exists, and
+  for the CollNet graphs, which the port does not search, the closed form below replays the
+  search for the servers the site discusses: every GPU joined to an NVSwitch by `links` NVLinks,
+  `nics_per_node` cards, each next to a GPU (the HGX/DGX layout).
+
+The two agree on every preset's ring, tree and NVLS, one server and several
+(tests/core/topology/test_closed_form.py), but one: the tree on one DGX B200 server, 16 channels
+of 45 GB/s from the search where the closed form finds 16 of 50. The closed form counts each
+GPU's NVLinks as shared by all 16 channels' chains, every GPU but one sending per channel
+(totalBw x 8/7, search.cc:1167-1168: 16 x 50 = 800 <= 18 x 40.1 x 8/7); the search's second
+pass (search.cc:1254-1287) keeps the first pass's sameChannels, every channel the same chain, so
+the same seven GPUs send on all 16 and 16 x 50 exceeds their 721.8 GB/s: it stays at 45.
+The search is NCCL's answer, so the model takes it.
+
+Both agree with the graphs NCCL prints under NCCL_DEBUG=INFO (NVIDIA/nccl#1197, 8 x H100: ring
+12 x 30, tree 12 x 30, NVLS 8 x 40/60 GB/s; NVIDIA/nccl-tests#100, 8 x A100: 24 ring channels
+after NCCL's doubling, i.e. 12 in the graph), which the tests check.
+
+The closed form's tree graph keeps the pattern NCCL's search ends with, since tuning.cc:336 takes
+15 % off the tree's bandwidth when comm->maxTreePattern (the largest over the ranks, init.cc:1447;
+all ranks alike here) is the plain TREE. init.cc:1183 asks for BALANCED_TREE, which sends half the
 network traffic of a channel through a second GPU that must reach the same card
 (search.cc:614-617, 657-664); `tree_pattern` says, case by case and citing the lines, which one
 the search returns. The CollNet graphs are searched as NCCL does: CollNetChain is a TREE-pattern
@@ -19,13 +36,14 @@ graph with the ring's channels (init.cc:1189-1195), CollNetDirect has one channe
 with a local GPU (search.cc:754-773), and pass 2 raises both graphs' bwIntra up to twice bwInter
 (search.cc:1279-1282), the figure tuning.cc:306 uses for CollNet.
 
-Simplifications, said here because the source wins: paths are taken as GPU - PCIe switch - card
-(NCCL's PIX), so LL128 is enabled as on HGX/DGX servers; the balanced tree's halving of the
-network bandwidth per GPU (search.cc:663) is not counted, as it takes the same bandwidth from the
-card as the plain tree; a card's PCIe generation is taken from its speed (ConnectX-6 200 Gb/s:
-Gen4, ConnectX-7 400 Gb/s: Gen5, ConnectX-8 800 Gb/s: Gen6). Not modelled: PAT (reduce-scatter
-and all-gather with one GPU per server), NCCL's symmetric-memory kernels (registered buffers
-only), NCCL_GRAPH_FILE, and the search's time budget.
+The closed form's simplifications, said here because the source wins: paths are taken as GPU -
+PCIe switch - card (NCCL's PIX), so LL128 is enabled as on HGX/DGX servers; the balanced tree's
+halving of the network bandwidth per GPU (search.cc:663) is not counted, as it takes the same
+bandwidth from the card as the plain tree; a card's PCIe generation is taken from its speed
+(ConnectX-6 200 Gb/s: Gen4, ConnectX-7 400 Gb/s: Gen5, ConnectX-8 800 Gb/s: Gen6); the system's
+`cpu` (a tuning setting) does not reach it, nor the preset's search, which reads the DGX's own
+CPUs. Not modelled: PAT (reduce-scatter and all-gather with one GPU per server), NCCL's
+symmetric-memory kernels (registered buffers only), NCCL_GRAPH_FILE, and the search's time budget.
 """
 
 from __future__ import annotations
@@ -36,6 +54,7 @@ from functools import lru_cache
 
 from ..catalog import hardware
 from ..errors import ParamError
+from ..topology import searched
 from . import constants as K
 from .releases import DEFAULT, Release, release
 
@@ -152,13 +171,15 @@ class System:
 
 @dataclass(frozen=True)
 class Graph:
-    """One ncclTopoGraph: channels, GB/s per channel inside (bw_intra) and across servers, and the
-    pattern it was found with (a key of constants.TOPO_PATTERNS)."""
+    """One ncclTopoGraph: channels, GB/s per channel inside (bw_intra) and across servers, the
+    pattern it was found with (a key of constants.TOPO_PATTERNS) and its path types."""
 
     n_channels: int
     bw_intra: float
     bw_inter: float
     pattern: str
+    type_intra: str = "NVL"  # the path types of its hops inside and across servers (PATH_TYPES)
+    type_inter: str = "PIX"
 
 
 def _speeds(s: System, inter: bool) -> tuple:
@@ -235,9 +256,29 @@ def _step_up(speeds: tuple, bw: float, ok, below: float = math.inf) -> float:
     return bw
 
 
+SEARCHED = {"ring": ("Ring",), "tree": ("Tree",), "nvls": ("NVLS", "NVLSTree")}
+
+
 @lru_cache(maxsize=256)
 def graphs(s: System) -> dict[str, Graph]:
-    """The graphs of init.cc:1172-1217 for this system; an algorithm without one is absent."""
+    """The graphs of init.cc:1172-1217 for this system; an algorithm without one is absent.
+    The search's own on a preset's server, the closed form's elsewhere and for CollNet."""
+    closed = closed_form(s)
+    found = searched.find(s.gpu, s.gpus_per_node, s.nics_per_node, s.nic_Gbps, s.nodes)
+    if found is None:
+        return closed
+    out = {a: g for a, g in closed.items() if a.startswith("CollNet")}
+    for key, names in SEARCHED.items():
+        for a in names:
+            if found[key]:
+                out[a] = Graph(**found[key])
+    order = ("Ring", "Tree", "CollNetChain", "CollNetDirect", "NVLS", "NVLSTree")
+    return {a: out[a] for a in order if a in out}
+
+
+@lru_cache(maxsize=256)
+def closed_form(s: System) -> dict[str, Graph]:
+    """The closed form's graphs (the module's docstring says where it stands in for the search)."""
     multi = s.nodes > 1
     ring_max = K.MAXCHANNELS // 2  # init.cc:1177
     found = _search(s, lambda b: _capacity(s, b, True), 1, ring_max, s.total_bw_GBps)
@@ -249,7 +290,7 @@ def graphs(s: System) -> dict[str, Graph]:
     out = {"Ring": Graph(n, bw, bw, "RING")}
     tree = _tree(s, n, speeds)
     if tree:
-        out["Tree"] = replace(tree, pattern=tree_pattern(s))
+        out["Tree"] = replace(tree, pattern=_closed_tree_pattern(s))
     if tree and s.in_network_reduction and multi:  # init.cc:1189-1207; none without a chain (1452)
         out["CollNetChain"] = tree  # a TREE-pattern graph with the ring's channels (1191-1194)
         direct = _collnet_direct(s, speeds)
@@ -276,7 +317,13 @@ def _tree(s: System, n: int, speeds: tuple) -> Graph | None:
 
 
 def tree_pattern(s: System) -> str:
-    """The pattern NCCL's tree search returns. init.cc:1183 asks for BALANCED_TREE; then:
+    """The pattern NCCL's tree search returns (the tree graph's): the search's on a preset."""
+    tree = graphs(s).get("Tree")
+    return tree.pattern if tree else _closed_tree_pattern(s)
+
+
+def _closed_tree_pattern(s: System) -> str:
+    """The closed form's tree pattern. init.cc:1183 asks for BALANCED_TREE; then:
     - one GPU per server: TREE, forced by search.cc:1133;
     - one server: BALANCED_TREE; the GPUs chain over NVLink with no card to return to, and the
       TREE retry of search.cc:1215-1219 only replaces a graph it beats (search.cc:457-466), which

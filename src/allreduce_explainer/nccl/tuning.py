@@ -28,7 +28,8 @@ Where common summaries of NCCL's model and the source disagree, the source wins:
 - CollNet's bandwidth is its graphs' bwIntra (tuning.cc:306), which the search raises up to twice
   the card's, and CollNetDirect's is divided by (r + 1)/2 for r GPUs per head (tuning.cc:345-347);
 - the per-link NVLink figures of topo.h do not reach the model directly: they bound the topology
-  search, whose speed arrays set each channel's bandwidth (topology.py).
+  search, whose speed arrays set each channel's bandwidth: the port of the search itself on the
+  DGX presets, a closed form of it elsewhere (topology.py says where they differ and why).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
                 continue
             if a.startswith("CollNet") and p != "Simple":  # tuning.cc:338-339
                 continue
-            if p == "LL128" and not ll128_enabled(s.compcap):
+            if p == "LL128" and not ll128_enabled(s.compcap, g.type_intra, g.type_inter):
                 continue
             collnet = a.startswith("CollNet")
             bw = _graph_bw(s, a, g, collnet)
@@ -123,7 +124,7 @@ def tables(s: System, coll: str = "AllReduce") -> dict[tuple[str, str], Entry]:
             if not (a != "Ring" and not ar):  # tuning.cc:377-382
                 bus *= _bus_to_algo(s, a, n_ranks / nsteps)
             if bus > 0:
-                out[(a, p)] = Entry(bus, _latency(s, coll, a, pi, nsteps))
+                out[(a, p)] = Entry(bus, _latency(s, coll, a, pi, nsteps, g.type_intra))
     return out
 
 
@@ -195,8 +196,8 @@ def _collnet_bus(s: System, g, bus: float, ar: bool) -> float:
 def ll128_enabled(compcap: int, type_intra: str = "NVL", type_inter: str = "PIX") -> bool:
     """NCCL's default for LL128 (tuning.cc:518-536, with NCCL_LL128_C2C=1): Hopper and newer
     up to PXN paths to the card, older GPUs only up to PXB; NVLink (or NVB) inside the server;
-    compute capability 7.0 or more. The servers modelled here have NVLink inside and each card
-    on its GPU's PCIe switch (PIX), so LL128 is on for all of them."""
+    compute capability 7.0 or more, each graph by its own path types (the search's on a preset;
+    the closed form's NVLink inside and each card on its GPU's PCIe switch, PIX, elsewhere)."""
     rank = K.PATH_TYPES.index
     ok = rank(type_inter) <= rank("PXN" if compcap >= 90 else "PXB")
     return ok and rank(type_intra) <= rank("NVB") and compcap >= 70
@@ -224,12 +225,12 @@ def _enabled(s: System, coll: str, a: str) -> bool:
     return True
 
 
-def _latency(s: System, coll: str, a: str, pi: int, nsteps: int) -> float:
+def _latency(s: System, coll: str, a: str, pi: int, nsteps: int, type_intra: str) -> float:
     """tuning.cc:384-435: base latency plus the hops each algorithm pays."""
     n_ranks, n_nodes = s.gpus, s.nodes
     ppn_int = n_ranks // n_nodes
     lat = K.BASE_LATENCY_US[a][pi]
-    intra = K.HW_LATENCY_US["NVLink"][a][pi]  # typeIntra is NVLink on these servers (line 285)
+    intra = K.HW_LATENCY_US["NVLink" if type_intra == "NVL" else "PCI"][a][pi]  # tuning.cc:285
     # tuning.cc:387-388: with one GPU per server, the tree's network latency; 2.31 each its own
     tree_net = ppn_int == 1 and s.release.one_gpu_net_latency_of_tree  # (ring.cc:52-53)
     inter = K.HW_LATENCY_US["Network"]["Tree" if tree_net else a][pi]

@@ -25,6 +25,10 @@ MAX_SERVERS = 2  # two servers of 8 GPUs: 16 ranks, the ring stepper's most
 MAX_FILE_BYTES = 1 << 20
 COL_GPU, COL_NIC, ROW, PAD, TOP = 66, 58, 48, 12, 30
 BOX_PCI = (50, 22)
+# how far above the GPUs' row an arrow's control point sits (its peak about half that): a hop
+# between neighbours just over the GPUs' boxes, its label at its peak; a hop over other GPUs (a
+# ring's way back) above those labels and below the PCIe switches, which LEAF_GAP lifts for it
+HOP_NEXT, HOP_OVER, LEAF_GAP = 24, 100, 24
 
 TOPOLOGY = spec(
     Param("preset", "dgx-h100", "choice", "Server",
@@ -107,13 +111,13 @@ def layout(structure: dict, servers: int) -> dict:
             cursor += 16
     width = cursor + PAD
     nvs = [i for i, n in enumerate(tree) if n["kind"] == "nvswitch"]
-    server_h = TOP + (leaf_row + 1) * ROW + (ROW if nvs else 0) + PAD
+    server_h = TOP + (leaf_row + 1) * ROW + LEAF_GAP + (ROW if nvs else 0) + PAD
     ngpus = sum(1 for n in tree if n["kind"] == "gpu")
 
     def y(i: int, top: float) -> float:
         n = tree[i]
         row = leaf_row if n["kind"] in ("gpu", "nic") else depth[i]
-        return top + TOP + row * ROW + 14
+        return top + TOP + row * ROW + 14 + (LEAF_GAP if n["kind"] in ("gpu", "nic") else 0)
 
     for s in range(servers):
         top = PAD + s * (server_h + 16)
@@ -144,7 +148,7 @@ def layout(structure: dict, servers: int) -> dict:
                 py += 11 if tree[n["parent"]]["kind"] == "pci" else 0
                 links.append(f"M{px:.0f} {py:.0f}L{where[i][0]:.0f} {where[i][1] - 13:.0f}")
         if nvs:
-            bar_y = top + TOP + (leaf_row + 1) * ROW
+            bar_y = top + TOP + (leaf_row + 1) * ROW + LEAF_GAP
             boxes.append({"x": PAD + 8, "y": bar_y, "w": width - 2 * PAD - 16, "h": 24,
                           "label": "NVSwitch"})  # fmt: skip
         for lk in structure["links"]:
@@ -156,12 +160,19 @@ def layout(structure: dict, servers: int) -> dict:
                 links.append(f"M{ax:.0f} {ay + 13:.0f}Q{(ax + bx) / 2:.0f} {ay + 40:.0f} "
                              f"{bx:.0f} {by + 13:.0f}")  # fmt: skip
             elif lk["type"] == "SYS" and a in where and b in where:
-                links.append(f"M{where[a][0]:.0f} {top + 23:.0f}L{where[b][0]:.0f} {top + 23:.0f}")
+                # the CPUs' link along their boxes' tops, over their names (which sit low)
+                links.append(f"M{where[a][0]:.0f} {top + 14:.0f}L{where[b][0]:.0f} {top + 14:.0f}")
     height = PAD + servers * (server_h + 16) - 16 + PAD
 
-    def bend(move, a, b):  # along the row: above it; to the other server: sideways
-        if abs(a["y"] - b["y"]) < 1:
-            return 40 / max(abs(b["x"] - a["x"]), 1)
+    def bend(move, a, b):
+        """Along the row: above it either way, the cards' names being below; a hop over other
+        GPUs (a ring's way back) higher than a hop between neighbours, clear of their labels and
+        under the PCIe switches. To the other server: sideways."""
+        dx = b["x"] - a["x"]
+        if abs(a["y"] - b["y"]) < 1 and dx:
+            lo, hi = sorted((a["x"], b["x"]))
+            over = any(n["y"] == a["y"] and lo < n["x"] < hi for n in nodes)
+            return (HOP_OVER if over else HOP_NEXT) / dx
         return 0.2
 
     out = diagram._layout("topology", width, height, nodes, links, boxes, bend=bend)

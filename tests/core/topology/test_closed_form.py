@@ -1,5 +1,6 @@
-"""The search against the closed form the tuning model uses today (nccl/topology.py), on the
-presets: they agree on every graph but one, which the port's booking explains."""
+"""The search against the closed form the tuning model falls back on where no preset is the server
+(nccl/topology.py), on the presets: they agree on every graph but one, which the port's booking
+explains (and where the model takes the search's, tests/core/topology/test_searched.py)."""
 
 import pytest
 
@@ -23,7 +24,7 @@ NAMES = {"ring": "Ring", "tree": "Tree", "nvls": "NVLS"}
 
 def both(preset, gpu, servers):
     ours = topology(preset_text(preset), servers)["graphs"]
-    theirs = closed.graphs(closed.System(gpu=gpu, gpus=8 * servers))
+    theirs = closed.closed_form(closed.System(gpu=gpu, gpus=8 * servers))
     out = {}
     for key, name in NAMES.items():
         g, t = ours[key], theirs.get(name)
