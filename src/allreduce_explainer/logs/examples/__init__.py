@@ -1,24 +1,49 @@
 """Published all_reduce_perf logs that your-cluster's log panel can load, so that a class without
 a cluster can do the lab path (one with the job's NCCL_DEBUG=INFO lines, so the reader of rings,
-trees and the network has a real log too): each module holds one log of tests/data/, copied
-verbatim as TEXT, with its SOURCE (the url and what was kept) and a LABEL for the menu. They are
-Python modules because the site ships the package's .py files only (sitebuild/python_assets.py).
+trees and the network has a real log too): each is a file of this folder, `<key>.log`, a verbatim
+copy of a log of tests/data/; examples.json lists them in the menu's order with the menu's label,
+the copy's name in tests/data/ and its source (the url and what was kept, as SOURCES.json there).
+
+They are data files read with importlib.resources, which finds them in a source checkout, in the
+wheel and in the site's core zip (sitebuild/python_assets.py's CORE_DATA). They are read once, on
+import: the site's worker restores a memory snapshot of the imported core and fetches the core's
+zip only for a module the snapshot lacks, never for a data file.
 """
 
 from __future__ import annotations
 
-from . import debug_2nodes, ib_2nodes, nvls_1node, ring_1node
+import json
+from dataclasses import dataclass
+from importlib import resources
 
-# key (the widget's `example` parameter, in the URL) -> module, in the menu's order
-EXAMPLES = {
-    "nvls-1node": nvls_1node,
-    "ib-2nodes": ib_2nodes,
-    "ring-1node": ring_1node,
-    "debug-2nodes": debug_2nodes,  # with the job's NCCL_DEBUG=INFO lines: rings, trees, network
-}
-TEXTS = frozenset(m.TEXT for m in EXAMPLES.values())
+_HERE = resources.files(__package__)
+
+
+@dataclass(frozen=True)
+class Example:
+    """One published log: the menu's label, where it came from, and its text."""
+
+    key: str  # the widget's `example` parameter, in the URL
+    label: str
+    file: str  # its copy in tests/data/
+    source: str
+    url: str
+    where: str  # what of the published log was kept
+    text: str
+
+
+def _read() -> dict[str, Example]:
+    table = json.loads(_HERE.joinpath("examples.json").read_text(encoding="utf-8"))
+    return {
+        e["key"]: Example(**e, text=_HERE.joinpath(f"{e['key']}.log").read_text(encoding="utf-8"))
+        for e in table
+    }
+
+
+EXAMPLES = _read()  # key -> example, in the menu's order
+TEXTS = frozenset(e.text for e in EXAMPLES.values())
 
 
 def text(key: str) -> str:
     """The log of example `key`."""
-    return EXAMPLES[key].TEXT
+    return EXAMPLES[key].text
