@@ -72,6 +72,7 @@ class Curve:
 
 
 def _curves() -> tuple[Curve, ...]:
+    """measured.json's runs, their rows as tuples (a Curve is hashable and frozen)."""
     table = json.loads(
         resources.files(__package__).joinpath("measured.json").read_text(encoding="utf-8")
     )

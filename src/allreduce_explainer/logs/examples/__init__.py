@@ -33,6 +33,7 @@ class Example:
 
 
 def _read() -> dict[str, Example]:
+    """examples.json's entries, each with its log's text, in the file's order."""
     table = json.loads(_HERE.joinpath("examples.json").read_text(encoding="utf-8"))
     return {
         e["key"]: Example(**e, text=_HERE.joinpath(f"{e['key']}.log").read_text(encoding="utf-8"))
