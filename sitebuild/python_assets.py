@@ -18,9 +18,9 @@ from . import CLIENT, NODE, PACKAGE, ROOT, TOOL_CACHE
 
 FIXED_TIME = (2020, 1, 1, 0, 0, 0)  # zip entries carry no build time, so builds are reproducible
 BROWSER_EXCLUDES = {"cli", "__main__.py"}  # the worker never parses a command line
-# data files the core reads with importlib.resources, shipped beside the .py files: the topology
-# presets, which a page's server menu offers; the published logs the log panel loads and their
-# sources; the measured busbw curves
+# data files the core reads (importlib.resources, pkgutil.get_data), shipped beside the .py
+# files: the topology presets, which a page's server menu offers; the published logs the log
+# panel loads and their sources; the measured busbw curves
 CORE_DATA = (
     "*.py",
     "topology/presets/*.xml",

@@ -2,7 +2,7 @@
 and the busbw figures quoted from NCCL's issues that the pages hold models against.
 
 The runs are data, in measured.json beside this module (each with its system, label, citation and
-log file; read with importlib.resources, once, on import, so the site's snapshot holds them, as
+log file; read by the package's loader, once, on import, so the site's snapshot holds them, as
 logs/examples/ says). Their rows are the out-of-place (size in bytes, busbw in GB/s) columns,
 copied as printed from the logs kept in tests/data/nccl-tests/ (SOURCES.json there says what each
 file is); tests/widgets/test_busbw_curve.py reads the files back and checks every row. Rows below
@@ -13,8 +13,8 @@ model.
 from __future__ import annotations
 
 import json
+import pkgutil
 from dataclasses import dataclass
-from importlib import resources
 
 # The ~370 GB/s busbw an 8-GPU H100 server reaches over NVLink with the ring (NCCL_ALGO=RING),
 # which NCCL's maintainers give as the effective NVLink rate (NVIDIA/nccl-tests#212).
@@ -73,9 +73,7 @@ class Curve:
 
 def _curves() -> tuple[Curve, ...]:
     """measured.json's runs, their rows as tuples (a Curve is hashable and frozen)."""
-    table = json.loads(
-        resources.files(__package__).joinpath("measured.json").read_text(encoding="utf-8")
-    )
+    table = json.loads(pkgutil.get_data(__package__, "measured.json").decode("utf-8"))
     return tuple(Curve(**c | {"rows": tuple(map(tuple, c["rows"]))}) for c in table)
 
 
