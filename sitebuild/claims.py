@@ -107,9 +107,11 @@ def _role_spans(html: str, role: str) -> list[str]:
 
 
 def cited_figures() -> set[str]:
-    """Every number the catalog states beside its citations (catalog/*.py: the measured runs'
-    rows and quotations, the datasheets' rates, the papers' figures), as they print it."""
-    text = "".join(p.read_text() for p in Path(measured.__file__).parent.glob("*.py"))
+    """Every number the catalog states beside its citations (catalog/*.py and *.json: the
+    measured runs' rows and quotations, the datasheets' rates, the papers' figures), as they
+    print it."""
+    catalog = Path(measured.__file__).parent
+    text = "".join(p.read_text() for pattern in ("*.py", "*.json") for p in catalog.glob(pattern))
     return set(re.findall(NUMBER, text))
 
 
@@ -143,7 +145,7 @@ def refuse_typed_figures(path: Path, where: str, html: str) -> None:
         ]
         if stray:
             problems.append(
-                f"a source's figure {stray} is not in the catalog's citations (catalog/measured.py"
+                f"a source's figure {stray} is not in the catalog's citations (catalog/measured.*"
                 f"): {_plain(quoted)!r}"
             )
     if problems:

@@ -18,9 +18,18 @@ from . import CLIENT, NODE, PACKAGE, ROOT, TOOL_CACHE
 
 FIXED_TIME = (2020, 1, 1, 0, 0, 0)  # zip entries carry no build time, so builds are reproducible
 BROWSER_EXCLUDES = {"cli", "__main__.py"}  # the worker never parses a command line
-# data files the core reads with importlib.resources, shipped beside the .py files: the topology
-# presets (topology/presets/*.xml), which a page's server menu offers
-CORE_DATA = ("*.py", "topology/presets/*.xml", "topology/presets/*.json")
+# data files the core reads (importlib.resources, pkgutil.get_data), shipped beside the .py
+# files: the topology presets, which a page's server menu offers, and their searches, which the
+# tuning model reads; the published logs the log panel loads and their sources; the measured
+# busbw curves
+CORE_DATA = (
+    "*.py",
+    "topology/presets/*.xml",
+    "topology/presets/*.json",
+    "logs/examples/*.log",
+    "logs/examples/examples.json",
+    "catalog/measured.json",
+)
 EMPTY_ZIP = b"PK\x05\x06" + bytes(18)  # a zip's end record, and nothing before it
 # Tools run under Node with the shipped Pyodide: one compiles Python to bytecode (the standard
 # library, the core), one writes the memory snapshot the worker restores. Their outputs are cached

@@ -64,10 +64,10 @@ def test_twine_check_passes_both(dist):
 def test_wheel_holds_the_core_typed_and_nothing_else(dist):
     with zipfile.ZipFile(dist["wheel"]) as z:
         names = set(z.namelist())
-    core = {
+    core = {  # its modules and the data files they read (the presets, example logs, curves)
         p.relative_to(ROOT / "src").as_posix()
-        for p in (ROOT / "src" / PACKAGE).rglob("*.py")
-        if "__pycache__" not in p.parts
+        for p in (ROOT / "src" / PACKAGE).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
     }
     assert core <= names, sorted(core - names)
     assert f"{PACKAGE}/py.typed" in names
@@ -160,14 +160,18 @@ def test_wheel_runs_in_a_clean_venv_without_network(dist, tmp_path):
 
     probe = (
         "import json, allreduce_explainer as ae; from allreduce_explainer import bridge;"
-        "from importlib.resources import files;"
+        "from importlib.resources import files; from allreduce_explainer.logs import examples;"
         "print(json.dumps({'file': ae.__file__,"
         " 'views': (files(ae) / 'static/notebook.js').is_file(),"
+        " 'log': examples.text('nvls-1node'),"
         " 'r': json.loads(bridge.call('ring_reduce_scatter', json.dumps({'gpus': 8})))}))"
     )
     got = json.loads(_run([*offline, str(bin_ / "python"), "-I", "-c", probe], **run).stdout)
     assert Path(got["file"]).is_relative_to(venv), got["file"]
     assert got["views"]
+    # a data file the core reads (logs/examples/), as the wheel installed it: the published log
+    published = ROOT / "tests/data/nccl-tests/nccl-tests-290-8xh100-1node-nvls.txt"
+    assert got["log"] == published.read_text()
     _check_reduce_scatter(got["r"])
     # the server extension is listed off in the venv's Jupyter config (the user turns it on),
     # and loads without anywidget

@@ -158,11 +158,13 @@ def test_the_examples_are_the_cited_logs_verbatim_with_their_source():
     sources |= {f"../nccl-debug/{e['file']}": e | {"file": e["file"]} for e in debug}
     assert set(examples.EXAMPLES) == set(EXAMPLE_FILES)
     for key, name in EXAMPLE_FILES.items():
-        m = examples.EXAMPLES[key]
-        assert (DATA / name).read_text() == m.TEXT, key
-        assert m.SOURCE["file"] == sources[name]["file"] and m.SOURCE["url"] == sources[name]["url"]
-        assert m.SOURCE["where"] == sources[name]["where"]
-        assert sources[name]["url"] in m.__doc__.replace("\n", " ")
+        e = examples.EXAMPLES[key]
+        assert (DATA / name).read_text() == e.text == examples.text(key), key
+        cited = sources[name]
+        assert (e.file, e.source, e.url, e.where) == tuple(
+            cited[k] for k in ("file", "source", "url", "where")
+        )
+    assert {(DATA / name).read_text() for name in EXAMPLE_FILES.values()} == examples.TEXTS
 
 
 @pytest.mark.parametrize("key", sorted(EXAMPLE_FILES))
@@ -175,7 +177,7 @@ def test_loading_an_example_fits_as_parsing_its_file(key):
     assert s["readouts"]["log_fit"] == widget.cluster({"log": text})["readouts"]["log_fit"]
     fit = ref["fit"]
     assert f"busbw {fit['busbw_GBps']:.4g} GB/s" in s["readouts"]["log_fit"]
-    assert examples.EXAMPLES[key].SOURCE["url"] in s["readouts"]["log_status"]
+    assert examples.EXAMPLES[key].url in s["readouts"]["log_status"]
     # the measured points drawn are the file's rows, in order
     rows = [r for r in ref["rows"] if r["time_us"] and r["size_bytes"] > 0]
     drawn = s["figures"]["busbw"]["figure"]["data"][0]

@@ -90,7 +90,7 @@ SPEC = spec(
              hi=1000000),
     Param("example", "", "choice", "Load an example (a published run)", choices=(
         ("", "none: paste or open a log"),
-        *((k, m.LABEL) for k, m in examples.EXAMPLES.items()))),
+        *((k, e.label) for k, e in examples.EXAMPLES.items()))),
     narrowed(api.NCCL_TESTS["log"], label="", default="", optional=True),
     # an opened file's text: held in a hidden text box, never drawn in the one above
     Param("log_file", "", "text", optional=True),

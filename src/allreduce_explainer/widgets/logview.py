@@ -414,8 +414,8 @@ def readouts(log: dict | None) -> dict:
     runs = len(parsed.runs)
     source = "the opened file" if log["source"] == "log_file" else "the pasted text"
     if log["example"]:
-        src = examples.EXAMPLES[log["example"]].SOURCE
-        source = f"the example ({src['source']}, {src['url']})"
+        ex = examples.EXAMPLES[log["example"]]
+        source = f"the example ({ex.source}, {ex.url})"
     if not log["run"]:
         status = f"No all_reduce_perf rows found in {parsed.lines:,} lines of {source}."
     else:
