@@ -12,10 +12,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from allreduce_explainer import bridge
+from allreduce_explainer import api, bridge
 from allreduce_explainer.cli import main
 from allreduce_explainer.topology import PRESETS, preset_text
 from allreduce_explainer.widgets.nccltopo import nccl_topology
+from helpers import ROOT
 
 
 def cli_json(*argv: str) -> dict:
@@ -158,3 +159,25 @@ def test_hops_over_other_gpus_pass_over_the_labels_of_the_hops_between_neighbour
                 crossed += bool(above)
                 assert all(y + 1.5 < lab[6] + 4 - 12 for y in above), (b[:2], lab[:2], lab[4])
     assert crossed, "no hop over other GPUs passes over a label"
+
+
+def test_card_captions_fit_their_column_and_keep_every_card_counted():
+    """A published 4 x RTX A6000 server (tests/data/topology/dumps, yccl) hangs three virtual
+    interfaces on one card: its caption is the first name, cut, and "+2", short enough that no
+    caption runs into the next one's column; a name that fits is shown whole."""
+    text = (ROOT / "tests/data/topology/dumps/yccl-4xa6000-topo.xml").read_text()
+    structure = api.nccl_topology(topology=text, topology_servers=1)["structure"]
+    names = [n["name"] for n in structure["nodes"] if n["kind"] == "nic"]
+    captions = nccl_topology({"file": text})["diagram"]["captions"]
+    assert len(captions) == len(names) and any(", " in n for n in names)
+    for c, name in zip(sorted(x["text"] for x in captions), sorted(names), strict=True):
+        assert len(c) <= 9
+        parts = name.split(", ")
+        if len(parts) > 1:
+            assert c.endswith(f"+{len(parts) - 1}")
+        if len(name) <= 9:
+            assert c == name
+        else:
+            assert parts[0].startswith(c.split("…")[0].split("+")[0])
+    xs = sorted(x["x"] for x in captions)
+    assert all(b - a >= 58 for a, b in zip(xs, xs[1:]))  # each in a column of its own

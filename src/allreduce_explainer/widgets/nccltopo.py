@@ -24,6 +24,7 @@ from .ring import ring_reduce_scatter
 MAX_SERVERS = 2  # two servers of 8 GPUs: 16 ranks, the ring stepper's most
 MAX_FILE_BYTES = 1 << 20
 COL_GPU, COL_NIC, ROW, PAD, TOP = 66, 58, 48, 12, 30
+CAPTION = 9  # characters of a card's caption that fit its column (COL_NIC) beside the next one
 BOX_PCI = (50, 22)
 # how far above the GPUs' row an arrow's control point sits (its peak about half that): a hop
 # between neighbours just over the GPUs' boxes, its label at its peak; a hop over other GPUs (a
@@ -73,6 +74,17 @@ def _search(text: str, servers: int) -> dict:
         return searched(text, servers)
     except ParamError as e:  # the parser names the element; the page shows it by the file box
         raise ParamError("file", e.message) from None
+
+
+def caption(name: str) -> str:
+    """A card's caption under the drawing: its name, or its first name and how many more where
+    several network devices share one card (a server's virtual interfaces), cut to fit its
+    column so that neighbours' captions never run into each other; the full names stay in the
+    search's structure (`topology --json`)."""
+    names = name.split(", ")
+    more = f"+{len(names) - 1}" if len(names) > 1 else ""
+    first, room = names[0], CAPTION - len(more)
+    return (first if len(first) <= room else first[: room - 1] + "…") + more
 
 
 def layout(structure: dict, servers: int) -> dict:
@@ -141,7 +153,9 @@ def layout(structure: dict, servers: int) -> dict:
                 where[i] = (x, yy)
             elif n["kind"] == "nic":
                 cards.append({"x": round(x), "y": round(yy)})
-                captions.append({"x": round(x - 22), "y": round(yy + 22), "text": n["name"]})
+                captions.append(
+                    {"x": round(x - 22), "y": round(yy + 22), "text": caption(n["name"])}
+                )
                 where[i] = (x, yy)
             if n["parent"] >= 0 and i in where and n["parent"] in where:
                 px, py = where[n["parent"]]
