@@ -282,7 +282,7 @@ LINES: dict[str, tuple[Line, ...]] = {
     ),
     "05-latency-ring-vs-tree": (
         Line(r"n = (?P<p_gpus>\d+) GPUs in N = (?P<f_servers>\d+) servers of (?P<p_per>\d+), "
-             r"(?P<p_latency>[\d.]+ µs) between servers, cards of (?P<p_card>[\d.]+ GB/s)",
+             r"(?P<p_latency>[\d.]+ µs) between servers, cards of (?P<p_card>[\d.]+ Gb/s)",
              _latency_setup),
         Line(r"my prediction: (?P<f_crossing>[\d.]+ [kMG]B)", lambda g, ctx: {
             "f_crossing": crossing(_nccl_time(ctx, "Ring"), _nccl_time(ctx, "Tree"))}),
