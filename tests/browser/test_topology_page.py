@@ -43,6 +43,8 @@ def test_the_server_its_ring_and_a_bad_file(page, server):
     ring = cli_ring("dgx-h100", 0)
     assert _arrows(page) == set(zip(ring, ring[1:] + ring[:1], strict=True))
     w.locator("[data-param=preset]").select_option("dgx-a100")
+    # one change at a time: a change made while another is computing can be lost (widget.js)
+    page.wait_for_selector("[data-widget=nccl_topology]:not([aria-busy])", state="attached")
     box = w.locator("[data-param=channel]")
     box.fill("13")
     box.press("Tab")
@@ -54,6 +56,8 @@ def test_the_server_its_ring_and_a_bad_file(page, server):
         arg=want,
     )
     assert _arrows(page) == set(zip(ring, ring[1:] + ring[:1], strict=True))
+    # one change at a time: a change made while another is computing can be lost (widget.js)
+    page.wait_for_selector("[data-widget=nccl_topology]:not([aria-busy])", state="attached")
     f = w.locator("[data-param=file]")
     f.fill("<system><cpu>")
     f.press("Tab")
